@@ -1,0 +1,59 @@
+// Command apiserver runs kplane's Kubernetes-compatible API server on an
+// embedded (or external) etcd. See pkg/apiserver.
+package main
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/spf13/cobra"
+
+	"kplane/pkg/apiserver"
+)
+
+func main() {
+	opts := apiserver.DefaultOptions()
+	var verbose bool
+	cmd := &cobra.Command{
+		Use:   "apiserver",
+		Short: "Serve the Kubernetes API over HTTPS, storing objects in etcd",
+		Long: `apiserver serves the Kubernetes REST API (the paths, verbs, watch, discovery and
+Table output kubectl expects) over HTTPS with bearer-token authentication. Objects
+are stored as JSON under /registry/ in an embedded etcd inside --data-dir, or in an
+external etcd given with --etcd-servers. Once ready it writes an admin kubeconfig
+to <data-dir>/kubeconfig:
+
+  kubectl --kubeconfig <data-dir>/kubeconfig get namespaces`,
+		SilenceUsage: true,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			level := slog.LevelInfo
+			if verbose {
+				level = slog.LevelDebug
+			}
+			opts.Logger = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
+			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			s, err := apiserver.Start(ctx, opts)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(os.Stderr, "apiserver serving on %s\nkubeconfig: %s\n", s.URL(), s.KubeconfigPath())
+			<-s.Done()
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&opts.DataDir, "data-dir", opts.DataDir, "directory for etcd data, certificates, tokens and the admin kubeconfig")
+	f.StringVar(&opts.BindAddress, "bind-address", opts.BindAddress, "IP address to serve HTTPS on")
+	f.IntVar(&opts.SecurePort, "secure-port", opts.SecurePort, "HTTPS port; 0 picks a free port")
+	f.StringSliceVar(&opts.EtcdServers, "etcd-servers", nil, "external etcd client URLs (comma-separated); empty runs an embedded etcd in --data-dir")
+	f.DurationVar(&opts.CompactionInterval, "etcd-compaction-interval", opts.CompactionInterval, "how often old etcd revisions are compacted; 0 disables")
+	f.BoolVarP(&verbose, "verbose", "v", false, "log debug messages")
+	if err := cmd.Execute(); err != nil {
+		os.Exit(1)
+	}
+}

@@ -1,0 +1,46 @@
+package api
+
+// This file holds request bodies that are not stored objects: meta/v1
+// DeleteOptions and policy/v1 Eviction.
+
+// DeletionPropagation says what happens to an object's dependents when it is deleted.
+type DeletionPropagation string
+
+// The propagation policies.
+const (
+	// DeletePropagationOrphan leaves dependents, removing their ownerReferences.
+	DeletePropagationOrphan DeletionPropagation = "Orphan"
+	// DeletePropagationBackground deletes the owner now and dependents afterwards.
+	DeletePropagationBackground DeletionPropagation = "Background"
+	// DeletePropagationForeground deletes dependents first, then the owner.
+	DeletePropagationForeground DeletionPropagation = "Foreground"
+)
+
+// DryRunAll asks the apiserver to run a request without persisting it.
+const DryRunAll = "All"
+
+// DeleteOptions is the optional body (or query) of a DELETE.
+type DeleteOptions struct {
+	TypeMeta           `json:",inline"`
+	GracePeriodSeconds *int64               `json:"gracePeriodSeconds,omitempty"`
+	Preconditions      *Preconditions       `json:"preconditions,omitempty"`
+	OrphanDependents   *bool                `json:"orphanDependents,omitempty"`
+	PropagationPolicy  *DeletionPropagation `json:"propagationPolicy,omitempty"`
+	DryRun             []string             `json:"dryRun,omitempty"`
+	// IgnoreStoreReadErrorWithClusterBreakingPotential deletes an object that cannot be decoded.
+	IgnoreStoreReadErrorWithClusterBreakingPotential *bool `json:"ignoreStoreReadErrorWithClusterBreakingPotential,omitempty"`
+}
+
+// Preconditions must hold for a delete to go ahead.
+type Preconditions struct {
+	UID             *string `json:"uid,omitempty"`
+	ResourceVersion *string `json:"resourceVersion,omitempty"`
+}
+
+// Eviction is the body of a POST to pods/<name>/eviction: a request to
+// delete the pod that respects PodDisruptionBudgets.
+type Eviction struct {
+	TypeMeta      `json:",inline"`
+	ObjectMeta    `json:"metadata,omitempty"`
+	DeleteOptions *DeleteOptions `json:"deleteOptions,omitempty"`
+}

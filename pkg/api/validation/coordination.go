@@ -1,0 +1,97 @@
+package validation
+
+import (
+	"fmt"
+
+	"kplane/pkg/api"
+	"kplane/pkg/api/errors"
+)
+
+// Upper bounds on an Event's text fields, as upstream.
+const (
+	eventReasonMaxLength   = 128
+	eventActionMaxLength   = 128
+	eventNoteMaxLength     = 1024
+	eventInstanceMaxLength = 128
+)
+
+// validateEvent checks a core/v1 Event. The rule that matters most is about
+// involvedObject: an event lives in the namespace of the object it is about,
+// and events about cluster-scoped objects (nodes) live in "default".
+// Events written through the newer API (eventTime set) must also say who
+// reported them and what happened.
+func validateEvent(ev *api.Event) errors.FieldErrorList {
+	allErrs := ValidateObjectMeta(&ev.ObjectMeta, true, NameIsDNSSubdomain, "metadata")
+	return append(allErrs, validateEventFields(ev)...)
+}
+
+func validateEventUpdate(ev, old *api.Event) errors.FieldErrorList {
+	allErrs := ValidateObjectMetaUpdate(&ev.ObjectMeta, &old.ObjectMeta, "metadata")
+	return append(allErrs, validateEventFields(ev)...)
+}
+
+func validateEventFields(ev *api.Event) errors.FieldErrorList {
+	var allErrs errors.FieldErrorList
+	const nsPath = "involvedObject.namespace"
+	involvedNS := ev.InvolvedObject.Namespace
+	if ev.EventTime.IsZero() {
+		if involvedNS == "" {
+			if ev.Namespace != "" && ev.Namespace != api.NamespaceDefault {
+				allErrs = append(allErrs, errors.Invalid(nsPath, involvedNS, "does not match event.namespace"))
+			}
+		} else if ev.Namespace != involvedNS {
+			allErrs = append(allErrs, errors.Invalid(nsPath, involvedNS, "does not match event.namespace"))
+		}
+		return allErrs
+	}
+	if involvedNS == "" && ev.Namespace != api.NamespaceDefault && ev.Namespace != api.NamespaceSystem {
+		allErrs = append(allErrs, errors.Invalid(nsPath, involvedNS, "does not match event.namespace"))
+	}
+	if ev.ReportingController == "" {
+		allErrs = append(allErrs, errors.Required("reportingComponent", ""))
+	} else {
+		for _, msg := range IsQualifiedName(ev.ReportingController) {
+			allErrs = append(allErrs, errors.Invalid("reportingComponent", ev.ReportingController, msg))
+		}
+	}
+	allErrs = append(allErrs, validateEventText(ev.ReportingInstance, "reportingInstance", eventInstanceMaxLength, true)...)
+	allErrs = append(allErrs, validateEventText(ev.Action, "action", eventActionMaxLength, true)...)
+	allErrs = append(allErrs, validateEventText(ev.Reason, "reason", eventReasonMaxLength, true)...)
+	allErrs = append(allErrs, validateEventText(ev.Message, "message", eventNoteMaxLength, false)...)
+	return allErrs
+}
+
+func validateEventText(value, fldPath string, maxLength int, required bool) errors.FieldErrorList {
+	var allErrs errors.FieldErrorList
+	if required && value == "" {
+		allErrs = append(allErrs, errors.Required(fldPath, ""))
+	}
+	if len(value) > maxLength {
+		allErrs = append(allErrs, errors.Invalid(fldPath, "", fmt.Sprintf("can have at most %d characters", maxLength)))
+	}
+	return allErrs
+}
+
+// validateLease checks a coordination.k8s.io Lease, the lock behind leader
+// election and node heartbeats: a positive duration and a non-negative
+// transition count.
+func validateLease(lease *api.Lease) errors.FieldErrorList {
+	allErrs := ValidateObjectMeta(&lease.ObjectMeta, true, NameIsDNSSubdomain, "metadata")
+	return append(allErrs, validateLeaseSpec(&lease.Spec)...)
+}
+
+func validateLeaseUpdate(lease, old *api.Lease) errors.FieldErrorList {
+	allErrs := ValidateObjectMetaUpdate(&lease.ObjectMeta, &old.ObjectMeta, "metadata")
+	return append(allErrs, validateLeaseSpec(&lease.Spec)...)
+}
+
+func validateLeaseSpec(spec *api.LeaseSpec) errors.FieldErrorList {
+	var allErrs errors.FieldErrorList
+	if d := spec.LeaseDurationSeconds; d != nil && *d <= 0 {
+		allErrs = append(allErrs, errors.Invalid("spec.leaseDurationSeconds", *d, "must be greater than 0"))
+	}
+	if t := spec.LeaseTransitions; t != nil && *t < 0 {
+		allErrs = append(allErrs, errors.Invalid("spec.leaseTransitions", *t, isNegative))
+	}
+	return allErrs
+}

@@ -1,0 +1,60 @@
+package validation
+
+import (
+	"bytes"
+	"encoding/json"
+	"reflect"
+
+	"kplane/pkg/api"
+	"kplane/pkg/api/errors"
+)
+
+// validateControllerRevision checks a ControllerRevision, the snapshot of a
+// template that DaemonSets and StatefulSets roll back to.
+func validateControllerRevision(rev *api.ControllerRevision) errors.FieldErrorList {
+	allErrs := ValidateObjectMeta(&rev.ObjectMeta, true, NameIsDNSSubdomain, "metadata")
+	return append(allErrs, ValidateNonnegativeField(rev.Revision, "revision")...)
+}
+
+// validateControllerRevisionUpdate checks an update: a revision's data and
+// number are history and never change.
+func validateControllerRevisionUpdate(rev, old *api.ControllerRevision) errors.FieldErrorList {
+	allErrs := ValidateObjectMetaUpdate(&rev.ObjectMeta, &old.ObjectMeta, "metadata")
+	allErrs = append(allErrs, ValidateNonnegativeField(rev.Revision, "revision")...)
+	if !sameJSON(rev.Data, old.Data) {
+		allErrs = append(allErrs, errors.Invalid("data", nil, fieldImmutable))
+	}
+	return append(allErrs, ValidateImmutableField(rev.Revision, old.Revision, "revision")...)
+}
+
+// sameJSON reports whether two JSON documents hold the same value, whatever
+// their spacing and key order.
+func sameJSON(a, b json.RawMessage) bool {
+	if bytes.Equal(a, b) {
+		return true
+	}
+	var av, bv any
+	if json.Unmarshal(a, &av) != nil || json.Unmarshal(b, &bv) != nil {
+		return false
+	}
+	return reflect.DeepEqual(av, bv)
+}
+
+// ValidatePodBinding checks the body of a pods/binding request, which is how
+// the scheduler places a pod: the target must name a Node.
+func ValidatePodBinding(b *api.Binding) errors.FieldErrorList {
+	var allErrs errors.FieldErrorList
+	if b.Target.Kind != "" && b.Target.Kind != "Node" {
+		allErrs = append(allErrs, errors.NotSupported("target.kind", b.Target.Kind, []string{"Node", "<empty>"}))
+	}
+	if b.Target.Name == "" {
+		allErrs = append(allErrs, errors.Required("target.name", ""))
+	}
+	return allErrs
+}
+
+// ValidateScale checks a write to a scale subresource (kubectl scale, the
+// HPA): the replica count may not be negative.
+func ValidateScale(scale *api.Scale) errors.FieldErrorList {
+	return validateNonnegative32(scale.Spec.Replicas, "spec.replicas")
+}

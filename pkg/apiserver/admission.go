@@ -1,0 +1,147 @@
+package apiserver
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"kplane/pkg/api"
+	apierrors "kplane/pkg/api/errors"
+	"kplane/pkg/store"
+)
+
+// Admission runs on every create and update after the server has set its
+// own metadata and before validation: the chain upstream calls mutating
+// admission plus defaulting. In order:
+//
+//  1. NamespaceLifecycle — no new objects in a namespace that is missing or
+//     being deleted.
+//  2. Defaulting — the Kubernetes defaults (replicas 1, restartPolicy Always…).
+//  3. Per-kind mutations — a Service gets its ClusterIP and node ports, a Pod
+//     its ServiceAccount, a Job its selector, a Namespace its name label.
+//
+// admit returns a release function that gives back anything it allocated,
+// for the caller to call if the write does not happen.
+func (s *Server) admit(ctx context.Context, res *resource, obj, old api.Object, dryRun bool) (release func(), err error) {
+	release = func() {}
+	if old == nil && res.namespaced {
+		if err := s.admitNamespaceLifecycle(ctx, res, obj); err != nil {
+			return release, err
+		}
+	}
+	// Mutations that defaulting builds on (a Job's labels come from its
+	// generated selector, a pod's serviceAccount from serviceAccountName).
+	switch o := obj.(type) {
+	case *api.Namespace:
+		if old == nil {
+			o.Spec.Finalizers = []string{api.FinalizerKubernetes}
+			o.Status.Phase = api.NamespaceActive
+		}
+	case *api.Pod:
+		if o.Spec.ServiceAccountName == "" {
+			o.Spec.ServiceAccountName = "default"
+		}
+		if old == nil {
+			o.Status = api.PodStatus{Phase: api.PodPending}
+		}
+	case *api.Job:
+		if old == nil {
+			generateJobSelector(o)
+		}
+	}
+
+	api.SetDefaults(obj)
+
+	switch o := obj.(type) {
+	case *api.Pod:
+		if old == nil {
+			o.Status.QOSClass = qosClass(&o.Spec)
+		}
+	case *api.Service:
+		var oldSvc *api.Service
+		if old != nil {
+			oldSvc = old.(*api.Service)
+		}
+		r, err := s.alloc.admitService(o, oldSvc, dryRun)
+		if err != nil {
+			return release, err
+		}
+		release = r
+	}
+	return release, nil
+}
+
+// admitNamespaceLifecycle refuses creates in a namespace that does not exist
+// or is terminating.
+func (s *Server) admitNamespaceLifecycle(ctx context.Context, res *resource, obj api.Object) error {
+	namespace := obj.GetObjectMeta().Namespace
+	nsRes := s.reg.byPluralAny["namespaces"]
+	// Read etcd rather than the watch cache: the cache may lag a namespace
+	// created or marked for deletion a moment ago, and a create must not
+	// slip into a namespace that is already terminating.
+	kv, err := s.store.Get(ctx, nsRes.key("", namespace))
+	if errors.Is(err, store.ErrNotFound) {
+		return apierrors.NewNotFound(nsRes.qualified(), namespace)
+	}
+	if err != nil {
+		return storeError(err, nsRes, namespace)
+	}
+	so, err := s.decodeStored(nsRes, kv)
+	if err != nil {
+		return err
+	}
+	ns := so.obj.(*api.Namespace)
+	if ns.Status.Phase == api.NamespaceTerminating || ns.DeletionTimestamp != nil {
+		return apierrors.NewForbidden(res.qualified(), obj.GetObjectMeta().Name,
+			fmt.Errorf("unable to create new content in namespace %s because it is being terminated", namespace))
+	}
+	return nil
+}
+
+// qosClass computes a pod's quality-of-service class from its containers'
+// requests and limits, as the kubelet and upstream's admission do.
+func qosClass(spec *api.PodSpec) api.PodQOSClass {
+	anySet, allGuaranteed := false, true
+	for _, containers := range [][]api.Container{spec.InitContainers, spec.Containers} {
+		for _, c := range containers {
+			for _, name := range []string{"cpu", "memory"} {
+				req, hasReq := c.Resources.Requests[api.ResourceName(name)]
+				lim, hasLim := c.Resources.Limits[api.ResourceName(name)]
+				if hasReq || hasLim {
+					anySet = true
+				}
+				if !hasLim || (hasReq && req.Cmp(lim) != 0) {
+					allGuaranteed = false
+				}
+			}
+		}
+	}
+	switch {
+	case !anySet:
+		return api.PodQOSBestEffort
+	case allGuaranteed:
+		return api.PodQOSGuaranteed
+	}
+	return api.PodQOSBurstable
+}
+
+// generateJobSelector gives a Job the selector and pod labels upstream
+// generates from its UID, unless the user asked for a manual selector.
+func generateJobSelector(job *api.Job) {
+	if job.Spec.ManualSelector != nil && *job.Spec.ManualSelector {
+		return
+	}
+	generated := map[string]string{
+		"batch.kubernetes.io/controller-uid": job.UID,
+		"batch.kubernetes.io/job-name":       job.Name,
+		"controller-uid":                     job.UID,
+		"job-name":                           job.Name,
+	}
+	if job.Spec.Template.Labels == nil {
+		job.Spec.Template.Labels = map[string]string{}
+	}
+	for k, v := range generated {
+		job.Spec.Template.Labels[k] = v
+	}
+	job.Spec.Selector = &api.LabelSelector{MatchLabels: map[string]string{"batch.kubernetes.io/controller-uid": job.UID}}
+}

@@ -1,0 +1,213 @@
+package apiserver
+
+import (
+	"strconv"
+
+	"kplane/pkg/api"
+	"kplane/pkg/api/labels"
+)
+
+// builtinResources is every kind kplane serves, with the names, short names
+// and scopes `kubectl api-resources` shows on a real cluster.
+func builtinResources() []*resource {
+	workload := func(r *resource) *resource {
+		r.hasStatus, r.tracksGeneration, r.clearStatusOnCreate = true, true, true
+		r.categories = []string{"all"}
+		return r
+	}
+	return []*resource{
+		// core/v1
+		{version: "v1", kind: "Namespace", plural: "namespaces", singular: "namespace", shortNames: []string{"ns"},
+			newObject: func() api.Object { return &api.Namespace{} }, hasStatus: true,
+			selectableFields: []string{"status.phase"},
+			fieldsOf: func(o api.Object) map[string]string {
+				return map[string]string{"status.phase": string(o.(*api.Namespace).Status.Phase)}
+			}},
+		{version: "v1", kind: "Node", plural: "nodes", singular: "node", shortNames: []string{"no"},
+			newObject: func() api.Object { return &api.Node{} }, hasStatus: true,
+			selectableFields: []string{"spec.unschedulable"},
+			fieldsOf: func(o api.Object) map[string]string {
+				return map[string]string{"spec.unschedulable": strconv.FormatBool(o.(*api.Node).Spec.Unschedulable)}
+			}},
+		{version: "v1", kind: "Pod", plural: "pods", singular: "pod", shortNames: []string{"po"}, namespaced: true,
+			categories: []string{"all"}, newObject: func() api.Object { return &api.Pod{} }, hasStatus: true,
+			returnDeletedObject: true,
+			selectableFields: []string{"spec.nodeName", "spec.restartPolicy", "spec.schedulerName",
+				"spec.serviceAccountName", "spec.hostNetwork", "status.phase", "status.podIP", "status.nominatedNodeName"},
+			fieldsOf: podFields},
+		{version: "v1", kind: "Service", plural: "services", singular: "service", shortNames: []string{"svc"}, namespaced: true,
+			categories: []string{"all"}, newObject: func() api.Object { return &api.Service{} }, hasStatus: true,
+			clearStatusOnCreate: true,
+			selectableFields:    []string{"spec.clusterIP", "spec.type"},
+			fieldsOf: func(o api.Object) map[string]string {
+				s := o.(*api.Service)
+				return map[string]string{"spec.clusterIP": s.Spec.ClusterIP, "spec.type": string(s.Spec.Type)}
+			}},
+		{version: "v1", kind: "Endpoints", plural: "endpoints", singular: "endpoints", shortNames: []string{"ep"}, namespaced: true,
+			newObject: func() api.Object { return &api.Endpoints{} }, allowCreateOnUpdate: true},
+		{version: "v1", kind: "ConfigMap", plural: "configmaps", singular: "configmap", shortNames: []string{"cm"}, namespaced: true,
+			newObject: func() api.Object { return &api.ConfigMap{} }},
+		{version: "v1", kind: "Secret", plural: "secrets", singular: "secret", namespaced: true,
+			newObject: func() api.Object { return &api.Secret{} }, selectableFields: []string{"type"},
+			fieldsOf: func(o api.Object) map[string]string {
+				return map[string]string{"type": string(o.(*api.Secret).Type)}
+			}},
+		{version: "v1", kind: "ServiceAccount", plural: "serviceaccounts", singular: "serviceaccount", shortNames: []string{"sa"}, namespaced: true,
+			newObject: func() api.Object { return &api.ServiceAccount{} }},
+		{version: "v1", kind: "PersistentVolume", plural: "persistentvolumes", singular: "persistentvolume", shortNames: []string{"pv"},
+			newObject: func() api.Object { return &api.PersistentVolume{} }, hasStatus: true, clearStatusOnCreate: true},
+		{version: "v1", kind: "PersistentVolumeClaim", plural: "persistentvolumeclaims", singular: "persistentvolumeclaim", shortNames: []string{"pvc"}, namespaced: true,
+			newObject: func() api.Object { return &api.PersistentVolumeClaim{} }, hasStatus: true, clearStatusOnCreate: true},
+		{version: "v1", kind: "ResourceQuota", plural: "resourcequotas", singular: "resourcequota", shortNames: []string{"quota"}, namespaced: true,
+			newObject: func() api.Object { return &api.ResourceQuota{} }, hasStatus: true, clearStatusOnCreate: true},
+		{version: "v1", kind: "LimitRange", plural: "limitranges", singular: "limitrange", shortNames: []string{"limits"}, namespaced: true,
+			newObject: func() api.Object { return &api.LimitRange{} }},
+		{version: "v1", kind: "Event", plural: "events", singular: "event", shortNames: []string{"ev"}, namespaced: true,
+			newObject: func() api.Object { return &api.Event{} }, allowCreateOnUpdate: true,
+			selectableFields: []string{"involvedObject.kind", "involvedObject.namespace", "involvedObject.name",
+				"involvedObject.uid", "involvedObject.apiVersion", "involvedObject.resourceVersion",
+				"involvedObject.fieldPath", "reason", "reportingComponent", "source", "type"},
+			fieldsOf: eventFields},
+		workload(&resource{version: "v1", kind: "ReplicationController", plural: "replicationcontrollers", singular: "replicationcontroller",
+			shortNames: []string{"rc"}, namespaced: true, newObject: func() api.Object { return &api.ReplicationController{} },
+			scale: replicationControllerScale, selectableFields: []string{"status.replicas"},
+			fieldsOf: func(o api.Object) map[string]string {
+				return map[string]string{"status.replicas": strconv.Itoa(int(o.(*api.ReplicationController).Status.Replicas))}
+			}}),
+
+		// apps/v1
+		workload(&resource{group: "apps", version: "v1", kind: "Deployment", plural: "deployments", singular: "deployment",
+			shortNames: []string{"deploy"}, namespaced: true, newObject: func() api.Object { return &api.Deployment{} },
+			scale: deploymentScale}),
+		workload(&resource{group: "apps", version: "v1", kind: "ReplicaSet", plural: "replicasets", singular: "replicaset",
+			shortNames: []string{"rs"}, namespaced: true, newObject: func() api.Object { return &api.ReplicaSet{} },
+			scale: replicaSetScale, selectableFields: []string{"status.replicas"},
+			fieldsOf: func(o api.Object) map[string]string {
+				return map[string]string{"status.replicas": strconv.Itoa(int(o.(*api.ReplicaSet).Status.Replicas))}
+			}}),
+		workload(&resource{group: "apps", version: "v1", kind: "StatefulSet", plural: "statefulsets", singular: "statefulset",
+			shortNames: []string{"sts"}, namespaced: true, newObject: func() api.Object { return &api.StatefulSet{} },
+			scale: statefulSetScale}),
+		workload(&resource{group: "apps", version: "v1", kind: "DaemonSet", plural: "daemonsets", singular: "daemonset",
+			shortNames: []string{"ds"}, namespaced: true, newObject: func() api.Object { return &api.DaemonSet{} }}),
+		{group: "apps", version: "v1", kind: "ControllerRevision", plural: "controllerrevisions", singular: "controllerrevision",
+			namespaced: true, newObject: func() api.Object { return &api.ControllerRevision{} }},
+
+		// autoscaling/v2
+		{group: "autoscaling", version: "v2", kind: "HorizontalPodAutoscaler", plural: "horizontalpodautoscalers",
+			singular: "horizontalpodautoscaler", shortNames: []string{"hpa"}, namespaced: true, categories: []string{"all"},
+			newObject: func() api.Object { return &api.HorizontalPodAutoscaler{} }, hasStatus: true, clearStatusOnCreate: true},
+
+		// batch/v1
+		workload(&resource{group: "batch", version: "v1", kind: "Job", plural: "jobs", singular: "job", namespaced: true,
+			newObject: func() api.Object { return &api.Job{} }, selectableFields: []string{"status.successful"},
+			fieldsOf: func(o api.Object) map[string]string {
+				return map[string]string{"status.successful": strconv.Itoa(int(o.(*api.Job).Status.Succeeded))}
+			}}),
+		workload(&resource{group: "batch", version: "v1", kind: "CronJob", plural: "cronjobs", singular: "cronjob",
+			shortNames: []string{"cj"}, namespaced: true, newObject: func() api.Object { return &api.CronJob{} }}),
+
+		// coordination.k8s.io/v1
+		{group: "coordination.k8s.io", version: "v1", kind: "Lease", plural: "leases", singular: "lease", namespaced: true,
+			newObject: func() api.Object { return &api.Lease{} }, allowCreateOnUpdate: true},
+
+		// rbac.authorization.k8s.io/v1
+		{group: "rbac.authorization.k8s.io", version: "v1", kind: "Role", plural: "roles", singular: "role", namespaced: true,
+			newObject: func() api.Object { return &api.Role{} }},
+		{group: "rbac.authorization.k8s.io", version: "v1", kind: "ClusterRole", plural: "clusterroles", singular: "clusterrole",
+			newObject: func() api.Object { return &api.ClusterRole{} }},
+		{group: "rbac.authorization.k8s.io", version: "v1", kind: "RoleBinding", plural: "rolebindings", singular: "rolebinding", namespaced: true,
+			newObject: func() api.Object { return &api.RoleBinding{} }},
+		{group: "rbac.authorization.k8s.io", version: "v1", kind: "ClusterRoleBinding", plural: "clusterrolebindings", singular: "clusterrolebinding",
+			newObject: func() api.Object { return &api.ClusterRoleBinding{} }},
+	}
+}
+
+func podFields(o api.Object) map[string]string {
+	p := o.(*api.Pod)
+	return map[string]string{
+		"spec.nodeName":            p.Spec.NodeName,
+		"spec.restartPolicy":       string(p.Spec.RestartPolicy),
+		"spec.schedulerName":       p.Spec.SchedulerName,
+		"spec.serviceAccountName":  p.Spec.ServiceAccountName,
+		"spec.hostNetwork":         strconv.FormatBool(p.Spec.HostNetwork),
+		"status.phase":             string(p.Status.Phase),
+		"status.podIP":             p.Status.PodIP,
+		"status.nominatedNodeName": p.Status.NominatedNodeName,
+	}
+}
+
+func eventFields(o api.Object) map[string]string {
+	e := o.(*api.Event)
+	return map[string]string{
+		"involvedObject.kind":            e.InvolvedObject.Kind,
+		"involvedObject.namespace":       e.InvolvedObject.Namespace,
+		"involvedObject.name":            e.InvolvedObject.Name,
+		"involvedObject.uid":             e.InvolvedObject.UID,
+		"involvedObject.apiVersion":      e.InvolvedObject.APIVersion,
+		"involvedObject.resourceVersion": e.InvolvedObject.ResourceVersion,
+		"involvedObject.fieldPath":       e.InvolvedObject.FieldPath,
+		"reason":                         e.Reason,
+		"reportingComponent":             e.ReportingController,
+		"source":                         e.Source.Component,
+		"type":                           e.Type,
+	}
+}
+
+// scaleAccess reads and writes the replica count and selector of a kind that
+// serves the scale subresource, so one handler serves them all.
+type scaleAccess struct {
+	get func(obj api.Object) (specReplicas, statusReplicas int32, selector *api.LabelSelector)
+	set func(obj api.Object, replicas int32)
+}
+
+func replicasOrOne(p *int32) int32 {
+	if p == nil {
+		return 1
+	}
+	return *p
+}
+
+var deploymentScale = &scaleAccess{
+	get: func(o api.Object) (int32, int32, *api.LabelSelector) {
+		d := o.(*api.Deployment)
+		return replicasOrOne(d.Spec.Replicas), d.Status.Replicas, d.Spec.Selector
+	},
+	set: func(o api.Object, n int32) { o.(*api.Deployment).Spec.Replicas = &n },
+}
+
+var replicaSetScale = &scaleAccess{
+	get: func(o api.Object) (int32, int32, *api.LabelSelector) {
+		r := o.(*api.ReplicaSet)
+		return replicasOrOne(r.Spec.Replicas), r.Status.Replicas, r.Spec.Selector
+	},
+	set: func(o api.Object, n int32) { o.(*api.ReplicaSet).Spec.Replicas = &n },
+}
+
+var statefulSetScale = &scaleAccess{
+	get: func(o api.Object) (int32, int32, *api.LabelSelector) {
+		s := o.(*api.StatefulSet)
+		return replicasOrOne(s.Spec.Replicas), s.Status.Replicas, s.Spec.Selector
+	},
+	set: func(o api.Object, n int32) { o.(*api.StatefulSet).Spec.Replicas = &n },
+}
+
+var replicationControllerScale = &scaleAccess{
+	get: func(o api.Object) (int32, int32, *api.LabelSelector) {
+		r := o.(*api.ReplicationController)
+		return replicasOrOne(r.Spec.Replicas), r.Status.Replicas, &api.LabelSelector{MatchLabels: r.Spec.Selector}
+	},
+	set: func(o api.Object, n int32) { o.(*api.ReplicationController).Spec.Replicas = &n },
+}
+
+// selectorString renders a label selector the way the Scale status carries it.
+func selectorString(ls *api.LabelSelector) string {
+	if ls == nil {
+		return ""
+	}
+	sel, err := labels.FromLabelSelector(ls)
+	if err != nil {
+		return ""
+	}
+	return sel.String()
+}

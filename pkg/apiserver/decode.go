@@ -1,0 +1,102 @@
+package apiserver
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+
+	"kplane/pkg/api"
+	apierrors "kplane/pkg/api/errors"
+	"kplane/pkg/apiserver/decode"
+)
+
+// readBody reads a request body; past the size limit it is 413, never a 500.
+func readBody(r *http.Request) ([]byte, error) {
+	body, err := io.ReadAll(r.Body)
+	var tooLarge *http.MaxBytesError
+	if errors.As(err, &tooLarge) {
+		return nil, apierrors.NewRequestEntityTooLarge(fmt.Sprintf("limit is %d", tooLarge.Limit))
+	}
+	if err != nil {
+		return nil, apierrors.NewBadRequest(fmt.Sprintf("read request body: %v", err))
+	}
+	if len(body) == 0 {
+		return nil, apierrors.NewBadRequest("the body of the request was empty")
+	}
+	return body, nil
+}
+
+// fieldValidation is the request's unknown-field policy: Strict (reject),
+// Warn (drop with a Warning header; the default) or Ignore.
+func fieldValidation(r *http.Request) (string, error) {
+	switch v := r.URL.Query().Get("fieldValidation"); v {
+	case "":
+		return "Warn", nil
+	case "Strict", "Warn", "Ignore":
+		return v, nil
+	default:
+		return "", apierrors.NewBadRequest(fmt.Sprintf("fieldValidation parameter unsupported: %q; supported values: Ignore, Warn, Strict", v))
+	}
+}
+
+// decodeObject decodes JSON into a new object of res, checking that the
+// body's kind and apiVersion belong at this URL and applying the
+// request's unknown-field policy. It returns the warnings to send.
+func decodeObject(r *http.Request, res *resource, jsonBody []byte) (api.Object, []string, error) {
+	policy, err := fieldValidation(r)
+	if err != nil {
+		return nil, nil, err
+	}
+	cannotHandle := func(err error) error {
+		return apierrors.NewBadRequest(fmt.Sprintf("%s in version %q cannot be handled as a %s: %v", res.kind, res.version, res.kind, err))
+	}
+	var tm api.TypeMeta
+	if err := json.Unmarshal(jsonBody, &tm); err != nil {
+		return nil, nil, cannotHandle(err)
+	}
+	if tm.APIVersion != "" && tm.APIVersion != res.groupVersion() {
+		return nil, nil, apierrors.NewBadRequest(fmt.Sprintf("the API version in the data (%s) does not match the expected API version (%s)", tm.APIVersion, res.groupVersion()))
+	}
+	if tm.Kind != "" && tm.Kind != res.kind {
+		return nil, nil, apierrors.NewBadRequest(fmt.Sprintf("the kind in the data (%s) does not match the expected kind (%s) for %s", tm.Kind, res.kind, res.qualified()))
+	}
+	obj := res.newObject()
+	warnings, err := decode.Into(jsonBody, obj, policy == "Strict")
+	if err != nil {
+		return nil, nil, cannotHandle(err)
+	}
+	if policy == "Ignore" {
+		warnings = nil
+	}
+	return obj, warnings, nil
+}
+
+// decodeBody reads and decodes a create or update body (JSON or YAML).
+func decodeBody(r *http.Request, res *resource) (api.Object, []string, error) {
+	body, err := readBody(r)
+	if err != nil {
+		return nil, nil, err
+	}
+	if ct := r.Header.Get("Content-Type"); strings.Contains(ct, "protobuf") || strings.Contains(ct, "cbor") {
+		return nil, nil, apierrors.NewUnsupportedMediaType(ct)
+	}
+	jsonBody, err := decode.ToJSON(body, r.Header.Get("Content-Type"))
+	if err != nil {
+		return nil, nil, apierrors.NewBadRequest(fmt.Sprintf("%s in version %q cannot be handled as a %s: %v", res.kind, res.version, res.kind, err))
+	}
+	return decodeObject(r, res, jsonBody)
+}
+
+// isDryRun reports whether the request asked for dryRun=All.
+func isDryRun(r *http.Request) (bool, error) {
+	values := r.URL.Query()["dryRun"]
+	for _, v := range values {
+		if v != "All" {
+			return false, apierrors.NewBadRequest(fmt.Sprintf("dryRun value %q is not supported; only \"All\" is", v))
+		}
+	}
+	return len(values) > 0, nil
+}

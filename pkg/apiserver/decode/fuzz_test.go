@@ -1,0 +1,69 @@
+package decode
+
+import (
+	"bytes"
+	"encoding/json"
+	"reflect"
+	"testing"
+)
+
+// FuzzInto checks that no body can make Into panic, and that what Into
+// accepts without warnings in strict mode is exactly what a plain decode of
+// the same body gives.
+func FuzzInto(f *testing.F) {
+	for _, seed := range []string{
+		`{"kind":"Pod","metadata":{"name":"a","labels":{"x":"y"}},"spec":{"replicas":1,"containers":[{"name":"c","ports":[{"containerPort":80}]}]}}`,
+		`{"spec":{"Replicas":5,"foo":{"bar":[1,2,{"x":null}]}},"bar":1}`,
+		`{"spec":{"replicas":1,"replicas":2}}`,
+		`{"status":{"startTime":"2024-01-01T00:00:00Z","conditions":[{"type":"Ready","lastTransitionTime":null}]}}`,
+		`{"spec":{"containers":[{"name":"a","ports":[{"containerPort":"80"}]}]}}`,
+		`[1,2]`, `null`, `"x"`, `{`, ``, `{"a":1e400}`, `{"spec":{"extra":{"\u0000":[[[]]]}}}`,
+	} {
+		f.Add([]byte(seed), false)
+		f.Add([]byte(seed), true)
+	}
+	f.Fuzz(func(t *testing.T, body []byte, strict bool) {
+		var pod testPod
+		warnings, err := Into(body, &pod, strict)
+		if err != nil || len(warnings) > 0 {
+			return
+		}
+		var plain testPod
+		if err := json.Unmarshal(body, &plain); err != nil {
+			t.Fatalf("Into accepted %q cleanly but encoding/json fails: %v", body, err)
+		}
+		if !reflect.DeepEqual(pod, plain) {
+			t.Fatalf("Into and encoding/json disagree on %q:\n%+v\n%+v", body, pod, plain)
+		}
+	})
+}
+
+// FuzzToJSON checks that no body can make ToJSON panic, and that whatever
+// it returns for YAML is valid JSON.
+func FuzzToJSON(f *testing.F) {
+	for _, seed := range []string{
+		"apiVersion: v1\nkind: Pod\nmetadata:\n  name: x\n",
+		"a: &a [1, 2]\nb: *a\nc:\n  <<: {x: 1}\n",
+		"- 0x10\n- .inf\n- 2024-01-01\n- !!binary aGk=\n- !!int '3'\n",
+		"? [a]\n: b\n", "a: b: c\n", "{\"json\": true}", "---\n---\n", "&a [*a]",
+		"x: !!float abc\n", "<<: [*missing]\n",
+	} {
+		f.Add([]byte(seed), "application/yaml")
+	}
+	f.Fuzz(func(t *testing.T, body []byte, contentType string) {
+		out, err := ToJSON(body, contentType)
+		if err != nil {
+			return
+		}
+		trimmed := bytes.TrimLeft(body, " \t\r\n")
+		if len(trimmed) > 0 && (trimmed[0] == '{' || trimmed[0] == '[') {
+			if !bytes.Equal(out, body) {
+				t.Fatalf("JSON %q should pass through unchanged, got %q", body, out)
+			}
+			return
+		}
+		if !json.Valid(out) {
+			t.Fatalf("ToJSON(%q) = %q, not valid JSON", body, out)
+		}
+	})
+}

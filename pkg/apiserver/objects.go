@@ -1,0 +1,83 @@
+package apiserver
+
+import (
+	"encoding/json"
+	"fmt"
+	"strconv"
+
+	"kplane/pkg/api"
+	"kplane/pkg/store"
+)
+
+// storedObject is an object read back from etcd, prepared once for every
+// reader: decoded, with resourceVersion set to the etcd mod revision (etcd
+// values never contain it, just as upstream strips it before writing), encoded
+// again for responses, and with its labels and selectable fields at hand for
+// label and field selectors. The watch cache holds these, so a LIST or a watch
+// event costs no decoding. A storedObject is shared: never modify obj.
+type storedObject struct {
+	obj    api.Object
+	raw    []byte
+	labels map[string]string
+	fields map[string]string
+}
+
+// decodeStored turns a stored value into a storedObject of resource res.
+func (s *Server) decodeStored(res *resource, kv store.KV) (*storedObject, error) {
+	obj := res.newObject()
+	if err := json.Unmarshal(kv.Value, obj); err != nil {
+		return nil, fmt.Errorf("decode %s: %w", kv.Key, err)
+	}
+	return newStoredObject(res, obj, kv.ModRevision)
+}
+
+// newStoredObject sets obj's resourceVersion and type and prepares it for readers.
+func newStoredObject(res *resource, obj api.Object, revision int64) (*storedObject, error) {
+	setTypeMeta(res, obj)
+	meta := obj.GetObjectMeta()
+	meta.ResourceVersion = strconv.FormatInt(revision, 10)
+	raw, err := json.Marshal(obj)
+	if err != nil {
+		return nil, fmt.Errorf("encode %s %s: %w", res.kind, meta.Name, err)
+	}
+	fields := map[string]string{"metadata.name": meta.Name, "metadata.namespace": meta.Namespace}
+	if res.fieldsOf != nil {
+		for k, v := range res.fieldsOf(obj) {
+			fields[k] = v
+		}
+	}
+	return &storedObject{obj: obj, raw: raw, labels: meta.Labels, fields: fields}, nil
+}
+
+// setTypeMeta fills kind and apiVersion, which every response carries.
+func setTypeMeta(res *resource, obj api.Object) {
+	tm := obj.GetTypeMeta()
+	tm.Kind, tm.APIVersion = res.kind, res.groupVersion()
+}
+
+// encodeForStorage is the value written to etcd: the object without its
+// resourceVersion, since that is the etcd revision of the write itself.
+func encodeForStorage(res *resource, obj api.Object) ([]byte, error) {
+	setTypeMeta(res, obj)
+	meta := obj.GetObjectMeta()
+	rv := meta.ResourceVersion
+	meta.ResourceVersion = ""
+	defer func() { meta.ResourceVersion = rv }()
+	b, err := json.Marshal(obj)
+	if err != nil {
+		return nil, fmt.Errorf("encode %s %q: %w", res.kind, meta.Name, err)
+	}
+	return b, nil
+}
+
+// parseResourceVersion reads a resourceVersion string; "" and "0" are 0.
+func parseResourceVersion(rv string) (int64, error) {
+	if rv == "" {
+		return 0, nil
+	}
+	n, err := strconv.ParseInt(rv, 10, 64)
+	if err != nil || n < 0 {
+		return 0, fmt.Errorf("invalid resource version %q", rv)
+	}
+	return n, nil
+}

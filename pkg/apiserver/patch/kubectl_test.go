@@ -1,0 +1,151 @@
+package patch
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// The patches below were captured from the real kubectl v1.32 talking to a
+// stub server that served the live object in testdata/kubectl-apply/live.json
+// (a Deployment first applied from a file and defaulted by a server).
+//
+// testdata/kubectl-apply/patch.json is what `kubectl apply -f` sent for an
+// edited file: image nginx:1.26 → 1.27, port 443 added, label tier removed,
+// container sidecar removed, env A removed and B changed, volume and mount
+// added, finalizer example.com/b replaced by example.com/c, strategy
+// RollingUpdate → Recreate. want.json is the result upstream gives, worked
+// out by hand from the strategic merge patch rules.
+func TestKubectlApplyPatch(t *testing.T) {
+	dir := filepath.Join("testdata", "kubectl-apply")
+	live := readFile(t, filepath.Join(dir, "live.json"))
+	patch := readFile(t, filepath.Join(dir, "patch.json"))
+	want := canonical(t, readFile(t, filepath.Join(dir, "want.json")))
+
+	got, err := Apply(StrategicMergePatchType, []byte(live), []byte(patch), deploymentType)
+	if err != nil {
+		t.Fatalf("Apply: %v", err)
+	}
+	if string(got) != want {
+		t.Errorf("Apply =\n%s\nwant\n%s", got, want)
+	}
+
+	// kubectl apply is idempotent: the same patch again changes nothing.
+	again, err := Apply(StrategicMergePatchType, got, []byte(patch), deploymentType)
+	if err != nil {
+		t.Fatalf("second Apply: %v", err)
+	}
+	if string(again) != want {
+		t.Errorf("applying the same patch twice changed the object:\n%s", again)
+	}
+}
+
+// TestKubectlPatches covers the other commands kplane's lessons use, with
+// the bodies and content types kubectl v1.32 sends.
+func TestKubectlPatches(t *testing.T) {
+	live := `{"metadata":{"name":"web","labels":{"app":"web","tier":"frontend"},"annotations":{"a":"1"}},` +
+		`"spec":{"replicas":2,"template":{"metadata":{"labels":{"app":"web"}},"spec":{"containers":[{"name":"nginx","image":"nginx:1.26"},{"name":"sidecar","image":"busybox"}]}}}}`
+	tests := []struct {
+		command   string
+		patchType string
+		patch     string
+		want      string
+	}{
+		{
+			command:   "kubectl label deploy web tier=web --overwrite",
+			patchType: MergePatchType,
+			patch:     `{"metadata":{"labels":{"tier":"web"}}}`,
+			want: `{"metadata":{"name":"web","labels":{"app":"web","tier":"web"},"annotations":{"a":"1"}},` +
+				`"spec":{"replicas":2,"template":{"metadata":{"labels":{"app":"web"}},"spec":{"containers":[{"name":"nginx","image":"nginx:1.26"},{"name":"sidecar","image":"busybox"}]}}}}`,
+		},
+		{
+			command:   "kubectl label deploy web tier-",
+			patchType: MergePatchType,
+			patch:     `{"metadata":{"labels":{"tier":null}}}`,
+			want: `{"metadata":{"name":"web","labels":{"app":"web"},"annotations":{"a":"1"}},` +
+				`"spec":{"replicas":2,"template":{"metadata":{"labels":{"app":"web"}},"spec":{"containers":[{"name":"nginx","image":"nginx:1.26"},{"name":"sidecar","image":"busybox"}]}}}}`,
+		},
+		{
+			command:   "kubectl annotate deploy web note=hi",
+			patchType: MergePatchType,
+			patch:     `{"metadata":{"annotations":{"note":"hi"}}}`,
+			want: `{"metadata":{"name":"web","labels":{"app":"web","tier":"frontend"},"annotations":{"a":"1","note":"hi"}},` +
+				`"spec":{"replicas":2,"template":{"metadata":{"labels":{"app":"web"}},"spec":{"containers":[{"name":"nginx","image":"nginx:1.26"},{"name":"sidecar","image":"busybox"}]}}}}`,
+		},
+		{
+			command:   "kubectl scale deploy web --replicas=5 (on the scale subresource)",
+			patchType: MergePatchType,
+			patch:     `{"spec":{"replicas":5}}`,
+			want: `{"metadata":{"name":"web","labels":{"app":"web","tier":"frontend"},"annotations":{"a":"1"}},` +
+				`"spec":{"replicas":5,"template":{"metadata":{"labels":{"app":"web"}},"spec":{"containers":[{"name":"nginx","image":"nginx:1.26"},{"name":"sidecar","image":"busybox"}]}}}}`,
+		},
+		{
+			command:   `kubectl patch deploy web -p '{"spec":{"template":{"spec":{"containers":[{"name":"nginx","image":"nginx:1.28"}]}}}}'`,
+			patchType: StrategicMergePatchType,
+			patch:     `{"spec":{"template":{"spec":{"containers":[{"name":"nginx","image":"nginx:1.28"}]}}}}`,
+			want: `{"metadata":{"name":"web","labels":{"app":"web","tier":"frontend"},"annotations":{"a":"1"}},` +
+				`"spec":{"replicas":2,"template":{"metadata":{"labels":{"app":"web"}},"spec":{"containers":[{"name":"nginx","image":"nginx:1.28"},{"name":"sidecar","image":"busybox"}]}}}}`,
+		},
+		{
+			command:   "kubectl rollout restart deploy web",
+			patchType: StrategicMergePatchType,
+			patch:     `{"spec":{"template":{"metadata":{"annotations":{"kubectl.kubernetes.io/restartedAt":"2026-11-22T00:25:08Z"}}}}}`,
+			want: `{"metadata":{"name":"web","labels":{"app":"web","tier":"frontend"},"annotations":{"a":"1"}},` +
+				`"spec":{"replicas":2,"template":{"metadata":{"labels":{"app":"web"},"annotations":{"kubectl.kubernetes.io/restartedAt":"2026-11-22T00:25:08Z"}},"spec":{"containers":[{"name":"nginx","image":"nginx:1.26"},{"name":"sidecar","image":"busybox"}]}}}}`,
+		},
+		{
+			command:   "kubectl rollout pause deploy web",
+			patchType: StrategicMergePatchType,
+			patch:     `{"spec":{"paused":true}}`,
+			want: `{"metadata":{"name":"web","labels":{"app":"web","tier":"frontend"},"annotations":{"a":"1"}},` +
+				`"spec":{"replicas":2,"paused":true,"template":{"metadata":{"labels":{"app":"web"}},"spec":{"containers":[{"name":"nginx","image":"nginx:1.26"},{"name":"sidecar","image":"busybox"}]}}}}`,
+		},
+		{
+			command:   "kubectl rollout undo deploy web (kubectl sends the old template as a JSON patch)",
+			patchType: JSONPatchType,
+			patch: `[{"op":"replace","path":"/spec/template","value":{"metadata":{"labels":{"app":"web"}},"spec":{"containers":[{"name":"nginx","image":"nginx:1.25"}]}}},` +
+				`{"op":"replace","path":"/metadata/annotations","value":{"a":"1","deployment.kubernetes.io/revision":"3"}}]`,
+			want: `{"metadata":{"name":"web","labels":{"app":"web","tier":"frontend"},"annotations":{"a":"1","deployment.kubernetes.io/revision":"3"}},` +
+				`"spec":{"replicas":2,"template":{"metadata":{"labels":{"app":"web"}},"spec":{"containers":[{"name":"nginx","image":"nginx:1.25"}]}}}}`,
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.command, func(t *testing.T) {
+			got, err := Apply(tc.patchType, []byte(live), []byte(tc.patch), deploymentType)
+			if err != nil {
+				t.Fatalf("Apply: %v", err)
+			}
+			if canonical(t, string(got)) != canonical(t, tc.want) {
+				t.Errorf("Apply =\n%s\nwant\n%s", canonical(t, string(got)), canonical(t, tc.want))
+			}
+		})
+	}
+}
+
+// TestBriefExample is the second-apply patch of the task description:
+// image changed, a port added, a label removed.
+func TestBriefExample(t *testing.T) {
+	live := `{"metadata":{"name":"web","labels":{"app":"web","tier":"frontend"},"annotations":{"kubectl.kubernetes.io/last-applied-configuration":"old"}},` +
+		`"spec":{"template":{"spec":{"containers":[{"name":"nginx","image":"nginx:1.26","ports":[{"containerPort":80,"protocol":"TCP"}]}]}}}}`
+	patch := `{"metadata":{"annotations":{"kubectl.kubernetes.io/last-applied-configuration":"new"},"labels":{"tier":null}},` +
+		`"spec":{"template":{"spec":{"$setElementOrder/containers":[{"name":"nginx"}],"containers":[{"image":"nginx:1.27","name":"nginx",` +
+		`"$setElementOrder/ports":[{"containerPort":80},{"containerPort":443}],"ports":[{"containerPort":443}]}]}}}}`
+	want := `{"metadata":{"annotations":{"kubectl.kubernetes.io/last-applied-configuration":"new"},"labels":{"app":"web"},"name":"web"},` +
+		`"spec":{"template":{"spec":{"containers":[{"image":"nginx:1.27","name":"nginx","ports":[{"containerPort":80,"protocol":"TCP"},{"containerPort":443}]}]}}}}`
+	got, err := Apply(StrategicMergePatchType, []byte(live), []byte(patch), deploymentType)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(got) != canonical(t, want) {
+		t.Errorf("Apply =\n%s\nwant\n%s", got, canonical(t, want))
+	}
+}
+
+func readFile(t *testing.T, path string) string {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(data)
+}

@@ -1,0 +1,306 @@
+package patch
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+
+	"kplane/pkg/api/schema"
+)
+
+// mergeList merges the patch list of a field whose patchStrategy is merge
+// into the original list (nil when there is none).
+func mergeList(original, patch []any, info fieldInfo, edit *listEdit) ([]any, error) {
+	if elem := elemType(info.typ); elem != nil && elem.Kind == schema.Object {
+		merged, patchItems, err := mergeObjectList(original, patch, elem, info.mergeKey)
+		if err != nil {
+			return nil, err
+		}
+		return editList(merged, original, patchItems, info, edit)
+	}
+	merged, err := mergePrimitiveList(original, patch)
+	if err != nil {
+		return nil, err
+	}
+	return editList(merged, original, patch, info, edit)
+}
+
+// mergeObjectList merges a list of objects keyed by mergeKey. It returns
+// the merged list and the patch's plain elements (without directive
+// elements), whose order the result follows.
+func mergeObjectList(original, patch []any, elem *schema.Type, mergeKey string) (merged, patchItems []any, err error) {
+	if mergeKey == "" {
+		return nil, nil, fmt.Errorf("cannot merge a list of %s without a patchMergeKey", elem.Go)
+	}
+	replace := false
+	var deleteKeys []any
+	for _, raw := range patch {
+		item, ok := raw.(map[string]any)
+		if !ok {
+			return nil, nil, badRequest("expected a map[string]interface {}, but received a %s", typeName(raw))
+		}
+		directive, hasDirective := item[directiveMarker]
+		if !hasDirective {
+			if _, ok := item[mergeKey]; !ok {
+				return nil, nil, badRequest("map: %v does not contain declared merge key: %s", item, mergeKey)
+			}
+			patchItems = append(patchItems, item)
+			continue
+		}
+		switch directive {
+		case deleteDirective:
+			key, ok := item[mergeKey]
+			if !ok {
+				return nil, nil, badRequest("map: %v does not contain declared merge key: %s", item, mergeKey)
+			}
+			deleteKeys = append(deleteKeys, key)
+		case replaceDirective:
+			replace = true
+		case mergeDirective:
+			return nil, nil, badRequest("merging lists cannot yet be specified in the patch")
+		default:
+			return nil, nil, badRequest("unknown patch type: %v in map: %v", directive, item)
+		}
+	}
+
+	// {"$patch": "replace"} drops the original elements; {"$patch":
+	// "delete", key: v} drops those with that key (all of them, so a
+	// duplicated entry goes too).
+	if !replace {
+		for _, item := range original {
+			if object, ok := item.(map[string]any); ok && containsScalar(deleteKeys, object[mergeKey]) {
+				continue
+			}
+			merged = append(merged, item)
+		}
+	}
+
+	position := map[any]int{} // merge key → index in merged, first occurrence
+	for i, item := range merged {
+		if object, ok := item.(map[string]any); ok {
+			if key, ok := scalarKey(object[mergeKey]); ok {
+				if _, seen := position[key]; !seen {
+					position[key] = i
+				}
+			}
+		}
+	}
+	for _, raw := range patchItems {
+		item := raw.(map[string]any)
+		key, comparable := scalarKey(item[mergeKey])
+		if i, found := position[key]; comparable && found {
+			existing := merged[i].(map[string]any)
+			if merged[i], err = mergeObject(existing, item, elem); err != nil {
+				return nil, nil, err
+			}
+			continue
+		}
+		added, err := mergeObject(nil, item, elem)
+		if err != nil {
+			return nil, nil, err
+		}
+		if comparable {
+			position[key] = len(merged)
+		}
+		merged = append(merged, added)
+	}
+	if merged == nil {
+		merged = []any{} // an emptied list stays a list, as upstream keeps it
+	}
+	return merged, patchItems, nil
+}
+
+// mergePrimitiveList returns the union of two lists of primitives, each
+// value once, original values first.
+func mergePrimitiveList(original, patch []any) ([]any, error) {
+	for _, item := range patch {
+		switch item.(type) {
+		case []any:
+			return nil, unprocessable("lists of lists are not supported")
+		case map[string]any:
+			return nil, badRequest("expected a primitive, but received a map[string]interface {}")
+		}
+	}
+	seen := map[any]bool{}
+	merged := []any{}
+	for _, item := range slices.Concat(original, patch) {
+		if key, ok := scalarKey(item); ok {
+			if seen[key] {
+				continue
+			}
+			seen[key] = true
+		}
+		merged = append(merged, item)
+	}
+	return merged, nil
+}
+
+// editList puts a merged list in order and applies deletions.
+//
+// The order, as upstream's: the elements named by $setElementOrder (or,
+// without it, the elements the patch lists) come in that order; the other
+// elements, which only the server had, keep their place relative to them
+// as it was in the original list. Where that is undecided (an element new
+// to the list), the ordered element goes first.
+func editList(merged, original, patchItems []any, info fieldInfo, edit *listEdit) ([]any, error) {
+	keyOf, ok := keyFunc(info)
+	if !ok {
+		return merged, nil
+	}
+	orderSource := patchItems
+	if edit != nil && edit.hasOrder {
+		orderSource = edit.order
+		if info.mergeKey != "" && isObjectList(info) {
+			for _, item := range orderSource {
+				object, ok := item.(map[string]any)
+				if !ok {
+					return nil, badRequest("invalid patch format of setElementOrder list")
+				}
+				if _, ok := object[info.mergeKey]; !ok {
+					return nil, badRequest("map: %v does not contain declared merge key: %s", object, info.mergeKey)
+				}
+			}
+		}
+	}
+	if orderSource != nil {
+		merged = orderList(merged, orderSource, original, keyOf)
+	}
+	if edit != nil && len(edit.deletions) > 0 {
+		kept := []any{}
+		for _, item := range merged {
+			if !containsScalar(edit.deletions, item) {
+				kept = append(kept, item)
+			}
+		}
+		merged = kept
+	}
+	return merged, nil
+}
+
+// orderList reorders merged: elements whose key is in order (a list of
+// elements, keyed by keyOf) in that order, interleaved with the others by
+// their positions in original.
+func orderList(merged, order, original []any, keyOf func(any) (any, bool)) []any {
+	orderPosition := positions(order, keyOf)
+	serverPosition := positions(original, keyOf)
+
+	var ordered, serverOnly []any
+	for _, item := range merged {
+		if key, ok := keyOf(item); ok {
+			if _, listed := orderPosition[key]; listed {
+				ordered = append(ordered, item)
+				continue
+			}
+		}
+		serverOnly = append(serverOnly, item)
+	}
+	slices.SortStableFunc(ordered, func(a, b any) int {
+		keyA, _ := keyOf(a)
+		keyB, _ := keyOf(b)
+		return orderPosition[keyA] - orderPosition[keyB]
+	})
+
+	// Merge the two sequences like sorted runs: a server-only element goes
+	// before an ordered one only when both were in the original list and it
+	// came first there.
+	result := make([]any, 0, len(merged))
+	i, j := 0, 0
+	for i < len(serverOnly) && j < len(ordered) {
+		serverAt, serverKnown := position(serverPosition, serverOnly[i], keyOf)
+		orderedAt, orderedKnown := position(serverPosition, ordered[j], keyOf)
+		if serverKnown && orderedKnown && serverAt < orderedAt {
+			result = append(result, serverOnly[i])
+			i++
+		} else {
+			result = append(result, ordered[j])
+			j++
+		}
+	}
+	result = append(result, serverOnly[i:]...)
+	return append(result, ordered[j:]...)
+}
+
+// positions maps each key in list to the index of its first element.
+func positions(list []any, keyOf func(any) (any, bool)) map[any]int {
+	at := make(map[any]int, len(list))
+	for i, item := range list {
+		if key, ok := keyOf(item); ok {
+			if _, seen := at[key]; !seen {
+				at[key] = i
+			}
+		}
+	}
+	return at
+}
+
+func position(at map[any]int, item any, keyOf func(any) (any, bool)) (int, bool) {
+	key, ok := keyOf(item)
+	if !ok {
+		return 0, false
+	}
+	i, found := at[key]
+	return i, found
+}
+
+// keyFunc returns how to identify an element of the list info describes:
+// by its merge key for a list of objects, by itself for primitives. It
+// reports false for a list of objects without a merge key, which cannot be
+// ordered.
+func keyFunc(info fieldInfo) (func(any) (any, bool), bool) {
+	if isObjectList(info) {
+		if info.mergeKey == "" {
+			return nil, false
+		}
+		return func(item any) (any, bool) {
+			object, ok := item.(map[string]any)
+			if !ok {
+				return nil, false
+			}
+			value, present := object[info.mergeKey]
+			if !present {
+				return nil, false
+			}
+			return scalarKey(value)
+		}, true
+	}
+	return scalarKey, true
+}
+
+func isObjectList(info fieldInfo) bool {
+	elem := elemType(info.typ)
+	return elem != nil && elem.Kind == schema.Object
+}
+
+// scalarKey returns v if it can identify a list element (a JSON string,
+// number, bool or null), which also makes it safe as a Go map key.
+func scalarKey(v any) (any, bool) {
+	switch v.(type) {
+	case string, json.Number, bool, nil:
+		return v, true
+	default:
+		return nil, false
+	}
+}
+
+// containsScalar reports whether list holds the primitive value v.
+func containsScalar(list []any, v any) bool {
+	key, ok := scalarKey(v)
+	if !ok {
+		return false
+	}
+	for _, item := range list {
+		if other, ok := scalarKey(item); ok && other == key {
+			return true
+		}
+	}
+	return false
+}
+
+// typeName names the Go type of a decoded JSON value, as upstream's
+// messages do.
+func typeName(v any) string {
+	if v == nil {
+		return "<nil>"
+	}
+	return fmt.Sprintf("%T", v)
+}

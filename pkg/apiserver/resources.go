@@ -1,0 +1,165 @@
+package apiserver
+
+import (
+	"reflect"
+	"sort"
+
+	"kplane/pkg/api"
+	apierrors "kplane/pkg/api/errors"
+)
+
+// resource describes one REST resource the apiserver serves: where it lives
+// in the URL space and in etcd, what Go type holds it, and the few rules that
+// differ between kinds (status subresource, generation, scale). Everything
+// else — get, list, watch, create, update, patch, delete — is the same code
+// for every resource; that is the point of Kubernetes' uniform API.
+type resource struct {
+	group      string // "" for the core group
+	version    string
+	kind       string
+	plural     string // the path segment and the etcd key segment: "deployments"
+	singular   string
+	shortNames []string
+	categories []string // "all" puts the kind in `kubectl get all`
+	namespaced bool
+
+	// newObject returns an empty object of the Go type that holds this kind.
+	newObject func() api.Object
+
+	// hasStatus says the kind has a status subresource: PUT on the object
+	// keeps the stored status, PUT on /status keeps everything but status.
+	hasStatus bool
+	// tracksGeneration says metadata.generation counts spec changes.
+	tracksGeneration bool
+	// scale, when set, serves the autoscaling/v1 Scale subresource.
+	scale *scaleAccess
+	// clearStatusOnCreate drops a status sent with a create, as upstream's
+	// strategies do for workloads (a new Deployment has no status yet).
+	clearStatusOnCreate bool
+	// allowCreateOnUpdate lets PUT create a missing object (Endpoints, Lease, Event).
+	allowCreateOnUpdate bool
+	// returnDeletedObject answers a delete with the object rather than a Status.
+	returnDeletedObject bool
+	// selectableFields lists the field selector keys beyond metadata.name and
+	// metadata.namespace; fieldsOf computes their values for one object.
+	selectableFields []string
+	fieldsOf         func(obj api.Object) map[string]string
+}
+
+// groupVersion is "v1" for the core group, "apps/v1" otherwise.
+func (r *resource) groupVersion() string {
+	if r.group == "" {
+		return r.version
+	}
+	return r.group + "/" + r.version
+}
+
+// qualified is the name errors print: "deployments.apps", or "pods".
+func (r *resource) qualified() apierrors.Resource {
+	return apierrors.Resource{Group: r.group, Resource: r.plural}
+}
+
+// goType is the struct type behind the kind, for decoding and patching.
+func (r *resource) goType() reflect.Type {
+	return reflect.TypeOf(r.newObject()).Elem()
+}
+
+// keyPrefix is the etcd prefix of every object of this resource, or of those
+// in one namespace: /registry/pods/ or /registry/pods/default/.
+func (r *resource) keyPrefix(namespace string) string {
+	if r.namespaced && namespace != "" {
+		return "/registry/" + r.plural + "/" + namespace + "/"
+	}
+	return "/registry/" + r.plural + "/"
+}
+
+// key is where one object is stored in etcd.
+func (r *resource) key(namespace, name string) string {
+	if r.namespaced {
+		return "/registry/" + r.plural + "/" + namespace + "/" + name
+	}
+	return "/registry/" + r.plural + "/" + name
+}
+
+// verbs lists what the resource supports, for discovery.
+func (r *resource) verbs() []string {
+	return []string{"create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"}
+}
+
+// subresources lists the subresource names the resource serves.
+func (r *resource) subresources() []string {
+	var subs []string
+	if r.hasStatus {
+		subs = append(subs, "status")
+	}
+	if r.scale != nil {
+		subs = append(subs, "scale")
+	}
+	switch r.plural {
+	case "pods":
+		subs = append(subs, "binding", "eviction", "log")
+	case "namespaces":
+		subs = append(subs, "finalize")
+	}
+	return subs
+}
+
+// registry is the set of resources, indexed the ways requests look them up.
+type registry struct {
+	all         []*resource
+	byPath      map[string]*resource // "apps/v1/deployments"
+	byKind      map[string]*resource // "apps/v1/Deployment"
+	byGoType    map[reflect.Type]*resource
+	byPluralAny map[string]*resource // "deployments", for keys in etcd
+}
+
+// groupVersions returns the served group/versions in discovery order.
+func (reg *registry) groupVersions() []string {
+	seen := map[string]bool{}
+	var gvs []string
+	for _, r := range reg.all {
+		if gv := r.groupVersion(); !seen[gv] {
+			seen[gv] = true
+			gvs = append(gvs, gv)
+		}
+	}
+	return gvs
+}
+
+// lookup finds the resource served at group/version/plural.
+func (reg *registry) lookup(group, version, plural string) *resource {
+	return reg.byPath[group+"/"+version+"/"+plural]
+}
+
+// forObject finds the resource of a typed object.
+func (reg *registry) forObject(obj api.Object) *resource {
+	return reg.byGoType[reflect.TypeOf(obj).Elem()]
+}
+
+func newRegistry(resources []*resource) *registry {
+	reg := &registry{
+		byPath:      map[string]*resource{},
+		byKind:      map[string]*resource{},
+		byGoType:    map[reflect.Type]*resource{},
+		byPluralAny: map[string]*resource{},
+	}
+	for _, r := range resources {
+		reg.all = append(reg.all, r)
+		reg.byPath[r.group+"/"+r.version+"/"+r.plural] = r
+		reg.byKind[r.groupVersion()+"/"+r.kind] = r
+		reg.byGoType[r.goType()] = r
+		reg.byPluralAny[r.plural] = r
+	}
+	sort.SliceStable(reg.all, func(i, j int) bool { return groupOrder(reg.all[i].group) < groupOrder(reg.all[j].group) })
+	return reg
+}
+
+// groupOrder puts the groups in the order upstream's discovery lists them.
+func groupOrder(group string) int {
+	for i, g := range []string{"", "apps", "autoscaling", "batch", "coordination.k8s.io", "rbac.authorization.k8s.io"} {
+		if g == group {
+			return i
+		}
+	}
+	return 100
+}

@@ -1,0 +1,170 @@
+package apiserver
+
+import (
+	"fmt"
+	"log/slog"
+	"net/http"
+	"runtime/debug"
+
+	"github.com/go-chi/chi/v5"
+
+	"kplane/pkg/api"
+	apierrors "kplane/pkg/api/errors"
+	"kplane/pkg/auth"
+)
+
+// router wires the URL space: health and version, discovery, OpenAPI, and
+// the resource paths under /api/v1 and /apis/<group>/<version>, which all go
+// through serveResource.
+func (s *Server) router() http.Handler {
+	r := chi.NewRouter()
+	// Health and version answer without a token, as upstream lets anonymous
+	// clients probe them.
+	r.Use(recoverPanics, s.limitBody, auth.Middleware(s.tokens, auth.DefaultPublicPaths))
+
+	for _, p := range []string{"/healthz", "/livez", "/readyz"} {
+		r.Get(p, func(w http.ResponseWriter, _ *http.Request) { writeRaw(w, http.StatusOK, "text/plain", []byte("ok")) })
+	}
+	r.Get("/version", s.serveVersion)
+
+	r.Get("/api", s.serveLegacyVersions)
+	r.Get("/apis", s.serveGroups)
+	r.Get("/api/v1", s.serveResourceList)
+	r.Get("/apis/{group}", s.serveGroup)
+	r.Get("/apis/{group}/{version}", s.serveResourceList)
+	r.Get("/openapi/v3", s.serveOpenAPIIndex)
+	r.Get("/openapi/v3/*", s.serveOpenAPIDocument)
+
+	r.HandleFunc("/api/v1/*", s.serveResource)
+	r.HandleFunc("/apis/{group}/{version}/*", s.serveResource)
+
+	r.NotFound(func(w http.ResponseWriter, _ *http.Request) { writeError(w, notFoundPath()) })
+	r.MethodNotAllowed(func(w http.ResponseWriter, r *http.Request) {
+		writeError(w, &apierrors.StatusError{ErrStatus: api.Status{Code: http.StatusMethodNotAllowed,
+			Reason: apierrors.ReasonMethodNotAllowed, Message: fmt.Sprintf("the server does not allow this method on the requested resource (%s %s)", r.Method, r.URL.Path)}})
+	})
+	return r
+}
+
+// notFoundPath is upstream's answer for a path that names nothing.
+func notFoundPath() *apierrors.StatusError {
+	return &apierrors.StatusError{ErrStatus: api.Status{Code: http.StatusNotFound, Reason: apierrors.ReasonNotFound,
+		Message: "the server could not find the requested resource", Details: &api.StatusDetails{}}}
+}
+
+// recoverPanics turns a handler panic into a 500 Status; the stack goes to
+// the log, never to the client.
+func recoverPanics(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		defer func() {
+			if p := recover(); p != nil {
+				if p == http.ErrAbortHandler {
+					panic(p)
+				}
+				slog.Error("panic serving request", "method", r.Method, "path", r.URL.Path, "panic", p, "stack", string(debug.Stack()))
+				writeError(w, apierrors.NewInternalError(fmt.Errorf("%v", p)))
+			}
+		}()
+		next.ServeHTTP(w, r)
+	})
+}
+
+// limitBody caps request bodies; reading past the cap fails and the handler
+// answers 413.
+func (s *Server) limitBody(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.ContentLength > s.opts.MaxRequestBodyBytes {
+			writeError(w, apierrors.NewRequestEntityTooLarge(fmt.Sprintf("limit is %d", s.opts.MaxRequestBodyBytes)))
+			return
+		}
+		if r.Body != nil {
+			r.Body = http.MaxBytesReader(w, r.Body, s.opts.MaxRequestBodyBytes)
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// serveResource dispatches a resource request to the handler for its verb.
+func (s *Server) serveResource(w http.ResponseWriter, r *http.Request) {
+	info := s.parseRequest(r)
+	if info == nil {
+		writeError(w, notFoundPath())
+		return
+	}
+	if info.res.namespaced && info.name != "" && info.namespace == "" && info.verb != "list" && info.verb != "watch" {
+		// /api/v1/pods/x: namespaced objects are only addressed in a namespace.
+		writeError(w, notFoundPath())
+		return
+	}
+	switch info.subresource {
+	case "":
+		s.serveObjectVerb(w, r, info)
+	case "status":
+		if !info.res.hasStatus {
+			writeError(w, notFoundPath())
+			return
+		}
+		s.serveStatus(w, r, info)
+	case "scale":
+		if info.res.scale == nil {
+			writeError(w, notFoundPath())
+			return
+		}
+		s.serveScale(w, r, info)
+	case "binding":
+		if info.res.plural != "pods" || r.Method != http.MethodPost {
+			writeError(w, notFoundPath())
+			return
+		}
+		s.serveBinding(w, r, info)
+	case "finalize":
+		if info.res.plural != "namespaces" || r.Method != http.MethodPut {
+			writeError(w, notFoundPath())
+			return
+		}
+		s.serveNamespaceFinalize(w, r, info)
+	case "log", "eviction", "exec", "attach", "portforward":
+		if info.res.plural != "pods" {
+			writeError(w, notFoundPath())
+			return
+		}
+		writeError(w, apierrors.NewNotImplemented(fmt.Sprintf("pods/%s is not served yet: it arrives with the kubelet", info.subresource)))
+	default:
+		writeError(w, notFoundPath())
+	}
+}
+
+func (s *Server) serveObjectVerb(w http.ResponseWriter, r *http.Request, info *requestInfo) {
+	switch info.verb {
+	case "get":
+		s.serveGet(w, r, info)
+	case "list":
+		s.serveList(w, r, info)
+	case "watch":
+		s.serveWatch(w, r, info)
+	case "create":
+		if info.name != "" {
+			writeError(w, apierrors.NewMethodNotSupported(info.res.qualified(), "create"))
+			return
+		}
+		s.serveCreate(w, r, info)
+	case "update":
+		if info.name == "" {
+			writeError(w, apierrors.NewMethodNotSupported(info.res.qualified(), "update"))
+			return
+		}
+		s.serveUpdate(w, r, info)
+	case "patch":
+		if info.name == "" {
+			writeError(w, apierrors.NewMethodNotSupported(info.res.qualified(), "patch"))
+			return
+		}
+		s.servePatch(w, r, info)
+	case "delete":
+		s.serveDelete(w, r, info)
+	case "deletecollection":
+		s.serveDeleteCollection(w, r, info)
+	default:
+		writeError(w, apierrors.NewMethodNotSupported(info.res.qualified(), r.Method))
+	}
+}

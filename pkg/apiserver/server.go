@@ -1,0 +1,311 @@
+// Package apiserver is kplane's Kubernetes-compatible API server: it serves
+// the Kubernetes REST paths over HTTPS, authenticates bearer tokens, runs
+// admission (defaults, validation, namespace lifecycle, IP and port
+// allocation) and keeps every object in etcd through pkg/store, serving lists
+// and watches from an in-memory watch cache (pkg/store/cache).
+//
+// Reading order: server.go (start-up) → router.go (paths) → requestinfo.go
+// (what a URL means) → handlers_*.go (one verb per file) → admission.go →
+// objects.go (what is stored) → watch.go.
+package apiserver
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strconv"
+	"sync"
+	"time"
+
+	"kplane/pkg/auth"
+	"kplane/pkg/kubeconfig"
+	"kplane/pkg/pki"
+	"kplane/pkg/store"
+	"kplane/pkg/store/cache"
+)
+
+// Options configure an apiserver. DefaultOptions gives the values the
+// command-line flags start from.
+type Options struct {
+	// DataDir holds the embedded etcd data, the PKI, the token file and the
+	// admin kubeconfig.
+	DataDir string
+	// BindAddress is the address to serve HTTPS on; loopback by default.
+	BindAddress string
+	// SecurePort is the HTTPS port; 0 picks a free one.
+	SecurePort int
+	// EtcdServers, when set, use an external etcd instead of the embedded one.
+	EtcdServers []string
+	// CompactionInterval is how often old etcd revisions are compacted
+	// (upstream: 5 minutes). 0 disables compaction.
+	CompactionInterval time.Duration
+	// MaxRequestBodyBytes caps a request body (upstream: 3 MiB).
+	MaxRequestBodyBytes int64
+	// Logger receives the server's logs; nil uses slog.Default().
+	Logger *slog.Logger
+}
+
+// DefaultOptions returns the defaults: data in ./.kplane, HTTPS on
+// 127.0.0.1:6443, embedded etcd compacted every 5 minutes.
+func DefaultOptions() Options {
+	return Options{
+		DataDir:             ".kplane",
+		BindAddress:         "127.0.0.1",
+		SecurePort:          6443,
+		CompactionInterval:  5 * time.Minute,
+		MaxRequestBodyBytes: 3 << 20,
+	}
+}
+
+// Validate checks the options before anything starts.
+func (o Options) Validate() error {
+	if o.DataDir == "" {
+		return errors.New("--data-dir is required")
+	}
+	if o.SecurePort < 0 || o.SecurePort > 65535 {
+		return fmt.Errorf("--secure-port %d out of range", o.SecurePort)
+	}
+	if ip := net.ParseIP(o.BindAddress); ip == nil {
+		return fmt.Errorf("--bind-address %q is not an IP address", o.BindAddress)
+	}
+	return nil
+}
+
+// Server is a running apiserver.
+type Server struct {
+	opts    Options
+	log     *slog.Logger
+	reg     *registry
+	store   store.Interface
+	etcd    *store.EtcdStore
+	caches  map[*resource]*cache.Cache
+	tokens  *auth.TokenFile
+	pki     *pki.Bundle
+	alloc   *allocators
+	url     string
+	started time.Time
+
+	httpServer *http.Server
+	embedded   *store.Embedded
+	stopOnce   sync.Once
+	cancel     context.CancelFunc
+	done       chan struct{}
+	openapi    openAPIDocs
+	ctx        context.Context
+	runErr     error
+}
+
+// Start brings the apiserver up and returns once it is ready: etcd started,
+// caches loaded, bootstrap objects present, HTTPS listening and the admin
+// kubeconfig written. Stop (or cancelling ctx) shuts it down.
+func Start(ctx context.Context, opts Options) (*Server, error) {
+	if opts.MaxRequestBodyBytes == 0 {
+		opts.MaxRequestBodyBytes = 3 << 20
+	}
+	if opts.BindAddress == "" {
+		opts.BindAddress = "127.0.0.1"
+	}
+	if err := opts.Validate(); err != nil {
+		return nil, err
+	}
+	log := opts.Logger
+	if log == nil {
+		log = slog.Default()
+	}
+	log = log.With("component", "apiserver")
+	ctx, cancel := context.WithCancel(ctx)
+	s := &Server{opts: opts, log: log, reg: newRegistry(builtinResources()), cancel: cancel, ctx: ctx,
+		done: make(chan struct{}), started: time.Now()}
+	if err := s.start(ctx); err != nil {
+		cancel()
+		s.shutdown()
+		close(s.done)
+		return nil, err
+	}
+	go func() {
+		<-ctx.Done()
+		s.shutdown()
+		close(s.done)
+	}()
+	return s, nil
+}
+
+// Run starts the server and blocks until ctx is cancelled.
+func Run(ctx context.Context, opts Options) error {
+	s, err := Start(ctx, opts)
+	if err != nil {
+		return err
+	}
+	<-s.done
+	return s.runErr
+}
+
+func (s *Server) start(ctx context.Context) error {
+	if err := os.MkdirAll(s.opts.DataDir, 0o700); err != nil {
+		return fmt.Errorf("create data dir: %w", err)
+	}
+
+	// Storage: the embedded etcd in the data dir, or an external cluster.
+	if len(s.opts.EtcdServers) > 0 {
+		st, err := store.Connect(ctx, s.opts.EtcdServers)
+		if err != nil {
+			return fmt.Errorf("connect to etcd %v: %w", s.opts.EtcdServers, err)
+		}
+		s.etcd = st
+	} else {
+		emb, err := store.StartEmbedded(ctx, s.opts.DataDir)
+		if err != nil {
+			return fmt.Errorf("start embedded etcd: %w", err)
+		}
+		s.embedded = emb
+		s.etcd = emb.Store()
+		s.log.Info("embedded etcd ready", "url", emb.ClientURL())
+	}
+	s.store = s.etcd
+	if s.opts.CompactionInterval > 0 {
+		go store.RunCompactor(ctx, s.etcd, s.opts.CompactionInterval)
+	}
+
+	// One watch cache per resource, each fed by its own etcd watch.
+	s.caches = map[*resource]*cache.Cache{}
+	for _, res := range s.reg.all {
+		res := res
+		c := cache.New(s.store, res.keyPrefix(""), func(kv store.KV) (any, error) {
+			return s.decodeStored(res, kv)
+		}, cache.Options{})
+		s.caches[res] = c
+		go func() {
+			if err := c.Run(ctx); err != nil && ctx.Err() == nil {
+				s.log.Error("watch cache stopped", "resource", res.plural, "err", err)
+			}
+		}()
+	}
+	for res, c := range s.caches {
+		select {
+		case <-c.Ready():
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(30 * time.Second):
+			return fmt.Errorf("watch cache for %s did not load", res.plural)
+		}
+	}
+
+	// Security: CA and serving certificate, bearer tokens.
+	bundle, err := pki.Ensure(filepath.Join(s.opts.DataDir, "pki"), []string{s.opts.BindAddress})
+	if err != nil {
+		return fmt.Errorf("prepare certificates: %w", err)
+	}
+	s.pki = bundle
+	tokens, err := auth.EnsureTokens(filepath.Join(s.opts.DataDir, "pki"))
+	if err != nil {
+		return fmt.Errorf("prepare tokens: %w", err)
+	}
+	s.tokens = tokens
+
+	s.alloc, err = s.newAllocators()
+	if err != nil {
+		return err
+	}
+
+	ln, err := net.Listen("tcp", net.JoinHostPort(s.opts.BindAddress, strconv.Itoa(s.opts.SecurePort)))
+	if err != nil {
+		return fmt.Errorf("listen on %s:%d: %w", s.opts.BindAddress, s.opts.SecurePort, err)
+	}
+	port := ln.Addr().(*net.TCPAddr).Port
+	s.url = "https://" + net.JoinHostPort(s.opts.BindAddress, strconv.Itoa(port))
+
+	if err := s.bootstrap(ctx, port); err != nil {
+		ln.Close()
+		return fmt.Errorf("bootstrap: %w", err)
+	}
+
+	s.httpServer = &http.Server{
+		Handler:           s.router(),
+		TLSConfig:         bundle.ServerTLSConfig(),
+		ReadHeaderTimeout: 10 * time.Second,
+		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelDebug),
+	}
+	go func() {
+		if err := s.httpServer.ServeTLS(ln, "", ""); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			s.log.Error("https server stopped", "err", err)
+			s.runErr = err
+			s.cancel()
+		}
+	}()
+
+	if err := s.writeKubeconfig(); err != nil {
+		return err
+	}
+	s.log.Info("apiserver ready", "url", s.url, "kubeconfig", s.KubeconfigPath(),
+		"startup", time.Since(s.started).Round(time.Millisecond))
+	return nil
+}
+
+// writeKubeconfig (re)writes DIR/kubeconfig for the admin, pointing at the
+// port this run listens on.
+func (s *Server) writeKubeconfig() error {
+	token, ok := s.tokens.TokenFor(auth.AdminUserName)
+	if !ok {
+		return errors.New("no admin token")
+	}
+	cfg := kubeconfig.New(kubeconfig.AdminClusterName, s.url, s.pki.CACertPEM, kubeconfig.AdminUserName, token)
+	if err := cfg.WriteFile(s.KubeconfigPath()); err != nil {
+		return fmt.Errorf("write kubeconfig: %w", err)
+	}
+	return nil
+}
+
+// URL is the HTTPS address the server listens on.
+func (s *Server) URL() string { return s.url }
+
+// KubeconfigPath is where the admin kubeconfig is written.
+func (s *Server) KubeconfigPath() string { return filepath.Join(s.opts.DataDir, "kubeconfig") }
+
+// CACertPEM is the cluster CA certificate clients should trust.
+func (s *Server) CACertPEM() []byte { return s.pki.CACertPEM }
+
+// Tokens gives access to the bearer tokens (components fetch theirs here).
+func (s *Server) Tokens() *auth.TokenFile { return s.tokens }
+
+// Store exposes the storage, for tests and benchmarks that compare with raw etcd.
+func (s *Server) Store() store.Interface { return s.store }
+
+// EtcdClientURL is the embedded etcd's client URL ("" with external etcd).
+func (s *Server) EtcdClientURL() string {
+	if s.embedded == nil {
+		return ""
+	}
+	return s.embedded.ClientURL()
+}
+
+// Stop shuts the server down and waits until it has.
+func (s *Server) Stop() {
+	s.cancel()
+	<-s.done
+}
+
+// Done is closed once the server has stopped.
+func (s *Server) Done() <-chan struct{} { return s.done }
+
+func (s *Server) shutdown() {
+	s.stopOnce.Do(func() {
+		if s.httpServer != nil {
+			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+			_ = s.httpServer.Shutdown(ctx)
+			cancel()
+			_ = s.httpServer.Close()
+		}
+		if s.embedded != nil {
+			if err := s.embedded.Close(); err != nil {
+				s.log.Error("stop embedded etcd", "err", err)
+			}
+		} else if s.etcd != nil {
+			_ = s.etcd.Close()
+		}
+	})
+}

@@ -1,0 +1,283 @@
+package apiserver
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"reflect"
+
+	"github.com/google/uuid"
+
+	"kplane/pkg/api"
+	apierrors "kplane/pkg/api/errors"
+	"kplane/pkg/api/validation"
+	"kplane/pkg/store"
+)
+
+// The write path. Every create and update — from a POST, a PUT, a PATCH, a
+// subresource or the server's own bootstrap — goes through create or
+// guaranteedUpdate here, so the rules live in one place:
+//
+//	prepare (server-owned metadata) → admit (defaults, allocation, namespace
+//	lifecycle) → validate → encode → compare-and-swap in etcd
+
+// updateMode says which part of an object a write may change.
+type updateMode int
+
+const (
+	// updateMain writes spec and metadata; the stored status is kept.
+	updateMain updateMode = iota
+	// updateStatus writes status only (the /status subresource).
+	updateStatus
+	// updateAll writes spec and status together; only the server itself
+	// uses it (pods/binding sets nodeName and the PodScheduled condition).
+	updateAll
+)
+
+// copyOf returns a private, mutable copy of a stored object.
+func copyOf(res *resource, so *storedObject) (api.Object, error) {
+	obj := res.newObject()
+	if err := json.Unmarshal(so.raw, obj); err != nil {
+		return nil, fmt.Errorf("copy %s: %w", res.kind, err)
+	}
+	return obj, nil
+}
+
+// nameAlphabet is what Kubernetes draws generated name suffixes from: no
+// vowels (no accidental words) and no look-alike characters.
+const nameAlphabet = "bcdfghjklmnpqrstvwxz2456789"
+
+// randomSuffix returns n characters from nameAlphabet.
+func randomSuffix(n int) string {
+	b := make([]byte, n)
+	_, _ = rand.Read(b)
+	for i := range b {
+		b[i] = nameAlphabet[int(b[i])%len(nameAlphabet)]
+	}
+	return string(b)
+}
+
+// prepareForCreate sets the metadata the server owns on a new object.
+func prepareForCreate(res *resource, obj api.Object) {
+	meta := obj.GetObjectMeta()
+	if meta.Name == "" && meta.GenerateName != "" {
+		meta.Name = meta.GenerateName + randomSuffix(5)
+	}
+	meta.UID = uuid.NewString()
+	meta.CreationTimestamp = api.Now()
+	meta.ResourceVersion = ""
+	meta.DeletionTimestamp = nil
+	meta.DeletionGracePeriodSeconds = nil
+	meta.Generation = 0
+	if res.tracksGeneration {
+		meta.Generation = 1
+	}
+	if res.clearStatusOnCreate {
+		status := fieldOf(obj, "Status")
+		status.Set(reflect.Zero(status.Type()))
+	}
+}
+
+// fieldOf returns a top-level field (Spec, Status) of an object by Go name.
+func fieldOf(obj api.Object, name string) reflect.Value {
+	return reflect.ValueOf(obj).Elem().FieldByName(name)
+}
+
+// create admits, validates and stores a new object.
+func (s *Server) create(ctx context.Context, res *resource, obj api.Object, dryRun bool) (*storedObject, error) {
+	prepareForCreate(res, obj)
+	meta := obj.GetObjectMeta()
+	if meta.Name == "" {
+		return nil, apierrors.NewInvalid(res.kind, res.group, "", apierrors.FieldErrorList{
+			apierrors.Required("metadata.name", "name or generateName is required")})
+	}
+	release, err := s.admit(ctx, res, obj, nil, dryRun)
+	if err != nil {
+		return nil, err
+	}
+	if errs := validation.ValidateCreate(obj); len(errs) > 0 {
+		release()
+		return nil, apierrors.NewInvalid(res.kind, res.group, meta.Name, errs)
+	}
+	value, err := s.encodeChecked(res, obj)
+	if err != nil {
+		release()
+		return nil, err
+	}
+	if dryRun {
+		release()
+		return newStoredObject(res, obj, 0)
+	}
+	kv, err := s.store.Create(ctx, res.key(meta.Namespace, meta.Name), value)
+	if err != nil {
+		release()
+		return nil, storeError(err, res, meta.Name)
+	}
+	return newStoredObject(res, obj, kv.ModRevision)
+}
+
+// encodeChecked encodes for storage and refuses what etcd would refuse.
+func (s *Server) encodeChecked(res *resource, obj api.Object) ([]byte, error) {
+	value, err := encodeForStorage(res, obj)
+	if err != nil {
+		return nil, err
+	}
+	if len(value) > store.MaxRequestBytes-64<<10 {
+		return nil, apierrors.NewRequestEntityTooLarge(fmt.Sprintf("the object is %d bytes; the store takes at most about %d", len(value), store.MaxRequestBytes))
+	}
+	return value, nil
+}
+
+// errRetry asks guaranteedUpdate to read the object again and retry.
+var errRetry = errors.New("retry")
+
+// maxUpdateRetries bounds the optimistic-concurrency loop.
+const maxUpdateRetries = 8
+
+// updateFunc computes the new object from the current one. It returns a
+// StatusError to stop, or a Conflict when the caller pinned a stale
+// resourceVersion.
+type updateFunc func(current *storedObject) (api.Object, error)
+
+// guaranteedUpdate reads the object, lets tryUpdate compute the new state,
+// and writes it with compare-and-swap on the revision it read. When another
+// writer got there first and the caller did not pin a resourceVersion, it
+// reads again and retries — the loop upstream calls GuaranteedUpdate.
+func (s *Server) guaranteedUpdate(ctx context.Context, res *resource, namespace, name string, mode updateMode,
+	dryRun bool, tryUpdate updateFunc) (*storedObject, error) {
+	key := res.key(namespace, name)
+	for attempt := 0; ; attempt++ {
+		kv, err := s.store.Get(ctx, key)
+		if err != nil {
+			return nil, storeError(err, res, name)
+		}
+		current, err := s.decodeStored(res, kv)
+		if err != nil {
+			return nil, err
+		}
+		updated, err := tryUpdate(current)
+		if err != nil {
+			return nil, err
+		}
+		result, err := s.finishUpdate(ctx, res, current, kv, updated, mode, dryRun)
+		if errors.Is(err, errRetry) && attempt < maxUpdateRetries {
+			continue
+		}
+		if errors.Is(err, errRetry) {
+			return nil, apierrors.NewConflict(res.qualified(), name, "the object has been modified; please apply your changes to the latest version and try again")
+		}
+		return result, err
+	}
+}
+
+// finishUpdate applies the update rules to obj (the client's new state) given
+// the current stored object, and writes it.
+func (s *Server) finishUpdate(ctx context.Context, res *resource, current *storedObject, kv store.KV, obj api.Object,
+	mode updateMode, dryRun bool) (*storedObject, error) {
+	old := current.obj
+	oldMeta, meta := old.GetObjectMeta(), obj.GetObjectMeta()
+
+	// A pinned resourceVersion must still be current.
+	if meta.ResourceVersion != "" && meta.ResourceVersion != oldMeta.ResourceVersion {
+		return nil, apierrors.NewConflict(res.qualified(), oldMeta.Name, "the object has been modified; please apply your changes to the latest version and try again")
+	}
+
+	switch mode {
+	case updateStatus:
+		// Only status changes: start from the stored object, take the new status.
+		next, err := copyOf(res, current)
+		if err != nil {
+			return nil, err
+		}
+		fieldOf(next, "Status").Set(fieldOf(obj, "Status"))
+		obj, meta = next, next.GetObjectMeta()
+	case updateMain:
+		if res.hasStatus {
+			fieldOf(obj, "Status").Set(fieldOf(old, "Status"))
+		}
+	}
+
+	// Metadata the server owns cannot be changed by an update.
+	meta.Name, meta.Namespace, meta.UID = oldMeta.Name, oldMeta.Namespace, oldMeta.UID
+	meta.CreationTimestamp = oldMeta.CreationTimestamp
+	meta.DeletionTimestamp, meta.DeletionGracePeriodSeconds = oldMeta.DeletionTimestamp, oldMeta.DeletionGracePeriodSeconds
+	meta.Generation = oldMeta.Generation
+	meta.ResourceVersion = oldMeta.ResourceVersion
+
+	release, err := s.admit(ctx, res, obj, old, dryRun)
+	if err != nil {
+		return nil, err
+	}
+	if res.tracksGeneration && specChanged(old, obj) {
+		meta.Generation = oldMeta.Generation + 1
+	}
+	// updateAll is the server's own write (pods/binding); it is not a user
+	// update, so the rules for user updates (nodeName is immutable) do not apply.
+	if errs := validation.ValidateUpdate(obj, old); len(errs) > 0 && mode != updateAll {
+		release()
+		return nil, apierrors.NewInvalid(res.kind, res.group, meta.Name, errs)
+	}
+
+	// An object marked for deletion goes away once its last finalizer is removed.
+	if meta.DeletionTimestamp != nil && len(meta.Finalizers) == 0 && !hasNamespaceFinalizers(obj) {
+		if dryRun {
+			return newStoredObject(res, obj, kv.ModRevision)
+		}
+		deleted, err := s.store.Delete(ctx, kv.Key, kv.ModRevision)
+		if errors.Is(err, store.ErrConflict) {
+			return nil, errRetry
+		}
+		if err != nil {
+			return nil, storeError(err, res, meta.Name)
+		}
+		s.afterDelete(res, obj)
+		return newStoredObject(res, obj, deleted.ModRevision)
+	}
+
+	value, err := s.encodeChecked(res, obj)
+	if err != nil {
+		release()
+		return nil, err
+	}
+	if bytes.Equal(value, kv.Value) {
+		// Nothing changed: no write, and the resourceVersion stays the same.
+		return current, nil
+	}
+	if dryRun {
+		return newStoredObject(res, obj, kv.ModRevision)
+	}
+	written, err := s.store.Update(ctx, kv.Key, value, kv.ModRevision)
+	if errors.Is(err, store.ErrConflict) {
+		release()
+		return nil, errRetry
+	}
+	if err != nil {
+		release()
+		return nil, storeError(err, res, meta.Name)
+	}
+	if svc, ok := obj.(*api.Service); ok {
+		s.alloc.releaseService(old.(*api.Service), svc)
+	}
+	return newStoredObject(res, obj, written.ModRevision)
+}
+
+// specChanged compares the Spec of two objects by their JSON encoding.
+func specChanged(old, obj api.Object) bool {
+	a, b := fieldOf(old, "Spec"), fieldOf(obj, "Spec")
+	if !a.IsValid() || !b.IsValid() {
+		return false
+	}
+	oldJSON, _ := json.Marshal(a.Interface())
+	newJSON, _ := json.Marshal(b.Interface())
+	return !bytes.Equal(oldJSON, newJSON)
+}
+
+// hasNamespaceFinalizers reports spec.finalizers of a Namespace, which hold
+// its deletion until the namespace controller has emptied it.
+func hasNamespaceFinalizers(obj api.Object) bool {
+	ns, ok := obj.(*api.Namespace)
+	return ok && len(ns.Spec.Finalizers) > 0
+}

@@ -1,0 +1,86 @@
+// Package auth answers "who is making this request?" for the apiserver:
+// bearer-token authentication against a static token file, the way
+// kube-apiserver's --token-auth-file works.
+//
+// Every component has its own identity (the controller-manager, the
+// scheduler, kube-proxy, each node as system:node:<name>) and the user gets
+// an admin identity in the system:masters group. The tokens live in
+// DATA_DIR/tokens.csv, a file in upstream's format that a real kube-apiserver
+// would also accept. Authentication only names the caller; deciding what
+// that caller may do is authorization, a later step in the handler chain.
+package auth
+
+import "slices"
+
+// Names of the built-in identities, spelled as upstream's default RBAC
+// bindings expect them (system:kube-scheduler is what the
+// system:kube-scheduler ClusterRoleBinding names, and so on).
+const (
+	// AdminUserName is the cluster administrator kubeadm writes into
+	// admin.conf; its power comes from the system:masters group.
+	AdminUserName             = "kubernetes-admin"
+	ControllerManagerUserName = "system:kube-controller-manager"
+	SchedulerUserName         = "system:kube-scheduler"
+	KubeProxyUserName         = "system:kube-proxy"
+	// NodeUserNamePrefix starts every kubelet's user name:
+	// system:node:<nodeName>. The Node authorizer and NodeRestriction
+	// admission read the node name back out of it.
+	NodeUserNamePrefix = "system:node:"
+	// AnonymousUserName is who a request without credentials is, where
+	// anonymous requests are allowed at all.
+	AnonymousUserName = "system:anonymous"
+)
+
+// Well-known groups.
+const (
+	// MastersGroup is the superuser group: upstream's authorizer allows its
+	// members everything, before RBAC is even consulted.
+	MastersGroup = "system:masters"
+	// NodesGroup holds every kubelet identity.
+	NodesGroup = "system:nodes"
+	// AuthenticatedGroup is added to every user that presented valid
+	// credentials, as upstream's authenticator chain does.
+	AuthenticatedGroup = "system:authenticated"
+	// UnauthenticatedGroup is the group of the anonymous user.
+	UnauthenticatedGroup = "system:unauthenticated"
+)
+
+// User is an authenticated identity: a name and the groups it belongs to.
+// It corresponds to upstream's user.Info without UID and extra fields.
+type User struct {
+	Name   string
+	Groups []string
+}
+
+// InGroup reports whether u is a member of group.
+func (u User) InGroup(group string) bool { return slices.Contains(u.Groups, group) }
+
+// AdminUser is the cluster administrator: kubernetes-admin in system:masters.
+func AdminUser() User { return User{Name: AdminUserName, Groups: []string{MastersGroup}} }
+
+// ControllerManagerUser is the identity of kube-controller-manager.
+func ControllerManagerUser() User { return User{Name: ControllerManagerUserName} }
+
+// SchedulerUser is the identity of kube-scheduler.
+func SchedulerUser() User { return User{Name: SchedulerUserName} }
+
+// KubeProxyUser is the identity of kube-proxy.
+func KubeProxyUser() User { return User{Name: KubeProxyUserName} }
+
+// NodeUser is the identity of the kubelet on the named node:
+// system:node:<nodeName> in group system:nodes.
+func NodeUser(nodeName string) User {
+	return User{Name: NodeUserNamePrefix + nodeName, Groups: []string{NodesGroup}}
+}
+
+// AnonymousUser is who a request without credentials is treated as on the
+// paths that allow it.
+func AnonymousUser() User {
+	return User{Name: AnonymousUserName, Groups: []string{UnauthenticatedGroup}}
+}
+
+// BuiltinUsers are the identities EnsureTokens gives a token at first start.
+// Nodes are not among them: they join later, through EnsureUser.
+func BuiltinUsers() []User {
+	return []User{AdminUser(), ControllerManagerUser(), SchedulerUser(), KubeProxyUser()}
+}
