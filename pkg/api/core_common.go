@@ -26,54 +26,54 @@ const (
 // ObjectReference points at any object, optionally at a field within it.
 // Events use it for involvedObject, bindings for their target.
 type ObjectReference struct {
-	Kind            string `json:"kind,omitempty"`
-	Namespace       string `json:"namespace,omitempty"`
-	Name            string `json:"name,omitempty"`
-	UID             string `json:"uid,omitempty"`
-	APIVersion      string `json:"apiVersion,omitempty"`
-	ResourceVersion string `json:"resourceVersion,omitempty"`
-	FieldPath       string `json:"fieldPath,omitempty"`
+	Kind            string `json:"kind,omitempty" protobuf:"bytes,1,opt,name=kind"`
+	Namespace       string `json:"namespace,omitempty" protobuf:"bytes,2,opt,name=namespace"`
+	Name            string `json:"name,omitempty" protobuf:"bytes,3,opt,name=name"`
+	UID             string `json:"uid,omitempty" protobuf:"bytes,4,opt,name=uid,casttype=k8s.io/apimachinery/pkg/types.UID"`
+	APIVersion      string `json:"apiVersion,omitempty" protobuf:"bytes,5,opt,name=apiVersion"`
+	ResourceVersion string `json:"resourceVersion,omitempty" protobuf:"bytes,6,opt,name=resourceVersion"`
+	FieldPath       string `json:"fieldPath,omitempty" protobuf:"bytes,7,opt,name=fieldPath"`
 }
 
 // LocalObjectReference names an object in the same namespace.
 type LocalObjectReference struct {
-	Name string `json:"name,omitempty"`
+	Name string `json:"name,omitempty" protobuf:"bytes,1,opt,name=name"`
 }
 
 // TypedLocalObjectReference names an object of a given kind in the same namespace.
 type TypedLocalObjectReference struct {
-	APIGroup *string `json:"apiGroup"`
-	Kind     string  `json:"kind"`
-	Name     string  `json:"name"`
+	APIGroup *string `json:"apiGroup" protobuf:"bytes,1,opt,name=apiGroup"`
+	Kind     string  `json:"kind" protobuf:"bytes,2,opt,name=kind"`
+	Name     string  `json:"name" protobuf:"bytes,3,opt,name=name"`
 }
 
 // TypedObjectReference names an object of a given kind, possibly in another namespace.
 type TypedObjectReference struct {
-	APIGroup  *string `json:"apiGroup"`
-	Kind      string  `json:"kind"`
-	Name      string  `json:"name"`
-	Namespace *string `json:"namespace,omitempty"`
+	APIGroup  *string `json:"apiGroup" protobuf:"bytes,1,opt,name=apiGroup"`
+	Kind      string  `json:"kind" protobuf:"bytes,2,opt,name=kind"`
+	Name      string  `json:"name" protobuf:"bytes,3,opt,name=name"`
+	Namespace *string `json:"namespace,omitempty" protobuf:"bytes,4,opt,name=namespace"`
 }
 
 // SecretReference names a Secret in any namespace.
 type SecretReference struct {
-	Name      string `json:"name,omitempty"`
-	Namespace string `json:"namespace,omitempty"`
+	Name      string `json:"name,omitempty" protobuf:"bytes,1,opt,name=name"`
+	Namespace string `json:"namespace,omitempty" protobuf:"bytes,2,opt,name=namespace"`
 }
 
 // ObjectFieldSelector selects a field of the pod, e.g. metadata.name, for
 // the downward API.
 type ObjectFieldSelector struct {
-	APIVersion string `json:"apiVersion,omitempty"`
-	FieldPath  string `json:"fieldPath"`
+	APIVersion string `json:"apiVersion,omitempty" protobuf:"bytes,1,opt,name=apiVersion"`
+	FieldPath  string `json:"fieldPath" protobuf:"bytes,2,opt,name=fieldPath"`
 }
 
 // ResourceFieldSelector selects a container's resource request or limit,
 // e.g. limits.cpu, for the downward API.
 type ResourceFieldSelector struct {
-	ContainerName string   `json:"containerName,omitempty"`
-	Resource      string   `json:"resource"`
-	Divisor       Quantity `json:"divisor,omitempty"`
+	ContainerName string   `json:"containerName,omitempty" protobuf:"bytes,1,opt,name=containerName"`
+	Resource      string   `json:"resource" protobuf:"bytes,2,opt,name=resource"`
+	Divisor       Quantity `json:"divisor,omitempty" protobuf:"bytes,3,opt,name=divisor"`
 }
 
 // Well-known labels and annotations set by the control plane.

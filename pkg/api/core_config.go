@@ -7,10 +7,10 @@ package api
 // variables or mounted files.
 type ConfigMap struct {
 	TypeMeta   `json:",inline"`
-	ObjectMeta `json:"metadata,omitempty"`
-	Immutable  *bool             `json:"immutable,omitempty"`
-	Data       map[string]string `json:"data,omitempty"`
-	BinaryData map[string][]byte `json:"binaryData,omitempty"`
+	ObjectMeta `json:"metadata,omitempty" protobuf:"bytes,1,opt,name=metadata"`
+	Immutable  *bool             `json:"immutable,omitempty" protobuf:"varint,4,opt,name=immutable"`
+	Data       map[string]string `json:"data,omitempty" protobuf:"bytes,2,rep,name=data" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
+	BinaryData map[string][]byte `json:"binaryData,omitempty" protobuf:"bytes,3,rep,name=binaryData" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
 }
 
 // SecretType says what a Secret holds and which keys it must have.
@@ -32,18 +32,18 @@ const (
 // ([]byte does that); StringData is a write-only convenience merged into Data.
 type Secret struct {
 	TypeMeta   `json:",inline"`
-	ObjectMeta `json:"metadata,omitempty"`
-	Immutable  *bool             `json:"immutable,omitempty"`
-	Data       map[string][]byte `json:"data,omitempty"`
-	StringData map[string]string `json:"stringData,omitempty"`
-	Type       SecretType        `json:"type,omitempty"`
+	ObjectMeta `json:"metadata,omitempty" protobuf:"bytes,1,opt,name=metadata"`
+	Immutable  *bool             `json:"immutable,omitempty" protobuf:"varint,5,opt,name=immutable"`
+	Data       map[string][]byte `json:"data,omitempty" protobuf:"bytes,2,rep,name=data" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
+	StringData map[string]string `json:"stringData,omitempty" protobuf:"bytes,4,rep,name=stringData" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
+	Type       SecretType        `json:"type,omitempty" protobuf:"bytes,3,opt,name=type,casttype=SecretType"`
 }
 
 // ServiceAccount is an identity for processes running in pods.
 type ServiceAccount struct {
 	TypeMeta                     `json:",inline"`
-	ObjectMeta                   `json:"metadata,omitempty"`
-	Secrets                      []ObjectReference      `json:"secrets,omitempty" patchStrategy:"merge" patchMergeKey:"name"`
-	ImagePullSecrets             []LocalObjectReference `json:"imagePullSecrets,omitempty"`
-	AutomountServiceAccountToken *bool                  `json:"automountServiceAccountToken,omitempty"`
+	ObjectMeta                   `json:"metadata,omitempty" protobuf:"bytes,1,opt,name=metadata"`
+	Secrets                      []ObjectReference      `json:"secrets,omitempty" patchStrategy:"merge" patchMergeKey:"name" protobuf:"bytes,2,rep,name=secrets"`
+	ImagePullSecrets             []LocalObjectReference `json:"imagePullSecrets,omitempty" protobuf:"bytes,3,rep,name=imagePullSecrets"`
+	AutomountServiceAccountToken *bool                  `json:"automountServiceAccountToken,omitempty" protobuf:"varint,4,opt,name=automountServiceAccountToken"`
 }

@@ -8,22 +8,22 @@ package api
 // event are folded into one Event by bumping count and lastTimestamp.
 type Event struct {
 	TypeMeta       `json:",inline"`
-	ObjectMeta     `json:"metadata,omitempty"`
-	InvolvedObject ObjectReference  `json:"involvedObject"`
-	Reason         string           `json:"reason,omitempty"`
-	Message        string           `json:"message,omitempty"`
-	Source         EventSource      `json:"source,omitempty"`
-	FirstTimestamp Time             `json:"firstTimestamp,omitempty"`
-	LastTimestamp  Time             `json:"lastTimestamp,omitempty"`
-	Count          int32            `json:"count,omitempty"`
-	Type           string           `json:"type,omitempty"`
-	EventTime      MicroTime        `json:"eventTime,omitempty"`
-	Series         *EventSeries     `json:"series,omitempty"`
-	Action         string           `json:"action,omitempty"`
-	Related        *ObjectReference `json:"related,omitempty"`
+	ObjectMeta     `json:"metadata,omitempty" protobuf:"bytes,1,opt,name=metadata"`
+	InvolvedObject ObjectReference  `json:"involvedObject" protobuf:"bytes,2,opt,name=involvedObject"`
+	Reason         string           `json:"reason,omitempty" protobuf:"bytes,3,opt,name=reason"`
+	Message        string           `json:"message,omitempty" protobuf:"bytes,4,opt,name=message"`
+	Source         EventSource      `json:"source,omitempty" protobuf:"bytes,5,opt,name=source"`
+	FirstTimestamp Time             `json:"firstTimestamp,omitempty" protobuf:"bytes,6,opt,name=firstTimestamp"`
+	LastTimestamp  Time             `json:"lastTimestamp,omitempty" protobuf:"bytes,7,opt,name=lastTimestamp"`
+	Count          int32            `json:"count,omitempty" protobuf:"varint,8,opt,name=count"`
+	Type           string           `json:"type,omitempty" protobuf:"bytes,9,opt,name=type"`
+	EventTime      MicroTime        `json:"eventTime,omitempty" protobuf:"bytes,10,opt,name=eventTime"`
+	Series         *EventSeries     `json:"series,omitempty" protobuf:"bytes,11,opt,name=series"`
+	Action         string           `json:"action,omitempty" protobuf:"bytes,12,opt,name=action"`
+	Related        *ObjectReference `json:"related,omitempty" protobuf:"bytes,13,opt,name=related"`
 	// ReportingController has no omitempty upstream, so "" is printed.
-	ReportingController string `json:"reportingComponent"`
-	ReportingInstance   string `json:"reportingInstance"`
+	ReportingController string `json:"reportingComponent" protobuf:"bytes,14,opt,name=reportingComponent"`
+	ReportingInstance   string `json:"reportingInstance" protobuf:"bytes,15,opt,name=reportingInstance"`
 }
 
 // The event types.
@@ -34,12 +34,12 @@ const (
 
 // EventSource names the component (and host) that reported an event.
 type EventSource struct {
-	Component string `json:"component,omitempty"`
-	Host      string `json:"host,omitempty"`
+	Component string `json:"component,omitempty" protobuf:"bytes,1,opt,name=component"`
+	Host      string `json:"host,omitempty" protobuf:"bytes,2,opt,name=host"`
 }
 
 // EventSeries counts repeats of an event in the newer events API shape.
 type EventSeries struct {
-	Count            int32     `json:"count,omitempty"`
-	LastObservedTime MicroTime `json:"lastObservedTime,omitempty"`
+	Count            int32     `json:"count,omitempty" protobuf:"varint,1,name=count"`
+	LastObservedTime MicroTime `json:"lastObservedTime,omitempty" protobuf:"bytes,2,name=lastObservedTime"`
 }

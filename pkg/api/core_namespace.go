@@ -7,9 +7,9 @@ package api
 // removes the "kubernetes" finalizer so the namespace itself goes away.
 type Namespace struct {
 	TypeMeta   `json:",inline"`
-	ObjectMeta `json:"metadata,omitempty"`
-	Spec       NamespaceSpec   `json:"spec,omitempty"`
-	Status     NamespaceStatus `json:"status,omitempty"`
+	ObjectMeta `json:"metadata,omitempty" protobuf:"bytes,1,opt,name=metadata"`
+	Spec       NamespaceSpec   `json:"spec,omitempty" protobuf:"bytes,2,opt,name=spec"`
+	Status     NamespaceStatus `json:"status,omitempty" protobuf:"bytes,3,opt,name=status"`
 }
 
 // FinalizerKubernetes is the spec finalizer the namespace controller removes
@@ -27,7 +27,7 @@ const (
 
 // NamespaceSpec holds a namespace's finalizers.
 type NamespaceSpec struct {
-	Finalizers []string `json:"finalizers,omitempty"`
+	Finalizers []string `json:"finalizers,omitempty" protobuf:"bytes,1,rep,name=finalizers,casttype=FinalizerName"`
 }
 
 // NamespacePhase is Active or Terminating.
@@ -53,15 +53,15 @@ const (
 
 // NamespaceStatus is a namespace's phase and deletion progress.
 type NamespaceStatus struct {
-	Phase      NamespacePhase       `json:"phase,omitempty"`
-	Conditions []NamespaceCondition `json:"conditions,omitempty" patchStrategy:"merge" patchMergeKey:"type"`
+	Phase      NamespacePhase       `json:"phase,omitempty" protobuf:"bytes,1,opt,name=phase,casttype=NamespacePhase"`
+	Conditions []NamespaceCondition `json:"conditions,omitempty" patchStrategy:"merge" patchMergeKey:"type" protobuf:"bytes,2,rep,name=conditions"`
 }
 
 // NamespaceCondition is one condition of a namespace.
 type NamespaceCondition struct {
-	Type               NamespaceConditionType `json:"type"`
-	Status             ConditionStatus        `json:"status"`
-	LastTransitionTime Time                   `json:"lastTransitionTime,omitempty"`
-	Reason             string                 `json:"reason,omitempty"`
-	Message            string                 `json:"message,omitempty"`
+	Type               NamespaceConditionType `json:"type" protobuf:"bytes,1,opt,name=type,casttype=NamespaceConditionType"`
+	Status             ConditionStatus        `json:"status" protobuf:"bytes,2,opt,name=status,casttype=ConditionStatus"`
+	LastTransitionTime Time                   `json:"lastTransitionTime,omitempty" protobuf:"bytes,4,opt,name=lastTransitionTime"`
+	Reason             string                 `json:"reason,omitempty" protobuf:"bytes,5,opt,name=reason"`
+	Message            string                 `json:"message,omitempty" protobuf:"bytes,6,opt,name=message"`
 }

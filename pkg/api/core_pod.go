@@ -9,53 +9,53 @@ package api
 // a node; that node's kubelet runs it and reports its status.
 type Pod struct {
 	TypeMeta   `json:",inline"`
-	ObjectMeta `json:"metadata,omitempty"`
-	Spec       PodSpec   `json:"spec,omitempty"`
-	Status     PodStatus `json:"status,omitempty"`
+	ObjectMeta `json:"metadata,omitempty" protobuf:"bytes,1,opt,name=metadata"`
+	Spec       PodSpec   `json:"spec,omitempty" protobuf:"bytes,2,opt,name=spec"`
+	Status     PodStatus `json:"status,omitempty" protobuf:"bytes,3,opt,name=status"`
 }
 
 // PodSpec is the desired state of a pod.
 type PodSpec struct {
-	Volumes                       []Volume                   `json:"volumes,omitempty" patchStrategy:"merge,retainKeys" patchMergeKey:"name"`
-	InitContainers                []Container                `json:"initContainers,omitempty" patchStrategy:"merge" patchMergeKey:"name"`
-	Containers                    []Container                `json:"containers" patchStrategy:"merge" patchMergeKey:"name"`
-	EphemeralContainers           []EphemeralContainer       `json:"ephemeralContainers,omitempty" patchStrategy:"merge" patchMergeKey:"name"`
-	RestartPolicy                 RestartPolicy              `json:"restartPolicy,omitempty"`
-	TerminationGracePeriodSeconds *int64                     `json:"terminationGracePeriodSeconds,omitempty"`
-	ActiveDeadlineSeconds         *int64                     `json:"activeDeadlineSeconds,omitempty"`
-	DNSPolicy                     DNSPolicy                  `json:"dnsPolicy,omitempty"`
-	NodeSelector                  map[string]string          `json:"nodeSelector,omitempty"`
-	ServiceAccountName            string                     `json:"serviceAccountName,omitempty"`
-	DeprecatedServiceAccount      string                     `json:"serviceAccount,omitempty"`
-	AutomountServiceAccountToken  *bool                      `json:"automountServiceAccountToken,omitempty"`
-	NodeName                      string                     `json:"nodeName,omitempty"`
-	HostNetwork                   bool                       `json:"hostNetwork,omitempty"`
-	HostPID                       bool                       `json:"hostPID,omitempty"`
-	HostIPC                       bool                       `json:"hostIPC,omitempty"`
-	ShareProcessNamespace         *bool                      `json:"shareProcessNamespace,omitempty"`
-	SecurityContext               *PodSecurityContext        `json:"securityContext,omitempty"`
-	ImagePullSecrets              []LocalObjectReference     `json:"imagePullSecrets,omitempty" patchStrategy:"merge" patchMergeKey:"name"`
-	Hostname                      string                     `json:"hostname,omitempty"`
-	Subdomain                     string                     `json:"subdomain,omitempty"`
-	Affinity                      *Affinity                  `json:"affinity,omitempty"`
-	SchedulerName                 string                     `json:"schedulerName,omitempty"`
-	Tolerations                   []Toleration               `json:"tolerations,omitempty"`
-	HostAliases                   []HostAlias                `json:"hostAliases,omitempty" patchStrategy:"merge" patchMergeKey:"ip"`
-	PriorityClassName             string                     `json:"priorityClassName,omitempty"`
-	Priority                      *int32                     `json:"priority,omitempty"`
-	DNSConfig                     *PodDNSConfig              `json:"dnsConfig,omitempty"`
-	ReadinessGates                []PodReadinessGate         `json:"readinessGates,omitempty"`
-	RuntimeClassName              *string                    `json:"runtimeClassName,omitempty"`
-	EnableServiceLinks            *bool                      `json:"enableServiceLinks,omitempty"`
-	PreemptionPolicy              *PreemptionPolicy          `json:"preemptionPolicy,omitempty"`
-	Overhead                      ResourceList               `json:"overhead,omitempty"`
-	TopologySpreadConstraints     []TopologySpreadConstraint `json:"topologySpreadConstraints,omitempty" patchStrategy:"merge" patchMergeKey:"topologyKey"`
-	SetHostnameAsFQDN             *bool                      `json:"setHostnameAsFQDN,omitempty"`
-	OS                            *PodOS                     `json:"os,omitempty"`
-	HostUsers                     *bool                      `json:"hostUsers,omitempty"`
-	SchedulingGates               []PodSchedulingGate        `json:"schedulingGates,omitempty" patchStrategy:"merge" patchMergeKey:"name"`
-	ResourceClaims                []PodResourceClaim         `json:"resourceClaims,omitempty" patchStrategy:"merge,retainKeys" patchMergeKey:"name"`
-	Resources                     *ResourceRequirements      `json:"resources,omitempty"`
+	Volumes                       []Volume                   `json:"volumes,omitempty" patchStrategy:"merge,retainKeys" patchMergeKey:"name" protobuf:"bytes,1,rep,name=volumes"`
+	InitContainers                []Container                `json:"initContainers,omitempty" patchStrategy:"merge" patchMergeKey:"name" protobuf:"bytes,20,rep,name=initContainers"`
+	Containers                    []Container                `json:"containers" patchStrategy:"merge" patchMergeKey:"name" protobuf:"bytes,2,rep,name=containers"`
+	EphemeralContainers           []EphemeralContainer       `json:"ephemeralContainers,omitempty" patchStrategy:"merge" patchMergeKey:"name" protobuf:"bytes,34,rep,name=ephemeralContainers"`
+	RestartPolicy                 RestartPolicy              `json:"restartPolicy,omitempty" protobuf:"bytes,3,opt,name=restartPolicy,casttype=RestartPolicy"`
+	TerminationGracePeriodSeconds *int64                     `json:"terminationGracePeriodSeconds,omitempty" protobuf:"varint,4,opt,name=terminationGracePeriodSeconds"`
+	ActiveDeadlineSeconds         *int64                     `json:"activeDeadlineSeconds,omitempty" protobuf:"varint,5,opt,name=activeDeadlineSeconds"`
+	DNSPolicy                     DNSPolicy                  `json:"dnsPolicy,omitempty" protobuf:"bytes,6,opt,name=dnsPolicy,casttype=DNSPolicy"`
+	NodeSelector                  map[string]string          `json:"nodeSelector,omitempty" protobuf:"bytes,7,rep,name=nodeSelector" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
+	ServiceAccountName            string                     `json:"serviceAccountName,omitempty" protobuf:"bytes,8,opt,name=serviceAccountName"`
+	DeprecatedServiceAccount      string                     `json:"serviceAccount,omitempty" protobuf:"bytes,9,opt,name=serviceAccount"`
+	AutomountServiceAccountToken  *bool                      `json:"automountServiceAccountToken,omitempty" protobuf:"varint,21,opt,name=automountServiceAccountToken"`
+	NodeName                      string                     `json:"nodeName,omitempty" protobuf:"bytes,10,opt,name=nodeName"`
+	HostNetwork                   bool                       `json:"hostNetwork,omitempty" protobuf:"varint,11,opt,name=hostNetwork"`
+	HostPID                       bool                       `json:"hostPID,omitempty" protobuf:"varint,12,opt,name=hostPID"`
+	HostIPC                       bool                       `json:"hostIPC,omitempty" protobuf:"varint,13,opt,name=hostIPC"`
+	ShareProcessNamespace         *bool                      `json:"shareProcessNamespace,omitempty" protobuf:"varint,27,opt,name=shareProcessNamespace"`
+	SecurityContext               *PodSecurityContext        `json:"securityContext,omitempty" protobuf:"bytes,14,opt,name=securityContext"`
+	ImagePullSecrets              []LocalObjectReference     `json:"imagePullSecrets,omitempty" patchStrategy:"merge" patchMergeKey:"name" protobuf:"bytes,15,rep,name=imagePullSecrets"`
+	Hostname                      string                     `json:"hostname,omitempty" protobuf:"bytes,16,opt,name=hostname"`
+	Subdomain                     string                     `json:"subdomain,omitempty" protobuf:"bytes,17,opt,name=subdomain"`
+	Affinity                      *Affinity                  `json:"affinity,omitempty" protobuf:"bytes,18,opt,name=affinity"`
+	SchedulerName                 string                     `json:"schedulerName,omitempty" protobuf:"bytes,19,opt,name=schedulerName"`
+	Tolerations                   []Toleration               `json:"tolerations,omitempty" protobuf:"bytes,22,opt,name=tolerations"`
+	HostAliases                   []HostAlias                `json:"hostAliases,omitempty" patchStrategy:"merge" patchMergeKey:"ip" protobuf:"bytes,23,rep,name=hostAliases"`
+	PriorityClassName             string                     `json:"priorityClassName,omitempty" protobuf:"bytes,24,opt,name=priorityClassName"`
+	Priority                      *int32                     `json:"priority,omitempty" protobuf:"varint,25,opt,name=priority"`
+	DNSConfig                     *PodDNSConfig              `json:"dnsConfig,omitempty" protobuf:"bytes,26,opt,name=dnsConfig"`
+	ReadinessGates                []PodReadinessGate         `json:"readinessGates,omitempty" protobuf:"bytes,28,opt,name=readinessGates"`
+	RuntimeClassName              *string                    `json:"runtimeClassName,omitempty" protobuf:"bytes,29,opt,name=runtimeClassName"`
+	EnableServiceLinks            *bool                      `json:"enableServiceLinks,omitempty" protobuf:"varint,30,opt,name=enableServiceLinks"`
+	PreemptionPolicy              *PreemptionPolicy          `json:"preemptionPolicy,omitempty" protobuf:"bytes,31,opt,name=preemptionPolicy"`
+	Overhead                      ResourceList               `json:"overhead,omitempty" protobuf:"bytes,32,opt,name=overhead" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
+	TopologySpreadConstraints     []TopologySpreadConstraint `json:"topologySpreadConstraints,omitempty" patchStrategy:"merge" patchMergeKey:"topologyKey" protobuf:"bytes,33,opt,name=topologySpreadConstraints"`
+	SetHostnameAsFQDN             *bool                      `json:"setHostnameAsFQDN,omitempty" protobuf:"varint,35,opt,name=setHostnameAsFQDN"`
+	OS                            *PodOS                     `json:"os,omitempty" protobuf:"bytes,36,opt,name=os"`
+	HostUsers                     *bool                      `json:"hostUsers,omitempty" protobuf:"varint,37,opt,name=hostUsers"`
+	SchedulingGates               []PodSchedulingGate        `json:"schedulingGates,omitempty" patchStrategy:"merge" patchMergeKey:"name" protobuf:"bytes,38,opt,name=schedulingGates"`
+	ResourceClaims                []PodResourceClaim         `json:"resourceClaims,omitempty" patchStrategy:"merge,retainKeys" patchMergeKey:"name" protobuf:"bytes,39,rep,name=resourceClaims"`
+	Resources                     *ResourceRequirements      `json:"resources,omitempty" protobuf:"bytes,40,opt,name=resources"`
 }
 
 // RestartPolicy says when the kubelet restarts a pod's exited containers.
@@ -102,66 +102,66 @@ const (
 
 // PodSecurityContext holds pod-wide security settings.
 type PodSecurityContext struct {
-	SELinuxOptions           *SELinuxOptions                `json:"seLinuxOptions,omitempty"`
-	WindowsOptions           *WindowsSecurityContextOptions `json:"windowsOptions,omitempty"`
-	RunAsUser                *int64                         `json:"runAsUser,omitempty"`
-	RunAsGroup               *int64                         `json:"runAsGroup,omitempty"`
-	RunAsNonRoot             *bool                          `json:"runAsNonRoot,omitempty"`
-	SupplementalGroups       []int64                        `json:"supplementalGroups,omitempty"`
-	SupplementalGroupsPolicy *string                        `json:"supplementalGroupsPolicy,omitempty"`
-	FSGroup                  *int64                         `json:"fsGroup,omitempty"`
-	Sysctls                  []Sysctl                       `json:"sysctls,omitempty"`
-	FSGroupChangePolicy      *string                        `json:"fsGroupChangePolicy,omitempty"`
-	SeccompProfile           *SeccompProfile                `json:"seccompProfile,omitempty"`
-	AppArmorProfile          *AppArmorProfile               `json:"appArmorProfile,omitempty"`
-	SELinuxChangePolicy      *string                        `json:"seLinuxChangePolicy,omitempty"`
+	SELinuxOptions           *SELinuxOptions                `json:"seLinuxOptions,omitempty" protobuf:"bytes,1,opt,name=seLinuxOptions"`
+	WindowsOptions           *WindowsSecurityContextOptions `json:"windowsOptions,omitempty" protobuf:"bytes,8,opt,name=windowsOptions"`
+	RunAsUser                *int64                         `json:"runAsUser,omitempty" protobuf:"varint,2,opt,name=runAsUser"`
+	RunAsGroup               *int64                         `json:"runAsGroup,omitempty" protobuf:"varint,6,opt,name=runAsGroup"`
+	RunAsNonRoot             *bool                          `json:"runAsNonRoot,omitempty" protobuf:"varint,3,opt,name=runAsNonRoot"`
+	SupplementalGroups       []int64                        `json:"supplementalGroups,omitempty" protobuf:"varint,4,rep,name=supplementalGroups"`
+	SupplementalGroupsPolicy *string                        `json:"supplementalGroupsPolicy,omitempty" protobuf:"bytes,12,opt,name=supplementalGroupsPolicy"`
+	FSGroup                  *int64                         `json:"fsGroup,omitempty" protobuf:"varint,5,opt,name=fsGroup"`
+	Sysctls                  []Sysctl                       `json:"sysctls,omitempty" protobuf:"bytes,7,rep,name=sysctls"`
+	FSGroupChangePolicy      *string                        `json:"fsGroupChangePolicy,omitempty" protobuf:"bytes,9,opt,name=fsGroupChangePolicy"`
+	SeccompProfile           *SeccompProfile                `json:"seccompProfile,omitempty" protobuf:"bytes,10,opt,name=seccompProfile"`
+	AppArmorProfile          *AppArmorProfile               `json:"appArmorProfile,omitempty" protobuf:"bytes,11,opt,name=appArmorProfile"`
+	SELinuxChangePolicy      *string                        `json:"seLinuxChangePolicy,omitempty" protobuf:"bytes,13,opt,name=seLinuxChangePolicy"`
 }
 
 // Sysctl is a kernel parameter set for the pod.
 type Sysctl struct {
-	Name  string `json:"name"`
-	Value string `json:"value"`
+	Name  string `json:"name" protobuf:"bytes,1,opt,name=name"`
+	Value string `json:"value" protobuf:"bytes,2,opt,name=value"`
 }
 
 // HostAlias is an extra /etc/hosts entry.
 type HostAlias struct {
-	IP        string   `json:"ip"`
-	Hostnames []string `json:"hostnames,omitempty"`
+	IP        string   `json:"ip" protobuf:"bytes,1,opt,name=ip"`
+	Hostnames []string `json:"hostnames,omitempty" protobuf:"bytes,2,rep,name=hostnames"`
 }
 
 // PodDNSConfig adds to (or, with dnsPolicy None, replaces) a pod's DNS settings.
 type PodDNSConfig struct {
-	Nameservers []string             `json:"nameservers,omitempty"`
-	Searches    []string             `json:"searches,omitempty"`
-	Options     []PodDNSConfigOption `json:"options,omitempty"`
+	Nameservers []string             `json:"nameservers,omitempty" protobuf:"bytes,1,rep,name=nameservers"`
+	Searches    []string             `json:"searches,omitempty" protobuf:"bytes,2,rep,name=searches"`
+	Options     []PodDNSConfigOption `json:"options,omitempty" protobuf:"bytes,3,rep,name=options"`
 }
 
 // PodDNSConfigOption is a resolv.conf option such as ndots:2.
 type PodDNSConfigOption struct {
-	Name  string  `json:"name,omitempty"`
-	Value *string `json:"value,omitempty"`
+	Name  string  `json:"name,omitempty" protobuf:"bytes,1,opt,name=name"`
+	Value *string `json:"value,omitempty" protobuf:"bytes,2,opt,name=value"`
 }
 
 // PodReadinessGate names an extra condition that must be True for the pod to be Ready.
 type PodReadinessGate struct {
-	ConditionType PodConditionType `json:"conditionType"`
+	ConditionType PodConditionType `json:"conditionType" protobuf:"bytes,1,opt,name=conditionType,casttype=PodConditionType"`
 }
 
 // PodOS names the operating system a pod needs (linux or windows).
 type PodOS struct {
-	Name string `json:"name"`
+	Name string `json:"name" protobuf:"bytes,1,opt,name=name"`
 }
 
 // PodSchedulingGate holds a pod back from scheduling until it is removed.
 type PodSchedulingGate struct {
-	Name string `json:"name"`
+	Name string `json:"name" protobuf:"bytes,1,opt,name=name"`
 }
 
 // PodResourceClaim names a dynamic resource claim a pod uses.
 type PodResourceClaim struct {
-	Name                      string  `json:"name"`
-	ResourceClaimName         *string `json:"resourceClaimName,omitempty"`
-	ResourceClaimTemplateName *string `json:"resourceClaimTemplateName,omitempty"`
+	Name                      string  `json:"name" protobuf:"bytes,1,name=name"`
+	ResourceClaimName         *string `json:"resourceClaimName,omitempty" protobuf:"bytes,3,opt,name=resourceClaimName"`
+	ResourceClaimTemplateName *string `json:"resourceClaimTemplateName,omitempty" protobuf:"bytes,4,opt,name=resourceClaimTemplateName"`
 }
 
 // PodPhase is a pod's place in its lifecycle.
@@ -225,63 +225,63 @@ const (
 // PodStatus is the observed state of a pod, written by the scheduler
 // (PodScheduled) and the kubelet (everything else).
 type PodStatus struct {
-	ObservedGeneration         int64                    `json:"observedGeneration,omitempty"`
-	Phase                      PodPhase                 `json:"phase,omitempty"`
-	Conditions                 []PodCondition           `json:"conditions,omitempty" patchStrategy:"merge" patchMergeKey:"type"`
-	Message                    string                   `json:"message,omitempty"`
-	Reason                     string                   `json:"reason,omitempty"`
-	NominatedNodeName          string                   `json:"nominatedNodeName,omitempty"`
-	HostIP                     string                   `json:"hostIP,omitempty"`
-	HostIPs                    []HostIP                 `json:"hostIPs,omitempty" patchStrategy:"merge" patchMergeKey:"ip"`
-	PodIP                      string                   `json:"podIP,omitempty"`
-	PodIPs                     []PodIP                  `json:"podIPs,omitempty" patchStrategy:"merge" patchMergeKey:"ip"`
-	StartTime                  *Time                    `json:"startTime,omitempty"`
-	InitContainerStatuses      []ContainerStatus        `json:"initContainerStatuses,omitempty"`
-	ContainerStatuses          []ContainerStatus        `json:"containerStatuses,omitempty"`
-	QOSClass                   PodQOSClass              `json:"qosClass,omitempty"`
-	EphemeralContainerStatuses []ContainerStatus        `json:"ephemeralContainerStatuses,omitempty"`
-	Resize                     string                   `json:"resize,omitempty"`
-	ResourceClaimStatuses      []PodResourceClaimStatus `json:"resourceClaimStatuses,omitempty" patchStrategy:"merge,retainKeys" patchMergeKey:"name"`
+	ObservedGeneration         int64                    `json:"observedGeneration,omitempty" protobuf:"varint,17,opt,name=observedGeneration"`
+	Phase                      PodPhase                 `json:"phase,omitempty" protobuf:"bytes,1,opt,name=phase,casttype=PodPhase"`
+	Conditions                 []PodCondition           `json:"conditions,omitempty" patchStrategy:"merge" patchMergeKey:"type" protobuf:"bytes,2,rep,name=conditions"`
+	Message                    string                   `json:"message,omitempty" protobuf:"bytes,3,opt,name=message"`
+	Reason                     string                   `json:"reason,omitempty" protobuf:"bytes,4,opt,name=reason"`
+	NominatedNodeName          string                   `json:"nominatedNodeName,omitempty" protobuf:"bytes,11,opt,name=nominatedNodeName"`
+	HostIP                     string                   `json:"hostIP,omitempty" protobuf:"bytes,5,opt,name=hostIP"`
+	HostIPs                    []HostIP                 `json:"hostIPs,omitempty" patchStrategy:"merge" patchMergeKey:"ip" protobuf:"bytes,16,rep,name=hostIPs"`
+	PodIP                      string                   `json:"podIP,omitempty" protobuf:"bytes,6,opt,name=podIP"`
+	PodIPs                     []PodIP                  `json:"podIPs,omitempty" patchStrategy:"merge" patchMergeKey:"ip" protobuf:"bytes,12,rep,name=podIPs"`
+	StartTime                  *Time                    `json:"startTime,omitempty" protobuf:"bytes,7,opt,name=startTime"`
+	InitContainerStatuses      []ContainerStatus        `json:"initContainerStatuses,omitempty" protobuf:"bytes,10,rep,name=initContainerStatuses"`
+	ContainerStatuses          []ContainerStatus        `json:"containerStatuses,omitempty" protobuf:"bytes,8,rep,name=containerStatuses"`
+	QOSClass                   PodQOSClass              `json:"qosClass,omitempty" protobuf:"bytes,9,rep,name=qosClass"`
+	EphemeralContainerStatuses []ContainerStatus        `json:"ephemeralContainerStatuses,omitempty" protobuf:"bytes,13,rep,name=ephemeralContainerStatuses"`
+	Resize                     string                   `json:"resize,omitempty" protobuf:"bytes,14,opt,name=resize,casttype=PodResizeStatus"`
+	ResourceClaimStatuses      []PodResourceClaimStatus `json:"resourceClaimStatuses,omitempty" patchStrategy:"merge,retainKeys" patchMergeKey:"name" protobuf:"bytes,15,rep,name=resourceClaimStatuses"`
 }
 
 // PodCondition is one condition of a pod, e.g. Ready=True.
 type PodCondition struct {
-	Type               PodConditionType `json:"type"`
-	ObservedGeneration int64            `json:"observedGeneration,omitempty"`
-	Status             ConditionStatus  `json:"status"`
-	LastProbeTime      Time             `json:"lastProbeTime,omitempty"`
-	LastTransitionTime Time             `json:"lastTransitionTime,omitempty"`
-	Reason             string           `json:"reason,omitempty"`
-	Message            string           `json:"message,omitempty"`
+	Type               PodConditionType `json:"type" protobuf:"bytes,1,opt,name=type,casttype=PodConditionType"`
+	ObservedGeneration int64            `json:"observedGeneration,omitempty" protobuf:"varint,7,opt,name=observedGeneration"`
+	Status             ConditionStatus  `json:"status" protobuf:"bytes,2,opt,name=status,casttype=ConditionStatus"`
+	LastProbeTime      Time             `json:"lastProbeTime,omitempty" protobuf:"bytes,3,opt,name=lastProbeTime"`
+	LastTransitionTime Time             `json:"lastTransitionTime,omitempty" protobuf:"bytes,4,opt,name=lastTransitionTime"`
+	Reason             string           `json:"reason,omitempty" protobuf:"bytes,5,opt,name=reason"`
+	Message            string           `json:"message,omitempty" protobuf:"bytes,6,opt,name=message"`
 }
 
 // HostIP is one IP address of the node a pod runs on.
 type HostIP struct {
-	IP string `json:"ip"`
+	IP string `json:"ip" protobuf:"bytes,1,opt,name=ip"`
 }
 
 // PodIP is one IP address of a pod.
 type PodIP struct {
-	IP string `json:"ip"`
+	IP string `json:"ip" protobuf:"bytes,1,opt,name=ip"`
 }
 
 // PodResourceClaimStatus names the ResourceClaim generated for a pod's claim.
 type PodResourceClaimStatus struct {
-	Name              string  `json:"name"`
-	ResourceClaimName *string `json:"resourceClaimName,omitempty"`
+	Name              string  `json:"name" protobuf:"bytes,1,name=name"`
+	ResourceClaimName *string `json:"resourceClaimName,omitempty" protobuf:"bytes,2,opt,name=resourceClaimName"`
 }
 
 // PodTemplateSpec is the pod a workload controller creates: metadata (labels
 // that its selector matches) and a spec.
 type PodTemplateSpec struct {
-	ObjectMeta `json:"metadata,omitempty"`
-	Spec       PodSpec `json:"spec,omitempty"`
+	ObjectMeta `json:"metadata,omitempty" protobuf:"bytes,1,opt,name=metadata"`
+	Spec       PodSpec `json:"spec,omitempty" protobuf:"bytes,2,opt,name=spec"`
 }
 
 // Binding is the body of a POST to pods/<name>/binding: the scheduler's
 // decision to place the pod on the target node.
 type Binding struct {
 	TypeMeta   `json:",inline"`
-	ObjectMeta `json:"metadata,omitempty"`
-	Target     ObjectReference `json:"target"`
+	ObjectMeta `json:"metadata,omitempty" protobuf:"bytes,1,opt,name=metadata"`
+	Target     ObjectReference `json:"target" protobuf:"bytes,2,opt,name=target"`
 }

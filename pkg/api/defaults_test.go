@@ -355,7 +355,10 @@ func TestSetDefaultsNamespace(t *testing.T) {
 	SetDefaults(ns)
 	assertJSON(t, "namespace", ns, `{"metadata": {"name": "demo", "creationTimestamp": null,
 		"labels": {"kubernetes.io/metadata.name": "demo"}},
-		"spec": {"finalizers": ["kubernetes"]}, "status": {"phase": "Active"}}`)
+		"spec": {}, "status": {"phase": "Active"}}`)
+	// The "kubernetes" finalizer is set by the apiserver on create, not by
+	// defaulting: defaulting runs on every update, and the namespace
+	// controller must be able to clear it.
 }
 
 func TestSetDefaultsStorage(t *testing.T) {

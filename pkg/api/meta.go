@@ -20,8 +20,8 @@ type Object interface {
 
 // TypeMeta names an object's kind and API version, e.g. apps/v1 Deployment.
 type TypeMeta struct {
-	Kind       string `json:"kind,omitempty"`
-	APIVersion string `json:"apiVersion,omitempty"`
+	Kind       string `json:"kind,omitempty" protobuf:"bytes,1,opt,name=kind"`
+	APIVersion string `json:"apiVersion,omitempty" protobuf:"bytes,2,opt,name=apiVersion"`
 }
 
 // GetTypeMeta returns the TypeMeta itself, so embedding types satisfy Object.
@@ -32,20 +32,20 @@ func (t *TypeMeta) GetTypeMeta() *TypeMeta { return t }
 // (generation), lifecycle (deletionTimestamp, finalizers) and relations
 // (labels, ownerReferences).
 type ObjectMeta struct {
-	Name                       string               `json:"name,omitempty"`
-	GenerateName               string               `json:"generateName,omitempty"`
-	Namespace                  string               `json:"namespace,omitempty"`
-	UID                        string               `json:"uid,omitempty"`
-	ResourceVersion            string               `json:"resourceVersion,omitempty"`
-	Generation                 int64                `json:"generation,omitempty"`
-	CreationTimestamp          Time                 `json:"creationTimestamp,omitempty"`
-	DeletionTimestamp          *Time                `json:"deletionTimestamp,omitempty"`
-	DeletionGracePeriodSeconds *int64               `json:"deletionGracePeriodSeconds,omitempty"`
-	Labels                     map[string]string    `json:"labels,omitempty"`
-	Annotations                map[string]string    `json:"annotations,omitempty"`
-	OwnerReferences            []OwnerReference     `json:"ownerReferences,omitempty" patchStrategy:"merge" patchMergeKey:"uid"`
-	Finalizers                 []string             `json:"finalizers,omitempty" patchStrategy:"merge"`
-	ManagedFields              []ManagedFieldsEntry `json:"managedFields,omitempty"`
+	Name                       string               `json:"name,omitempty" protobuf:"bytes,1,opt,name=name"`
+	GenerateName               string               `json:"generateName,omitempty" protobuf:"bytes,2,opt,name=generateName"`
+	Namespace                  string               `json:"namespace,omitempty" protobuf:"bytes,3,opt,name=namespace"`
+	UID                        string               `json:"uid,omitempty" protobuf:"bytes,5,opt,name=uid,casttype=k8s.io/kubernetes/pkg/types.UID"`
+	ResourceVersion            string               `json:"resourceVersion,omitempty" protobuf:"bytes,6,opt,name=resourceVersion"`
+	Generation                 int64                `json:"generation,omitempty" protobuf:"varint,7,opt,name=generation"`
+	CreationTimestamp          Time                 `json:"creationTimestamp,omitempty" protobuf:"bytes,8,opt,name=creationTimestamp"`
+	DeletionTimestamp          *Time                `json:"deletionTimestamp,omitempty" protobuf:"bytes,9,opt,name=deletionTimestamp"`
+	DeletionGracePeriodSeconds *int64               `json:"deletionGracePeriodSeconds,omitempty" protobuf:"varint,10,opt,name=deletionGracePeriodSeconds"`
+	Labels                     map[string]string    `json:"labels,omitempty" protobuf:"bytes,11,rep,name=labels" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
+	Annotations                map[string]string    `json:"annotations,omitempty" protobuf:"bytes,12,rep,name=annotations" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
+	OwnerReferences            []OwnerReference     `json:"ownerReferences,omitempty" patchStrategy:"merge" patchMergeKey:"uid" protobuf:"bytes,13,rep,name=ownerReferences"`
+	Finalizers                 []string             `json:"finalizers,omitempty" patchStrategy:"merge" protobuf:"bytes,14,rep,name=finalizers"`
+	ManagedFields              []ManagedFieldsEntry `json:"managedFields,omitempty" protobuf:"bytes,17,rep,name=managedFields"`
 }
 
 // GetObjectMeta returns the ObjectMeta itself, so embedding types satisfy Object.
@@ -54,57 +54,57 @@ func (m *ObjectMeta) GetObjectMeta() *ObjectMeta { return m }
 // ManagedFieldsEntry records which manager last wrote an object. kplane keeps
 // the entries clients send but does not compute field ownership.
 type ManagedFieldsEntry struct {
-	Manager     string `json:"manager,omitempty"`
-	Operation   string `json:"operation,omitempty"`
-	APIVersion  string `json:"apiVersion,omitempty"`
-	Time        *Time  `json:"time,omitempty"`
-	FieldsType  string `json:"fieldsType,omitempty"`
-	FieldsV1    any    `json:"fieldsV1,omitempty"`
-	Subresource string `json:"subresource,omitempty"`
+	Manager     string `json:"manager,omitempty" protobuf:"bytes,1,opt,name=manager"`
+	Operation   string `json:"operation,omitempty" protobuf:"bytes,2,opt,name=operation,casttype=ManagedFieldsOperationType"`
+	APIVersion  string `json:"apiVersion,omitempty" protobuf:"bytes,3,opt,name=apiVersion"`
+	Time        *Time  `json:"time,omitempty" protobuf:"bytes,4,opt,name=time"`
+	FieldsType  string `json:"fieldsType,omitempty" protobuf:"bytes,6,opt,name=fieldsType"`
+	FieldsV1    any    `json:"fieldsV1,omitempty" protobuf:"bytes,7,opt,name=fieldsV1"`
+	Subresource string `json:"subresource,omitempty" protobuf:"bytes,8,opt,name=subresource"`
 }
 
 // OwnerReference points from a dependent to the object that owns it; the
 // garbage collector deletes dependents whose owners are gone.
 type OwnerReference struct {
-	APIVersion         string `json:"apiVersion"`
-	Kind               string `json:"kind"`
-	Name               string `json:"name"`
-	UID                string `json:"uid"`
-	Controller         *bool  `json:"controller,omitempty"`
-	BlockOwnerDeletion *bool  `json:"blockOwnerDeletion,omitempty"`
+	APIVersion         string `json:"apiVersion" protobuf:"bytes,5,opt,name=apiVersion"`
+	Kind               string `json:"kind" protobuf:"bytes,1,opt,name=kind"`
+	Name               string `json:"name" protobuf:"bytes,3,opt,name=name"`
+	UID                string `json:"uid" protobuf:"bytes,4,opt,name=uid,casttype=k8s.io/apimachinery/pkg/types.UID"`
+	Controller         *bool  `json:"controller,omitempty" protobuf:"varint,6,opt,name=controller"`
+	BlockOwnerDeletion *bool  `json:"blockOwnerDeletion,omitempty" protobuf:"varint,7,opt,name=blockOwnerDeletion"`
 }
 
 // ListMeta is the metadata of a list: the store revision it was read at and,
 // for a paginated list, the token that fetches the next page.
 type ListMeta struct {
-	ResourceVersion    string `json:"resourceVersion,omitempty"`
-	Continue           string `json:"continue,omitempty"`
-	RemainingItemCount *int64 `json:"remainingItemCount,omitempty"`
+	ResourceVersion    string `json:"resourceVersion,omitempty" protobuf:"bytes,2,opt,name=resourceVersion"`
+	Continue           string `json:"continue,omitempty" protobuf:"bytes,3,opt,name=continue"`
+	RemainingItemCount *int64 `json:"remainingItemCount,omitempty" protobuf:"varint,4,opt,name=remainingItemCount"`
 }
 
 // LabelSelector selects objects by label: every matchLabels pair and every
 // matchExpressions requirement must hold. An empty selector matches everything.
 type LabelSelector struct {
-	MatchLabels      map[string]string          `json:"matchLabels,omitempty"`
-	MatchExpressions []LabelSelectorRequirement `json:"matchExpressions,omitempty"`
+	MatchLabels      map[string]string          `json:"matchLabels,omitempty" protobuf:"bytes,1,rep,name=matchLabels" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
+	MatchExpressions []LabelSelectorRequirement `json:"matchExpressions,omitempty" protobuf:"bytes,2,rep,name=matchExpressions"`
 }
 
 // LabelSelectorRequirement is one expression of a LabelSelector, e.g.
 // `tier In (frontend, web)`. Operator is In, NotIn, Exists or DoesNotExist.
 type LabelSelectorRequirement struct {
-	Key      string   `json:"key"`
-	Operator string   `json:"operator"`
-	Values   []string `json:"values,omitempty"`
+	Key      string   `json:"key" protobuf:"bytes,1,opt,name=key"`
+	Operator string   `json:"operator" protobuf:"bytes,2,opt,name=operator,casttype=LabelSelectorOperator"`
+	Values   []string `json:"values,omitempty" protobuf:"bytes,3,rep,name=values"`
 }
 
 // Condition is the meta/v1 condition shape used by newer status types.
 type Condition struct {
-	Type               string `json:"type"`
-	Status             string `json:"status"`
-	ObservedGeneration int64  `json:"observedGeneration,omitempty"`
-	LastTransitionTime Time   `json:"lastTransitionTime"`
-	Reason             string `json:"reason"`
-	Message            string `json:"message"`
+	Type               string `json:"type" protobuf:"bytes,1,opt,name=type"`
+	Status             string `json:"status" protobuf:"bytes,2,opt,name=status"`
+	ObservedGeneration int64  `json:"observedGeneration,omitempty" protobuf:"varint,3,opt,name=observedGeneration"`
+	LastTransitionTime Time   `json:"lastTransitionTime" protobuf:"bytes,4,opt,name=lastTransitionTime"`
+	Reason             string `json:"reason" protobuf:"bytes,5,opt,name=reason"`
+	Message            string `json:"message" protobuf:"bytes,6,opt,name=message"`
 }
 
 // Time is a timestamp that travels as RFC 3339 in UTC with second precision,
@@ -185,27 +185,27 @@ func (t *MicroTime) UnmarshalJSON(b []byte) error {
 // object and, for Invalid, list the failing fields.
 type Status struct {
 	TypeMeta `json:",inline"`
-	ListMeta `json:"metadata"`
-	Status   string         `json:"status,omitempty"`
-	Message  string         `json:"message,omitempty"`
-	Reason   string         `json:"reason,omitempty"`
-	Details  *StatusDetails `json:"details,omitempty"`
-	Code     int32          `json:"code,omitempty"`
+	ListMeta `json:"metadata" protobuf:"bytes,1,opt,name=metadata"`
+	Status   string         `json:"status,omitempty" protobuf:"bytes,2,opt,name=status"`
+	Message  string         `json:"message,omitempty" protobuf:"bytes,3,opt,name=message"`
+	Reason   string         `json:"reason,omitempty" protobuf:"bytes,4,opt,name=reason,casttype=StatusReason"`
+	Details  *StatusDetails `json:"details,omitempty" protobuf:"bytes,5,opt,name=details"`
+	Code     int32          `json:"code,omitempty" protobuf:"varint,6,opt,name=code"`
 }
 
 // StatusDetails names the object a Status is about and the causes of an error.
 type StatusDetails struct {
-	Name              string        `json:"name,omitempty"`
-	Group             string        `json:"group,omitempty"`
-	Kind              string        `json:"kind,omitempty"`
-	UID               string        `json:"uid,omitempty"`
-	Causes            []StatusCause `json:"causes,omitempty"`
-	RetryAfterSeconds int32         `json:"retryAfterSeconds,omitempty"`
+	Name              string        `json:"name,omitempty" protobuf:"bytes,1,opt,name=name"`
+	Group             string        `json:"group,omitempty" protobuf:"bytes,2,opt,name=group"`
+	Kind              string        `json:"kind,omitempty" protobuf:"bytes,3,opt,name=kind"`
+	UID               string        `json:"uid,omitempty" protobuf:"bytes,6,opt,name=uid,casttype=k8s.io/apimachinery/pkg/types.UID"`
+	Causes            []StatusCause `json:"causes,omitempty" protobuf:"bytes,4,rep,name=causes"`
+	RetryAfterSeconds int32         `json:"retryAfterSeconds,omitempty" protobuf:"varint,5,opt,name=retryAfterSeconds"`
 }
 
 // StatusCause is one reason for an error, usually one invalid field.
 type StatusCause struct {
-	Type    string `json:"reason,omitempty"`
-	Message string `json:"message,omitempty"`
-	Field   string `json:"field,omitempty"`
+	Type    string `json:"reason,omitempty" protobuf:"bytes,1,opt,name=reason,casttype=CauseType"`
+	Message string `json:"message,omitempty" protobuf:"bytes,2,opt,name=message"`
+	Field   string `json:"field,omitempty" protobuf:"bytes,3,opt,name=field"`
 }

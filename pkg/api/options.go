@@ -22,25 +22,25 @@ const DryRunAll = "All"
 // DeleteOptions is the optional body (or query) of a DELETE.
 type DeleteOptions struct {
 	TypeMeta           `json:",inline"`
-	GracePeriodSeconds *int64               `json:"gracePeriodSeconds,omitempty"`
-	Preconditions      *Preconditions       `json:"preconditions,omitempty"`
-	OrphanDependents   *bool                `json:"orphanDependents,omitempty"`
-	PropagationPolicy  *DeletionPropagation `json:"propagationPolicy,omitempty"`
-	DryRun             []string             `json:"dryRun,omitempty"`
+	GracePeriodSeconds *int64               `json:"gracePeriodSeconds,omitempty" protobuf:"varint,1,opt,name=gracePeriodSeconds"`
+	Preconditions      *Preconditions       `json:"preconditions,omitempty" protobuf:"bytes,2,opt,name=preconditions"`
+	OrphanDependents   *bool                `json:"orphanDependents,omitempty" protobuf:"varint,3,opt,name=orphanDependents"`
+	PropagationPolicy  *DeletionPropagation `json:"propagationPolicy,omitempty" protobuf:"bytes,4,opt,name=propagationPolicy"`
+	DryRun             []string             `json:"dryRun,omitempty" protobuf:"bytes,5,rep,name=dryRun"`
 	// IgnoreStoreReadErrorWithClusterBreakingPotential deletes an object that cannot be decoded.
-	IgnoreStoreReadErrorWithClusterBreakingPotential *bool `json:"ignoreStoreReadErrorWithClusterBreakingPotential,omitempty"`
+	IgnoreStoreReadErrorWithClusterBreakingPotential *bool `json:"ignoreStoreReadErrorWithClusterBreakingPotential,omitempty" protobuf:"varint,6,opt,name=ignoreStoreReadErrorWithClusterBreakingPotential"`
 }
 
 // Preconditions must hold for a delete to go ahead.
 type Preconditions struct {
-	UID             *string `json:"uid,omitempty"`
-	ResourceVersion *string `json:"resourceVersion,omitempty"`
+	UID             *string `json:"uid,omitempty" protobuf:"bytes,1,opt,name=uid,casttype=k8s.io/apimachinery/pkg/types.UID"`
+	ResourceVersion *string `json:"resourceVersion,omitempty" protobuf:"bytes,2,opt,name=resourceVersion"`
 }
 
 // Eviction is the body of a POST to pods/<name>/eviction: a request to
 // delete the pod that respects PodDisruptionBudgets.
 type Eviction struct {
 	TypeMeta      `json:",inline"`
-	ObjectMeta    `json:"metadata,omitempty"`
-	DeleteOptions *DeleteOptions `json:"deleteOptions,omitempty"`
+	ObjectMeta    `json:"metadata,omitempty" protobuf:"bytes,1,opt,name=metadata"`
+	DeleteOptions *DeleteOptions `json:"deleteOptions,omitempty" protobuf:"bytes,2,opt,name=deleteOptions"`
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"kplane/pkg/api"
 	apierrors "kplane/pkg/api/errors"
@@ -72,30 +73,57 @@ func (s *Server) admit(ctx context.Context, res *resource, obj, old api.Object, 
 }
 
 // admitNamespaceLifecycle refuses creates in a namespace that does not exist
-// or is terminating.
+// or is terminating. It reads the namespace from the watch cache, which may
+// lag by a moment; so when the cache does not know the namespace (created a
+// moment ago?) or this server marked it for deletion recently, it asks etcd.
+// Upstream's NamespaceLifecycle plugin makes the same trade.
 func (s *Server) admitNamespaceLifecycle(ctx context.Context, res *resource, obj api.Object) error {
 	namespace := obj.GetObjectMeta().Namespace
 	nsRes := s.reg.byPluralAny["namespaces"]
-	// Read etcd rather than the watch cache: the cache may lag a namespace
-	// created or marked for deletion a moment ago, and a create must not
-	// slip into a namespace that is already terminating.
-	kv, err := s.store.Get(ctx, nsRes.key("", namespace))
-	if errors.Is(err, store.ErrNotFound) {
-		return apierrors.NewNotFound(nsRes.qualified(), namespace)
+	var ns *api.Namespace
+	if e, ok := s.caches[nsRes].Get(nsRes.key("", namespace)); ok && !s.recentlyTerminated(namespace) {
+		ns = e.Object.(*storedObject).obj.(*api.Namespace)
+	} else {
+		kv, err := s.store.Get(ctx, nsRes.key("", namespace))
+		if errors.Is(err, store.ErrNotFound) {
+			return apierrors.NewNotFound(nsRes.qualified(), namespace)
+		}
+		if err != nil {
+			return storeError(err, nsRes, namespace)
+		}
+		so, err := s.decodeStored(nsRes, kv)
+		if err != nil {
+			return err
+		}
+		ns = so.obj.(*api.Namespace)
 	}
-	if err != nil {
-		return storeError(err, nsRes, namespace)
-	}
-	so, err := s.decodeStored(nsRes, kv)
-	if err != nil {
-		return err
-	}
-	ns := so.obj.(*api.Namespace)
 	if ns.Status.Phase == api.NamespaceTerminating || ns.DeletionTimestamp != nil {
 		return apierrors.NewForbidden(res.qualified(), obj.GetObjectMeta().Name,
 			fmt.Errorf("unable to create new content in namespace %s because it is being terminated", namespace))
 	}
 	return nil
+}
+
+// terminationLookupWindow is how long after marking a namespace for
+// deletion admission double-checks it in etcd (upstream: 30 s).
+const terminationLookupWindow = 30 * time.Second
+
+// noteTerminating remembers that this server just marked a namespace for deletion.
+func (s *Server) noteTerminating(namespace string) {
+	s.terminating.Store(namespace, time.Now())
+}
+
+// recentlyTerminated reports whether the cache might not show it yet.
+func (s *Server) recentlyTerminated(namespace string) bool {
+	at, ok := s.terminating.Load(namespace)
+	if !ok {
+		return false
+	}
+	if time.Since(at.(time.Time)) > terminationLookupWindow {
+		s.terminating.Delete(namespace)
+		return false
+	}
+	return true
 }
 
 // qosClass computes a pod's quality-of-service class from its containers'

@@ -11,6 +11,7 @@ import (
 	"kplane/pkg/api"
 	apierrors "kplane/pkg/api/errors"
 	"kplane/pkg/apiserver/decode"
+	"kplane/pkg/apiserver/protobuf"
 )
 
 // readBody reads a request body; past the size limit it is 413, never a 500.
@@ -57,11 +58,8 @@ func decodeObject(r *http.Request, res *resource, jsonBody []byte) (api.Object, 
 	if err := json.Unmarshal(jsonBody, &tm); err != nil {
 		return nil, nil, cannotHandle(err)
 	}
-	if tm.APIVersion != "" && tm.APIVersion != res.groupVersion() {
-		return nil, nil, apierrors.NewBadRequest(fmt.Sprintf("the API version in the data (%s) does not match the expected API version (%s)", tm.APIVersion, res.groupVersion()))
-	}
-	if tm.Kind != "" && tm.Kind != res.kind {
-		return nil, nil, apierrors.NewBadRequest(fmt.Sprintf("the kind in the data (%s) does not match the expected kind (%s) for %s", tm.Kind, res.kind, res.qualified()))
+	if err := checkTypeMeta(res, tm.APIVersion, tm.Kind); err != nil {
+		return nil, nil, err
 	}
 	obj := res.newObject()
 	warnings, err := decode.Into(jsonBody, obj, policy == "Strict")
@@ -74,11 +72,53 @@ func decodeObject(r *http.Request, res *resource, jsonBody []byte) (api.Object, 
 	return obj, warnings, nil
 }
 
-// decodeBody reads and decodes a create or update body (JSON or YAML).
+// checkTypeMeta rejects a body whose apiVersion or kind (when given) is not
+// the one this URL serves.
+func checkTypeMeta(res *resource, apiVersion, kind string) error {
+	if apiVersion != "" && apiVersion != res.groupVersion() {
+		return apierrors.NewBadRequest(fmt.Sprintf("the API version in the data (%s) does not match the expected API version (%s)", apiVersion, res.groupVersion()))
+	}
+	if kind != "" && kind != res.kind {
+		return apierrors.NewBadRequest(fmt.Sprintf("the kind in the data (%s) does not match the expected kind (%s) for %s", kind, res.kind, res.qualified()))
+	}
+	return nil
+}
+
+// decodeProtobuf decodes a Kubernetes protobuf body, which client-go's typed
+// clients (kubectl create, run, drain, …) send, into a new object of res.
+// Protobuf skips fields it does not know without naming them, so unlike JSON
+// there are no unknown-field warnings; upstream does the same.
+func decodeProtobuf(r *http.Request, res *resource, body []byte) (api.Object, error) {
+	if _, err := fieldValidation(r); err != nil {
+		return nil, err
+	}
+	cannotHandle := func(err error) error {
+		return apierrors.NewBadRequest(fmt.Sprintf("%s in version %q cannot be handled as a %s: %v", res.kind, res.version, res.kind, err))
+	}
+	apiVersion, kind, err := protobuf.DecodeTypeMeta(body)
+	if err != nil {
+		return nil, cannotHandle(err)
+	}
+	if err := checkTypeMeta(res, apiVersion, kind); err != nil {
+		return nil, err
+	}
+	obj := res.newObject()
+	if err := protobuf.Decode(body, obj); err != nil {
+		return nil, cannotHandle(err)
+	}
+	return obj, nil
+}
+
+// decodeBody reads and decodes a create or update body (JSON, YAML or
+// Kubernetes protobuf).
 func decodeBody(r *http.Request, res *resource) (api.Object, []string, error) {
 	body, err := readBody(r)
 	if err != nil {
 		return nil, nil, err
+	}
+	if protobuf.IsProtobuf(r.Header.Get("Content-Type")) {
+		obj, err := decodeProtobuf(r, res, body)
+		return obj, nil, err
 	}
 	if ct := r.Header.Get("Content-Type"); strings.Contains(ct, "protobuf") || strings.Contains(ct, "cbor") {
 		return nil, nil, apierrors.NewUnsupportedMediaType(ct)

@@ -136,7 +136,10 @@ func (s *Server) delete(ctx context.Context, res *resource, namespace, name stri
 			if err != nil {
 				return nil, false, storeError(err, res, name)
 			}
-			so, err := newStoredObject(res, obj, written.ModRevision)
+			if _, ok := obj.(*api.Namespace); ok {
+				s.noteTerminating(name)
+			}
+			so, err := s.stored(res, key, obj, written.ModRevision)
 			return so, false, err
 		}
 		if dryRun {
@@ -150,7 +153,7 @@ func (s *Server) delete(ctx context.Context, res *resource, namespace, name stri
 			return nil, false, storeError(err, res, name)
 		}
 		s.afterDelete(res, current.obj)
-		so, err := newStoredObject(res, obj, deleted.ModRevision)
+		so, err := s.stored(res, key, obj, deleted.ModRevision)
 		return so, true, err
 	}
 	return nil, false, apierrors.NewConflict(res.qualified(), name, "the object kept changing while being deleted; try again")

@@ -16,10 +16,11 @@ import (
 // label and field selectors. The watch cache holds these, so a LIST or a watch
 // event costs no decoding. A storedObject is shared: never modify obj.
 type storedObject struct {
-	obj    api.Object
-	raw    []byte
-	labels map[string]string
-	fields map[string]string
+	obj      api.Object
+	raw      []byte
+	labels   map[string]string
+	fields   map[string]string
+	revision int64
 }
 
 // decodeStored turns a stored value into a storedObject of resource res.
@@ -46,7 +47,7 @@ func newStoredObject(res *resource, obj api.Object, revision int64) (*storedObje
 			fields[k] = v
 		}
 	}
-	return &storedObject{obj: obj, raw: raw, labels: meta.Labels, fields: fields}, nil
+	return &storedObject{obj: obj, raw: raw, labels: meta.Labels, fields: fields, revision: revision}, nil
 }
 
 // setTypeMeta fills kind and apiVersion, which every response carries.

@@ -78,17 +78,21 @@ func (o Options) Validate() error {
 
 // Server is a running apiserver.
 type Server struct {
-	opts    Options
-	log     *slog.Logger
-	reg     *registry
-	store   store.Interface
-	etcd    *store.EtcdStore
-	caches  map[*resource]*cache.Cache
-	tokens  *auth.TokenFile
-	pki     *pki.Bundle
-	alloc   *allocators
-	url     string
-	started time.Time
+	opts   Options
+	log    *slog.Logger
+	reg    *registry
+	store  store.Interface
+	etcd   *store.EtcdStore
+	caches map[*resource]*cache.Cache
+	tokens *auth.TokenFile
+	pki    *pki.Bundle
+	alloc  *allocators
+	// recent passes objects this server wrote to the watch cache.
+	recent recentWrites
+	// terminating remembers namespaces this server marked for deletion (name → time).
+	terminating sync.Map
+	url         string
+	started     time.Time
 
 	httpServer *http.Server
 	embedded   *store.Embedded
@@ -176,8 +180,11 @@ func (s *Server) start(ctx context.Context) error {
 	for _, res := range s.reg.all {
 		res := res
 		c := cache.New(s.store, res.keyPrefix(""), func(kv store.KV) (any, error) {
+			if so := s.recent.take(kv.Key, kv.ModRevision); so != nil {
+				return so, nil
+			}
 			return s.decodeStored(res, kv)
-		}, cache.Options{})
+		}, cache.Options{Logger: s.log})
 		s.caches[res] = c
 		go func() {
 			if err := c.Run(ctx); err != nil && ctx.Err() == nil {

@@ -116,7 +116,7 @@ func (s *Server) create(ctx context.Context, res *resource, obj api.Object, dryR
 		release()
 		return nil, storeError(err, res, meta.Name)
 	}
-	return newStoredObject(res, obj, kv.ModRevision)
+	return s.stored(res, kv.Key, obj, kv.ModRevision)
 }
 
 // encodeChecked encodes for storage and refuses what etcd would refuse.
@@ -234,6 +234,8 @@ func (s *Server) finishUpdate(ctx context.Context, res *resource, current *store
 			return nil, storeError(err, res, meta.Name)
 		}
 		s.afterDelete(res, obj)
+		// Not s.stored: the cache's DELETED event carries the last state
+		// etcd held, which still had the finalizer.
 		return newStoredObject(res, obj, deleted.ModRevision)
 	}
 
@@ -261,7 +263,18 @@ func (s *Server) finishUpdate(ctx context.Context, res *resource, current *store
 	if svc, ok := obj.(*api.Service); ok {
 		s.alloc.releaseService(old.(*api.Service), svc)
 	}
-	return newStoredObject(res, obj, written.ModRevision)
+	return s.stored(res, kv.Key, obj, written.ModRevision)
+}
+
+// stored prepares a just-written object for the response and hands it to
+// the watch cache, which will see the same revision come back from etcd.
+func (s *Server) stored(res *resource, key string, obj api.Object, revision int64) (*storedObject, error) {
+	so, err := newStoredObject(res, obj, revision)
+	if err != nil {
+		return nil, err
+	}
+	s.recent.remember(key, so)
+	return so, nil
 }
 
 // specChanged compares the Spec of two objects by their JSON encoding.

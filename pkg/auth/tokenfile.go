@@ -111,7 +111,7 @@ func loadOrCreate(path string) (*TokenFile, error) {
 		}
 		return nil, fmt.Errorf("create token file %s: %w", path, err)
 	}
-	slog.Info("created token file", "component", "auth", "path", path, "users", len(tf.records))
+	slog.Debug("created token file", "component", "auth", "path", path, "users", len(tf.records))
 	return tf, nil
 }
 
@@ -246,7 +246,7 @@ func (tf *TokenFile) EnsureUser(user User) (string, error) {
 		tf.records = tf.records[:last]
 		return "", fmt.Errorf("add token for %s: %w", user.Name, err)
 	}
-	slog.Info("added token", "component", "auth", "user", user.Name, "path", tf.path)
+	slog.Debug("added token", "component", "auth", "user", user.Name, "path", tf.path)
 	return token, nil
 }
 

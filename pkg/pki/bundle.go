@@ -92,7 +92,7 @@ func Ensure(dir string, hosts []string) (*Bundle, error) {
 
 	ca, err := loadCA(b.CACertFile, b.CAKeyFile, now)
 	if err != nil {
-		slog.Info("generating cluster CA", "component", "pki", "dir", dir, "reason", err.Error())
+		slog.Debug("generating cluster CA", "component", "pki", "dir", dir, "reason", err.Error())
 		if ca, err = newCA(now); err != nil {
 			return nil, err
 		}
@@ -103,7 +103,7 @@ func Ensure(dir string, hosts []string) (*Bundle, error) {
 
 	serving, err := loadServing(b.ServerCertFile, b.ServerKeyFile, ca, sans, now)
 	if err != nil {
-		slog.Info("generating apiserver serving certificate", "component", "pki", "dir", dir, "reason", err.Error())
+		slog.Debug("generating apiserver serving certificate", "component", "pki", "dir", dir, "reason", err.Error())
 		if serving, err = newServing(ca, sans, now); err != nil {
 			return nil, err
 		}

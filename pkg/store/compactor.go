@@ -41,7 +41,7 @@ func RunCompactor(ctx context.Context, s *EtcdStore, interval time.Duration) {
 		log.Info("etcd compaction disabled")
 		return
 	}
-	log.Info("compacting etcd periodically", "interval", interval)
+	log.Debug("compacting etcd periodically", "interval", interval)
 	c := &compactor{client: s.client, log: log}
 	ticker := time.NewTicker(interval)
 	defer ticker.Stop()

@@ -18,8 +18,15 @@
 // undefaulted object is judged as if the defaults were in place, instead of
 // failing with "Required value" for something the user never had to write.
 //
-// The files split the work by concern: names.go holds the string formats
-// (DNS labels and subdomains, qualified names, label values, port names),
-// objectmeta.go the rules every object's metadata follows, selector.go label
-// selectors, and one file per kind (or family of kinds) the rest.
+// The files split the work by concern: validate.go dispatches on the kind;
+// names.go and namefuncs.go hold the string formats (DNS labels and
+// subdomains, qualified names, label values, port names); objectmeta.go the
+// rules every object's metadata follows; selector.go label selectors;
+// pod.go, container.go, volumes.go and scheduling.go the pod spec that every
+// workload embeds; and one file per kind (or family of kinds) the rest.
+//
+// Where kplane's wording differs from upstream's it is on purpose and says
+// more: field paths are always full JSON paths (upstream sometimes drops a
+// list index), and an error about a whole immutable spec names the fields
+// that changed instead of printing a Go diff.
 package validation

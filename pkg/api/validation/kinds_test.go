@@ -227,7 +227,7 @@ func TestValidateUpdatesOfOtherKinds(t *testing.T) {
 		{"lease renewed", leaseDoc, func(obj, old api.Object) {
 			obj.(*api.Lease).Spec.RenewTime = &api.MicroTime{Time: time.Now()}
 		}, nil},
-		{"unknown kind keeps name", `{apiVersion: v1, kind: ServiceAccount, metadata: {name: default}}`,
+		{"service account keeps its name", `{apiVersion: v1, kind: ServiceAccount, metadata: {name: default}}`,
 			func(obj, old api.Object) { obj.GetObjectMeta().Name = "other" }, []fieldErr{{invalid, "metadata.name"}}},
 	}
 	for _, tt := range tests {

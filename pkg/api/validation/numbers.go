@@ -20,11 +20,3 @@ func validateNonnegative32(value int32, fldPath string) errors.FieldErrorList {
 	}
 	return nil
 }
-
-// validatePositive32 reports value unless it is at least 1.
-func validatePositive32(value int32, fldPath string) errors.FieldErrorList {
-	if value <= 0 {
-		return errors.FieldErrorList{errors.Invalid(fldPath, value, "must be greater than or equal to 1")}
-	}
-	return nil
-}

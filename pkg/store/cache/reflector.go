@@ -100,7 +100,7 @@ func (c *Cache) listAndReplace(ctx context.Context) error {
 	c.advanceLocked(list.Revision)
 	c.mu.Unlock()
 
-	c.log.Info("listed", "objects", len(entries), "revision", list.Revision)
+	c.log.Debug("listed", "objects", len(entries), "revision", list.Revision)
 	c.readyOnce.Do(func() { close(c.ready) })
 	return nil
 }
