@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"kplane/pkg/fileutil"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -100,7 +101,7 @@ func loadOrCreate(path string) (*TokenFile, error) {
 	if err != nil {
 		return nil, err
 	}
-	tmp, err := writeTemp(path, data)
+	tmp, err := fileutil.WriteTemp(path, data, 0o600)
 	if err != nil {
 		return nil, err
 	}
@@ -236,7 +237,7 @@ func (tf *TokenFile) EnsureUser(user User) (string, error) {
 
 	data, err := tf.encode()
 	if err == nil {
-		err = writeFileAtomic(tf.path, data)
+		err = fileutil.WriteAtomic(tf.path, data, 0o600)
 	}
 	if err != nil {
 		// Forget the new record so memory keeps matching the file.

@@ -3,6 +3,7 @@ package kubeconfig
 import (
 	"bytes"
 	"fmt"
+	"kplane/pkg/fileutil"
 	"os"
 	"path/filepath"
 
@@ -62,26 +63,8 @@ func (c *Config) WriteFile(path string) error {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return fmt.Errorf("write kubeconfig: %w", err)
 	}
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
-	if err != nil {
+	if err := fileutil.WriteAtomic(path, buf.Bytes(), 0o600); err != nil {
 		return fmt.Errorf("write kubeconfig: %w", err)
-	}
-	defer os.Remove(tmp.Name()) // no-op once renamed
-	_, err = tmp.Write(buf.Bytes())
-	if err == nil {
-		err = tmp.Chmod(0o600)
-	}
-	if err == nil {
-		err = tmp.Sync()
-	}
-	if closeErr := tmp.Close(); err == nil {
-		err = closeErr
-	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), path)
-	}
-	if err != nil {
-		return fmt.Errorf("write kubeconfig %s: %w", path, err)
 	}
 	return nil
 }

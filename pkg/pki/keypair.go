@@ -10,6 +10,7 @@ import (
 	"crypto/x509/pkix"
 	"encoding/pem"
 	"fmt"
+	"kplane/pkg/fileutil"
 	"math/big"
 	"os"
 	"time"
@@ -196,8 +197,8 @@ func (p *keyPair) tlsCertificate() tls.Certificate {
 // replaced atomically; a crash between the two leaves a pair that does not
 // match, which the next Ensure notices and regenerates.
 func (p *keyPair) write(certFile, keyFile string) error {
-	if err := writeFileAtomic(keyFile, p.keyPEM, 0o600); err != nil {
+	if err := fileutil.WriteAtomic(keyFile, p.keyPEM, 0o600); err != nil {
 		return err
 	}
-	return writeFileAtomic(certFile, p.certPEM, 0o644)
+	return fileutil.WriteAtomic(certFile, p.certPEM, 0o644)
 }
