@@ -10,13 +10,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"kplane/pkg/fileutil"
 	"log/slog"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
+
+	"kplane/pkg/fileutil"
 )
 
 // TokensFileName is the token file's name inside the data dir.

@@ -3,11 +3,12 @@ package kubeconfig
 import (
 	"bytes"
 	"fmt"
-	"kplane/pkg/fileutil"
 	"os"
 	"path/filepath"
 
 	"gopkg.in/yaml.v3"
+
+	"kplane/pkg/fileutil"
 )
 
 // Load reads a kubeconfig file. Relative file paths inside it

@@ -10,10 +10,11 @@ import (
 	"crypto/x509/pkix"
 	"encoding/pem"
 	"fmt"
-	"kplane/pkg/fileutil"
 	"math/big"
 	"os"
 	"time"
+
+	"kplane/pkg/fileutil"
 )
 
 // keyPair is a certificate with its private key, in parsed and PEM form.

@@ -27,9 +27,8 @@ type field struct {
 
 // message is the protobuf view of a Go struct type.
 type message struct {
-	fields []field      // ordered by field number, the order encoders write
-	byNum  map[int]int  // field number → position in fields
-	goType reflect.Type // for error messages
+	fields []field     // ordered by field number, the order encoders write
+	byNum  map[int]int // field number → position in fields
 }
 
 // messages caches message tables by Go type; building one walks the tags,
@@ -43,7 +42,7 @@ func messageOf(t reflect.Type) (*message, error) {
 	if m, ok := messages.Load(t); ok {
 		return m.(*message), nil
 	}
-	m := &message{byNum: map[int]int{}, goType: t}
+	m := &message{byNum: map[int]int{}}
 	for i := range t.NumField() {
 		sf := t.Field(i)
 		tag, ok := sf.Tag.Lookup("protobuf")
@@ -57,10 +56,9 @@ func messageOf(t reflect.Type) (*message, error) {
 		if name == "" {
 			name = sf.Name
 		}
-		if _, dup := m.byNum[num]; dup {
+		if slices.ContainsFunc(m.fields, func(f field) bool { return f.num == num }) {
 			return nil, fmt.Errorf("%s.%s: field number %d used twice", t.Name(), sf.Name, num)
 		}
-		m.byNum[num] = -1
 		m.fields = append(m.fields, field{num: num, name: name, index: i})
 	}
 	slices.SortFunc(m.fields, func(a, b field) int { return a.num - b.num })
