@@ -165,7 +165,6 @@ func (ws *watchStream) start() {
 		contentType = contentTypeTable
 	}
 	ws.w.Header().Set("Content-Type", contentType)
-	ws.w.Header().Set("Transfer-Encoding", "chunked")
 	ws.w.WriteHeader(http.StatusOK)
 	ws.flush()
 }

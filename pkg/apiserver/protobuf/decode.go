@@ -25,9 +25,9 @@ import (
 	"strings"
 )
 
-// maxDepth bounds message nesting. The deepest legitimate kplane object (a
-// CronJob's pod template's affinity terms' label selectors) nests about 15
-// messages; the limit keeps a crafted body from recursing without end.
+// maxDepth bounds message nesting. The deepest legitimate kplane objects (a
+// CronJob's pod template's affinity terms' label selectors, say) nest fewer
+// than 20 messages; the limit keeps a crafted body from recursing without end.
 const maxDepth = 64
 
 // errTooDeep is returned for a body nested deeper than maxDepth.

@@ -126,6 +126,13 @@ type recursive struct {
 	Child *recursive `protobuf:"bytes,1,opt,name=child"`
 }
 
+// unsupported has fields the codec cannot map; decoding into it must fail
+// cleanly rather than panic.
+type unsupported struct {
+	Stringer interface{ String() string } `protobuf:"bytes,1,opt,name=stringer"`
+	Small    int8                          `protobuf:"varint,2,opt,name=small"`
+}
+
 func TestDecodeErrors(t *testing.T) {
 	deep := []byte{}
 	for range maxDepth + 5 {
@@ -156,6 +163,8 @@ func TestDecodeErrors(t *testing.T) {
 		{"timestamp out of range", body(str(1, str(8, num(1, 1<<40)))), &api.Pod{}, "metadata.creationTimestamp: timestamp seconds"},
 		{"nested too deep", body(deep), &recursive{}, "nested more than"},
 		{"not a pointer", body(nil), api.Pod{}, "non-nil pointer to a struct"},
+		{"non-empty interface field", body(str(1, str(1, "{}"))), &unsupported{}, "stringer: unsupported Go type"},
+		{"int8 field", body(num(2, 1)), &unsupported{}, "small: unsupported Go type int8"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			err := Decode(tc.body, tc.into)

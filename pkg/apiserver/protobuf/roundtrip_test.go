@@ -218,3 +218,14 @@ func TestRoundTrip(t *testing.T) {
 		})
 	}
 }
+
+// BenchmarkDecodeDeployment decodes what kubectl create deployment sends.
+func BenchmarkDecodeDeployment(b *testing.B) {
+	body := hexBody(b, deploymentGolden)
+	for b.Loop() {
+		var d api.Deployment
+		if err := Decode(body, &d); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

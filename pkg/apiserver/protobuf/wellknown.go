@@ -59,13 +59,15 @@ const (
 	maxTimestampSeconds = 253402300799
 )
 
-// isWellKnown reports whether t is read and written by this file.
+// isWellKnown reports whether t is read and written by this file. An empty
+// interface (such as ManagedFieldsEntry.FieldsV1) holds decoded JSON, so it
+// is treated as a raw extension.
 func isWellKnown(t reflect.Type) bool {
 	switch t {
 	case timeType, microTimeType, quantityType, intOrStringType, rawJSONType:
 		return true
 	}
-	return t.Kind() == reflect.Interface
+	return t.Kind() == reflect.Interface && t.NumMethod() == 0
 }
 
 // decodeWellKnown reads the message b into v, whose type isWellKnown.
@@ -89,7 +91,7 @@ func decodeWellKnown(b []byte, v reflect.Value, depth int) error {
 			v.SetBytes(raw)
 		}
 		return err
-	default: // an interface: JSON decoded into whatever it holds
+	default: // an empty interface: whatever the JSON decodes to
 		raw, err := decodeRawJSON(b, depth)
 		if err != nil || raw == nil {
 			return err
@@ -212,7 +214,7 @@ func encodeWellKnown(v reflect.Value) (msg []byte, write bool, err error) {
 		m = intOrStringMessage{Type: int64(ios.Type), IntVal: ios.IntVal, StrVal: ios.StrVal}
 	case rawJSONType:
 		m = rawExtension{Raw: v.Bytes()}
-	default: // an interface
+	default: // an empty interface
 		if v.IsNil() {
 			return nil, false, nil
 		}
