@@ -13,6 +13,7 @@ import (
 
 	"kplane/pkg/api"
 	apierrors "kplane/pkg/api/errors"
+	"kplane/pkg/apiserver/protobuf"
 	"kplane/pkg/store"
 )
 
@@ -39,7 +40,12 @@ func parseDeleteOptions(r *http.Request) (api.DeleteOptions, error) {
 		return opts, apierrors.NewBadRequest(fmt.Sprintf("read request body: %v", err))
 	}
 	if len(body) > 0 {
-		if err := json.Unmarshal(body, &opts); err != nil {
+		// client-go's typed clients send DeleteOptions as protobuf.
+		decodeOptions := func() error { return json.Unmarshal(body, &opts) }
+		if protobuf.IsProtobuf(r.Header.Get("Content-Type")) {
+			decodeOptions = func() error { return protobuf.Decode(body, &opts) }
+		}
+		if err := decodeOptions(); err != nil {
 			return opts, apierrors.NewBadRequest(fmt.Sprintf("invalid DeleteOptions: %v", err))
 		}
 	}

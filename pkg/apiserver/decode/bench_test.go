@@ -2,9 +2,11 @@ package decode
 
 import (
 	"encoding/json"
+	"reflect"
 	"testing"
 
 	"kplane/pkg/api"
+	"kplane/pkg/api/schema"
 )
 
 // benchConfigMap is a typical ConfigMap body of about 1 KiB: a few labels
@@ -96,5 +98,23 @@ func BenchmarkIntoUnknownField(b *testing.B) {
 		if err != nil || len(warnings) != 1 {
 			b.Fatal(warnings, err)
 		}
+	}
+}
+
+// BenchmarkKnownFieldsOnly measures the fast path's scan alone: what Into
+// adds to json.Unmarshal for a body without unknown fields.
+func BenchmarkKnownFieldsOnly(b *testing.B) {
+	types := map[string]reflect.Type{"Deployment": reflect.TypeFor[api.Deployment](), "ConfigMap": reflect.TypeFor[api.ConfigMap]()}
+	for _, bb := range benchBodies(b) {
+		typ := schema.Of(types[bb.name])
+		b.Run(bb.name, func(b *testing.B) {
+			b.SetBytes(int64(len(bb.body)))
+			b.ReportAllocs()
+			for b.Loop() {
+				if !knownFieldsOnly(bb.body, typ) {
+					b.Fatal("knownFieldsOnly = false")
+				}
+			}
+		})
 	}
 }

@@ -37,8 +37,6 @@ const maxNesting = 10000
 // something the scanner does not bother to understand.
 func knownFieldsOnly(body []byte, typ *schema.Type) bool {
 	s := fieldScanner{data: body}
-	s.seen = s.seenBuf[:0]
-	s.mapKeys = s.mapKeysBuf[:0]
 	if !s.value(typ, 0) {
 		return false
 	}
@@ -51,18 +49,6 @@ func knownFieldsOnly(body []byte, typ *schema.Type) bool {
 type fieldScanner struct {
 	data []byte
 	pos  int // the next byte to read
-
-	// seen is a stack of bitsets, one per Object being scanned (nested
-	// objects push theirs on top), with a bit per field of the type: set
-	// once the field has appeared, so a second appearance is a duplicate.
-	seen []uint64
-	// mapKeys is a stack of the keys of the Maps being scanned, checked for
-	// duplicates when each map ends.
-	mapKeys [][]byte
-
-	// Room for typical bodies, so that scanning them does not allocate.
-	seenBuf    [16]uint64
-	mapKeysBuf [32][]byte
 }
 
 // value reads one value that should have shape typ (nil: a member the
@@ -77,8 +63,11 @@ func (s *fieldScanner) value(typ *schema.Type, depth int) bool {
 	}
 	switch s.next() {
 	case '{':
-		if kind == schema.Object || kind == schema.Map {
+		if kind == schema.Object {
 			return s.object(typ, depth)
+		}
+		if kind == schema.Map {
+			return s.mapObject(typ, depth)
 		}
 	case '[':
 		if kind == schema.List {
@@ -91,16 +80,45 @@ func (s *fieldScanner) value(typ *schema.Type, depth int) bool {
 	return s.skipValue()
 }
 
-// object reads an object that is an Object or a Map of typ.
+// object reads a JSON object that is the Object typ: every key must be one
+// of its fields, and appear once.
 func (s *fieldScanner) object(typ *schema.Type, depth int) bool {
+	// One bit per field, set when the field appears. The buffer fits
+	// structs of up to 128 fields without allocating.
+	var seenBuf [2]uint64
+	seen := append(seenBuf[:0], make([]uint64, (len(typ.Fields)+63)/64)...)
+	return s.members(depth, func(key []byte) (*schema.Type, bool) {
+		i := fieldIndex(typ, key)
+		if i < 0 {
+			return nil, false // unknown, or known only in another case
+		}
+		word, bit := i/64, uint64(1)<<(i%64)
+		if seen[word]&bit != 0 {
+			return nil, false // duplicate
+		}
+		seen[word] |= bit
+		return typ.Fields[i].Type, true
+	})
+}
+
+// mapObject reads a JSON object that is the Map typ. Its keys are data
+// (label names, ConfigMap keys), so any key will do, but only once.
+func (s *fieldScanner) mapObject(typ *schema.Type, depth int) bool {
+	var keysBuf [16][]byte
+	keys := keysBuf[:0]
+	return s.members(depth, func(key []byte) (*schema.Type, bool) {
+		keys = append(keys, key)
+		return typ.Elem, true
+	}) && !hasDuplicates(keys)
+}
+
+// members reads the members of the object that starts at s.pos. For each
+// it calls member with the key, which returns the shape of the value (or
+// false to abandon the scan).
+func (s *fieldScanner) members(depth int, member func(key []byte) (*schema.Type, bool)) bool {
 	s.pos++ // '{'
-	seenBase, keysBase := len(s.seen), len(s.mapKeys)
-	if typ.Kind == schema.Object {
-		s.seen = append(s.seen, make([]uint64, (len(typ.Fields)+63)/64)...)
-	}
 	if s.next() == '}' {
 		s.pos++
-		s.seen = s.seen[:seenBase]
 		return true
 	}
 	for {
@@ -108,27 +126,12 @@ func (s *fieldScanner) object(typ *schema.Type, depth int) bool {
 		if !ok {
 			return false
 		}
-		memberType := typ.Elem
-		if typ.Kind == schema.Object {
-			i := fieldIndex(typ, key)
-			if i < 0 {
-				return false // unknown, or known only in another case
-			}
-			word, bit := seenBase+i/64, uint64(1)<<(i%64)
-			if s.seen[word]&bit != 0 {
-				return false // duplicate
-			}
-			s.seen[word] |= bit
-			memberType = typ.Fields[i].Type
-		} else {
-			// Map keys are data, so any key is fine, but only once.
-			s.mapKeys = append(s.mapKeys, key)
-		}
-		if s.next() != ':' {
+		valueType, ok := member(key)
+		if !ok || s.next() != ':' {
 			return false
 		}
 		s.pos++
-		if !s.value(memberType, depth+1) {
+		if !s.value(valueType, depth+1) {
 			return false
 		}
 		switch s.next() {
@@ -136,9 +139,7 @@ func (s *fieldScanner) object(typ *schema.Type, depth int) bool {
 			s.pos++
 		case '}':
 			s.pos++
-			duplicates := hasDuplicates(s.mapKeys[keysBase:])
-			s.seen, s.mapKeys = s.seen[:seenBase], s.mapKeys[:keysBase]
-			return !duplicates
+			return true
 		default:
 			return false
 		}

@@ -18,6 +18,10 @@ type testPodSpec struct {
 	Containers   []testContainer   `json:"containers,omitempty" patchStrategy:"merge" patchMergeKey:"name"`
 	Extra        any               `json:"extra,omitempty"`
 	Template     *testTemplate     `json:"template,omitempty"`
+	// Matrix and Sidecars give the scanner lists of lists and maps of
+	// objects to walk.
+	Matrix   [][]int32                `json:"matrix,omitempty"`
+	Sidecars map[string]testContainer `json:"sidecars,omitempty"`
 }
 
 type testTemplate struct {

@@ -130,7 +130,7 @@ type recursive struct {
 // cleanly rather than panic.
 type unsupported struct {
 	Stringer interface{ String() string } `protobuf:"bytes,1,opt,name=stringer"`
-	Small    int8                          `protobuf:"varint,2,opt,name=small"`
+	Small    int8                         `protobuf:"varint,2,opt,name=small"`
 }
 
 func TestDecodeErrors(t *testing.T) {
