@@ -115,6 +115,7 @@ func OneTermEqualSelector(field, value string) Selector {
 // hold. The nil value is Everything.
 type andSelector []Requirement
 
+// Matches implements the Selector interface.
 func (s andSelector) Matches(fields Set) bool {
 	for _, r := range s {
 		if !r.Matches(fields) {
@@ -124,8 +125,10 @@ func (s andSelector) Matches(fields Set) bool {
 	return true
 }
 
+// Empty implements the Selector interface.
 func (s andSelector) Empty() bool { return len(s) == 0 }
 
+// String implements the Selector interface.
 func (s andSelector) String() string {
 	terms := make([]string, len(s))
 	for i, r := range s {
@@ -134,8 +137,10 @@ func (s andSelector) String() string {
 	return strings.Join(terms, ",")
 }
 
+// Requirements implements the Selector interface.
 func (s andSelector) Requirements() []Requirement { return slices.Clone([]Requirement(s)) }
 
+// RequiresExactMatch implements the Selector interface.
 func (s andSelector) RequiresExactMatch(field string) (string, bool) {
 	for _, r := range s {
 		if r.Field == field && r.Operator == Equals {

@@ -118,6 +118,7 @@ func FromLabelSelector(ls *api.LabelSelector) (Selector, error) {
 // all of which must hold. The nil value is Everything.
 type requirementSelector []Requirement
 
+// Matches implements the Selector interface.
 func (s requirementSelector) Matches(labels map[string]string) bool {
 	for _, r := range s {
 		if !r.Matches(labels) {
@@ -127,8 +128,10 @@ func (s requirementSelector) Matches(labels map[string]string) bool {
 	return true
 }
 
+// Empty implements the Selector interface.
 func (s requirementSelector) Empty() bool { return len(s) == 0 }
 
+// String implements the Selector interface.
 func (s requirementSelector) String() string {
 	parts := make([]string, len(s))
 	for i, r := range s {
@@ -137,6 +140,7 @@ func (s requirementSelector) String() string {
 	return strings.Join(parts, ",")
 }
 
+// Requirements implements the Selector interface.
 func (s requirementSelector) Requirements() []Requirement {
 	if len(s) == 0 {
 		return nil
@@ -151,7 +155,14 @@ func (s requirementSelector) Requirements() []Requirement {
 // nothingSelector matches no label set; see Nothing.
 type nothingSelector struct{}
 
+// Matches implements the Selector interface.
 func (nothingSelector) Matches(map[string]string) bool { return false }
-func (nothingSelector) Empty() bool                    { return false }
-func (nothingSelector) String() string                 { return "" }
-func (nothingSelector) Requirements() []Requirement    { return nil }
+
+// Empty implements the Selector interface.
+func (nothingSelector) Empty() bool { return false }
+
+// String implements the Selector interface.
+func (nothingSelector) String() string { return "" }
+
+// Requirements implements the Selector interface.
+func (nothingSelector) Requirements() []Requirement { return nil }

@@ -122,6 +122,7 @@ func invalid(path string, value any, detail string) *fieldError {
 	return &fieldError{path: path, kind: "Invalid value", value: value, detail: detail}
 }
 
+// Error implements error.
 func (e *fieldError) Error() string {
 	var v string
 	if s, ok := e.value.(string); ok {
@@ -141,6 +142,7 @@ func (e *fieldError) Error() string {
 // "[first, second]", dropping repeated messages.
 type aggregateError []error
 
+// Error implements error.
 func (a aggregateError) Error() string {
 	if len(a) == 1 {
 		return a[0].Error()

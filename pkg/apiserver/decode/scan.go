@@ -18,8 +18,9 @@ import (
 // answer is no, Into only has to call json.Unmarshal. For anything else
 // (an unknown, duplicate or wrongly cased key, or a syntax error) Into takes
 // the slow path, which works out what exactly is wrong and words the
-// messages. So the scanner may be cautious (answer "look closer" for
-// anything unusual) but must never be optimistic. FuzzInto checks that.
+// messages. So the scanner could afford to be cautious (answer "look
+// closer" for anything unusual) but must never be optimistic. On valid JSON
+// it is in fact exact: FuzzInto checks that it agrees with the slow path.
 //
 // The scanner does not validate JSON. It does not have to: json.Unmarshal
 // checks the whole body before it decodes anything, and reports the same
