@@ -8,7 +8,7 @@ import (
 func TestParseRequest(t *testing.T) {
 	s := &Server{reg: newRegistry(builtinResources())}
 	cases := []struct {
-		method, url                           string
+		method, url                          string
 		resource, namespace, name, sub, verb string // resource "" means: not served
 	}{
 		{"GET", "/api/v1/pods", "pods", "", "", "", "list"},
