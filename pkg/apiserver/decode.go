@@ -1,7 +1,6 @@
 package apiserver
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -54,19 +53,21 @@ func decodeObject(r *http.Request, res *resource, jsonBody []byte) (api.Object, 
 	cannotHandle := func(err error) error {
 		return apierrors.NewBadRequest(fmt.Sprintf("%s in version %q cannot be handled as a %s: %v", res.kind, res.version, res.kind, err))
 	}
-	var tm api.TypeMeta
-	if err := json.Unmarshal(jsonBody, &tm); err != nil {
-		return nil, nil, cannotHandle(err)
-	}
-	if err := checkTypeMeta(res, tm.APIVersion, tm.Kind); err != nil {
-		return nil, nil, err
-	}
+	// Decode leniently first, so a body of the wrong kind is reported as
+	// such rather than as a list of the fields this kind lacks.
 	obj := res.newObject()
-	warnings, err := decode.Into(jsonBody, obj, policy == "Strict")
+	warnings, err := decode.Into(jsonBody, obj, false)
 	if err != nil {
 		return nil, nil, cannotHandle(err)
 	}
-	if policy == "Ignore" {
+	tm := obj.GetTypeMeta()
+	if err := checkTypeMeta(res, tm.APIVersion, tm.Kind); err != nil {
+		return nil, nil, err
+	}
+	switch {
+	case policy == "Strict" && len(warnings) > 0:
+		return nil, nil, cannotHandle(&decode.StrictDecodingError{Errors: warnings})
+	case policy == "Ignore":
 		warnings = nil
 	}
 	return obj, warnings, nil
