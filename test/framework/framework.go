@@ -41,19 +41,24 @@ func StartAPIServer(t testing.TB) *APIServer {
 // restarts). The caller may Stop it early; cleanup stops it otherwise.
 func StartAPIServerIn(t testing.TB, dir string) *APIServer {
 	t.Helper()
+	return StartAPIServerWith(t, dir, func(*apiserver.Options) {})
+}
+
+// StartAPIServerWith starts an apiserver on dir after letting configure
+// change its options (e.g. to use an external etcd).
+func StartAPIServerWith(t testing.TB, dir string, configure func(*apiserver.Options)) *APIServer {
+	t.Helper()
 	opts := apiserver.DefaultOptions()
 	opts.DataDir, opts.SecurePort, opts.CompactionInterval = dir, 0, 0
 	opts.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
 	if os.Getenv("KPLANE_TEST_LOGS") != "" {
 		opts.Logger = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
+	configure(&opts)
 	s, err := apiserver.Start(context.Background(), opts)
 	if err != nil {
 		t.Fatalf("start apiserver: %v", err)
 	}
-	_ = ctx
 	t.Cleanup(s.Stop)
 	token, _ := s.Tokens().TokenFor(auth.AdminUserName)
 	pool := x509.NewCertPool()
