@@ -1,0 +1,50 @@
+package apiserver
+
+// Tables. `kubectl get` asks for meta.k8s.io/v1 Tables and prints their
+// columns as they come, so the columns of every kind are defined once, on
+// the server (package printers).
+
+import (
+	"encoding/json"
+	"net/http"
+	"time"
+
+	"kplane/pkg/api"
+	"kplane/pkg/apiserver/printers"
+)
+
+// writeObject answers with one object, as JSON or as a one-row Table.
+func (s *Server) writeObject(w http.ResponseWriter, r *http.Request, code int, res *resource, so *storedObject) {
+	if tableRequest(r) {
+		t := s.table(res, []*storedObject{so}, r.URL.Query().Get("includeObject"), true)
+		t.ResourceVersion = so.obj.GetObjectMeta().ResourceVersion
+		writeJSONAs(w, contentTypeTable, t)
+		return
+	}
+	writeRaw(w, code, contentTypeJSON, so.raw)
+}
+
+// table renders objects as a meta.k8s.io/v1 Table with the kind's columns.
+// includeObject is None, Metadata (the default) or Object, as upstream.
+func (s *Server) table(res *resource, objs []*storedObject, includeObject string, withColumns bool) *api.Table {
+	t := &api.Table{TypeMeta: api.TypeMeta{Kind: "Table", APIVersion: "meta.k8s.io/v1"}, Rows: []api.TableRow{}}
+	if withColumns {
+		t.ColumnDefinitions = printers.Columns(res.kind)
+	}
+	now := time.Now()
+	for _, so := range objs {
+		row := api.TableRow{Cells: printers.Cells(so.obj, now)}
+		switch includeObject {
+		case "None":
+		case "Object":
+			row.Object = json.RawMessage(so.raw)
+		default:
+			row.Object = &api.PartialObjectMetadata{
+				TypeMeta:   api.TypeMeta{Kind: "PartialObjectMetadata", APIVersion: "meta.k8s.io/v1"},
+				ObjectMeta: *so.obj.GetObjectMeta(),
+			}
+		}
+		t.Rows = append(t.Rows, row)
+	}
+	return t
+}
