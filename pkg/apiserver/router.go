@@ -26,6 +26,7 @@ func (s *Server) router() http.Handler {
 		r.Get(p, func(w http.ResponseWriter, _ *http.Request) { writeRaw(w, http.StatusOK, "text/plain", []byte("ok")) })
 	}
 	r.Get("/version", s.serveVersion)
+	r.Method(http.MethodGet, "/metrics", s.metrics.handler())
 
 	r.Get("/api", s.serveLegacyVersions)
 	r.Get("/apis", s.serveGroups)
@@ -96,6 +97,11 @@ func (s *Server) serveResource(w http.ResponseWriter, r *http.Request) {
 		writeError(w, notFoundPath())
 		return
 	}
+	s.metrics.instrument(w, info, func(w http.ResponseWriter) { s.dispatch(w, r, info) })
+}
+
+// dispatch sends a parsed request to the handler for its subresource and verb.
+func (s *Server) dispatch(w http.ResponseWriter, r *http.Request, info *requestInfo) {
 	switch info.subresource {
 	case "":
 		s.serveObjectVerb(w, r, info)

@@ -78,15 +78,16 @@ func (o Options) Validate() error {
 
 // Server is a running apiserver.
 type Server struct {
-	opts   Options
-	log    *slog.Logger
-	reg    *registry
-	store  store.Interface
-	etcd   *store.EtcdStore
-	caches map[*resource]*cache.Cache
-	tokens *auth.TokenFile
-	pki    *pki.Bundle
-	alloc  *allocators
+	opts    Options
+	log     *slog.Logger
+	reg     *registry
+	store   store.Interface
+	etcd    *store.EtcdStore
+	caches  map[*resource]*cache.Cache
+	tokens  *auth.TokenFile
+	pki     *pki.Bundle
+	alloc   *allocators
+	metrics *metrics
 	// recent passes objects this server wrote to the watch cache.
 	recent recentWrites
 	// terminating remembers namespaces this server marked for deletion (name → time).
@@ -123,7 +124,7 @@ func Start(ctx context.Context, opts Options) (*Server, error) {
 	}
 	log = log.With("component", "apiserver")
 	ctx, cancel := context.WithCancel(ctx)
-	s := &Server{opts: opts, log: log, reg: newRegistry(builtinResources()), cancel: cancel, ctx: ctx,
+	s := &Server{opts: opts, log: log, reg: newRegistry(builtinResources()), cancel: cancel, ctx: ctx, metrics: newMetrics(),
 		done: make(chan struct{}), started: time.Now()}
 	if err := s.start(ctx); err != nil {
 		cancel()
