@@ -11,11 +11,13 @@
 //	for ev := range w.ResultChan() { … }             // ADDED, MODIFIED, DELETED, BOOKMARK, ERROR
 //
 // Reading order: config.go (where the server is) → client.go (the
-// connection pool) → resources.go and paths.go (what a URL looks like) →
-// request.go (one request, with retries from retry.go and throttling from
-// ratelimit.go) → errors.go (non-2xx answers become *errors.StatusError) →
-// typed.go and kinds.go (a Go type per kind) → watch.go (the event stream)
-// → dynamic.go (kinds chosen at run time) → subresources.go (scale, binding).
+// connection pool) → resources.go, paths.go and options.go (what a URL and
+// its query look like) → request.go (one request, with retries from
+// retry.go and throttling from ratelimit.go) → errors.go and warnings.go
+// (what comes back besides the object) → typed.go and kinds.go (a Go type
+// per kind) → watch.go (the event stream) → dynamic.go and unstructured.go
+// (kinds chosen at run time, as JSON maps) → subresources.go (scale,
+// binding).
 //
 // What it mirrors from client-go, on purpose: typed and dynamic clients over
 // one REST layer, a client-side token bucket (QPS/Burst), a user agent per

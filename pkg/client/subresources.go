@@ -1,0 +1,74 @@
+package client
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+
+	"kplane/pkg/api"
+)
+
+// GetScale reads the scale subresource of a workload (deployments,
+// replicasets, statefulsets, replicationcontrollers): an autoscaling/v1
+// Scale with the desired and current replica counts and the pod selector.
+// This is how the HPA and `kubectl scale` see any scalable kind the same way.
+func (c *Client) GetScale(ctx context.Context, res Resource, namespace, name string) (*api.Scale, error) {
+	path, err := objectPath(res, namespace, name, "scale")
+	if err != nil {
+		return nil, fmt.Errorf("get scale: %w", err)
+	}
+	out := &api.Scale{}
+	if err := c.into(ctx, &request{method: http.MethodGet, path: path}, out); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// UpdateScale sets a workload's spec.replicas through its scale
+// subresource. With scale.ResourceVersion set it is a compare-and-swap on
+// the workload (a stale one is a Conflict); empty, it always applies.
+func (c *Client) UpdateScale(ctx context.Context, res Resource, namespace string, scale *api.Scale) (*api.Scale, error) {
+	if scale == nil {
+		return nil, errors.New("update scale: scale is nil")
+	}
+	path, err := objectPath(res, namespace, scale.Name, "scale")
+	if err != nil {
+		return nil, fmt.Errorf("update scale: %w", err)
+	}
+	body := *scale
+	body.TypeMeta = api.TypeMeta{Kind: "Scale", APIVersion: "autoscaling/v1"}
+	r, err := newRequest(http.MethodPut, path, nil, &body)
+	if err != nil {
+		return nil, err
+	}
+	out := &api.Scale{}
+	if err := c.into(ctx, r, out); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// Bind assigns a pod to a node: POST pods/<binding.Name>/binding in
+// binding.Namespace with binding.Target naming the node. It is the
+// scheduler's one write; the apiserver sets spec.nodeName once and answers
+// a second binding with a Conflict.
+func (c *Client) Bind(ctx context.Context, binding *api.Binding) error {
+	if binding == nil {
+		return errors.New("bind: binding is nil")
+	}
+	path, err := objectPath(PodsResource, binding.Namespace, binding.Name, "binding")
+	if err != nil {
+		return fmt.Errorf("bind: %w", err)
+	}
+	body := *binding
+	body.TypeMeta = api.TypeMeta{Kind: "Binding", APIVersion: "v1"}
+	r, err := newRequest(http.MethodPost, path, nil, &body)
+	if err != nil {
+		return err
+	}
+	if _, err := c.do(ctx, r); err != nil {
+		return fmt.Errorf("bind pod %s/%s to %s: %w", binding.Namespace, binding.Name, binding.Target.Name, err)
+	}
+	return nil
+}
