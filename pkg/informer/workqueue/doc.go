@@ -17,8 +17,9 @@
 //     it was added meanwhile. The worker may have read the object before the
 //     change that caused the Add; this second pass is how it sees it.
 //   - Fair: keys are handed out in the order they were first added (FIFO).
-//   - Nothing lost: every Add made before ShutDown results in a Get that
-//     starts after it. ShutDown refuses new keys but lets workers drain the
+//   - Nothing lost: every Add accepted before ShutDown is followed by a Get
+//     of that key which returns after the Add (merged with other Adds, but
+//     never dropped). ShutDown refuses new keys yet lets workers drain the
 //     ones already queued; Get reports shutdown only once the queue is empty.
 //
 // The state behind those guarantees is three sets, named as upstream names
