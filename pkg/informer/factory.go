@@ -1,0 +1,166 @@
+package informer
+
+import (
+	"context"
+	"reflect"
+	"sync"
+	"time"
+
+	"kplane/pkg/api"
+	"kplane/pkg/api/errors"
+	"kplane/pkg/client"
+)
+
+// SharedInformerFactory hands out one SharedIndexInformer per resource for a
+// whole process. Every controller of the controller-manager asks the same
+// factory for, say, the pod informer, and gets the same one: a single LIST
+// and WATCH of pods, one cache, many handlers. This is why upstream calls
+// the informers "shared".
+//
+// The usual sequence is: build the factory, let each controller ask for the
+// informers it needs (which registers them), Start, WaitForCacheSync, run
+// the controllers; at exit cancel the context and Shutdown.
+type SharedInformerFactory struct {
+	client        *client.Client
+	defaultResync time.Duration
+	opts          options
+
+	mu        sync.Mutex
+	informers map[client.Resource]SharedIndexInformer
+	// started records the informers Start has launched, so a second Start
+	// only launches those requested since.
+	started map[client.Resource]bool
+	// cancels stop what each Start launched; Shutdown calls them.
+	cancels      []context.CancelFunc
+	shuttingDown bool
+	wg           sync.WaitGroup
+}
+
+// NewSharedInformerFactory returns a factory whose informers list and watch
+// through c, with defaultResync as every informer's handler resync period
+// (0: none, the usual choice in kplane's controllers). Options: WithNamespace,
+// WithTweakListOptions, WithTrace, WithClock, WithLogger, WithBackoff.
+func NewSharedInformerFactory(c *client.Client, defaultResync time.Duration, opts ...Option) *SharedInformerFactory {
+	return &SharedInformerFactory{
+		client:        c,
+		defaultResync: defaultResync,
+		opts:          buildOptions(opts),
+		informers:     map[client.Resource]SharedIndexInformer{},
+		started:       map[client.Resource]bool{},
+	}
+}
+
+// InformerFor returns the factory's informer for res, calling newInformer to
+// build it the first time res is asked for. Later calls return the same
+// informer whatever newInformer they pass.
+func (f *SharedInformerFactory) InformerFor(res client.Resource, newInformer func() SharedIndexInformer) SharedIndexInformer {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if inf, ok := f.informers[res]; ok {
+		return inf
+	}
+	inf := newInformer()
+	f.informers[res] = inf
+	return inf
+}
+
+// Tracer returns the tracer the factory was given (nil if none), so
+// controllers can report their enqueues: f.Tracer().Enqueue("deployment", key).
+func (f *SharedInformerFactory) Tracer() Tracer { return f.opts.tracer }
+
+// Start runs every informer requested so far that is not yet running, each
+// in its own goroutine, until ctx ends or Shutdown is called. It does not
+// wait; call WaitForCacheSync for that. Calling Start again after asking for
+// more informers starts just the new ones.
+func (f *SharedInformerFactory) Start(ctx context.Context) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.shuttingDown {
+		return
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	f.cancels = append(f.cancels, cancel)
+	for res, inf := range f.informers {
+		if f.started[res] {
+			continue
+		}
+		f.started[res] = true
+		f.wg.Go(func() { inf.Run(ctx) })
+	}
+}
+
+// WaitForCacheSync waits until every started informer has synced, or ctx
+// ends, and reports for each whether it synced.
+func (f *SharedInformerFactory) WaitForCacheSync(ctx context.Context) map[client.Resource]bool {
+	f.mu.Lock()
+	started := map[client.Resource]SharedIndexInformer{}
+	for res, inf := range f.informers {
+		if f.started[res] {
+			started[res] = inf
+		}
+	}
+	f.mu.Unlock()
+	result := make(map[client.Resource]bool, len(started))
+	for res, inf := range started {
+		result[res] = WaitForCacheSync(ctx, inf.HasSynced)
+	}
+	return result
+}
+
+// Shutdown stops every informer the factory started and waits until their
+// goroutines have returned. Afterwards Start does nothing.
+func (f *SharedInformerFactory) Shutdown() {
+	f.mu.Lock()
+	f.shuttingDown = true
+	for _, cancel := range f.cancels {
+		cancel()
+	}
+	f.mu.Unlock()
+	f.wg.Wait()
+}
+
+// TypedInformer pairs a resource's shared informer with a typed lister over
+// its cache. The factory's accessors (Pods(), Deployments(), …) return one.
+type TypedInformer[T api.Object] struct {
+	informer SharedIndexInformer
+	lister   *Lister[T]
+}
+
+// Informer returns the shared informer, to add event handlers and to wait
+// for HasSynced.
+func (t TypedInformer[T]) Informer() SharedIndexInformer { return t.informer }
+
+// Lister returns a typed, read-only view of the informer's cache.
+func (t TypedInformer[T]) Lister() *Lister[T] { return t.lister }
+
+// ForResource returns f's informer for res, creating it if needed, as a
+// TypedInformer of Go type T (a pointer type such as *api.Pod). The informer
+// lists and watches through f's client (in f's namespace, for a namespaced
+// resource), with f's list tweak and tracer, and carries the namespace
+// index listers use.
+func ForResource[T api.Object](f *SharedInformerFactory, res client.Resource) TypedInformer[T] {
+	inf := f.InformerFor(res, func() SharedIndexInformer {
+		tc := client.For[T](f.client, res)
+		if res.Namespaced && f.opts.namespace != "" {
+			tc = tc.Namespace(f.opts.namespace)
+		}
+		return NewSharedIndexInformer(NewListWatch(tc, f.opts.tweak), newExample[T](), f.defaultResync,
+			Indexers{NamespaceIndex: MetaNamespaceIndexFunc},
+			WithName(res.String()), WithTrace(f.opts.tracer), WithClock(f.opts.clock), WithLogger(f.opts.logger), WithBackoff(f.opts.backoff))
+	})
+	return TypedInformer[T]{
+		informer: inf,
+		lister:   NewLister[T](inf.GetIndexer(), errors.Resource{Group: res.Group, Resource: res.Resource}),
+	}
+}
+
+// newExample returns a new zero object of type T (e.g. &api.Pod{}), the
+// informer's example of the type its watch events must have.
+func newExample[T api.Object]() T {
+	var zero T
+	t := reflect.TypeOf(zero)
+	if t == nil || t.Kind() != reflect.Pointer {
+		return zero
+	}
+	return reflect.New(t.Elem()).Interface().(T)
+}

@@ -1,0 +1,145 @@
+package informer
+
+// This file has one accessor per built-in kind, so a controller reads
+// factory.Pods().Lister() rather than spelling out the resource and type.
+// Each is a one-line call of ForResource.
+
+import (
+	"kplane/pkg/api"
+	"kplane/pkg/client"
+)
+
+// Namespaces returns the shared informer and lister for Namespace objects.
+func (f *SharedInformerFactory) Namespaces() TypedInformer[*api.Namespace] {
+	return ForResource[*api.Namespace](f, client.NamespacesResource)
+}
+
+// Nodes returns the shared informer and lister for Node objects.
+func (f *SharedInformerFactory) Nodes() TypedInformer[*api.Node] {
+	return ForResource[*api.Node](f, client.NodesResource)
+}
+
+// Pods returns the shared informer and lister for Pod objects.
+func (f *SharedInformerFactory) Pods() TypedInformer[*api.Pod] {
+	return ForResource[*api.Pod](f, client.PodsResource)
+}
+
+// Services returns the shared informer and lister for Service objects.
+func (f *SharedInformerFactory) Services() TypedInformer[*api.Service] {
+	return ForResource[*api.Service](f, client.ServicesResource)
+}
+
+// Endpoints returns the shared informer and lister for Endpoints objects.
+func (f *SharedInformerFactory) Endpoints() TypedInformer[*api.Endpoints] {
+	return ForResource[*api.Endpoints](f, client.EndpointsResource)
+}
+
+// ConfigMaps returns the shared informer and lister for ConfigMap objects.
+func (f *SharedInformerFactory) ConfigMaps() TypedInformer[*api.ConfigMap] {
+	return ForResource[*api.ConfigMap](f, client.ConfigMapsResource)
+}
+
+// Secrets returns the shared informer and lister for Secret objects.
+func (f *SharedInformerFactory) Secrets() TypedInformer[*api.Secret] {
+	return ForResource[*api.Secret](f, client.SecretsResource)
+}
+
+// ServiceAccounts returns the shared informer and lister for ServiceAccount objects.
+func (f *SharedInformerFactory) ServiceAccounts() TypedInformer[*api.ServiceAccount] {
+	return ForResource[*api.ServiceAccount](f, client.ServiceAccountsResource)
+}
+
+// PersistentVolumes returns the shared informer and lister for PersistentVolume objects.
+func (f *SharedInformerFactory) PersistentVolumes() TypedInformer[*api.PersistentVolume] {
+	return ForResource[*api.PersistentVolume](f, client.PersistentVolumesResource)
+}
+
+// PersistentVolumeClaims returns the shared informer and lister for PersistentVolumeClaim objects.
+func (f *SharedInformerFactory) PersistentVolumeClaims() TypedInformer[*api.PersistentVolumeClaim] {
+	return ForResource[*api.PersistentVolumeClaim](f, client.PersistentVolumeClaimsResource)
+}
+
+// ResourceQuotas returns the shared informer and lister for ResourceQuota objects.
+func (f *SharedInformerFactory) ResourceQuotas() TypedInformer[*api.ResourceQuota] {
+	return ForResource[*api.ResourceQuota](f, client.ResourceQuotasResource)
+}
+
+// LimitRanges returns the shared informer and lister for LimitRange objects.
+func (f *SharedInformerFactory) LimitRanges() TypedInformer[*api.LimitRange] {
+	return ForResource[*api.LimitRange](f, client.LimitRangesResource)
+}
+
+// Events returns the shared informer and lister for Event objects.
+func (f *SharedInformerFactory) Events() TypedInformer[*api.Event] {
+	return ForResource[*api.Event](f, client.EventsResource)
+}
+
+// ReplicationControllers returns the shared informer and lister for ReplicationController objects.
+func (f *SharedInformerFactory) ReplicationControllers() TypedInformer[*api.ReplicationController] {
+	return ForResource[*api.ReplicationController](f, client.ReplicationControllersResource)
+}
+
+// Deployments returns the shared informer and lister for Deployment objects.
+func (f *SharedInformerFactory) Deployments() TypedInformer[*api.Deployment] {
+	return ForResource[*api.Deployment](f, client.DeploymentsResource)
+}
+
+// ReplicaSets returns the shared informer and lister for ReplicaSet objects.
+func (f *SharedInformerFactory) ReplicaSets() TypedInformer[*api.ReplicaSet] {
+	return ForResource[*api.ReplicaSet](f, client.ReplicaSetsResource)
+}
+
+// StatefulSets returns the shared informer and lister for StatefulSet objects.
+func (f *SharedInformerFactory) StatefulSets() TypedInformer[*api.StatefulSet] {
+	return ForResource[*api.StatefulSet](f, client.StatefulSetsResource)
+}
+
+// DaemonSets returns the shared informer and lister for DaemonSet objects.
+func (f *SharedInformerFactory) DaemonSets() TypedInformer[*api.DaemonSet] {
+	return ForResource[*api.DaemonSet](f, client.DaemonSetsResource)
+}
+
+// ControllerRevisions returns the shared informer and lister for ControllerRevision objects.
+func (f *SharedInformerFactory) ControllerRevisions() TypedInformer[*api.ControllerRevision] {
+	return ForResource[*api.ControllerRevision](f, client.ControllerRevisionsResource)
+}
+
+// Jobs returns the shared informer and lister for Job objects.
+func (f *SharedInformerFactory) Jobs() TypedInformer[*api.Job] {
+	return ForResource[*api.Job](f, client.JobsResource)
+}
+
+// CronJobs returns the shared informer and lister for CronJob objects.
+func (f *SharedInformerFactory) CronJobs() TypedInformer[*api.CronJob] {
+	return ForResource[*api.CronJob](f, client.CronJobsResource)
+}
+
+// HorizontalPodAutoscalers returns the shared informer and lister for HorizontalPodAutoscaler objects.
+func (f *SharedInformerFactory) HorizontalPodAutoscalers() TypedInformer[*api.HorizontalPodAutoscaler] {
+	return ForResource[*api.HorizontalPodAutoscaler](f, client.HorizontalPodAutoscalersResource)
+}
+
+// Leases returns the shared informer and lister for Lease objects.
+func (f *SharedInformerFactory) Leases() TypedInformer[*api.Lease] {
+	return ForResource[*api.Lease](f, client.LeasesResource)
+}
+
+// Roles returns the shared informer and lister for Role objects.
+func (f *SharedInformerFactory) Roles() TypedInformer[*api.Role] {
+	return ForResource[*api.Role](f, client.RolesResource)
+}
+
+// ClusterRoles returns the shared informer and lister for ClusterRole objects.
+func (f *SharedInformerFactory) ClusterRoles() TypedInformer[*api.ClusterRole] {
+	return ForResource[*api.ClusterRole](f, client.ClusterRolesResource)
+}
+
+// RoleBindings returns the shared informer and lister for RoleBinding objects.
+func (f *SharedInformerFactory) RoleBindings() TypedInformer[*api.RoleBinding] {
+	return ForResource[*api.RoleBinding](f, client.RoleBindingsResource)
+}
+
+// ClusterRoleBindings returns the shared informer and lister for ClusterRoleBinding objects.
+func (f *SharedInformerFactory) ClusterRoleBindings() TypedInformer[*api.ClusterRoleBinding] {
+	return ForResource[*api.ClusterRoleBinding](f, client.ClusterRoleBindingsResource)
+}

@@ -1,0 +1,86 @@
+package informer
+
+import (
+	"log/slog"
+
+	"kplane/pkg/client"
+	"kplane/pkg/clock"
+)
+
+// Option configures a SharedIndexInformer (NewSharedIndexInformer) or a
+// SharedInformerFactory (NewSharedInformerFactory). Options that only make
+// sense for a factory (WithNamespace, WithTweakListOptions) are ignored by
+// an informer, which already has its ListerWatcher.
+type Option func(*options)
+
+// options is what the Option functions fill in.
+type options struct {
+	tracer    Tracer
+	clock     clock.Clock
+	logger    *slog.Logger
+	name      string
+	namespace string
+	tweak     func(*client.ListOptions)
+	backoff   Backoff
+}
+
+func buildOptions(opts []Option) options {
+	o := options{clock: clock.Real{}, logger: slog.Default()}
+	for _, opt := range opts {
+		opt(&o)
+	}
+	return o
+}
+
+// WithTrace turns on the teaching trace: every stage of the pipeline calls t
+// once per object (see Tracer). SlogTracer(logger) gives a ready-made t.
+func WithTrace(t Tracer) Option {
+	return func(o *options) { o.tracer = t }
+}
+
+// WithClock makes the informer read time (resync periods, back-off delays)
+// from c instead of the wall clock; tests pass a clock.Fake.
+func WithClock(c clock.Clock) Option {
+	return func(o *options) {
+		if c != nil {
+			o.clock = c
+		}
+	}
+}
+
+// WithLogger sets the logger for warnings and errors (watch failures,
+// relists, objects of an unexpected type). The default is slog.Default().
+func WithLogger(l *slog.Logger) Option {
+	return func(o *options) {
+		if l != nil {
+			o.logger = l
+		}
+	}
+}
+
+// WithName names an informer in logs and traces; the factory names each
+// informer after its resource ("pods", "deployments.apps").
+func WithName(name string) Option {
+	return func(o *options) { o.name = name }
+}
+
+// WithNamespace limits a factory's informers for namespaced resources to one
+// namespace. Cluster-scoped resources (nodes, namespaces, persistent volumes)
+// are always watched whole. The default, "", watches all namespaces.
+func WithNamespace(namespace string) Option {
+	return func(o *options) { o.namespace = namespace }
+}
+
+// WithTweakListOptions lets a factory adjust every list and watch its
+// informers make, typically to set a label or field selector (the kubelet
+// watches only the pods with spec.nodeName equal to its node).
+func WithTweakListOptions(tweak func(*client.ListOptions)) Option {
+	return func(o *options) { o.tweak = tweak }
+}
+
+// WithBackoff sets the reflectors' back-off between failed lists and
+// watches; zero fields keep upstream's values (DefaultBackoff). Tests use
+// a short one so a reconnect does not cost seconds.
+func WithBackoff(b Backoff) Option {
+	return func(o *options) { o.backoff = b }
+}
