@@ -1,6 +1,6 @@
 # kplane — build, test and benchmark.
 #
-#   make up      build, then start the cluster in ./.kplane (today: the apiserver)
+#   make up      build, then start the local cluster in ./.kplane (Ctrl-C stops it)
 #   make build   every binary into bin/
 #   make test    vet, then all tests with the race detector (what CI runs)
 #   make bench   the benchmarks; the report goes to bench/report.txt
@@ -13,7 +13,7 @@ PKGS    := ./...
 .PHONY: up build test vet bench fuzz clean
 
 up: build
-	$(BIN)/apiserver --data-dir .kplane
+	$(BIN)/ctl up
 
 build:
 	@mkdir -p $(BIN)

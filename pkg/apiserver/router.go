@@ -134,6 +134,10 @@ func (s *Server) dispatch(w http.ResponseWriter, r *http.Request, info *requestI
 			writeError(w, notFoundPath())
 			return
 		}
+		if info.subresource == "log" {
+			s.servePodLog(w, r, info)
+			return
+		}
 		writeError(w, apierrors.NewNotImplemented(fmt.Sprintf("pods/%s is not served yet: it arrives with the kubelet", info.subresource)))
 	default:
 		writeError(w, notFoundPath())

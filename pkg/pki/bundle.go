@@ -1,11 +1,13 @@
 // Package pki gives the apiserver its TLS identity: a cluster certificate
-// authority (CA) and a serving certificate signed by it, kept in the data dir.
+// authority (CA), a serving certificate signed by it, and the client
+// certificate the apiserver presents to kubelets, kept in the data dir.
 //
 // It plays the part kubeadm's "certs" phase plays for a real cluster. At first
-// start Ensure creates DIR/pki/ca.{crt,key} and DIR/pki/apiserver.{crt,key};
-// afterwards it loads them, and replaces only what is missing or no longer
-// good enough (a serving certificate that a new host name is not in, or that
-// expires within 30 days). Clients trust the cluster by trusting ca.crt, which
+// start Ensure creates DIR/pki/ca.{crt,key}, DIR/pki/apiserver.{crt,key} and
+// DIR/pki/apiserver-kubelet-client.{crt,key}; afterwards it loads them, and
+// replaces only what is missing or no longer good enough (a serving
+// certificate that a new host name is not in, or a certificate that expires
+// within 30 days). Clients trust the cluster by trusting ca.crt, which
 // is why the same bytes end up base64-encoded in every kubeconfig.
 package pki
 
@@ -28,6 +30,10 @@ const (
 	CAKeyFileName      = "ca.key"
 	ServerCertFileName = "apiserver.crt"
 	ServerKeyFileName  = "apiserver.key"
+
+	// The apiserver's client certificate for kubelets (kubeadm's name).
+	KubeletClientCertFileName = "apiserver-kubelet-client.crt"
+	KubeletClientKeyFileName  = "apiserver-kubelet-client.key"
 )
 
 // Validity periods, as kubeadm chooses them: the CA lives ten years, leaf
@@ -41,17 +47,20 @@ const (
 	renewBefore = 30 * 24 * time.Hour
 )
 
-// Bundle is the cluster CA and the apiserver's serving certificate, loaded
-// from (and written to) one directory.
+// Bundle is the cluster CA, the apiserver's serving certificate and its
+// kubelet client certificate, loaded from (and written to) one directory.
 type Bundle struct {
-	// Dir is the directory holding the four files below.
+	// Dir is the directory holding the six files below.
 	Dir string
-	// CACertFile, CAKeyFile, ServerCertFile and ServerKeyFile are the paths
-	// of the PEM files in Dir.
-	CACertFile     string
-	CAKeyFile      string
-	ServerCertFile string
-	ServerKeyFile  string
+	// CACertFile, CAKeyFile, ServerCertFile, ServerKeyFile,
+	// KubeletClientCertFile and KubeletClientKeyFile are the paths of the
+	// PEM files in Dir.
+	CACertFile            string
+	CAKeyFile             string
+	ServerCertFile        string
+	ServerKeyFile         string
+	KubeletClientCertFile string
+	KubeletClientKeyFile  string
 
 	// CACertPEM is the CA certificate in PEM form: what a client needs to
 	// trust the server (a kubeconfig's certificate-authority-data).
@@ -60,22 +69,31 @@ type Bundle struct {
 	CACert *x509.Certificate
 	// ServerCert is the parsed serving (leaf) certificate.
 	ServerCert *x509.Certificate
+	// KubeletClientCert is the certificate, with its key, that the apiserver
+	// presents when it calls a kubelet (pods/log): CN
+	// kube-apiserver-kubelet-client, signed by the CA, client auth only.
+	// Kubelets accept it because they trust the same CA.
+	KubeletClientCert tls.Certificate
 
 	// serving is the serving certificate with its private key, ready for
 	// crypto/tls.
 	serving tls.Certificate
 }
 
-// Ensure returns the CA and serving certificate stored in dir, creating or
-// replacing whatever is missing or unusable. The serving certificate covers
-// the names and addresses clients use to reach the apiserver (see
-// DefaultHosts) plus hosts, which may mix DNS names and IP addresses.
+// Ensure returns the CA, serving certificate and kubelet client certificate
+// stored in dir, creating or replacing whatever is missing or unusable. The
+// serving certificate covers the names and addresses clients use to reach
+// the apiserver (see DefaultHosts) plus hosts, which may mix DNS names and IP
+// addresses.
 //
 // A CA is reused when its certificate and key parse, belong together and do
 // not expire within 30 days. The serving certificate is reused when, in
 // addition, it verifies against that CA, covers every requested host and
-// does not expire within 30 days. Replacing the CA also replaces the serving
-// certificate, since the old one no longer chains to it.
+// does not expire within 30 days; the kubelet client certificate likewise
+// when it verifies against the CA for client authentication, names
+// kube-apiserver-kubelet-client and does not expire within 30 days.
+// Replacing the CA also replaces both leaf certificates, since the old ones
+// no longer chain to it.
 func Ensure(dir string, hosts []string) (*Bundle, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("create pki dir %s: %w", dir, err)
@@ -86,6 +104,9 @@ func Ensure(dir string, hosts []string) (*Bundle, error) {
 		CAKeyFile:      filepath.Join(dir, CAKeyFileName),
 		ServerCertFile: filepath.Join(dir, ServerCertFileName),
 		ServerKeyFile:  filepath.Join(dir, ServerKeyFileName),
+
+		KubeletClientCertFile: filepath.Join(dir, KubeletClientCertFileName),
+		KubeletClientKeyFile:  filepath.Join(dir, KubeletClientKeyFileName),
 	}
 	now := time.Now()
 	sans := servingHosts(hosts)
@@ -112,10 +133,22 @@ func Ensure(dir string, hosts []string) (*Bundle, error) {
 		}
 	}
 
+	kubeletClient, err := loadKubeletClient(b.KubeletClientCertFile, b.KubeletClientKeyFile, ca, now)
+	if err != nil {
+		slog.Debug("generating apiserver kubelet client certificate", "component", "pki", "dir", dir, "reason", err.Error())
+		if kubeletClient, err = newKubeletClient(ca, now); err != nil {
+			return nil, err
+		}
+		if err := kubeletClient.write(b.KubeletClientCertFile, b.KubeletClientKeyFile); err != nil {
+			return nil, err
+		}
+	}
+
 	b.CACertPEM = ca.certPEM
 	b.CACert = ca.cert
 	b.ServerCert = serving.cert
 	b.serving = serving.tlsCertificate()
+	b.KubeletClientCert = kubeletClient.tlsCertificate()
 	return b, nil
 }
 

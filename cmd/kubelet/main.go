@@ -1,0 +1,91 @@
+// Command kubelet runs kplane's simulated node agent: it registers a Node
+// (or, with --node-count, many hollow nodes), heartbeats its Lease and runs
+// the pods bound to it. See pkg/kubelet and docs/kubelet.md.
+package main
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/spf13/cobra"
+
+	"kplane/pkg/client"
+	"kplane/pkg/kubelet"
+	"kplane/pkg/kubelet/server"
+)
+
+func main() {
+	opts := kubelet.DefaultOptions()
+	var taints, labels string
+	var verbosity int
+	cmd := &cobra.Command{
+		Use:   "kubelet",
+		Short: "Run a simulated Kubernetes node (or many) against a kplane apiserver",
+		Long: `kubelet registers a Node, renews its Lease in kube-node-lease every 10 s and runs
+the pods bound to it. With --runtime simulated (the default) nothing really runs:
+containers behave as the pods' sim.kplane.io/* annotations say (docs/kubelet.md).
+With --runtime process a container's command runs as a local process.
+
+  kubelet --kubeconfig .kplane/kubeconfigs/node1.kubeconfig --node-name node1
+  kubelet --kubeconfig K --node-count 100 --node-name-prefix hollow- --pod-cidr 10.244.1.0/24`,
+		SilenceUsage: true,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			var err error
+			if opts.RegisterWithTaints, err = kubelet.ParseTaints(taints); err != nil {
+				return err
+			}
+			if opts.NodeLabels, err = kubelet.ParseLabels(labels); err != nil {
+				return err
+			}
+			level := slog.LevelInfo
+			if verbosity >= 4 {
+				level = slog.LevelDebug
+			}
+			opts.Logger = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
+			opts.Server = logsServer(opts.Kubeconfig)
+			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			return kubelet.Run(ctx, opts)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&opts.Kubeconfig, "kubeconfig", opts.Kubeconfig, "kubeconfig file to reach the apiserver with (required)")
+	f.StringVar(&opts.NodeName, "node-name", opts.NodeName, "name of the node (required unless --node-count is given)")
+	f.IntVar(&opts.NodeCount, "node-count", opts.NodeCount, "simulate this many hollow nodes in one process, named <prefix>1 … <prefix>N")
+	f.StringVar(&opts.NodeNamePrefix, "node-name-prefix", opts.NodeNamePrefix, "name prefix of the nodes of --node-count")
+	f.StringVar(&opts.CPU, "cpu", opts.CPU, "CPU capacity of each node")
+	f.StringVar(&opts.Memory, "memory", opts.Memory, "memory capacity of each node")
+	f.StringVar(&opts.EphemeralStorage, "ephemeral-storage", opts.EphemeralStorage, "ephemeral-storage capacity of each node")
+	f.IntVar(&opts.Pods, "pods", opts.Pods, "maximum number of pods per node")
+	f.StringVar(&opts.Runtime, "runtime", opts.Runtime, "container runtime: simulated or process")
+	f.StringVar(&taints, "register-with-taints", "", "taints to register the node with: key=value:Effect,key:Effect")
+	f.StringVar(&labels, "node-labels", "", "labels to register the node with: key=value,…")
+	f.StringVar(&opts.PodCIDR, "pod-cidr", opts.PodCIDR, "pod IP range when the Node has none (with --node-count: the first node's; the next nodes get the following blocks)")
+	f.StringVar(&opts.NodeIP, "node-ip", opts.NodeIP, "the node's InternalIP (and every pod's hostIP)")
+	f.StringVar(&opts.PodManifestPath, "pod-manifest-path", opts.PodManifestPath, "directory of static pod manifests")
+	f.DurationVar(&opts.FileCheckFrequency, "file-check-frequency", opts.FileCheckFrequency, "how often the static pod directory is reread")
+	f.DurationVar(&opts.NodeStatusUpdateFrequency, "node-status-update-frequency", opts.NodeStatusUpdateFrequency, "how often the node's status is recomputed (and written if changed)")
+	f.DurationVar(&opts.NodeStatusReportFrequency, "node-status-report-frequency", opts.NodeStatusReportFrequency, "how often an unchanged node status is written anyway")
+	f.DurationVar(&opts.NodeLeaseRenewInterval, "node-lease-renew-interval", opts.NodeLeaseRenewInterval, "how often the node Lease is renewed")
+	f.DurationVar(&opts.UsageReportInterval, "usage-report-interval", opts.UsageReportInterval, "how often pod CPU/memory use is published in the kplane.io/usage annotation; 0 disables")
+	f.IntVarP(&verbosity, "v", "v", 0, "log verbosity; 4 or more logs debug messages")
+	if err := cmd.Execute(); err != nil {
+		os.Exit(1)
+	}
+}
+
+// logsServer starts the kubelet's HTTPS server for `kubectl logs`, trusting
+// client certificates signed by the cluster CA named in the kubeconfig.
+func logsServer(kubeconfig string) kubelet.ServerFunc {
+	return func(ctx context.Context, containers kubelet.ContainerFinder, logger *slog.Logger) (int32, error) {
+		cfg, err := client.ConfigFromKubeconfig(kubeconfig, "")
+		if err != nil {
+			return 0, fmt.Errorf("read the cluster CA: %w", err)
+		}
+		return server.StartLogsServer(ctx, cfg.CAData, containers.FindContainer, logger)
+	}
+}

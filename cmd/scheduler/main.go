@@ -1,0 +1,53 @@
+// Command scheduler runs kplane's scheduler: it watches pending pods whose
+// spec.schedulerName is its own, picks a node for each with filter and
+// score plugins, and binds them. See pkg/scheduler and docs/scheduler.md.
+package main
+
+import (
+	"context"
+	"log/slog"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/spf13/cobra"
+
+	"kplane/pkg/scheduler"
+)
+
+func main() {
+	opts := scheduler.DefaultOptions()
+	cmd := &cobra.Command{
+		Use:   "scheduler --kubeconfig FILE",
+		Short: "Place pending pods on nodes",
+		Long: `scheduler watches pods that have no spec.nodeName and whose spec.schedulerName is
+--scheduler-name, and binds each to the node that passes every filter (cordon,
+taints, node affinity, host ports, resources) with the best score (least
+allocated, balanced, preferred affinity, PreferNoSchedule taints). Pods that fit
+nowhere stay Pending with a FailedScheduling event saying why.
+
+With --v=4 it logs every decision: each node's filter result and per-plugin scores.`,
+		SilenceUsage: true,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			opts.Logger = slog.New(slog.NewTextHandler(os.Stderr, nil))
+			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			return scheduler.Run(ctx, opts)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&opts.Kubeconfig, "kubeconfig", opts.Kubeconfig, "kubeconfig file with the apiserver's address and this scheduler's credentials (required)")
+	f.StringVar(&opts.SchedulerName, "scheduler-name", opts.SchedulerName, "the spec.schedulerName of the pods this scheduler places; also the source of its events")
+	f.BoolVar(&opts.LeaderElect, "leader-elect", opts.LeaderElect, "schedule only while holding the Lease --leader-elect-resource-namespace/--leader-elect-resource-name")
+	f.StringVar(&opts.LeaderElectResourceName, "leader-elect-resource-name", opts.LeaderElectResourceName, "name of the leader election Lease")
+	f.StringVar(&opts.LeaderElectResourceNamespace, "leader-elect-resource-namespace", opts.LeaderElectResourceNamespace, "namespace of the leader election Lease")
+	f.DurationVar(&opts.LeaseDuration, "leader-elect-lease-duration", opts.LeaseDuration, "how long standbys wait after the last renewal before taking over")
+	f.DurationVar(&opts.RenewDeadline, "leader-elect-renew-deadline", opts.RenewDeadline, "how long the leader keeps trying to renew before it stops leading")
+	f.DurationVar(&opts.RetryPeriod, "leader-elect-retry-period", opts.RetryPeriod, "how often candidates try to acquire and the leader renews")
+	f.IntVar(&opts.PercentageOfNodesToScore, "percentage-of-nodes-to-score", opts.PercentageOfNodesToScore, "stop looking for feasible nodes after this share of the cluster (at least 100 nodes); 0 = adaptive, 50% minus 1% per 125 nodes")
+	f.IntVar(&opts.ParallelBinds, "parallel-binds", opts.ParallelBinds, "binding requests in flight at once")
+	f.IntVarP(&opts.Verbosity, "v", "v", opts.Verbosity, "log verbosity: 2 logs every bound or unschedulable pod, 4 adds the decision log with per-plugin scores")
+	if err := cmd.Execute(); err != nil {
+		os.Exit(1)
+	}
+}

@@ -1,0 +1,146 @@
+package cluster
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+
+	"kplane/pkg/auth"
+)
+
+// ControlPlaneNodeName is the node whose kubelet runs beside the control
+// plane. Like kubeadm's control-plane nodes it is tainted NoSchedule, so
+// only pods that tolerate the taint land there.
+const ControlPlaneNodeName = "control-plane"
+
+// Taint and label kubeadm puts on control-plane nodes, in the kubelet flag
+// syntax (key=value:Effect; the value is empty).
+const (
+	controlPlaneTaint = "node-role.kubernetes.io/control-plane=:NoSchedule"
+	controlPlaneLabel = "node-role.kubernetes.io/control-plane="
+)
+
+// Binary names the launcher looks for in Options.BinDir.
+const (
+	apiserverBinary         = "apiserver"
+	schedulerBinary         = "scheduler"
+	controllerManagerBinary = "controller-manager"
+	kubeletBinary           = "kubelet"
+	ctlBinary               = "ctl"
+)
+
+// Component names: each names a log file, a kubeconfig and an entry of
+// cluster.json. Kubelets are "kubelet-<node>".
+const (
+	APIServerComponent         = "apiserver"
+	SchedulerComponent         = "scheduler"
+	ControllerManagerComponent = "controller-manager"
+)
+
+// KubeletComponent is the component name of the kubelet for nodeName.
+func KubeletComponent(nodeName string) string { return "kubelet-" + nodeName }
+
+// NodeNames are the nodes a cluster with n worker nodes has:
+// control-plane, node1 … nodeN.
+func NodeNames(n int) []string {
+	names := []string{ControlPlaneNodeName}
+	for i := 1; i <= n; i++ {
+		names = append(names, "node"+strconv.Itoa(i))
+	}
+	return names
+}
+
+// podCIDR is node i's pod range (the control-plane node is 0). Upstream the
+// node IPAM controller hands these out from --cluster-cidr 10.244.0.0/16
+// (kubeadm's and flannel's usual range); here the launcher decides them and
+// tells each kubelet, as the --pod-cidr flag of a standalone kubelet does.
+func podCIDR(i int) string { return fmt.Sprintf("10.244.%d.0/24", i) }
+
+// role decides when a component starts and stops relative to the others.
+type role int
+
+const (
+	// roleController is the scheduler and the controller-manager.
+	roleController role = iota
+	// roleAPIServer starts first and stops last: everything else needs it.
+	roleAPIServer
+	// roleKubelet is one node.
+	roleKubelet
+)
+
+// component is one process of the cluster as planned: its name, who it
+// authenticates as, and its command line (args[0] is the binary).
+type component struct {
+	name string
+	role role
+	// user is the identity in its kubeconfig; unset for the apiserver.
+	user auth.User
+	args []string
+}
+
+// layout is where a cluster's files are inside its data dir.
+type layout struct{ dir string }
+
+func (l layout) adminKubeconfig() string { return filepath.Join(l.dir, "kubeconfig") }
+func (l layout) pkiDir() string          { return filepath.Join(l.dir, "pki") }
+func (l layout) logsDir() string         { return filepath.Join(l.dir, "logs") }
+func (l layout) kubeconfigsDir() string  { return filepath.Join(l.dir, "kubeconfigs") }
+func (l layout) stateFile() string       { return filepath.Join(l.dir, StateFileName) }
+func (l layout) logFile(component string) string {
+	return filepath.Join(l.logsDir(), component+".log")
+}
+func (l layout) kubeconfig(component string) string {
+	return filepath.Join(l.kubeconfigsDir(), component+".kubeconfig")
+}
+
+// planComponents lists the processes of the cluster o describes, in start
+// order. The controller-manager is planned only when its binary exists.
+func planComponents(o Options) ([]component, error) {
+	l := layout{o.DataDir}
+	bin := func(name string) string { return filepath.Join(o.BinDir, name) }
+	for _, required := range []string{apiserverBinary, schedulerBinary, kubeletBinary} {
+		if !isExecutable(bin(required)) {
+			return nil, fmt.Errorf("%s not found in %s (run `make build` first)", required, o.BinDir)
+		}
+	}
+
+	plan := []component{{
+		name: APIServerComponent,
+		role: roleAPIServer,
+		args: []string{bin(apiserverBinary), "--data-dir", o.DataDir, "--secure-port", strconv.Itoa(o.Port)},
+	}, {
+		name: SchedulerComponent,
+		role: roleController,
+		user: auth.SchedulerUser(),
+		args: []string{bin(schedulerBinary), "--kubeconfig", l.kubeconfig(SchedulerComponent), "--leader-elect"},
+	}}
+	if isExecutable(bin(controllerManagerBinary)) {
+		plan = append(plan, component{
+			name: ControllerManagerComponent,
+			role: roleController,
+			user: auth.ControllerManagerUser(),
+			args: []string{bin(controllerManagerBinary), "--kubeconfig", l.kubeconfig(ControllerManagerComponent), "--leader-elect"},
+		})
+	}
+	for i, node := range NodeNames(o.Nodes) {
+		name := KubeletComponent(node)
+		args := []string{bin(kubeletBinary),
+			"--kubeconfig", l.kubeconfig(name),
+			"--node-name", node,
+			"--runtime", o.Runtime,
+			"--pod-cidr", podCIDR(i),
+		}
+		if node == ControlPlaneNodeName {
+			args = append(args, "--register-with-taints", controlPlaneTaint, "--node-labels", controlPlaneLabel)
+		}
+		plan = append(plan, component{name: name, role: roleKubelet, user: auth.NodeUser(node), args: args})
+	}
+	return plan, nil
+}
+
+// isExecutable reports whether path is a regular file someone may execute.
+func isExecutable(path string) bool {
+	fi, err := os.Stat(path)
+	return err == nil && fi.Mode().IsRegular() && fi.Mode().Perm()&0o111 != 0
+}

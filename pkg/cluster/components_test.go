@@ -1,0 +1,142 @@
+package cluster
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"kplane/pkg/auth"
+)
+
+// fakeBinDir creates empty executables with the given names.
+func fakeBinDir(t *testing.T, names ...string) string {
+	t.Helper()
+	dir := t.TempDir()
+	for _, n := range names {
+		if err := os.WriteFile(filepath.Join(dir, n), []byte("#!/bin/sh\n"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+func TestNodeNames(t *testing.T) {
+	tests := []struct {
+		n    int
+		want []string
+	}{
+		{0, []string{"control-plane"}},
+		{2, []string{"control-plane", "node1", "node2"}},
+	}
+	for _, tt := range tests {
+		if got := NodeNames(tt.n); !slices.Equal(got, tt.want) {
+			t.Errorf("NodeNames(%d) = %v, want %v", tt.n, got, tt.want)
+		}
+	}
+}
+
+func TestPlanComponents(t *testing.T) {
+	bin := fakeBinDir(t, "apiserver", "scheduler", "kubelet")
+	o := Options{DataDir: "/data", BinDir: bin, Nodes: 2, Runtime: RuntimeProcess, Port: 6443}
+	plan, err := planComponents(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	byName := map[string]component{}
+	var names []string
+	for _, c := range plan {
+		byName[c.name] = c
+		names = append(names, c.name)
+	}
+	wantNames := []string{"apiserver", "scheduler", "kubelet-control-plane", "kubelet-node1", "kubelet-node2"}
+	if !slices.Equal(names, wantNames) {
+		t.Fatalf("plan = %v, want %v (no controller-manager without its binary)", names, wantNames)
+	}
+
+	tests := []struct {
+		component string
+		wantArgs  string
+		wantUser  string
+	}{
+		{"apiserver", bin + "/apiserver --data-dir /data --secure-port 6443", ""},
+		{"scheduler", bin + "/scheduler --kubeconfig /data/kubeconfigs/scheduler.kubeconfig --leader-elect", auth.SchedulerUserName},
+		{"kubelet-control-plane", bin + "/kubelet --kubeconfig /data/kubeconfigs/kubelet-control-plane.kubeconfig --node-name control-plane --runtime process --pod-cidr 10.244.0.0/24" +
+			" --register-with-taints node-role.kubernetes.io/control-plane=:NoSchedule --node-labels node-role.kubernetes.io/control-plane=", "system:node:control-plane"},
+		{"kubelet-node2", bin + "/kubelet --kubeconfig /data/kubeconfigs/kubelet-node2.kubeconfig --node-name node2 --runtime process --pod-cidr 10.244.2.0/24", "system:node:node2"},
+	}
+	for _, tt := range tests {
+		c := byName[tt.component]
+		if got := strings.Join(c.args, " "); got != tt.wantArgs {
+			t.Errorf("%s args:\n got %s\nwant %s", tt.component, got, tt.wantArgs)
+		}
+		if c.user.Name != tt.wantUser {
+			t.Errorf("%s user = %q, want %q", tt.component, c.user.Name, tt.wantUser)
+		}
+	}
+	if c := byName["kubelet-node1"]; !slices.Equal(c.user.Groups, []string{auth.NodesGroup}) {
+		t.Errorf("node user groups = %v, want [system:nodes]", c.user.Groups)
+	}
+}
+
+func TestPlanComponentsControllerManagerWhenBuilt(t *testing.T) {
+	bin := fakeBinDir(t, "apiserver", "scheduler", "kubelet", "controller-manager")
+	plan, err := planComponents(Options{DataDir: "/data", BinDir: bin, Runtime: RuntimeSimulated})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(plan) != 4 || plan[2].name != ControllerManagerComponent || plan[2].user.Name != auth.ControllerManagerUserName {
+		t.Fatalf("plan = %+v, want apiserver, scheduler, controller-manager, kubelet-control-plane", plan)
+	}
+	if got := strings.Join(plan[2].args[1:], " "); got != "--kubeconfig /data/kubeconfigs/controller-manager.kubeconfig --leader-elect" {
+		t.Errorf("controller-manager args = %s", got)
+	}
+}
+
+func TestPlanComponentsNeedsTheBinaries(t *testing.T) {
+	bin := fakeBinDir(t, "apiserver", "scheduler")
+	_, err := planComponents(Options{DataDir: "/data", BinDir: bin, Runtime: RuntimeSimulated})
+	if err == nil || !strings.Contains(err.Error(), "kubelet not found in "+bin) {
+		t.Errorf("err = %v, want kubelet not found", err)
+	}
+}
+
+func TestTokensAndKubeconfigs(t *testing.T) {
+	dir := t.TempDir()
+	l := layout{dir}
+	bin := fakeBinDir(t, "apiserver", "scheduler", "kubelet")
+	plan, err := planComponents(Options{DataDir: dir, BinDir: bin, Nodes: 1, Runtime: RuntimeSimulated})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tokens, err := prepareTokens(l, plan)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := writeKubeconfigs(l, plan, tokens, "https://127.0.0.1:1234", []byte("ca")); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"scheduler", "kubelet-control-plane", "kubelet-node1"} {
+		server, ca, err := readAdminKubeconfig(l.kubeconfig(name))
+		if err != nil || server != "https://127.0.0.1:1234" || string(ca) != "ca" {
+			t.Errorf("%s kubeconfig: server %q ca %q err %v", name, server, ca, err)
+		}
+	}
+	if _, err := os.Stat(l.kubeconfig("apiserver")); !os.IsNotExist(err) {
+		t.Errorf("the apiserver got a kubeconfig: %v", err)
+	}
+	// The token file the apiserver will read names every node, and a
+	// second run keeps the same tokens.
+	node1, ok := tokens.TokenFor("system:node:node1")
+	if !ok {
+		t.Fatal("no token for node1")
+	}
+	again, err := prepareTokens(l, plan)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tok, _ := again.TokenFor("system:node:node1"); tok != node1 {
+		t.Error("a second prepareTokens changed node1's token")
+	}
+}

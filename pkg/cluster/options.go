@@ -1,0 +1,134 @@
+package cluster
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"time"
+)
+
+// Runtimes a kubelet can run containers with (see pkg/kubelet/runtime).
+const (
+	// RuntimeSimulated runs nothing: containers only exist as status.
+	RuntimeSimulated = "simulated"
+	// RuntimeProcess runs a container's command as a local process.
+	RuntimeProcess = "process"
+)
+
+// MaxNodes is the largest --nodes value: node i gets the pod CIDR
+// 10.244.<i>.0/24, and the control-plane node has 10.244.0.0/24.
+const MaxNodes = 255
+
+// Options say which cluster Up starts and where. DefaultOptions gives the
+// values `ctl up` starts from.
+type Options struct {
+	// DataDir holds everything the cluster keeps: etcd data, PKI, tokens,
+	// kubeconfigs, logs and cluster.json.
+	DataDir string
+	// Nodes is how many worker nodes (node1 … nodeN) run besides the
+	// tainted control-plane node. 0 runs the control-plane node only.
+	Nodes int
+	// Runtime is every kubelet's container runtime: "simulated" or "process".
+	Runtime string
+	// Port is the apiserver's secure port; 0 picks a free one (kept for
+	// restarts of the apiserver within the same Up).
+	Port int
+	// BinDir holds the apiserver, scheduler, kubelet, controller-manager and
+	// ctl binaries. Empty means the directory of the running executable,
+	// which is bin/ for `bin/ctl up`.
+	BinDir string
+	// Detach runs the cluster under a background supervisor process
+	// (`ctl up --supervise`, from BinDir) instead of this one: Up returns once
+	// the cluster is ready and the cluster outlives the caller. Down stops it.
+	Detach bool
+	// Supervisor marks the process as that background supervisor: component
+	// logs go only to DATA_DIR/logs, not to Out.
+	Supervisor bool
+	// Out receives the launcher's messages and, unless Supervisor is set,
+	// every component's log lines with a [component] prefix. Nil discards.
+	Out io.Writer
+	// Color paints each component's prefix in its own ANSI colour.
+	Color bool
+	// ReadyTimeout bounds how long Up waits for the apiserver and then for
+	// every node to be Ready.
+	ReadyTimeout time.Duration
+}
+
+// DefaultOptions returns `ctl up`'s defaults: ./.kplane, two worker nodes,
+// the simulated runtime, port 6443, binaries next to the running executable.
+func DefaultOptions() Options {
+	return Options{
+		DataDir:      ".kplane",
+		Nodes:        2,
+		Runtime:      RuntimeSimulated,
+		Port:         6443,
+		ReadyTimeout: time.Minute,
+	}
+}
+
+// Validate checks the options before anything starts.
+func (o Options) Validate() error {
+	if o.DataDir == "" {
+		return errors.New("--data-dir is required")
+	}
+	if o.Nodes < 0 || o.Nodes > MaxNodes {
+		return fmt.Errorf("--nodes %d out of range 0..%d", o.Nodes, MaxNodes)
+	}
+	if o.Runtime != RuntimeSimulated && o.Runtime != RuntimeProcess {
+		return fmt.Errorf("--runtime %q: must be %q or %q", o.Runtime, RuntimeSimulated, RuntimeProcess)
+	}
+	if o.Port < 0 || o.Port > 65535 {
+		return fmt.Errorf("--port %d out of range", o.Port)
+	}
+	if o.Detach && o.Supervisor {
+		return errors.New("a detached cluster's supervisor cannot detach again")
+	}
+	return nil
+}
+
+// complete fills in what was left empty and makes paths absolute, so that
+// the command lines recorded in cluster.json do not depend on the working
+// directory of whoever reads them later.
+func (o Options) complete() (Options, error) {
+	if o.Runtime == "" {
+		o.Runtime = RuntimeSimulated
+	}
+	if o.Out == nil {
+		o.Out = io.Discard
+	}
+	if o.ReadyTimeout <= 0 {
+		o.ReadyTimeout = time.Minute
+	}
+	if err := o.Validate(); err != nil {
+		return o, err
+	}
+	dir, err := filepath.Abs(o.DataDir)
+	if err != nil {
+		return o, fmt.Errorf("data dir %s: %w", o.DataDir, err)
+	}
+	o.DataDir = dir
+	if o.BinDir == "" {
+		o.BinDir, err = executableDir()
+		if err != nil {
+			return o, err
+		}
+	}
+	if o.BinDir, err = filepath.Abs(o.BinDir); err != nil {
+		return o, fmt.Errorf("bin dir %s: %w", o.BinDir, err)
+	}
+	return o, nil
+}
+
+// executableDir is the directory of the running binary, symlinks resolved.
+func executableDir() (string, error) {
+	exe, err := os.Executable()
+	if err != nil {
+		return "", fmt.Errorf("find the running executable: %w", err)
+	}
+	if resolved, err := filepath.EvalSymlinks(exe); err == nil {
+		exe = resolved
+	}
+	return filepath.Dir(exe), nil
+}

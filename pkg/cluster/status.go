@@ -1,0 +1,163 @@
+package cluster
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"kplane/pkg/client"
+)
+
+// StatusReport says what of a local cluster runs.
+type StatusReport struct {
+	// DataDir is the data dir the report is about.
+	DataDir string
+	// Running is true while the supervisor or any component is alive.
+	Running bool
+	// Server is the apiserver URL recorded at start.
+	Server string
+	// Supervisor is the launcher process (`ctl up`, or the background
+	// supervisor of a detached cluster).
+	Supervisor ComponentStatus
+	// Components are the recorded processes: apiserver, scheduler,
+	// controller-manager, then the kubelets by node.
+	Components []ComponentStatus
+	// Nodes are the Node objects and whether each is Ready, as the API
+	// reports them; empty if the API could not be asked.
+	Nodes []NodeStatus
+	// APIError says why the nodes could not be listed.
+	APIError string
+}
+
+// ComponentStatus is one recorded process.
+type ComponentStatus struct {
+	Name      string
+	PID       int
+	Running   bool
+	StartedAt time.Time
+	Restarts  int
+}
+
+// NodeStatus is one node as the API shows it.
+type NodeStatus struct {
+	Name  string
+	Ready bool
+	// Status is "Ready", or why not ("NotReady: KubeletNotReady").
+	Status string
+}
+
+// Status reports on the cluster in dataDir: which recorded processes are
+// alive (by PID and command line, as Down checks them) and, if the
+// apiserver answers, which nodes are Ready. No cluster.json means nothing
+// runs; that is a report, not an error.
+func Status(dataDir string) (StatusReport, error) {
+	dir, err := filepath.Abs(dataDir)
+	if err != nil {
+		return StatusReport{}, fmt.Errorf("data dir %s: %w", dataDir, err)
+	}
+	report := StatusReport{DataDir: dir}
+	state, err := ReadState(dir)
+	if errors.Is(err, ErrNotRunning) {
+		return report, nil
+	}
+	if err != nil {
+		return report, err
+	}
+	report.Server = state.Server
+	report.Supervisor = componentStatus("supervisor", state.Supervisor)
+	report.Running = report.Supervisor.Running
+	for name, rec := range state.Components {
+		cs := componentStatus(name, rec)
+		report.Components = append(report.Components, cs)
+		report.Running = report.Running || cs.Running
+	}
+	slices.SortFunc(report.Components, func(a, b ComponentStatus) int { return compareComponents(a.Name, b.Name) })
+
+	if report.Running {
+		report.Nodes, err = listNodes(layout{dir}.adminKubeconfig())
+		if err != nil {
+			report.APIError = err.Error()
+		}
+	}
+	return report, nil
+}
+
+func componentStatus(name string, rec ProcessRecord) ComponentStatus {
+	return ComponentStatus{Name: name, PID: rec.PID, Running: rec.Running(), StartedAt: rec.StartedAt, Restarts: rec.Restarts}
+}
+
+// listNodes asks the apiserver for the nodes, briefly: a status command
+// must answer even when the apiserver does not.
+func listNodes(kubeconfigPath string) ([]NodeStatus, error) {
+	admin, err := newAdminClient(kubeconfigPath)
+	if err != nil {
+		return nil, err
+	}
+	defer admin.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+	defer cancel()
+	list, err := admin.Nodes().List(ctx, client.ListOptions{})
+	if err != nil {
+		return nil, fmt.Errorf("list nodes: %w", err)
+	}
+	var nodes []NodeStatus
+	for _, n := range list.Items {
+		ready, why := nodeReady(n)
+		nodes = append(nodes, NodeStatus{Name: n.Name, Ready: ready, Status: why})
+	}
+	slices.SortFunc(nodes, func(a, b NodeStatus) int { return compareNodeNames(a.Name, b.Name) })
+	return nodes, nil
+}
+
+// compareComponents orders components the way they start: apiserver,
+// scheduler, controller-manager, then kubelets by node.
+func compareComponents(a, b string) int {
+	rank := func(name string) int {
+		switch {
+		case name == APIServerComponent:
+			return 0
+		case name == SchedulerComponent:
+			return 1
+		case name == ControllerManagerComponent:
+			return 2
+		case strings.HasPrefix(name, "kubelet-"):
+			return 4
+		default:
+			return 3
+		}
+	}
+	if ra, rb := rank(a), rank(b); ra != rb {
+		return ra - rb
+	}
+	return compareNodeNames(strings.TrimPrefix(a, "kubelet-"), strings.TrimPrefix(b, "kubelet-"))
+}
+
+// compareNodeNames puts control-plane first and numbers in numeric order
+// (node2 before node10).
+func compareNodeNames(a, b string) int {
+	key := func(name string) (int, string, int) {
+		if name == ControlPlaneNodeName {
+			return 0, "", 0
+		}
+		stem := strings.TrimRight(name, "0123456789")
+		n, _ := strconv.Atoi(name[len(stem):])
+		return 1, stem, n
+	}
+	ga, sa, na := key(a)
+	gb, sb, nb := key(b)
+	switch {
+	case ga != gb:
+		return ga - gb
+	case sa != sb:
+		return strings.Compare(sa, sb)
+	case na != nb:
+		return na - nb
+	default:
+		return strings.Compare(a, b)
+	}
+}

@@ -1,0 +1,88 @@
+package ctl
+
+import (
+	"fmt"
+	"io"
+	"strconv"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"kplane/pkg/cluster"
+)
+
+// newStatusCommand is `ctl status`: say what of the local cluster runs.
+func newStatusCommand(streams IOStreams) *cobra.Command {
+	dataDir := cluster.DefaultOptions().DataDir
+	cmd := &cobra.Command{
+		Use:   "status",
+		Short: "Show which processes of the local cluster run and which nodes are Ready",
+		Long: `status lists the cluster's processes (by the PIDs recorded in
+DATA_DIR/cluster.json) and, when the apiserver answers, its nodes. It exits 0
+while the cluster runs and 1 when it does not.`,
+		Args: cobra.NoArgs,
+		RunE: func(*cobra.Command, []string) error {
+			report, err := cluster.Status(dataDir)
+			if err != nil {
+				return err
+			}
+			printStatus(streams.Out, dataDir, report, time.Now())
+			if !report.Running {
+				return ExitError{Code: 1}
+			}
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&dataDir, "data-dir", dataDir, "the cluster's data directory")
+	return cmd
+}
+
+// printStatus writes the report as kubectl-style tables.
+func printStatus(out io.Writer, dataDir string, r cluster.StatusReport, now time.Time) {
+	if !r.Running {
+		fmt.Fprintf(out, "kplane is not running in %s.\n", dataDir)
+		return
+	}
+	fmt.Fprintf(out, "kplane is running in %s; apiserver %s\n\n", dataDir, r.Server)
+
+	w := tabwriter.NewWriter(out, 0, 8, 3, ' ', 0)
+	fmt.Fprintln(w, "COMPONENT\tPID\tSTATUS\tRESTARTS\tAGE")
+	for _, c := range append([]cluster.ComponentStatus{r.Supervisor}, r.Components...) {
+		status, age := "Running", humanDuration(now.Sub(c.StartedAt))
+		if !c.Running {
+			status, age = "Exited", "-"
+		}
+		fmt.Fprintf(w, "%s\t%d\t%s\t%d\t%s\n", c.Name, c.PID, status, c.Restarts, age)
+	}
+	w.Flush()
+
+	fmt.Fprintln(out)
+	if r.APIError != "" {
+		fmt.Fprintf(out, "The apiserver did not answer: %s\n", r.APIError)
+		return
+	}
+	w = tabwriter.NewWriter(out, 0, 8, 3, ' ', 0)
+	fmt.Fprintln(w, "NODE\tSTATUS")
+	for _, n := range r.Nodes {
+		fmt.Fprintf(w, "%s\t%s\n", n.Name, n.Status)
+	}
+	w.Flush()
+}
+
+// humanDuration renders an age the short way kubectl's AGE column does:
+// seconds below two minutes, then minutes, hours and days.
+func humanDuration(d time.Duration) string {
+	switch {
+	case d < 0:
+		return "0s"
+	case d < 2*time.Minute:
+		return strconv.Itoa(int(d.Seconds())) + "s"
+	case d < 2*time.Hour:
+		return strconv.Itoa(int(d.Minutes())) + "m"
+	case d < 48*time.Hour:
+		return strconv.Itoa(int(d.Hours())) + "h"
+	default:
+		return strconv.Itoa(int(d.Hours()/24)) + "d"
+	}
+}

@@ -1,0 +1,86 @@
+package ctl
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/spf13/cobra"
+
+	"kplane/pkg/cluster"
+)
+
+// newUpCommand is `ctl up`: start the local cluster.
+func newUpCommand(streams IOStreams) *cobra.Command {
+	opts := cluster.DefaultOptions()
+	cmd := &cobra.Command{
+		Use:   "up",
+		Short: "Start a local cluster: apiserver, scheduler, controller-manager and nodes",
+		Long: `up starts a local cluster as child processes: the apiserver (with an embedded
+etcd), the scheduler, the controller-manager (when bin/controller-manager
+exists), and kubelets for a node "control-plane" (tainted
+node-role.kubernetes.io/control-plane:NoSchedule) and node1 … nodeN. It
+returns to the prompt only when you press Ctrl-C, which stops them all;
+with -d the cluster runs in the background until ` + "`ctl down`" + `.
+
+Each component logs to DATA_DIR/logs/<component>.log; in the foreground the
+logs are also shown here, one colour per component. A component that exits
+is restarted. Running up again on the same data dir brings the cluster
+back with everything it stored.`,
+		Example: `  ctl up
+  ctl up -d --nodes 3
+  ctl up --runtime process --port 0 --data-dir /tmp/kp`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			opts.Out = streams.Out
+			opts.Color = isTerminal(streams.Out) && os.Getenv("NO_COLOR") == ""
+			return runUp(cmd.Context(), opts, streams)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&opts.DataDir, "data-dir", opts.DataDir, "directory for the cluster's etcd data, PKI, kubeconfigs and logs")
+	f.IntVar(&opts.Nodes, "nodes", opts.Nodes, "number of worker nodes besides the control-plane node")
+	f.StringVar(&opts.Runtime, "runtime", opts.Runtime, `container runtime of every kubelet: "simulated" or "process"`)
+	f.IntVar(&opts.Port, "port", opts.Port, "apiserver secure port; 0 picks a free port")
+	f.BoolVarP(&opts.Detach, "detach", "d", false, "run the cluster in the background; stop it with `ctl down`")
+	f.StringVar(&opts.BinDir, "bin-dir", "", "directory with the component binaries (default: the directory ctl is in)")
+	f.DurationVar(&opts.ReadyTimeout, "ready-timeout", opts.ReadyTimeout, "how long to wait for the apiserver and every node to be Ready")
+	f.BoolVar(&opts.Supervisor, "supervise", false, "run as the background supervisor of a detached cluster (used by -d)")
+	_ = f.MarkHidden("supervise")
+	return cmd
+}
+
+// runUp starts the cluster and, unless it is detached, stays with it until
+// Ctrl-C (or SIGTERM) stops it.
+func runUp(ctx context.Context, opts cluster.Options, streams IOStreams) error {
+	// Ctrl-C, `kill` and a closed terminal all stop the cluster in order.
+	ctx, stopSignals := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+	defer stopSignals()
+	c, err := cluster.Up(ctx, opts)
+	if err != nil {
+		return err
+	}
+	if opts.Detach {
+		return nil
+	}
+	waited := make(chan struct{})
+	go func() {
+		select {
+		case <-ctx.Done():
+			// The cluster stops in order now; a second Ctrl-C gets Go's
+			// default behaviour back and ends ctl at once (the children
+			// then get SIGTERM from the kernel, see pkg/cluster).
+			stopSignals()
+		case <-waited:
+		}
+	}()
+	err = c.Wait()
+	close(waited)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintln(streams.Out, "kplane stopped.")
+	return nil
+}

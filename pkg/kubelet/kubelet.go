@@ -1,0 +1,403 @@
+package kubelet
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"net/netip"
+	"sync"
+	"time"
+
+	"kplane/pkg/api"
+	"kplane/pkg/client"
+	"kplane/pkg/events"
+	"kplane/pkg/informer"
+	"kplane/pkg/kubelet/runtime"
+)
+
+// ServerFunc starts the kubelet's HTTPS server on a loopback port — the one
+// the apiserver's pods/log reaches for `kubectl logs` — serving the
+// containers of every node of the process through containers. It returns
+// the port, which every node then reports in
+// status.daemonEndpoints.kubeletEndpoint, and must stop serving when ctx
+// ends.
+type ServerFunc func(ctx context.Context, containers ContainerFinder, logger *slog.Logger) (port int32, err error)
+
+// ContainerFinder finds the runs of containers for the logs server.
+type ContainerFinder interface {
+	// FindContainer returns the latest run of a container of a pod this
+	// process runs (with previous, the run before it). An empty
+	// containerName means the pod's only container. Errors are
+	// *ContainerLookupError.
+	FindContainer(namespace, podName, containerName string, previous bool) (runtime.Container, error)
+}
+
+// Run runs a kubelet process — one node, or Options.NodeCount hollow
+// nodes — until ctx ends: it registers the nodes, heartbeats their Leases,
+// keeps their statuses current and runs the pods bound to them. It returns
+// once every goroutine it started has stopped; containers are left to the
+// runtime, and a kubelet started later adopts them.
+func Run(ctx context.Context, opts Options) error {
+	if err := opts.Validate(); err != nil {
+		return err
+	}
+	log := opts.Logger
+	if log == nil {
+		log = slog.Default()
+	}
+	c := opts.Client
+	if c == nil {
+		cfg, err := client.ConfigFromKubeconfig(opts.Kubeconfig, "")
+		if err != nil {
+			return fmt.Errorf("kubelet: %w", err)
+		}
+		cfg.UserAgent = "kplane-kubelet/" + KubeletVersion
+		cfg.Logger = log
+		if c, err = client.New(cfg); err != nil {
+			return fmt.Errorf("kubelet: %w", err)
+		}
+		defer c.Close()
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+
+	names := opts.nodeNames()
+	// One pod informer for the whole process: a single node watches only
+	// its pods (spec.nodeName=<node>, as upstream); hollow nodes share a
+	// watch of every bound pod and pick theirs in the handler.
+	selector := "spec.nodeName=" + names[0]
+	if len(names) > 1 {
+		selector = "spec.nodeName!="
+	}
+	factory := informer.NewSharedInformerFactory(c, 0, informer.WithLogger(log),
+		informer.WithTweakListOptions(func(o *client.ListOptions) { o.FieldSelector = selector }))
+	podInformer := factory.Pods()
+	if err := podInformer.Informer().AddIndexers(informer.Indexers{informer.NodeNameIndex: informer.NodeNameIndexFunc}); err != nil {
+		return fmt.Errorf("kubelet: %w", err)
+	}
+	defer factory.Shutdown()
+	status := newStatusManager(c, podInformer.Lister(), opts.StatusBatchDelay, log.With("component", "kubelet"))
+
+	nodes := &nodeSet{byName: map[string]*Kubelet{}, pods: podInformer.Lister()}
+	for i, name := range names {
+		k, err := newKubelet(name, i, &opts, c, podInformer, status, log)
+		if err != nil {
+			return err
+		}
+		nodes.byName[name] = k
+		nodes.ordered = append(nodes.ordered, k)
+	}
+	defer nodes.shutdownRecorders()
+
+	factory.Start(ctx)
+	factory.WaitForCacheSync(ctx)
+	if ctx.Err() != nil {
+		return nil
+	}
+
+	port := opts.KubeletPort
+	if opts.Server != nil {
+		p, err := opts.Server(ctx, nodes, log.With("component", "kubelet-server"))
+		if err != nil {
+			return fmt.Errorf("kubelet: start server: %w", err)
+		}
+		port = p
+	}
+
+	var wg sync.WaitGroup
+	wg.Go(func() { status.run(ctx) })
+	for _, k := range nodes.ordered {
+		k.kubeletPort = port
+		wg.Go(func() { k.run(ctx) })
+	}
+	// Pods are handed to the nodes once every node is registered (they need
+	// the node's podCIDR) and holds the IPs its pods already have, so a new
+	// pod can never be given an address an existing one still uses.
+	for _, k := range nodes.ordered {
+		select {
+		case <-ctx.Done():
+		case <-k.registered:
+			k.reserveExistingIPs()
+		}
+	}
+	if ctx.Err() == nil {
+		if _, err := podInformer.Informer().AddEventHandler(nodes.podHandler()); err != nil {
+			cancel()
+			wg.Wait()
+			return fmt.Errorf("kubelet: %w", err)
+		}
+		log.Info("kubelet running", "nodes", len(names), "runtime", opts.Runtime, "kubeletPort", port)
+	}
+	<-ctx.Done()
+	wg.Wait()
+	return nil
+}
+
+// nodeSet is the process's nodes; it routes pods to them and finds
+// containers across them.
+type nodeSet struct {
+	byName  map[string]*Kubelet
+	ordered []*Kubelet
+	pods    *informer.Lister[*api.Pod]
+}
+
+// podHandler routes the pod informer's events to the pods' nodes.
+func (s *nodeSet) podHandler() informer.ResourceEventHandler {
+	route := func(obj api.Object, deleted bool) {
+		pod, ok := obj.(*api.Pod)
+		if !ok {
+			return
+		}
+		k := s.byName[pod.Spec.NodeName]
+		if k == nil {
+			return
+		}
+		if deleted {
+			k.handlePodDeleted(pod)
+		} else {
+			k.handlePod(pod)
+		}
+	}
+	return informer.ResourceEventHandlerFuncs{
+		AddFunc:    func(obj api.Object) { route(obj, false) },
+		UpdateFunc: func(_, obj api.Object) { route(obj, false) },
+		DeleteFunc: func(obj any) {
+			switch o := obj.(type) {
+			case api.Object:
+				route(o, true)
+			case informer.DeletedFinalStateUnknown:
+				if o.Obj != nil {
+					route(o.Obj, true)
+				}
+			}
+		},
+	}
+}
+
+// FindContainer implements ContainerFinder across the process's nodes.
+func (s *nodeSet) FindContainer(namespace, podName, containerName string, previous bool) (runtime.Container, error) {
+	if pod, err := s.pods.Namespace(namespace).Get(podName); err == nil {
+		if k := s.byName[pod.Spec.NodeName]; k != nil {
+			return k.FindContainer(namespace, podName, containerName, previous)
+		}
+	}
+	for _, k := range s.ordered {
+		if c, err := k.FindContainer(namespace, podName, containerName, previous); !IsContainerLookupNotFound(err) {
+			return c, err
+		}
+	}
+	return nil, &ContainerLookupError{http.StatusNotFound, fmt.Sprintf("pod %s/%s is not running on this kubelet", namespace, podName)}
+}
+
+// shutdownRecorders flushes every node's pending events.
+func (s *nodeSet) shutdownRecorders() {
+	var wg sync.WaitGroup
+	for _, k := range s.ordered {
+		if k.events != nil {
+			wg.Go(k.events.Shutdown)
+		}
+	}
+	wg.Wait()
+}
+
+// Kubelet is one simulated node: its registration, heartbeat and status,
+// and a worker per pod bound to it.
+type Kubelet struct {
+	nodeName string
+	opts     *Options
+	client   *client.Client
+	log      *slog.Logger
+	runtime  runtime.Runtime
+	recorder eventRecorder
+	events   *events.Recorder
+	status   *statusManager
+	// pods and podIndexer read the process's pod informer cache.
+	pods       *informer.Lister[*api.Pod]
+	podIndexer informer.Indexer
+	// flagPodCIDR is this node's --pod-cidr (zero when not given).
+	flagPodCIDR netip.Prefix
+	nodeInfo    api.NodeSystemInfo
+	env         *podEnv
+	static      *staticPods // nil without --pod-manifest-path
+	// registered is closed once the Node exists.
+	registered chan struct{}
+	// statusKick asks runNodeStatus for an early update.
+	statusKick chan struct{}
+
+	mu          sync.Mutex
+	ctx         context.Context // the run's, for pod workers
+	nodeUID     string
+	ipam        *ipam
+	kubeletPort int32
+	// lastReported is the desired status last written, at lastReportTime.
+	lastReported   *api.NodeStatus
+	lastReportTime time.Time
+	// workers holds a worker per pod UID.
+	workers   map[string]*podWorker
+	workersWG sync.WaitGroup
+}
+
+// newKubelet prepares node number index of the process.
+func newKubelet(name string, index int, opts *Options, c *client.Client, podInformer informer.TypedInformer[*api.Pod],
+	status *statusManager, baseLog *slog.Logger) (*Kubelet, error) {
+	log := baseLog.With("component", "kubelet", "node", name)
+	rtConfig := runtime.Config{NodeName: name, Logger: log}
+	var rt runtime.Runtime
+	var err error
+	if opts.NewRuntime != nil {
+		rt, err = opts.NewRuntime(rtConfig)
+	} else {
+		rt, err = runtime.New(opts.Runtime, rtConfig)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("kubelet %s: %w", name, err)
+	}
+	rec := events.NewRecorder(c, api.EventSource{Component: "kubelet", Host: name}, log)
+	k := &Kubelet{
+		nodeName: name, opts: opts, client: c, log: log, runtime: rt, recorder: rec, events: rec, status: status,
+		pods: podInformer.Lister(), podIndexer: podInformer.Informer().GetIndexer(),
+		nodeInfo:   newNodeInfo(name, rt.Name()),
+		registered: make(chan struct{}), statusKick: make(chan struct{}, 1),
+		workers: map[string]*podWorker{},
+	}
+	if opts.PodCIDR != "" {
+		k.flagPodCIDR = nthBlock(netip.MustParsePrefix(opts.PodCIDR), index)
+	}
+	k.env = &podEnv{nodeIP: opts.NodeIP, runtime: rt, recorder: rec, status: status, ipam: k.currentIPAM,
+		images: &imageCache{}, backOffInitial: opts.BackOffInitial, backOffMax: opts.BackOffMax, log: log}
+	if opts.PodManifestPath != "" {
+		k.static = newStaticPods(k, opts.PodManifestPath)
+	}
+	return k, nil
+}
+
+// currentIPAM returns the node's pod IP allocator.
+func (k *Kubelet) currentIPAM() *ipam {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	return k.ipam
+}
+
+// run registers the node, then runs its loops until ctx ends and waits for
+// them and for the pod workers.
+func (k *Kubelet) run(ctx context.Context) {
+	k.mu.Lock()
+	k.ctx = ctx
+	k.mu.Unlock()
+	if err := k.registerNode(ctx); err != nil {
+		return
+	}
+	var wg sync.WaitGroup
+	wg.Go(func() { k.runLease(ctx) })
+	wg.Go(func() { k.runNodeStatus(ctx) })
+	wg.Go(func() { k.runUsageReports(ctx) })
+	if k.static != nil {
+		wg.Go(func() { k.static.run(ctx) })
+	}
+	<-ctx.Done()
+	wg.Wait()
+	k.workersWG.Wait()
+}
+
+// reserveExistingIPs records the IPs the node's pods already hold (set by
+// a previous kubelet process) before any new pod gets one.
+func (k *Kubelet) reserveExistingIPs() {
+	objs, _ := k.podIndexer.ByIndex(informer.NodeNameIndex, k.nodeName)
+	a := k.currentIPAM()
+	for _, obj := range objs {
+		pod, ok := obj.(*api.Pod)
+		if !ok || pod.Spec.HostNetwork || pod.Status.PodIP == "" ||
+			pod.Status.Phase == api.PodSucceeded || pod.Status.Phase == api.PodFailed {
+			continue
+		}
+		if ip, err := parseAddr(pod.Status.PodIP); err == nil {
+			a.Reserve(pod.UID, ip)
+		}
+	}
+}
+
+// handlePod gives a pod bound to this node to its worker, starting one for
+// a pod seen for the first time.
+func (k *Kubelet) handlePod(pod *api.Pod) {
+	if isMirrorPod(pod) {
+		if k.static != nil {
+			k.static.mirrorChanged(pod)
+		}
+		return
+	}
+	k.addPod(pod, false)
+}
+
+// handlePodDeleted tells a pod's worker its object is gone.
+func (k *Kubelet) handlePodDeleted(pod *api.Pod) {
+	if isMirrorPod(pod) {
+		if k.static != nil {
+			k.static.poke() // put it back
+		}
+		return
+	}
+	k.removePod(pod.UID)
+}
+
+// addStaticPod runs a pod read from a manifest file.
+func (k *Kubelet) addStaticPod(pod *api.Pod) { k.addPod(pod, true) }
+
+func (k *Kubelet) addPod(pod *api.Pod, static bool) {
+	k.mu.Lock()
+	w, ok := k.workers[pod.UID]
+	if !ok {
+		if k.ctx == nil || k.ctx.Err() != nil {
+			k.mu.Unlock()
+			return
+		}
+		w = newPodWorker(k.env, pod, static)
+		k.workers[pod.UID] = w
+		ctx := k.ctx
+		k.workersWG.Add(1)
+		go func() {
+			defer k.workersWG.Done()
+			w.run(ctx)
+			k.mu.Lock()
+			if k.workers[w.uid] == w {
+				delete(k.workers, w.uid)
+			}
+			k.mu.Unlock()
+		}()
+	}
+	k.mu.Unlock()
+	if ok {
+		w.update(pod)
+	}
+}
+
+// removePod tells the worker of the pod with uid that its pod is gone.
+func (k *Kubelet) removePod(uid string) {
+	k.mu.Lock()
+	w := k.workers[uid]
+	k.mu.Unlock()
+	if w != nil {
+		w.remove()
+	}
+}
+
+// FindContainer implements ContainerFinder for this node's pods.
+func (k *Kubelet) FindContainer(namespace, podName, containerName string, previous bool) (runtime.Container, error) {
+	k.mu.Lock()
+	var found *podWorker
+	for _, w := range k.workers {
+		if pod := w.currentPod(); pod.Namespace == namespace && pod.Name == podName {
+			if found == nil || pod.CreationTimestamp.After(found.currentPod().CreationTimestamp.Time) {
+				found = w
+			}
+		}
+	}
+	k.mu.Unlock()
+	if found == nil {
+		return nil, &ContainerLookupError{http.StatusNotFound, fmt.Sprintf("pod %s/%s is not running on node %s", namespace, podName, k.nodeName)}
+	}
+	return found.findContainer(containerName, previous)
+}
+
+// parseAddr parses an IP address.
+func parseAddr(s string) (netip.Addr, error) { return netip.ParseAddr(s) }

@@ -1,0 +1,248 @@
+package kubelet
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/netip"
+	"slices"
+	"strings"
+	"time"
+
+	"kplane/pkg/api"
+	"kplane/pkg/client"
+	"kplane/pkg/kubelet/runtime"
+)
+
+// Options configure a kubelet process: one node, or with NodeCount many
+// hollow nodes sharing one client and one pod informer.
+type Options struct {
+	// Kubeconfig is the path of the kubeconfig to reach the apiserver with.
+	// Ignored when Client is set.
+	Kubeconfig string
+	// Client, when set, is used instead of one built from Kubeconfig (tests
+	// and in-process benchmarks pass the apiserver's client).
+	Client *client.Client
+
+	// NodeName is the node's name (single-node mode).
+	NodeName string
+	// NodeCount > 0 simulates that many nodes named NodeNamePrefix+"1" …
+	// NodeNamePrefix+"N" in this one process, like upstream's hollow nodes;
+	// NodeName must then be empty.
+	NodeCount int
+	// NodeNamePrefix names the nodes of NodeCount ("hollow-").
+	NodeNamePrefix string
+
+	// CPU, Memory, EphemeralStorage and Pods are each node's capacity (and
+	// allocatable: nothing is reserved for the system).
+	CPU, Memory, EphemeralStorage string
+	Pods                          int
+
+	// Runtime is the container runtime: "simulated" (default) or "process".
+	Runtime string
+	// NewRuntime, when set, builds each node's runtime instead of looking
+	// Runtime up in the runtime registry (tests inject fakes this way).
+	NewRuntime func(cfg runtime.Config) (runtime.Runtime, error)
+
+	// RegisterWithTaints are put on the node when it is first registered
+	// (--register-with-taints key=value:Effect,…).
+	RegisterWithTaints []api.Taint
+	// NodeLabels are added to the node's labels at registration
+	// (--node-labels k=v,…), e.g. node-role.kubernetes.io/control-plane="".
+	NodeLabels map[string]string
+	// PodCIDR is the node's pod range when the node object has none
+	// (--pod-cidr). With NodeCount, node i gets the i-th block of the same
+	// size starting here. When neither the node nor the flag names one, the
+	// kubelet picks a /24 in 10.64.0.0/10 from a hash of the node name.
+	PodCIDR string
+	// NodeIP is the node's InternalIP and every pod's hostIP. Nothing is
+	// routed: the address is a label, and every kplane node is on loopback.
+	NodeIP string
+	// PodManifestPath is the directory of static pod manifests ("" = none).
+	PodManifestPath string
+	// FileCheckFrequency is how often the manifest directory is reread
+	// (upstream --file-check-frequency, 20 s).
+	FileCheckFrequency time.Duration
+
+	// NodeStatusUpdateFrequency is how often the kubelet computes its node's
+	// status; a change is written at once. NodeStatusReportFrequency is how
+	// often an unchanged status is written anyway. Upstream's defaults are
+	// 10 s and 5 min: since the node Lease is the heartbeat, the Node object
+	// itself is only rewritten when something changes or every 5 minutes.
+	NodeStatusUpdateFrequency time.Duration
+	NodeStatusReportFrequency time.Duration
+	// NodeLeaseDurationSeconds is the Lease's leaseDurationSeconds (40), and
+	// NodeLeaseRenewInterval how often it is renewed (10 s, a quarter of the
+	// duration, as upstream).
+	NodeLeaseDurationSeconds int32
+	NodeLeaseRenewInterval   time.Duration
+
+	// BackOffInitial and BackOffMax bound the CrashLoopBackOff delay:
+	// 10 s doubling to 5 min, reset once a container ran 10 min (twice
+	// BackOffMax) since its last restart. Tests shorten them.
+	BackOffInitial, BackOffMax time.Duration
+	// StatusBatchDelay is how long a pod's status change waits before it is
+	// written, so that a burst of changes (ContainerCreating → Running →
+	// Ready) becomes one write.
+	StatusBatchDelay time.Duration
+	// UsageReportInterval is how often each pod's CPU and memory use is
+	// published in its kplane.io/usage annotation (15 s, metrics-server's
+	// resolution); 0 turns reporting off.
+	UsageReportInterval time.Duration
+
+	// KubeletPort is the port reported in each node's
+	// status.daemonEndpoints.kubeletEndpoint (0: no server). When Server is
+	// set, the port it returns replaces this.
+	KubeletPort int32
+	// Server, when set, starts the kubelet's HTTPS server (logs for
+	// `kubectl logs`) once the process's nodes exist; see ServerFunc.
+	// cmd/kubelet sets it to package server's logs server.
+	Server ServerFunc
+
+	// Logger receives the kubelet's logs; nil means slog.Default().
+	Logger *slog.Logger
+}
+
+// Upstream defaults the kubelet mirrors.
+const (
+	// defaultNodeLeaseDurationSeconds is upstream's nodeLeaseDurationSeconds.
+	defaultNodeLeaseDurationSeconds = 40
+	// defaultBackOffInitial and defaultBackOffMax are upstream's container
+	// restart back-off (backOffPeriod and MaxContainerBackOff).
+	defaultBackOffInitial = 10 * time.Second
+	defaultBackOffMax     = 5 * time.Minute
+)
+
+// DefaultOptions returns the options of an upstream-like node with 4 CPUs,
+// 8 GiB of memory and room for 110 pods, running the simulated runtime.
+func DefaultOptions() Options {
+	return Options{
+		NodeNamePrefix:            "hollow-",
+		CPU:                       "4",
+		Memory:                    "8Gi",
+		EphemeralStorage:          "100Gi",
+		Pods:                      110,
+		Runtime:                   runtime.SimulatedName,
+		NodeIP:                    "127.0.0.1",
+		FileCheckFrequency:        20 * time.Second,
+		NodeStatusUpdateFrequency: 10 * time.Second,
+		NodeStatusReportFrequency: 5 * time.Minute,
+		NodeLeaseDurationSeconds:  defaultNodeLeaseDurationSeconds,
+		NodeLeaseRenewInterval:    10 * time.Second,
+		BackOffInitial:            defaultBackOffInitial,
+		BackOffMax:                defaultBackOffMax,
+		StatusBatchDelay:          50 * time.Millisecond,
+		UsageReportInterval:       15 * time.Second,
+	}
+}
+
+// Validate reports every problem with the options at once.
+func (o *Options) Validate() error {
+	var errs []error
+	if o.Client == nil && o.Kubeconfig == "" {
+		errs = append(errs, errors.New("--kubeconfig is required"))
+	}
+	switch {
+	case o.NodeCount < 0:
+		errs = append(errs, errors.New("--node-count must not be negative"))
+	case o.NodeCount > 0 && o.NodeName != "":
+		errs = append(errs, errors.New("--node-name and --node-count are mutually exclusive"))
+	case o.NodeCount > 0 && o.NodeNamePrefix == "":
+		errs = append(errs, errors.New("--node-name-prefix is required with --node-count"))
+	case o.NodeCount == 0 && o.NodeName == "":
+		errs = append(errs, errors.New("--node-name is required"))
+	}
+	for _, q := range []struct{ flag, value string }{{"--cpu", o.CPU}, {"--memory", o.Memory}, {"--ephemeral-storage", o.EphemeralStorage}} {
+		if _, err := api.ParseQuantity(q.value); err != nil {
+			errs = append(errs, fmt.Errorf("%s: %w", q.flag, err))
+		}
+	}
+	if o.Pods <= 0 {
+		errs = append(errs, errors.New("--pods must be positive"))
+	}
+	if o.NewRuntime == nil && !slices.Contains(runtime.Names(), o.Runtime) {
+		errs = append(errs, fmt.Errorf("--runtime %q: must be one of %v", o.Runtime, runtime.Names()))
+	}
+	if o.PodCIDR != "" {
+		if p, err := netip.ParsePrefix(o.PodCIDR); err != nil || !p.Addr().Is4() || p.Bits() > 30 {
+			errs = append(errs, fmt.Errorf("--pod-cidr %q: must be an IPv4 CIDR of at least 4 addresses", o.PodCIDR))
+		}
+	}
+	if _, err := netip.ParseAddr(o.NodeIP); err != nil {
+		errs = append(errs, fmt.Errorf("--node-ip %q: %w", o.NodeIP, err))
+	}
+	for _, d := range []struct {
+		name  string
+		value time.Duration
+	}{
+		{"file check frequency", o.FileCheckFrequency}, {"node status update frequency", o.NodeStatusUpdateFrequency},
+		{"node status report frequency", o.NodeStatusReportFrequency}, {"node lease renew interval", o.NodeLeaseRenewInterval},
+		{"initial back-off", o.BackOffInitial}, {"maximum back-off", o.BackOffMax},
+	} {
+		if d.value <= 0 {
+			errs = append(errs, fmt.Errorf("%s must be positive", d.name))
+		}
+	}
+	if o.NodeLeaseDurationSeconds <= 0 {
+		errs = append(errs, errors.New("node lease duration must be positive"))
+	}
+	return errors.Join(errs...)
+}
+
+// nodeNames lists the nodes this process simulates.
+func (o *Options) nodeNames() []string {
+	if o.NodeCount == 0 {
+		return []string{o.NodeName}
+	}
+	names := make([]string, o.NodeCount)
+	for i := range names {
+		names[i] = fmt.Sprintf("%s%d", o.NodeNamePrefix, i+1)
+	}
+	return names
+}
+
+// ParseTaints reads --register-with-taints: "key=value:Effect,key:Effect".
+func ParseTaints(s string) ([]api.Taint, error) {
+	var taints []api.Taint
+	for _, spec := range splitList(s) {
+		keyValue, effect, ok := strings.Cut(spec, ":")
+		if !ok {
+			return nil, fmt.Errorf("invalid taint %q: want key[=value]:Effect", spec)
+		}
+		key, value, _ := strings.Cut(keyValue, "=")
+		switch e := api.TaintEffect(effect); e {
+		case api.TaintEffectNoSchedule, api.TaintEffectPreferNoSchedule, api.TaintEffectNoExecute:
+		default:
+			return nil, fmt.Errorf("invalid taint %q: effect must be NoSchedule, PreferNoSchedule or NoExecute", spec)
+		}
+		if key == "" {
+			return nil, fmt.Errorf("invalid taint %q: empty key", spec)
+		}
+		taints = append(taints, api.Taint{Key: key, Value: value, Effect: api.TaintEffect(effect)})
+	}
+	return taints, nil
+}
+
+// ParseLabels reads --node-labels: "k=v,k2=v2" (a value may be empty).
+func ParseLabels(s string) (map[string]string, error) {
+	labels := map[string]string{}
+	for _, kv := range splitList(s) {
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok || k == "" {
+			return nil, fmt.Errorf("invalid label %q: want key=value", kv)
+		}
+		labels[k] = v
+	}
+	return labels, nil
+}
+
+// splitList splits a comma-separated flag value, dropping empty items.
+func splitList(s string) []string {
+	var out []string
+	for _, item := range strings.Split(s, ",") {
+		if item = strings.TrimSpace(item); item != "" {
+			out = append(out, item)
+		}
+	}
+	return out
+}

@@ -1,0 +1,181 @@
+// Package runtime is the kubelet's container runtime: the one place that
+// knows how a container actually runs. Upstream, the kubelet talks to
+// containerd or CRI-O over the CRI gRPC API; kplane keeps the same split with
+// a small Go interface and two implementations chosen per kubelet:
+//
+//   - simulated (simulated.go): nothing runs. A container "runs" for as long
+//     as the pod's sim.kplane.io/* annotations say, then exits with the code
+//     they say; probes answer as they say. It is cheap enough for a thousand
+//     pods in one process. docs/kubelet.md lists the annotations.
+//   - process (process.go): a container's command runs as a local process,
+//     its output captured for `kubectl logs`.
+//
+// The contract is deliberately small. The kubelet (pkg/kubelet) decides
+// everything that is policy — when to start, when to restart and with what
+// back-off, when a probe failure means a kill — and asks the runtime only to
+// start one run of one container and to report how it ended. That is the
+// same division of labour as upstream's kuberuntime manager versus the CRI.
+package runtime
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"slices"
+	"sync"
+	"time"
+
+	"kplane/pkg/api"
+)
+
+// Runtime starts and stops containers for the kubelet.
+type Runtime interface {
+	// Start runs one container of a pod (attempt = restartCount, 0 for the
+	// first run). ctx bounds the container's life: when it is cancelled
+	// (the kubelet is shutting down) the runtime ends the run. Start may
+	// take a while (a simulated image pull, a process spawn); the kubelet
+	// calls it from the pod's own worker, never from a shared loop.
+	Start(ctx context.Context, pod *api.Pod, container *api.Container, attempt int) (Container, error)
+	// Name is "simulated" or "process".
+	Name() string
+}
+
+// Container is one run of a container.
+type Container interface {
+	// Done is closed when the container has exited.
+	Done() <-chan struct{}
+	// ExitCode and Reason ("Completed", "Error", "OOMKilled", …) are valid after Done.
+	ExitCode() int
+	Reason() string
+	// Stop asks the container to exit (SIGTERM for processes) and kills it after grace.
+	Stop(grace time.Duration)
+	// Logs returns the output written so far and, with follow, what comes later until exit.
+	Logs(follow bool) io.ReadCloser
+	// Usage is the container's current CPU (millicores) and memory (bytes) use.
+	Usage() (milliCPU int64, memoryBytes int64)
+	// StartedAt is when the container started.
+	StartedAt() time.Time
+}
+
+// Prober runs one probe (liveness, readiness or startup) against one
+// container and says whether it passed, with the output a failure reports
+// in the Unhealthy event ("HTTP probe failed with statuscode: 503").
+//
+// The kubelet owns the probe schedule (initialDelaySeconds, periodSeconds,
+// thresholds) and asks a Prober only for single results. It looks for one
+// in this order: the container run itself (the simulated runtime's runs
+// answer from the pod's annotations and their own age), then the Runtime
+// (the process runtime dials 127.0.0.1 or runs the exec command), and
+// otherwise every probe passes. probe is one of container.LivenessProbe,
+// ReadinessProbe or StartupProbe, so an implementation can tell which kind
+// it is asked about by comparing pointers.
+type Prober interface {
+	Probe(ctx context.Context, pod *api.Pod, container *api.Container, probe *api.Probe) (ok bool, output string)
+}
+
+// Adopter is implemented by a Runtime that can take over a container a
+// previous kubelet process started, so that restarting the kubelet does not
+// restart its pods (upstream's containers live on in containerd while the
+// kubelet restarts). status is the container's last reported status, whose
+// State.Running is set. A runtime that cannot find the container returns
+// false; the kubelet then reports it as lost and restarts it as its pod's
+// restartPolicy says.
+type Adopter interface {
+	Adopt(ctx context.Context, pod *api.Pod, container *api.Container, status *api.ContainerStatus) (Container, bool)
+}
+
+// PodObserver is implemented by a Container that wants to see later
+// versions of its pod. The kubelet calls ObservePod on every current run
+// whenever the pod object changes, which is how the simulated runtime lets
+// `kubectl annotate` change a running container's reported usage.
+type PodObserver interface {
+	ObservePod(pod *api.Pod)
+}
+
+// Config is what a Factory gets to build a runtime for one node.
+type Config struct {
+	// NodeName is the node the runtime's containers run on.
+	NodeName string
+	// Logger is the kubelet's logger for this node.
+	Logger *slog.Logger
+}
+
+// Factory builds a Runtime for one node.
+type Factory func(cfg Config) (Runtime, error)
+
+// registry maps runtime names to their factories. Each implementation
+// registers itself from an init function in its own file, the way
+// database/sql drivers do, so the kubelet can pick one by the name given in
+// --runtime without this file listing them.
+var registry = struct {
+	sync.Mutex
+	factories map[string]Factory
+}{factories: map[string]Factory{}}
+
+// Register makes a runtime available to New under name. It panics if name
+// is registered twice, which is a programming error.
+func Register(name string, f Factory) {
+	registry.Lock()
+	defer registry.Unlock()
+	if _, dup := registry.factories[name]; dup {
+		panic(fmt.Sprintf("runtime: %q registered twice", name))
+	}
+	registry.factories[name] = f
+}
+
+// New builds the runtime registered under name.
+func New(name string, cfg Config) (Runtime, error) {
+	registry.Lock()
+	f, ok := registry.factories[name]
+	registry.Unlock()
+	if !ok {
+		return nil, fmt.Errorf("unknown container runtime %q (known: %v)", name, Names())
+	}
+	rt, err := f(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("start %s runtime: %w", name, err)
+	}
+	return rt, nil
+}
+
+// Names lists the registered runtimes, sorted.
+func Names() []string {
+	registry.Lock()
+	defer registry.Unlock()
+	names := make([]string, 0, len(registry.factories))
+	for name := range registry.factories {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	return names
+}
+
+// Exit reasons a runtime reports in Reason, as containerd reports them.
+const (
+	// ReasonCompleted is an exit with code 0.
+	ReasonCompleted = "Completed"
+	// ReasonError is an exit with any other code.
+	ReasonError = "Error"
+	// ReasonOOMKilled is a container killed for exceeding its memory limit.
+	ReasonOOMKilled = "OOMKilled"
+)
+
+// ExitReason is the Reason of an ordinary exit with code: Completed for 0,
+// Error otherwise.
+func ExitReason(code int) string {
+	if code == 0 {
+		return ReasonCompleted
+	}
+	return ReasonError
+}
+
+// IsInitContainer reports whether name is one of pod's init containers.
+func IsInitContainer(pod *api.Pod, name string) bool {
+	for i := range pod.Spec.InitContainers {
+		if pod.Spec.InitContainers[i].Name == name {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,300 @@
+package runtime
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"strings"
+	"sync"
+	"time"
+
+	"kplane/pkg/api"
+)
+
+// SimulatedName is the simulated runtime's name for --runtime.
+const SimulatedName = "simulated"
+
+func init() {
+	Register(SimulatedName, func(cfg Config) (Runtime, error) { return NewSimulated(cfg.Logger), nil })
+}
+
+// Simulated is the runtime in which nothing runs. Each run is a goroutine
+// and a timer: it "runs" for as long as the pod's sim.kplane.io/*
+// annotations say (by default forever for a long-running container, one
+// second for one that runs to completion), then exits with the code they
+// say. Probes and reported usage come from the same annotations. A
+// simulated run costs a few hundred bytes, so one process can simulate
+// hundreds of nodes. It is safe for concurrent use.
+type Simulated struct {
+	log *slog.Logger
+}
+
+// NewSimulated returns a simulated runtime that logs annotation mistakes to
+// logger (nil: slog.Default()).
+func NewSimulated(logger *slog.Logger) *Simulated {
+	if logger == nil {
+		logger = slog.Default()
+	}
+	return &Simulated{log: logger}
+}
+
+// Name returns "simulated".
+func (s *Simulated) Name() string { return SimulatedName }
+
+// Start begins a simulated run. It waits out the plan's start delay (the
+// container stays in ContainerCreating meanwhile), so it returns early only
+// when ctx ends.
+func (s *Simulated) Start(ctx context.Context, pod *api.Pod, container *api.Container, attempt int) (Container, error) {
+	plan, problems := simPlanFor(pod, container, attempt)
+	for _, p := range problems {
+		s.log.Warn("ignoring simulation annotation", "pod", pod.Namespace+"/"+pod.Name, "container", container.Name, "problem", p)
+	}
+	if plan.startDelay > 0 {
+		t := time.NewTimer(plan.startDelay)
+		defer t.Stop()
+		select {
+		case <-ctx.Done():
+			return nil, fmt.Errorf("start container %s: %w", container.Name, ctx.Err())
+		case <-t.C:
+		}
+	}
+	return newSimContainer(ctx, pod, container.Name, plan, time.Now()), nil
+}
+
+// Adopt takes over a run a previous kubelet started: the new run keeps the
+// old start time, so a container meant to run for a minute still exits a
+// minute after it first started.
+func (s *Simulated) Adopt(ctx context.Context, pod *api.Pod, container *api.Container, status *api.ContainerStatus) (Container, bool) {
+	if status.State.Running == nil {
+		return nil, false
+	}
+	plan, _ := simPlanFor(pod, container, int(status.RestartCount))
+	return newSimContainer(ctx, pod, container.Name, plan, status.State.Running.StartedAt.Time), true
+}
+
+// simContainer is one simulated run. Its goroutine (live) waits for the
+// first of: the plan's run time passing, a Stop, or the kubelet's context
+// ending; then it records the exit and closes done.
+type simContainer struct {
+	name      string
+	plan      simPlan
+	startedAt time.Time
+	done      chan struct{}
+	stop      chan time.Duration
+	stopOnce  sync.Once
+	logs      *simLog
+
+	mu       sync.Mutex
+	pod      *api.Pod // latest version, for usage and probes
+	exitCode int
+	reason   string
+}
+
+func newSimContainer(ctx context.Context, pod *api.Pod, name string, plan simPlan, startedAt time.Time) *simContainer {
+	c := &simContainer{name: name, plan: plan, startedAt: startedAt, pod: pod,
+		done: make(chan struct{}), stop: make(chan time.Duration, 1), logs: newSimLog()}
+	if plan.logs != "" {
+		text := plan.logs
+		if !strings.HasSuffix(text, "\n") {
+			text += "\n"
+		}
+		c.logs.write([]byte(text))
+	}
+	go c.live(ctx)
+	return c
+}
+
+func (c *simContainer) live(ctx context.Context) {
+	var exited <-chan time.Time
+	if !c.plan.forever {
+		t := time.NewTimer(time.Until(c.startedAt.Add(c.plan.runFor)))
+		defer t.Stop()
+		exited = t.C
+	}
+	select {
+	case <-exited:
+		c.exit(c.plan.exitCode, c.plan.reason)
+	case grace := <-c.stop:
+		c.exit(c.terminate(ctx, grace))
+	case <-ctx.Done():
+		c.exit(137, ReasonError)
+	}
+}
+
+// terminate plays out a stop: a container that takes no longer than the
+// grace period to exit exits 0; a slower one is killed when the grace
+// period ends, with SIGKILL's 137.
+func (c *simContainer) terminate(ctx context.Context, grace time.Duration) (int, string) {
+	wait, code := c.plan.stopAfter, 0
+	if wait > grace {
+		wait, code = grace, 137
+	}
+	if wait > 0 {
+		t := time.NewTimer(wait)
+		defer t.Stop()
+		select {
+		case <-t.C:
+		case <-ctx.Done():
+			return 137, ReasonError
+		}
+	}
+	return code, ExitReason(code)
+}
+
+func (c *simContainer) exit(code int, reason string) {
+	c.mu.Lock()
+	c.exitCode, c.reason = code, reason
+	c.mu.Unlock()
+	c.logs.close()
+	close(c.done)
+}
+
+// Done is closed when the run has exited.
+func (c *simContainer) Done() <-chan struct{} { return c.done }
+
+// ExitCode is the run's exit code, valid after Done.
+func (c *simContainer) ExitCode() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.exitCode
+}
+
+// Reason is Completed, Error or OOMKilled, valid after Done.
+func (c *simContainer) Reason() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.reason
+}
+
+// Stop asks the run to exit; see terminate for how long it takes.
+func (c *simContainer) Stop(grace time.Duration) {
+	c.stopOnce.Do(func() { c.stop <- grace })
+}
+
+// Logs returns what the run printed: its sim.kplane.io/logs text.
+func (c *simContainer) Logs(follow bool) io.ReadCloser { return c.logs.reader(follow) }
+
+// Usage is the CPU and memory the pod's annotations say, read from the
+// latest version of the pod so that `kubectl annotate` changes it live.
+func (c *simContainer) Usage() (int64, int64) {
+	c.mu.Lock()
+	pod := c.pod
+	c.mu.Unlock()
+	return simUsage(pod, c.name)
+}
+
+// StartedAt is when the run started.
+func (c *simContainer) StartedAt() time.Time { return c.startedAt }
+
+// ObservePod keeps the latest version of the pod for Usage and Probe.
+func (c *simContainer) ObservePod(pod *api.Pod) {
+	c.mu.Lock()
+	c.pod = pod
+	c.mu.Unlock()
+}
+
+// Probe answers a probe from the pod's sim.kplane.io/readiness,
+// liveness or startup annotation and the age of the run. A failure's output
+// reads like the real prober's for the probe's handler.
+func (c *simContainer) Probe(_ context.Context, pod *api.Pod, container *api.Container, probe *api.Probe) (bool, string) {
+	key := SimLiveness
+	switch probe {
+	case container.ReadinessProbe:
+		key = SimReadiness
+	case container.StartupProbe:
+		key = SimStartup
+	}
+	value, ok := simAnnotation(pod, key, container.Name)
+	if !ok || simProbeResult(value, time.Since(c.startedAt)) {
+		return true, ""
+	}
+	return false, simProbeFailure(pod, probe, key, container.Name, value)
+}
+
+// simProbeFailure is the output of a failed simulated probe.
+func simProbeFailure(pod *api.Pod, probe *api.Probe, key, container, value string) string {
+	switch {
+	case probe.HTTPGet != nil:
+		return "HTTP probe failed with statuscode: 503"
+	case probe.TCPSocket != nil:
+		ip := pod.Status.PodIP
+		if probe.TCPSocket.Host != "" {
+			ip = probe.TCPSocket.Host
+		}
+		return fmt.Sprintf("dial tcp %s:%s: connect: connection refused", ip, probe.TCPSocket.Port.String())
+	default:
+		return fmt.Sprintf("simulated failure (%s%s.%s: %s)", SimAnnotationPrefix, key, container, value)
+	}
+}
+
+// simLog is a run's output: an append-only buffer that readers can follow
+// until the run exits.
+type simLog struct {
+	mu     sync.Mutex
+	buf    []byte
+	closed bool
+	// changed is closed (and replaced) whenever buf grows or the log closes,
+	// waking followers.
+	changed chan struct{}
+}
+
+func newSimLog() *simLog { return &simLog{changed: make(chan struct{})} }
+
+func (l *simLog) write(p []byte) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.buf = append(l.buf, p...)
+	close(l.changed)
+	l.changed = make(chan struct{})
+}
+
+func (l *simLog) close() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if !l.closed {
+		l.closed = true
+		close(l.changed)
+	}
+}
+
+func (l *simLog) reader(follow bool) io.ReadCloser {
+	return &simLogReader{log: l, follow: follow, quit: make(chan struct{})}
+}
+
+// simLogReader reads a simLog from the start; with follow it waits for more
+// until the log closes or the reader is closed.
+type simLogReader struct {
+	log      *simLog
+	follow   bool
+	off      int
+	quit     chan struct{}
+	quitOnce sync.Once
+}
+
+func (r *simLogReader) Read(p []byte) (int, error) {
+	for {
+		r.log.mu.Lock()
+		if r.off < len(r.log.buf) {
+			n := copy(p, r.log.buf[r.off:])
+			r.off += n
+			r.log.mu.Unlock()
+			return n, nil
+		}
+		closed, changed := r.log.closed, r.log.changed
+		r.log.mu.Unlock()
+		if !r.follow || closed {
+			return 0, io.EOF
+		}
+		select {
+		case <-changed:
+		case <-r.quit:
+			return 0, io.EOF
+		}
+	}
+}
+
+func (r *simLogReader) Close() error {
+	r.quitOnce.Do(func() { close(r.quit) })
+	return nil
+}

@@ -1,0 +1,224 @@
+// Package server is the kubelet's HTTPS API, the part of it `kubectl logs`
+// reaches: the apiserver receives GET /api/v1/namespaces/<ns>/pods/<pod>/log,
+// finds the pod's node, and calls that node's kubelet at
+//
+//	GET https://<node InternalIP>:<daemonEndpoints.kubeletEndpoint.Port>/containerLogs/<ns>/<pod>/<container>?follow=…
+//
+// streaming the answer back to kubectl. Upstream's kubelet serves this (and
+// exec, attach, port-forward, metrics) on port 10250.
+//
+// Who may call: like upstream's kubelet with --client-ca-file, the server
+// requires a TLS client certificate signed by the cluster CA. The apiserver
+// presents its apiserver-kubelet-client certificate (see pkg/pki). Upstream
+// then also asks the apiserver whether that user may read nodes/log
+// (a SubjectAccessReview); kplane stops at authentication.
+//
+// Its own identity: a self-signed serving certificate made in memory at
+// start, as a kubelet without --tls-cert-file makes one. Nobody can verify
+// it, and nobody tries: upstream's apiserver does not verify kubelet serving
+// certificates unless given --kubelet-certificate-authority, and kplane's
+// apiserver does not either.
+//
+// Files: server.go (options, start), logs.go (the /containerLogs handler),
+// cert.go (the self-signed certificate).
+package server
+
+import (
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"strconv"
+	"sync"
+	"time"
+
+	"kplane/pkg/kubelet/runtime"
+)
+
+// ContainerLookup finds the run of a container whose logs are asked for:
+// with previous, the last run that has terminated before the current one
+// (`kubectl logs --previous`); otherwise the current run, or, when none is
+// running (a container waiting in CrashLoopBackOff), the most recent one, as
+// upstream's kubelet shows the last run's logs then.
+//
+// An error wrapping ErrNotFound (see NotFoundf) is answered with 404, an
+// error with a StatusCode() int method with that code, any other with 400,
+// its message as the body, as upstream's kubelet answers
+// ("previous terminated container \"c\" in pod \"p\" not found").
+type ContainerLookup func(namespace, pod, container string, previous bool) (runtime.Container, error)
+
+// StatusCoder is implemented by lookup errors that know the HTTP status the
+// server should answer with.
+type StatusCoder interface {
+	StatusCode() int
+}
+
+// ErrNotFound marks a lookup error about a pod or container the kubelet
+// does not know.
+var ErrNotFound = errors.New("not found")
+
+// NotFoundf returns an error the server answers with 404 Not Found, such as
+// upstream's `pod "web" does not exist`.
+func NotFoundf(format string, args ...any) error {
+	return &notFoundError{msg: fmt.Sprintf(format, args...)}
+}
+
+type notFoundError struct{ msg string }
+
+func (e *notFoundError) Error() string        { return e.msg }
+func (e *notFoundError) Is(target error) bool { return target == ErrNotFound }
+
+// Options configure the kubelet's server.
+type Options struct {
+	// BindAddress is the address to listen on: loopback, since every kplane
+	// node lives on this machine.
+	BindAddress string
+	// Port is the port to listen on; 0 picks a free one, which Start
+	// returns so the kubelet can publish it in
+	// node.status.daemonEndpoints.kubeletEndpoint.Port. Upstream: 10250.
+	Port int
+	// ClientCAPEM holds the CA certificates that sign acceptable client
+	// certificates: the cluster CA, the kubeconfig's
+	// certificate-authority-data. Required.
+	ClientCAPEM []byte
+	// NodeName names the node(s) in the serving certificate; optional.
+	NodeName string
+	// Lookup finds containers; it may also be set later with SetLookup.
+	Lookup ContainerLookup
+	// Logger receives the server's logs; nil means slog.Default().
+	Logger *slog.Logger
+}
+
+// DefaultOptions returns the defaults: 127.0.0.1, a free port.
+func DefaultOptions() Options {
+	return Options{BindAddress: "127.0.0.1"}
+}
+
+// Validate checks the options.
+func (o Options) Validate() error {
+	var errs []error
+	if net.ParseIP(o.BindAddress) == nil {
+		errs = append(errs, fmt.Errorf("kubelet server bind address %q is not an IP address", o.BindAddress))
+	}
+	if o.Port < 0 || o.Port > 65535 {
+		errs = append(errs, fmt.Errorf("kubelet server port %d out of range", o.Port))
+	}
+	if len(o.ClientCAPEM) == 0 {
+		errs = append(errs, errors.New("kubelet server needs the cluster CA to authenticate clients"))
+	}
+	return errors.Join(errs...)
+}
+
+// Server is the kubelet's HTTPS server.
+type Server struct {
+	opts      Options
+	log       *slog.Logger
+	clientCAs *x509.CertPool
+
+	mu     sync.RWMutex
+	lookup ContainerLookup
+}
+
+// New checks opts and prepares a server; Start serves it.
+func New(opts Options) (*Server, error) {
+	if opts.BindAddress == "" {
+		opts.BindAddress = "127.0.0.1"
+	}
+	if err := opts.Validate(); err != nil {
+		return nil, err
+	}
+	pool := x509.NewCertPool()
+	if !pool.AppendCertsFromPEM(opts.ClientCAPEM) {
+		return nil, errors.New("kubelet server: the client CA holds no PEM certificate")
+	}
+	log := opts.Logger
+	if log == nil {
+		log = slog.Default()
+	}
+	return &Server{opts: opts, log: log.With("component", "kubelet-server"), clientCAs: pool, lookup: opts.Lookup}, nil
+}
+
+// SetLookup sets (or replaces) how the server finds containers, for a
+// kubelet that creates the server before its pod workers exist.
+func (s *Server) SetLookup(lookup ContainerLookup) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.lookup = lookup
+}
+
+func (s *Server) containerLookup() ContainerLookup {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return s.lookup
+}
+
+// Handler is the server's HTTP handler, without TLS (tests use it
+// directly).
+func (s *Server) Handler() http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /containerLogs/{namespace}/{pod}/{container}", s.serveContainerLogs)
+	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
+		w.Write([]byte("ok"))
+	})
+	return mux
+}
+
+// Start listens and serves HTTPS until ctx is cancelled, and returns the
+// port it listens on.
+func (s *Server) Start(ctx context.Context) (port int, err error) {
+	cert, err := selfSignedCertificate(s.opts.NodeName, time.Now())
+	if err != nil {
+		return 0, err
+	}
+	ln, err := net.Listen("tcp", net.JoinHostPort(s.opts.BindAddress, strconv.Itoa(s.opts.Port)))
+	if err != nil {
+		return 0, fmt.Errorf("kubelet server: listen: %w", err)
+	}
+	srv := &http.Server{
+		Handler: s.Handler(),
+		TLSConfig: &tls.Config{
+			Certificates: []tls.Certificate{cert},
+			ClientAuth:   tls.RequireAndVerifyClientCert,
+			ClientCAs:    s.clientCAs,
+			MinVersion:   tls.VersionTLS12,
+		},
+		ReadHeaderTimeout: 10 * time.Second,
+		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelDebug),
+		BaseContext:       func(net.Listener) context.Context { return ctx },
+	}
+	go func() {
+		if err := srv.ServeTLS(ln, "", ""); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			s.log.Error("kubelet server stopped", "err", err)
+		}
+	}()
+	go func() {
+		<-ctx.Done()
+		// Followed log streams end with their requests' contexts, which
+		// derive from ctx, so Close does not cut a well-behaved stream.
+		_ = srv.Close()
+	}()
+	port = ln.Addr().(*net.TCPAddr).Port
+	s.log.Info("kubelet server listening", "address", net.JoinHostPort(s.opts.BindAddress, strconv.Itoa(port)))
+	return port, nil
+}
+
+// StartLogsServer starts the kubelet's server on a free port of 127.0.0.1,
+// trusting clients whose certificates clientCAPEM's CA signed (the cluster
+// CA from the kubelet's kubeconfig), finding containers with lookup. It
+// serves until ctx ends and returns the port for
+// node.status.daemonEndpoints.kubeletEndpoint.Port: the whole job of a
+// kubelet's server hook.
+func StartLogsServer(ctx context.Context, clientCAPEM []byte, lookup ContainerLookup, logger *slog.Logger) (int32, error) {
+	opts := DefaultOptions()
+	opts.ClientCAPEM, opts.Lookup, opts.Logger = clientCAPEM, lookup, logger
+	s, err := New(opts)
+	if err != nil {
+		return 0, err
+	}
+	port, err := s.Start(ctx)
+	return int32(port), err
+}

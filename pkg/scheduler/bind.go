@@ -1,0 +1,40 @@
+package scheduler
+
+import (
+	"context"
+	"fmt"
+
+	"kplane/pkg/api"
+	"kplane/pkg/scheduler/framework"
+)
+
+// bind is the binding cycle of one assumed pod, run in the API pool beside
+// the scheduling loop. It POSTs pods/<name>/binding; the apiserver sets
+// spec.nodeName (and PodScheduled=True), and the node's kubelet takes over
+// from there. On success the Scheduled event is recorded; on failure the
+// assumption is taken back, the freed room is announced to the waiting
+// pods, and the pod goes back to the queue with a back-off.
+func (s *Scheduler) bind(ctx context.Context, qp *QueuedPodInfo, assumed *framework.PodInfo) {
+	pod := assumed.Pod
+	node := pod.Spec.NodeName
+	binding := &api.Binding{
+		ObjectMeta: api.ObjectMeta{Namespace: pod.Namespace, Name: pod.Name, UID: pod.UID},
+		Target:     api.ObjectReference{Kind: "Node", Name: node},
+	}
+	if err := s.client.Bind(ctx, binding); err != nil {
+		s.cache.ForgetPod(assumed.Key)
+		if ctx.Err() != nil {
+			// Shutting down (or leadership lost): the pod stays pending for
+			// whoever schedules next.
+			return
+		}
+		s.moveAllToActiveOrBackoff(eventAssignedPodDelete)
+		s.handleSchedulingFailure(ctx, qp, fmt.Errorf("binding rejected: %w", err), true)
+		return
+	}
+	s.cache.FinishBinding(assumed.Key)
+	s.recorder.Eventf(pod, api.EventTypeNormal, "Scheduled", "Successfully assigned %s/%s to %s", pod.Namespace, pod.Name, node)
+	if s.v(2) {
+		s.log.Info("bound pod to node", "pod", assumed.Key, "node", node, "attempts", qp.Attempts)
+	}
+}

@@ -1,0 +1,20 @@
+// Package framework holds the vocabulary every scheduler plugin speaks: the
+// plugin interfaces (framework.go), the scheduler's per-node bookkeeping
+// (nodeinfo.go), the per-pod facts plugins need (podinfo.go), and the
+// "0/3 nodes are available: …" message a failed attempt produces
+// (fiterror.go).
+//
+// It mirrors the shape of upstream's scheduling framework
+// (k8s.io/kubernetes/pkg/scheduler/framework) at a much smaller size: a
+// pod's scheduling cycle runs every Filter plugin against every node (a node
+// passes only if all say yes), then every Score plugin against the nodes
+// that passed, and picks the node with the highest weighted total. Upstream
+// has more extension points (PreFilter, PostFilter for preemption, Reserve,
+// Permit, PreBind…); kplane keeps Filter and Score, the two that decide
+// where a pod goes, and precomputes per pod what upstream's PreFilter and
+// PreScore would (see PodInfo).
+//
+// Plugins live in kplane/pkg/scheduler/plugins; the scheduler that runs
+// them is kplane/pkg/scheduler. docs/scheduler.md follows one pod through
+// all of it.
+package framework
