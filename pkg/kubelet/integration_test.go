@@ -147,7 +147,7 @@ func TestPodLifecycle(t *testing.T) {
 	opts.PodCIDR = "10.244.1.0/24"
 	startKubelet(t, opts)
 
-	cl.createBoundPod(t, simplePod("web", api.RestartPolicyAlways, map[string]string{"sim.kplane.io/start-delay": "300ms"}), "node1")
+	cl.createBoundPod(t, simplePod("web", api.RestartPolicyAlways, map[string]string{"sim.kplane.io/start-delay": "1s"}), "node1")
 	creating := cl.waitPod(t, "web", func(p *api.Pod) bool {
 		return len(p.Status.ContainerStatuses) == 1 && p.Status.ContainerStatuses[0].State.Waiting != nil
 	})

@@ -98,7 +98,7 @@ func Run(ctx context.Context, opts Options) error {
 
 	port := opts.KubeletPort
 	if opts.Server != nil {
-		p, err := opts.Server(ctx, nodes, log.With("component", "kubelet-server"))
+		p, err := opts.Server(ctx, nodes, log)
 		if err != nil {
 			return fmt.Errorf("kubelet: start server: %w", err)
 		}
@@ -117,8 +117,7 @@ func Run(ctx context.Context, opts Options) error {
 	for _, k := range nodes.ordered {
 		select {
 		case <-ctx.Done():
-		case <-k.registered:
-			k.reserveExistingIPs()
+		case <-k.ready:
 		}
 	}
 	if ctx.Err() == nil {
@@ -220,10 +219,9 @@ type Kubelet struct {
 	nodeInfo    api.NodeSystemInfo
 	env         *podEnv
 	static      *staticPods // nil without --pod-manifest-path
-	// registered is closed once the Node exists.
-	registered chan struct{}
-	// statusKick asks runNodeStatus for an early update.
-	statusKick chan struct{}
+	// registered is closed once the Node exists; ready once, in addition,
+	// the IPs its pods already hold are reserved.
+	registered, ready chan struct{}
 
 	mu          sync.Mutex
 	ctx         context.Context // the run's, for pod workers
@@ -258,7 +256,7 @@ func newKubelet(name string, index int, opts *Options, c *client.Client, podInfo
 		nodeName: name, opts: opts, client: c, log: log, runtime: rt, recorder: rec, events: rec, status: status,
 		pods: podInformer.Lister(), podIndexer: podInformer.Informer().GetIndexer(),
 		nodeInfo:   newNodeInfo(name, rt.Name()),
-		registered: make(chan struct{}), statusKick: make(chan struct{}, 1),
+		registered: make(chan struct{}), ready: make(chan struct{}),
 		workers: map[string]*podWorker{},
 	}
 	if opts.PodCIDR != "" {
@@ -288,6 +286,8 @@ func (k *Kubelet) run(ctx context.Context) {
 	if err := k.registerNode(ctx); err != nil {
 		return
 	}
+	k.reserveExistingIPs()
+	close(k.ready)
 	var wg sync.WaitGroup
 	wg.Go(func() { k.runLease(ctx) })
 	wg.Go(func() { k.runNodeStatus(ctx) })
@@ -301,7 +301,9 @@ func (k *Kubelet) run(ctx context.Context) {
 }
 
 // reserveExistingIPs records the IPs the node's pods already hold (set by
-// a previous kubelet process) before any new pod gets one.
+// a previous kubelet process) before any new pod gets one. A mirror pod's
+// IP is its static pod's, reserved under the static pod's UID (the mirror's
+// config.mirror hash).
 func (k *Kubelet) reserveExistingIPs() {
 	objs, _ := k.podIndexer.ByIndex(informer.NodeNameIndex, k.nodeName)
 	a := k.currentIPAM()
@@ -311,8 +313,12 @@ func (k *Kubelet) reserveExistingIPs() {
 			pod.Status.Phase == api.PodSucceeded || pod.Status.Phase == api.PodFailed {
 			continue
 		}
+		owner := pod.UID
+		if isMirrorPod(pod) {
+			owner = pod.Annotations[AnnotationConfigMirror]
+		}
 		if ip, err := parseAddr(pod.Status.PodIP); err == nil {
-			a.Reserve(pod.UID, ip)
+			a.Reserve(owner, ip)
 		}
 	}
 }
@@ -379,24 +385,6 @@ func (k *Kubelet) removePod(uid string) {
 	if w != nil {
 		w.remove()
 	}
-}
-
-// FindContainer implements ContainerFinder for this node's pods.
-func (k *Kubelet) FindContainer(namespace, podName, containerName string, previous bool) (runtime.Container, error) {
-	k.mu.Lock()
-	var found *podWorker
-	for _, w := range k.workers {
-		if pod := w.currentPod(); pod.Namespace == namespace && pod.Name == podName {
-			if found == nil || pod.CreationTimestamp.After(found.currentPod().CreationTimestamp.Time) {
-				found = w
-			}
-		}
-	}
-	k.mu.Unlock()
-	if found == nil {
-		return nil, &ContainerLookupError{http.StatusNotFound, fmt.Sprintf("pod %s/%s is not running on node %s", namespace, podName, k.nodeName)}
-	}
-	return found.findContainer(containerName, previous)
 }
 
 // parseAddr parses an IP address.

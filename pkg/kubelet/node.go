@@ -157,7 +157,10 @@ func (k *Kubelet) tryRegisterNode(ctx context.Context) error {
 	}
 	k.log.Info("node already registered, taking it over", "podCIDR", existing.Spec.PodCIDR)
 	k.nodeRegistered(existing, existing.Status, now)
-	return k.syncNodeStatus(ctx, true)
+	if err := k.syncNodeStatus(ctx, true); err != nil && ctx.Err() == nil {
+		k.log.Warn("could not update node status, will retry", "err", err) // runNodeStatus retries
+	}
+	return nil
 }
 
 // nodeRegistered records the registered node: its UID (the Lease and
@@ -336,8 +339,7 @@ func (k *Kubelet) recordConditionEvents(before, after api.NodeStatus) {
 }
 
 // runNodeStatus recomputes the node's status every
-// NodeStatusUpdateFrequency, or at once when asked through statusKick, and
-// writes it when it changed or is due anyway.
+// NodeStatusUpdateFrequency and writes it when it changed or is due anyway.
 func (k *Kubelet) runNodeStatus(ctx context.Context) {
 	ticker := time.NewTicker(k.opts.NodeStatusUpdateFrequency)
 	defer ticker.Stop()
@@ -346,7 +348,6 @@ func (k *Kubelet) runNodeStatus(ctx context.Context) {
 		case <-ctx.Done():
 			return
 		case <-ticker.C:
-		case <-k.statusKick:
 		}
 		if err := k.syncNodeStatus(ctx, false); err != nil && ctx.Err() == nil {
 			k.log.Warn("could not update node status", "err", err)
@@ -391,17 +392,5 @@ func (k *Kubelet) syncNodeStatus(ctx context.Context, force bool) error {
 		k.lastReported, k.lastReportTime = &desired, now
 		k.mu.Unlock()
 		return nil
-	}
-}
-
-// SetKubeletPort sets the port reported in the node's
-// daemonEndpoints.kubeletEndpoint and has the status rewritten soon.
-func (k *Kubelet) SetKubeletPort(port int32) {
-	k.mu.Lock()
-	k.kubeletPort = port
-	k.mu.Unlock()
-	select {
-	case k.statusKick <- struct{}{}:
-	default:
 	}
 }

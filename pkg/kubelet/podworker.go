@@ -24,10 +24,8 @@ package kubelet
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
-	"net/http"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -215,10 +213,15 @@ func (w *podWorker) sync(ctx context.Context) (next time.Duration, finished bool
 	w.observePod(pod)
 
 	if removed || pod.DeletionTimestamp != nil || w.failReason != "" {
-		return w.terminate(pod, removed, now)
+		return w.terminate(pod, removed)
 	}
 	if w.terminal {
-		w.publish(pod, false)
+		// Nothing will run again. Once the API shows the terminal phase
+		// there is nothing left to report (and a restarted kubelet does not
+		// rewrite the statuses of its completed pods).
+		if p := pod.Status.Phase; p != api.PodSucceeded && p != api.PodFailed {
+			w.publish(pod, false)
+		}
 		return 0, false
 	}
 	if !w.sandboxReady {
@@ -233,7 +236,7 @@ func (w *podWorker) sync(ctx context.Context) (next time.Duration, finished bool
 		if !now.Before(deadline) {
 			w.failReason, w.failMessage = eventDeadlineExceeded, msgDeadlineExceeded
 			w.env.recorder.Event(pod, api.EventTypeNormal, eventDeadlineExceeded, msgDeadlineExceeded)
-			return w.terminate(pod, false, now)
+			return w.terminate(pod, false)
 		}
 		next = deadline.Sub(now)
 	}
@@ -472,7 +475,7 @@ func (w *podWorker) startContainer(ctx context.Context, pod *api.Pod, c *api.Con
 	}
 	st.current, st.waiting = run, nil
 	if run.container != nil {
-		w.watch(ctx, pod, c, run, false)
+		w.watch(ctx, pod, c, run, false, false)
 	}
 }
 
@@ -489,8 +492,9 @@ func (w *podWorker) pullImage(pod *api.Pod, c *api.Container) {
 	w.env.recorder.Eventf(pod, api.EventTypeNormal, eventPulled, msgAlreadyPresent, c.Image)
 }
 
-// watch starts the goroutine that notices run's exit, and its probes.
-func (w *podWorker) watch(ctx context.Context, pod *api.Pod, c *api.Container, run *containerRun, wasReady bool) {
+// watch starts the goroutine that notices run's exit, and its probes
+// (seeded, for an adopted run, with its last reported readiness and start).
+func (w *podWorker) watch(ctx context.Context, pod *api.Pod, c *api.Container, run *containerRun, wasReady, wasStarted bool) {
 	run.exited = make(chan struct{})
 	w.wg.Add(1)
 	go func() {
@@ -510,7 +514,7 @@ func (w *podWorker) watch(ctx context.Context, pod *api.Pod, c *api.Container, r
 			w.env.recorder.Eventf(w.currentPod(), api.EventTypeWarning, eventUnhealthy, msgProbeFailed, kind, output)
 		},
 	}
-	run.probes = startProbes(ctx, target, wasReady)
+	run.probes = startProbes(ctx, target, wasReady, wasStarted)
 }
 
 // collectExits turns the exits the watchers noticed into terminated states.
@@ -541,122 +545,6 @@ func (w *podWorker) observePod(pod *api.Pod) {
 			}
 		}
 	}
-}
-
-// stopRun asks a run to stop, recording a Killing event with message.
-// Stop may block for the grace period, so it runs in its own goroutine;
-// the exit watcher wakes the worker when the run is gone.
-func (w *podWorker) stopRun(pod *api.Pod, run *containerRun, message string, grace time.Duration) {
-	run.stopping = true
-	run.probes.stop()
-	w.env.recorder.Event(pod, api.EventTypeNormal, eventKilling, message)
-	if run.container == nil {
-		return
-	}
-	w.wg.Add(1)
-	go func() {
-		defer w.wg.Done()
-		run.container.Stop(grace)
-	}()
-}
-
-// podGracePeriod is how long containers get to stop: the deletion's grace
-// period, else the pod's terminationGracePeriodSeconds, else 30 s; at
-// least 2 s, upstream's minimum shutdown window.
-func podGracePeriod(pod *api.Pod) time.Duration {
-	seconds := int64(api.DefaultTerminationGracePeriodSeconds)
-	switch {
-	case pod.DeletionGracePeriodSeconds != nil:
-		seconds = *pod.DeletionGracePeriodSeconds
-	case pod.Spec.TerminationGracePeriodSeconds != nil:
-		seconds = *pod.Spec.TerminationGracePeriodSeconds
-	}
-	return time.Duration(max(seconds, 2)) * time.Second
-}
-
-// completed reports whether no container of the pod will run again on its
-// own: every app container exited for good, or an init container failed
-// under restartPolicy Never. Running sidecars are then stopped.
-func (w *podWorker) completed(pod *api.Pod) bool {
-	policy := pod.Spec.RestartPolicy
-	for i := range pod.Spec.InitContainers {
-		c := &pod.Spec.InitContainers[i]
-		if st := w.containers[c.Name]; !isRestartableInit(c) && policy == api.RestartPolicyNever &&
-			st != nil && st.current != nil && st.current.terminated != nil && st.current.terminated.ExitCode != 0 {
-			return w.stopSidecars(pod)
-		}
-	}
-	if policy == api.RestartPolicyAlways {
-		return false
-	}
-	for _, c := range pod.Spec.Containers {
-		st := w.containers[c.Name]
-		if st == nil || st.current == nil || st.current.isRunning() || st.waiting != nil {
-			return false
-		}
-		if shouldRestart(policy, st.current.terminated.ExitCode) || st.current.restartAfterStop {
-			return false
-		}
-	}
-	return w.stopSidecars(pod)
-}
-
-// stopSidecars stops the running sidecars of a pod whose app containers
-// are done, and reports whether none is left running.
-func (w *podWorker) stopSidecars(pod *api.Pod) bool {
-	done := true
-	for i := range pod.Spec.InitContainers {
-		c := &pod.Spec.InitContainers[i]
-		if st := w.containers[c.Name]; st != nil && st.current.isRunning() {
-			done = false
-			if !st.current.stopping {
-				w.stopRun(pod, st.current, fmt.Sprintf(msgStopping, c.Name), podGracePeriod(pod))
-			}
-		}
-	}
-	return done
-}
-
-// terminate stops every running container of a pod that is being deleted
-// (or was removed, or failed), then publishes its final status. It reports
-// finished once the pod object is gone too.
-func (w *podWorker) terminate(pod *api.Pod, removed bool, now time.Time) (time.Duration, bool) {
-	if !w.terminated {
-		grace := podGracePeriod(pod)
-		if removed {
-			grace = time.Second // force-deleted: upstream's minimal kill window
-		}
-		running := false
-		for _, st := range w.containers {
-			st.waiting = nil // a container waiting to restart never will
-			if run := st.current; run.isRunning() {
-				running = true
-				if !run.stopping {
-					w.stopRun(pod, run, fmt.Sprintf(msgStopping, st.name), grace)
-				}
-			}
-		}
-		if running {
-			w.publish(pod, false)
-			return 0, false // the exit watchers will wake us
-		}
-		w.terminal, w.terminated = true, true
-		w.teardownSandbox()
-		if !removed && pod.DeletionTimestamp == nil {
-			w.publish(pod, true) // failed (activeDeadlineSeconds), not deleted
-		}
-	}
-	switch {
-	case removed:
-		w.env.status.Forget(w.uid)
-		w.env.ipam().Release(w.uid)
-		return 0, true
-	case pod.DeletionTimestamp != nil && !w.static && !w.deleteRequested:
-		// The final status goes out, then the object is deleted for good.
-		w.deleteRequested = true
-		w.env.status.TerminatePod(pod, w.buildStatus(pod, true))
-	}
-	return 0, false
 }
 
 // publish hands the pod's current status to the status manager.
@@ -733,140 +621,4 @@ func (w *podWorker) stopAllProbes() []*runProbes {
 		}
 	}
 	return all
-}
-
-// adopt reads back the status a previous kubelet process wrote, so that a
-// restarted kubelet carries on with the same containers, IP and restart
-// counts instead of starting the pod over. Running containers are adopted
-// from the runtime when it can (the simulated one always can); a container
-// it cannot find is reported lost (exit 137, ContainerStatusUnknown) and
-// restarted as its policy says.
-func (w *podWorker) adopt(ctx context.Context, pod *api.Pod, now time.Time) {
-	st := &pod.Status
-	if st.StartTime != nil {
-		t := *st.StartTime
-		w.startTime = &t
-	}
-	if st.Phase == api.PodSucceeded || st.Phase == api.PodFailed {
-		w.terminal = true
-	}
-	if st.PodIP != "" && !w.terminal {
-		w.podIP, w.sandboxReady = st.PodIP, true
-		if !pod.Spec.HostNetwork {
-			if ip, err := parseAddr(st.PodIP); err == nil {
-				w.env.ipam().Reserve(w.uid, ip)
-			}
-		}
-	} else if st.PodIP != "" {
-		w.podIP = st.PodIP
-	}
-	adoptOne := func(c *api.Container, s *api.ContainerStatus) {
-		cs := w.state(c.Name)
-		cs.restartCount = s.RestartCount
-		cs.lastTermination = s.LastTerminationState.Terminated
-		run := &containerRun{id: s.ContainerID, image: c.Image}
-		switch {
-		case s.State.Running != nil:
-			run.startedAt = s.State.Running.StartedAt.Time
-			if adopter, ok := w.env.runtime.(runtime.Adopter); ok && !w.terminal {
-				if container, ok := adopter.Adopt(ctx, pod, c, s); ok {
-					run.container = container
-					cs.current = run
-					w.watch(ctx, pod, c, run, s.Ready)
-					return
-				}
-			}
-			run.terminated = &api.ContainerStateTerminated{ExitCode: 137, Reason: reasonContainerStatusUnknown,
-				Message:   "The container could not be located when the pod was terminated",
-				StartedAt: s.State.Running.StartedAt, FinishedAt: api.NewTime(now), ContainerID: s.ContainerID}
-		case s.State.Terminated != nil:
-			t := *s.State.Terminated
-			run.terminated = &t
-		case s.State.Waiting != nil && s.LastTerminationState.Terminated != nil:
-			t := *s.LastTerminationState.Terminated
-			run.terminated = &t
-			cs.lastTermination = nil
-		default:
-			return // never started
-		}
-		cs.current = run
-	}
-	for _, list := range []struct {
-		specs    []api.Container
-		statuses []api.ContainerStatus
-	}{{pod.Spec.InitContainers, st.InitContainerStatuses}, {pod.Spec.Containers, st.ContainerStatuses}} {
-		for i := range list.specs {
-			if s, ok := findStatus(list.statuses, list.specs[i].Name); ok {
-				adoptOne(&list.specs[i], s)
-			}
-		}
-	}
-}
-
-// ContainerLookupError says why FindContainer returned no container. Code
-// is the HTTP status a server should answer with; Message is upstream's
-// wording of the problem.
-type ContainerLookupError struct {
-	Code    int
-	Message string
-}
-
-func (e *ContainerLookupError) Error() string { return e.Message }
-
-// StatusCode is the HTTP status to answer with (package server's
-// StatusCoder).
-func (e *ContainerLookupError) StatusCode() int { return e.Code }
-
-// IsContainerLookupNotFound reports whether err is a ContainerLookupError
-// with code 404.
-func IsContainerLookupNotFound(err error) bool {
-	var le *ContainerLookupError
-	return errors.As(err, &le) && le.Code == http.StatusNotFound
-}
-
-// findContainer returns the latest run of a container (or the run before
-// it, with previous) for `kubectl logs`. An empty name picks the pod's only
-// container.
-func (w *podWorker) findContainer(name string, previous bool) (runtime.Container, error) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	pod := w.pod
-	if name == "" {
-		if len(pod.Spec.Containers) != 1 {
-			names := make([]string, len(pod.Spec.Containers))
-			for i, c := range pod.Spec.Containers {
-				names[i] = c.Name
-			}
-			return nil, &ContainerLookupError{http.StatusBadRequest,
-				fmt.Sprintf("a container name must be specified for pod %s, choose one of: %v", pod.Name, names)}
-		}
-		name = pod.Spec.Containers[0].Name
-	}
-	known := false
-	for _, list := range [][]api.Container{pod.Spec.InitContainers, pod.Spec.Containers} {
-		for _, c := range list {
-			known = known || c.Name == name
-		}
-	}
-	if !known {
-		return nil, &ContainerLookupError{http.StatusBadRequest,
-			fmt.Sprintf("container %s is not valid for pod %s", name, pod.Name)}
-	}
-	st := w.containers[name]
-	if previous {
-		if st == nil || st.previous == nil {
-			return nil, &ContainerLookupError{http.StatusBadRequest,
-				fmt.Sprintf("previous terminated container %q in pod %q not found", name, pod.Name)}
-		}
-		return st.previous, nil
-	}
-	if st == nil || st.current == nil {
-		return nil, &ContainerLookupError{http.StatusBadRequest,
-			fmt.Sprintf("container %q in pod %q is waiting to start: %s", name, pod.Name, reasonContainerCreating)}
-	}
-	if st.current.container == nil {
-		return nil, &ContainerLookupError{http.StatusNotFound,
-			fmt.Sprintf("the logs of container %q in pod %q were lost when its run ended before this kubelet started", name, pod.Name)}
-	}
-	return st.current.container, nil
 }

@@ -113,14 +113,15 @@ type probeTarget struct {
 	unhealthy func(kind probeKind, output string)
 }
 
-// startProbes starts the probe goroutines of a run. wasReady seeds the
-// readiness state of a run adopted after a kubelet restart, so that
-// restarting the kubelet does not flap its pods' readiness.
-func startProbes(ctx context.Context, t probeTarget, wasReady bool) *runProbes {
+// startProbes starts the probe goroutines of a run. wasReady and
+// wasStarted seed the state of a run adopted after a kubelet restart, so
+// that restarting the kubelet neither flaps its pods' readiness nor runs
+// startup probes again (upstream skips them for started containers too).
+func startProbes(ctx context.Context, t probeTarget, wasReady, wasStarted bool) *runProbes {
 	p := &runProbes{startedCh: make(chan struct{})}
 	ctx, p.cancel = context.WithCancel(ctx)
 	c := t.container
-	if c.StartupProbe == nil {
+	if c.StartupProbe == nil || wasStarted {
 		p.markStarted()
 	} else {
 		p.loop(ctx, t, startupProbe, c.StartupProbe)

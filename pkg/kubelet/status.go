@@ -159,15 +159,19 @@ func (m *statusManager) sync(ctx context.Context, uid string) error {
 		return err
 	}
 	now := time.Now()
-	if lastWritten != nil && writtenTo == target.UID && equalStatus(mergeStatus(*lastWritten, desired, now), *lastWritten) &&
-		!equalStatus(target.Status, *lastWritten) {
-		// Nothing new since our last write; the informer has not caught
-		// up with it yet.
-	} else if written, err := m.write(ctx, pod, target, desired, now); err != nil {
-		return err
-	} else if written == nil {
-		return nil // the pod is gone
-	} else {
+	// Nothing new since our last write to this object: the informer's copy
+	// has simply not caught up with that write yet, so writing against it
+	// would only earn a conflict.
+	nothingNew := lastWritten != nil && writtenTo == target.UID &&
+		equalStatus(mergeStatus(*lastWritten, desired, now), *lastWritten)
+	if !nothingNew {
+		written, err := m.write(ctx, pod, target, desired, now)
+		if err != nil {
+			return err
+		}
+		if written == nil {
+			return nil // the pod is gone
+		}
 		m.mu.Lock()
 		if e, ok := m.entries[uid]; ok {
 			e.lastWritten, e.writtenTo = written, target.UID

@@ -169,13 +169,3 @@ func ExitReason(code int) string {
 	}
 	return ReasonError
 }
-
-// IsInitContainer reports whether name is one of pod's init containers.
-func IsInitContainer(pod *api.Pod, name string) bool {
-	for i := range pod.Spec.InitContainers {
-		if pod.Spec.InitContainers[i].Name == name {
-			return true
-		}
-	}
-	return false
-}
