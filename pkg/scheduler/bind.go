@@ -22,7 +22,7 @@ func (s *Scheduler) bind(ctx context.Context, qp *QueuedPodInfo, assumed *framew
 		Target:     api.ObjectReference{Kind: "Node", Name: node},
 	}
 	if err := s.client.Bind(ctx, binding); err != nil {
-		s.cache.ForgetPod(assumed.Key)
+		s.cache.ForgetPod(assumed.UID)
 		if ctx.Err() != nil {
 			// Shutting down (or leadership lost): the pod stays pending for
 			// whoever schedules next.
@@ -32,7 +32,7 @@ func (s *Scheduler) bind(ctx context.Context, qp *QueuedPodInfo, assumed *framew
 		s.handleSchedulingFailure(ctx, qp, fmt.Errorf("binding rejected: %w", err), true)
 		return
 	}
-	s.cache.FinishBinding(assumed.Key)
+	s.cache.FinishBinding(assumed.UID)
 	s.recorder.Eventf(pod, api.EventTypeNormal, "Scheduled", "Successfully assigned %s/%s to %s", pod.Namespace, pod.Name, node)
 	if s.v(2) {
 		s.log.Info("bound pod to node", "pod", assumed.Key, "node", node, "attempts", qp.Attempts)

@@ -39,7 +39,8 @@ type Cache struct {
 	// nodeList is the NodeInfos with a Node, sorted by name; rebuilt
 	// lazily after a node is added or removed (nil means stale).
 	nodeList []*framework.NodeInfo
-	// pods maps a pod key to where it is counted.
+	// pods maps a pod's UID to where it is counted. UIDs, not names: a
+	// pod deleted and recreated under the same name is another pod.
 	pods map[string]*cachedPod
 }
 
@@ -106,10 +107,10 @@ func (c *Cache) AddPod(pod *api.Pod) {
 func (c *Cache) UpdatePod(pod *api.Pod) { c.AddPod(pod) }
 
 // RemovePod stops counting a pod: it was deleted or finished.
-func (c *Cache) RemovePod(key string) {
+func (c *Cache) RemovePod(pod *api.Pod) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.uncountLocked(key)
+	c.uncountLocked(framework.PodUID(pod))
 }
 
 // AssumePod counts pod (whose spec.nodeName is the chosen node) before it
@@ -117,45 +118,44 @@ func (c *Cache) RemovePod(key string) {
 func (c *Cache) AssumePod(info *framework.PodInfo) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if _, ok := c.pods[info.Key]; ok {
+	if _, ok := c.pods[info.UID]; ok {
 		return fmt.Errorf("assume pod %s: it is already in the cache", info.Key)
 	}
 	c.countLocked(info, info.Pod.Spec.NodeName, true)
 	return nil
 }
 
-// FinishBinding records that an assumed pod's binding succeeded.
-func (c *Cache) FinishBinding(key string) {
+// FinishBinding records that the assumed pod with uid was bound.
+func (c *Cache) FinishBinding(uid string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if p, ok := c.pods[key]; ok && p.assumed {
+	if p, ok := c.pods[uid]; ok && p.assumed {
 		p.bindingFinished = true
 	}
 }
 
-// ForgetPod takes back an assumption whose binding failed. A pod the
-// informer has confirmed meanwhile is left alone.
-func (c *Cache) ForgetPod(key string) {
+// ForgetPod takes back the assumption of the pod with uid, whose binding
+// failed. A pod the informer has confirmed meanwhile is left alone.
+func (c *Cache) ForgetPod(uid string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if p, ok := c.pods[key]; ok && p.assumed {
-		c.uncountLocked(key)
+	if p, ok := c.pods[uid]; ok && p.assumed {
+		c.uncountLocked(uid)
 	}
 }
 
-// IsAssumed reports whether key is an assumed pod not yet confirmed.
-func (c *Cache) IsAssumed(key string) bool {
+// IsAssumed reports whether pod is assumed and not yet confirmed.
+func (c *Cache) IsAssumed(pod *api.Pod) bool {
 	c.mu.RLock()
 	defer c.mu.RUnlock()
-	p, ok := c.pods[key]
+	p, ok := c.pods[framework.PodUID(pod)]
 	return ok && p.assumed
 }
 
 // NodeCount returns how many nodes the cache knows.
-func (c *Cache) NodeCount() int {
-	c.mu.RLock()
-	defer c.mu.RUnlock()
-	return len(c.listLocked())
+func (c *Cache) NodeCount() (count int) {
+	c.WithNodes(func(nodes []*framework.NodeInfo) { count = len(nodes) })
+	return count
 }
 
 // WithNodes calls fn with the known nodes, sorted by name, while holding
@@ -195,8 +195,8 @@ func (c *Cache) Summary(name string) (NodeSummary, bool) {
 		return NodeSummary{}, false
 	}
 	s := NodeSummary{Requested: n.Requested.Clone(), NonZeroRequested: n.NonZeroRequested.Clone()}
-	for key := range n.Pods {
-		s.Pods = append(s.Pods, key)
+	for _, p := range n.Pods {
+		s.Pods = append(s.Pods, p.Key)
 	}
 	sort.Strings(s.Pods)
 	return s, true
@@ -204,8 +204,8 @@ func (c *Cache) Summary(name string) (NodeSummary, bool) {
 
 // countLocked (re)counts a pod on nodeName; caller holds the write lock.
 func (c *Cache) countLocked(info *framework.PodInfo, nodeName string, assumed bool) {
-	if old, ok := c.pods[info.Key]; ok && old.nodeName != nodeName {
-		c.uncountLocked(info.Key)
+	if old, ok := c.pods[info.UID]; ok && old.nodeName != nodeName {
+		c.uncountLocked(info.UID)
 	}
 	n, ok := c.nodes[nodeName]
 	if !ok {
@@ -213,21 +213,21 @@ func (c *Cache) countLocked(info *framework.PodInfo, nodeName string, assumed bo
 		c.nodes[nodeName] = n
 	}
 	n.AddPod(info)
-	c.pods[info.Key] = &cachedPod{info: info, nodeName: nodeName, assumed: assumed}
+	c.pods[info.UID] = &cachedPod{info: info, nodeName: nodeName, assumed: assumed}
 }
 
 // uncountLocked removes a pod from its node; caller holds the write lock.
-func (c *Cache) uncountLocked(key string) {
-	p, ok := c.pods[key]
+func (c *Cache) uncountLocked(uid string) {
+	p, ok := c.pods[uid]
 	if !ok {
 		return
 	}
-	delete(c.pods, key)
+	delete(c.pods, uid)
 	n, ok := c.nodes[p.nodeName]
 	if !ok {
 		return
 	}
-	n.RemovePod(key)
+	n.RemovePod(uid)
 	if n.Node == nil && len(n.Pods) == 0 {
 		delete(c.nodes, p.nodeName)
 	}

@@ -16,7 +16,7 @@ func cacheNode(name string) *api.Node {
 
 func cachePod(name, node, cpu string) *api.Pod {
 	p := &api.Pod{
-		ObjectMeta: api.ObjectMeta{Namespace: "default", Name: name},
+		ObjectMeta: api.ObjectMeta{Namespace: "default", Name: name, UID: name + "-uid"},
 		Spec:       api.PodSpec{NodeName: node, Containers: []api.Container{{Name: "c"}}},
 	}
 	if cpu != "" {
@@ -48,25 +48,26 @@ func TestCacheAssumeConfirm(t *testing.T) {
 	c := NewCache()
 	c.AddNode(cacheNode("n1"))
 	c.AddNode(cacheNode("n2"))
-	if err := c.AssumePod(framework.NewPodInfo(cachePod("p", "n1", "1"))); err != nil {
+	p := cachePod("p", "n1", "1")
+	if err := c.AssumePod(framework.NewPodInfo(p)); err != nil {
 		t.Fatal(err)
 	}
-	if got := requestedCPU(t, c, "n1"); got != 1000 || !c.IsAssumed("default/p") {
-		t.Fatalf("after assume: n1 requests %dm, assumed %v", got, c.IsAssumed("default/p"))
+	if got := requestedCPU(t, c, "n1"); got != 1000 || !c.IsAssumed(p) {
+		t.Fatalf("after assume: n1 requests %dm, assumed %v", got, c.IsAssumed(p))
 	}
 	if err := c.AssumePod(framework.NewPodInfo(cachePod("p", "n2", "1"))); err == nil {
 		t.Fatal("assuming a pod twice must fail")
 	}
-	c.FinishBinding("default/p")
+	c.FinishBinding("p-uid")
 	c.AddPod(cachePod("p", "n1", "1")) // the informer reports the binding
-	if c.IsAssumed("default/p") || requestedCPU(t, c, "n1") != 1000 {
-		t.Fatalf("after confirm: assumed %v, n1 %dm", c.IsAssumed("default/p"), requestedCPU(t, c, "n1"))
+	if c.IsAssumed(p) || requestedCPU(t, c, "n1") != 1000 {
+		t.Fatalf("after confirm: assumed %v, n1 %dm", c.IsAssumed(p), requestedCPU(t, c, "n1"))
 	}
-	c.ForgetPod("default/p") // a confirmed pod is not forgotten
+	c.ForgetPod("p-uid") // a confirmed pod is not forgotten
 	if requestedCPU(t, c, "n1") != 1000 {
 		t.Fatal("ForgetPod removed a confirmed pod")
 	}
-	c.RemovePod("default/p")
+	c.RemovePod(p)
 	if requestedCPU(t, c, "n1") != 0 {
 		t.Fatal("RemovePod left the pod counted")
 	}
@@ -75,11 +76,12 @@ func TestCacheAssumeConfirm(t *testing.T) {
 func TestCacheForgetAfterFailedBinding(t *testing.T) {
 	c := NewCache()
 	c.AddNode(cacheNode("n1"))
-	if err := c.AssumePod(framework.NewPodInfo(cachePod("p", "n1", "1"))); err != nil {
+	p := cachePod("p", "n1", "1")
+	if err := c.AssumePod(framework.NewPodInfo(p)); err != nil {
 		t.Fatal(err)
 	}
-	c.ForgetPod("default/p")
-	if requestedCPU(t, c, "n1") != 0 || c.IsAssumed("default/p") {
+	c.ForgetPod("p-uid")
+	if requestedCPU(t, c, "n1") != 0 || c.IsAssumed(p) {
 		t.Fatal("forgotten pod still counted")
 	}
 }
@@ -116,7 +118,7 @@ func TestCachePodsBeforeTheirNode(t *testing.T) {
 	if requestedCPU(t, c, "n1") != 500 {
 		t.Fatal("pods of a removed node must stay counted until they go")
 	}
-	c.RemovePod("default/early")
+	c.RemovePod(cachePod("early", "n1", ""))
 	if _, ok := c.Summary("n1"); ok {
 		t.Fatal("an empty NodeInfo without a Node should be dropped")
 	}
@@ -129,5 +131,29 @@ func TestCacheUpdatePodRecounts(t *testing.T) {
 	c.UpdatePod(cachePod("p", "n1", "2"))
 	if got := requestedCPU(t, c, "n1"); got != 2000 {
 		t.Fatalf("n1 requests %dm, want 2000m", got)
+	}
+}
+
+// A StatefulSet's new web-0 may be placed while the old web-0 (same name,
+// another UID) still terminates on the node: both must count.
+func TestCacheCountsPodsByUID(t *testing.T) {
+	c := NewCache()
+	c.AddNode(cacheNode("n1"))
+	old := cachePod("web-0", "n1", "1")
+	c.AddPod(old)
+	replacement := cachePod("web-0", "n1", "1")
+	replacement.UID = "web-0-second-uid"
+	if c.IsAssumed(replacement) {
+		t.Fatal("the replacement is not assumed")
+	}
+	if err := c.AssumePod(framework.NewPodInfo(replacement)); err != nil {
+		t.Fatal(err)
+	}
+	if got := requestedCPU(t, c, "n1"); got != 2000 {
+		t.Fatalf("n1 requests %dm, want both pods counted (2000m)", got)
+	}
+	c.RemovePod(old)
+	if got := requestedCPU(t, c, "n1"); got != 1000 || !c.IsAssumed(replacement) {
+		t.Fatalf("after the old pod left: %dm, assumed %v", got, c.IsAssumed(replacement))
 	}
 }

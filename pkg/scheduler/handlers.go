@@ -98,13 +98,13 @@ func (s *Scheduler) deletePodFromCache(obj any) {
 	if pod == nil {
 		return
 	}
-	s.cache.RemovePod(framework.PodKey(pod))
+	s.cache.RemovePod(pod)
 	s.moveAllToActiveOrBackoff(eventAssignedPodDelete)
 }
 
 func (s *Scheduler) addPodToQueue(obj api.Object) {
 	pod := obj.(*api.Pod)
-	if len(pod.Spec.SchedulingGates) > 0 || s.cache.IsAssumed(framework.PodKey(pod)) {
+	if len(pod.Spec.SchedulingGates) > 0 || s.cache.IsAssumed(pod) {
 		return
 	}
 	s.queue.Add(pod)
@@ -114,7 +114,7 @@ func (s *Scheduler) updatePodInQueue(oldObj, newObj api.Object) {
 	oldPod, newPod := oldObj.(*api.Pod), newObj.(*api.Pod)
 	// An assumed pod is being bound; its updates (our own status write,
 	// say) must not put it back in the queue.
-	if s.cache.IsAssumed(framework.PodKey(newPod)) {
+	if s.cache.IsAssumed(newPod) {
 		return
 	}
 	// Upstream keeps gated pods in a queue of their own; kplane simply
@@ -135,7 +135,7 @@ func (s *Scheduler) deletePodFromQueue(obj any) {
 	// A deletion found by a relist may hide a binding the informer never
 	// showed us; drop any assumption so its resources are not held forever.
 	if _, isPod := obj.(*api.Pod); !isPod {
-		s.cache.ForgetPod(framework.PodKey(pod))
+		s.cache.ForgetPod(framework.PodUID(pod))
 	}
 }
 

@@ -107,7 +107,7 @@ func TestFilters(t *testing.T) {
 		wantPending map[string]string
 	}{
 		{
-			name: "nodeSelector",
+			name:  "nodeSelector",
 			nodes: []nodeSpec{{name: "node1"}, {name: "node2", labels: map[string]string{"disktype": "ssd"}}, {name: "node3"}},
 			pods: []*api.Pod{
 				makePod("ssd-1", func(p *api.Pod) { p.Spec.NodeSelector = map[string]string{"disktype": "ssd"} }),
@@ -158,9 +158,9 @@ func TestFilters(t *testing.T) {
 			wantPending: map[string]string{"*": "0/2 nodes are available: 2 node(s) didn't have free ports for the requested pod ports."},
 		},
 		{
-			name:  "cordoned node",
-			nodes: []nodeSpec{{name: "node1", unschedulable: true}, {name: "node2"}},
-			pods:  []*api.Pod{makePod("a"), makePod("b"), makePod("c"), makePod("d")},
+			name:      "cordoned node",
+			nodes:     []nodeSpec{{name: "node1", unschedulable: true}, {name: "node2"}},
+			pods:      []*api.Pod{makePod("a"), makePod("b"), makePod("c"), makePod("d")},
 			wantNodes: map[string]string{"a": "node2", "b": "node2", "c": "node2", "d": "node2"},
 		},
 		{
@@ -315,7 +315,7 @@ func TestLeaderElection(t *testing.T) {
 	createNodes(t, c, threeNodes()...)
 	elect := func(o *scheduler.Options) {
 		o.LeaderElect = true
-		o.LeaseDuration, o.RenewDeadline, o.RetryPeriod = 2*time.Second, 1500*time.Millisecond, 200*time.Millisecond
+		o.LeaseDuration, o.RenewDeadline, o.RetryPeriod = 6*time.Second, 4*time.Second, 300*time.Millisecond
 	}
 	logA, stopA := startScheduler(t, a, elect)
 	logB, stopB := startScheduler(t, a, elect)
@@ -326,6 +326,11 @@ func TestLeaderElection(t *testing.T) {
 		createPods(t, c, makePod(names[i]))
 	}
 	waitBound(t, c, names...)
+	// The log line follows the binding's answer; wait for all ten.
+	framework.Eventually(t, waitTimeout, func() (bool, string) {
+		n := strings.Count(logA.String(), "bound pod to node") + strings.Count(logB.String(), "bound pod to node")
+		return n == 10, fmt.Sprintf("%d bindings logged", n)
+	})
 
 	leader, leaderLog, standbyLog, stopLeader := "A", logA, logB, stopA
 	if strings.Count(logB.String(), "bound pod to node") > 0 {

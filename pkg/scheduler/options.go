@@ -57,7 +57,7 @@ type Options struct {
 	// upstream's adaptive default: 50 % minus 1 % per 125 nodes, never
 	// below 5 %.
 	PercentageOfNodesToScore int
-	// ParallelBinds bounds the binding requests in flight (default 32).
+	// ParallelBinds bounds the binding requests in flight (default 64).
 	// Binding runs beside the scheduling loop, as upstream's binding
 	// cycle does, so the loop goes on to the next pod while the apiserver
 	// answers; when all slots are busy the loop waits for one.
@@ -80,7 +80,7 @@ const (
 	DefaultPodInitialBackoff                 = 1 * time.Second  // upstream podInitialBackoffSeconds
 	DefaultPodMaxBackoff                     = 10 * time.Second // upstream podMaxBackoffSeconds
 	DefaultPodMaxInUnschedulablePodsDuration = 60 * time.Second // upstream: 5 min
-	DefaultParallelBinds                     = 32
+	DefaultParallelBinds                     = 64
 )
 
 // DefaultOptions returns the options of a default scheduler, without a

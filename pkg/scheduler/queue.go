@@ -48,6 +48,11 @@ type inFlightPod struct {
 	updated bool
 	// deleted is set when the pod was deleted during the attempt.
 	deleted bool
+	// uid is the UID of the pod being tried, and recreated a pod that
+	// arrived under the same name with another UID during the attempt
+	// (deleted and created again). It is queued when the attempt ends.
+	uid       string
+	recreated *api.Pod
 }
 
 // SchedulingQueue holds the pods waiting for a node. It mirrors upstream's
@@ -146,7 +151,10 @@ func (q *SchedulingQueue) Add(pod *api.Pod) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	key := framework.PodKey(pod)
-	if _, ok := q.inFlight[key]; ok {
+	if f, ok := q.inFlight[key]; ok {
+		if pod.UID != f.uid {
+			f.recreated = pod
+		}
 		return
 	}
 	if qp, ok := q.unschedulablePods[key]; ok {
@@ -170,7 +178,10 @@ func (q *SchedulingQueue) Update(oldPod, newPod *api.Pod) {
 	defer q.mu.Unlock()
 	key := framework.PodKey(newPod)
 	if f, ok := q.inFlight[key]; ok {
-		if isPodUpdated(oldPod, newPod) {
+		switch {
+		case newPod.UID != f.uid:
+			f.recreated = newPod
+		case isPodUpdated(oldPod, newPod):
 			f.updated = true
 		}
 		return
@@ -197,7 +208,11 @@ func (q *SchedulingQueue) Delete(pod *api.Pod) {
 	defer q.mu.Unlock()
 	key := framework.PodKey(pod)
 	if f, ok := q.inFlight[key]; ok {
-		f.deleted = true
+		if pod.UID == f.uid {
+			f.deleted = true
+		} else if f.recreated != nil && f.recreated.UID == pod.UID {
+			f.recreated = nil
+		}
 		return
 	}
 	if _, ok := q.unschedulablePods[key]; ok {
@@ -228,7 +243,7 @@ func (q *SchedulingQueue) Pop() (*QueuedPodInfo, bool) {
 	qp := heap.Pop(q.activeQ).(*QueuedPodInfo)
 	qp.Attempts++
 	q.schedulingCycle++
-	q.inFlight[qp.Key] = &inFlightPod{cycle: q.schedulingCycle}
+	q.inFlight[qp.Key] = &inFlightPod{cycle: q.schedulingCycle, uid: qp.Pod.UID}
 	return qp, true
 }
 
@@ -237,7 +252,21 @@ func (q *SchedulingQueue) Pop() (*QueuedPodInfo, bool) {
 func (q *SchedulingQueue) Done(key string) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
+	q.endAttemptLocked(key)
+}
+
+// endAttemptLocked takes key out of flight and queues a pod that was
+// recreated under its name meanwhile. Caller holds mu.
+func (q *SchedulingQueue) endAttemptLocked(key string) (*inFlightPod, bool) {
+	f, ok := q.inFlight[key]
+	if !ok {
+		return nil, false
+	}
 	delete(q.inFlight, key)
+	if f.recreated != nil {
+		q.pushActive(&QueuedPodInfo{Pod: f.recreated, Key: key, Timestamp: q.clock.Now()})
+	}
+	return f, true
 }
 
 // AddUnschedulableIfNotPresent requeues a pod whose attempt failed (or
@@ -251,10 +280,9 @@ func (q *SchedulingQueue) Done(key string) {
 func (q *SchedulingQueue) AddUnschedulableIfNotPresent(qp *QueuedPodInfo) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	f, wasInFlight := q.inFlight[qp.Key]
-	delete(q.inFlight, qp.Key)
-	if wasInFlight && f.deleted {
-		return
+	f, wasInFlight := q.endAttemptLocked(qp.Key)
+	if wasInFlight && (f.deleted || f.recreated != nil) {
+		return // gone, or replaced by a new pod of the same name
 	}
 	if _, ok := q.unschedulablePods[qp.Key]; ok || q.find(qp.Key) != nil {
 		return

@@ -252,3 +252,25 @@ func TestPopBlocksUntilAddAndCloseWakesIt(t *testing.T) {
 		t.Fatal("Pop should report the queue closed")
 	}
 }
+
+// A pod deleted and created again under the same name while its attempt
+// runs is a new pod: it is queued when the attempt ends, the old one is not.
+func TestRecreatedDuringAttempt(t *testing.T) {
+	q, _ := newTestQueue()
+	old := queuePod("web-0", 0)
+	q.Add(old)
+	qp := mustPop(t, q)
+	q.Delete(old)
+	recreated := queuePod("web-0", 0)
+	recreated.UID = "web-0-second"
+	q.Add(recreated)
+	qp.Unschedulable = true
+	q.AddUnschedulableIfNotPresent(qp)
+	next := mustPop(t, q)
+	if next.Pod.UID != "web-0-second" || next.Attempts != 1 {
+		t.Fatalf("queued %s (attempts %d), want the recreated pod on its first attempt", next.Pod.UID, next.Attempts)
+	}
+	if a, b, u := q.PendingPods(); len(a)+len(b)+len(u) != 0 {
+		t.Fatalf("the old pod is still queued: %v %v %v", a, b, u)
+	}
+}

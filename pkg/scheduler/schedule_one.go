@@ -29,7 +29,7 @@ func (s *Scheduler) scheduleOne(ctx context.Context, qp *QueuedPodInfo) {
 	pod := qp.Pod
 	// A pod being deleted is not worth placing, and an assumed pod is
 	// already being bound (upstream's skipPodSchedule).
-	if pod.DeletionTimestamp != nil || s.cache.IsAssumed(qp.Key) {
+	if pod.DeletionTimestamp != nil || s.cache.IsAssumed(pod) {
 		s.queue.Done(qp.Key)
 		return
 	}

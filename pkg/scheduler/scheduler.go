@@ -22,8 +22,11 @@ import (
 // Scheduler places pending pods on nodes. Build one with New and call Run
 // once.
 type Scheduler struct {
-	opts     Options
+	opts Options
+	// log is the scheduler's own logger; base the one handed to the
+	// client, informers, events and leader election.
 	log      *slog.Logger
+	base     *slog.Logger
 	clock    clock.Clock
 	client   *client.Client
 	recorder *events.Recorder
@@ -72,7 +75,9 @@ func New(opts Options) (*Scheduler, error) {
 	if logger == nil {
 		logger = slog.New(slog.NewTextHandler(os.Stderr, nil))
 	}
-	logger = logger.With("component", "scheduler", "schedulerName", opts.SchedulerName)
+	// The client, informers and leader election add their own component
+	// attribute; the scheduler's own lines say component=scheduler.
+	logger = logger.With("schedulerName", opts.SchedulerName)
 	clk := opts.Clock
 	if clk == nil {
 		clk = clock.Real{}
@@ -89,7 +94,8 @@ func New(opts Options) (*Scheduler, error) {
 	}
 	s := &Scheduler{
 		opts:     opts,
-		log:      logger,
+		log:      logger.With("component", "scheduler"),
+		base:     logger,
 		clock:    clk,
 		client:   c,
 		queue:    NewSchedulingQueue(clk, opts.PodInitialBackoff, opts.PodMaxBackoff, opts.PodMaxInUnschedulablePodsDuration),
@@ -117,9 +123,9 @@ func New(opts Options) (*Scheduler, error) {
 // flushed, the Lease released) and an error if the caches never synced or
 // leadership was lost.
 func (s *Scheduler) Run(ctx context.Context) error {
-	s.recorder = events.NewRecorder(s.client, api.EventSource{Component: s.opts.SchedulerName}, s.log)
-	defer s.recorder.Shutdown()
 	defer s.client.Close()
+	s.recorder = events.NewRecorder(s.client, api.EventSource{Component: s.opts.SchedulerName}, s.base)
+	defer s.recorder.Shutdown() // flushes the events still buffered
 
 	s.podFactory.Start(ctx)
 	s.nodeFactory.Start(ctx)
@@ -156,7 +162,7 @@ func (s *Scheduler) runWithLeaderElection(ctx context.Context) error {
 		RetryPeriod:     s.opts.RetryPeriod,
 		ReleaseOnCancel: true,
 		Clock:           s.clock,
-		Logger:          s.log,
+		Logger:          s.base,
 		Callbacks: leaderelection.Callbacks{
 			OnStartedLeading: func(leadingCtx context.Context) {
 				s.log.Info("started leading; scheduling pods")

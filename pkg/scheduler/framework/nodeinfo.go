@@ -162,7 +162,7 @@ type NodeInfo struct {
 	// Node is nil while the cache knows pods on a node it has not seen (or
 	// no longer sees): such a NodeInfo is never offered to plugins.
 	Node *api.Node
-	// Pods are the pods on the node by key, including assumed ones.
+	// Pods are the pods on the node by UID, including assumed ones.
 	Pods map[string]*PodInfo
 	// Allocatable is the node's status.allocatable.
 	Allocatable Resource
@@ -199,11 +199,11 @@ func (n *NodeInfo) SetNode(node *api.Node) {
 	n.Allocatable = resourceFromList(node.Status.Allocatable)
 }
 
-// AddPod counts a pod on the node. Adding a key already present replaces
+// AddPod counts a pod on the node. Adding a UID already present replaces
 // the old entry.
 func (n *NodeInfo) AddPod(p *PodInfo) {
-	n.RemovePod(p.Key)
-	n.Pods[p.Key] = p
+	n.RemovePod(p.UID)
+	n.Pods[p.UID] = p
 	n.Requested.Add(p.Requests)
 	n.NonZeroRequested.Add(p.NonZeroRequests)
 	for _, hp := range p.HostPorts {
@@ -211,13 +211,13 @@ func (n *NodeInfo) AddPod(p *PodInfo) {
 	}
 }
 
-// RemovePod stops counting the pod with key; it reports whether it was there.
-func (n *NodeInfo) RemovePod(key string) bool {
-	p, ok := n.Pods[key]
+// RemovePod stops counting the pod with uid; it reports whether it was there.
+func (n *NodeInfo) RemovePod(uid string) bool {
+	p, ok := n.Pods[uid]
 	if !ok {
 		return false
 	}
-	delete(n.Pods, key)
+	delete(n.Pods, uid)
 	n.Requested.Sub(p.Requests)
 	n.NonZeroRequested.Sub(p.NonZeroRequests)
 	for _, hp := range p.HostPorts {

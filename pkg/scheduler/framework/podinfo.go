@@ -25,8 +25,13 @@ const (
 type PodInfo struct {
 	// Pod is the pod itself, shared with the informer's cache: read only.
 	Pod *api.Pod
-	// Key is "namespace/name".
+	// Key is "namespace/name", how logs and the queue name the pod.
 	Key string
+	// UID is metadata.uid (Key when the pod has none, as in unit tests).
+	// The cache and NodeInfo file pods under it: a StatefulSet's new web-0
+	// may be placed while the old web-0 is still terminating, and both
+	// must be counted.
+	UID string
 	// Requests is what NodeResourcesFit checks against a node's free
 	// allocatable: the most the pod needs at any moment (see
 	// computeRequests). BalancedAllocation scores with it too.
@@ -44,6 +49,7 @@ func NewPodInfo(pod *api.Pod) *PodInfo {
 	return &PodInfo{
 		Pod:             pod,
 		Key:             PodKey(pod),
+		UID:             PodUID(pod),
 		Requests:        computeRequests(pod, false),
 		NonZeroRequests: computeRequests(pod, true),
 		HostPorts:       hostPorts(pod),
@@ -53,6 +59,14 @@ func NewPodInfo(pod *api.Pod) *PodInfo {
 // PodKey returns "namespace/name", the key the scheduler files a pod under
 // in its queue and cache.
 func PodKey(pod *api.Pod) string { return pod.Namespace + "/" + pod.Name }
+
+// PodUID returns the pod's UID, or its key if it has none.
+func PodUID(pod *api.Pod) string {
+	if pod.UID != "" {
+		return pod.UID
+	}
+	return PodKey(pod)
+}
 
 // computeRequests returns the resources a pod needs, as upstream's
 // resource helper PodRequests computes them:

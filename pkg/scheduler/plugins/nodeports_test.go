@@ -51,7 +51,7 @@ func TestNodePortsFreedWhenPodLeaves(t *testing.T) {
 	if (&NodePorts{}).Filter(contender, n).IsSuccess() {
 		t.Fatal("port 8080 should be taken")
 	}
-	n.RemovePod(info(existing).Key)
+	n.RemovePod(info(existing).UID)
 	if st := (&NodePorts{}).Filter(contender, n); !st.IsSuccess() {
 		t.Fatalf("after the pod left: %s", verdict(st))
 	}
