@@ -13,6 +13,7 @@ import (
 	"log/slog"
 	"reflect"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"kplane/pkg/api"
@@ -35,6 +36,7 @@ type Recorder struct {
 	pending chan pendingEvent
 	done    chan struct{}
 	once    sync.Once
+	dropped atomic.Int64
 
 	// seen maps an event's identity to the Event object written for it, so a
 	// repeat increments its count. Only the writer goroutine touches it.
@@ -78,7 +80,11 @@ func (r *Recorder) Event(obj api.Object, eventType, reason, message string) {
 	select {
 	case r.pending <- ev:
 	default:
-		r.log.Warn("event buffer full, dropping event", "object", ev.ref.Name, "reason", reason)
+		// Say so once per 100 drops, not once per event: a burst that fills
+		// the buffer would otherwise flood the log as well.
+		if n := r.dropped.Add(1); n%100 == 1 {
+			r.log.Warn("event buffer full, dropping events", "dropped", n, "object", ev.ref.Name, "reason", reason)
+		}
 	}
 }
 
