@@ -145,22 +145,27 @@ func loadCA(certFile, keyFile string, now time.Time) (*keyPair, error) {
 	return ca, nil
 }
 
-// loadServing reads the serving certificate and says why it cannot be used,
-// if it cannot: not issued by ca, missing one of hosts, or about to expire.
-func loadServing(certFile, keyFile string, ca *keyPair, hosts []string, now time.Time) (*keyPair, error) {
-	serving, err := readKeyPair(certFile, keyFile)
+// loadSignedBy reads a key pair and checks that ca issued it for usage.
+func loadSignedBy(certFile, keyFile string, ca *keyPair, usage x509.ExtKeyUsage, now time.Time) (*keyPair, error) {
+	pair, err := readKeyPair(certFile, keyFile)
 	if err != nil {
 		return nil, err
 	}
 	roots := x509.NewCertPool()
 	roots.AddCert(ca.cert)
-	opts := x509.VerifyOptions{
-		Roots:       roots,
-		CurrentTime: now,
-		KeyUsages:   []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
-	}
-	if _, err := serving.cert.Verify(opts); err != nil {
+	opts := x509.VerifyOptions{Roots: roots, CurrentTime: now, KeyUsages: []x509.ExtKeyUsage{usage}}
+	if _, err := pair.cert.Verify(opts); err != nil {
 		return nil, fmt.Errorf("%s does not verify against the CA: %w", certFile, err)
+	}
+	return pair, nil
+}
+
+// loadServing reads the serving certificate and says why it cannot be used,
+// if it cannot: not issued by ca, missing one of hosts, or about to expire.
+func loadServing(certFile, keyFile string, ca *keyPair, hosts []string, now time.Time) (*keyPair, error) {
+	serving, err := loadSignedBy(certFile, keyFile, ca, x509.ExtKeyUsageServerAuth, now)
+	if err != nil {
+		return nil, err
 	}
 	for _, h := range hosts {
 		if err := serving.cert.VerifyHostname(h); err != nil {

@@ -46,19 +46,9 @@ func newKubeletClient(ca *keyPair, now time.Time) (*keyPair, error) {
 // cannot be used, if it cannot: not issued by ca for client authentication,
 // a different subject, or about to expire.
 func loadKubeletClient(certFile, keyFile string, ca *keyPair, now time.Time) (*keyPair, error) {
-	client, err := readKeyPair(certFile, keyFile)
+	client, err := loadSignedBy(certFile, keyFile, ca, x509.ExtKeyUsageClientAuth, now)
 	if err != nil {
 		return nil, err
-	}
-	roots := x509.NewCertPool()
-	roots.AddCert(ca.cert)
-	opts := x509.VerifyOptions{
-		Roots:       roots,
-		CurrentTime: now,
-		KeyUsages:   []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth},
-	}
-	if _, err := client.cert.Verify(opts); err != nil {
-		return nil, fmt.Errorf("%s does not verify against the CA: %w", certFile, err)
 	}
 	if cn := client.cert.Subject.CommonName; cn != KubeletClientCommonName {
 		return nil, fmt.Errorf("%s is for %q, want %q", certFile, cn, KubeletClientCommonName)
