@@ -53,6 +53,7 @@ With --runtime process a container's command runs as a local process.
 		},
 	}
 	f := cmd.Flags()
+	f.BoolVar(&opts.TraceInformers, "trace-informers", false, "log each pod's path through the informer (watch event, delta, store, handler) for lessons")
 	f.StringVar(&opts.Kubeconfig, "kubeconfig", opts.Kubeconfig, "kubeconfig file to reach the apiserver with (required)")
 	f.StringVar(&opts.NodeName, "node-name", opts.NodeName, "name of the node (required unless --node-count is given)")
 	f.IntVar(&opts.NodeCount, "node-count", opts.NodeCount, "simulate this many hollow nodes in one process, named <prefix>1 … <prefix>N")

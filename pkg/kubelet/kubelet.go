@@ -70,8 +70,12 @@ func Run(ctx context.Context, opts Options) error {
 	if len(names) > 1 {
 		selector = "spec.nodeName!="
 	}
-	factory := informer.NewSharedInformerFactory(c, 0, informer.WithLogger(log),
-		informer.WithTweakListOptions(func(o *client.ListOptions) { o.FieldSelector = selector }))
+	factoryOpts := []informer.Option{informer.WithLogger(log),
+		informer.WithTweakListOptions(func(o *client.ListOptions) { o.FieldSelector = selector })}
+	if opts.TraceInformers {
+		factoryOpts = append(factoryOpts, informer.WithTrace(informer.SlogTracer(log)))
+	}
+	factory := informer.NewSharedInformerFactory(c, 0, factoryOpts...)
 	podInformer := factory.Pods()
 	if err := podInformer.Informer().AddIndexers(informer.Indexers{informer.NodeNameIndex: informer.NodeNameIndexFunc}); err != nil {
 		return fmt.Errorf("kubelet: %w", err)

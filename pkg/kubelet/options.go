@@ -101,6 +101,10 @@ type Options struct {
 
 	// Logger receives the kubelet's logs; nil means slog.Default().
 	Logger *slog.Logger
+	// TraceInformers logs every pod's path through the kubelet's informer —
+	// watch event, delta, store update, handler call — for lessons
+	// (docs/informers.md).
+	TraceInformers bool
 }
 
 // Upstream defaults the kubelet mirrors.

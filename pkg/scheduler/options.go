@@ -67,6 +67,10 @@ type Options struct {
 	// at 4 the decision log shows each node's filter result and per-plugin
 	// scores for every pod.
 	Verbosity int
+	// TraceInformers logs every object's path through the informers — watch
+	// event, delta, store update, handler call — for lessons
+	// (docs/informers.md).
+	TraceInformers bool
 	// Logger receives the scheduler's logs; nil logs text to stderr.
 	Logger *slog.Logger
 	// Clock drives back-off and the queue's timers; nil is the wall clock.

@@ -104,11 +104,15 @@ func New(opts Options) (*Scheduler, error) {
 		rand:     rand.New(rand.NewPCG(rand.Uint64(), rand.Uint64())),
 		apiSlots: make(chan struct{}, opts.ParallelBinds),
 	}
-	s.podFactory = informer.NewSharedInformerFactory(c, 0, informer.WithLogger(logger), informer.WithClock(clk),
+	factoryOpts := []informer.Option{informer.WithLogger(logger), informer.WithClock(clk)}
+	if opts.TraceInformers {
+		factoryOpts = append(factoryOpts, informer.WithTrace(informer.SlogTracer(logger)))
+	}
+	s.podFactory = informer.NewSharedInformerFactory(c, 0, append(factoryOpts,
 		informer.WithTweakListOptions(func(o *client.ListOptions) {
 			o.FieldSelector = "status.phase!=" + string(api.PodSucceeded) + ",status.phase!=" + string(api.PodFailed)
-		}))
-	s.nodeFactory = informer.NewSharedInformerFactory(c, 0, informer.WithLogger(logger), informer.WithClock(clk))
+		}))...)
+	s.nodeFactory = informer.NewSharedInformerFactory(c, 0, factoryOpts...)
 	pods, nodes := s.podFactory.Pods(), s.nodeFactory.Nodes()
 	s.podLister = pods.Lister()
 	if s.handlers, err = s.addEventHandlers(pods.Informer(), nodes.Informer()); err != nil {
