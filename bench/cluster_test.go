@@ -2,7 +2,6 @@ package bench
 
 import (
 	"context"
-	"os"
 	"testing"
 	"time"
 
@@ -11,11 +10,7 @@ import (
 )
 
 // TestMain removes the binaries framework.BuildBinaries built for this run.
-func TestMain(m *testing.M) {
-	code := m.Run()
-	framework.RemoveBinaries()
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { framework.Main(m) }
 
 // W1: `ctl up` on a fresh data dir → control-plane, node1 and node2 all
 // Ready: the apiserver starts on a new etcd, then the scheduler and three

@@ -12,14 +12,7 @@ import (
 
 func TestRecorderAggregatesRepeats(t *testing.T) {
 	a := framework.StartAPIServer(t)
-	cfg, err := client.ConfigFromKubeconfig(a.KubeconfigPath(), "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := client.New(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := a.Client(t, nil)
 	ctx := context.Background()
 	dep, err := c.Deployments("default").Create(ctx, &api.Deployment{
 		ObjectMeta: api.ObjectMeta{Name: "ng-dep"},

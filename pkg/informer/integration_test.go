@@ -29,18 +29,10 @@ import (
 // newTestClient returns a client for a's admin kubeconfig.
 func newTestClient(t *testing.T, a *framework.APIServer) *client.Client {
 	t.Helper()
-	cfg, err := client.ConfigFromKubeconfig(a.KubeconfigPath(), "")
-	if err != nil {
-		t.Fatalf("read kubeconfig: %v", err)
-	}
-	cfg.UserAgent = "informer-integration-test"
-	cfg.Logger = quietLogger
-	c, err := client.New(cfg)
-	if err != nil {
-		t.Fatalf("new client: %v", err)
-	}
-	t.Cleanup(c.Close)
-	return c
+	return a.Client(t, func(cfg *client.Config) {
+		cfg.UserAgent = "informer-integration-test"
+		cfg.Logger = quietLogger
+	})
 }
 
 func testPod(ns, name string) *api.Pod {

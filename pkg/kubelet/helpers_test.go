@@ -26,16 +26,7 @@ func startCluster(t *testing.T) *cluster { return startClusterB(t) }
 func startClusterB(t testing.TB) *cluster {
 	t.Helper()
 	a := framework.StartAPIServer(t)
-	cfg, err := client.ConfigFromKubeconfig(a.KubeconfigPath(), "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg.Logger = testLogger()
-	c, err := client.New(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(c.Close)
+	c := a.Client(t, func(cfg *client.Config) { cfg.Logger = testLogger() })
 	return &cluster{api: a, client: c}
 }
 

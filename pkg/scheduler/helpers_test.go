@@ -27,18 +27,7 @@ const waitTimeout = 30 * time.Second
 
 func newClient(t testing.TB, a *framework.APIServer) *client.Client {
 	t.Helper()
-	cfg, err := client.ConfigFromKubeconfig(a.KubeconfigPath(), "")
-	if err != nil {
-		t.Fatalf("ConfigFromKubeconfig: %v", err)
-	}
-	cfg.UserAgent = "scheduler-test"
-	cfg.Logger = slog.New(slog.DiscardHandler)
-	c, err := client.New(cfg)
-	if err != nil {
-		t.Fatalf("client.New: %v", err)
-	}
-	t.Cleanup(c.Close)
-	return c
+	return a.Client(t, func(cfg *client.Config) { cfg.UserAgent = "scheduler-test" })
 }
 
 // nodeSpec describes a test node.

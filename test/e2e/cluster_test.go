@@ -18,11 +18,7 @@ import (
 )
 
 // TestMain removes the binaries framework.BuildBinaries built for this run.
-func TestMain(m *testing.M) {
-	code := m.Run()
-	framework.RemoveBinaries()
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { framework.Main(m) }
 
 // TestClusterUpStopUp is the launcher's whole life on one data dir: Up
 // brings control-plane, node1 and node2 to Ready as kubectl shows them;

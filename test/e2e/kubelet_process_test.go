@@ -42,14 +42,7 @@ func newLogsHarness(t *testing.T) *logsHarness {
 	t.Helper()
 	framework.RequireKubectl(t)
 	a := framework.StartAPIServer(t)
-	cfg, err := client.ConfigFromKubeconfig(a.KubeconfigPath(), "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := client.New(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := a.Client(t, nil)
 	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
 	rt, err := runtime.NewProcess(runtime.ProcessOptions{RootDir: t.TempDir(), Logger: quiet})
 	if err != nil {
@@ -378,14 +371,7 @@ var piCommand = []string{"perl", "-Mbignum=bpi", "-wle", "print bpi(2000)"}
 func TestProcessRuntimeKubelet(t *testing.T) {
 	framework.RequireKubectl(t)
 	a := framework.StartAPIServer(t)
-	cfg, err := client.ConfigFromKubeconfig(a.KubeconfigPath(), "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := client.New(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := a.Client(t, nil)
 	startProcessKubelet(t, a, c)
 
 	t.Run("pi", func(t *testing.T) {

@@ -70,16 +70,7 @@ func StartClusterWith(t testing.TB, opts cluster.Options) *LocalCluster {
 // Client returns an API client with the admin's credentials.
 func (c *LocalCluster) Client(t testing.TB) *client.Client {
 	t.Helper()
-	cfg, err := client.ConfigFromKubeconfig(c.KubeconfigPath(), "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	cl, err := client.New(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(cl.Close)
-	return cl
+	return NewClient(t, c.KubeconfigPath(), nil)
 }
 
 // Kubectl runs the real kubectl against the cluster; stdin may be empty.
