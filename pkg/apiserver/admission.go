@@ -3,7 +3,6 @@ package apiserver
 import (
 	"context"
 	"errors"
-	"fmt"
 	"time"
 
 	"kplane/pkg/api"
@@ -98,8 +97,7 @@ func (s *Server) admitNamespaceLifecycle(ctx context.Context, res *resource, obj
 		ns = so.obj.(*api.Namespace)
 	}
 	if ns.Status.Phase == api.NamespaceTerminating || ns.DeletionTimestamp != nil {
-		return apierrors.NewForbidden(res.qualified(), obj.GetObjectMeta().Name,
-			fmt.Errorf("unable to create new content in namespace %s because it is being terminated", namespace))
+		return apierrors.NewNamespaceTerminating(res.qualified(), obj.GetObjectMeta().Name, namespace)
 	}
 	return nil
 }

@@ -200,8 +200,15 @@ func (s *Server) finishUpdate(ctx context.Context, res *resource, current *store
 		}
 	}
 
-	// Metadata the server owns cannot be changed by an update.
-	meta.Name, meta.Namespace, meta.UID = oldMeta.Name, oldMeta.Namespace, oldMeta.UID
+	// Metadata the server owns cannot be changed by an update. A uid in the
+	// body is kept for validation to compare: it is how a client says "this
+	// object, not a new one with the same name" (an ownerReference patch
+	// carries the dependent's uid for exactly that), and a mismatch is
+	// refused as upstream refuses it.
+	meta.Name, meta.Namespace = oldMeta.Name, oldMeta.Namespace
+	if meta.UID == "" {
+		meta.UID = oldMeta.UID
+	}
 	meta.CreationTimestamp = oldMeta.CreationTimestamp
 	meta.DeletionTimestamp, meta.DeletionGracePeriodSeconds = oldMeta.DeletionTimestamp, oldMeta.DeletionGracePeriodSeconds
 	meta.Generation = oldMeta.Generation

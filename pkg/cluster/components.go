@@ -120,7 +120,9 @@ func planComponents(o Options) ([]component, error) {
 			name: ControllerManagerComponent,
 			role: roleController,
 			user: auth.ControllerManagerUser(),
-			args: []string{bin(controllerManagerBinary), "--kubeconfig", l.kubeconfig(ControllerManagerComponent), "--leader-elect"},
+			// Port 0: several clusters (the e2e tests start many) must not
+			// fight over kube-controller-manager's default 10257.
+			args: []string{bin(controllerManagerBinary), "--kubeconfig", l.kubeconfig(ControllerManagerComponent), "--leader-elect", "--bind-address", "127.0.0.1:0"},
 		})
 	}
 	for i, node := range NodeNames(o.Nodes) {

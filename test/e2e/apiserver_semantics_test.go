@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -57,6 +58,16 @@ func TestOptimisticConcurrencyAndSubresources(t *testing.T) {
 	if path(labeled, "metadata", "generation") != 2.0 {
 		t.Errorf("generation after a label change = %v, want 2", path(labeled, "metadata", "generation"))
 	}
+
+	// A patch that names another uid is about another object: refused, so an
+	// ownerReference patch cannot claim a newer object that reused the name.
+	r = a.Do(t, "PATCH", base+"/rs1", []byte(`{"metadata":{"uid":"not-this-one","labels":{"l":"2"}}}`),
+		"Content-Type", "application/merge-patch+json")
+	if r.Code != 422 || !strings.Contains(string(r.Body), "metadata.uid") {
+		t.Errorf("patch with a foreign uid: %d %s; want 422 naming metadata.uid", r.Code, r.Body)
+	}
+	sameUID := fmt.Sprintf(`{"metadata":{"uid":%q,"labels":{"l":"1"}}}`, path(labeled, "metadata", "uid"))
+	mustOK(t, a.Do(t, "PATCH", base+"/rs1", []byte(sameUID), "Content-Type", "application/merge-patch+json"), 200)
 
 	// Status write: spec in the body is ignored, status is stored.
 	labeled["status"] = map[string]any{"replicas": 3, "readyReplicas": 2, "observedGeneration": 2}

@@ -252,3 +252,32 @@ func joinMessages(msgs []string) string {
 	}
 	return "[" + strings.Join(msgs, ", ") + "]"
 }
+
+// NamespaceTerminatingCause is the cause type of the Forbidden error for a
+// create in a namespace that is being deleted. Controllers look for it to
+// tell "the namespace is going away, stop creating" from other refusals.
+const NamespaceTerminatingCause = "NamespaceTerminating"
+
+// NewNamespaceTerminating refuses a create of name in a namespace that is
+// being deleted, with upstream's message and a NamespaceTerminating cause.
+func NewNamespaceTerminating(r Resource, name, namespace string) *StatusError {
+	msg := fmt.Sprintf("unable to create new content in namespace %s because it is being terminated", namespace)
+	err := NewForbidden(r, name, errors.New(msg))
+	err.ErrStatus.Details.Causes = []api.StatusCause{{Type: NamespaceTerminatingCause, Message: msg, Field: "metadata.namespace"}}
+	return err
+}
+
+// HasStatusCause reports whether err is a StatusError with a cause of the
+// given type.
+func HasStatusCause(err error, causeType string) bool {
+	var se *StatusError
+	if !errors.As(err, &se) || se.ErrStatus.Details == nil {
+		return false
+	}
+	for _, c := range se.ErrStatus.Details.Causes {
+		if c.Type == causeType {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,68 @@
+// Command controller-manager runs kplane's controllers — the loops that
+// turn Deployments into ReplicaSets into Pods, give every namespace its
+// default ServiceAccount, and so on — in one process, as
+// kube-controller-manager does. See pkg/controllermanager and
+// docs/controllers.md.
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+
+	"github.com/spf13/cobra"
+
+	"kplane/pkg/controllermanager"
+)
+
+func main() {
+	opts := controllermanager.DefaultOptions()
+	var names []string
+	for _, d := range controllermanager.Controllers() {
+		names = append(names, d.Name)
+	}
+	cmd := &cobra.Command{
+		Use:   "controller-manager --kubeconfig FILE",
+		Short: "Run the controllers that drive the cluster toward its desired state",
+		Long: `controller-manager runs kplane's controllers in one process. Each watches the
+objects it cares about through informers shared by all of them, and on every
+change compares the desired state with the actual one and makes one step
+toward it through the API.
+
+With --leader-elect, only the holder of the Lease
+kube-system/kube-controller-manager runs the controllers; other instances keep
+their caches warm and take over within one lease duration when it goes away.
+
+/metrics and /healthz are served on --bind-address (loopback only).`,
+		SilenceUsage: true,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			return controllermanager.Run(ctx, opts)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&opts.Kubeconfig, "kubeconfig", opts.Kubeconfig, "kubeconfig file with the apiserver's address and this controller-manager's credentials (required)")
+	f.StringSliceVar(&opts.Controllers, "controllers", opts.Controllers,
+		"controllers to run: '*' runs every controller on by default, 'foo' turns foo on, '-foo' turns it off; the first entry naming a controller wins. Known: "+strings.Join(names, ", "))
+	for _, d := range controllermanager.Controllers() {
+		f.Var(opts.SyncsFlag(d.Name), d.SyncsFlag, fmt.Sprintf("how many keys the %s controller syncs at once", d.Name))
+	}
+	f.BoolVar(&opts.LeaderElect, "leader-elect", opts.LeaderElect, "run the controllers only while holding the Lease --leader-elect-resource-namespace/--leader-elect-resource-name")
+	f.StringVar(&opts.LeaderElectResourceName, "leader-elect-resource-name", opts.LeaderElectResourceName, "name of the leader election Lease")
+	f.StringVar(&opts.LeaderElectResourceNamespace, "leader-elect-resource-namespace", opts.LeaderElectResourceNamespace, "namespace of the leader election Lease")
+	f.DurationVar(&opts.LeaseDuration, "leader-elect-lease-duration", opts.LeaseDuration, "how long standbys wait after the last renewal before taking over")
+	f.DurationVar(&opts.RenewDeadline, "leader-elect-renew-deadline", opts.RenewDeadline, "how long the leader keeps trying to renew before it stops leading")
+	f.DurationVar(&opts.RetryPeriod, "leader-elect-retry-period", opts.RetryPeriod, "how often candidates try to acquire and the leader renews")
+	f.DurationVar(&opts.NodeMonitorGracePeriod, "node-monitor-grace-period", opts.NodeMonitorGracePeriod,
+		"how long a node may miss heartbeats before it is marked Unknown (for the node-lifecycle controller, not implemented yet: accepted and stored only)")
+	f.StringVar(&opts.BindAddress, "bind-address", opts.BindAddress, "loopback host:port serving /metrics and /healthz; port 0 picks a free port (the bound address is logged)")
+	f.BoolVar(&opts.TraceInformers, "trace-informers", opts.TraceInformers, "log each object's path through the informers and into the controllers' workqueues, for lessons")
+	f.IntVarP(&opts.Verbosity, "v", "v", opts.Verbosity, "log verbosity: 4 and above log at debug level (every API request, per-key detail)")
+	if err := cmd.Execute(); err != nil {
+		os.Exit(1)
+	}
+}

@@ -1,0 +1,232 @@
+// Package controllermanager is kplane's kube-controller-manager: one process
+// that runs many controllers over one client and one shared informer
+// factory, so each resource is listed and watched once however many
+// controllers care about it. With --leader-elect several managers may run;
+// only the holder of the kube-system/kube-controller-manager Lease runs the
+// controllers, and the others keep their caches warm to take over.
+//
+// The controllers it can run are listed in controllers.go; see
+// docs/controllers.md for the flow from informer event to API write.
+package controllermanager
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"sync"
+
+	"kplane/pkg/api"
+	"kplane/pkg/client"
+	"kplane/pkg/clock"
+	"kplane/pkg/events"
+	"kplane/pkg/informer"
+	"kplane/pkg/leaderelection"
+)
+
+// ControllerManager runs the selected controllers. Build one with New and
+// call Run once.
+type ControllerManager struct {
+	opts Options
+	// log is the manager's own logger (component=controller-manager);
+	// base is handed to the client, informers, recorders, controllers and
+	// leader election, which add their own attributes.
+	log      *slog.Logger
+	base     *slog.Logger
+	clock    clock.Clock
+	identity string
+
+	client    *client.Client
+	informers *informer.SharedInformerFactory
+	// recorders are one per controller, so each controller's Events carry
+	// its own source component; Run flushes them on the way out.
+	recorders   []*events.Recorder
+	controllers []managed
+
+	listener net.Listener
+	server   *http.Server
+}
+
+// managed is one controller the manager built.
+type managed struct {
+	name       string
+	workers    int
+	controller Controller
+}
+
+// Run builds a controller-manager from opts and runs it until ctx ends.
+func Run(ctx context.Context, opts Options) error {
+	m, err := New(opts)
+	if err != nil {
+		return err
+	}
+	return m.Run(ctx)
+}
+
+// New checks opts, connects a client (without contacting the apiserver
+// yet), builds every selected controller — each registers the informers it
+// needs on the shared factory — and binds the metrics address. Call Run
+// next: it releases all of this when it returns.
+func New(opts Options) (*ControllerManager, error) {
+	if err := opts.Validate(); err != nil {
+		return nil, fmt.Errorf("controller-manager options: %w", err)
+	}
+	base := opts.Logger
+	if base == nil {
+		level := slog.LevelInfo
+		if opts.Verbosity >= 4 {
+			level = slog.LevelDebug
+		}
+		base = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
+	}
+	clk := opts.Clock
+	if clk == nil {
+		clk = clock.Real{}
+	}
+	identity := opts.Identity
+	if identity == "" {
+		identity = leaderelection.NewIdentity()
+	}
+	m := &ControllerManager{opts: opts, log: base.With("component", "controller-manager"), base: base, clock: clk, identity: identity}
+
+	cfg, err := client.ConfigFromKubeconfig(opts.Kubeconfig, "")
+	if err != nil {
+		return nil, fmt.Errorf("controller-manager: %w", err)
+	}
+	cfg.UserAgent = userAgent
+	cfg.Logger = base
+	if m.client, err = client.New(cfg); err != nil {
+		return nil, fmt.Errorf("controller-manager: %w", err)
+	}
+	factoryOpts := []informer.Option{informer.WithLogger(base), informer.WithClock(clk)}
+	if opts.TraceInformers {
+		factoryOpts = append(factoryOpts, informer.WithTrace(informer.SlogTracer(base)))
+	}
+	m.informers = informer.NewSharedInformerFactory(m.client, 0, factoryOpts...)
+
+	if err := m.buildControllers(); err != nil {
+		m.release()
+		return nil, err
+	}
+	ln, srv, err := listen(opts.BindAddress)
+	if err != nil {
+		m.release()
+		return nil, fmt.Errorf("controller-manager: %w", err)
+	}
+	m.listener, m.server = ln, srv
+	return m, nil
+}
+
+// buildControllers calls New of every selected controller, in registry
+// order, each with a recorder of its own.
+func (m *ControllerManager) buildControllers() error {
+	for _, d := range enabledControllers(m.opts.Controllers, Controllers()) {
+		source := d.EventSource
+		if source == "" {
+			source = d.Name + "-controller"
+		}
+		recorder := events.NewRecorder(m.client, api.EventSource{Component: source}, m.base)
+		m.recorders = append(m.recorders, recorder)
+		ctrl, err := d.New(ControllerContext{
+			Client: m.client, Informers: m.informers, Recorder: recorder,
+			Logger: m.base, Clock: m.clock, Options: m.opts,
+		})
+		if err != nil {
+			return fmt.Errorf("controller-manager: build %s controller: %w", d.Name, err)
+		}
+		m.controllers = append(m.controllers, managed{name: d.Name, workers: m.opts.workers(d), controller: ctrl})
+	}
+	return nil
+}
+
+// release flushes the recorders and closes the client: the end of Run, and
+// the clean-up of a New that failed half-way.
+func (m *ControllerManager) release() {
+	for _, r := range m.recorders {
+		r.Shutdown()
+	}
+	m.client.Close()
+}
+
+// Addr returns the address the metrics server is bound to, with the port
+// the kernel chose when --bind-address asked for port 0.
+func (m *ControllerManager) Addr() string { return m.listener.Addr().String() }
+
+// Identity returns this manager's holderIdentity in leader election.
+func (m *ControllerManager) Identity() string { return m.identity }
+
+// Run serves /metrics and /healthz, starts the shared informers and runs
+// the controllers until ctx ends — or, with leader election, while this
+// manager leads. It returns nil after a clean shutdown (controllers
+// stopped, Events flushed, the Lease released, informers stopped) and an
+// error when leadership was lost: like upstream, the process then exits,
+// so that it restarts clean rather than with controllers half-stopped.
+func (m *ControllerManager) Run(ctx context.Context) error {
+	defer m.release()
+	m.log.Info("serving metrics and health", "address", "http://"+m.Addr(), "paths", "/metrics /healthz")
+	stopServing := m.serve()
+	defer stopServing()
+
+	// Informers start before the election, so a standby's caches are
+	// full when it wins. (Upstream starts them only once it leads.)
+	m.informers.Start(ctx)
+	defer m.informers.Shutdown()
+
+	if len(m.controllers) == 0 {
+		m.log.Warn("no controllers selected", "controllers", m.opts.Controllers)
+	}
+	if !m.opts.LeaderElect {
+		m.runControllers(ctx)
+		return nil
+	}
+	return m.runWithLeaderElection(ctx)
+}
+
+// runWithLeaderElection runs the controllers only while this process holds
+// the Lease, as kube-controller-manager --leader-elect does.
+func (m *ControllerManager) runWithLeaderElection(ctx context.Context) error {
+	le, err := leaderelection.New(leaderelection.Config{
+		Leases:          m.client.Leases(m.opts.LeaderElectResourceNamespace),
+		Namespace:       m.opts.LeaderElectResourceNamespace,
+		Name:            m.opts.LeaderElectResourceName,
+		Identity:        m.identity,
+		LeaseDuration:   m.opts.LeaseDuration,
+		RenewDeadline:   m.opts.RenewDeadline,
+		RetryPeriod:     m.opts.RetryPeriod,
+		ReleaseOnCancel: true, // safe: Run waits for the controllers to stop first
+		Clock:           m.clock,
+		Logger:          m.base,
+		Callbacks: leaderelection.Callbacks{
+			OnStartedLeading: func(leadingCtx context.Context) {
+				m.log.Info("started leading; starting controllers", "identity", m.identity)
+				m.runControllers(leadingCtx)
+			},
+		},
+	})
+	if err != nil {
+		return fmt.Errorf("controller-manager: %w", err)
+	}
+	m.log.Info("waiting to lead", "lease", m.opts.LeaderElectResourceNamespace+"/"+m.opts.LeaderElectResourceName, "identity", m.identity)
+	le.Run(ctx)
+	if ctx.Err() == nil {
+		return errors.New("controller-manager: leader election lost")
+	}
+	return nil
+}
+
+// runControllers runs every controller in its own goroutine and returns
+// once ctx has ended and all of them have returned.
+func (m *ControllerManager) runControllers(ctx context.Context) {
+	var wg sync.WaitGroup
+	for _, mc := range m.controllers {
+		m.log.Info("started controller", "controller", mc.name, "workers", mc.workers)
+		wg.Go(func() {
+			mc.controller.Run(ctx, mc.workers)
+			m.log.Info("stopped controller", "controller", mc.name)
+		})
+	}
+	wg.Wait()
+}

@@ -1,0 +1,125 @@
+package controllermanager
+
+import (
+	"context"
+	"log/slog"
+
+	"kplane/pkg/client"
+	"kplane/pkg/clock"
+	"kplane/pkg/controllers/deployment"
+	"kplane/pkg/controllers/endpoints"
+	"kplane/pkg/controllers/garbagecollector"
+	"kplane/pkg/controllers/namespace"
+	"kplane/pkg/controllers/replicaset"
+	"kplane/pkg/controllers/replicationcontroller"
+	"kplane/pkg/controllers/serviceaccount"
+	"kplane/pkg/events"
+	"kplane/pkg/informer"
+)
+
+// Controller is what the manager runs: anything with the controller
+// contract's Run, which waits for its caches, syncs keys with workers
+// goroutines and returns when ctx ends.
+type Controller interface {
+	Run(ctx context.Context, workers int)
+}
+
+// ControllerContext is what a controller's constructor gets from the
+// manager: one client, the informer factory every controller shares, an
+// event recorder that reports as this controller, and the manager's logger,
+// clock and options.
+type ControllerContext struct {
+	Client    *client.Client
+	Informers *informer.SharedInformerFactory
+	// Recorder records Events with source.component set to the
+	// controller's Descriptor.EventSource ("deployment-controller"…).
+	Recorder events.EventRecorder
+	// Logger is the manager's; controllers add their own "controller"
+	// attribute.
+	Logger *slog.Logger
+	Clock  clock.Clock
+	// Options are the manager's, for settings some controller needs
+	// (NodeMonitorGracePeriod for node-lifecycle).
+	Options Options
+}
+
+// Descriptor describes one controller the manager can run.
+type Descriptor struct {
+	// Name is the controller's --controllers name, upstream's spelling.
+	Name string
+	// EventSource is the source.component of the Events it records, as
+	// `kubectl get events` shows it: upstream's "deployment-controller",
+	// "replicaset-controller", "replication-controller",
+	// "endpoint-controller", "garbage-collector-controller"…
+	EventSource string
+	// SyncsFlag is the flag that sets its worker count, without dashes
+	// ("concurrent-deployment-syncs"); DefaultWorkers is that flag's
+	// upstream default.
+	SyncsFlag      string
+	DefaultWorkers int
+	// DisabledByDefault keeps the controller out of "*"; it runs only when
+	// --controllers names it (upstream: bootstrapsigner, tokencleaner).
+	DisabledByDefault bool
+	// New builds the controller and registers its informers on
+	// cc.Informers. It must not start them: the manager starts the factory
+	// once every controller has registered.
+	New func(cc ControllerContext) (Controller, error)
+}
+
+// registry lists the controllers kplane implements, in start order. Adding
+// one is one line here (plus its import).
+//
+// Upstream kube-controller-manager's --controllers names, for reference
+// (* = kplane has it):
+//
+//	attachdetach, bootstrapsigner (off by default), cloud-node-lifecycle,
+//	clusterrole-aggregation, cronjob, csrapproving, csrcleaner, csrsigning,
+//	daemonset, deployment*, disruption, endpoint*, endpointslice,
+//	endpointslicemirroring, ephemeral-volume, garbagecollector*,
+//	horizontalpodautoscaling, job, legacy-serviceaccount-token-cleaner,
+//	namespace*, nodeipam, nodelifecycle, persistentvolume-binder,
+//	persistentvolume-expander, persistentvolumeclaim-protection,
+//	persistentvolume-protection, pod-garbage-collector, replicaset*,
+//	replicationcontroller*, resourcequota, root-ca-cert-publisher, route,
+//	service, serviceaccount*, serviceaccount-token, statefulset,
+//	tokencleaner (off by default), ttl, ttl-after-finished.
+//
+// Their worker flags: --concurrent-replicaset-syncs (5),
+// --concurrent-rc-syncs (5), --concurrent-deployment-syncs (5),
+// --concurrent-gc-syncs (20), --concurrent-namespace-syncs (10),
+// --concurrent-endpoint-syncs (5), --concurrent-serviceaccount-syncs (1).
+var registry = []Descriptor{
+	{Name: "replicaset", EventSource: "replicaset-controller", SyncsFlag: "concurrent-replicaset-syncs", DefaultWorkers: 5,
+		New: func(cc ControllerContext) (Controller, error) {
+			return replicaset.New(cc.Client, cc.Informers, cc.Recorder, replicaset.Options{Logger: cc.Logger, Clock: cc.Clock})
+		}},
+	{Name: "replicationcontroller", EventSource: "replication-controller", SyncsFlag: "concurrent-rc-syncs", DefaultWorkers: 5,
+		New: func(cc ControllerContext) (Controller, error) {
+			return replicationcontroller.New(cc.Client, cc.Informers, cc.Recorder, replicationcontroller.Options{Logger: cc.Logger, Clock: cc.Clock})
+		}},
+	{Name: "deployment", EventSource: "deployment-controller", SyncsFlag: "concurrent-deployment-syncs", DefaultWorkers: 5,
+		New: func(cc ControllerContext) (Controller, error) {
+			return deployment.New(cc.Client, cc.Informers, cc.Recorder, deployment.Options{Logger: cc.Logger, Clock: cc.Clock})
+		}},
+	{Name: "garbagecollector", EventSource: "garbage-collector-controller", SyncsFlag: "concurrent-gc-syncs", DefaultWorkers: garbagecollector.DefaultWorkers,
+		New: func(cc ControllerContext) (Controller, error) {
+			return garbagecollector.New(cc.Client, cc.Informers, cc.Recorder, garbagecollector.Options{Logger: cc.Logger, Clock: cc.Clock})
+		}},
+	{Name: "namespace", EventSource: "namespace-controller", SyncsFlag: "concurrent-namespace-syncs", DefaultWorkers: 10,
+		New: func(cc ControllerContext) (Controller, error) {
+			return namespace.New(cc.Client, cc.Informers, cc.Recorder, namespace.Options{Logger: cc.Logger, Clock: cc.Clock})
+		}},
+	{Name: "endpoint", EventSource: "endpoint-controller", SyncsFlag: "concurrent-endpoint-syncs", DefaultWorkers: 5,
+		New: func(cc ControllerContext) (Controller, error) {
+			return endpoints.New(cc.Client, cc.Informers, cc.Recorder, endpoints.Options{Logger: cc.Logger, Clock: cc.Clock})
+		}},
+	{Name: "serviceaccount", EventSource: "serviceaccount-controller", SyncsFlag: "concurrent-serviceaccount-syncs", DefaultWorkers: 1,
+		New: func(cc ControllerContext) (Controller, error) {
+			return serviceaccount.New(cc.Client, cc.Informers, cc.Recorder, serviceaccount.Options{Logger: cc.Logger, Clock: cc.Clock})
+		}},
+}
+
+// Controllers returns the registered controllers, in start order.
+func Controllers() []Descriptor {
+	return append([]Descriptor(nil), registry...)
+}

@@ -1,0 +1,202 @@
+package controllermanager
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"strconv"
+	"time"
+
+	"kplane/pkg/clock"
+	"kplane/pkg/leaderelection"
+)
+
+// Options configure a controller-manager. Build them with DefaultOptions,
+// change what you need, and pass them to New or Run.
+type Options struct {
+	// Kubeconfig is the path of the kubeconfig to reach the apiserver with
+	// (--kubeconfig). Required.
+	Kubeconfig string
+
+	// Controllers selects the controllers to run (--controllers), with
+	// kube-controller-manager's rules: "*" is every controller that is on
+	// by default, "name" turns one on, "-name" turns one off; the first
+	// entry that names a controller decides for it. Default ["*"].
+	Controllers []string
+	// ConcurrentSyncs maps a controller's name to how many keys it syncs at
+	// once (--concurrent-<x>-syncs). DefaultOptions fills in every
+	// registered controller's upstream default.
+	ConcurrentSyncs map[string]int
+
+	// LeaderElect makes the manager take part in an election on a Lease
+	// and run its controllers only while it holds it (--leader-elect).
+	// The informers run either way, so a standby that wins starts warm.
+	LeaderElect bool
+	// LeaderElectResourceNamespace and LeaderElectResourceName name the
+	// Lease (upstream's defaults: kube-system/kube-controller-manager).
+	LeaderElectResourceNamespace string
+	LeaderElectResourceName      string
+	// LeaseDuration, RenewDeadline and RetryPeriod are the election's
+	// timings (15 s, 10 s, 2 s, as upstream); tests shorten them.
+	LeaseDuration time.Duration
+	RenewDeadline time.Duration
+	RetryPeriod   time.Duration
+	// Identity is this candidate's holderIdentity on the Lease. Empty
+	// means upstream's "<hostname>_<uuid>"; there is no flag for it, as
+	// upstream has none, but tests name their managers.
+	Identity string
+
+	// NodeMonitorGracePeriod is how long a node may go without a heartbeat
+	// before it is marked Unknown (--node-monitor-grace-period; 50 s, the
+	// upstream default since Kubernetes 1.32). Kept here for the
+	// node-lifecycle controller, which is not written yet.
+	NodeMonitorGracePeriod time.Duration
+
+	// BindAddress is the loopback host:port of the HTTP server for
+	// /metrics and /healthz (--bind-address, default 127.0.0.1:10257,
+	// kube-controller-manager's port). Port 0 picks a free port; the
+	// bound address is logged and returned by Addr.
+	BindAddress string
+
+	// Verbosity is --v: 4 and above log at Debug level, which shows each
+	// API request and the controllers' per-key detail.
+	Verbosity int
+	// TraceInformers logs every object's path through the informers and
+	// into the controllers' workqueues — watch event, delta, store update,
+	// handler call, enqueue — for lessons (docs/informers.md).
+	TraceInformers bool
+	// Logger receives the manager's logs; nil logs text to stderr at the
+	// level --v asks for.
+	Logger *slog.Logger
+	// Clock drives the controllers' back-off, the informers and the
+	// election; nil is the wall clock.
+	Clock clock.Clock
+}
+
+// Defaults, with the upstream values they mirror.
+const (
+	DefaultLeaseName              = "kube-controller-manager"
+	DefaultLeaseNamespace         = "kube-system"
+	DefaultBindAddress            = "127.0.0.1:10257" // kube-controller-manager's --secure-port
+	DefaultNodeMonitorGracePeriod = 50 * time.Second  // upstream since 1.32 (40 s before)
+	userAgent                     = "kplane-controller-manager"
+)
+
+// DefaultOptions returns the options of a default controller-manager,
+// without a kubeconfig: every controller that is on by default, each with
+// its upstream worker count.
+func DefaultOptions() Options {
+	syncs := map[string]int{}
+	for _, d := range Controllers() {
+		syncs[d.Name] = d.DefaultWorkers
+	}
+	return Options{
+		Controllers:                  []string{"*"},
+		ConcurrentSyncs:              syncs,
+		LeaderElectResourceNamespace: DefaultLeaseNamespace,
+		LeaderElectResourceName:      DefaultLeaseName,
+		LeaseDuration:                leaderelection.DefaultLeaseDuration,
+		RenewDeadline:                leaderelection.DefaultRenewDeadline,
+		RetryPeriod:                  leaderelection.DefaultRetryPeriod,
+		NodeMonitorGracePeriod:       DefaultNodeMonitorGracePeriod,
+		BindAddress:                  DefaultBindAddress,
+	}
+}
+
+// Validate reports every problem with o at once.
+func (o *Options) Validate() error {
+	var errs []error
+	if o.Kubeconfig == "" {
+		errs = append(errs, errors.New("--kubeconfig is required"))
+	}
+	if err := checkSelection(o.Controllers, Controllers()); err != nil {
+		errs = append(errs, err)
+	}
+	for _, d := range Controllers() {
+		if n, ok := o.ConcurrentSyncs[d.Name]; ok && n < 1 {
+			errs = append(errs, fmt.Errorf("--%s must be at least 1, got %d", d.SyncsFlag, n))
+		}
+	}
+	if o.LeaderElect {
+		if o.LeaderElectResourceName == "" || o.LeaderElectResourceNamespace == "" {
+			errs = append(errs, errors.New("leader election needs a lease name and namespace"))
+		}
+		if !(o.LeaseDuration > o.RenewDeadline && o.RenewDeadline > o.RetryPeriod && o.RetryPeriod > 0) {
+			errs = append(errs, fmt.Errorf("leader election timings must satisfy leaseDuration (%v) > renewDeadline (%v) > retryPeriod (%v) > 0",
+				o.LeaseDuration, o.RenewDeadline, o.RetryPeriod))
+		}
+	}
+	if o.NodeMonitorGracePeriod <= 0 {
+		errs = append(errs, fmt.Errorf("--node-monitor-grace-period must be positive, got %v", o.NodeMonitorGracePeriod))
+	}
+	if err := checkBindAddress(o.BindAddress); err != nil {
+		errs = append(errs, err)
+	}
+	if o.Verbosity < 0 {
+		errs = append(errs, fmt.Errorf("--v must not be negative, got %d", o.Verbosity))
+	}
+	return errors.Join(errs...)
+}
+
+// checkBindAddress accepts host:port on a loopback interface only: the
+// metrics server has no authentication, and kplane never listens beyond
+// this machine.
+func checkBindAddress(addr string) error {
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return fmt.Errorf("--bind-address %q must be host:port: %w", addr, err)
+	}
+	if p, err := strconv.Atoi(port); err != nil || p < 0 || p > 65535 {
+		return fmt.Errorf("--bind-address %q: port must be a number from 0 to 65535", addr)
+	}
+	if host == "localhost" {
+		return nil
+	}
+	if ip := net.ParseIP(host); ip == nil || !ip.IsLoopback() {
+		return fmt.Errorf("--bind-address %q must be on a loopback address (127.0.0.1, ::1 or localhost)", addr)
+	}
+	return nil
+}
+
+// workers returns the worker count for controller d.
+func (o *Options) workers(d Descriptor) int {
+	if n, ok := o.ConcurrentSyncs[d.Name]; ok {
+		return n
+	}
+	return d.DefaultWorkers
+}
+
+// SyncsFlag returns a flag value that reads and sets o.ConcurrentSyncs
+// for the controller called name, so that cmd/controller-manager can bind
+// one --concurrent-<x>-syncs flag per registered controller. It satisfies
+// pflag.Value (and flag.Value).
+func (o *Options) SyncsFlag(name string) *SyncsValue {
+	if o.ConcurrentSyncs == nil {
+		o.ConcurrentSyncs = map[string]int{}
+	}
+	return &SyncsValue{syncs: o.ConcurrentSyncs, name: name}
+}
+
+// SyncsValue is one --concurrent-<x>-syncs flag: an int stored in an
+// Options' ConcurrentSyncs under one controller's name.
+type SyncsValue struct {
+	syncs map[string]int
+	name  string
+}
+
+// String returns the current value.
+func (v *SyncsValue) String() string { return strconv.Itoa(v.syncs[v.name]) }
+
+// Set parses and stores a worker count.
+func (v *SyncsValue) Set(s string) error {
+	n, err := strconv.Atoi(s)
+	if err != nil {
+		return fmt.Errorf("not a number: %q", s)
+	}
+	v.syncs[v.name] = n
+	return nil
+}
+
+// Type names the value's type in --help.
+func (v *SyncsValue) Type() string { return "int" }

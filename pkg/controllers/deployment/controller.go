@@ -1,0 +1,408 @@
+// Package deployment is kplane's Deployment controller, a smaller rewrite
+// of upstream's pkg/controller/deployment. A Deployment never touches pods:
+// it owns one ReplicaSet per pod template (named
+// "<deployment>-<pod-template-hash>") and rolls out a new template by
+// moving replicas from the old ReplicaSets to the new one within maxSurge
+// and maxUnavailable (RollingUpdate) or by emptying the old ones first
+// (Recreate). The ReplicaSet controller turns those replica counts into
+// pods, and this controller reads the pods' progress back from the
+// ReplicaSets' status.
+//
+// Where to start reading: sync in this file is the reconcile loop's entry;
+// rolling.go and recreate.go are the two strategies, scale.go the
+// proportional scaling of a Deployment caught mid-rollout, history.go the
+// revisions behind `kubectl rollout history/undo`, progress.go and
+// status.go what `kubectl rollout status` reads. docs/controllers/deployment.md
+// walks through a rollout with numbers.
+package deployment
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"reflect"
+	"time"
+
+	"kplane/pkg/api"
+	apierrors "kplane/pkg/api/errors"
+	"kplane/pkg/api/labels"
+	"kplane/pkg/client"
+	"kplane/pkg/clock"
+	"kplane/pkg/controller"
+	"kplane/pkg/events"
+	"kplane/pkg/informer"
+	"kplane/pkg/informer/workqueue"
+)
+
+// The ownerReference a Deployment puts on its ReplicaSets.
+const (
+	controllerAPIVersion = "apps/v1"
+	controllerKind       = "Deployment"
+)
+
+// Options configure the controller.
+type Options struct {
+	// Logger receives the controller's logs; nil means slog.Default().
+	Logger *slog.Logger
+	// Clock stamps conditions and measures progress deadlines; nil means
+	// the wall clock. Tests pass a clock.Fake to cross a deadline at will.
+	Clock clock.Clock
+}
+
+// Controller reconciles Deployments into ReplicaSets.
+type Controller struct {
+	writer   apiWriter
+	recorder events.EventRecorder
+	log      *slog.Logger
+	clock    clock.Clock
+
+	// queue holds "namespace/name" keys of Deployments to sync. Every
+	// handler below only computes such a key and adds it.
+	queue *workqueue.Queue[string]
+
+	deployments *informer.Lister[*api.Deployment]
+	replicaSets *informer.Lister[*api.ReplicaSet]
+	pods        *informer.Lister[*api.Pod]
+	// synced are the handler registrations Run waits for before a worker
+	// may trust the listers.
+	synced []func() bool
+}
+
+// New registers the controller's handlers on the Deployment, ReplicaSet and
+// Pod informers of informers and returns it; Run starts its workers. The
+// recorder should report as component "deployment-controller", the source
+// `kubectl describe deploy` shows in the FROM column.
+func New(c *client.Client, informers *informer.SharedInformerFactory, recorder events.EventRecorder, opts Options) (*Controller, error) {
+	dc := newController(clientWriter{client: c}, recorder, opts,
+		informers.Deployments().Lister(), informers.ReplicaSets().Lister(), informers.Pods().Lister())
+
+	regs := make([]informer.ResourceEventHandlerRegistration, 0, 3)
+	for _, h := range []struct {
+		inf     informer.SharedIndexInformer
+		handler informer.ResourceEventHandler
+	}{
+		{informers.Deployments().Informer(), informer.ResourceEventHandlerFuncs{
+			AddFunc: dc.addDeployment, UpdateFunc: dc.updateDeployment, DeleteFunc: dc.deleteDeployment}},
+		{informers.ReplicaSets().Informer(), informer.ResourceEventHandlerFuncs{
+			AddFunc: dc.addReplicaSet, UpdateFunc: dc.updateReplicaSet, DeleteFunc: dc.deleteReplicaSet}},
+		// Only deletions matter: a Recreate rollout waits for the last old
+		// pod to be gone, and nothing else about a pod changes a Deployment
+		// (its ReplicaSet's status does, and the ReplicaSet handlers see that).
+		{informers.Pods().Informer(), informer.ResourceEventHandlerFuncs{DeleteFunc: dc.deletePod}},
+	} {
+		reg, err := h.inf.AddEventHandler(h.handler)
+		if err != nil {
+			return nil, fmt.Errorf("deployment controller: add event handler: %w", err)
+		}
+		regs = append(regs, reg)
+	}
+	for _, reg := range regs {
+		dc.synced = append(dc.synced, reg.HasSynced)
+	}
+	return dc, nil
+}
+
+// newController builds a controller around its writer and listers; New
+// wires it to real informers, the fixture tests to hand-filled indexers.
+func newController(w apiWriter, recorder events.EventRecorder, opts Options,
+	deployments *informer.Lister[*api.Deployment], replicaSets *informer.Lister[*api.ReplicaSet], pods *informer.Lister[*api.Pod]) *Controller {
+	logger := opts.Logger
+	if logger == nil {
+		logger = slog.Default()
+	}
+	clk := opts.Clock
+	if clk == nil {
+		clk = clock.Real{}
+	}
+	return &Controller{
+		writer:      w,
+		recorder:    recorder,
+		log:         logger.With("controller", "deployment"),
+		clock:       clk,
+		queue:       workqueue.New(workqueue.Options[string]{Name: "deployment", Clock: clk, RateLimiter: workqueue.DefaultControllerRateLimiter[string](clk)}),
+		deployments: deployments,
+		replicaSets: replicaSets,
+		pods:        pods,
+	}
+}
+
+// Run waits for the informers' caches, then syncs Deployments with workers
+// goroutines until ctx ends.
+func (c *Controller) Run(ctx context.Context, workers int) {
+	c.log.Info("starting", "workers", workers)
+	defer c.log.Info("stopped")
+	if !informer.WaitForCacheSync(ctx, c.synced...) {
+		c.queue.ShutDown()
+		return
+	}
+	controller.RunWorkers(ctx, c.queue, workers, c.sync, c.log)
+}
+
+// sync makes one step of Deployment key's rollout, in upstream's order:
+//
+//  1. claim the ReplicaSets (adopt orphans that match, release ours that no
+//     longer do) and group the pods by ReplicaSet;
+//  2. a Deployment being deleted only gets its status refreshed;
+//  3. a paused one, or one whose replica count changed, is only scaled
+//     (scale.go) — no rollout;
+//  4. otherwise its strategy rolls out: rolloutRolling or rolloutRecreate.
+//
+// Each step writes through the API and returns; the writes come back as
+// informer events, which enqueue the key for the next step.
+func (c *Controller) sync(ctx context.Context, key string) error {
+	namespace, name, err := informer.SplitMetaNamespaceKey(key)
+	if err != nil {
+		return controller.DoNotRetry(err)
+	}
+	cached, err := c.deployments.Namespace(namespace).Get(name)
+	if apierrors.IsNotFound(err) {
+		c.log.Debug("deployment has been deleted", "deployment", key)
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("get deployment %s: %w", key, err)
+	}
+	d := api.DeepCopy(cached) // never write into the cache
+
+	if d.Spec.Selector == nil || (len(d.Spec.Selector.MatchLabels) == 0 && len(d.Spec.Selector.MatchExpressions) == 0) {
+		return c.refuseSelectingAll(ctx, d)
+	}
+
+	rsList, err := c.claimReplicaSets(ctx, d)
+	if err != nil {
+		return err
+	}
+	podMap, err := c.podsByReplicaSet(d, rsList)
+	if err != nil {
+		return err
+	}
+
+	if d.DeletionTimestamp != nil {
+		return c.syncStatusOnly(ctx, d, rsList)
+	}
+	// Mark pause and resume in the Progressing condition first, so that
+	// time spent paused never counts toward progressDeadlineSeconds.
+	if err := c.checkPausedConditions(ctx, d); err != nil {
+		return err
+	}
+	if d.Spec.Paused {
+		return c.syncScaleOnly(ctx, d, rsList)
+	}
+	if isScalingEvent(d, rsList) {
+		return c.syncScaleOnly(ctx, d, rsList)
+	}
+
+	switch d.Spec.Strategy.Type {
+	case api.RecreateDeploymentStrategyType:
+		return c.rolloutRecreate(ctx, d, rsList, podMap)
+	case api.RollingUpdateDeploymentStrategyType:
+		return c.rolloutRolling(ctx, d, rsList)
+	}
+	return controller.DoNotRetry(fmt.Errorf("deployment %s: unexpected strategy type %q", key, d.Spec.Strategy.Type))
+}
+
+// refuseSelectingAll handles a Deployment whose selector is empty: it would
+// claim every ReplicaSet and pod of its namespace, so upstream refuses it
+// with a SelectingAll warning and only records that it saw the generation.
+func (c *Controller) refuseSelectingAll(ctx context.Context, d *api.Deployment) error {
+	c.recorder.Event(d, api.EventTypeWarning, "SelectingAll", "This deployment is selecting all pods. A non-empty selector is required.")
+	if d.Status.ObservedGeneration >= d.Generation {
+		return nil
+	}
+	d.Status.ObservedGeneration = d.Generation
+	return c.updateStatus(ctx, d)
+}
+
+// enqueue adds obj's key to the queue.
+func (c *Controller) enqueue(obj any) {
+	key, err := informer.DeletionHandlingMetaNamespaceKeyFunc(obj)
+	if err != nil {
+		c.log.Error("cannot compute key", "err", err)
+		return
+	}
+	c.queue.Add(key)
+}
+
+// enqueueAfter adds d's key once after has passed (progress deadline checks).
+func (c *Controller) enqueueAfter(d *api.Deployment, after time.Duration) {
+	key, err := informer.MetaNamespaceKeyFunc(d)
+	if err != nil {
+		c.log.Error("cannot compute key", "err", err)
+		return
+	}
+	c.queue.AddAfter(key, after)
+}
+
+func (c *Controller) addDeployment(obj api.Object) {
+	c.log.Debug("adding deployment", "deployment", obj.GetObjectMeta().Name)
+	c.enqueue(obj)
+}
+
+func (c *Controller) updateDeployment(_, cur api.Object) {
+	c.enqueue(cur)
+}
+
+func (c *Controller) deleteDeployment(obj any) {
+	c.enqueue(obj)
+}
+
+// addReplicaSet enqueues the Deployment that controls a new ReplicaSet or,
+// for an orphan, every Deployment that might adopt it.
+func (c *Controller) addReplicaSet(obj api.Object) {
+	rs, ok := obj.(*api.ReplicaSet)
+	if !ok {
+		return
+	}
+	if rs.DeletionTimestamp != nil {
+		// Seen for the first time already being deleted (e.g. after a
+		// restart): treat it as the deletion it is.
+		c.deleteReplicaSet(rs)
+		return
+	}
+	if ref := controller.GetControllerOf(&rs.ObjectMeta); ref != nil {
+		if d := c.resolveControllerRef(rs.Namespace, ref); d != nil {
+			c.enqueue(d)
+		}
+		return
+	}
+	for _, d := range c.deploymentsForReplicaSet(rs) {
+		c.enqueue(d)
+	}
+}
+
+// updateReplicaSet enqueues the ReplicaSet's old and new controllers when
+// its controller changed, its controller otherwise, and, for an orphan
+// whose labels or ownerReferences changed, every Deployment that might
+// adopt it now.
+func (c *Controller) updateReplicaSet(oldObj, curObj api.Object) {
+	old, okOld := oldObj.(*api.ReplicaSet)
+	cur, okCur := curObj.(*api.ReplicaSet)
+	if !okOld || !okCur || cur.ResourceVersion == old.ResourceVersion {
+		// A resync: every version of an object has its own
+		// resourceVersion, so nothing changed.
+		return
+	}
+	curRef, oldRef := controller.GetControllerOf(&cur.ObjectMeta), controller.GetControllerOf(&old.ObjectMeta)
+	refChanged := !reflect.DeepEqual(curRef, oldRef)
+	if refChanged && oldRef != nil {
+		if d := c.resolveControllerRef(old.Namespace, oldRef); d != nil {
+			c.enqueue(d)
+		}
+	}
+	if curRef != nil {
+		if d := c.resolveControllerRef(cur.Namespace, curRef); d != nil {
+			c.enqueue(d)
+		}
+		return
+	}
+	if refChanged || !reflect.DeepEqual(cur.Labels, old.Labels) {
+		for _, d := range c.deploymentsForReplicaSet(cur) {
+			c.enqueue(d)
+		}
+	}
+}
+
+// deleteReplicaSet enqueues the Deployment that controlled a deleted
+// ReplicaSet (an orphan's deletion concerns nobody).
+func (c *Controller) deleteReplicaSet(obj any) {
+	rs, ok := objectFrom[*api.ReplicaSet](obj)
+	if !ok {
+		return
+	}
+	if ref := controller.GetControllerOf(&rs.ObjectMeta); ref != nil {
+		if d := c.resolveControllerRef(rs.Namespace, ref); d != nil {
+			c.enqueue(d)
+		}
+	}
+}
+
+// deletePod enqueues a Recreate Deployment when one of its pods goes: the
+// rollout may be waiting for the last old pod to disappear before it
+// scales the new ReplicaSet up. RollingUpdate Deployments learn about pods
+// from their ReplicaSets' status instead, as upstream.
+func (c *Controller) deletePod(obj any) {
+	pod, ok := objectFrom[*api.Pod](obj)
+	if !ok {
+		return
+	}
+	if d := c.deploymentForPod(pod); d != nil && d.Spec.Strategy.Type == api.RecreateDeploymentStrategyType {
+		c.enqueue(d)
+	}
+}
+
+// objectFrom unwraps what OnDelete receives: the object itself or a
+// tombstone holding its last known state.
+func objectFrom[T api.Object](obj any) (T, bool) {
+	switch o := obj.(type) {
+	case T:
+		return o, true
+	case informer.DeletedFinalStateUnknown:
+		t, ok := o.Obj.(T)
+		return t, ok
+	case *informer.DeletedFinalStateUnknown:
+		if o != nil {
+			t, ok := o.Obj.(T)
+			return t, ok
+		}
+	}
+	var zero T
+	return zero, false
+}
+
+// resolveControllerRef returns the Deployment ref points to, if ref is a
+// Deployment's and that Deployment still has ref's uid (not a new object
+// that reuses the name).
+func (c *Controller) resolveControllerRef(namespace string, ref *api.OwnerReference) *api.Deployment {
+	if ref.Kind != controllerKind {
+		return nil
+	}
+	d, err := c.deployments.Namespace(namespace).Get(ref.Name)
+	if err != nil || d.UID != ref.UID {
+		return nil
+	}
+	return d
+}
+
+// deploymentForPod follows pod → ReplicaSet → Deployment through the
+// controller ownerReferences, using the listers.
+func (c *Controller) deploymentForPod(pod *api.Pod) *api.Deployment {
+	ref := controller.GetControllerOf(&pod.ObjectMeta)
+	if ref == nil || ref.Kind != "ReplicaSet" {
+		return nil
+	}
+	rs, err := c.replicaSets.Namespace(pod.Namespace).Get(ref.Name)
+	if err != nil || rs.UID != ref.UID {
+		return nil
+	}
+	rsRef := controller.GetControllerOf(&rs.ObjectMeta)
+	if rsRef == nil {
+		return nil
+	}
+	return c.resolveControllerRef(rs.Namespace, rsRef)
+}
+
+// deploymentsForReplicaSet returns the Deployments whose selector matches an
+// orphan ReplicaSet's labels: the candidates to adopt it. A Deployment with
+// an empty selector matches nothing here, as upstream.
+func (c *Controller) deploymentsForReplicaSet(rs *api.ReplicaSet) []*api.Deployment {
+	if len(rs.Labels) == 0 {
+		return nil
+	}
+	all, err := c.deployments.Namespace(rs.Namespace).List(labels.Everything())
+	if err != nil {
+		return nil
+	}
+	var matching []*api.Deployment
+	for _, d := range all {
+		sel, err := labels.FromLabelSelector(d.Spec.Selector)
+		if err != nil || sel.Empty() || !sel.Matches(rs.Labels) {
+			continue
+		}
+		matching = append(matching, d)
+	}
+	if len(matching) > 1 {
+		// Selectors overlap: only one of them will win the adoption race.
+		c.log.Info("more than one deployment selects replica set", "replicaSet", rs.Namespace+"/"+rs.Name, "count", len(matching))
+	}
+	return matching
+}

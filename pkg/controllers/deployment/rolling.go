@@ -1,0 +1,223 @@
+package deployment
+
+// This file is the RollingUpdate strategy. Each sync takes at most one of
+// two steps and then waits for the ReplicaSets' status to move:
+//
+//   - scale the new ReplicaSet up, as far as "all pods ≤ replicas + maxSurge"
+//     allows;
+//   - otherwise scale the old ReplicaSets down, as far as "available pods ≥
+//     replicas − maxUnavailable" allows, getting rid of old pods that are
+//     not available anyway first.
+//
+// The pure functions below compute the sizes; the methods write them.
+// docs/controllers/deployment.md works through 10 replicas at 25%/25%.
+
+import (
+	"context"
+	"fmt"
+	"slices"
+
+	"kplane/pkg/api"
+)
+
+// rolloutRolling makes one step of a rolling update, as upstream's
+// rolloutRolling: scale up if possible, else scale down if possible, else
+// (the rollout is complete) trim the history; then report status and
+// progress.
+func (c *Controller) rolloutRolling(ctx context.Context, d *api.Deployment, rsList []*api.ReplicaSet) error {
+	newRS, oldRSs, err := c.getAllReplicaSetsAndSyncRevision(ctx, d, rsList, true)
+	if err != nil {
+		return err
+	}
+	allRSs := append(slices.Clone(oldRSs), newRS)
+
+	scaledUp, err := c.reconcileNewReplicaSet(ctx, allRSs, newRS, d)
+	if err != nil {
+		return err
+	}
+	if scaledUp {
+		return c.syncRolloutStatus(ctx, allRSs, newRS, d)
+	}
+
+	scaledDown, err := c.reconcileOldReplicaSets(ctx, allRSs, filterActive(oldRSs), newRS, d)
+	if err != nil {
+		return err
+	}
+	if scaledDown {
+		return c.syncRolloutStatus(ctx, allRSs, newRS, d)
+	}
+
+	if deploymentComplete(d, &d.Status) {
+		if err := c.cleanupDeployment(ctx, oldRSs, d); err != nil {
+			return err
+		}
+	}
+	return c.syncRolloutStatus(ctx, allRSs, newRS, d)
+}
+
+// reconcileNewReplicaSet scales the new ReplicaSet toward spec.replicas:
+// down at once if it is too big, up as far as the surge allows.
+func (c *Controller) reconcileNewReplicaSet(ctx context.Context, allRSs []*api.ReplicaSet, newRS *api.ReplicaSet, d *api.Deployment) (bool, error) {
+	desired := replicas(d.Spec.Replicas)
+	if specReplicas(newRS) == desired {
+		return false, nil
+	}
+	if specReplicas(newRS) > desired {
+		scaled, _, err := c.scaleReplicaSetAndRecordEvent(ctx, newRS, desired, d)
+		return scaled, err
+	}
+	count, err := newReplicaSetReplicas(d, allRSs, newRS)
+	if err != nil {
+		return false, err
+	}
+	scaled, _, err := c.scaleReplicaSetAndRecordEvent(ctx, newRS, count, d)
+	return scaled, err
+}
+
+// newReplicaSetReplicas is the size the new ReplicaSet may have now, as
+// upstream's NewRSNewReplicas. RollingUpdate: room is replicas + maxSurge
+// minus the pods all ReplicaSets are asked for (spec.replicas, not the
+// pods that exist: a pod being created counts already), and the new
+// ReplicaSet never exceeds replicas. With no old ReplicaSet this is simply
+// replicas. Recreate: all of replicas at once (the old pods are gone by
+// the time it is called).
+func newReplicaSetReplicas(d *api.Deployment, allRSs []*api.ReplicaSet, newRS *api.ReplicaSet) (int32, error) {
+	desired := replicas(d.Spec.Replicas)
+	switch d.Spec.Strategy.Type {
+	case api.RollingUpdateDeploymentStrategyType:
+		surgeValue, _ := rollingParams(d)
+		if surgeValue == nil {
+			zero := api.FromInt(0)
+			surgeValue = &zero
+		}
+		surge, err := api.ScaledValueFromIntOrPercent(surgeValue, int(desired), true)
+		if err != nil {
+			return 0, fmt.Errorf("deployment %s/%s: maxSurge: %w", d.Namespace, d.Name, err)
+		}
+		current := sumReplicaSets(allRSs, specReplicas)
+		maxTotal := desired + int32(surge)
+		if current >= maxTotal {
+			return specReplicas(newRS), nil
+		}
+		scaleUp := min(maxTotal-current, desired-specReplicas(newRS))
+		return specReplicas(newRS) + scaleUp, nil
+	case api.RecreateDeploymentStrategyType:
+		return desired, nil
+	}
+	return 0, fmt.Errorf("deployment %s/%s: strategy type %q is not supported", d.Namespace, d.Name, d.Spec.Strategy.Type)
+}
+
+// reconcileOldReplicaSets scales the old ReplicaSets down as far as
+// availability allows, as upstream's reconcileOldReplicaSets: first the
+// unavailable pods of old ReplicaSets (removing them costs no
+// availability, and keeping them could block the rollout forever), then
+// available ones while at least replicas − maxUnavailable stay available.
+func (c *Controller) reconcileOldReplicaSets(ctx context.Context, allRSs, oldRSs []*api.ReplicaSet, newRS *api.ReplicaSet, d *api.Deployment) (bool, error) {
+	if sumReplicaSets(oldRSs, specReplicas) == 0 {
+		return false, nil // nothing left to scale down
+	}
+	budget := maxScaledDown(d, allRSs, newRS)
+	if budget <= 0 {
+		return false, nil
+	}
+	c.log.Debug("scaling down old replica sets", "deployment", d.Namespace+"/"+d.Name, "maxScaledDown", budget)
+
+	oldRSs = slices.Clone(oldRSs)
+	slices.SortStableFunc(oldRSs, compareCreation)
+	var total int32
+	for _, step := range unhealthyCleanupSteps(oldRSs, budget) {
+		_, updated, err := c.scaleReplicaSetAndRecordEvent(ctx, oldRSs[step.index], step.to, d)
+		if err != nil {
+			return false, err
+		}
+		total += specReplicas(oldRSs[step.index]) - step.to
+		oldRSs[step.index] = updated
+	}
+
+	for _, step := range rollingScaleDownSteps(d, append(slices.Clone(oldRSs), newRS), oldRSs) {
+		if _, _, err := c.scaleReplicaSetAndRecordEvent(ctx, oldRSs[step.index], step.to, d); err != nil {
+			return false, err
+		}
+		total += specReplicas(oldRSs[step.index]) - step.to
+	}
+	return total > 0, nil
+}
+
+// maxScaledDown is how many old pods one step may remove at most:
+// all pods asked for − the minimum available − the new ReplicaSet's pods
+// that are not available yet. Counting those last ones is what stops a
+// rollout of a broken template from eating into the old, working pods: a
+// crash-looping new ReplicaSet uses up the whole budget itself.
+func maxScaledDown(d *api.Deployment, allRSs []*api.ReplicaSet, newRS *api.ReplicaSet) int32 {
+	minAvailable := replicas(d.Spec.Replicas) - maxUnavailable(d)
+	var newUnavailable int32
+	if newRS != nil {
+		newUnavailable = specReplicas(newRS) - newRS.Status.AvailableReplicas
+	}
+	return sumReplicaSets(allRSs, specReplicas) - minAvailable - newUnavailable
+}
+
+// scaleStep sets the ReplicaSet at index of the slice it was computed for
+// to size to.
+type scaleStep struct {
+	index int
+	to    int32
+}
+
+// unhealthyCleanupSteps removes old ReplicaSets' unavailable replicas
+// (spec.replicas − status.availableReplicas), oldest ReplicaSet first, up
+// to budget in all, as upstream's cleanupUnhealthyReplicas. The ReplicaSet
+// controller deletes not-ready pods first on a scale down, so these are
+// the pods that go.
+func unhealthyCleanupSteps(oldRSs []*api.ReplicaSet, budget int32) []scaleStep {
+	var steps []scaleStep
+	var total int32
+	for i, rs := range oldRSs {
+		if total >= budget {
+			break
+		}
+		size := specReplicas(rs)
+		unhealthy := size - rs.Status.AvailableReplicas
+		if size == 0 || unhealthy <= 0 {
+			continue
+		}
+		down := min(budget-total, unhealthy)
+		steps = append(steps, scaleStep{index: i, to: size - down})
+		total += down
+	}
+	return steps
+}
+
+// rollingScaleDownSteps scales old ReplicaSets down, oldest first, by as
+// many pods as are available beyond replicas − maxUnavailable, as
+// upstream's scaleDownOldReplicaSetsForRollingUpdate. allRSs supplies the
+// available count (old and new); oldRSs are the ones to shrink.
+func rollingScaleDownSteps(d *api.Deployment, allRSs, oldRSs []*api.ReplicaSet) []scaleStep {
+	minAvailable := replicas(d.Spec.Replicas) - maxUnavailable(d)
+	available := sumReplicaSets(allRSs, func(rs *api.ReplicaSet) int32 { return rs.Status.AvailableReplicas })
+	if available <= minAvailable {
+		return nil
+	}
+	budget := available - minAvailable
+	order := make([]int, len(oldRSs))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return compareCreation(oldRSs[a], oldRSs[b]) })
+
+	var steps []scaleStep
+	var total int32
+	for _, i := range order {
+		if total >= budget {
+			break
+		}
+		size := specReplicas(oldRSs[i])
+		if size == 0 {
+			continue
+		}
+		down := min(size, budget-total)
+		steps = append(steps, scaleStep{index: i, to: size - down})
+		total += down
+	}
+	return steps
+}

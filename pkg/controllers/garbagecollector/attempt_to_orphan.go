@@ -1,0 +1,45 @@
+package garbagecollector
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"kplane/pkg/api"
+	"kplane/pkg/client"
+)
+
+// syncAttemptToOrphan handles one uid of the attemptToOrphan queue: an
+// owner being deleted with the orphan finalizer (kubectl delete
+// --cascade=orphan). Its ownerReference is removed from every dependent the
+// graph knows, then the orphan finalizer comes off the owner, and the
+// apiserver deletes it. If any dependent cannot be patched the finalizer
+// stays and the owner is retried with back-off: removing it first would let
+// the owner go and its dependents be collected in the background. This is
+// upstream's attemptToOrphanWorker.
+func (gc *Controller) syncAttemptToOrphan(ctx context.Context, uid string) error {
+	owner, ok := gc.graph.view(uid)
+	if !ok {
+		return nil // already gone
+	}
+	var errs []error
+	for _, dep := range owner.dependents {
+		patch, err := deleteOwnerRefsPatch(dep.identity.UID, uid)
+		if err != nil {
+			return err
+		}
+		// A dependent that is gone needs no orphaning; a patch naming a
+		// reference the dependent no longer has changes nothing.
+		err = ignoreNotFound(gc.patchObject(ctx, dep.identity, client.StrategicMergePatchType, patch))
+		if err != nil {
+			errs = append(errs, err)
+		}
+	}
+	if err := errors.Join(errs...); err != nil {
+		return fmt.Errorf("orphan the dependents of %s: %w", owner.identity, err)
+	}
+	if len(owner.dependents) > 0 {
+		gc.log.Info("orphaned dependents", "owner", owner.identity, "dependents", len(owner.dependents))
+	}
+	return gc.removeFinalizer(ctx, owner.identity, api.FinalizerOrphanDependents)
+}
