@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	apierrors "kplane/pkg/api/errors"
 	"kplane/pkg/informer/workqueue"
 )
 
@@ -83,6 +84,11 @@ func ProcessNext(ctx context.Context, queue *workqueue.Queue[string], syncKey Sy
 		queue.Forget(key)
 	case ctx.Err() != nil:
 		// Shutting down: the key is not lost, the next leader lists it again.
+	case apierrors.IsConflict(err):
+		// Routine under optimistic concurrency: the cache was a step behind
+		// this controller's own last write. Retried quietly.
+		logger.Debug("sync hit a conflict; requeueing", "key", key, "err", err)
+		queue.AddRateLimited(key)
 	default:
 		logger.Info("sync failed; requeueing with back-off", "key", key, "err", err, "requeues", queue.NumRequeues(key))
 		queue.AddRateLimited(key)

@@ -102,7 +102,7 @@ func setNewReplicaSetAnnotations(d *api.Deployment, rs *api.ReplicaSet, newRevis
 	if oldRevision < newRevision {
 		rs.Annotations[api.DeploymentRevisionAnnotation] = strconv.FormatInt(newRevision, 10)
 		changed = true
-		if had {
+		if had && oldValue != "" {
 			appendRevisionHistory(rs, oldValue)
 		}
 	}

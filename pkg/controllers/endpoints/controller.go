@@ -292,15 +292,10 @@ func (c *Controller) createEndpoints(ctx context.Context, svc *api.Service, subs
 	case apierrors.IsAlreadyExists(err):
 		// The cache has not seen it yet; the retry will update instead.
 		return fmt.Errorf("create endpoints %s/%s: %w", svc.Namespace, svc.Name, err)
-	case apierrors.IsForbidden(err):
-		// Most likely the namespace is terminating and refuses new
-		// objects: retrying cannot help, and the Service is about to go.
-		// (Upstream drops the key only for that cause; kplane's Forbidden
-		// carries no cause to tell, so any Forbidden create is dropped
-		// until the Service or its pods change again.)
-		c.recorder.Eventf(ep, api.EventTypeWarning, ReasonFailedToCreateEndpoint,
-			"Failed to create endpoint for service %s/%s: %v", svc.Namespace, svc.Name, err)
-		return controller.DoNotRetry(fmt.Errorf("create endpoints %s/%s: %w", svc.Namespace, svc.Name, err))
+	case apierrors.HasStatusCause(err, apierrors.NamespaceTerminatingCause):
+		// The namespace refuses new objects while it is deleted: retrying
+		// cannot help, and the Service is about to go with it.
+		return nil
 	default:
 		c.recorder.Eventf(ep, api.EventTypeWarning, ReasonFailedToCreateEndpoint,
 			"Failed to create endpoint for service %s/%s: %v", svc.Namespace, svc.Name, err)

@@ -252,19 +252,25 @@ func TestSyncLabelsHeadlessEndpoints(t *testing.T) {
 	}
 }
 
-// A create refused as Forbidden (a terminating namespace) records an event
-// and is not retried; other failures are retried with back-off.
+// A create refused because the namespace is terminating is dropped without
+// an event (the Service goes with the namespace); other failures, a plain
+// Forbidden included, record an event and are retried with back-off, as
+// upstream does.
 func TestSyncCreateFailures(t *testing.T) {
-	const forbidden = `{"kind":"Status","status":"Failure","reason":"Forbidden","code":403,` +
-		`"message":"endpoints \"web\" is forbidden: unable to create new content in namespace default because it is being terminated"}`
+	const terminating = `{"kind":"Status","status":"Failure","reason":"Forbidden","code":403,` +
+		`"message":"endpoints \"web\" is forbidden: unable to create new content in namespace default because it is being terminated",` +
+		`"details":{"name":"web","kind":"endpoints","causes":[{"reason":"NamespaceTerminating","field":"metadata.namespace"}]}}`
+	const forbidden = `{"kind":"Status","status":"Failure","reason":"Forbidden","code":403,"message":"endpoints \"web\" is forbidden: no"}`
 	const internal = `{"kind":"Status","status":"Failure","reason":"InternalError","code":500,"message":"etcd is sad"}`
 	for _, tc := range []struct {
 		name         string
 		status       string
 		wantRequeues int
+		wantEvent    bool
 	}{
-		{"forbidden is dropped", forbidden, 0},
-		{"server error is retried", internal, 1},
+		{"terminating namespace is dropped", terminating, 0, false},
+		{"other forbidden is retried", forbidden, 1, true},
+		{"server error is retried", internal, 1, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			f := newFixture(t)
@@ -275,8 +281,12 @@ func TestSyncCreateFailures(t *testing.T) {
 			if got := f.ctrl.queue.NumRequeues("default/web"); got != tc.wantRequeues {
 				t.Errorf("requeues = %d, want %d", got, tc.wantRequeues)
 			}
-			if evs := f.events.Events(); len(evs) != 1 || !strings.HasPrefix(evs[0], "Warning FailedToCreateEndpoint Failed to create endpoint for service default/web:") {
-				t.Errorf("events %q", evs)
+			evs := f.events.Events()
+			if tc.wantEvent && (len(evs) != 1 || !strings.HasPrefix(evs[0], "Warning FailedToCreateEndpoint Failed to create endpoint for service default/web:")) {
+				t.Errorf("events %q, want one FailedToCreateEndpoint", evs)
+			}
+			if !tc.wantEvent && len(evs) != 0 {
+				t.Errorf("events %q, want none", evs)
 			}
 		})
 	}

@@ -49,6 +49,12 @@ func (m *Manager[T]) createPods(ctx context.Context, key string, owner T, view O
 			m.expectations.CreationObserved(key)
 		}
 	}
+	if apierrors.HasStatusCause(err, apierrors.NamespaceTerminatingCause) {
+		// The namespace is being deleted and refuses new pods; retrying
+		// cannot help, and the owner is about to go with it (upstream
+		// ignores this error too).
+		return nil
+	}
 	return err
 }
 
