@@ -5,6 +5,7 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
 	"net/http"
@@ -153,4 +154,21 @@ func (c *Client) Do(ctx context.Context, method, path string, body []byte, heade
 		return 0, nil, err
 	}
 	return resp.code, resp.body, err
+}
+
+// Stream sends a GET like Do but returns the body as soon as a 2xx answer
+// has started, for the caller to read and close: a watch in a form the
+// typed and dynamic clients do not decode (`ctl get -w` asks for Tables).
+// Cancel ctx or close the body to end it. A non-2xx answer is a
+// *errors.StatusError.
+func (c *Client) Stream(ctx context.Context, path string, headers map[string]string) (io.ReadCloser, error) {
+	u, err := url.Parse(path)
+	if err != nil {
+		return nil, fmt.Errorf("GET %s: %w", path, err)
+	}
+	resp, err := c.stream(ctx, &request{method: http.MethodGet, path: u.Path, query: u.Query(), headers: headers})
+	if err != nil {
+		return nil, err
+	}
+	return resp.Body, nil
 }

@@ -1,5 +1,6 @@
 // Package ctl is kplane's command-line tool: the cluster verbs (`ctl up`,
-// `ctl down`, `ctl status`) and, as they are added, kubectl's verbs.
+// `ctl down`, `ctl status`) and kubectl's verbs (get, apply, create,
+// delete, api-resources, config).
 //
 // Layout, after kubectl's own (cmd/kubectl/main.go is one call into
 // k8s.io/kubectl/pkg/cmd): cmd/ctl/main.go only calls Main, and each verb
@@ -8,6 +9,14 @@
 // cmd/ctl lets tests run them in-process with buffers for stdin, stdout and
 // stderr, and lets verbs share helpers (printers, resource lookup) as plain
 // Go code. A new verb is a new file plus one line in NewCommand.
+//
+// What the kubectl-like verbs share lives in the cmdutil_*.go files (the
+// global flags and the client: cmdutil_config.go; arguments and -f files:
+// cmdutil_resources.go; -o and --dry-run: cmdutil_output.go; errors worded
+// as kubectl words them: cmdutil_errors.go) and in the subpackages:
+// restmapper (names to resources, from discovery), manifest (reading -f),
+// printers (tables, YAML, JSON), jsonpath and strategicpatch (the patch
+// `apply` computes).
 package ctl
 
 import (
@@ -36,18 +45,37 @@ func (e ExitError) Error() string { return fmt.Sprintf("exit status %d", e.Code)
 
 // NewCommand builds the `ctl` command tree.
 func NewCommand(streams IOStreams) *cobra.Command {
+	root, _ := newRootCommand(streams)
+	return root
+}
+
+// newRootCommand builds the command tree and the factory its kubectl-like
+// verbs share, so Main can release the factory's connections at the end.
+func newRootCommand(streams IOStreams) (*cobra.Command, *factory) {
+	f := newFactory(streams)
 	root := &cobra.Command{
 		Use:   "ctl",
 		Short: "Run a local kplane cluster and drive it",
-		Long: `ctl starts, stops and inspects a local kplane cluster: an apiserver on an
+		Long: `ctl starts, stops and inspects a local kplane cluster — an apiserver on an
 embedded etcd, a scheduler, a controller-manager and simulated nodes, each a
-process of its own.
+process of its own — and drives it like kubectl.
 
-  ctl up            start the cluster in ./.kplane (Ctrl-C stops it; -d detaches)
-  ctl status        say what runs
-  ctl down          stop a detached cluster
+Cluster:
+  ctl up              start the cluster in ./.kplane (Ctrl-C stops it; -d detaches)
+  ctl status          say what runs
+  ctl down            stop a detached cluster
 
-The cluster's admin kubeconfig is .kplane/kubeconfig, for the real kubectl:
+Objects (kubectl's verbs, messages and exit codes):
+  ctl get             list objects or show some, as tables, YAML, JSON, names or JSONPath; -w watches
+  ctl apply -f        create or update objects from files, remembering what was applied
+  ctl create -f       create objects from files (or: create namespace|configmap|deployment)
+  ctl delete          delete objects by name, label, file or --all, and wait until they are gone
+  ctl api-resources   list the resource types the server serves
+  ctl config          show and change the kubeconfig's contexts
+
+Which cluster: --kubeconfig, else the first existing file of $KUBECONFIG,
+else ./.kplane/kubeconfig (the cluster ` + "`ctl up`" + ` started here), else
+~/.kube/config. The same file works with the real kubectl:
 
   kubectl --kubeconfig .kplane/kubeconfig get nodes`,
 		SilenceUsage:  true,
@@ -56,18 +84,42 @@ The cluster's admin kubeconfig is .kplane/kubeconfig, for the real kubectl:
 	root.SetIn(streams.In)
 	root.SetOut(streams.Out)
 	root.SetErr(streams.ErrOut)
+	f.addFlags(root.PersistentFlags())
 
 	// The cluster verbs.
 	root.AddCommand(newUpCommand(streams))
 	root.AddCommand(newDownCommand(streams))
 	root.AddCommand(newStatusCommand(streams))
-	return root
+
+	// kubectl's verbs.
+	root.AddCommand(newGetCommand(f))
+	root.AddCommand(newDescribeCommand(f))
+	root.AddCommand(newEventsCommand(f))
+	root.AddCommand(newApplyCommand(f))
+	root.AddCommand(newCreateCommand(f))
+	root.AddCommand(newDeleteCommand(f))
+	root.AddCommand(newAPIResourcesCommand(f))
+	root.AddCommand(newConfigCommand(f))
+	root.AddCommand(newScaleCommand(f))
+	root.AddCommand(newRolloutCommand(f))
+	root.AddCommand(newLabelCommand(f))
+	root.AddCommand(newAnnotateCommand(f))
+	root.AddCommand(newPatchCommand(f))
+	root.AddCommand(newLogsCommand(f))
+	root.AddCommand(newCordonCommand(f))
+	root.AddCommand(newUncordonCommand(f))
+	root.AddCommand(newDrainCommand(f))
+	root.AddCommand(newEditCommand(f))
+	root.AddCommand(newExplainCommand(f))
+	return root, f
 }
 
 // Main runs ctl with args (without the program name) and returns the exit
-// code. Errors are printed the way kubectl prints them: "error: …".
+// code. Errors are printed the way kubectl prints them: API errors as
+// "Error from server (NotFound): …", others as "error: …"; both exit 1.
 func Main(ctx context.Context, args []string, streams IOStreams) int {
-	root := NewCommand(streams)
+	root, f := newRootCommand(streams)
+	defer f.close()
 	root.SetArgs(args)
 	err := root.ExecuteContext(ctx)
 	var exit ExitError
@@ -77,7 +129,7 @@ func Main(ctx context.Context, args []string, streams IOStreams) int {
 	case errors.As(err, &exit):
 		return exit.Code
 	default:
-		fmt.Fprintf(streams.ErrOut, "error: %v\n", err)
+		printError(streams.ErrOut, err)
 		return 1
 	}
 }

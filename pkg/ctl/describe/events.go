@@ -1,0 +1,78 @@
+package describe
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"kplane/pkg/api"
+)
+
+// describeEvents prints the Events table at the end of a description:
+// oldest first, with repeats folded into one row as "64s (x2 over 2m18s)"
+// (last seen, count, first seen), or "Events: <none>".
+func describeEvents(events []api.Event, w prefixWriter, s Settings) {
+	if len(events) == 0 {
+		w.write(level0, "Events:\t<none>\n")
+		return
+	}
+	sorted := append([]api.Event(nil), events...)
+	SortEvents(sorted)
+	w.write(level0, "Events:\n  Type\tReason\tAge\tFrom\tMessage\n")
+	w.write(level1, "----\t------\t----\t----\t-------\n")
+	for _, e := range sorted {
+		source := e.Source.Component
+		if source == "" {
+			source = e.ReportingController
+		}
+		message := strings.TrimSpace(e.Message)
+		if e.InvolvedObject.FieldPath != "" {
+			message = e.InvolvedObject.FieldPath + ": " + message
+		}
+		w.write(level1, "%v\t%v\t%s\t%v\t%v\n", e.Type, e.Reason, EventInterval(e, s.Now), source, message)
+	}
+}
+
+// EventInterval is the Age cell of an event: when it was last seen and,
+// for a repeated event, how often since when — "64s (x2 over 2m18s)". An
+// event of the newer shape counts repeats in series; an older one in
+// count with first and last timestamps.
+func EventInterval(e api.Event, now time.Time) string {
+	s := Settings{Now: now}
+	firstSeen := s.since(e.EventTime.Time)
+	if e.EventTime.IsZero() {
+		firstSeen = s.since(e.FirstTimestamp.Time)
+	}
+	switch {
+	case e.Series != nil:
+		return fmt.Sprintf("%s (x%d over %s)", s.since(e.Series.LastObservedTime.Time), e.Series.Count, firstSeen)
+	case e.Count > 1:
+		return fmt.Sprintf("%s (x%d over %s)", s.since(e.LastTimestamp.Time), e.Count, firstSeen)
+	}
+	return firstSeen
+}
+
+// SortEvents orders events by when they last happened, oldest first, as
+// kubectl's SortableEvents does: the series' last observation, else
+// lastTimestamp, else eventTime. Like kubectl it uses sort.Sort, so events
+// of the same second keep the server's order in short lists.
+func SortEvents(events []api.Event) {
+	sort.Sort(byEventTime(events))
+}
+
+type byEventTime []api.Event
+
+func (l byEventTime) Len() int           { return len(l) }
+func (l byEventTime) Swap(i, j int)      { l[i], l[j] = l[j], l[i] }
+func (l byEventTime) Less(i, j int) bool { return eventTime(l[i]).Before(eventTime(l[j])) }
+
+func eventTime(e api.Event) time.Time {
+	if e.Series != nil {
+		return e.Series.LastObservedTime.Time
+	}
+	if !e.LastTimestamp.IsZero() {
+		return e.LastTimestamp.Time
+	}
+	return e.EventTime.Time
+}

@@ -1,0 +1,313 @@
+package strategicpatch
+
+import (
+	"fmt"
+	"reflect"
+	"sort"
+
+	"kplane/pkg/api/schema"
+)
+
+// mergePatches merges the delta patch into the deletions patch: the two
+// never touch the same scalar (one only adds or changes, the other only
+// deletes), so this is a union, except that objects present in both merge
+// recursively and merging lists merge element by element. Directives
+// present in both ($retainKeys, $setElementOrder) must agree; those of the
+// deletions patch ($deleteFromPrimitiveList) are kept as they are.
+// deletions is modified and returned.
+func mergePatches(deletions, delta map[string]any, typ *schema.Type) (map[string]any, error) {
+	if v, ok := delta[directiveMarker]; ok {
+		switch v {
+		case replaceDirective:
+			delete(delta, directiveMarker)
+			return delta, nil
+		case deleteDirective:
+			return map[string]any{}, nil
+		}
+		return nil, fmt.Errorf("unknown patch type %v", v)
+	}
+	if deletions == nil {
+		deletions = map[string]any{}
+	}
+	if retain, ok := delta[retainKeysDirective]; ok {
+		delete(delta, retainKeysDirective)
+		if existing, found := deletions[retainKeysDirective]; found && !reflect.DeepEqual(existing, retain) {
+			return nil, fmt.Errorf("%v and %v are not deep equal: this may happen when calculating the 3-way diff patch", existing, retain)
+		}
+		deletions[retainKeysDirective] = retain
+	}
+	if err := mergeOrderedLists(deletions, delta, typ); err != nil {
+		return nil, err
+	}
+
+	for _, key := range sortedKeys(delta) {
+		patchValue := delta[key]
+		if _, isDeletionList := isDirectiveKey(key, deleteFromPrimitiveListPrefix); isDeletionList {
+			deletions[key] = patchValue
+			continue
+		}
+		if patchValue == nil {
+			// An explicit null the file sets: keep it in the patch.
+			deletions[key] = nil
+			continue
+		}
+		existing, found := deletions[key]
+		if !found || !sameType(existing, patchValue) {
+			deletions[key] = patchValue
+			continue
+		}
+		info := lookup(typ, key)
+		switch e := existing.(type) {
+		case map[string]any:
+			if info.replace {
+				deletions[key] = patchValue
+				continue
+			}
+			merged, err := mergePatches(e, patchValue.(map[string]any), info.typ)
+			if err != nil {
+				return nil, err
+			}
+			deletions[key] = merged
+		case []any:
+			if !info.merge {
+				deletions[key] = patchValue
+				continue
+			}
+			merged, err := mergeSlice(e, patchValue.([]any), elem(info.typ), info.mergeKey)
+			if err != nil {
+				return nil, err
+			}
+			deletions[key] = merged
+		default:
+			deletions[key] = patchValue
+		}
+	}
+	return deletions, nil
+}
+
+// mergeOrderedLists handles the lists that carry a $setElementOrder in the
+// delta: the directive moves to the result, and the list of both patches is
+// merged and then ordered as the directive says (upstream's
+// mergePatchIntoOriginal).
+func mergeOrderedLists(deletions, delta map[string]any, typ *schema.Type) error {
+	for _, key := range sortedKeys(delta) {
+		field, ok := isDirectiveKey(key, setElementOrderPrefix)
+		if !ok {
+			continue
+		}
+		order := delta[key]
+		if existing, found := deletions[key]; found && !reflect.DeepEqual(existing, order) {
+			return fmt.Errorf("%s: the $setElementOrder lists of the two patches differ", field)
+		}
+		deletions[key] = order
+		delete(delta, key)
+
+		orderList, ok := order.([]any)
+		if !ok {
+			return fmt.Errorf("%s: $setElementOrder must be a list", field)
+		}
+		info := lookup(typ, field)
+		deletionsValue, inDeletions := deletions[field]
+		deltaValue, inDelta := delta[field]
+		deletionsList, _ := deletionsValue.([]any)
+		deltaList, _ := deltaValue.([]any)
+		var merged []any
+		switch {
+		case inDeletions && !inDelta:
+			merged = deletionsList
+		case !inDeletions && inDelta:
+			merged = deltaList
+		case inDeletions && inDelta:
+			var err error
+			if merged, err = mergeSlice(deletionsList, deltaList, elem(info.typ), info.mergeKey); err != nil {
+				return err
+			}
+		default:
+			continue
+		}
+		kind, err := elementKind(deletionsList, deltaList)
+		if err != nil {
+			return err
+		}
+		inOrder, serverOnly, err := partition(merged, orderList, info.mergeKey)
+		if err != nil {
+			return err
+		}
+		both, err := normalizeElementOrder(inOrder, serverOnly, orderList, deletionsList, info.mergeKey, kind)
+		if err != nil {
+			return err
+		}
+		deletions[field] = both
+		delete(delta, field)
+	}
+	return nil
+}
+
+// mergeSlice merges two patch lists of a merging field: primitives as a
+// set, objects by merge key (the delta's element merged into the
+// deletions' element with the same key), then ordered so that the delta's
+// elements keep their order.
+func mergeSlice(original, patch []any, elemType *schema.Type, mergeKey string) ([]any, error) {
+	if len(original) == 0 && len(patch) == 0 {
+		return original, nil
+	}
+	kind, err := elementKind(original, patch)
+	if err != nil {
+		return nil, err
+	}
+	var merged []any
+	if kind != reflect.Map {
+		merged = deduplicateScalars(append(append([]any(nil), original...), patch...))
+	} else {
+		if mergeKey == "" {
+			return nil, fmt.Errorf("cannot merge lists without merge key")
+		}
+		merged = append([]any(nil), original...)
+		for _, item := range patch {
+			if _, err := asMapWithKey(item, mergeKey); err != nil {
+				return nil, err
+			}
+			i := indexOf(merged, item, mergeKey, kind)
+			if i < 0 {
+				merged = append(merged, item)
+				continue
+			}
+			m, err := mergePatches(merged[i].(map[string]any), item.(map[string]any), elemType)
+			if err != nil {
+				return nil, err
+			}
+			merged[i] = m
+		}
+	}
+	inPatch, serverOnly, err := partition(merged, patch, mergeKey)
+	if err != nil {
+		return nil, err
+	}
+	return normalizeElementOrder(inPatch, serverOnly, patch, original, mergeKey, kind)
+}
+
+// partition splits items into those present in by (by merge key, or by
+// value for primitives) and the rest, keeping their order.
+func partition(items, by []any, mergeKey string) (present, absent []any, err error) {
+	for _, item := range items {
+		if mergeKey != "" {
+			if _, err := mergeKeyValue(item, mergeKey); err != nil {
+				return nil, nil, err
+			}
+		}
+		kind := reflect.Invalid
+		if item != nil {
+			kind = reflect.TypeOf(item).Kind()
+		}
+		if indexOf(by, item, mergeKey, kind) >= 0 {
+			present = append(present, item)
+		} else {
+			absent = append(absent, item)
+		}
+	}
+	return present, absent, nil
+}
+
+// normalizeElementOrder sorts patch items by patchOrder and server-only
+// items by serverOrder, then interleaves them (mergeSortedSlice).
+func normalizeElementOrder(patch, serverOnly, patchOrder, serverOrder []any, mergeKey string, kind reflect.Kind) ([]any, error) {
+	patch, err := normalizeSliceOrder(patch, patchOrder, mergeKey, kind)
+	if err != nil {
+		return nil, err
+	}
+	serverOnly, err = normalizeSliceOrder(serverOnly, serverOrder, mergeKey, kind)
+	if err != nil {
+		return nil, err
+	}
+	return mergeSortedSlice(serverOnly, patch, serverOrder, mergeKey, kind), nil
+}
+
+// normalizeSliceOrder sorts toSort by the position of each element in
+// order, with delete directives moved to the end.
+func normalizeSliceOrder(toSort, order []any, mergeKey string, kind reflect.Kind) ([]any, error) {
+	var toDelete []any
+	if kind == reflect.Map {
+		var keep []any
+		for _, item := range toSort {
+			m, err := asMapWithKey(item, mergeKey)
+			if err != nil {
+				return nil, err
+			}
+			if m[directiveMarker] == deleteDirective {
+				toDelete = append(toDelete, item)
+			} else {
+				keep = append(keep, item)
+			}
+		}
+		toSort = keep
+	}
+	sorted := append([]any(nil), toSort...)
+	sort.SliceStable(sorted, func(a, b int) bool {
+		ia := indexOf(order, sorted[a], mergeKey, kind)
+		ib := indexOf(order, sorted[b], mergeKey, kind)
+		return ia >= 0 && ib >= 0 && ia < ib
+	})
+	return append(sorted, toDelete...), nil
+}
+
+// mergeSortedSlice inserts the items of left among those of right, both
+// already sorted: a left item goes before a right item when serverOrder
+// has both and puts the left one first. Relative orders are kept.
+func mergeSortedSlice(left, right, serverOrder []any, mergeKey string, kind reflect.Kind) []any {
+	out := make([]any, 0, len(left)+len(right))
+	i, j := 0, 0
+	for i < len(left) || j < len(right) {
+		switch {
+		case i >= len(left):
+			out = append(out, right[j])
+			j++
+		case j >= len(right):
+			out = append(out, left[i])
+			i++
+		default:
+			li := indexOf(serverOrder, left[i], mergeKey, kind)
+			ri := indexOf(serverOrder, right[j], mergeKey, kind)
+			if li >= 0 && ri >= 0 && li < ri {
+				out = append(out, left[i])
+				i++
+			} else {
+				out = append(out, right[j])
+				j++
+			}
+		}
+	}
+	return out
+}
+
+// indexOf finds item in list: by merge key for maps, by value otherwise.
+func indexOf(list []any, item any, mergeKey string, kind reflect.Kind) int {
+	value := func(v any) any {
+		if kind != reflect.Map {
+			return v
+		}
+		m, ok := v.(map[string]any)
+		if !ok {
+			return nil
+		}
+		return m[mergeKey]
+	}
+	want := value(item)
+	for i, v := range list {
+		if value(v) == want {
+			return i
+		}
+	}
+	return -1
+}
+
+// asMapWithKey checks that item is an object carrying its merge key.
+func asMapWithKey(item any, mergeKey string) (map[string]any, error) {
+	m, ok := item.(map[string]any)
+	if !ok {
+		return nil, fmt.Errorf("expected a map in a list merged by %q, got %T", mergeKey, item)
+	}
+	if _, ok := m[mergeKey]; !ok {
+		return nil, fmt.Errorf("map: %v does not contain declared merge key: %s", m, mergeKey)
+	}
+	return m, nil
+}
