@@ -86,7 +86,6 @@ func TestExplainRecursiveStopsAtCycles(t *testing.T) {
 
 func TestTypeNames(t *testing.T) {
 	pod := reflect.TypeFor[api.Pod]()
-	got := map[string]string{}
 	walkTypes := []struct{ path, want string }{
 		{"metadata.creationTimestamp", "string"},
 		{"metadata.labels", "map[string]string"},
@@ -105,7 +104,6 @@ func TestTypeNames(t *testing.T) {
 		}
 		line := out[strings.Index(out, "FIELD: "):]
 		line = line[:strings.Index(line, "\n")]
-		got[w.path] = line
 		last := w.path[strings.LastIndex(w.path, ".")+1:]
 		if want := "FIELD: " + last + " <" + w.want + ">"; !strings.HasPrefix(line, want) {
 			t.Errorf("%s: %q, want %q", w.path, line, want)
