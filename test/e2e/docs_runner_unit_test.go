@@ -1,0 +1,168 @@
+package e2e
+
+import (
+	"reflect"
+	"strings"
+	"testing"
+)
+
+// These tests pin the doc runner's own rules (docs_parse_test.go,
+// docs_compare_test.go), without a cluster: a runner that matched anything
+// would let every document drift.
+
+func TestDocsParseBlocks(t *testing.T) {
+	doc := strings.Join([]string{
+		"# Title",
+		"```sh",
+		"make up",
+		"```",
+		"<!-- docs-test: setup kubectl apply -f examples/nginx-rs.yaml -->",
+		"<!-- docs-test: wait-for kubectl rollout status deploy/ng-dep -->",
+		"",
+		"```console",
+		"$ ctl get pods",
+		"NAME   READY",
+		"...",
+		"$ kubectl create -f - <<EOF",
+		"kind: ConfigMap",
+		"EOF",
+		"configmap/x created",
+		"$ kubectl get pods \\",
+		"    -l app=x",
+		"",
+		"```",
+		"  ```console",
+		"  $ ctl get ns",
+		"  default",
+		"  ```",
+		"<!-- docs-test: skip needs a second machine -->",
+		"```console",
+		"$ ssh node1",
+		"```",
+	}, "\n")
+	blocks, err := parseDoc("x.md", doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(blocks) != 3 {
+		t.Fatalf("got %d blocks, want 3: %+v", len(blocks), blocks)
+	}
+	b := blocks[0]
+	if b.line != 8 || !reflect.DeepEqual(b.setup, []string{"kubectl apply -f examples/nginx-rs.yaml"}) ||
+		!reflect.DeepEqual(b.waitFor, []string{"kubectl rollout status deploy/ng-dep"}) {
+		t.Errorf("block 0 = %+v", b)
+	}
+	want := []docCommand{
+		{line: 9, text: "ctl get pods", expected: []string{"NAME   READY", "..."}},
+		{line: 12, text: "kubectl create -f - <<EOF\nkind: ConfigMap\nEOF", expected: []string{"configmap/x created"}},
+		{line: 16, text: "kubectl get pods \\\n    -l app=x"},
+	}
+	if !reflect.DeepEqual(b.commands, want) {
+		t.Errorf("commands =\n%#v\nwant\n%#v", b.commands, want)
+	}
+	if got := blocks[1].commands; len(got) != 1 || got[0].text != "ctl get ns" || !reflect.DeepEqual(got[0].expected, []string{"default"}) {
+		t.Errorf("indented block = %#v", got)
+	}
+	if blocks[2].skip != "needs a second machine" {
+		t.Errorf("skip = %q", blocks[2].skip)
+	}
+}
+
+func TestDocsParseErrors(t *testing.T) {
+	for name, doc := range map[string]string{
+		"skip without reason":       "<!-- docs-test: skip -->\n```console\n$ true\n```\n",
+		"unknown annotation":        "<!-- docs-test: retry 3 -->\n```console\n$ true\n```\n",
+		"annotation before text":    "<!-- docs-test: setup true -->\nsome prose\n```console\n$ true\n```\n",
+		"annotation before sh":      "<!-- docs-test: setup true -->\n```sh\ntrue\n```\n",
+		"dangling annotation":       "```console\n$ true\n```\n<!-- docs-test: setup true -->\n",
+		"output before any command": "```console\nNAME\n$ true\n```\n",
+		"unclosed fence":            "```console\n$ true\n",
+		"unclosed here-document":    "```console\n$ cat <<EOF\nhello\n```\n",
+	} {
+		if _, err := parseDoc("x.md", doc); err == nil {
+			t.Errorf("%s: parsed without error", name)
+		}
+	}
+}
+
+func TestDocsOutputShape(t *testing.T) {
+	for _, tc := range []struct {
+		name             string
+		expected, actual []string
+		want             bool
+	}{
+		{"ages, suffixes and column widths",
+			[]string{"NAME          READY   STATUS    RESTARTS   AGE", "ng-rs-7xq2v   1/1     Running   0          3s"},
+			[]string{"NAME          READY   STATUS    RESTARTS   AGE", "ng-rs-b9kfl   1/1     Running   0     2m18s"}, true},
+		{"a different status",
+			[]string{"ng-rs-7xq2v   1/1     Running   0          3s"},
+			[]string{"ng-rs-7xq2v   0/1     Pending   0          3s"}, false},
+		{"a line too many",
+			[]string{"ng-rs-7xq2v 1/1 Running 0 3s"},
+			[]string{"ng-rs-7xq2v 1/1 Running 0 3s", "ng-rs-b9kfl 1/1 Running 0 3s"}, false},
+		{"a different owner",
+			[]string{"ng-rs-7xq2v 1/1 Running 0 3s"},
+			[]string{"ng-rx-7xq2v 1/1 Running 0 3s"}, false},
+		{"deployment pods and template hashes",
+			[]string{"ng-dep-85fd959ddf-62kcq 1/1", "ng-dep-85fd959ddf   4   4   4   5s", "dep=ng-dep-pod,pod-template-hash=85fd959ddf"},
+			[]string{"ng-dep-6b558d4747-wd4zn 1/1", "ng-dep-f89955985   4   4   4   1m", "dep=ng-dep-pod,pod-template-hash=f89955985"}, true},
+		{"ellipsis lines match any number of lines",
+			[]string{"Name: ng-dep", "...", "Events:", "..."},
+			[]string{"Name: ng-dep", "Namespace: default", "Labels: app=ng-dep", "Events:"}, true},
+		{"ellipsis lines do not excuse a missing line",
+			[]string{"Name: ng-dep", "...", "Events:"},
+			[]string{"Name: ng-dep", "Namespace: default"}, false},
+		{"ellipsis tokens",
+			[]string{`kplane_controller_syncs_total{controller="replicaset",result="success"} ...`},
+			[]string{`kplane_controller_syncs_total{controller="replicaset",result="success"} 17`}, true},
+		{"IPs, random ports, node ports",
+			[]string{"web   10.244.1.2:8080,10.244.1.7:8080   2m", "kubernetes   127.0.0.1:6443   5s", "web NodePort 10.96.3.4 <none> 8080:31555/TCP 1s"},
+			[]string{"web   10.244.2.9:8080,10.244.1.3:8080   1s", "kubernetes   127.0.0.1:34853   5s", "web NodePort 10.96.0.77 <none> 8080:30002/TCP 1s"}, true},
+		{"a port that is not random",
+			[]string{"web   10.244.1.2:8080   2m"},
+			[]string{"web   10.244.1.2:80   2m"}, false},
+		{"timestamps, uids, resourceVersions, identities",
+			[]string{`  creationTimestamp: "2024-09-21T02:49:58Z"`, `  resourceVersion: "751792"`, `  uid: 4322f450-a3cc-4386-b122-83fb12d5e5a5`, `  holderIdentity: master_2e059fa2-68be-408c-bb7c-84a37bd97dcf`},
+			[]string{`  creationTimestamp: "2026-11-22T03:11:49Z"`, `  resourceVersion: "12"`, `  uid: 039c78b4-b7eb-4b0b-bf74-8699e018aae3`, `  holderIdentity: vm_dc5f09d4-e346-44cf-8d19-ea112a65183a`}, true},
+		{"durations",
+			[]string{"kplane is ready in 457ms: 3 nodes Ready", "Normal ScalingReplicaSet 64s (x2 over 2m18s) deployment-controller"},
+			[]string{"kplane is ready in 1.2s: 3 nodes Ready", "Normal ScalingReplicaSet <invalid> (x2 over 5s) deployment-controller"}, true},
+		{"an event count",
+			[]string{"Normal ScalingReplicaSet 64s (x2 over 2m18s) deployment-controller"},
+			[]string{"Normal ScalingReplicaSet 64s (x3 over 2m18s) deployment-controller"}, false},
+		{"trailing blank lines", []string{"REVISION  CHANGE-CAUSE", "1         <none>"},
+			[]string{"REVISION  CHANGE-CAUSE", "1         <none>", "", ""}, true},
+		{"no output expected, some printed", nil, []string{"error: unknown command"}, false},
+	} {
+		if got, _ := outputMatches(tc.expected, tc.actual); got != tc.want {
+			t.Errorf("%s: match = %v, want %v\nexpected %q\nactual   %q\nnormalised %q vs %q", tc.name, got, tc.want,
+				tc.expected, tc.actual, normaliseLines(tc.expected), normaliseLines(tc.actual))
+		}
+	}
+}
+
+func TestDocsReadOnlyCommands(t *testing.T) {
+	for cmd, want := range map[string]bool{
+		"ctl get pods": true,
+		"kubectl get pods -l replicaset=test -o wide":            true,
+		"kubectl -n kube-system get lease":                       true,
+		"kubectl describe deployment ng-dep | head -3":           true,
+		"kubectl rollout status deployment/ng-dep":               true,
+		"kubectl rollout history deployment/ng-dep":              true,
+		"grep 'started controller' .kplane/logs/x.log":           true,
+		"kubectl get pods -w":                                    false,
+		"kubectl logs -f web":                                    false,
+		"kubectl rollout undo deployment/ng-dep":                 false,
+		"ctl apply -f examples/nginx-rs.yaml":                    false,
+		"ctl delete $(ctl get pods -o name | head -1)":           false,
+		"kubectl get pods; kubectl delete pod x":                 false,
+		"kubectl scale rs ng-rs --replicas=5":                    false,
+		"timeout 3 bin/controller-manager --leader-elect":        false,
+		"ctl get sts x -o yaml | grep -E 'generation|partition'": true,
+		`echo "$(kubectl delete pod x)"`:                         false,
+	} {
+		if got := readOnlyCommand(cmd); got != want {
+			t.Errorf("readOnlyCommand(%q) = %v, want %v", cmd, got, want)
+		}
+	}
+}
