@@ -112,8 +112,34 @@ type editSession struct {
 	infos []resourceInfo
 	// file is the temporary file, kept when the edit fails.
 	file string
-	// failed are the objects the last attempt could not save.
-	failed []resourceInfo
+}
+
+// editResults is what one attempt to save came to, as kubectl's
+// editResults: the reasons to reopen the file (objects the server found
+// invalid), and the failures that end the edit.
+type editResults struct {
+	// reasons are the comment lines that head the reopened file.
+	reasons []string
+	// retryable counts objects that failed for another reason (a
+	// conflict, a bad request): the edit ends, the file is kept.
+	retryable int
+	// notFound counts objects deleted meanwhile.
+	notFound int
+}
+
+// addError records one object's failure and returns the line kubectl
+// prints for it at once.
+func (r *editResults) addError(err error, info resourceInfo) string {
+	switch {
+	case apierrors.IsInvalid(err):
+		r.reasons = append(r.reasons, invalidReason(info, err)...)
+		return fmt.Sprintf("error: %s %q is invalid", info.resource.GroupResource(), info.name)
+	case apierrors.IsNotFound(err):
+		r.notFound++
+		return fmt.Sprintf("error: %s %q could not be found on the server", info.resource.GroupResource(), info.name)
+	}
+	r.retryable++
+	return fmt.Sprintf("error: %s %q could not be patched: %v", info.resource.GroupResource(), info.name, err)
 }
 
 // loop opens the editor until the change is saved, cancelled or given up
@@ -124,26 +150,22 @@ func (s *editSession) loop(ctx context.Context) error {
 		return err
 	}
 	content := original
-	var failures []string // the "# …" lines of the last failed attempt
-	var lastEdited []byte // what the user saved in the last failed attempt
+	var reasons []string // the "# …" lines of the last failed attempt
+	var previous []byte  // what the user saved in the last failed attempt
 	for {
-		doc := []byte(editHeader + strings.Join(failures, ""))
+		doc := []byte(editHeader + strings.Join(reasons, ""))
 		doc = append(doc, content...)
 		edited, err := s.launch(doc)
 		if err != nil {
 			return err
 		}
 		stripped := stripComments(edited)
-		if failures != nil && bytes.Equal(stripped, stripComments(lastEdited)) {
+		if reasons != nil && bytes.Equal(stripped, stripComments(previous)) {
 			// Closed again without a change after an error: give up,
 			// keeping the file.
-			for _, info := range s.failed {
-				fmt.Fprintf(s.o.f.errOut(), "error: %s %q is invalid\n", info.resource.GroupResource(), info.name)
-			}
-			fmt.Fprintf(s.o.f.errOut(), "A copy of your changes has been stored to %q\n", s.file)
-			return fmt.Errorf("Edit cancelled, no valid changes were saved.")
+			return s.preserved(fmt.Errorf("Edit cancelled, no valid changes were saved."))
 		}
-		if failures == nil && bytes.Equal(stripped, stripComments(original)) {
+		if reasons == nil && bytes.Equal(stripped, stripComments(original)) {
 			os.Remove(s.file)
 			fmt.Fprintln(s.o.f.errOut(), "Edit cancelled, no changes made.")
 			return nil
@@ -154,28 +176,43 @@ func (s *editSession) loop(ctx context.Context) error {
 			return nil
 		}
 
+		var results editResults
 		items, err := s.parse(stripped)
 		if err != nil {
-			failures = s.failureLines(fmt.Sprintf("<nil>: Invalid value: %q: %v", "The edited file failed validation", err))
-			s.failed = s.infos
-			content, lastEdited = stripped, edited
-			continue
+			// kubectl reports a file that does not parse as an Invalid
+			// error of the first object, with no field.
+			invalid := apierrors.NewInvalid("", "", s.infos[0].name, apierrors.FieldErrorList{
+				apierrors.Invalid("<nil>", "The edited file failed validation", err.Error())})
+			fmt.Fprintln(s.o.f.errOut(), results.addError(invalid, s.infos[0]))
+		} else {
+			if err := s.checkIdentity(items); err != nil {
+				return s.preserved(err)
+			}
+			if err := s.save(ctx, items, &results); err != nil {
+				return s.preserved(err)
+			}
 		}
-		if err := s.checkIdentity(items); err != nil {
-			fmt.Fprintf(s.o.f.errOut(), "A copy of your changes has been stored to %q\n", s.file)
-			return err
-		}
-		invalid, err := s.save(ctx, items)
-		if err != nil {
-			fmt.Fprintf(s.o.f.errOut(), "A copy of your changes has been stored to %q\n", s.file)
-			return err
-		}
-		if invalid == nil {
+		switch {
+		case results.retryable > 0:
+			fmt.Fprintf(s.o.f.errOut(), "You can run `kubectl replace -f %s` to try this update again.\n", s.file)
+			return ExitError{Code: 1}
+		case results.notFound > 0:
+			fmt.Fprintf(s.o.f.errOut(), "The edits you made on deleted resources have been saved to %q\n", s.file)
+			return ExitError{Code: 1}
+		case len(results.reasons) == 0:
 			os.Remove(s.file)
 			return nil
 		}
-		failures, content, lastEdited = invalid, stripped, edited
+		reasons, content, previous = results.reasons, stripped, edited
 	}
+}
+
+// preserved says where the user's changes are kept, and returns err.
+func (s *editSession) preserved(err error) error {
+	if _, statErr := os.Stat(s.file); statErr == nil {
+		fmt.Fprintf(s.o.f.errOut(), "A copy of your changes has been stored to %q\n", s.file)
+	}
+	return err
 }
 
 // render writes the objects as they will be edited: one object, or a v1
@@ -343,16 +380,14 @@ func (s *editSession) checkIdentity(items []map[string]any) error {
 	return nil
 }
 
-// save patches every changed object. Rejections the user can fix
-// (Invalid, BadRequest) come back as the comment lines to reopen the file
-// with; any other failure is err.
-func (s *editSession) save(ctx context.Context, items []map[string]any) (invalid []string, err error) {
-	s.failed = nil
+// save patches every changed object, printing "edited" for each saved
+// one and recording the failures in results.
+func (s *editSession) save(ctx context.Context, items []map[string]any, results *editResults) error {
 	for i, item := range items {
 		info := s.infos[i]
 		patch, pt, err := editPatch(info, item)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		if patch == nil {
 			fmt.Fprintf(s.o.f.out(), "%s skipped\n", info.objectName())
@@ -362,19 +397,15 @@ func (s *editSession) save(ctx context.Context, items []map[string]any) (invalid
 			fmt.Fprintf(s.o.f.out(), "Patch: %s\n", patch)
 		}
 		result, err := info.dynamic(s.c).Patch(ctx, info.name, pt, patch, client.PatchOptions{FieldManager: s.o.fieldManager})
-		switch {
-		case apierrors.IsInvalid(err) || apierrors.IsBadRequest(err):
-			invalid = append(invalid, s.objectFailureLines(info, err)...)
-			s.failed = append(s.failed, info)
+		if err != nil {
+			fmt.Fprintln(s.o.f.errOut(), results.addError(err, info))
 			continue
-		case err != nil:
-			return nil, fmt.Errorf("%s %q could not be patched: %w", info.resource.GroupResource(), info.name, err)
 		}
-		// The next round (if another object failed) starts from here.
+		// A later round (if another object failed) starts from here.
 		s.infos[i].object = result
 		fmt.Fprintf(s.o.f.out(), "%s edited\n", info.objectName())
 	}
-	return invalid, nil
+	return nil
 }
 
 // editPatch is the patch from the object read to the object edited: a
@@ -415,35 +446,15 @@ func editPatch(info resourceInfo, edited map[string]any) ([]byte, client.PatchTy
 	return patch, client.MergePatchType, nil
 }
 
-// failureLines are the comment lines for a failure of every object.
-func (s *editSession) failureLines(causes ...string) []string {
-	var lines []string
-	for _, info := range s.infos {
-		lines = append(lines, fmt.Sprintf("# %s %q was not valid:\n", info.resource.GroupResource(), info.name))
-		for _, cause := range causes {
-			lines = append(lines, "# * "+cause+"\n")
-		}
-		lines = append(lines, "#\n")
-	}
-	return lines
-}
-
-// objectFailureLines are the comment lines for one object the server
-// rejected, one "* field: message" per cause as kubectl lists them.
-func (s *editSession) objectFailureLines(info resourceInfo, err error) []string {
-	var causes []string
+// invalidReason is the comment lines for an object the server found
+// invalid: its name, then one "* field: message" per cause.
+func invalidReason(info resourceInfo, err error) []string {
+	lines := []string{fmt.Sprintf("# %s %q was not valid:\n", info.resource.GroupResource(), info.name)}
 	var status *apierrors.StatusError
 	if errors.As(err, &status) && status.ErrStatus.Details != nil {
 		for _, c := range status.ErrStatus.Details.Causes {
-			causes = append(causes, fmt.Sprintf("%s: %s", c.Field, c.Message))
+			lines = append(lines, fmt.Sprintf("# * %s: %s\n", c.Field, c.Message))
 		}
-	}
-	if len(causes) == 0 {
-		causes = []string{err.Error()}
-	}
-	lines := []string{fmt.Sprintf("# %s %q was not valid:\n", info.resource.GroupResource(), info.name)}
-	for _, cause := range causes {
-		lines = append(lines, "# * "+cause+"\n")
 	}
 	return append(lines, "#\n")
 }

@@ -1,6 +1,9 @@
 package ctl
 
 import (
+	"os"
+	"os/exec"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -134,5 +137,31 @@ func TestWrapText(t *testing.T) {
 	}
 	if got := indentLines("a\nb\n", 2); got != "  a\n  b\n  " {
 		t.Errorf("indentLines = %q", got)
+	}
+}
+
+// TestExplainDocsUpToDate regenerates explain_docs.go into a temporary file
+// and compares: a doc comment changed in pkg/api without `go generate
+// ./pkg/ctl` fails here.
+func TestExplainDocsUpToDate(t *testing.T) {
+	goTool, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("the go tool is not on PATH")
+	}
+	out := filepath.Join(t.TempDir(), "explain_docs.go")
+	cmd := exec.Command(goTool, "run", "./internal/gendocs", "-api", "../api", "-out", out)
+	if output, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("go run ./internal/gendocs: %v\n%s", err, output)
+	}
+	want, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := os.ReadFile("explain_docs.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(got) != string(want) {
+		t.Error("explain_docs.go is out of date: run `go generate ./pkg/ctl`")
 	}
 }

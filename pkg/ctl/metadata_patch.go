@@ -30,17 +30,15 @@ func stringMap(obj map[string]any, field string) map[string]string {
 	return out
 }
 
-// setStringMap writes metadata.<field>; an empty map removes the field, as
-// the typed object kubectl changes would omit it.
+// setStringMap writes metadata.<field>, an empty map included: kubectl's
+// unstructured SetLabels keeps an empty map, so removing a label the object
+// does not have from an object with no labels still "changes" it (to
+// `labels: {}`), and kubectl says "labeled" — reproduced here.
 func setStringMap(obj map[string]any, field string, values map[string]string) {
 	meta, _ := obj["metadata"].(map[string]any)
 	if meta == nil {
 		meta = map[string]any{}
 		obj["metadata"] = meta
-	}
-	if len(values) == 0 {
-		delete(meta, field)
-		return
 	}
 	raw := make(map[string]any, len(values))
 	for k, v := range values {
