@@ -115,7 +115,8 @@ func invalidMessage(err error) (string, bool) {
 	}
 	details := status.ErrStatus.Details
 	if details == nil {
-		return "The request is invalid\n", true
+		// No field causes to list: the server's message is all there is.
+		return "The request is invalid: " + status.ErrStatus.Message + "\n", true
 	}
 	prefix := "The request is invalid"
 	if details.Kind != "" || details.Name != "" {

@@ -12,6 +12,7 @@ import (
 	"syscall"
 	"testing"
 
+	"kplane/pkg/api"
 	apierrors "kplane/pkg/api/errors"
 	"kplane/pkg/ctl/restmapper"
 )
@@ -35,6 +36,8 @@ func TestPrintErrorLikeKubectl(t *testing.T) {
 		{apierrors.NewUnauthorized(""), "error: You must be logged in to the server (Unauthorized)\n"},
 		{oneInvalid, "The Pod \"p\" is invalid: spec.containers: Required value\n"},
 		{invalid, "The Deployment \"web\" is invalid: \n* spec.selector: Required value\n* spec.replicas: Invalid value: -1: must be greater than or equal to 0\n"},
+		{&apierrors.StatusError{ErrStatus: api.Status{Status: "Failure", Reason: apierrors.ReasonInvalid, Code: 422, Message: "the patch removes a missing key"}},
+			"The request is invalid: the patch removes a missing key\n"},
 		{refused, "The connection to the server 127.0.0.1:6443 was refused - did you specify the right host or port?\n"},
 		{&url.Error{Op: "Get", URL: "https://x", Err: errors.New("tls: bad certificate")}, "Unable to connect to the server: tls: bad certificate\n"},
 		{&restmapper.NoResourceMatchError{Resource: "foo"}, "error: the server doesn't have a resource type \"foo\"\n"},

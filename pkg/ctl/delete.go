@@ -42,8 +42,9 @@ const deletePollInterval = 100 * time.Millisecond
 func newDeleteCommand(f *factory) *cobra.Command {
 	o := &deleteOptions{f: f}
 	cmd := &cobra.Command{
-		Use:   "delete ([-f FILENAME] | TYPE [(NAME | -l label | --all)])",
-		Short: "Delete resources by file names, stdin, resources and names, or by resources and label selector",
+		Use:               "delete ([-f FILENAME] | TYPE [(NAME | -l label | --all)])",
+		ValidArgsFunction: completeResourceTypeAndName(f, nil, true),
+		Short:             "Delete resources by file names, stdin, resources and names, or by resources and label selector",
 		Long: `delete asks the apiserver to delete objects named by argument, by file, by
 label selector or all of a type. Deleting is not instant: an object with
 finalizers, or with dependents deleted in the foreground, stays (with a

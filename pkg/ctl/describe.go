@@ -30,8 +30,9 @@ type describeOptions struct {
 func newDescribeCommand(f *factory) *cobra.Command {
 	o := &describeOptions{f: f, showEvents: true, chunkSize: 500}
 	cmd := &cobra.Command{
-		Use:   "describe (-f FILENAME | TYPE [NAME_PREFIX | -l label] | TYPE/NAME)",
-		Short: "Show details of a specific resource or group of resources",
+		Use:               "describe (-f FILENAME | TYPE [NAME_PREFIX | -l label] | TYPE/NAME)",
+		ValidArgsFunction: completeResourceTypeAndName(f, nil, true),
+		Short:             "Show details of a specific resource or group of resources",
 		Long: `describe prints one or more objects in detail: the fields a user asks about
 for each kind (a pod's containers and their states, a deployment's rollout
 and ReplicaSets, a node's conditions and the pods it runs), the related

@@ -39,8 +39,9 @@ type getOptions struct {
 func newGetCommand(f *factory) *cobra.Command {
 	o := &getOptions{f: f, chunkSize: 500}
 	cmd := &cobra.Command{
-		Use:   "get [(-o|--output=)wide|name|yaml|json|jsonpath=...] (TYPE[.VERSION][.GROUP] [NAME | -l label] | TYPE[.VERSION][.GROUP]/NAME ...)",
-		Short: "Display one or many resources",
+		Use:               "get [(-o|--output=)wide|name|yaml|json|jsonpath=...] (TYPE[.VERSION][.GROUP] [NAME | -l label] | TYPE[.VERSION][.GROUP]/NAME ...)",
+		ValidArgsFunction: completeResourceTypeAndName(f, nil, true),
+		Short:             "Display one or many resources",
 		Long: `get prints objects as tables, the columns coming from the apiserver's
 Table responses (the same columns kubectl shows), or as YAML, JSON, names or
 JSONPath.

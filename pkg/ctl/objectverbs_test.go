@@ -316,6 +316,9 @@ func TestCordonDrainExplainAndCompletion(t *testing.T) {
 		{[]string{"__complete", "label", "nodes", "no"}, 0, "node1\n:4\n", "Completion ended with directive: ShellCompDirectiveNoFileComp\n"},
 		{[]string{"__complete", "label", "node/"}, 0, "node/node1\n:4\n", "Completion ended with directive: ShellCompDirectiveNoFileComp\n"},
 		{[]string{"__complete", "cordon", ""}, 0, "node1\n:4\n", "Completion ended with directive: ShellCompDirectiveNoFileComp\n"},
+		{[]string{"__complete", "get", "nodes", ""}, 0, "node1\n:4\n", "Completion ended with directive: ShellCompDirectiveNoFileComp\n"},
+		{[]string{"__complete", "describe", "node/n"}, 0, "node/node1\n:4\n", "Completion ended with directive: ShellCompDirectiveNoFileComp\n"},
+		{[]string{"__complete", "delete", "nodes", "no"}, 0, "node1\n:4\n", "Completion ended with directive: ShellCompDirectiveNoFileComp\n"},
 		{[]string{"__complete", "scale", "rep"}, 0, "replicaset\nreplicationcontroller\n:4\n", "Completion ended with directive: ShellCompDirectiveNoFileComp\n"},
 	})
 	code, out, _ := ctlRun(t, a, "", "__complete", "explain", "deployments")

@@ -70,8 +70,20 @@ Objects (kubectl's verbs, messages and exit codes):
   ctl apply -f        create or update objects from files, remembering what was applied
   ctl create -f       create objects from files (or: create namespace|configmap|deployment)
   ctl delete          delete objects by name, label, file or --all, and wait until they are gone
+  ctl describe        show objects in detail, with their Events
+  ctl events          list Events, newest last; --for TYPE/NAME, -w
+  ctl scale           set the replicas of a Deployment, ReplicaSet, StatefulSet…
+  ctl rollout         status, history, undo, pause, resume, restart a rollout
+  ctl logs            print (-f: follow) a container's logs
+  ctl edit            edit an object in $KUBE_EDITOR / $EDITOR
+  ctl label|annotate  add, change (--overwrite) or remove (key-) labels and annotations
+  ctl patch           change an object with a strategic, merge or JSON patch
+  ctl cordon|uncordon mark a node unschedulable or schedulable again
+  ctl drain           cordon a node and delete its pods
   ctl api-resources   list the resource types the server serves
+  ctl explain         describe a kind's fields (ctl explain deployment.spec)
   ctl config          show and change the kubeconfig's contexts
+  ctl completion      shell completion for verbs, kinds and object names
 
 Which cluster: --kubeconfig, else the first existing file of $KUBECONFIG,
 else ./.kplane/kubeconfig (the cluster ` + "`ctl up`" + ` started here), else
