@@ -6,13 +6,17 @@ import (
 
 	"kplane/pkg/client"
 	"kplane/pkg/clock"
+	"kplane/pkg/controllers/cronjob"
+	"kplane/pkg/controllers/daemonset"
 	"kplane/pkg/controllers/deployment"
 	"kplane/pkg/controllers/endpoints"
 	"kplane/pkg/controllers/garbagecollector"
+	"kplane/pkg/controllers/job"
 	"kplane/pkg/controllers/namespace"
 	"kplane/pkg/controllers/replicaset"
 	"kplane/pkg/controllers/replicationcontroller"
 	"kplane/pkg/controllers/serviceaccount"
+	"kplane/pkg/controllers/statefulset"
 	"kplane/pkg/events"
 	"kplane/pkg/informer"
 )
@@ -116,6 +120,22 @@ var registry = []Descriptor{
 	{Name: "serviceaccount", EventSource: "serviceaccount-controller", SyncsFlag: "concurrent-serviceaccount-syncs", DefaultWorkers: 1,
 		New: func(cc ControllerContext) (Controller, error) {
 			return serviceaccount.New(cc.Client, cc.Informers, cc.Recorder, serviceaccount.Options{Logger: cc.Logger, Clock: cc.Clock})
+		}},
+	{Name: "statefulset", EventSource: "statefulset-controller", SyncsFlag: "concurrent-statefulset-syncs", DefaultWorkers: 5,
+		New: func(cc ControllerContext) (Controller, error) {
+			return statefulset.New(cc.Client, cc.Informers, cc.Recorder, statefulset.Options{Logger: cc.Logger, Clock: cc.Clock})
+		}},
+	{Name: "daemonset", EventSource: "daemonset-controller", SyncsFlag: "concurrent-daemonset-syncs", DefaultWorkers: 2,
+		New: func(cc ControllerContext) (Controller, error) {
+			return daemonset.New(cc.Client, cc.Informers, cc.Recorder, daemonset.Options{Logger: cc.Logger, Clock: cc.Clock})
+		}},
+	{Name: "job", EventSource: "job-controller", SyncsFlag: "concurrent-job-syncs", DefaultWorkers: 5,
+		New: func(cc ControllerContext) (Controller, error) {
+			return job.New(cc.Client, cc.Informers, cc.Recorder, job.Options{Logger: cc.Logger, Clock: cc.Clock})
+		}},
+	{Name: "cronjob", EventSource: "cronjob-controller", SyncsFlag: "concurrent-cron-job-syncs", DefaultWorkers: 5,
+		New: func(cc ControllerContext) (Controller, error) {
+			return cronjob.New(cc.Client, cc.Informers, cc.Recorder, cronjob.Options{Logger: cc.Logger, Clock: cc.Clock})
 		}},
 }
 

@@ -16,15 +16,17 @@ func validateControllerRevision(rev *api.ControllerRevision) errors.FieldErrorLi
 	return append(allErrs, ValidateNonnegativeField(rev.Revision, "revision")...)
 }
 
-// validateControllerRevisionUpdate checks an update: a revision's data and
-// number are history and never change.
+// validateControllerRevisionUpdate checks an update: a revision's data is
+// history and never changes. Its number may: a rollback to an older
+// template re-numbers that template's revision as the newest, as upstream's
+// ValidateControllerRevisionUpdate allows.
 func validateControllerRevisionUpdate(rev, old *api.ControllerRevision) errors.FieldErrorList {
 	allErrs := ValidateObjectMetaUpdate(&rev.ObjectMeta, &old.ObjectMeta, "metadata")
 	allErrs = append(allErrs, ValidateNonnegativeField(rev.Revision, "revision")...)
 	if !sameJSON(rev.Data, old.Data) {
 		allErrs = append(allErrs, errors.Invalid("data", nil, fieldImmutable))
 	}
-	return append(allErrs, ValidateImmutableField(rev.Revision, old.Revision, "revision")...)
+	return allErrs
 }
 
 // sameJSON reports whether two JSON documents hold the same value, whatever

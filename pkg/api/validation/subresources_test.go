@@ -40,10 +40,15 @@ func TestValidateControllerRevision(t *testing.T) {
 	same.Data = json.RawMessage(`{ "spec": {"template":{"spec":{"containers":[{"image":"nginx:1.27.0","name":"nginx"}]}}} }`)
 	expectFields(t, ValidateUpdate(same, rev))
 
+	// A rollback re-numbers an old revision: the number may change.
+	renumbered := asStored(rev)
+	renumbered.Revision = 2
+	expectFields(t, ValidateUpdate(renumbered, rev))
+
 	changed := asStored(rev)
 	changed.Data = json.RawMessage(`{"spec":{}}`)
 	changed.Revision = 2
-	expectFields(t, ValidateUpdate(changed, rev), fieldErr{invalid, "data"}, fieldErr{invalid, "revision"})
+	expectFields(t, ValidateUpdate(changed, rev), fieldErr{invalid, "data"})
 
 	rev.Revision = -1
 	expectFields(t, ValidateCreate(rev), fieldErr{invalid, "revision"})

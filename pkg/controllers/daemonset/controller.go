@@ -1,0 +1,204 @@
+// Package daemonset is the DaemonSet controller: it keeps one pod of each
+// DaemonSet on every node that may run it (nodeSelector, required node
+// affinity, taints against tolerations), pinned there with a required
+// node affinity that the scheduler honours, deletes pods from nodes that no
+// longer qualify or are gone, rolls out template changes node by node
+// (RollingUpdate within maxUnavailable, or OnDelete), keeps the template
+// history as ControllerRevisions, and reports the counts in status.
+//
+// The flow of a change: an informer event (a DaemonSet, one of its pods, or
+// a node changed) enqueues DaemonSet keys — handlers.go; a worker calls
+// sync(key) — sync.go — which reads the DaemonSet, the nodes and its pods
+// from the listers, plans per node what to create and delete — nodes.go,
+// rolling.go — acts through PodControl and writes status — status.go. See
+// docs/controllers/daemonset.md.
+package daemonset
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+
+	"kplane/pkg/api"
+	"kplane/pkg/client"
+	"kplane/pkg/clock"
+	"kplane/pkg/controller"
+	"kplane/pkg/events"
+	"kplane/pkg/informer"
+	"kplane/pkg/informer/workqueue"
+)
+
+// Name is the controller's name: its workqueue's and its logs'.
+const Name = "daemonset"
+
+// The ownerReference a DaemonSet puts on its pods and revisions.
+const (
+	apiVersion = "apps/v1"
+	kind       = "DaemonSet"
+)
+
+// BurstReplicas caps the pods one sync creates or deletes (upstream's
+// burstReplicas, 250): a DaemonSet appearing on a 1000-node cluster gets
+// its pods in four syncs, each waiting until the informer has seen the
+// previous one's.
+const BurstReplicas = 250
+
+// Options configure the controller.
+type Options struct {
+	Logger *slog.Logger // nil → slog.Default()
+	Clock  clock.Clock  // nil → clock.Real{}
+	// BurstReplicas caps creates and deletes per sync; 0 means
+	// BurstReplicas (250).
+	BurstReplicas int
+}
+
+// daemonSetAPI is the controller's access to DaemonSets on the apiserver,
+// injectable for the fixture tests.
+type daemonSetAPI struct {
+	get          func(ctx context.Context, namespace, name string) (*api.DaemonSet, error)
+	updateStatus func(ctx context.Context, ds *api.DaemonSet) (*api.DaemonSet, error)
+}
+
+// Controller is the DaemonSet controller.
+type Controller struct {
+	dsLister   *informer.Lister[*api.DaemonSet]
+	podLister  *informer.Lister[*api.Pod]
+	nodeLister *informer.Lister[*api.Node]
+	dsAPI      daemonSetAPI
+	podControl controller.PodControl
+	history    history
+	recorder   events.EventRecorder
+
+	// creations and deletions are the pod creates and deletes each
+	// DaemonSet waits to see in the cache; a sync acts only when both are
+	// satisfied. Two instances, because controller.Expectations holds
+	// either creations or deletions per key and a DaemonSet sync often
+	// does both (a pod goes from one node while another node gets one).
+	creations *controller.Expectations
+	deletions *controller.Expectations
+	// failedPods spaces out the replacement of Failed pods per node.
+	failedPods *failedPodBackoff
+
+	queue         *workqueue.Queue[string]
+	clock         clock.Clock
+	log           *slog.Logger
+	burstReplicas int
+	cachesSynced  []func() bool
+}
+
+// New builds the DaemonSet controller on the shared informers (it
+// registers the DaemonSet, Pod, Node and ControllerRevision informers);
+// pods are created and deleted through c and their events recorded with
+// recorder (source "daemonset-controller").
+func New(c *client.Client, informers *informer.SharedInformerFactory, recorder events.EventRecorder, opts Options) (*Controller, error) {
+	dsAPI := daemonSetAPI{
+		get: func(ctx context.Context, namespace, name string) (*api.DaemonSet, error) {
+			return c.DaemonSets(namespace).Get(ctx, name, client.GetOptions{})
+		},
+		updateStatus: func(ctx context.Context, ds *api.DaemonSet) (*api.DaemonSet, error) {
+			return c.DaemonSets(ds.Namespace).UpdateStatus(ctx, ds, client.UpdateOptions{})
+		},
+	}
+	revisions := informers.ControllerRevisions()
+	reg, err := revisions.Informer().AddEventHandler(informer.ResourceEventHandlerFuncs{})
+	if err != nil {
+		return nil, fmt.Errorf("%s: watch controller revisions: %w", Name, err)
+	}
+	ctrl, err := newController(informers, dsAPI, controller.RealPodControl{Client: c, Recorder: recorder},
+		revisionHistory{client: c, lister: revisions.Lister()}, recorder, opts)
+	if err != nil {
+		return nil, err
+	}
+	ctrl.cachesSynced = append(ctrl.cachesSynced, reg.HasSynced)
+	return ctrl, nil
+}
+
+// newController is New with the API access injected, for tests.
+func newController(informers *informer.SharedInformerFactory, dsAPI daemonSetAPI, podControl controller.PodControl, hist history, recorder events.EventRecorder, opts Options) (*Controller, error) {
+	if opts.Logger == nil {
+		opts.Logger = slog.Default()
+	}
+	if opts.Clock == nil {
+		opts.Clock = clock.Real{}
+	}
+	if opts.BurstReplicas <= 0 {
+		opts.BurstReplicas = BurstReplicas
+	}
+	dsInformer, podInformer, nodeInformer := informers.DaemonSets(), informers.Pods(), informers.Nodes()
+	c := &Controller{
+		dsLister:      dsInformer.Lister(),
+		podLister:     podInformer.Lister(),
+		nodeLister:    nodeInformer.Lister(),
+		dsAPI:         dsAPI,
+		podControl:    podControl,
+		history:       hist,
+		recorder:      recorder,
+		creations:     controller.NewExpectations(opts.Clock),
+		deletions:     controller.NewExpectations(opts.Clock),
+		failedPods:    newFailedPodBackoff(opts.Clock),
+		clock:         opts.Clock,
+		log:           opts.Logger.With("controller", Name),
+		burstReplicas: opts.BurstReplicas,
+		queue: workqueue.New(workqueue.Options[string]{
+			Name:        Name,
+			Clock:       opts.Clock,
+			RateLimiter: workqueue.DefaultControllerRateLimiter[string](opts.Clock),
+			Trace:       informers.Tracer().QueueTrace(Name),
+		}),
+	}
+	dsReg, err := dsInformer.Informer().AddEventHandler(informer.ResourceEventHandlerFuncs{
+		AddFunc:    c.addDaemonSet,
+		UpdateFunc: c.updateDaemonSet,
+		DeleteFunc: c.deleteDaemonSet,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("%s: watch daemonsets: %w", Name, err)
+	}
+	podReg, err := podInformer.Informer().AddEventHandler(informer.ResourceEventHandlerFuncs{
+		AddFunc:    c.addPod,
+		UpdateFunc: c.updatePod,
+		DeleteFunc: c.deletePod,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("%s: watch pods: %w", Name, err)
+	}
+	nodeReg, err := nodeInformer.Informer().AddEventHandler(informer.ResourceEventHandlerFuncs{
+		AddFunc:    c.addNode,
+		UpdateFunc: c.updateNode,
+		DeleteFunc: c.deleteNode,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("%s: watch nodes: %w", Name, err)
+	}
+	c.cachesSynced = []func() bool{dsReg.HasSynced, podReg.HasSynced, nodeReg.HasSynced}
+	return c, nil
+}
+
+// Run waits for the caches to sync, then runs workers workers over the
+// queue until ctx ends. It does not start the informers.
+func (c *Controller) Run(ctx context.Context, workers int) {
+	c.log.Info("starting controller", "workers", workers)
+	defer c.log.Info("stopped controller")
+	if !informer.WaitForCacheSync(ctx, c.cachesSynced...) {
+		c.queue.ShutDown()
+		return
+	}
+	controller.RunWorkers(ctx, c.queue, workers, c.sync, c.log)
+}
+
+// enqueue adds ds's key to the queue.
+func (c *Controller) enqueue(ds *api.DaemonSet) {
+	c.queue.Add(keyOf(ds))
+}
+
+// expectationsSatisfied reports whether every create and delete the last
+// sync of key made has reached the cache.
+func (c *Controller) expectationsSatisfied(key string) bool {
+	return c.creations.Satisfied(key) && c.deletions.Satisfied(key)
+}
+
+// keyOf returns obj's "namespace/name" key.
+func keyOf(obj api.Object) string {
+	key, _ := informer.MetaNamespaceKeyFunc(obj)
+	return key
+}

@@ -1,0 +1,147 @@
+package daemonset
+
+// This file keeps a DaemonSet's ControllerRevisions with the shared
+// helpers in pkg/controller/history.go: one revision per template the
+// DaemonSet has run, the current one numbered highest, so that `kubectl
+// rollout history/undo ds` work. The revision's hash is what the pods
+// carry in their controller-revision-hash label.
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"kplane/pkg/api"
+	"kplane/pkg/api/labels"
+	"kplane/pkg/client"
+	"kplane/pkg/controller"
+	"kplane/pkg/informer"
+)
+
+// revisionState is what a sync needs from the history.
+type revisionState struct {
+	// hash identifies the current template; new pods are labelled with it.
+	hash string
+	// old are the DaemonSet's other revisions.
+	old []*api.ControllerRevision
+	// collisionCount is the status.collisionCount to record: bumped when
+	// the current revision's name was taken by a different template.
+	collisionCount *int32
+}
+
+// history reads and writes a DaemonSet's ControllerRevisions. The
+// controller uses revisionHistory; the fixture tests a fake.
+type history interface {
+	// construct claims ds's revisions and makes sure one holds its current
+	// template, numbered above every other (upstream's constructHistory).
+	construct(ctx context.Context, ds *api.DaemonSet, selector labels.Selector) (revisionState, error)
+	// cleanup deletes the oldest of old beyond spec.revisionHistoryLimit
+	// that no pod in pods still carries (upstream's cleanupHistory).
+	cleanup(ctx context.Context, ds *api.DaemonSet, old []*api.ControllerRevision, pods []*api.Pod) error
+}
+
+// revisionHistory is the history on the apiserver.
+type revisionHistory struct {
+	client *client.Client
+	lister *informer.Lister[*api.ControllerRevision]
+}
+
+func (h revisionHistory) construct(ctx context.Context, ds *api.DaemonSet, selector labels.Selector) (revisionState, error) {
+	all, err := h.lister.Namespace(ds.Namespace).List(nil)
+	if err != nil {
+		return revisionState{}, fmt.Errorf("list revisions: %w", err)
+	}
+	canAdopt := controller.RecheckDeletionTimestamp(ds.UID, func(ctx context.Context) (*api.ObjectMeta, error) {
+		fresh, err := h.client.DaemonSets(ds.Namespace).Get(ctx, ds.Name, client.GetOptions{})
+		if err != nil {
+			return nil, err
+		}
+		return &fresh.ObjectMeta, nil
+	})
+	owned, err := controller.ClaimRevisions(ctx, h.client, ds, apiVersion, kind, selector, canAdopt, all)
+	if err != nil {
+		return revisionState{}, fmt.Errorf("claim revisions: %w", err)
+	}
+	data, err := controller.RevisionData(&ds.Spec.Template)
+	if err != nil {
+		return revisionState{}, err
+	}
+	collisionCount := int32Value(ds.Status.CollisionCount)
+	candidate := controller.NewControllerRevision(ds, apiVersion, kind, ds.Spec.Template.Labels, data, 0, &collisionCount)
+
+	var current, old []*api.ControllerRevision
+	for _, r := range owned {
+		if controller.EqualRevision(r, candidate) {
+			current = append(current, r)
+		} else {
+			old = append(old, r)
+		}
+	}
+	next := controller.NextRevision(old)
+	var cur *api.ControllerRevision
+	if len(current) == 0 {
+		candidate.Revision = next
+		cur, err = controller.CreateControllerRevision(ctx, h.client, ds, candidate, &collisionCount)
+		if err != nil {
+			return revisionState{}, err
+		}
+	} else {
+		// Two controller-managers leading at once may both have created
+		// it; the newest wins, the others age out with the history.
+		controller.SortRevisions(current)
+		cur = current[len(current)-1]
+		old = append(old, current[:len(current)-1]...)
+		if cur.Revision < next {
+			// A rollback to an old template: renumber its revision as the
+			// newest instead of making a copy.
+			updated := api.DeepCopy(cur)
+			updated.Revision = next
+			if cur, err = h.client.ControllerRevisions(ds.Namespace).Update(ctx, updated, client.UpdateOptions{}); err != nil {
+				return revisionState{}, fmt.Errorf("renumber revision %s: %w", updated.Name, err)
+			}
+		}
+	}
+	state := revisionState{hash: revisionHash(cur), old: old}
+	if ds.Status.CollisionCount != nil || collisionCount != 0 {
+		state.collisionCount = &collisionCount
+	}
+	return state, nil
+}
+
+func (h revisionHistory) cleanup(ctx context.Context, ds *api.DaemonSet, old []*api.ControllerRevision, pods []*api.Pod) error {
+	limit := controller.DefaultRevisionHistoryLimit
+	if ds.Spec.RevisionHistoryLimit != nil {
+		limit = int(*ds.Spec.RevisionHistoryLimit)
+	}
+	if len(old) <= limit {
+		return nil
+	}
+	podHashes := map[string]bool{}
+	for _, pod := range pods {
+		if hash := pod.Labels[api.ControllerRevisionHashLabelKey]; hash != "" {
+			podHashes[hash] = true
+		}
+	}
+	live := map[string]bool{}
+	for _, r := range old {
+		if podHashes[revisionHash(r)] {
+			live[r.Name] = true
+		}
+	}
+	sorted := append([]*api.ControllerRevision(nil), old...)
+	controller.SortRevisions(sorted)
+	return controller.TruncateHistory(ctx, h.client, sorted, live, limit)
+}
+
+// revisionHash is the hash a revision's pods are labelled with: its
+// controller.kubernetes.io/hash label, or else the suffix of its
+// "<ds>-<hash>" name.
+func revisionHash(r *api.ControllerRevision) string {
+	if hash := r.Labels[controller.RevisionHashLabel]; hash != "" {
+		return hash
+	}
+	if i := strings.LastIndex(r.Name, "-"); i >= 0 {
+		return r.Name[i+1:]
+	}
+	return r.Name
+}

@@ -1,0 +1,169 @@
+// Package job is the Job controller: it runs a Job's pods until enough of
+// them succeed, retrying failures with an exponential back-off up to
+// backoffLimit, stops them when the Job is suspended or passes its
+// activeDeadlineSeconds, reports progress in status and conditions, and
+// deletes a finished Job once its ttlSecondsAfterFinished has passed (the
+// ttl-after-finished controller's job, done here).
+//
+// The flow: an informer event (a Job added or changed, one of its pods
+// created, finished or deleted) enqueues the Job's key — handlers.go; a
+// worker calls sync(key) — sync.go — which claims the Job's pods, asks
+// nextStep (step.go) what to do, creates or deletes pods through
+// PodControl, writes the status and records the events. See
+// docs/controllers/job.md.
+package job
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"kplane/pkg/api"
+	"kplane/pkg/client"
+	"kplane/pkg/clock"
+	"kplane/pkg/controller"
+	"kplane/pkg/events"
+	"kplane/pkg/informer"
+	"kplane/pkg/informer/workqueue"
+)
+
+// Name is the controller's name: its workqueue's and its logs'.
+const Name = "job"
+
+// Options configure the controller.
+type Options struct {
+	Logger *slog.Logger // nil → slog.Default()
+	Clock  clock.Clock  // nil → clock.Real{}
+	// PodFailureBackOff is the delay before the pod that replaces the first
+	// failure in a row; it doubles with every further failure. 0 means
+	// DefaultPodFailureBackOff (10 s); tests shorten it.
+	PodFailureBackOff time.Duration
+	// MaxPodFailureBackOff caps that delay; 0 means MaxPodFailureBackOff
+	// (10 min).
+	MaxPodFailureBackOff time.Duration
+}
+
+// Controller is the Job controller.
+type Controller struct {
+	jobs         *informer.Lister[*api.Job]
+	pods         *informer.Lister[*api.Pod]
+	podControl   controller.PodControl
+	jobControl   jobControl
+	recorder     events.EventRecorder
+	expectations *controller.Expectations
+	queue        *workqueue.Queue[string]
+	clock        clock.Clock
+	log          *slog.Logger
+
+	backOff, maxBackOff time.Duration
+	// cachesSynced are the handler registrations' HasSynced.
+	cachesSynced []func() bool
+}
+
+// jobControl is the controller's access to Jobs on the apiserver: a fresh
+// read (before adopting pods or deleting for the TTL), the status write and
+// the TTL delete. An interface so fixture tests can record the calls.
+type jobControl interface {
+	Get(ctx context.Context, namespace, name string) (*api.Job, error)
+	UpdateStatus(ctx context.Context, job *api.Job) (*api.Job, error)
+	// Delete deletes the Job with uid with Background propagation (its
+	// pods go afterwards, through the garbage collector).
+	Delete(ctx context.Context, namespace, name, uid string) error
+}
+
+// realJobControl is the jobControl that talks to the apiserver.
+type realJobControl struct{ c *client.Client }
+
+func (r realJobControl) Get(ctx context.Context, namespace, name string) (*api.Job, error) {
+	return r.c.Jobs(namespace).Get(ctx, name, client.GetOptions{})
+}
+
+func (r realJobControl) UpdateStatus(ctx context.Context, job *api.Job) (*api.Job, error) {
+	return r.c.Jobs(job.Namespace).UpdateStatus(ctx, job, client.UpdateOptions{})
+}
+
+func (r realJobControl) Delete(ctx context.Context, namespace, name, uid string) error {
+	background := api.DeletePropagationBackground
+	return r.c.Jobs(namespace).Delete(ctx, name, client.DeleteOptions{
+		PropagationPolicy: &background,
+		// The name may belong to a new Job by now; the precondition makes
+		// the delete fail rather than remove a stranger.
+		Preconditions: &api.Preconditions{UID: &uid},
+	})
+}
+
+// New builds the Job controller on the shared informers (it registers the
+// Job and Pod informers); pods are created and deleted through c, and
+// events recorded with recorder (whose source is "job-controller").
+func New(c *client.Client, informers *informer.SharedInformerFactory, recorder events.EventRecorder, opts Options) (*Controller, error) {
+	return newController(informers, controller.RealPodControl{Client: c, Recorder: recorder}, realJobControl{c}, recorder, opts)
+}
+
+// newController is New with the API access injected, for tests.
+func newController(informers *informer.SharedInformerFactory, podControl controller.PodControl, jobControl jobControl, recorder events.EventRecorder, opts Options) (*Controller, error) {
+	if opts.Logger == nil {
+		opts.Logger = slog.Default()
+	}
+	if opts.Clock == nil {
+		opts.Clock = clock.Real{}
+	}
+	if opts.PodFailureBackOff <= 0 {
+		opts.PodFailureBackOff = DefaultPodFailureBackOff
+	}
+	if opts.MaxPodFailureBackOff <= 0 {
+		opts.MaxPodFailureBackOff = MaxPodFailureBackOff
+	}
+	jobs, pods := informers.Jobs(), informers.Pods()
+	c := &Controller{
+		jobs:         jobs.Lister(),
+		pods:         pods.Lister(),
+		podControl:   podControl,
+		jobControl:   jobControl,
+		recorder:     recorder,
+		expectations: controller.NewExpectations(opts.Clock),
+		clock:        opts.Clock,
+		log:          opts.Logger.With("controller", Name),
+		backOff:      opts.PodFailureBackOff,
+		maxBackOff:   opts.MaxPodFailureBackOff,
+		queue: workqueue.New(workqueue.Options[string]{
+			Name:        Name,
+			Clock:       opts.Clock,
+			RateLimiter: workqueue.DefaultControllerRateLimiter[string](opts.Clock),
+			Trace:       informers.Tracer().QueueTrace(Name),
+		}),
+	}
+	jobReg, err := jobs.Informer().AddEventHandler(informer.ResourceEventHandlerFuncs{
+		AddFunc:    c.addJob,
+		UpdateFunc: c.updateJob,
+		DeleteFunc: c.deleteJob,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("%s: watch jobs: %w", Name, err)
+	}
+	podReg, err := pods.Informer().AddEventHandler(informer.ResourceEventHandlerFuncs{
+		AddFunc:    c.addPod,
+		UpdateFunc: c.updatePod,
+		DeleteFunc: c.deletePod,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("%s: watch pods: %w", Name, err)
+	}
+	c.cachesSynced = []func() bool{jobReg.HasSynced, podReg.HasSynced}
+	return c, nil
+}
+
+// Run waits for the caches to sync, then runs workers workers until ctx
+// ends. It does not start the informers.
+func (c *Controller) Run(ctx context.Context, workers int) {
+	c.log.Info("starting controller", "workers", workers)
+	defer c.log.Info("stopped controller")
+	if !informer.WaitForCacheSync(ctx, c.cachesSynced...) {
+		c.queue.ShutDown()
+		return
+	}
+	controller.RunWorkers(ctx, c.queue, workers, c.sync, c.log)
+}
+
+// Queue returns the controller's workqueue (for tests and views).
+func (c *Controller) Queue() *workqueue.Queue[string] { return c.queue }

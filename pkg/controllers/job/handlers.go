@@ -1,0 +1,175 @@
+package job
+
+// This file holds the informer event handlers. They only work out which
+// Job a change concerns, enqueue its key, and keep the expectations up to
+// date ("one of the pods I created has arrived"); the work happens in
+// sync.
+
+import (
+	"fmt"
+	"maps"
+
+	"kplane/pkg/api"
+	"kplane/pkg/controller"
+	"kplane/pkg/informer"
+)
+
+func (c *Controller) addJob(obj api.Object) {
+	if job, ok := obj.(*api.Job); ok {
+		c.queue.Add(keyOf(job))
+	}
+}
+
+// updateJob enqueues the Job on every change: a status write echoing back
+// costs one cheap sync, and a spec change (suspend, parallelism, the
+// deadline) needs one.
+func (c *Controller) updateJob(oldObj, newObj api.Object) {
+	oldJob, ok1 := oldObj.(*api.Job)
+	newJob, ok2 := newObj.(*api.Job)
+	if !ok1 || !ok2 {
+		return
+	}
+	if oldJob.UID != newJob.UID {
+		// Deleted and re-created under the same name between two events.
+		c.expectations.Delete(keyOf(oldJob))
+	}
+	c.queue.Add(keyOf(newJob))
+}
+
+// deleteJob forgets the Job's expectations, so a new Job of that name
+// starts clean.
+func (c *Controller) deleteJob(obj any) {
+	job, ok := obj.(*api.Job)
+	if !ok {
+		tombstone, isTombstone := obj.(informer.DeletedFinalStateUnknown)
+		if !isTombstone {
+			c.log.Error("unexpected object in job delete", "type", fmt.Sprintf("%T", obj))
+			return
+		}
+		if job, ok = tombstone.Obj.(*api.Job); !ok {
+			return
+		}
+	}
+	key := keyOf(job)
+	c.expectations.Delete(key)
+	c.queue.Add(key)
+}
+
+// addPod lowers the creations its Job waits for, or, for an orphan, wakes
+// every Job that might adopt it.
+func (c *Controller) addPod(obj api.Object) {
+	pod, ok := obj.(*api.Pod)
+	if !ok {
+		return
+	}
+	if pod.DeletionTimestamp != nil {
+		c.deletePod(pod)
+		return
+	}
+	if ref := controller.GetControllerOf(&pod.ObjectMeta); ref != nil {
+		if job := c.resolveControllerRef(pod.Namespace, ref); job != nil {
+			key := keyOf(job)
+			c.expectations.CreationObserved(key)
+			c.queue.Add(key)
+		}
+		return
+	}
+	for _, job := range c.jobsSelecting(pod) {
+		c.queue.Add(keyOf(job))
+	}
+}
+
+// updatePod wakes the Job of a pod that changed: it became ready, finished
+// (a success to count, a failure that starts a back-off), or started
+// terminating.
+func (c *Controller) updatePod(oldObj, newObj api.Object) {
+	oldPod, ok1 := oldObj.(*api.Pod)
+	curPod, ok2 := newObj.(*api.Pod)
+	if !ok1 || !ok2 || oldPod.ResourceVersion == curPod.ResourceVersion {
+		return
+	}
+	if curPod.DeletionTimestamp != nil && oldPod.DeletionTimestamp == nil {
+		// Count the deletion now, when it starts, not when the pod leaves.
+		c.deletePod(curPod)
+		return
+	}
+	curRef := controller.GetControllerOf(&curPod.ObjectMeta)
+	oldRef := controller.GetControllerOf(&oldPod.ObjectMeta)
+	if oldRef != nil && (curRef == nil || oldRef.UID != curRef.UID) {
+		if job := c.resolveControllerRef(oldPod.Namespace, oldRef); job != nil {
+			c.queue.Add(keyOf(job))
+		}
+	}
+	if curRef != nil {
+		if job := c.resolveControllerRef(curPod.Namespace, curRef); job != nil {
+			c.queue.Add(keyOf(job))
+		}
+		return
+	}
+	if !maps.Equal(oldPod.Labels, curPod.Labels) || oldRef != nil {
+		for _, job := range c.jobsSelecting(curPod) {
+			c.queue.Add(keyOf(job))
+		}
+	}
+}
+
+// deletePod marks the pod's deletion as seen for its Job and enqueues it.
+func (c *Controller) deletePod(obj any) {
+	pod, ok := obj.(*api.Pod)
+	if !ok {
+		tombstone, isTombstone := obj.(informer.DeletedFinalStateUnknown)
+		if !isTombstone {
+			c.log.Error("unexpected object in pod delete", "type", fmt.Sprintf("%T", obj))
+			return
+		}
+		if pod, ok = tombstone.Obj.(*api.Pod); !ok {
+			return
+		}
+	}
+	ref := controller.GetControllerOf(&pod.ObjectMeta)
+	if ref == nil {
+		return
+	}
+	if job := c.resolveControllerRef(pod.Namespace, ref); job != nil {
+		key := keyOf(job)
+		c.expectations.DeletionObserved(key, keyOf(pod))
+		c.queue.Add(key)
+	}
+}
+
+// resolveControllerRef returns the Job a controllerRef points to, if the
+// cached Job of that name has the same UID; nil otherwise.
+func (c *Controller) resolveControllerRef(namespace string, ref *api.OwnerReference) *api.Job {
+	if ref.Kind != "Job" {
+		return nil
+	}
+	job, err := c.jobs.Namespace(namespace).Get(ref.Name)
+	if err != nil || job.UID != ref.UID {
+		return nil
+	}
+	return job
+}
+
+// jobsSelecting returns the Jobs in the pod's namespace whose selector
+// matches it: the candidates to adopt an orphan.
+func (c *Controller) jobsSelecting(pod *api.Pod) []*api.Job {
+	jobs, err := c.jobs.Namespace(pod.Namespace).List(nil)
+	if err != nil {
+		return nil
+	}
+	var matching []*api.Job
+	for _, job := range jobs {
+		selector, err := jobSelector(job)
+		if err != nil || selector.Empty() || !selector.Matches(pod.Labels) {
+			continue
+		}
+		matching = append(matching, job)
+	}
+	return matching
+}
+
+// keyOf returns obj's "namespace/name" key.
+func keyOf(obj api.Object) string {
+	key, _ := informer.MetaNamespaceKeyFunc(obj)
+	return key
+}
