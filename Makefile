@@ -32,7 +32,8 @@ test: vet build
 bench: build
 	$(GO) test -run '^$$' -bench 'W1|W3|W5|W7' -benchtime 1x -count 5 -timeout 30m ./bench/ | tee bench/report.txt
 	$(GO) test -run '^$$' -bench 'W4' -benchtime 20x -count 1 -timeout 30m ./bench/ | tee -a bench/report.txt
-	$(GO) test -run '^$$' -bench 'Deployment1000' -benchtime 1x -count 1 -timeout 30m ./bench/ | tee -a bench/report.txt
+	$(GO) test -run '^$$' -bench 'W6Deployment1000$$' -benchtime 1x -count 5 -timeout 30m ./bench/ | tee -a bench/report.txt
+	$(GO) test -run '^$$' -bench 'W6Deployment1000RollingUpdate' -benchtime 1x -count 3 -timeout 30m ./bench/ | tee -a bench/report.txt
 	$(GO) test -run '^$$' -bench 'InformerEventThroughput' -benchtime 200000x -count 3 ./pkg/informer/ | tee -a bench/report.txt
 	$(GO) test -run '^$$' -bench 'InformerMemoryPer10kPods' -benchtime 3x -count 1 ./pkg/informer/ | tee -a bench/report.txt
 

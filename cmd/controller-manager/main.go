@@ -51,6 +51,8 @@ their caches warm and take over within one lease duration when it goes away.
 	for _, d := range controllermanager.Controllers() {
 		f.Var(opts.SyncsFlag(d.Name), d.SyncsFlag, fmt.Sprintf("how many keys the %s controller syncs at once", d.Name))
 	}
+	f.Float32Var(&opts.KubeAPIQPS, "kube-api-qps", opts.KubeAPIQPS, "client-side limit of requests per second to the apiserver, Events included (0: none)")
+	f.IntVar(&opts.KubeAPIBurst, "kube-api-burst", opts.KubeAPIBurst, "requests that may go out at once above --kube-api-qps")
 	f.BoolVar(&opts.LeaderElect, "leader-elect", opts.LeaderElect, "run the controllers only while holding the Lease --leader-elect-resource-namespace/--leader-elect-resource-name")
 	f.StringVar(&opts.LeaderElectResourceName, "leader-elect-resource-name", opts.LeaderElectResourceName, "name of the leader election Lease")
 	f.StringVar(&opts.LeaderElectResourceNamespace, "leader-elect-resource-namespace", opts.LeaderElectResourceNamespace, "namespace of the leader election Lease")

@@ -72,6 +72,10 @@ With --runtime process a container's command runs as a local process.
 	f.DurationVar(&opts.NodeStatusUpdateFrequency, "node-status-update-frequency", opts.NodeStatusUpdateFrequency, "how often the node's status is recomputed (and written if changed)")
 	f.DurationVar(&opts.NodeStatusReportFrequency, "node-status-report-frequency", opts.NodeStatusReportFrequency, "how often an unchanged node status is written anyway")
 	f.DurationVar(&opts.NodeLeaseRenewInterval, "node-lease-renew-interval", opts.NodeLeaseRenewInterval, "how often the node Lease is renewed")
+	f.Float32Var(&opts.KubeAPIQPS, "kube-api-qps", opts.KubeAPIQPS, "client-side limit of requests per second to the apiserver (0: none)")
+	f.IntVar(&opts.KubeAPIBurst, "kube-api-burst", opts.KubeAPIBurst, "requests that may go out at once above --kube-api-qps")
+	f.Float32Var(&opts.EventRecordQPS, "event-qps", opts.EventRecordQPS, "limit of Events written per second by the whole process (0: none)")
+	f.IntVar(&opts.EventBurst, "event-burst", opts.EventBurst, "Events that may be written at once above --event-qps")
 	f.DurationVar(&opts.UsageReportInterval, "usage-report-interval", opts.UsageReportInterval, "how often pod CPU/memory use is published in the kplane.io/usage annotation; 0 disables")
 	f.IntVarP(&verbosity, "v", "v", 0, "log verbosity; 4 or more logs debug messages")
 	if err := cmd.Execute(); err != nil {

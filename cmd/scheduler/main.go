@@ -45,6 +45,8 @@ With --v=4 it logs every decision: each node's filter result and per-plugin scor
 	f.DurationVar(&opts.RenewDeadline, "leader-elect-renew-deadline", opts.RenewDeadline, "how long the leader keeps trying to renew before it stops leading")
 	f.DurationVar(&opts.RetryPeriod, "leader-elect-retry-period", opts.RetryPeriod, "how often candidates try to acquire and the leader renews")
 	f.IntVar(&opts.PercentageOfNodesToScore, "percentage-of-nodes-to-score", opts.PercentageOfNodesToScore, "stop looking for feasible nodes after this share of the cluster (at least 100 nodes); 0 = adaptive, 50% minus 1% per 125 nodes")
+	f.Float32Var(&opts.KubeAPIQPS, "kube-api-qps", opts.KubeAPIQPS, "client-side limit of requests per second to the apiserver, bindings and Events included (0: none)")
+	f.IntVar(&opts.KubeAPIBurst, "kube-api-burst", opts.KubeAPIBurst, "requests that may go out at once above --kube-api-qps")
 	f.IntVar(&opts.ParallelBinds, "parallel-binds", opts.ParallelBinds, "binding requests in flight at once")
 	f.BoolVar(&opts.TraceInformers, "trace-informers", false, "log each object's path through the informers (watch event, delta, store, handler) for lessons")
 	f.IntVarP(&opts.Verbosity, "v", "v", opts.Verbosity, "log verbosity: 2 logs every bound or unschedulable pod, 4 adds the decision log with per-plugin scores")

@@ -98,6 +98,7 @@ func New(opts Options) (*ControllerManager, error) {
 	}
 	cfg.UserAgent = userAgent
 	cfg.Logger = base
+	cfg.QPS, cfg.Burst = opts.KubeAPIQPS, opts.KubeAPIBurst
 	if m.client, err = client.New(cfg); err != nil {
 		return nil, fmt.Errorf("controller-manager: %w", err)
 	}

@@ -20,6 +20,9 @@ func TestDefaultOptions(t *testing.T) {
 	if o.BindAddress != "127.0.0.1:10257" {
 		t.Errorf("bind-address = %s, want 127.0.0.1:10257", o.BindAddress)
 	}
+	if o.KubeAPIQPS != 2000 || o.KubeAPIBurst != 4000 {
+		t.Errorf("kube-api-qps/burst = %v/%d, want 2000/4000", o.KubeAPIQPS, o.KubeAPIBurst)
+	}
 	if n := o.ConcurrentSyncs["serviceaccount"]; n != 1 {
 		t.Errorf("concurrent-serviceaccount-syncs = %d, want 1", n)
 	}
@@ -51,6 +54,8 @@ func TestValidate(t *testing.T) {
 		{"no port", func(o *Options) { o.BindAddress = "127.0.0.1" }, "must be host:port"},
 		{"port out of range", func(o *Options) { o.BindAddress = "127.0.0.1:70000" }, "port must be a number from 0 to 65535"},
 		{"negative verbosity", func(o *Options) { o.Verbosity = -1 }, "--v must not be negative"},
+		{"no client limit", func(o *Options) { o.KubeAPIQPS = 0 }, ""},
+		{"negative qps", func(o *Options) { o.KubeAPIQPS = -1 }, "--kube-api-qps (-1) and --kube-api-burst (4000) must not be negative"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -54,6 +54,7 @@ func Run(ctx context.Context, opts Options) error {
 		}
 		cfg.UserAgent = "kplane-kubelet/" + KubeletVersion
 		cfg.Logger = log
+		cfg.QPS, cfg.Burst = opts.KubeAPIQPS, opts.KubeAPIBurst
 		if c, err = client.New(cfg); err != nil {
 			return fmt.Errorf("kubelet: %w", err)
 		}
@@ -83,9 +84,10 @@ func Run(ctx context.Context, opts Options) error {
 	defer factory.Shutdown()
 	status := newStatusManager(c, podInformer.Lister(), opts.StatusBatchDelay, log.With("component", "kubelet"))
 
+	eventClient := c.WithRateLimit(eventQPS(opts.EventRecordQPS, len(names)), opts.EventBurst)
 	nodes := &nodeSet{byName: map[string]*Kubelet{}, pods: podInformer.Lister()}
 	for i, name := range names {
-		k, err := newKubelet(name, i, &opts, c, podInformer, status, log)
+		k, err := newKubelet(name, i, &opts, c, eventClient, podInformer, status, log)
 		if err != nil {
 			return err
 		}
@@ -135,6 +137,17 @@ func Run(ctx context.Context, opts Options) error {
 	<-ctx.Done()
 	wg.Wait()
 	return nil
+}
+
+// eventQPS is the rate of the process's event bucket: --event-qps, but at
+// least one event per node every 5 s. Each node's recorder writes one event
+// at a time and gives up on it after 10 s, so with thousands of hollow
+// nodes all waiting on one bucket at upstream's 50/s, most would give up.
+func eventQPS(flag float32, nodes int) float32 {
+	if flag <= 0 {
+		return 0
+	}
+	return max(flag, float32(nodes)/5)
 }
 
 // nodeSet is the process's nodes; it routes pods to them and finds
@@ -240,8 +253,9 @@ type Kubelet struct {
 	workersWG sync.WaitGroup
 }
 
-// newKubelet prepares node number index of the process.
-func newKubelet(name string, index int, opts *Options, c *client.Client, podInformer informer.TypedInformer[*api.Pod],
+// newKubelet prepares node number index of the process; its Events are
+// written through eventClient.
+func newKubelet(name string, index int, opts *Options, c, eventClient *client.Client, podInformer informer.TypedInformer[*api.Pod],
 	status *statusManager, baseLog *slog.Logger) (*Kubelet, error) {
 	log := baseLog.With("component", "kubelet", "node", name)
 	rtConfig := runtime.Config{NodeName: name, Logger: log}
@@ -255,7 +269,7 @@ func newKubelet(name string, index int, opts *Options, c *client.Client, podInfo
 	if err != nil {
 		return nil, fmt.Errorf("kubelet %s: %w", name, err)
 	}
-	rec := events.NewRecorder(c, api.EventSource{Component: "kubelet", Host: name}, log)
+	rec := events.NewRecorder(eventClient, api.EventSource{Component: "kubelet", Host: name}, log)
 	k := &Kubelet{
 		nodeName: name, opts: opts, client: c, log: log, runtime: rt, recorder: rec, events: rec, status: status,
 		pods: podInformer.Lister(), podIndexer: podInformer.Informer().GetIndexer(),

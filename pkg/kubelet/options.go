@@ -21,8 +21,27 @@ type Options struct {
 	// Ignored when Client is set.
 	Kubeconfig string
 	// Client, when set, is used instead of one built from Kubeconfig (tests
-	// and in-process benchmarks pass the apiserver's client).
+	// and in-process benchmarks pass the apiserver's client); KubeAPIQPS
+	// and KubeAPIBurst do not apply to it.
 	Client *client.Client
+	// KubeAPIQPS and KubeAPIBurst are the client-side rate limit of the
+	// process's requests (--kube-api-qps, --kube-api-burst; 0 QPS: none).
+	// Upstream's kubelet defaults to 50/100; kplane's default
+	// (client.DefaultComponentQPS) never throttles a local cluster.
+	KubeAPIQPS   float32
+	KubeAPIBurst int
+	// EventRecordQPS and EventBurst limit the Events the process writes
+	// (--event-qps, --event-burst; 0 QPS: no limit) with a token bucket of
+	// their own, as upstream's eventRecordQPS and eventBurst do, with
+	// upstream's defaults of 50/s and bursts of 100. Events are
+	// best-effort: when many pods start at once, their Pulled, Created and
+	// Started events (three writes per pod) wait for tokens instead of
+	// tripling the writes the apiserver takes while it also creates, binds
+	// and updates the pods. The limits are the process's: hollow nodes share
+	// them as they share one client (kubemark gives each hollow node its
+	// own), with at least one event per node every 5 s (see eventQPS).
+	EventRecordQPS float32
+	EventBurst     int
 
 	// NodeName is the node's name (single-node mode).
 	NodeName string
@@ -115,6 +134,10 @@ const (
 	// restart back-off (backOffPeriod and MaxContainerBackOff).
 	defaultBackOffInitial = 10 * time.Second
 	defaultBackOffMax     = 5 * time.Minute
+	// defaultEventRecordQPS and defaultEventBurst are upstream's
+	// eventRecordQPS and eventBurst.
+	defaultEventRecordQPS = 50
+	defaultEventBurst     = 100
 )
 
 // DefaultOptions returns the options of an upstream-like node with 4 CPUs,
@@ -128,6 +151,10 @@ func DefaultOptions() Options {
 		Pods:                      110,
 		Runtime:                   runtime.SimulatedName,
 		NodeIP:                    "127.0.0.1",
+		KubeAPIQPS:                client.DefaultComponentQPS,
+		KubeAPIBurst:              client.DefaultComponentBurst,
+		EventRecordQPS:            defaultEventRecordQPS,
+		EventBurst:                defaultEventBurst,
 		FileCheckFrequency:        20 * time.Second,
 		NodeStatusUpdateFrequency: 10 * time.Second,
 		NodeStatusReportFrequency: 5 * time.Minute,
@@ -163,6 +190,15 @@ func (o *Options) Validate() error {
 	}
 	if o.Pods <= 0 {
 		errs = append(errs, errors.New("--pods must be positive"))
+	}
+	for _, l := range []struct {
+		name  string
+		qps   float32
+		burst int
+	}{{"--kube-api", o.KubeAPIQPS, o.KubeAPIBurst}, {"--event", o.EventRecordQPS, o.EventBurst}} {
+		if l.qps < 0 || l.burst < 0 {
+			errs = append(errs, fmt.Errorf("%s-qps (%v) and %s-burst (%d) must not be negative", l.name, l.qps, l.name, l.burst))
+		}
 	}
 	if o.NewRuntime == nil && !slices.Contains(runtime.Names(), o.Runtime) {
 		errs = append(errs, fmt.Errorf("--runtime %q: must be one of %v", o.Runtime, runtime.Names()))

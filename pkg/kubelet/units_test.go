@@ -128,6 +128,9 @@ func TestOptionsValidate(t *testing.T) {
 		{"bad cidr", func(o *Options) { o.PodCIDR = "10.0.0.0/31" }, "--pod-cidr"},
 		{"bad runtime", func(o *Options) { o.Runtime = "docker" }, "--runtime"},
 		{"bad cpu", func(o *Options) { o.CPU = "lots" }, "--cpu"},
+		{"no limits", func(o *Options) { o.KubeAPIQPS, o.EventRecordQPS = 0, 0 }, ""},
+		{"negative event qps", func(o *Options) { o.EventRecordQPS = -1 }, "--event-qps"},
+		{"negative api burst", func(o *Options) { o.KubeAPIBurst = -1 }, "--kube-api-burst"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -185,6 +188,24 @@ func TestReadManifest(t *testing.T) {
 		}
 		if _, err := readManifest(p, "node1"); err == nil {
 			t.Errorf("readManifest(%s) accepted it", name)
+		}
+	}
+}
+
+func TestEventQPS(t *testing.T) {
+	tests := []struct {
+		flag  float32
+		nodes int
+		want  float32
+	}{
+		{50, 1, 50},     // one node: the flag as is
+		{50, 100, 50},   // 100 hollow nodes: still the flag
+		{50, 1000, 200}, // 1 000 nodes: one event per node every 5 s
+		{0, 1000, 0},    // no limit stays no limit
+	}
+	for _, tt := range tests {
+		if got := eventQPS(tt.flag, tt.nodes); got != tt.want {
+			t.Errorf("eventQPS(%v, %d) = %v, want %v", tt.flag, tt.nodes, got, tt.want)
 		}
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"kplane/pkg/api"
+	"kplane/pkg/client"
 	"kplane/pkg/clock"
 	"kplane/pkg/leaderelection"
 )
@@ -57,6 +58,12 @@ type Options struct {
 	// upstream's adaptive default: 50 % minus 1 % per 125 nodes, never
 	// below 5 %.
 	PercentageOfNodesToScore int
+	// KubeAPIQPS and KubeAPIBurst are the client-side rate limit of the
+	// scheduler's requests, bindings and Events included (--kube-api-qps,
+	// --kube-api-burst; 0 QPS: none). Upstream defaults to 50/100; kplane's
+	// default (client.DefaultComponentQPS) never throttles a local cluster.
+	KubeAPIQPS   float32
+	KubeAPIBurst int
 	// ParallelBinds bounds the binding requests in flight (default 64).
 	// Binding runs beside the scheduling loop, as upstream's binding
 	// cycle does, so the loop goes on to the next pod while the apiserver
@@ -101,6 +108,8 @@ func DefaultOptions() Options {
 		PodMaxBackoff:                     DefaultPodMaxBackoff,
 		PodMaxInUnschedulablePodsDuration: DefaultPodMaxInUnschedulablePodsDuration,
 		ParallelBinds:                     DefaultParallelBinds,
+		KubeAPIQPS:                        client.DefaultComponentQPS,
+		KubeAPIBurst:                      client.DefaultComponentBurst,
 	}
 }
 
@@ -121,6 +130,9 @@ func (o *Options) Validate() error {
 			errs = append(errs, fmt.Errorf("leader election timings must satisfy leaseDuration (%v) > renewDeadline (%v) > retryPeriod (%v) > 0",
 				o.LeaseDuration, o.RenewDeadline, o.RetryPeriod))
 		}
+	}
+	if o.KubeAPIQPS < 0 || o.KubeAPIBurst < 0 {
+		errs = append(errs, fmt.Errorf("--kube-api-qps (%v) and --kube-api-burst (%d) must not be negative", o.KubeAPIQPS, o.KubeAPIBurst))
 	}
 	if o.PodInitialBackoff <= 0 || o.PodMaxBackoff < o.PodInitialBackoff {
 		errs = append(errs, fmt.Errorf("pod back-off must satisfy 0 < initial (%v) <= max (%v)", o.PodInitialBackoff, o.PodMaxBackoff))

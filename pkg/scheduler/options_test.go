@@ -28,6 +28,8 @@ func TestOptionsValidate(t *testing.T) {
 		{"max back-off below initial", func(o *Options) { o.PodMaxBackoff = 500 * time.Millisecond }, "back-off"},
 		{"percentage above 100", func(o *Options) { o.PercentageOfNodesToScore = 101 }, "percentageOfNodesToScore"},
 		{"no bind slots", func(o *Options) { o.ParallelBinds = 0 }, "parallelBinds"},
+		{"no client limit", func(o *Options) { o.KubeAPIQPS = 0 }, ""},
+		{"negative burst", func(o *Options) { o.KubeAPIBurst = -1 }, "--kube-api-burst"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

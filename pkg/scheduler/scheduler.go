@@ -88,6 +88,7 @@ func New(opts Options) (*Scheduler, error) {
 	}
 	cfg.UserAgent = "kplane-scheduler/" + opts.SchedulerName
 	cfg.Logger = logger
+	cfg.QPS, cfg.Burst = opts.KubeAPIQPS, opts.KubeAPIBurst
 	c, err := client.New(cfg)
 	if err != nil {
 		return nil, fmt.Errorf("scheduler: %w", err)
