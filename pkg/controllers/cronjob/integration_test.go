@@ -10,10 +10,8 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
-	"os"
 	"slices"
 	"sort"
-	"strings"
 	"testing"
 	"time"
 
@@ -44,31 +42,11 @@ func startHarness(t *testing.T) *harness {
 	t.Helper()
 	a := framework.StartAPIServer(t)
 	c := a.Client(t, nil)
-	logger := slog.New(slog.DiscardHandler)
-	if os.Getenv("KPLANE_TEST_LOGS") != "" {
-		logger = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
-	}
 	// The apiserver stamps creationTimestamp with the wall clock, so the
 	// fake clock starts at the wall clock and only moves forward.
 	fake := clock.NewFake(time.Now())
-	factory := informer.NewSharedInformerFactory(c, 0)
-	recorder := events.NewRecorder(c, api.EventSource{Component: "cronjob-controller"}, logger)
-	ctrl, err := New(c, factory, recorder, Options{Logger: logger, Clock: fake})
-	if err != nil {
-		t.Fatalf("cronjob.New: %v", err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	factory.Start(ctx)
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		ctrl.Run(ctx, 2)
-	}()
-	t.Cleanup(func() {
-		cancel()
-		<-done
-		factory.Shutdown()
-		recorder.Shutdown()
+	ctrl := framework.RunController(t, c, "cronjob-controller", 2, func(f *informer.SharedInformerFactory, rec events.EventRecorder, logger *slog.Logger) (*Controller, error) {
+		return New(c, f, rec, Options{Logger: logger, Clock: fake})
 	})
 	return &harness{t: t, c: c, clock: fake, ctrl: ctrl}
 }
@@ -191,21 +169,8 @@ func (h *harness) waitStatus(name string, ok func(api.CronJobStatus) bool) api.C
 // starting with prefix.
 func (h *harness) waitEvent(name, reason, prefix string) {
 	h.t.Helper()
-	h.wait(func() (bool, string) {
-		list, err := h.c.Events("default").List(context.Background(), client.ListOptions{})
-		if err != nil {
-			return false, err.Error()
-		}
-		var seen []string
-		for _, ev := range list.Items {
-			if ev.InvolvedObject.Name == name && ev.InvolvedObject.Kind == "CronJob" && ev.Reason == reason &&
-				strings.HasPrefix(ev.Message, prefix) && ev.Source.Component == "cronjob-controller" {
-				return true, ""
-			}
-			seen = append(seen, ev.Reason+": "+ev.Message)
-		}
-		return false, fmt.Sprintf("events %v", seen)
-	})
+	h.wait(framework.EventSeen(h.c, framework.EventMatch{Namespace: "default", Component: "cronjob-controller",
+		Kind: "CronJob", Name: name, Reason: reason, MessagePrefix: prefix}))
 }
 
 func activeNames(s api.CronJobStatus) []string {

@@ -9,7 +9,6 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
-	"os"
 	"slices"
 	"sort"
 	"strings"
@@ -110,30 +109,11 @@ func TestDaemonSetFollowsNodes(t *testing.T) {
 	waitRevisions(t, c, 3)
 }
 
+// startController runs a DaemonSet controller on c until the test ends.
 func startController(t *testing.T, c *client.Client) {
 	t.Helper()
-	logger := slog.New(slog.DiscardHandler)
-	if os.Getenv("KPLANE_TEST_LOGS") != "" {
-		logger = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
-	}
-	factory := informer.NewSharedInformerFactory(c, 0)
-	recorder := events.NewRecorder(c, api.EventSource{Component: "daemonset-controller"}, logger)
-	ctrl, err := daemonset.New(c, factory, recorder, daemonset.Options{Logger: logger})
-	if err != nil {
-		t.Fatalf("daemonset.New: %v", err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	factory.Start(ctx)
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		ctrl.Run(ctx, 2)
-	}()
-	t.Cleanup(func() {
-		cancel()
-		<-done
-		factory.Shutdown()
-		recorder.Shutdown()
+	framework.RunController(t, c, "daemonset-controller", 2, func(f *informer.SharedInformerFactory, rec events.EventRecorder, logger *slog.Logger) (*daemonset.Controller, error) {
+		return daemonset.New(c, f, rec, daemonset.Options{Logger: logger})
 	})
 }
 
@@ -229,22 +209,12 @@ func waitStatus(t *testing.T, c *client.Client, ok func(api.DaemonSetStatus, int
 	})
 }
 
+// waitEvent waits for an event from the daemonset-controller with reason
+// and a message starting with messagePrefix.
 func waitEvent(t *testing.T, c *client.Client, reason, messagePrefix string) {
 	t.Helper()
-	framework.Eventually(t, waitTimeout, func() (bool, string) {
-		list, err := c.Events("default").List(context.Background(), client.ListOptions{})
-		if err != nil {
-			return false, err.Error()
-		}
-		var seen []string
-		for _, e := range list.Items {
-			if e.Reason == reason && strings.HasPrefix(e.Message, messagePrefix) && e.Source.Component == "daemonset-controller" {
-				return true, ""
-			}
-			seen = append(seen, e.Reason+": "+e.Message)
-		}
-		return false, fmt.Sprintf("no %s event %q…; events: %v", reason, messagePrefix, seen)
-	})
+	framework.WaitForEvent(t, c, waitTimeout, framework.EventMatch{Namespace: "default", Component: "daemonset-controller",
+		Reason: reason, MessagePrefix: messagePrefix})
 }
 
 func waitRevisions(t *testing.T, c *client.Client, n int) {

@@ -2,22 +2,18 @@ package deployment_test
 
 // These tests run the Deployment controller and the ReplicaSet controller
 // in-process against a real apiserver on a temp etcd. There is no
-// scheduler and no kubelet: a small loop (fakeKubelet) plays the kubelet's
-// part by marking every pod Running and Ready, so the whole chain —
-// Deployment → ReplicaSet → pods → ReplicaSet status → Deployment status —
-// is the real one.
+// scheduler and no kubelet: a small loop (framework.MarkPodsReady) plays
+// the kubelet's part by marking every pod Running and Ready, so the whole
+// chain — Deployment → ReplicaSet → pods → ReplicaSet status → Deployment
+// status — is the real one.
 
 import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"log/slog"
-	"os"
-	"slices"
 	"sort"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -27,8 +23,6 @@ import (
 	"kplane/pkg/controller"
 	"kplane/pkg/controllers/deployment"
 	"kplane/pkg/controllers/replicaset"
-	"kplane/pkg/events"
-	"kplane/pkg/informer"
 	"kplane/test/framework"
 )
 
@@ -36,73 +30,27 @@ func TestMain(m *testing.M) { framework.Main(m) }
 
 const waitTimeout = 30 * time.Second
 
-// stuckLabel on a pod template keeps fakeKubelet away from its pods: they
-// never become ready, as with a bad image.
+// stuckLabel on a pod template keeps the fake kubelet away from its pods:
+// they never become ready, as with a bad image.
 const stuckLabel = "test.kplane.io/never-ready"
 
-func testLogger() *slog.Logger {
-	if os.Getenv("KPLANE_TEST_LOGS") != "" {
-		return slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
-	}
-	return slog.New(slog.DiscardHandler)
-}
-
-// startControllers runs the deployment and replicaset controllers and the
-// fake kubelet until the test ends.
+// startControllers runs the deployment and replicaset controllers on one
+// informer factory, and the fake kubelet, until the test ends.
 func startControllers(t *testing.T, c *client.Client) {
 	t.Helper()
-	logger := testLogger()
-	factory := informer.NewSharedInformerFactory(c, 0)
-	dRecorder := events.NewRecorder(c, api.EventSource{Component: "deployment-controller"}, logger)
-	rsRecorder := events.NewRecorder(c, api.EventSource{Component: "replicaset-controller"}, logger)
-	dc, err := deployment.New(c, factory, dRecorder, deployment.Options{Logger: logger})
+	h := framework.NewControllers(t, c)
+	dc, err := deployment.New(c, h.Factory, h.Recorder("deployment-controller"), deployment.Options{Logger: h.Logger})
 	if err != nil {
 		t.Fatalf("deployment.New: %v", err)
 	}
-	rsc, err := replicaset.New(c, factory, rsRecorder, replicaset.Options{Logger: logger})
+	rsc, err := replicaset.New(c, h.Factory, h.Recorder("replicaset-controller"), replicaset.Options{Logger: h.Logger})
 	if err != nil {
 		t.Fatalf("replicaset.New: %v", err)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	factory.Start(ctx)
-	var wg sync.WaitGroup
-	wg.Go(func() { dc.Run(ctx, 2) })
-	wg.Go(func() { rsc.Run(ctx, 2) })
-	wg.Go(func() { fakeKubelet(ctx, c) })
-	t.Cleanup(func() {
-		cancel()
-		wg.Wait()
-		factory.Shutdown()
-		dRecorder.Shutdown()
-		rsRecorder.Shutdown()
-	})
-}
-
-// fakeKubelet marks every pod in "default" that is not Ready yet (and not
-// labelled stuckLabel) Running and Ready, every 20 ms, until ctx ends.
-func fakeKubelet(ctx context.Context, c *client.Client) {
-	tick := time.NewTicker(20 * time.Millisecond)
-	defer tick.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-tick.C:
-		}
-		list, err := c.Pods("default").List(ctx, client.ListOptions{})
-		if err != nil {
-			continue
-		}
-		for _, p := range list.Items {
-			if controller.IsPodReady(p) || p.Labels[stuckLabel] != "" || p.DeletionTimestamp != nil {
-				continue
-			}
-			p.Status.Phase = api.PodRunning
-			p.Status.Conditions = []api.PodCondition{{Type: api.PodReady, Status: api.ConditionTrue, LastTransitionTime: api.Now()}}
-			// Conflicts and pods deleted meanwhile are retried next tick.
-			_, _ = c.Pods("default").UpdateStatus(ctx, p, client.UpdateOptions{})
-		}
-	}
+	h.Run(2, dc, rsc)
+	// The kubelet's part: every pod becomes Running and Ready, except
+	// those labelled stuckLabel.
+	h.Go(func(ctx context.Context) { framework.MarkPodsReady(ctx, c, "default", "!"+stuckLabel) })
 }
 
 // newDeployment is Deployment "web" with replicas pods of image.
@@ -226,29 +174,12 @@ func condition(d *api.Deployment, t api.DeploymentConditionType) *api.Deployment
 	return nil
 }
 
-// deploymentEvents returns web's events from the deployment controller as
-// "Reason: message".
-func deploymentEvents(t *testing.T, c *client.Client) []string {
+// waitEvent waits for an event about web from the deployment controller
+// with reason and message.
+func waitEvent(t *testing.T, c *client.Client, reason, message string) {
 	t.Helper()
-	list, err := c.Events("default").List(context.Background(), client.ListOptions{})
-	if err != nil {
-		t.Fatalf("list events: %v", err)
-	}
-	var out []string
-	for _, ev := range list.Items {
-		if ev.InvolvedObject.Kind == "Deployment" && ev.InvolvedObject.Name == "web" && ev.Source.Component == "deployment-controller" {
-			out = append(out, ev.Reason+": "+ev.Message)
-		}
-	}
-	return out
-}
-
-func waitEvent(t *testing.T, c *client.Client, want string) {
-	t.Helper()
-	framework.Eventually(t, waitTimeout, func() (bool, string) {
-		evs := deploymentEvents(t, c)
-		return slices.Contains(evs, want), fmt.Sprintf("events %q", evs)
-	})
+	framework.WaitForEvent(t, c, waitTimeout, framework.EventMatch{Namespace: "default", Component: "deployment-controller",
+		Kind: "Deployment", Name: "web", Reason: reason, Message: message})
 }
 
 // A Deployment's life through the API alone: created (revision 1), its
@@ -285,7 +216,7 @@ func TestDeploymentCreateUpdateRollback(t *testing.T) {
 	if p := condition(done, api.DeploymentProgressing); p.Message != fmt.Sprintf("ReplicaSet %q has successfully progressed.", first.Name) {
 		t.Errorf("Progressing message %q", p.Message)
 	}
-	waitEvent(t, c, "ScalingReplicaSet: Scaled up replica set "+first.Name+" from 0 to 4")
+	waitEvent(t, c, "ScalingReplicaSet", "Scaled up replica set "+first.Name+" from 0 to 4")
 
 	// Revision 2: new image; the old ReplicaSet ends at 0.
 	setImage(t, c, "nginx:1.28")
@@ -301,8 +232,8 @@ func TestDeploymentCreateUpdateRollback(t *testing.T) {
 		t.Errorf("deployment revision annotation %q, want 2", done.Annotations[api.DeploymentRevisionAnnotation])
 	}
 	// 4 replicas at 25%/25%: surge 1, unavailable 1, so the new one starts at 1.
-	waitEvent(t, c, "ScalingReplicaSet: Scaled up replica set "+second.Name+" from 0 to 1")
-	waitEvent(t, c, "ScalingReplicaSet: Scaled down replica set "+first.Name+" from 4 to 3")
+	waitEvent(t, c, "ScalingReplicaSet", "Scaled up replica set "+second.Name+" from 0 to 1")
+	waitEvent(t, c, "ScalingReplicaSet", "Scaled down replica set "+first.Name+" from 4 to 3")
 
 	// Roll back as `kubectl rollout undo` does: revision 1's template,
 	// without its pod-template-hash label, patched into the Deployment.

@@ -4,9 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
-	"os"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -23,30 +21,12 @@ func TestMain(m *testing.M) { framework.Main(m) }
 
 const waitTimeout = 15 * time.Second
 
-func testLogger() *slog.Logger {
-	if os.Getenv("KPLANE_TEST_LOGS") != "" {
-		return slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
-	}
-	return slog.New(slog.DiscardHandler)
-}
-
 // startController runs the endpoints controller in-process against a.
 func startController(t *testing.T, a *framework.APIServer) {
 	t.Helper()
 	c := a.Client(t, func(cfg *client.Config) { cfg.UserAgent = "endpoints-controller-test" })
-	factory := informer.NewSharedInformerFactory(c, 0)
-	ctrl, err := endpoints.New(c, factory, &events.FakeRecorder{}, endpoints.Options{Logger: testLogger()})
-	if err != nil {
-		t.Fatalf("endpoints.New: %v", err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	var wg sync.WaitGroup
-	factory.Start(ctx)
-	wg.Go(func() { ctrl.Run(ctx, 2) })
-	t.Cleanup(func() {
-		cancel()
-		wg.Wait()
-		factory.Shutdown()
+	framework.RunController(t, c, "", 2, func(f *informer.SharedInformerFactory, rec events.EventRecorder, logger *slog.Logger) (*endpoints.Controller, error) {
+		return endpoints.New(c, f, rec, endpoints.Options{Logger: logger})
 	})
 }
 

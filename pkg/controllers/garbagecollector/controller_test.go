@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
-	"os"
 	"slices"
 	"testing"
 
@@ -25,14 +24,6 @@ import (
 // existence (being deleted) until the test removes it.
 const holdFinalizer = "kplane.test/hold"
 
-// testLogger discards logs unless KPLANE_TEST_LOGS is set.
-func testLogger() *slog.Logger {
-	if os.Getenv("KPLANE_TEST_LOGS") != "" {
-		return slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
-	}
-	return slog.New(slog.DiscardHandler)
-}
-
 type fixture struct {
 	t   *testing.T
 	ctx context.Context
@@ -44,7 +35,7 @@ func newFixture(t *testing.T) *fixture {
 	t.Helper()
 	a := framework.StartAPIServer(t)
 	c := a.Client(t, nil)
-	return &fixture{t: t, ctx: context.Background(), c: c, gc: newCollector(t, c, testLogger())}
+	return &fixture{t: t, ctx: context.Background(), c: c, gc: newCollector(t, c, framework.TestLogger())}
 }
 
 // newCollector builds a collector whose informers are never started.
@@ -370,7 +361,7 @@ func TestSyncOrphanRemovesReferencesThenFinalizer(t *testing.T) {
 // finds the work done and reports no error.
 func TestSyncTwoCollectorsDoTheSameWork(t *testing.T) {
 	f := newFixture(t)
-	second := newCollector(t, f.c, testLogger())
+	second := newCollector(t, f.c, framework.TestLogger())
 	rs := createRS(t, f.c, "default", "web")
 	pod := createPod(t, f.c, "default", "p", []api.OwnerReference{refTo(rs, true)})
 	orphanRS := createRS(t, f.c, "default", "orphaner")

@@ -25,22 +25,12 @@ func TestMain(m *testing.M) { framework.Main(m) }
 
 const waitTimeout = 20 * time.Second
 
-// startCollector runs a garbage collector against c until the test ends.
+// startCollector runs a garbage collector that logs to log against c until
+// the test ends.
 func startCollector(t *testing.T, c *client.Client, log *slog.Logger) {
 	t.Helper()
-	factory := informer.NewSharedInformerFactory(c, 0)
-	gc, err := New(c, factory, &events.FakeRecorder{}, Options{Logger: log})
-	if err != nil {
-		t.Fatalf("New: %v", err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	var wg sync.WaitGroup
-	factory.Start(ctx)
-	wg.Go(func() { gc.Run(ctx, 5) })
-	t.Cleanup(func() {
-		cancel()
-		wg.Wait()
-		factory.Shutdown()
+	framework.RunController(t, c, "", 5, func(f *informer.SharedInformerFactory, rec events.EventRecorder, _ *slog.Logger) (*Controller, error) {
+		return New(c, f, rec, Options{Logger: log})
 	})
 }
 
@@ -48,7 +38,7 @@ func startServerAndCollector(t *testing.T) (*framework.APIServer, *client.Client
 	t.Helper()
 	a := framework.StartAPIServer(t)
 	c := a.Client(t, nil)
-	startCollector(t, c, testLogger())
+	startCollector(t, c, framework.TestLogger())
 	return a, c
 }
 
@@ -84,7 +74,7 @@ func TestBackgroundDeletionCollectsDependents(t *testing.T) {
 	for i := range 3 {
 		createPod(t, c, "default", fmt.Sprintf("web-%d", i), []api.OwnerReference{refTo(rs, true)})
 	}
-	startCollector(t, c, testLogger())
+	startCollector(t, c, framework.TestLogger())
 	createPod(t, c, "default", "web-late", []api.OwnerReference{refTo(rs, true)})
 	unrelated := createPod(t, c, "default", "unrelated", nil)
 

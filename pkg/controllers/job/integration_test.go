@@ -8,7 +8,6 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
-	"os"
 	"sort"
 	"strings"
 	"testing"
@@ -47,28 +46,8 @@ func piJob(name string, parallelism, completions int32) *api.Job {
 // pod-failure back-off is 200 ms so retries are quick.
 func startController(t *testing.T, c *client.Client) {
 	t.Helper()
-	logger := slog.New(slog.DiscardHandler)
-	if os.Getenv("KPLANE_TEST_LOGS") != "" {
-		logger = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
-	}
-	factory := informer.NewSharedInformerFactory(c, 0)
-	recorder := events.NewRecorder(c, api.EventSource{Component: "job-controller"}, logger)
-	ctrl, err := job.New(c, factory, recorder, job.Options{Logger: logger, PodFailureBackOff: 200 * time.Millisecond})
-	if err != nil {
-		t.Fatalf("job.New: %v", err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	factory.Start(ctx)
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		ctrl.Run(ctx, 2)
-	}()
-	t.Cleanup(func() {
-		cancel()
-		<-done
-		factory.Shutdown()
-		recorder.Shutdown()
+	framework.RunController(t, c, "job-controller", 2, func(f *informer.SharedInformerFactory, rec events.EventRecorder, logger *slog.Logger) (*job.Controller, error) {
+		return job.New(c, f, rec, job.Options{Logger: logger, PodFailureBackOff: 200 * time.Millisecond})
 	})
 }
 
@@ -153,21 +132,8 @@ func isTrue(j *api.Job, t api.JobConditionType) bool {
 // reason and a message starting with prefix.
 func waitEvent(t *testing.T, c *client.Client, jobName, reason, prefix string) {
 	t.Helper()
-	framework.Eventually(t, waitTimeout, func() (bool, string) {
-		list, err := c.Events("default").List(context.Background(), client.ListOptions{})
-		if err != nil {
-			return false, err.Error()
-		}
-		var seen []string
-		for _, ev := range list.Items {
-			if ev.InvolvedObject.Name == jobName && ev.InvolvedObject.Kind == "Job" && ev.Reason == reason &&
-				strings.HasPrefix(ev.Message, prefix) && ev.Source.Component == "job-controller" {
-				return true, ""
-			}
-			seen = append(seen, ev.Reason+": "+ev.Message)
-		}
-		return false, fmt.Sprintf("events: %v", seen)
-	})
+	framework.WaitForEvent(t, c, waitTimeout, framework.EventMatch{Namespace: "default", Component: "job-controller",
+		Kind: "Job", Name: jobName, Reason: reason, MessagePrefix: prefix})
 }
 
 // The seeds' pi Job: parallelism 2, completions 5. Never more than two

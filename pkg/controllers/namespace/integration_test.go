@@ -4,9 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
-	"os"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -23,36 +21,17 @@ func TestMain(m *testing.M) { framework.Main(m) }
 
 const waitTimeout = 20 * time.Second
 
-// testLogger discards logs unless KPLANE_TEST_LOGS is set.
-func testLogger() *slog.Logger {
-	if os.Getenv("KPLANE_TEST_LOGS") != "" {
-		return slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
-	}
-	return slog.New(slog.DiscardHandler)
-}
-
 // startController runs the namespace controller in-process against a, with
 // no deletion grace period and a short recheck so the test runs in seconds.
 func startController(t *testing.T, a *framework.APIServer) {
 	t.Helper()
 	c := a.Client(t, func(cfg *client.Config) { cfg.UserAgent = "namespace-controller-test" })
-	factory := informer.NewSharedInformerFactory(c, 0)
-	ctrl, err := namespace.New(c, factory, &events.FakeRecorder{}, namespace.Options{
-		Logger:              testLogger(),
-		DeletionGracePeriod: -1,
-		MaxRecheckDelay:     200 * time.Millisecond,
-	})
-	if err != nil {
-		t.Fatalf("namespace.New: %v", err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	var wg sync.WaitGroup
-	factory.Start(ctx)
-	wg.Go(func() { ctrl.Run(ctx, 2) })
-	t.Cleanup(func() {
-		cancel()
-		wg.Wait()
-		factory.Shutdown()
+	framework.RunController(t, c, "", 2, func(f *informer.SharedInformerFactory, rec events.EventRecorder, logger *slog.Logger) (*namespace.Controller, error) {
+		return namespace.New(c, f, rec, namespace.Options{
+			Logger:              logger,
+			DeletionGracePeriod: -1,
+			MaxRecheckDelay:     200 * time.Millisecond,
+		})
 	})
 }
 

@@ -14,14 +14,12 @@ import (
 	"regexp"
 	"slices"
 	"sort"
-	"strings"
 	"testing"
 	"time"
 
 	"gopkg.in/yaml.v3"
 
 	"kplane/pkg/api"
-	apierrors "kplane/pkg/api/errors"
 	"kplane/pkg/client"
 	"kplane/pkg/controller"
 	"kplane/pkg/controllers/replicaset"
@@ -70,7 +68,7 @@ func TestNginxReplicaSet(t *testing.T) {
 
 	// The kubelet's part: the pods run and become ready.
 	for _, p := range pods {
-		markReady(t, c, p.Name)
+		framework.MarkPodReady(t, c, waitTimeout, "default", p.Name)
 	}
 	waitStatus(t, c, "ng-rs", func(s api.ReplicaSetStatus, _ int64) bool {
 		return s.ReadyReplicas == 3 && s.AvailableReplicas == 3
@@ -103,7 +101,7 @@ func TestNginxReplicaSet(t *testing.T) {
 	// Scale to 5 and back to 3. The three that were there are ready, the
 	// two new ones are not: those two go.
 	for _, p := range pods {
-		markReady(t, c, p.Name)
+		framework.MarkPodReady(t, c, waitTimeout, "default", p.Name)
 	}
 	var before []string
 	for _, p := range pods {
@@ -147,7 +145,7 @@ func TestAvailableAfterMinReadySeconds(t *testing.T) {
 		t.Fatalf("create: %v", err)
 	}
 	for _, p := range waitOwnedPods(t, c, rs, 2) {
-		markReady(t, c, p.Name)
+		framework.MarkPodReady(t, c, waitTimeout, "default", p.Name)
 	}
 	got := waitStatus(t, c, "ng-rs", func(s api.ReplicaSetStatus, _ int64) bool { return s.ReadyReplicas == 2 })
 	if got.AvailableReplicas == 2 {
@@ -185,28 +183,8 @@ func TestAdoptsOrphan(t *testing.T) {
 // startController runs a ReplicaSet controller on c until the test ends.
 func startController(t *testing.T, c *client.Client) {
 	t.Helper()
-	logger := slog.New(slog.DiscardHandler)
-	if os.Getenv("KPLANE_TEST_LOGS") != "" {
-		logger = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
-	}
-	factory := informer.NewSharedInformerFactory(c, 0)
-	recorder := events.NewRecorder(c, api.EventSource{Component: "replicaset-controller"}, logger)
-	ctrl, err := replicaset.New(c, factory, recorder, replicaset.Options{Logger: logger})
-	if err != nil {
-		t.Fatalf("replicaset.New: %v", err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	factory.Start(ctx)
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		ctrl.Run(ctx, 2)
-	}()
-	t.Cleanup(func() {
-		cancel()
-		<-done
-		factory.Shutdown()
-		recorder.Shutdown()
+	framework.RunController(t, c, "replicaset-controller", 2, func(f *informer.SharedInformerFactory, rec events.EventRecorder, logger *slog.Logger) (*replicaset.Controller, error) {
+		return replicaset.New(c, f, rec, replicaset.Options{Logger: logger})
 	})
 }
 
@@ -282,44 +260,8 @@ func waitStatus(t *testing.T, c *client.Client, name string, ok func(api.Replica
 // starting with prefix, from the replicaset-controller.
 func waitEvent(t *testing.T, c *client.Client, reason, prefix string) {
 	t.Helper()
-	framework.Eventually(t, waitTimeout, func() (bool, string) {
-		list, err := c.Events("default").List(context.Background(), client.ListOptions{})
-		if err != nil {
-			return false, err.Error()
-		}
-		var seen []string
-		for _, ev := range list.Items {
-			if ev.InvolvedObject.Name == "ng-rs" && ev.Reason == reason && strings.HasPrefix(ev.Message, prefix) &&
-				ev.Source.Component == "replicaset-controller" && ev.InvolvedObject.Kind == "ReplicaSet" {
-				return true, ""
-			}
-			seen = append(seen, ev.Reason+": "+ev.Message)
-		}
-		return false, fmt.Sprintf("events: %v", seen)
-	})
-}
-
-// markReady plays the kubelet: the pod runs and its Ready condition turns
-// True now. Conflicts (the controller patching the pod) are retried.
-func markReady(t *testing.T, c *client.Client, name string) {
-	t.Helper()
-	ctx := context.Background()
-	framework.Eventually(t, waitTimeout, func() (bool, string) {
-		p, err := c.Pods("default").Get(ctx, name, client.GetOptions{})
-		if err != nil {
-			return false, err.Error()
-		}
-		p.Status.Phase = api.PodRunning
-		p.Status.Conditions = []api.PodCondition{{Type: api.PodReady, Status: api.ConditionTrue, LastTransitionTime: api.Now()}}
-		_, err = c.Pods("default").UpdateStatus(ctx, p, client.UpdateOptions{})
-		if apierrors.IsConflict(err) {
-			return false, err.Error()
-		}
-		if err != nil {
-			t.Fatalf("update status of pod %s: %v", name, err)
-		}
-		return true, ""
-	})
+	framework.WaitForEvent(t, c, waitTimeout, framework.EventMatch{Namespace: "default", Component: "replicaset-controller",
+		Kind: "ReplicaSet", Name: "ng-rs", Reason: reason, MessagePrefix: prefix})
 }
 
 // scale sets spec.replicas with a merge patch.

@@ -7,16 +7,13 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
-	"os"
 	"regexp"
 	"slices"
 	"sort"
-	"strings"
 	"testing"
 	"time"
 
 	"kplane/pkg/api"
-	apierrors "kplane/pkg/api/errors"
 	"kplane/pkg/client"
 	"kplane/pkg/controller"
 	"kplane/pkg/controllers/replicationcontroller"
@@ -64,7 +61,7 @@ func TestReplicationController(t *testing.T) {
 		}
 	}
 	waitEvent(t, c, "SuccessfulCreate", "Created pod: "+pods[0].Name)
-	markReady(t, c, pods[0].Name)
+	framework.MarkPodReady(t, c, waitTimeout, "default", pods[0].Name)
 	waitStatus(t, c, func(s api.ReplicationControllerStatus, gen int64) bool {
 		return s.Replicas == 3 && s.FullyLabeledReplicas == 3 && s.ReadyReplicas == 1 && s.AvailableReplicas == 1 && s.ObservedGeneration == gen
 	})
@@ -103,30 +100,12 @@ func TestReplicationController(t *testing.T) {
 	waitEvent(t, c, "SuccessfulDelete", "Deleted pod: ")
 }
 
+// startController runs a ReplicationController controller on c until the
+// test ends.
 func startController(t *testing.T, c *client.Client) {
 	t.Helper()
-	logger := slog.New(slog.DiscardHandler)
-	if os.Getenv("KPLANE_TEST_LOGS") != "" {
-		logger = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
-	}
-	factory := informer.NewSharedInformerFactory(c, 0)
-	recorder := events.NewRecorder(c, api.EventSource{Component: "replication-controller"}, logger)
-	ctrl, err := replicationcontroller.New(c, factory, recorder, replicationcontroller.Options{Logger: logger})
-	if err != nil {
-		t.Fatalf("replicationcontroller.New: %v", err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	factory.Start(ctx)
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		ctrl.Run(ctx, 2)
-	}()
-	t.Cleanup(func() {
-		cancel()
-		<-done
-		factory.Shutdown()
-		recorder.Shutdown()
+	framework.RunController(t, c, "replication-controller", 2, func(f *informer.SharedInformerFactory, rec events.EventRecorder, logger *slog.Logger) (*replicationcontroller.Controller, error) {
+		return replicationcontroller.New(c, f, rec, replicationcontroller.Options{Logger: logger})
 	})
 }
 
@@ -165,42 +144,10 @@ func waitStatus(t *testing.T, c *client.Client, ok func(api.ReplicationControlle
 	})
 }
 
+// waitEvent waits for an event about nginx-rc with reason and a message
+// starting with prefix, from the replication-controller.
 func waitEvent(t *testing.T, c *client.Client, reason, prefix string) {
 	t.Helper()
-	framework.Eventually(t, waitTimeout, func() (bool, string) {
-		list, err := c.Events("default").List(context.Background(), client.ListOptions{})
-		if err != nil {
-			return false, err.Error()
-		}
-		var seen []string
-		for _, ev := range list.Items {
-			if ev.InvolvedObject.Kind == "ReplicationController" && ev.InvolvedObject.Name == "nginx-rc" &&
-				ev.Reason == reason && strings.HasPrefix(ev.Message, prefix) && ev.Source.Component == "replication-controller" {
-				return true, ""
-			}
-			seen = append(seen, ev.Reason+": "+ev.Message)
-		}
-		return false, fmt.Sprintf("events: %v", seen)
-	})
-}
-
-func markReady(t *testing.T, c *client.Client, name string) {
-	t.Helper()
-	ctx := context.Background()
-	framework.Eventually(t, waitTimeout, func() (bool, string) {
-		p, err := c.Pods("default").Get(ctx, name, client.GetOptions{})
-		if err != nil {
-			return false, err.Error()
-		}
-		p.Status.Phase = api.PodRunning
-		p.Status.Conditions = []api.PodCondition{{Type: api.PodReady, Status: api.ConditionTrue, LastTransitionTime: api.Now()}}
-		_, err = c.Pods("default").UpdateStatus(ctx, p, client.UpdateOptions{})
-		if apierrors.IsConflict(err) {
-			return false, err.Error()
-		}
-		if err != nil {
-			t.Fatalf("update status of pod %s: %v", name, err)
-		}
-		return true, ""
-	})
+	framework.WaitForEvent(t, c, waitTimeout, framework.EventMatch{Namespace: "default", Component: "replication-controller",
+		Kind: "ReplicationController", Name: "nginx-rc", Reason: reason, MessagePrefix: prefix})
 }

@@ -25,23 +25,8 @@ const waitTimeout = 10 * time.Second
 func startController(t *testing.T, a *framework.APIServer) *client.Client {
 	t.Helper()
 	c := a.Client(t, func(cfg *client.Config) { cfg.UserAgent = "serviceaccount-test" })
-	logger := slog.New(slog.DiscardHandler)
-	factory := informer.NewSharedInformerFactory(c, 0, informer.WithLogger(logger))
-	ctrl, err := serviceaccount.New(c, factory, &events.FakeRecorder{}, serviceaccount.Options{Logger: logger})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	factory.Start(ctx)
-	go func() {
-		defer close(done)
-		ctrl.Run(ctx, 1)
-	}()
-	t.Cleanup(func() {
-		cancel()
-		<-done
-		factory.Shutdown()
+	framework.RunController(t, c, "", 1, func(f *informer.SharedInformerFactory, rec events.EventRecorder, logger *slog.Logger) (*serviceaccount.Controller, error) {
+		return serviceaccount.New(c, f, rec, serviceaccount.Options{Logger: logger})
 	})
 	return c
 }

@@ -8,8 +8,6 @@ package statefulset_test
 import (
 	"context"
 	"fmt"
-	"log/slog"
-	"os"
 	"slices"
 	"sort"
 	"strings"
@@ -22,8 +20,6 @@ import (
 	"kplane/pkg/client"
 	"kplane/pkg/controller"
 	"kplane/pkg/controllers/statefulset"
-	"kplane/pkg/events"
-	"kplane/pkg/informer"
 	"kplane/test/framework"
 )
 
@@ -31,84 +27,26 @@ func TestMain(m *testing.M) { framework.Main(m) }
 
 const waitTimeout = 20 * time.Second
 
-func testLogger() *slog.Logger {
-	if os.Getenv("KPLANE_TEST_LOGS") != "" {
-		return slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
-	}
-	return slog.New(slog.DiscardHandler)
-}
-
 // startController runs the StatefulSet controller on c until the test
 // ends; with autoReady, a fake kubelet also marks every pod Running and
 // Ready every 20 ms.
 func startController(t *testing.T, c *client.Client, autoReady bool) {
 	t.Helper()
-	logger := testLogger()
-	factory := informer.NewSharedInformerFactory(c, 0)
-	recorder := events.NewRecorder(c, api.EventSource{Component: "statefulset-controller"}, logger)
-	ctrl, err := statefulset.New(c, factory, recorder, statefulset.Options{Logger: logger})
+	h := framework.NewControllers(t, c)
+	ctrl, err := statefulset.New(c, h.Factory, h.Recorder("statefulset-controller"), statefulset.Options{Logger: h.Logger})
 	if err != nil {
 		t.Fatalf("statefulset.New: %v", err)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	factory.Start(ctx)
-	var wg sync.WaitGroup
-	wg.Go(func() { ctrl.Run(ctx, 2) })
+	h.Run(2, ctrl)
 	if autoReady {
-		wg.Go(func() { fakeKubelet(ctx, c) })
+		h.Go(func(ctx context.Context) { framework.MarkPodsReady(ctx, c, "default", "") })
 	}
-	t.Cleanup(func() {
-		cancel()
-		wg.Wait()
-		factory.Shutdown()
-		recorder.Shutdown()
-	})
-}
-
-// fakeKubelet marks every pod in "default" that is not Ready yet Running
-// and Ready, every 20 ms, until ctx ends.
-func fakeKubelet(ctx context.Context, c *client.Client) {
-	tick := time.NewTicker(20 * time.Millisecond)
-	defer tick.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-tick.C:
-		}
-		list, err := c.Pods("default").List(ctx, client.ListOptions{})
-		if err != nil {
-			continue
-		}
-		for _, p := range list.Items {
-			if controller.IsPodReady(p) || p.DeletionTimestamp != nil {
-				continue
-			}
-			setReady(p)
-			_, _ = c.Pods("default").UpdateStatus(ctx, p, client.UpdateOptions{}) // conflicts: next tick
-		}
-	}
-}
-
-func setReady(p *api.Pod) {
-	p.Status.Phase = api.PodRunning
-	p.Status.Conditions = []api.PodCondition{{Type: api.PodReady, Status: api.ConditionTrue, LastTransitionTime: api.Now()}}
 }
 
 // markReady plays the kubelet for one pod.
 func markReady(t *testing.T, c *client.Client, name string) {
 	t.Helper()
-	framework.Eventually(t, waitTimeout, func() (bool, string) {
-		p, err := c.Pods("default").Get(context.Background(), name, client.GetOptions{})
-		if err != nil {
-			return false, err.Error()
-		}
-		setReady(p)
-		if _, err := c.Pods("default").UpdateStatus(context.Background(), p, client.UpdateOptions{}); err != nil {
-			return false, err.Error()
-		}
-		return true, ""
-	})
+	framework.MarkPodReady(t, c, waitTimeout, "default", name)
 }
 
 // podLog records, in order, the pods created and deleted in "default"
@@ -290,20 +228,8 @@ func claims(t *testing.T, c *client.Client) []string {
 // waitEvent waits for an event about the set with reason and message.
 func waitEvent(t *testing.T, c *client.Client, reason, message string) {
 	t.Helper()
-	framework.Eventually(t, waitTimeout, func() (bool, string) {
-		list, err := c.Events("default").List(context.Background(), client.ListOptions{})
-		if err != nil {
-			return false, err.Error()
-		}
-		var seen []string
-		for _, ev := range list.Items {
-			if ev.Reason == reason && ev.Message == message && ev.Source.Component == "statefulset-controller" && ev.InvolvedObject.Kind == "StatefulSet" {
-				return true, ""
-			}
-			seen = append(seen, ev.Reason+": "+ev.Message)
-		}
-		return false, fmt.Sprintf("events %v", seen)
-	})
+	framework.WaitForEvent(t, c, waitTimeout, framework.EventMatch{Namespace: "default", Component: "statefulset-controller",
+		Kind: "StatefulSet", Reason: reason, Message: message})
 }
 
 // OrderedReady: web-0, then web-1 once web-0 is ready, then web-2; each
