@@ -59,24 +59,39 @@ func (e *Expectations) Satisfied(ownerKey string) bool {
 	return e.clock.Since(exp.timestamp) > ExpectationsTimeout
 }
 
-// ExpectCreations records that ownerKey's sync is about to create n pods,
-// replacing whatever was recorded before.
+// ExpectCreations records that ownerKey's sync is about to create n pods.
+// It replaces the creates recorded before and keeps the deletes, so one
+// sync may both create and delete.
 func (e *Expectations) ExpectCreations(ownerKey string, n int) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	e.items[ownerKey] = &expectation{adds: n, deletes: map[string]struct{}{}, timestamp: e.clock.Now()}
+	exp := e.entryLocked(ownerKey)
+	exp.adds = n
 }
 
 // ExpectDeletions records that ownerKey's sync is about to delete the pods
-// with these keys, replacing whatever was recorded before.
+// with these keys. It replaces the deletes recorded before and keeps the
+// creates.
 func (e *Expectations) ExpectDeletions(ownerKey string, podKeys []string) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	exp := &expectation{deletes: map[string]struct{}{}, timestamp: e.clock.Now()}
+	exp := e.entryLocked(ownerKey)
+	exp.deletes = make(map[string]struct{}, len(podKeys))
 	for _, k := range podKeys {
 		exp.deletes[k] = struct{}{}
 	}
-	e.items[ownerKey] = exp
+}
+
+// entryLocked returns ownerKey's record, created if missing, with its
+// timestamp refreshed: the timeout counts from the latest expectation.
+func (e *Expectations) entryLocked(ownerKey string) *expectation {
+	exp, ok := e.items[ownerKey]
+	if !ok {
+		exp = &expectation{deletes: map[string]struct{}{}}
+		e.items[ownerKey] = exp
+	}
+	exp.timestamp = e.clock.Now()
+	return exp
 }
 
 // CreationObserved lowers ownerKey's outstanding creates by one: the

@@ -32,6 +32,7 @@ func TestExpectations(t *testing.T) {
 	if adds, _ := e.Pending(rs); adds != 1 {
 		t.Fatalf("pending adds = %d, want 1", adds)
 	}
+	e.CreationObserved(rs)
 
 	e.ExpectDeletions(rs, []string{"default/web-a", "default/web-b"})
 	e.DeletionObserved(rs, "default/web-a")
@@ -42,6 +43,23 @@ func TestExpectations(t *testing.T) {
 	e.DeletionObserved(rs, "default/web-b")
 	if !e.Satisfied(rs) {
 		t.Fatal("not satisfied after both deletions were observed")
+	}
+}
+
+func TestExpectCreationsAndDeletionsInOneSync(t *testing.T) {
+	e := NewExpectations(clock.NewFake(time.Unix(1000, 0)))
+	e.ExpectDeletions("ns/ds", []string{"ns/old"})
+	e.ExpectCreations("ns/ds", 1)
+	if adds, dels := e.Pending("ns/ds"); adds != 1 || dels != 1 {
+		t.Fatalf("pending = %d adds, %d deletes; want both kept (1, 1)", adds, dels)
+	}
+	e.CreationObserved("ns/ds")
+	if e.Satisfied("ns/ds") {
+		t.Fatal("satisfied while a deletion is outstanding")
+	}
+	e.DeletionObserved("ns/ds", "ns/old")
+	if !e.Satisfied("ns/ds") {
+		t.Fatal("not satisfied after the create and the delete were observed")
 	}
 }
 

@@ -47,8 +47,10 @@ type RefManager struct {
 
 // Claim returns the objects the owner controls after adopting the orphans
 // that match its selector and releasing its own objects that no longer do.
-// Errors on single objects are collected and returned with the claimed
-// objects, so a sync can go on with what it has.
+// Errors on single objects are collected and returned together. A caller
+// should return such an error before creating or deleting anything (as
+// upstream's controllers do): an orphan that failed to be adopted is
+// missing from the list, and acting on the list would replace it.
 func Claim[T api.Object](ctx context.Context, m *RefManager, objects []T) ([]T, error) {
 	var claimed []T
 	var errs []error

@@ -58,6 +58,8 @@ type jobControl interface {
 	// now, its pods after it through the garbage collector.
 	DeleteJob(ctx context.Context, namespace, name string) error
 	UpdateStatus(ctx context.Context, cj *api.CronJob) (*api.CronJob, error)
+	// GetCronJob reads a CronJob from the apiserver, past the cache.
+	GetCronJob(ctx context.Context, namespace, name string) (*api.CronJob, error)
 }
 
 type realJobControl struct{ c *client.Client }
@@ -73,6 +75,10 @@ func (r realJobControl) CreateJob(ctx context.Context, job *api.Job) (*api.Job, 
 func (r realJobControl) DeleteJob(ctx context.Context, namespace, name string) error {
 	background := api.DeletePropagationBackground
 	return r.c.Jobs(namespace).Delete(ctx, name, client.DeleteOptions{PropagationPolicy: &background})
+}
+
+func (r realJobControl) GetCronJob(ctx context.Context, namespace, name string) (*api.CronJob, error) {
+	return r.c.CronJobs(namespace).Get(ctx, name, client.GetOptions{})
 }
 
 func (r realJobControl) UpdateStatus(ctx context.Context, cj *api.CronJob) (*api.CronJob, error) {

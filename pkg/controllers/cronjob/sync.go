@@ -157,6 +157,9 @@ func (c *Controller) syncCronJob(ctx context.Context, cj *api.CronJob, jobs []*a
 // (checked against the apiserver, since the cache may just be slow), and
 // lastSuccessfulTime follows the newest completion.
 func (c *Controller) reconcileActive(ctx context.Context, cj *api.CronJob, jobs []*api.Job) error {
+	if err := c.refreshIfBehind(ctx, cj, jobs); err != nil {
+		return err
+	}
 	children := map[string]bool{}
 	for _, j := range jobs {
 		children[j.UID] = true
@@ -262,4 +265,30 @@ func removeActive(cj *api.CronJob, uid string) {
 	if len(kept) == 0 {
 		cj.Status.Active = nil
 	}
+}
+
+// refreshIfBehind re-reads cj from the apiserver when one of its running
+// Jobs is missing from status.active. That is usually not an unexpected Job
+// but this controller's own: the Job was created and status.active written
+// right after, and the Job's informer event arrived before the CronJob's.
+// Upstream re-reads the same way before it warns about an UnexpectedJob.
+func (c *Controller) refreshIfBehind(ctx context.Context, cj *api.CronJob, jobs []*api.Job) error {
+	behind := false
+	for _, j := range jobs {
+		if !isActive(cj, j.UID) && finishedCondition(j) == "" {
+			behind = true
+			break
+		}
+	}
+	if !behind {
+		return nil
+	}
+	fresh, err := c.jobControl.GetCronJob(ctx, cj.Namespace, cj.Name)
+	if err != nil {
+		return fmt.Errorf("re-read cronjob %s/%s: %w", cj.Namespace, cj.Name, err)
+	}
+	if fresh.UID == cj.UID {
+		*cj = *fresh // go on from the fresh copy, status and resourceVersion included
+	}
+	return nil
 }

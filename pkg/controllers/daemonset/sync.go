@@ -87,6 +87,12 @@ func (c *Controller) sync(ctx context.Context, key string) error {
 		c.log.Warn("daemon pod has no node name and no node affinity; ignoring it", "key", key, "pod", pod.Name)
 	}
 
+	// A failed claim (an orphan that could not be adopted) would make its
+	// node look empty and get a second daemon pod: return the error before
+	// creating or deleting anything, as upstream does.
+	if claimErr != nil {
+		return claimErr
+	}
 	var manageErr error
 	if satisfied {
 		manageErr = c.manage(ctx, key, ds, nodes, byNode, revisions.hash)
@@ -110,10 +116,7 @@ func (c *Controller) sync(ctx context.Context, key string) error {
 	if ds.Spec.MinReadySeconds > 0 && status.NumberReady != status.NumberAvailable {
 		c.queue.AddAfter(key, time.Duration(ds.Spec.MinReadySeconds)*time.Second)
 	}
-	if manageErr != nil {
-		return manageErr
-	}
-	return claimErr
+	return manageErr
 }
 
 // manage creates and deletes pods so that every eligible node runs one pod

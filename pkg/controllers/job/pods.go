@@ -29,9 +29,11 @@ type podCounts struct {
 // countPods sorts pods (already claimed by the Job) into podCounts.
 //
 // kplane counts finished pods by their phase, without upstream's
-// batch.kubernetes.io/job-tracking finalizer: a finished pod that is
-// deleted is no longer counted (status never goes down, see
-// calculateStatus, but a deleted pod is not counted again either).
+// batch.kubernetes.io/job-tracking finalizer. The status keeps the larger
+// of its old count and this one, so it never goes down; but once a
+// finished pod is deleted, later finishes only raise the count again when
+// they outnumber what was stored: counts can stall (a known gap; upstream
+// tracks each pod by uid for this reason).
 func countPods(pods []*api.Pod) podCounts {
 	var c podCounts
 	for _, p := range pods {
