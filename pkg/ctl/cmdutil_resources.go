@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 
 	"kplane/pkg/ctl/manifest"
@@ -39,6 +41,11 @@ func resolveArgs(m *restmapper.Mapper, args []string, commandPath string) ([]tar
 			}
 			if typ == "" || name == "" {
 				return nil, fmt.Errorf("arguments in resource/name form must have a single resource and name")
+			}
+			// Names never contain "/": pods/x/y is a mistake, not a pod
+			// named "x/y" to ask the server for.
+			if strings.Contains(name, "/") {
+				return nil, fmt.Errorf("arguments in resource/name form may not have more than one slash")
 			}
 			r, err := m.ResourceFor(typ)
 			if err != nil {
@@ -126,6 +133,9 @@ func readFileObjects(f *factory, m *restmapper.Mapper, filenames []string, valid
 // namespace other than an explicit -n is refused, as kubectl refuses it.
 func resolveFileObject(m *restmapper.Mapper, item manifest.Item, namespace string, explicit, validate bool) (fileObject, error) {
 	obj := item.Object
+	if err := checkMetadataTypes(obj); err != nil {
+		return fileObject{}, fmt.Errorf("unable to decode %q: %w", item.Source, err)
+	}
 	apiVersion, _ := obj["apiVersion"].(string)
 	kind, _ := obj["kind"].(string)
 	meta, _ := obj["metadata"].(map[string]any)
@@ -172,6 +182,69 @@ func resolveFileObject(m *restmapper.Mapper, item manifest.Item, namespace strin
 		}
 	}
 	return out, nil
+}
+
+// checkMetadataTypes refuses an object whose apiVersion or metadata has
+// the wrong JSON type (namespace: 5, annotations: foo), with the message
+// kubectl's decoder gives; reading such fields as absent would create the
+// object somewhere else or drop what the file says. A kind of the wrong
+// type is reported as a missing kind, as kubectl does.
+func checkMetadataTypes(obj map[string]any) error {
+	if err := checkJSONType(obj["apiVersion"], "string", "metadataOnlyObject.apiVersion", "string"); err != nil {
+		return err
+	}
+	if err := checkJSONType(obj["metadata"], "object", "metadataOnlyObject.metadata", "v1.ObjectMeta"); err != nil {
+		return err
+	}
+	meta, _ := obj["metadata"].(map[string]any)
+	for _, field := range []string{"name", "namespace"} {
+		if err := checkJSONType(meta[field], "string", "ObjectMeta.metadata."+field, "string"); err != nil {
+			return err
+		}
+	}
+	for _, field := range []string{"labels", "annotations"} {
+		goField := "ObjectMeta.metadata." + field
+		if err := checkJSONType(meta[field], "object", goField, "map[string]string"); err != nil {
+			return err
+		}
+		values, _ := meta[field].(map[string]any)
+		for _, key := range slices.Sorted(maps.Keys(values)) {
+			if err := checkJSONType(values[key], "string", goField, "string"); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// checkJSONType returns encoding/json's error for a decoded value that is
+// not of the JSON type want; absent (nil) values are fine.
+func checkJSONType(v any, want, goField, goType string) error {
+	got := jsonTypeName(v)
+	if got == "" || got == "null" || got == want {
+		return nil
+	}
+	return fmt.Errorf("json: cannot unmarshal %s into Go struct field %s of type %s", got, goField, goType)
+}
+
+// jsonTypeName names the JSON type of a decoded value as encoding/json's
+// errors do; "" for a value that is absent.
+func jsonTypeName(v any) string {
+	switch v.(type) {
+	case nil:
+		return ""
+	case string:
+		return "string"
+	case bool:
+		return "bool"
+	case json.Number, float64, float32, int, int64, int32, uint64:
+		return "number"
+	case []any:
+		return "array"
+	case map[string]any:
+		return "object"
+	}
+	return fmt.Sprintf("%T", v)
 }
 
 // errNoFilenames is what a verb that needs -f says without one.

@@ -109,11 +109,13 @@ func TestResolveArgs(t *testing.T) {
 		}
 	}
 	for args, want := range map[string]string{
-		"po/x y":  "there is no need to specify a resource type as a separate argument when passing arguments in resource/name form (e.g. 'ctl get resource/<resource_name>' instead of 'ctl get resource resource/<resource_name>'",
-		"po/":     "arguments in resource/name form must have a single resource and name",
-		"foo x":   `the server doesn't have a resource type "foo"`,
-		"po,foo":  `the server doesn't have a resource type "foo"`,
-		"foo/bar": `the server doesn't have a resource type "foo"`,
+		"po/x y":    "there is no need to specify a resource type as a separate argument when passing arguments in resource/name form (e.g. 'ctl get resource/<resource_name>' instead of 'ctl get resource resource/<resource_name>'",
+		"po/":       "arguments in resource/name form must have a single resource and name",
+		"foo x":     `the server doesn't have a resource type "foo"`,
+		"po,foo":    `the server doesn't have a resource type "foo"`,
+		"foo/bar":   `the server doesn't have a resource type "foo"`,
+		"pods/x/y":  "arguments in resource/name form may not have more than one slash",
+		"po/a po//": "arguments in resource/name form may not have more than one slash",
 	} {
 		if _, err := resolveArgs(m, strings.Fields(args), "ctl get"); err == nil || err.Error() != want {
 			t.Errorf("resolveArgs(%s) error = %v, want %q", args, err, want)

@@ -352,15 +352,16 @@ func (o *drainOptions) waitForDelete(ctx context.Context, c *client.Client, pods
 	now := time.Now()
 	for {
 		var pending []*api.Pod
-		for _, pod := range pods {
+		for i, pod := range pods {
 			current, err := c.Pods(pod.Namespace).Get(ctx, pod.Name, client.GetOptions{})
+			// On an error, the pods not checked yet are pending too.
 			switch {
 			case apierrors.IsNotFound(err) || (err == nil && current.UID != pod.UID):
 				fmt.Fprintf(o.f.out(), "pod/%s deleted\n", pod.Name)
 			case err != nil && ctx.Err() != nil:
-				return append(pending, pod), errWaitTimeout
+				return append(pending, pods[i:]...), errWaitTimeout
 			case err != nil:
-				return append(pending, pod), err
+				return append(pending, pods[i:]...), err
 			case o.skipWaitForDeleteAfter > 0 && current.DeletionTimestamp != nil &&
 				int(now.Sub(current.DeletionTimestamp.Time).Seconds()) > o.skipWaitForDeleteAfter:
 				fmt.Fprintf(o.f.out(), "pod %q has DeletionTimestamp older than %v seconds, skipping\n", pod.Name, o.skipWaitForDeleteAfter)

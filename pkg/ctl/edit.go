@@ -177,7 +177,16 @@ func (s *editSession) loop(ctx context.Context) error {
 		}
 
 		var results editResults
-		items, err := s.parse(stripped)
+		// The YAML parser drops comments itself; stripping '#' lines
+		// first would also drop them from block scalars (a script's
+		// "#!/bin/sh"). Stripping is only a fallback for a file the
+		// parser rejects, as kubectl's ManualStrip keeps "#!".
+		items, err := s.parse(edited)
+		if err != nil {
+			if fallback, fallbackErr := s.parse(manualStrip(edited)); fallbackErr == nil {
+				items, err = fallback, nil
+			}
+		}
 		if err != nil {
 			// kubectl reports a file that does not parse as an Invalid
 			// error of the first object, with no field.
@@ -203,7 +212,7 @@ func (s *editSession) loop(ctx context.Context) error {
 			os.Remove(s.file)
 			return nil
 		}
-		reasons, content, previous = results.reasons, stripped, edited
+		reasons, content, previous = results.reasons, stripHeader(edited), edited
 	}
 }
 
@@ -328,6 +337,40 @@ func stripComments(file []byte) []byte {
 		out.WriteByte('\n')
 	}
 	return out.Bytes()
+}
+
+// manualStrip drops the lines that start with '#' but not "#!", as
+// kubectl's cmdutil.ManualStrip does.
+func manualStrip(file []byte) []byte {
+	lines := bytes.SplitAfter(file, []byte("\n"))
+	var out []byte
+	for _, line := range lines {
+		trimmed := bytes.TrimSpace(line)
+		if bytes.HasPrefix(trimmed, []byte("#")) && !bytes.HasPrefix(trimmed, []byte("#!")) {
+			continue
+		}
+		out = append(out, line...)
+	}
+	return out
+}
+
+// stripHeader drops the comment lines at the top of the edited file (the
+// instructions and the reasons of the last failure) before it is reopened
+// with new ones; comments further down are the user's and block scalars
+// cannot start the file, so nothing else is touched.
+func stripHeader(file []byte) []byte {
+	for len(file) > 0 {
+		line := file
+		next := len(file)
+		if i := bytes.IndexByte(file, '\n'); i >= 0 {
+			line, next = file[:i], i+1
+		}
+		if !bytes.HasPrefix(bytes.TrimSpace(line), []byte("#")) {
+			break
+		}
+		file = file[next:]
+	}
+	return file
 }
 
 // parse reads the edited document back into objects: the object, or the

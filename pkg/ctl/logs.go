@@ -423,30 +423,36 @@ func copyPrefixed(w io.Writer, r io.Reader, prefix string) error {
 
 // followAll follows several streams at once (-l or --all-containers with
 // -f). Each goroutine writes whole lines through one lock, so lines of
-// different containers never mix.
+// different containers never mix. The first failure stops the others and
+// is returned (kubectl's parallelConsumeRequest), since the streams that
+// still work would otherwise hold the command open for ever; with
+// --ignore-errors it is printed and the rest carry on.
 func (o *logsOptions) followAll(ctx context.Context, c *client.Client, requests []logRequest) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
 	out := &lineWriter{w: o.f.out()}
 	var wg sync.WaitGroup
-	errs := make([]error, len(requests))
-	for i, r := range requests {
+	var once sync.Once
+	var first error
+	for _, r := range requests {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			errs[i] = o.stream(ctx, c, r, out)
-			if errs[i] != nil && o.ignoreErrors {
-				fmt.Fprintf(o.f.errOut(), "error: %v\n", errs[i])
-				errs[i] = nil
+			err := o.stream(ctx, c, r, out)
+			switch {
+			case err == nil:
+			case o.ignoreErrors:
+				fmt.Fprintf(o.f.errOut(), "error: %v\n", err)
+			default:
+				once.Do(func() {
+					first = err
+					cancel()
+				})
 			}
 		}()
 	}
 	wg.Wait()
-	var failed []error
-	for _, err := range errs {
-		if err != nil {
-			failed = append(failed, err)
-		}
-	}
-	return joinErrors(failed)
+	return first
 }
 
 // lineWriter serialises the writes of concurrent streams.

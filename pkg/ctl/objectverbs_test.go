@@ -326,3 +326,33 @@ func TestCordonDrainExplainAndCompletion(t *testing.T) {
 		t.Errorf("completing a kind = %d %q", code, out)
 	}
 }
+
+// TestEditKeepsCommentLinesInBlockScalars checks that lines starting with
+// '#' inside a multi-line value (a script in a ConfigMap) survive an edit:
+// only YAML comments are dropped, by the YAML parser, as in kubectl.
+func TestEditKeepsCommentLinesInBlockScalars(t *testing.T) {
+	a := framework.StartAPIServer(t)
+	c := a.Client(t, nil)
+	ctx := context.Background()
+	const script = "#!/bin/sh\n# say hello\necho hi\n"
+	cm := &api.ConfigMap{}
+	cm.Name, cm.Namespace = "scripts", "default"
+	cm.Data = map[string]string{"run.sh": script, "other": "a"}
+	if _, err := c.ConfigMaps("default").Create(ctx, cm, client.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "editor.sh")
+	if err := os.WriteFile(path, []byte("#!/bin/sh\n"+`grep -q '^    #!/bin/sh$' "$1" || exit 1`+"\n"+`sed -i 's/^  other: a$/  other: b/' "$1"`+"\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("KUBE_EDITOR", path)
+	t.Setenv("TMPDIR", t.TempDir())
+	check(t, a, []ctlCase{{[]string{"edit", "configmap/scripts"}, 0, "configmap/scripts edited\n", ""}})
+	got, err := c.ConfigMaps("default").Get(ctx, "scripts", client.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Data["other"] != "b" || got.Data["run.sh"] != script {
+		t.Errorf("data after the edit = %q, want other=b and run.sh=%q", got.Data, script)
+	}
+}

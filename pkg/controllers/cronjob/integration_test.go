@@ -23,6 +23,7 @@ import (
 	"kplane/pkg/events"
 	"kplane/pkg/informer"
 	"kplane/test/framework"
+	"kplane/test/framework/controllertest"
 )
 
 func TestMain(m *testing.M) { framework.Main(m) }
@@ -45,7 +46,7 @@ func startHarness(t *testing.T) *harness {
 	// The apiserver stamps creationTimestamp with the wall clock, so the
 	// fake clock starts at the wall clock and only moves forward.
 	fake := clock.NewFake(time.Now())
-	ctrl := framework.RunController(t, c, "cronjob-controller", 2, func(f *informer.SharedInformerFactory, rec events.EventRecorder, logger *slog.Logger) (*Controller, error) {
+	ctrl := controllertest.RunController(t, c, "cronjob-controller", 2, func(f *informer.SharedInformerFactory, rec events.EventRecorder, logger *slog.Logger) (*Controller, error) {
 		return New(c, f, rec, Options{Logger: logger, Clock: fake})
 	})
 	return &harness{t: t, c: c, clock: fake, ctrl: ctrl}
@@ -169,7 +170,7 @@ func (h *harness) waitStatus(name string, ok func(api.CronJobStatus) bool) api.C
 // starting with prefix.
 func (h *harness) waitEvent(name, reason, prefix string) {
 	h.t.Helper()
-	h.wait(framework.EventSeen(h.c, framework.EventMatch{Namespace: "default", Component: "cronjob-controller",
+	h.wait(controllertest.EventSeen(h.c, controllertest.EventMatch{Namespace: "default", Component: "cronjob-controller",
 		Kind: "CronJob", Name: name, Reason: reason, MessagePrefix: prefix}))
 }
 

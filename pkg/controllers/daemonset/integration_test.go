@@ -22,6 +22,7 @@ import (
 	"kplane/pkg/events"
 	"kplane/pkg/informer"
 	"kplane/test/framework"
+	"kplane/test/framework/controllertest"
 )
 
 func TestMain(m *testing.M) { framework.Main(m) }
@@ -112,7 +113,7 @@ func TestDaemonSetFollowsNodes(t *testing.T) {
 // startController runs a DaemonSet controller on c until the test ends.
 func startController(t *testing.T, c *client.Client) {
 	t.Helper()
-	framework.RunController(t, c, "daemonset-controller", 2, func(f *informer.SharedInformerFactory, rec events.EventRecorder, logger *slog.Logger) (*daemonset.Controller, error) {
+	controllertest.RunController(t, c, "daemonset-controller", 2, func(f *informer.SharedInformerFactory, rec events.EventRecorder, logger *slog.Logger) (*daemonset.Controller, error) {
 		return daemonset.New(c, f, rec, daemonset.Options{Logger: logger})
 	})
 }
@@ -213,7 +214,7 @@ func waitStatus(t *testing.T, c *client.Client, ok func(api.DaemonSetStatus, int
 // and a message starting with messagePrefix.
 func waitEvent(t *testing.T, c *client.Client, reason, messagePrefix string) {
 	t.Helper()
-	framework.WaitForEvent(t, c, waitTimeout, framework.EventMatch{Namespace: "default", Component: "daemonset-controller",
+	controllertest.WaitForEvent(t, c, waitTimeout, controllertest.EventMatch{Namespace: "default", Component: "daemonset-controller",
 		Reason: reason, MessagePrefix: messagePrefix})
 }
 

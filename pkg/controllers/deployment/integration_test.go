@@ -2,7 +2,7 @@ package deployment_test
 
 // These tests run the Deployment controller and the ReplicaSet controller
 // in-process against a real apiserver on a temp etcd. There is no
-// scheduler and no kubelet: a small loop (framework.MarkPodsReady) plays
+// scheduler and no kubelet: a small loop (controllertest.MarkPodsReady) plays
 // the kubelet's part by marking every pod Running and Ready, so the whole
 // chain — Deployment → ReplicaSet → pods → ReplicaSet status → Deployment
 // status — is the real one.
@@ -24,6 +24,7 @@ import (
 	"kplane/pkg/controllers/deployment"
 	"kplane/pkg/controllers/replicaset"
 	"kplane/test/framework"
+	"kplane/test/framework/controllertest"
 )
 
 func TestMain(m *testing.M) { framework.Main(m) }
@@ -38,7 +39,7 @@ const stuckLabel = "test.kplane.io/never-ready"
 // informer factory, and the fake kubelet, until the test ends.
 func startControllers(t *testing.T, c *client.Client) {
 	t.Helper()
-	h := framework.NewControllers(t, c)
+	h := controllertest.NewControllers(t, c)
 	dc, err := deployment.New(c, h.Factory, h.Recorder("deployment-controller"), deployment.Options{Logger: h.Logger})
 	if err != nil {
 		t.Fatalf("deployment.New: %v", err)
@@ -50,7 +51,7 @@ func startControllers(t *testing.T, c *client.Client) {
 	h.Run(2, dc, rsc)
 	// The kubelet's part: every pod becomes Running and Ready, except
 	// those labelled stuckLabel.
-	h.Go(func(ctx context.Context) { framework.MarkPodsReady(ctx, c, "default", "!"+stuckLabel) })
+	h.Go(func(ctx context.Context) { controllertest.MarkPodsReady(ctx, c, "default", "!"+stuckLabel) })
 }
 
 // newDeployment is Deployment "web" with replicas pods of image.
@@ -178,7 +179,7 @@ func condition(d *api.Deployment, t api.DeploymentConditionType) *api.Deployment
 // with reason and message.
 func waitEvent(t *testing.T, c *client.Client, reason, message string) {
 	t.Helper()
-	framework.WaitForEvent(t, c, waitTimeout, framework.EventMatch{Namespace: "default", Component: "deployment-controller",
+	controllertest.WaitForEvent(t, c, waitTimeout, controllertest.EventMatch{Namespace: "default", Component: "deployment-controller",
 		Kind: "Deployment", Name: "web", Reason: reason, Message: message})
 }
 

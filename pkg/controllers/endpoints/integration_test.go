@@ -15,6 +15,7 @@ import (
 	"kplane/pkg/events"
 	"kplane/pkg/informer"
 	"kplane/test/framework"
+	"kplane/test/framework/controllertest"
 )
 
 func TestMain(m *testing.M) { framework.Main(m) }
@@ -25,7 +26,7 @@ const waitTimeout = 15 * time.Second
 func startController(t *testing.T, a *framework.APIServer) {
 	t.Helper()
 	c := a.Client(t, func(cfg *client.Config) { cfg.UserAgent = "endpoints-controller-test" })
-	framework.RunController(t, c, "", 2, func(f *informer.SharedInformerFactory, rec events.EventRecorder, logger *slog.Logger) (*endpoints.Controller, error) {
+	controllertest.RunController(t, c, "", 2, func(f *informer.SharedInformerFactory, rec events.EventRecorder, logger *slog.Logger) (*endpoints.Controller, error) {
 		return endpoints.New(c, f, rec, endpoints.Options{Logger: logger})
 	})
 }

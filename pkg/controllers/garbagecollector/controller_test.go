@@ -14,6 +14,7 @@ import (
 	"kplane/pkg/informer"
 	"kplane/pkg/informer/workqueue"
 	"kplane/test/framework"
+	"kplane/test/framework/controllertest"
 )
 
 // Fixture tests: objects are created in a real apiserver, fed to the graph
@@ -35,7 +36,7 @@ func newFixture(t *testing.T) *fixture {
 	t.Helper()
 	a := framework.StartAPIServer(t)
 	c := a.Client(t, nil)
-	return &fixture{t: t, ctx: context.Background(), c: c, gc: newCollector(t, c, framework.TestLogger())}
+	return &fixture{t: t, ctx: context.Background(), c: c, gc: newCollector(t, c, controllertest.TestLogger())}
 }
 
 // newCollector builds a collector whose informers are never started.
@@ -361,7 +362,7 @@ func TestSyncOrphanRemovesReferencesThenFinalizer(t *testing.T) {
 // finds the work done and reports no error.
 func TestSyncTwoCollectorsDoTheSameWork(t *testing.T) {
 	f := newFixture(t)
-	second := newCollector(t, f.c, framework.TestLogger())
+	second := newCollector(t, f.c, controllertest.TestLogger())
 	rs := createRS(t, f.c, "default", "web")
 	pod := createPod(t, f.c, "default", "p", []api.OwnerReference{refTo(rs, true)})
 	orphanRS := createRS(t, f.c, "default", "orphaner")

@@ -15,6 +15,7 @@ import (
 	"kplane/pkg/events"
 	"kplane/pkg/informer"
 	"kplane/test/framework"
+	"kplane/test/framework/controllertest"
 )
 
 // Integration tests: a real apiserver on a temp etcd, the collector running
@@ -29,7 +30,7 @@ const waitTimeout = 20 * time.Second
 // the test ends.
 func startCollector(t *testing.T, c *client.Client, log *slog.Logger) {
 	t.Helper()
-	framework.RunController(t, c, "", 5, func(f *informer.SharedInformerFactory, rec events.EventRecorder, _ *slog.Logger) (*Controller, error) {
+	controllertest.RunController(t, c, "", 5, func(f *informer.SharedInformerFactory, rec events.EventRecorder, _ *slog.Logger) (*Controller, error) {
 		return New(c, f, rec, Options{Logger: log})
 	})
 }
@@ -38,7 +39,7 @@ func startServerAndCollector(t *testing.T) (*framework.APIServer, *client.Client
 	t.Helper()
 	a := framework.StartAPIServer(t)
 	c := a.Client(t, nil)
-	startCollector(t, c, framework.TestLogger())
+	startCollector(t, c, controllertest.TestLogger())
 	return a, c
 }
 
@@ -74,7 +75,7 @@ func TestBackgroundDeletionCollectsDependents(t *testing.T) {
 	for i := range 3 {
 		createPod(t, c, "default", fmt.Sprintf("web-%d", i), []api.OwnerReference{refTo(rs, true)})
 	}
-	startCollector(t, c, framework.TestLogger())
+	startCollector(t, c, controllertest.TestLogger())
 	createPod(t, c, "default", "web-late", []api.OwnerReference{refTo(rs, true)})
 	unrelated := createPod(t, c, "default", "unrelated", nil)
 

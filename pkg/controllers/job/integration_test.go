@@ -21,6 +21,7 @@ import (
 	"kplane/pkg/events"
 	"kplane/pkg/informer"
 	"kplane/test/framework"
+	"kplane/test/framework/controllertest"
 )
 
 func TestMain(m *testing.M) { framework.Main(m) }
@@ -46,7 +47,7 @@ func piJob(name string, parallelism, completions int32) *api.Job {
 // pod-failure back-off is 200 ms so retries are quick.
 func startController(t *testing.T, c *client.Client) {
 	t.Helper()
-	framework.RunController(t, c, "job-controller", 2, func(f *informer.SharedInformerFactory, rec events.EventRecorder, logger *slog.Logger) (*job.Controller, error) {
+	controllertest.RunController(t, c, "job-controller", 2, func(f *informer.SharedInformerFactory, rec events.EventRecorder, logger *slog.Logger) (*job.Controller, error) {
 		return job.New(c, f, rec, job.Options{Logger: logger, PodFailureBackOff: 200 * time.Millisecond})
 	})
 }
@@ -132,7 +133,7 @@ func isTrue(j *api.Job, t api.JobConditionType) bool {
 // reason and a message starting with prefix.
 func waitEvent(t *testing.T, c *client.Client, jobName, reason, prefix string) {
 	t.Helper()
-	framework.WaitForEvent(t, c, waitTimeout, framework.EventMatch{Namespace: "default", Component: "job-controller",
+	controllertest.WaitForEvent(t, c, waitTimeout, controllertest.EventMatch{Namespace: "default", Component: "job-controller",
 		Kind: "Job", Name: jobName, Reason: reason, MessagePrefix: prefix})
 }
 

@@ -15,6 +15,7 @@ import (
 	"kplane/pkg/events"
 	"kplane/pkg/informer"
 	"kplane/test/framework"
+	"kplane/test/framework/controllertest"
 )
 
 func TestMain(m *testing.M) { framework.Main(m) }
@@ -26,7 +27,7 @@ const waitTimeout = 20 * time.Second
 func startController(t *testing.T, a *framework.APIServer) {
 	t.Helper()
 	c := a.Client(t, func(cfg *client.Config) { cfg.UserAgent = "namespace-controller-test" })
-	framework.RunController(t, c, "", 2, func(f *informer.SharedInformerFactory, rec events.EventRecorder, logger *slog.Logger) (*namespace.Controller, error) {
+	controllertest.RunController(t, c, "", 2, func(f *informer.SharedInformerFactory, rec events.EventRecorder, logger *slog.Logger) (*namespace.Controller, error) {
 		return namespace.New(c, f, rec, namespace.Options{
 			Logger:              logger,
 			DeletionGracePeriod: -1,

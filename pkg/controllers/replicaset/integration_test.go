@@ -26,6 +26,7 @@ import (
 	"kplane/pkg/events"
 	"kplane/pkg/informer"
 	"kplane/test/framework"
+	"kplane/test/framework/controllertest"
 )
 
 func TestMain(m *testing.M) { framework.Main(m) }
@@ -68,7 +69,7 @@ func TestNginxReplicaSet(t *testing.T) {
 
 	// The kubelet's part: the pods run and become ready.
 	for _, p := range pods {
-		framework.MarkPodReady(t, c, waitTimeout, "default", p.Name)
+		controllertest.MarkPodReady(t, c, waitTimeout, "default", p.Name)
 	}
 	waitStatus(t, c, "ng-rs", func(s api.ReplicaSetStatus, _ int64) bool {
 		return s.ReadyReplicas == 3 && s.AvailableReplicas == 3
@@ -101,7 +102,7 @@ func TestNginxReplicaSet(t *testing.T) {
 	// Scale to 5 and back to 3. The three that were there are ready, the
 	// two new ones are not: those two go.
 	for _, p := range pods {
-		framework.MarkPodReady(t, c, waitTimeout, "default", p.Name)
+		controllertest.MarkPodReady(t, c, waitTimeout, "default", p.Name)
 	}
 	var before []string
 	for _, p := range pods {
@@ -145,7 +146,7 @@ func TestAvailableAfterMinReadySeconds(t *testing.T) {
 		t.Fatalf("create: %v", err)
 	}
 	for _, p := range waitOwnedPods(t, c, rs, 2) {
-		framework.MarkPodReady(t, c, waitTimeout, "default", p.Name)
+		controllertest.MarkPodReady(t, c, waitTimeout, "default", p.Name)
 	}
 	got := waitStatus(t, c, "ng-rs", func(s api.ReplicaSetStatus, _ int64) bool { return s.ReadyReplicas == 2 })
 	if got.AvailableReplicas == 2 {
@@ -183,7 +184,7 @@ func TestAdoptsOrphan(t *testing.T) {
 // startController runs a ReplicaSet controller on c until the test ends.
 func startController(t *testing.T, c *client.Client) {
 	t.Helper()
-	framework.RunController(t, c, "replicaset-controller", 2, func(f *informer.SharedInformerFactory, rec events.EventRecorder, logger *slog.Logger) (*replicaset.Controller, error) {
+	controllertest.RunController(t, c, "replicaset-controller", 2, func(f *informer.SharedInformerFactory, rec events.EventRecorder, logger *slog.Logger) (*replicaset.Controller, error) {
 		return replicaset.New(c, f, rec, replicaset.Options{Logger: logger})
 	})
 }
@@ -260,7 +261,7 @@ func waitStatus(t *testing.T, c *client.Client, name string, ok func(api.Replica
 // starting with prefix, from the replicaset-controller.
 func waitEvent(t *testing.T, c *client.Client, reason, prefix string) {
 	t.Helper()
-	framework.WaitForEvent(t, c, waitTimeout, framework.EventMatch{Namespace: "default", Component: "replicaset-controller",
+	controllertest.WaitForEvent(t, c, waitTimeout, controllertest.EventMatch{Namespace: "default", Component: "replicaset-controller",
 		Kind: "ReplicaSet", Name: "ng-rs", Reason: reason, MessagePrefix: prefix})
 }
 

@@ -20,6 +20,7 @@ import (
 	"kplane/pkg/events"
 	"kplane/pkg/informer"
 	"kplane/test/framework"
+	"kplane/test/framework/controllertest"
 )
 
 func TestMain(m *testing.M) { framework.Main(m) }
@@ -61,7 +62,7 @@ func TestReplicationController(t *testing.T) {
 		}
 	}
 	waitEvent(t, c, "SuccessfulCreate", "Created pod: "+pods[0].Name)
-	framework.MarkPodReady(t, c, waitTimeout, "default", pods[0].Name)
+	controllertest.MarkPodReady(t, c, waitTimeout, "default", pods[0].Name)
 	waitStatus(t, c, func(s api.ReplicationControllerStatus, gen int64) bool {
 		return s.Replicas == 3 && s.FullyLabeledReplicas == 3 && s.ReadyReplicas == 1 && s.AvailableReplicas == 1 && s.ObservedGeneration == gen
 	})
@@ -104,7 +105,7 @@ func TestReplicationController(t *testing.T) {
 // test ends.
 func startController(t *testing.T, c *client.Client) {
 	t.Helper()
-	framework.RunController(t, c, "replication-controller", 2, func(f *informer.SharedInformerFactory, rec events.EventRecorder, logger *slog.Logger) (*replicationcontroller.Controller, error) {
+	controllertest.RunController(t, c, "replication-controller", 2, func(f *informer.SharedInformerFactory, rec events.EventRecorder, logger *slog.Logger) (*replicationcontroller.Controller, error) {
 		return replicationcontroller.New(c, f, rec, replicationcontroller.Options{Logger: logger})
 	})
 }
@@ -148,6 +149,6 @@ func waitStatus(t *testing.T, c *client.Client, ok func(api.ReplicationControlle
 // starting with prefix, from the replication-controller.
 func waitEvent(t *testing.T, c *client.Client, reason, prefix string) {
 	t.Helper()
-	framework.WaitForEvent(t, c, waitTimeout, framework.EventMatch{Namespace: "default", Component: "replication-controller",
+	controllertest.WaitForEvent(t, c, waitTimeout, controllertest.EventMatch{Namespace: "default", Component: "replication-controller",
 		Kind: "ReplicationController", Name: "nginx-rc", Reason: reason, MessagePrefix: prefix})
 }

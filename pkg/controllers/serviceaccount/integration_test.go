@@ -14,6 +14,7 @@ import (
 	"kplane/pkg/events"
 	"kplane/pkg/informer"
 	"kplane/test/framework"
+	"kplane/test/framework/controllertest"
 )
 
 func TestMain(m *testing.M) { framework.Main(m) }
@@ -25,7 +26,7 @@ const waitTimeout = 10 * time.Second
 func startController(t *testing.T, a *framework.APIServer) *client.Client {
 	t.Helper()
 	c := a.Client(t, func(cfg *client.Config) { cfg.UserAgent = "serviceaccount-test" })
-	framework.RunController(t, c, "", 1, func(f *informer.SharedInformerFactory, rec events.EventRecorder, logger *slog.Logger) (*serviceaccount.Controller, error) {
+	controllertest.RunController(t, c, "", 1, func(f *informer.SharedInformerFactory, rec events.EventRecorder, logger *slog.Logger) (*serviceaccount.Controller, error) {
 		return serviceaccount.New(c, f, rec, serviceaccount.Options{Logger: logger})
 	})
 	return c

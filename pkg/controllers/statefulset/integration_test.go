@@ -21,6 +21,7 @@ import (
 	"kplane/pkg/controller"
 	"kplane/pkg/controllers/statefulset"
 	"kplane/test/framework"
+	"kplane/test/framework/controllertest"
 )
 
 func TestMain(m *testing.M) { framework.Main(m) }
@@ -32,21 +33,21 @@ const waitTimeout = 20 * time.Second
 // Ready every 20 ms.
 func startController(t *testing.T, c *client.Client, autoReady bool) {
 	t.Helper()
-	h := framework.NewControllers(t, c)
+	h := controllertest.NewControllers(t, c)
 	ctrl, err := statefulset.New(c, h.Factory, h.Recorder("statefulset-controller"), statefulset.Options{Logger: h.Logger})
 	if err != nil {
 		t.Fatalf("statefulset.New: %v", err)
 	}
 	h.Run(2, ctrl)
 	if autoReady {
-		h.Go(func(ctx context.Context) { framework.MarkPodsReady(ctx, c, "default", "") })
+		h.Go(func(ctx context.Context) { controllertest.MarkPodsReady(ctx, c, "default", "") })
 	}
 }
 
 // markReady plays the kubelet for one pod.
 func markReady(t *testing.T, c *client.Client, name string) {
 	t.Helper()
-	framework.MarkPodReady(t, c, waitTimeout, "default", name)
+	controllertest.MarkPodReady(t, c, waitTimeout, "default", name)
 }
 
 // podLog records, in order, the pods created and deleted in "default"
@@ -228,7 +229,7 @@ func claims(t *testing.T, c *client.Client) []string {
 // waitEvent waits for an event about the set with reason and message.
 func waitEvent(t *testing.T, c *client.Client, reason, message string) {
 	t.Helper()
-	framework.WaitForEvent(t, c, waitTimeout, framework.EventMatch{Namespace: "default", Component: "statefulset-controller",
+	controllertest.WaitForEvent(t, c, waitTimeout, controllertest.EventMatch{Namespace: "default", Component: "statefulset-controller",
 		Kind: "StatefulSet", Reason: reason, Message: message})
 }
 

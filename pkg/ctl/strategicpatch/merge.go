@@ -302,12 +302,8 @@ func indexOf(list []any, item any, mergeKey string, kind reflect.Kind) int {
 
 // asMapWithKey checks that item is an object carrying its merge key.
 func asMapWithKey(item any, mergeKey string) (map[string]any, error) {
-	m, ok := item.(map[string]any)
-	if !ok {
-		return nil, fmt.Errorf("expected a map in a list merged by %q, got %T", mergeKey, item)
+	if _, err := mergeKeyValue(item, mergeKey); err != nil {
+		return nil, err
 	}
-	if _, ok := m[mergeKey]; !ok {
-		return nil, fmt.Errorf("map: %v does not contain declared merge key: %s", m, mergeKey)
-	}
-	return m, nil
+	return item.(map[string]any), nil
 }

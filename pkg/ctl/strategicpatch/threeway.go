@@ -170,6 +170,13 @@ func mergeKeyValue(item any, mergeKey string) (any, error) {
 	if !ok {
 		return nil, fmt.Errorf("map: %v does not contain declared merge key: %s", m, mergeKey)
 	}
+	// Elements are matched by comparing their keys with ==, which panics
+	// on lists and objects; a merge key is a name or a port, so anything
+	// else is a malformed manifest.
+	switch v.(type) {
+	case map[string]any, []any:
+		return nil, fmt.Errorf("map: %v has a list or object as its merge key %s: merge keys must be strings, numbers or booleans", m, mergeKey)
+	}
 	return v, nil
 }
 

@@ -1,10 +1,9 @@
-package framework
-
-// Helpers for the controllers' integration tests, which run one controller
+// Package controllertest helps the controllers' integration tests, which run one controller
 // (or a chain of them) in-process against StartAPIServer with no scheduler
 // and no kubelet. The tests stand in for the missing components themselves:
 // MarkPodReady and MarkPodsReady play the kubelet's part, and WaitForEvent
 // checks what a user would read in `kubectl get events`.
+package controllertest
 
 import (
 	"context"
@@ -22,6 +21,7 @@ import (
 	"kplane/pkg/controller"
 	"kplane/pkg/events"
 	"kplane/pkg/informer"
+	"kplane/test/framework"
 )
 
 // TestLogger returns the logger for components a test runs in-process: it
@@ -136,7 +136,7 @@ func setPodReady(p *api.Pod) {
 func MarkPodReady(t testing.TB, c *client.Client, timeout time.Duration, namespace, name string) {
 	t.Helper()
 	ctx := context.Background()
-	Eventually(t, timeout, func() (bool, string) {
+	framework.Eventually(t, timeout, func() (bool, string) {
 		p, err := c.Pods(namespace).Get(ctx, name, client.GetOptions{})
 		if err != nil {
 			return false, err.Error()
@@ -228,5 +228,5 @@ func EventSeen(c *client.Client, m EventMatch) func() (bool, string) {
 // WaitForEvent waits up to timeout for an Event matching m.
 func WaitForEvent(t testing.TB, c *client.Client, timeout time.Duration, m EventMatch) {
 	t.Helper()
-	Eventually(t, timeout, EventSeen(c, m))
+	framework.Eventually(t, timeout, EventSeen(c, m))
 }
