@@ -104,8 +104,17 @@ func TestDaemonSetFollowsNodes(t *testing.T) {
 			fmt.Sprintf("pods %s", describe(pods))
 	})
 	waitPodsOn(t, c, "n1", "n5")
-	waitStatus(t, c, func(s api.DaemonSetStatus, gen int64) bool {
-		return s.DesiredNumberScheduled == 2 && s.UpdatedNumberScheduled == 2 && s.NumberAvailable == 2 && s.ObservedGeneration == gen
+	// The last new pod may have been created after the loop above last
+	// marked pods ready: keep playing the kubelet while waiting.
+	framework.Eventually(t, waitTimeout, func() (bool, string) {
+		markAllReady(t, c)
+		ds, err := c.DaemonSets("default").Get(context.Background(), "nginx-ds", client.GetOptions{})
+		if err != nil {
+			return false, err.Error()
+		}
+		s := ds.Status
+		return s.DesiredNumberScheduled == 2 && s.UpdatedNumberScheduled == 2 && s.NumberAvailable == 2 && s.ObservedGeneration == ds.Generation,
+			fmt.Sprintf("generation %d status %+v", ds.Generation, s)
 	})
 	waitRevisions(t, c, 3)
 }
