@@ -144,10 +144,12 @@ func (o *applyOptions) applyOne(ctx context.Context, obj fileObject, dryRun dryR
 			return sourceError("patching", obj.source, err)
 		}
 		// A patch that changes nothing once the server has applied and
-		// defaulted it leaves the object as it was (same
-		// resourceVersion): say so, rather than "configured".
+		// defaulted it leaves the object as it was: say so, rather than
+		// "configured". The status and resourceVersion are left out of the
+		// comparison, since a controller may have written the status in
+		// between (a StatefulSet's pods becoming ready).
 		operation := "configured"
-		if reflect.DeepEqual(patched, live) {
+		if reflect.DeepEqual(withoutServerFields(patched), withoutServerFields(live)) {
 			operation = "unchanged"
 		}
 		return printResult(o.f.out(), out, patched, operation, dryRun)
@@ -233,4 +235,25 @@ func schemaFor(group, kind string) *schema.Type {
 		return nil
 	}
 	return schema.Of(t)
+}
+
+// withoutServerFields returns a shallow copy of obj without what the server
+// and controllers change on their own: status and metadata.resourceVersion.
+func withoutServerFields(obj map[string]any) map[string]any {
+	out := make(map[string]any, len(obj))
+	for k, v := range obj {
+		if k != "status" {
+			out[k] = v
+		}
+	}
+	if meta, ok := obj["metadata"].(map[string]any); ok {
+		m := make(map[string]any, len(meta))
+		for k, v := range meta {
+			if k != "resourceVersion" {
+				m[k] = v
+			}
+		}
+		out["metadata"] = m
+	}
+	return out
 }

@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"syscall"
 	"testing"
@@ -228,5 +229,20 @@ func TestSchemaForEveryServedKind(t *testing.T) {
 	deploy := schemaFor("apps", "Deployment")
 	if f := deploy.Field("spec").Type.Field("template").Type.Field("spec").Type.Field("containers"); f == nil || f.PatchMergeKey != "name" {
 		t.Errorf("deployment containers merge key: %+v", f)
+	}
+}
+
+func TestWithoutServerFields(t *testing.T) {
+	live := map[string]any{"metadata": map[string]any{"name": "web", "resourceVersion": "10"}, "spec": map[string]any{"replicas": 2.0}, "status": map[string]any{"readyReplicas": 1.0}}
+	patched := map[string]any{"metadata": map[string]any{"name": "web", "resourceVersion": "11"}, "spec": map[string]any{"replicas": 2.0}, "status": map[string]any{"readyReplicas": 2.0}}
+	if !reflect.DeepEqual(withoutServerFields(live), withoutServerFields(patched)) {
+		t.Error("a status write by a controller between the read and the patch must not count as a change")
+	}
+	patched["spec"] = map[string]any{"replicas": 3.0}
+	if reflect.DeepEqual(withoutServerFields(live), withoutServerFields(patched)) {
+		t.Error("a spec change must count")
+	}
+	if live["metadata"].(map[string]any)["resourceVersion"] != "10" || live["status"] == nil {
+		t.Error("withoutServerFields must not modify its argument")
 	}
 }
