@@ -126,6 +126,8 @@ func (c *Controller) reconcileOldReplicaSets(ctx context.Context, allRSs, oldRSs
 	slices.SortStableFunc(oldRSs, compareCreation)
 	var total int32
 	for _, step := range unhealthyCleanupSteps(oldRSs, budget) {
+		c.log.Debug("cleaning up unhealthy replicas", "deployment", d.Namespace+"/"+d.Name, "replicaSet", oldRSs[step.index].Name,
+			"spec", specReplicas(oldRSs[step.index]), "available", oldRSs[step.index].Status.AvailableReplicas, "to", step.to)
 		_, updated, err := c.scaleReplicaSetAndRecordEvent(ctx, oldRSs[step.index], step.to, d)
 		if err != nil {
 			return false, err
@@ -135,6 +137,9 @@ func (c *Controller) reconcileOldReplicaSets(ctx context.Context, allRSs, oldRSs
 	}
 
 	for _, step := range rollingScaleDownSteps(d, append(slices.Clone(oldRSs), newRS), oldRSs) {
+		c.log.Debug("scaling down for the rollout", "deployment", d.Namespace+"/"+d.Name, "replicaSet", oldRSs[step.index].Name,
+			"spec", specReplicas(oldRSs[step.index]), "available", oldRSs[step.index].Status.AvailableReplicas,
+			"newAvailable", newRS.Status.AvailableReplicas, "to", step.to)
 		if _, _, err := c.scaleReplicaSetAndRecordEvent(ctx, oldRSs[step.index], step.to, d); err != nil {
 			return false, err
 		}
