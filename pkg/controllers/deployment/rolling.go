@@ -199,7 +199,13 @@ func unhealthyCleanupSteps(oldRSs []*api.ReplicaSet, budget int32) []scaleStep {
 // available count (old and new); oldRSs are the ones to shrink.
 func rollingScaleDownSteps(d *api.Deployment, allRSs, oldRSs []*api.ReplicaSet) []scaleStep {
 	minAvailable := replicas(d.Spec.Replicas) - maxUnavailable(d)
-	available := sumReplicaSets(allRSs, func(rs *api.ReplicaSet) int32 { return rs.Status.AvailableReplicas })
+	// A ReplicaSet's available pods count only up to its spec.replicas: the
+	// ones above it are being deleted. Its status can still count them for
+	// a moment after a scale-down (the ReplicaSet controller has not synced
+	// since), and trusting that would scale down twice for the same pods.
+	available := sumReplicaSets(allRSs, func(rs *api.ReplicaSet) int32 {
+		return min(rs.Status.AvailableReplicas, specReplicas(rs))
+	})
 	if available <= minAvailable {
 		return nil
 	}

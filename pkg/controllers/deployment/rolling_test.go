@@ -107,6 +107,12 @@ func TestRollingScaleDownSteps(t *testing.T) {
 		{"at the minimum: nothing",
 			[]*api.ReplicaSet{plainRS("old", 8, 8, 0, nil)}, plainRS("new", 5, 0, 5, nil),
 			nil},
+		// The old set was just scaled 3→2; its status, not yet updated by
+		// the ReplicaSet controller, still counts 3 available. Only 2 of
+		// them stay: 2 + 7 = 9 available, so one more may go, not two.
+		{"status counting pods above spec.replicas (being deleted)",
+			[]*api.ReplicaSet{plainRS("old", 2, 3, 0, nil)}, plainRS("new", 10, 7, 5, nil),
+			[]scaleStep{{index: 0, to: 1}}},
 		// Given newest first; the oldest ReplicaSet is emptied first.
 		{"oldest first across several old sets",
 			[]*api.ReplicaSet{plainRS("y", 6, 6, 2, nil), plainRS("x", 2, 2, 1, nil)}, plainRS("new", 5, 5, 5, nil),
