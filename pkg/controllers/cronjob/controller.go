@@ -108,12 +108,7 @@ func newController(informers *informer.SharedInformerFactory, jobControl jobCont
 		recorder:   recorder,
 		clock:      opts.Clock,
 		log:        opts.Logger.With("controller", Name),
-		queue: workqueue.New(workqueue.Options[string]{
-			Name:        Name,
-			Clock:       opts.Clock,
-			RateLimiter: workqueue.DefaultControllerRateLimiter[string](opts.Clock),
-			Trace:       informers.Tracer().QueueTrace(Name),
-		}),
+		queue:      controller.NewQueue(Name, opts.Clock, informers),
 	}
 	cjReg, err := cronJobs.Informer().AddEventHandler(informer.ResourceEventHandlerFuncs{
 		AddFunc:    func(obj api.Object) { c.queue.Add(keyOf(obj)) },

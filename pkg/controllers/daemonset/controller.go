@@ -139,12 +139,7 @@ func newController(informers *informer.SharedInformerFactory, dsAPI daemonSetAPI
 		clock:         opts.Clock,
 		log:           opts.Logger.With("controller", Name),
 		burstReplicas: opts.BurstReplicas,
-		queue: workqueue.New(workqueue.Options[string]{
-			Name:        Name,
-			Clock:       opts.Clock,
-			RateLimiter: workqueue.DefaultControllerRateLimiter[string](opts.Clock),
-			Trace:       informers.Tracer().QueueTrace(Name),
-		}),
+		queue:         controller.NewQueue(Name, opts.Clock, informers),
 	}
 	dsReg, err := dsInformer.Informer().AddEventHandler(informer.ResourceEventHandlerFuncs{
 		AddFunc:    c.addDaemonSet,

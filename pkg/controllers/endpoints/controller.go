@@ -90,12 +90,7 @@ func New(c *client.Client, informers *informer.SharedInformerFactory, recorder e
 		serviceLister:   informers.Services().Lister(),
 		podLister:       informers.Pods().Lister(),
 		endpointsLister: informers.Endpoints().Lister(),
-		queue: workqueue.New(workqueue.Options[string]{
-			Name:        controllerName,
-			Clock:       opts.Clock,
-			RateLimiter: workqueue.DefaultControllerRateLimiter[string](opts.Clock),
-			Trace:       informers.Tracer().QueueTrace(controllerName),
-		}),
+		queue:           controller.NewQueue(controllerName, opts.Clock, informers),
 	}
 
 	registrations := []struct {

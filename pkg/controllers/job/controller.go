@@ -126,12 +126,7 @@ func newController(informers *informer.SharedInformerFactory, podControl control
 		log:          opts.Logger.With("controller", Name),
 		backOff:      opts.PodFailureBackOff,
 		maxBackOff:   opts.MaxPodFailureBackOff,
-		queue: workqueue.New(workqueue.Options[string]{
-			Name:        Name,
-			Clock:       opts.Clock,
-			RateLimiter: workqueue.DefaultControllerRateLimiter[string](opts.Clock),
-			Trace:       informers.Tracer().QueueTrace(Name),
-		}),
+		queue:        controller.NewQueue(Name, opts.Clock, informers),
 	}
 	jobReg, err := jobs.Informer().AddEventHandler(informer.ResourceEventHandlerFuncs{
 		AddFunc:    c.addJob,

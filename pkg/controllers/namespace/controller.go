@@ -121,12 +121,7 @@ func New(c *client.Client, informers *informer.SharedInformerFactory, recorder e
 	case ctrl.maxRecheckDelay < 0:
 		ctrl.maxRecheckDelay = 0
 	}
-	ctrl.queue = workqueue.New(workqueue.Options[string]{
-		Name:        controllerName,
-		Clock:       opts.Clock,
-		RateLimiter: workqueue.DefaultControllerRateLimiter[string](opts.Clock),
-		Trace:       informers.Tracer().QueueTrace(controllerName),
-	})
+	ctrl.queue = controller.NewQueue(controllerName, opts.Clock, informers)
 
 	reg, err := informers.Namespaces().Informer().AddEventHandler(informer.ResourceEventHandlerFuncs{
 		AddFunc:    ctrl.addNamespace,

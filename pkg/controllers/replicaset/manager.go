@@ -80,12 +80,7 @@ func NewManager[T api.Object](kind Kind[T], informers *informer.SharedInformerFa
 		clock:         opts.Clock,
 		log:           opts.Logger.With("controller", kind.Name),
 		burstReplicas: opts.BurstReplicas,
-		queue: workqueue.New(workqueue.Options[string]{
-			Name:        kind.Name,
-			Clock:       opts.Clock,
-			RateLimiter: workqueue.DefaultControllerRateLimiter[string](opts.Clock),
-			Trace:       informers.Tracer().QueueTrace(kind.Name),
-		}),
+		queue:         controller.NewQueue(kind.Name, opts.Clock, informers),
 	}
 
 	ownerReg, err := kind.Informer.Informer().AddEventHandler(informer.ResourceEventHandlerFuncs{

@@ -77,12 +77,7 @@ func New(c *client.Client, informers *informer.SharedInformerFactory, recorder e
 		revisionLister: revisions.Lister(),
 		clock:          opts.Clock,
 		log:            opts.Logger.With("controller", Name),
-		queue: workqueue.New(workqueue.Options[string]{
-			Name:        Name,
-			Clock:       opts.Clock,
-			RateLimiter: workqueue.DefaultControllerRateLimiter[string](opts.Clock),
-			Trace:       informers.Tracer().QueueTrace(Name),
-		}),
+		queue:          controller.NewQueue(Name, opts.Clock, informers),
 	}
 	setReg, err := sets.Informer().AddEventHandler(informer.ResourceEventHandlerFuncs{
 		AddFunc:    ctrl.addSet,
