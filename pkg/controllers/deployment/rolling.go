@@ -94,7 +94,13 @@ func newReplicaSetReplicas(d *api.Deployment, allRSs []*api.ReplicaSet, newRS *a
 		if err != nil {
 			return 0, fmt.Errorf("deployment %s/%s: maxSurge: %w", d.Namespace, d.Name, err)
 		}
-		current := sumReplicaSets(allRSs, specReplicas)
+		// A ReplicaSet just scaled down still has its extra pods until its
+		// controller deletes them (status.replicas): count those too, so
+		// that the pods that exist, not only the sizes asked for, stay
+		// within replicas + maxSurge.
+		current := sumReplicaSets(allRSs, func(rs *api.ReplicaSet) int32 {
+			return max(specReplicas(rs), rs.Status.Replicas)
+		})
 		maxTotal := desired + int32(surge)
 		if current >= maxTotal {
 			return specReplicas(newRS), nil

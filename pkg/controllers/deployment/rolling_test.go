@@ -18,6 +18,7 @@ func TestNewReplicaSetReplicas(t *testing.T) {
 		{"brand new deployment starts with the full count", newDeployment(10, "25%", "25%", "b"), nil, 0, 10},
 		{"template change: new RS gets the surge", newDeployment(10, "25%", "25%", "b"), []*api.ReplicaSet{plainRS("old", 10, 10, 0, nil)}, 0, 3},
 		{"room after old scaled down", newDeployment(10, "25%", "25%", "b"), []*api.ReplicaSet{plainRS("old", 8, 8, 0, nil)}, 3, 5},
+		{"old pods not deleted yet still take room", newDeployment(10, "25%", "25%", "b"), []*api.ReplicaSet{withStatusReplicas(plainRS("old", 8, 8, 0, nil), 10)}, 3, 3},
 		{"no room: total at replicas+surge", newDeployment(10, "25%", "25%", "b"), []*api.ReplicaSet{plainRS("old", 10, 10, 0, nil)}, 3, 3},
 		{"never beyond replicas", newDeployment(10, "25%", "25%", "b"), []*api.ReplicaSet{plainRS("old", 2, 2, 0, nil)}, 9, 10},
 		{"maxSurge 0 waits for the old to shrink", newDeployment(3, "0", "1", "b"), []*api.ReplicaSet{plainRS("old", 3, 3, 0, nil)}, 0, 0},
@@ -126,4 +127,11 @@ func TestRollingScaleDownSteps(t *testing.T) {
 			}
 		})
 	}
+}
+
+// withStatusReplicas sets how many pods rs still has (status.replicas), as
+// right after a scale-down the ReplicaSet controller has not acted on yet.
+func withStatusReplicas(rs *api.ReplicaSet, n int32) *api.ReplicaSet {
+	rs.Status.Replicas = n
+	return rs
 }
