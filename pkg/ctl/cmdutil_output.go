@@ -3,6 +3,7 @@ package ctl
 import (
 	"fmt"
 	"io"
+	"os"
 	"slices"
 	"strings"
 
@@ -14,35 +15,91 @@ import (
 
 // outputFormat is a parsed -o flag.
 type outputFormat struct {
-	// name is "" (the table), "wide", "name", "yaml", "json" or "jsonpath".
-	name     string
-	template *jsonpath.Template
+	// name is "" (the table), "wide", "name", "yaml", "json", "jsonpath",
+	// "jsonpath-as-json", "go-template" or "custom-columns".
+	name       string
+	template   *jsonpath.Template
+	goTemplate *printers.GoTemplate
+	columns    *printers.CustomColumns
 }
 
+// templateFormats are the -o formats every object-printing verb takes, as
+// in kubectl: a template given inline (jsonpath=…) or in a file.
+var templateFormats = []string{"go-template", "go-template-file", "jsonpath", "jsonpath-as-json", "jsonpath-file", "template", "templatefile"}
+
 // parseOutput reads -o; allowed lists the formats this verb supports
-// besides the jsonpath one, which every object-printing verb takes.
+// besides the template ones, which every object-printing verb takes
+// ("custom-columns" also allows custom-columns-file).
 func parseOutput(value string, allowed ...string) (outputFormat, error) {
 	if value == "" {
 		return outputFormat{}, nil
 	}
-	if name, template, ok := strings.Cut(value, "="); ok && name == "jsonpath" {
-		t, err := jsonpath.Parse(template)
+	name, arg, hasArg := strings.Cut(value, "=")
+	switch name {
+	case "jsonpath", "jsonpath-as-json", "jsonpath-file", "go-template", "go-template-file", "template", "templatefile":
+		if !hasArg || arg == "" {
+			return outputFormat{}, fmt.Errorf("template format specified but no template given")
+		}
+		return parseTemplateOutput(name, arg)
+	case "custom-columns", "custom-columns-file":
+		if !slices.Contains(allowed, "custom-columns") {
+			break
+		}
+		return parseCustomColumnsOutput(name, arg)
+	}
+	if slices.Contains(allowed, value) && value != "custom-columns" {
+		return outputFormat{name: value}, nil
+	}
+	formats := append(slices.Clone(allowed), templateFormats...)
+	if slices.Contains(allowed, "custom-columns") {
+		formats = append(formats, "custom-columns-file")
+	}
+	slices.Sort(formats)
+	return outputFormat{}, fmt.Errorf("unable to match a printer suitable for the output format %q, allowed formats are: %s", value, strings.Join(formats, ","))
+}
+
+// parseTemplateOutput reads a JSONPath or Go template, inline or from the
+// file the -o flag names.
+func parseTemplateOutput(name, arg string) (outputFormat, error) {
+	text := arg
+	if strings.HasSuffix(name, "file") {
+		data, err := os.ReadFile(arg)
 		if err != nil {
-			return outputFormat{}, fmt.Errorf("error parsing jsonpath %s, %w", template, err)
+			return outputFormat{}, fmt.Errorf("error reading --template %s, %w", arg, err)
+		}
+		text = string(data)
+	}
+	if strings.HasPrefix(name, "jsonpath") {
+		t, err := jsonpath.Parse(text)
+		if err != nil {
+			return outputFormat{}, fmt.Errorf("error parsing jsonpath %s, %w", text, err)
+		}
+		if name == "jsonpath-as-json" {
+			return outputFormat{name: name, template: t}, nil
 		}
 		return outputFormat{name: "jsonpath", template: t}, nil
 	}
-	if value == "jsonpath" {
-		return outputFormat{}, fmt.Errorf("template format specified but no template given")
+	t, err := printers.ParseGoTemplate(text)
+	if err != nil {
+		return outputFormat{}, err
 	}
-	for _, a := range allowed {
-		if value == a {
-			return outputFormat{name: value}, nil
-		}
+	return outputFormat{name: "go-template", goTemplate: t}, nil
+}
+
+// parseCustomColumnsOutput reads -o custom-columns=SPEC or
+// custom-columns-file=FILE.
+func parseCustomColumnsOutput(name, arg string) (outputFormat, error) {
+	if name == "custom-columns" {
+		c, err := printers.ParseCustomColumns(arg)
+		return outputFormat{name: name, columns: c}, err
 	}
-	formats := append(append([]string{}, allowed...), "jsonpath")
-	slices.Sort(formats)
-	return outputFormat{}, fmt.Errorf("unable to match a printer suitable for the output format %q, allowed formats are: %s", value, strings.Join(formats, ","))
+	f, err := os.Open(arg)
+	if err != nil {
+		return outputFormat{}, fmt.Errorf("error reading template %s, %w", arg, err)
+	}
+	defer f.Close()
+	c, err := printers.ParseCustomColumnsFile(f)
+	return outputFormat{name: "custom-columns", columns: c}, err
 }
 
 // isTable reports the human-readable formats, printed from server Tables.
@@ -50,13 +107,17 @@ func (o outputFormat) isTable() bool { return o.name == "" || o.name == "wide" }
 
 // printObjects prints objects in a non-table format. A single object that
 // the user named prints as itself; anything else as a v1 List, as kubectl
-// does for -o yaml|json|jsonpath. -o name prints one line per object.
+// does for -o yaml|json|jsonpath. -o name prints one line per object,
+// -o custom-columns one row per object.
 func (o outputFormat) printObjects(w io.Writer, objects []map[string]any, single bool) error {
-	if o.name == "name" {
+	switch o.name {
+	case "name":
 		for _, obj := range objects {
 			fmt.Fprintln(w, printers.ObjectName(kindNameOf(obj), nameOf(obj)))
 		}
 		return nil
+	case "custom-columns":
+		return o.columns.Print(w, objects)
 	}
 	var doc any
 	if single && len(objects) == 1 {
@@ -68,7 +129,7 @@ func (o outputFormat) printObjects(w io.Writer, objects []map[string]any, single
 }
 
 // printDocument prints one document (an object or a List) as YAML, JSON
-// or through the JSONPath template.
+// or through a template.
 func (o outputFormat) printDocument(w io.Writer, doc any) error {
 	switch o.name {
 	case "yaml":
@@ -80,8 +141,30 @@ func (o outputFormat) printDocument(w io.Writer, doc any) error {
 			return fmt.Errorf("error executing jsonpath %q: Error executing template: %w", o.template.String(), err)
 		}
 		return nil
+	case "jsonpath-as-json":
+		return printJSONPathResults(w, o.template, doc)
+	case "go-template":
+		return o.goTemplate.Execute(w, doc)
+	case "custom-columns":
+		if obj, ok := doc.(map[string]any); ok {
+			return o.columns.Print(w, []map[string]any{obj})
+		}
 	}
 	return fmt.Errorf("output format %q cannot print objects", o.name)
+}
+
+// printJSONPathResults is -o jsonpath-as-json: every value the template's
+// expressions reach, as one indented JSON array.
+func printJSONPathResults(w io.Writer, t *jsonpath.Template, doc any) error {
+	results, err := t.Results(doc)
+	if err != nil {
+		return fmt.Errorf("error executing jsonpath %q: Error executing template: %w", t.String(), err)
+	}
+	all := []any{}
+	for _, r := range results {
+		all = append(all, r...)
+	}
+	return printers.PrintJSON(w, all)
 }
 
 // kindNameOf is the "<kind>[.<group>]" of an object, from its apiVersion

@@ -63,7 +63,7 @@ func TestParseOutputAndDryRun(t *testing.T) {
 			t.Errorf("parseOutput(%q) = %q, %v", value, out.name, err)
 		}
 	}
-	if _, err := parseOutput("wide", "name", "yaml"); err == nil || err.Error() != `unable to match a printer suitable for the output format "wide", allowed formats are: jsonpath,name,yaml` {
+	if _, err := parseOutput("wide", "name", "yaml"); err == nil || err.Error() != `unable to match a printer suitable for the output format "wide", allowed formats are: go-template,go-template-file,jsonpath,jsonpath-as-json,jsonpath-file,name,template,templatefile,yaml` {
 		t.Errorf("a format the verb does not take: %v", err)
 	}
 	if _, err := parseOutput("jsonpath={.a", "yaml"); err == nil {

@@ -33,6 +33,7 @@ type getOptions struct {
 	ignoreNotFound    bool
 	filenames         []string
 	chunkSize         int64
+	sortBy            string
 }
 
 // newGetCommand is `ctl get`: list objects, or show some by name.
@@ -75,14 +76,24 @@ time an object changes.`,
 	flags.BoolVar(&o.ignoreNotFound, "ignore-not-found", false, "say nothing about objects that do not exist")
 	flags.StringSliceVarP(&o.filenames, "filename", "f", nil, "files, directories or - (stdin) naming the objects to get")
 	flags.Int64Var(&o.chunkSize, "chunk-size", o.chunkSize, "list this many objects per request (0: all at once)")
+	flags.StringVar(&o.sortBy, "sort-by", "", "sort each list by this field path, e.g. .metadata.creationTimestamp or '{.spec.nodeName}'")
 	return cmd
 }
 
 // run is `ctl get`.
 func (o *getOptions) run(ctx context.Context, commandPath string, args []string) error {
-	out, err := parseOutput(o.output, "wide", "name", "yaml", "json")
+	out, err := parseOutput(o.output, "custom-columns", "wide", "name", "yaml", "json")
 	if err != nil {
 		return err
+	}
+	var sorter *printers.Sorter
+	if o.sortBy != "" {
+		if sorter, err = printers.NewSorter(o.sortBy); err != nil {
+			return err
+		}
+	}
+	if out.columns != nil {
+		out.columns.NoHeaders = o.noHeaders
 	}
 	if len(args) == 0 && len(o.filenames) == 0 {
 		fmt.Fprintf(o.f.errOut(), "You must specify the type of resource to get. Use \"ctl api-resources\" for a complete list of supported resources.\n\n")
@@ -143,9 +154,9 @@ func (o *getOptions) run(ctx context.Context, commandPath string, args []string)
 		return o.runWatch(ctx, c, targets, out)
 	}
 	if out.isTable() {
-		errs = append(errs, o.printTables(ctx, c, targets, out)...)
+		errs = append(errs, o.printTables(ctx, c, targets, out, sorter)...)
 	} else {
-		errs = append(errs, o.printObjects(ctx, c, targets, out, single)...)
+		errs = append(errs, o.printObjects(ctx, c, targets, out, single, sorter)...)
 	}
 	return joinErrors(errs)
 }
@@ -173,23 +184,33 @@ func appendFileTarget(targets []namespacedTarget, obj fileObject) []namespacedTa
 // printTables prints one table per target, from the server's Tables, with
 // a blank line between tables as kubectl separates kinds. It returns the
 // errors met (objects not found), after printing what it could.
-func (o *getOptions) printTables(ctx context.Context, c *client.Client, targets []namespacedTarget, out outputFormat) []error {
+func (o *getOptions) printTables(ctx context.Context, c *client.Client, targets []namespacedTarget, out outputFormat, sorter *printers.Sorter) []error {
+	tables := make([]*printers.Table, len(targets))
+	var errs []error
+	for i, t := range targets {
+		var tableErrs []error
+		tables[i], tableErrs = o.fetchTable(ctx, c, t, sorter != nil)
+		errs = append(errs, tableErrs...)
+	}
+	if sorter != nil {
+		if err := sortTables(sorter, targets, tables); err != nil {
+			return append(errs, err)
+		}
+	}
+
 	written := &countingWriter{w: o.f.out()}
 	separated := &separatorWriter{w: written}
 	withKind := o.showKind || distinctResources(plainTargets(targets)) > 1
-	var errs []error
 	for i, t := range targets {
 		if i > 0 && !o.noHeaders && written.n > 0 {
 			separated.ready = true
 		}
-		table, tableErrs := o.fetchTable(ctx, c, t)
-		errs = append(errs, tableErrs...)
 		opts := o.tableOptions(out)
 		if withKind {
 			opts.KindPrefix = t.resource.KindName()
 		}
 		p := printers.NewTablePrinter(separated, opts)
-		p.PrintTable(table, "")
+		p.PrintTable(tables[i], "")
 		if err := p.Flush(); err != nil {
 			return append(errs, err)
 		}
@@ -198,6 +219,39 @@ func (o *getOptions) printTables(ctx context.Context, c *client.Client, targets 
 		o.printNoResources(targets)
 	}
 	return errs
+}
+
+// sortTables applies --sort-by to tables the way kubectl 1.32 does, quirks
+// included. When the command fetched more than one thing (several types,
+// or several names, each a separate response for kubectl), kubectl first
+// sorts the Table responses themselves as objects, so a path that no
+// Table has — any field of the listed objects — fails with "couldn't
+// find any field". Then the rows of each table are sorted by their
+// objects; a table whose rows cannot be sorted is printed empty, without
+// an error (kubectl's printer drops the error).
+func sortTables(sorter *printers.Sorter, targets []namespacedTarget, tables []*printers.Table) error {
+	fetched := 0
+	for _, t := range targets {
+		fetched += max(len(t.names), 1)
+	}
+	if fetched > 1 {
+		docs := make([]map[string]any, len(tables))
+		for i, table := range tables {
+			docs[i] = table.Document()
+		}
+		if err := sorter.SortObjects(docs); err != nil {
+			return err
+		}
+	}
+	for _, table := range tables {
+		if err := sorter.SortTable(table); err != nil {
+			if printers.IsUnsortable(err) {
+				return err
+			}
+			table.Rows = nil
+		}
+	}
+	return nil
 }
 
 // tableOptions are the decorations the flags ask for.
@@ -229,9 +283,14 @@ func (o *getOptions) printNoResources(targets []namespacedTarget) {
 
 // fetchTable asks the server for the Table of a target: one list (paged by
 // --chunk-size) or one GET per name. Rows of all pages and names are
-// joined; missing names are errors.
-func (o *getOptions) fetchTable(ctx context.Context, c *client.Client, t namespacedTarget) (*printers.Table, []error) {
+// joined; missing names are errors. withObjects asks the server to embed
+// each row's whole object (includeObject=Object), which sorting needs.
+func (o *getOptions) fetchTable(ctx context.Context, c *client.Client, t namespacedTarget, withObjects bool) (*printers.Table, []error) {
 	headers := map[string]string{"Accept": printers.TableAccept}
+	include := ""
+	if withObjects {
+		include = "?includeObject=Object"
+	}
 	table := &printers.Table{}
 	add := func(body []byte) error {
 		page, err := printers.DecodeTable(body)
@@ -247,6 +306,9 @@ func (o *getOptions) fetchTable(ctx context.Context, c *client.Client, t namespa
 	}
 	if len(t.names) == 0 {
 		query := o.listQuery()
+		if withObjects {
+			query.Set("includeObject", "Object")
+		}
 		for {
 			_, body, err := c.Do(ctx, http.MethodGet, t.resource.Path(t.namespace, "")+"?"+query.Encode(), nil, headers)
 			if err != nil {
@@ -263,7 +325,7 @@ func (o *getOptions) fetchTable(ctx context.Context, c *client.Client, t namespa
 	}
 	var errs []error
 	for _, name := range t.names {
-		_, body, err := c.Do(ctx, http.MethodGet, t.resource.Path(t.namespace, name), nil, headers)
+		_, body, err := c.Do(ctx, http.MethodGet, t.resource.Path(t.namespace, name)+include, nil, headers)
 		if err != nil {
 			if !(o.ignoreNotFound && apierrors.IsNotFound(err)) {
 				errs = append(errs, err)
@@ -286,21 +348,26 @@ func (o *getOptions) listQuery() url.Values {
 	if o.fieldSelector != "" {
 		q.Set("fieldSelector", o.fieldSelector)
 	}
-	if o.chunkSize > 0 {
+	// Sorting needs every object at once, so kubectl does not page then.
+	if o.chunkSize > 0 && o.sortBy == "" {
 		q.Set("limit", strconv.FormatInt(o.chunkSize, 10))
 	}
 	return q
 }
 
-// printObjects prints the targets' objects as YAML, JSON, names or
-// JSONPath: one object when one was named, else a List of all.
-func (o *getOptions) printObjects(ctx context.Context, c *client.Client, targets []namespacedTarget, out outputFormat, single bool) []error {
+// printObjects prints the targets' objects as YAML, JSON, names, a
+// template or custom columns: one object when one was named, else a
+// List of all, sorted with --sort-by.
+func (o *getOptions) printObjects(ctx context.Context, c *client.Client, targets []namespacedTarget, out outputFormat, single bool, sorter *printers.Sorter) []error {
 	var objects []map[string]any
 	var errs []error
 	for _, t := range targets {
 		dyn := c.Dynamic(t.resource.Client()).Namespace(t.namespace)
 		if len(t.names) == 0 {
-			opts := client.ListOptions{LabelSelector: o.labelSelector, FieldSelector: o.fieldSelector, Limit: o.chunkSize}
+			opts := client.ListOptions{LabelSelector: o.labelSelector, FieldSelector: o.fieldSelector}
+			if o.sortBy == "" {
+				opts.Limit = o.chunkSize
+			}
 			for {
 				list, err := dyn.List(ctx, opts)
 				if err != nil {
@@ -330,6 +397,13 @@ func (o *getOptions) printObjects(ctx context.Context, c *client.Client, targets
 	}
 	if single && len(objects) == 0 {
 		return errs
+	}
+	// Like kubectl, a single named object is printed as is; a list is
+	// sorted, and fails if no item has the field.
+	if sorter != nil && len(objects) > 0 && !(single && len(objects) == 1) {
+		if err := sorter.SortObjects(objects); err != nil {
+			return append(errs, err)
+		}
 	}
 	if err := out.printObjects(o.f.out(), objects, single); err != nil {
 		errs = append(errs, err)

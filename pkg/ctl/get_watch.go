@@ -62,7 +62,7 @@ func (o *getOptions) runWatch(ctx context.Context, c *client.Client, targets []n
 	// is where the watch starts.
 	resourceVersion := ""
 	if out.isTable() {
-		first, errs := o.fetchTable(ctx, c, t)
+		first, errs := o.fetchTable(ctx, c, t, false)
 		if len(errs) > 0 {
 			return joinErrors(errs)
 		}

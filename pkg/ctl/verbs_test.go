@@ -58,7 +58,7 @@ func TestGetErrorsAsKubectl(t *testing.T) {
 		{[]string{"get", "clusterroles"}, 0, "", "No resources found\n"},
 		{[]string{"get", "cm", "-o", "name"}, 0, "", ""},
 		{[]string{"get", "cm", "-o", "yaml"}, 0, "apiVersion: v1\nitems: []\nkind: List\nmetadata:\n  resourceVersion: \"\"\n", ""},
-		{[]string{"get", "po", "-o", "foo"}, 1, "", "error: unable to match a printer suitable for the output format \"foo\", allowed formats are: json,jsonpath,name,wide,yaml\n"},
+		{[]string{"get", "po", "-o", "foo"}, 1, "", "error: unable to match a printer suitable for the output format \"foo\", allowed formats are: custom-columns,custom-columns-file,go-template,go-template-file,json,jsonpath,jsonpath-as-json,jsonpath-file,name,template,templatefile,wide,yaml\n"},
 		{[]string{"get", "po", "-o", "jsonpath"}, 1, "", "error: template format specified but no template given\n"},
 		{[]string{"get", "po/x", "y"}, 1, "", "error: there is no need to specify a resource type as a separate argument when passing arguments in resource/name form (e.g. 'ctl get resource/<resource_name>' instead of 'ctl get resource resource/<resource_name>'\n"},
 		{[]string{"get", "po", "x", "-A"}, 1, "", "error: a resource cannot be retrieved by name across all namespaces\n"},

@@ -109,6 +109,17 @@ func TestCtlVerbs(t *testing.T) {
 			{"config", "view"},
 			{"config", "view", "--minify", "-o", "json"},
 			{"get", "po", "-n", "nowhere"},
+			{"get", "svc", "-A", "-o", "custom-columns=NAME:.metadata.name,NS:metadata.namespace,PORTS:.spec.ports[*].port,SEL:.spec.selector,X:.nope"},
+			{"get", "svc", "--no-headers", "-o", "custom-columns=NAME:{.metadata.name}"},
+			{"get", "svc", "-A", "--sort-by=.spec.clusterIP", "-o", "custom-columns=NAME:.metadata.name,IP:.spec.clusterIP"},
+			{"get", "svc", "-A", "--sort-by=.metadata.name", "-o", "name"},
+			{"get", "pv,svc", "--sort-by={.metadata.name}"},
+			{"get", "svc", "--sort-by=.nope"},
+			{"get", "svc", "-o", "custom-columns=NAME"},
+			{"get", "svc", "-o", "go-template={{range .items}}{{.metadata.name}} {{.nope}} {{exists . \"spec\" \"ports\"}}{{\"\\n\"}}{{end}}"},
+			{"get", "svc", "nginx", "-o", "go-template={{.spec.ports"},
+			{"get", "svc", "-o", "jsonpath-as-json={.items[*].metadata.name}"},
+			{"get", "svc", "-o", "go-template"},
 		} {
 			ctlvSame(t, strings.Join(args, " "), run("", args...), kubectl(args...))
 		}

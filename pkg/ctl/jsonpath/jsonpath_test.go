@@ -122,3 +122,29 @@ func TestParseErrors(t *testing.T) {
 		}
 	}
 }
+
+func TestResults(t *testing.T) {
+	items := decode(t, list)
+	tmpl, err := Parse(`{.items[*].metadata.name} and {.kind}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := tmpl.Results(items)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 2 || len(got[0]) != 3 || got[0][2] != "c" || len(got[1]) != 1 || got[1][0] != "List" {
+		t.Errorf("Results = %v", got)
+	}
+}
+
+func TestRelaxed(t *testing.T) {
+	for _, in := range []string{"metadata.name", ".metadata.name", "{metadata.name}", "{.metadata.name}"} {
+		if got, err := Relaxed(in); err != nil || got != "{.metadata.name}" {
+			t.Errorf("Relaxed(%q) = %q, %v", in, got, err)
+		}
+	}
+	if _, err := Relaxed("{.a}{.b}"); err == nil {
+		t.Error("two expressions were accepted")
+	}
+}

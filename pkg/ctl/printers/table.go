@@ -27,6 +27,8 @@ const TableAccept = "application/json;as=Table;v=v1;g=meta.k8s.io,application/js
 
 // Table is a meta.k8s.io/v1 Table as the apiserver sends it.
 type Table struct {
+	Kind              string   `json:"kind"`
+	APIVersion        string   `json:"apiVersion"`
 	ColumnDefinitions []Column `json:"columnDefinitions"`
 	Rows              []Row    `json:"rows"`
 	Metadata          struct {
@@ -60,6 +62,22 @@ func DecodeTable(data []byte) (*Table, error) {
 		return nil, fmt.Errorf("decode table: %w", err)
 	}
 	return &t, nil
+}
+
+// Document is the table as a decoded JSON document, the form in which
+// --sort-by looks at it when several tables are sorted against each other.
+func (t *Table) Document() map[string]any {
+	data, err := json.Marshal(t)
+	if err != nil {
+		return map[string]any{}
+	}
+	var doc map[string]any
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	if err := dec.Decode(&doc); err != nil {
+		return map[string]any{}
+	}
+	return doc
 }
 
 // rowMetadata reads the namespace and labels of a row's object.
