@@ -11,8 +11,10 @@ package controller
 //     undo` applies back onto the parent;
 //   - revision, a number that grows by one per new template (a rollback
 //     re-numbers the old revision instead of creating a new one);
-//   - the parent's template labels (so the parent's selector finds it) and
-//     a controller ownerReference to the parent.
+//   - the parent's template labels (so the parent's selector finds it), a
+//     copy of the parent's annotations as they were when the revision was
+//     made (its kubernetes.io/change-cause is what `kubectl rollout
+//     history` shows), and a controller ownerReference to the parent.
 //
 // Pods carry the name of the revision they were made from in the
 // controller-revision-hash label, which is how a controller tells updated
@@ -24,6 +26,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"hash/fnv"
+	"maps"
 	"reflect"
 	"slices"
 	"strconv"
@@ -122,8 +125,10 @@ func ControllerRevisionName(parentName, hash string) string {
 // NewControllerRevision builds (does not create) the revision number
 // revision of parent holding data: named "<parent>-<hash>" after
 // HashRevisionData(data, collisionCount), labelled with templateLabels plus
-// RevisionHashLabel, and controlled by parent (apiVersion/kind, e.g.
-// "apps/v1", "StatefulSet").
+// RevisionHashLabel, annotated with a copy of parent's annotations (as
+// upstream's DaemonSet and StatefulSet controllers annotate theirs, which is
+// where `kubectl rollout history` finds each revision's change-cause), and
+// controlled by parent (apiVersion/kind, e.g. "apps/v1", "StatefulSet").
 func NewControllerRevision(parent api.Object, apiVersion, kind string, templateLabels map[string]string, data json.RawMessage, revision int64, collisionCount *int32) *api.ControllerRevision {
 	meta := parent.GetObjectMeta()
 	hash := HashRevisionData(data, collisionCount)
@@ -138,6 +143,7 @@ func NewControllerRevision(parent api.Object, apiVersion, kind string, templateL
 			Name:            ControllerRevisionName(meta.Name, hash),
 			Namespace:       meta.Namespace,
 			Labels:          revLabels,
+			Annotations:     maps.Clone(meta.Annotations),
 			OwnerReferences: []api.OwnerReference{NewControllerRef(parent, apiVersion, kind)},
 		},
 		Data:     append(json.RawMessage(nil), data...),

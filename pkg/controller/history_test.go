@@ -85,7 +85,9 @@ func TestHashRevisionData(t *testing.T) {
 
 func TestNewControllerRevision(t *testing.T) {
 	data, _ := RevisionData(historyTemplate("nginx:1"))
-	rev := NewControllerRevision(historyParent(), "apps/v1", "StatefulSet", map[string]string{"app": "web"}, data, 3, nil)
+	parent := historyParent()
+	parent.Annotations = map[string]string{"kubernetes.io/change-cause": "image nginx:1"}
+	rev := NewControllerRevision(parent, "apps/v1", "StatefulSet", map[string]string{"app": "web"}, data, 3, nil)
 	hash := HashRevisionData(data, nil)
 	if rev.Name != "web-"+hash {
 		t.Errorf("name = %q, want web-%s", rev.Name, hash)
@@ -98,6 +100,15 @@ func TestNewControllerRevision(t *testing.T) {
 	}
 	if !IsControlledBy(&rev.ObjectMeta, "uid-web") {
 		t.Errorf("ownerReferences = %+v", rev.OwnerReferences)
+	}
+	// The parent's annotations are copied (kubectl rollout history reads
+	// the change-cause there), not shared.
+	if rev.Annotations["kubernetes.io/change-cause"] != "image nginx:1" {
+		t.Errorf("annotations = %v, want the parent's change-cause", rev.Annotations)
+	}
+	parent.Annotations["kubernetes.io/change-cause"] = "later"
+	if rev.Annotations["kubernetes.io/change-cause"] != "image nginx:1" {
+		t.Error("the revision shares its annotations map with the parent")
 	}
 }
 

@@ -29,6 +29,7 @@ type applyOptions struct {
 	f         *factory
 	write     writeFlags
 	filenames []string
+	recursive bool
 }
 
 // newApplyCommand is `ctl apply -f`: client-side apply, as kubectl does it.
@@ -57,6 +58,7 @@ apply), ctl says "unchanged" where kubectl says "configured".`,
 		RunE: func(cmd *cobra.Command, _ []string) error { return o.run(cmd.Context()) },
 	}
 	cmd.Flags().StringSliceVarP(&o.filenames, "filename", "f", nil, "files, directories or - (stdin) with the objects to apply")
+	cmd.Flags().BoolVarP(&o.recursive, "recursive", "R", false, "process the directories given with -f recursively")
 	o.write.add(cmd.Flags(), "kubectl-client-side-apply")
 	return cmd
 }
@@ -73,7 +75,7 @@ func (o *applyOptions) run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	objects, errs := readFileObjects(o.f, m, o.filenames, o.write.validates())
+	objects, errs := readFileObjects(o.f, m, o.filenames, o.recursive, o.write.validates())
 	if len(objects) == 0 && len(errs) == 0 {
 		return fmt.Errorf("no objects passed to apply")
 	}

@@ -104,16 +104,17 @@ type fileObject struct {
 // readFileObjects reads the -f sources and resolves each object's resource
 // and namespace. The objects that could be read come back in order; every
 // file or object that could not is an error in the second list, worded as
-// kubectl words it. With validate (apply and create), a missing kind or an
+// kubectl words it. With recursive (-R), directories are read with their
+// subdirectories. With validate (apply and create), a missing kind or an
 // unknown type is reported as kubectl's schema validation reports it.
-func readFileObjects(f *factory, m *restmapper.Mapper, filenames []string, validate bool) ([]fileObject, []error) {
+func readFileObjects(f *factory, m *restmapper.Mapper, filenames []string, recursive, validate bool) ([]fileObject, []error) {
 	namespace, explicit, err := f.Namespace()
 	if err != nil {
 		return nil, []error{err}
 	}
 	var objects []fileObject
 	var errs []error
-	for _, item := range manifest.Read(filenames, f.in()) {
+	for _, item := range manifest.Read(filenames, recursive, f.in()) {
 		if item.Err != nil {
 			errs = append(errs, item.Err)
 			continue

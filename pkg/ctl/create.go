@@ -66,6 +66,7 @@ type createOptions struct {
 	f          *factory
 	write      writeFlags
 	filenames  []string
+	recursive  bool
 	saveConfig bool
 }
 
@@ -88,6 +89,7 @@ would update it. Directories contribute their .yaml, .yml and .json files;
 	}
 	flags := cmd.Flags()
 	flags.StringSliceVarP(&o.filenames, "filename", "f", nil, "files, directories or - (stdin) with the objects to create")
+	flags.BoolVarP(&o.recursive, "recursive", "R", false, "process the directories given with -f recursively")
 	flags.BoolVar(&o.saveConfig, "save-config", false, "record the object in the last-applied-configuration annotation, so that a later apply can compute deletions")
 	o.write.add(flags, "kubectl-create")
 
@@ -109,7 +111,7 @@ func (o *createOptions) run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	objects, readErrs := readFileObjects(o.f, m, o.filenames, o.write.validates())
+	objects, readErrs := readFileObjects(o.f, m, o.filenames, o.recursive, o.write.validates())
 	if len(objects) == 0 && len(readErrs) == 0 {
 		return fmt.Errorf("no objects passed to create")
 	}

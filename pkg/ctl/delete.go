@@ -19,6 +19,7 @@ type deleteOptions struct {
 	f *factory
 
 	filenames      []string
+	recursive      bool
 	labelSelector  string
 	fieldSelector  string
 	all            bool
@@ -64,6 +65,7 @@ dependents first; orphan leaves them, without the ownerReference.`,
 	}
 	flags := cmd.Flags()
 	flags.StringSliceVarP(&o.filenames, "filename", "f", nil, "files, directories or - (stdin) with the objects to delete")
+	flags.BoolVarP(&o.recursive, "recursive", "R", false, "process the directories given with -f recursively")
 	flags.StringVarP(&o.labelSelector, "selector", "l", "", "delete the objects matching this label selector")
 	flags.StringVar(&o.fieldSelector, "field-selector", "", "delete the objects matching this field selector")
 	flags.BoolVar(&o.all, "all", false, "delete every object of the types given, in the namespace")
@@ -223,7 +225,7 @@ func (o *deleteOptions) victims(ctx context.Context, c *client.Client, m *restma
 	}
 
 	if len(o.filenames) > 0 {
-		objects, readErrs := readFileObjects(o.f, m, o.filenames, false)
+		objects, readErrs := readFileObjects(o.f, m, o.filenames, o.recursive, false)
 		errs = append(errs, readErrs...)
 		for _, obj := range objects {
 			get(obj.resource, obj.namespace, obj.name)

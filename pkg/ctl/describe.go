@@ -19,6 +19,7 @@ type describeOptions struct {
 	f *factory
 
 	filenames     []string
+	recursive     bool
 	selector      string
 	allNamespaces bool
 	showEvents    bool
@@ -52,6 +53,7 @@ describes every pod whose name starts with ng-dep, as kubectl does.`,
 	}
 	flags := cmd.Flags()
 	flags.StringSliceVarP(&o.filenames, "filename", "f", nil, "files, directories or - (stdin) naming the objects to describe")
+	flags.BoolVarP(&o.recursive, "recursive", "R", false, "process the directories given with -f recursively")
 	flags.StringVarP(&o.selector, "selector", "l", "", "label selector to filter on, e.g. -l app=web,tier!=db")
 	flags.BoolVarP(&o.allNamespaces, "all-namespaces", "A", false, "describe the matching objects of every namespace")
 	flags.BoolVar(&o.showEvents, "show-events", o.showEvents, "print the Events about each object (default true)")
@@ -135,7 +137,7 @@ func (o *describeOptions) collect(ctx context.Context, c *client.Client, m *rest
 	var items []describeItem
 	var errs []error
 	if len(o.filenames) > 0 {
-		objects, readErrs := readFileObjects(o.f, m, o.filenames, false)
+		objects, readErrs := readFileObjects(o.f, m, o.filenames, o.recursive, false)
 		errs = append(errs, readErrs...)
 		for _, obj := range objects {
 			item, err := get(ctx, c, obj.resource, obj.namespace, obj.name)

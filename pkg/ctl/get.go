@@ -32,6 +32,7 @@ type getOptions struct {
 	labelColumns      []string
 	ignoreNotFound    bool
 	filenames         []string
+	recursive         bool
 	chunkSize         int64
 	sortBy            string
 }
@@ -75,6 +76,7 @@ time an object changes.`,
 	flags.StringSliceVarP(&o.labelColumns, "label-columns", "L", nil, "add a column with the value of each of these labels")
 	flags.BoolVar(&o.ignoreNotFound, "ignore-not-found", false, "say nothing about objects that do not exist")
 	flags.StringSliceVarP(&o.filenames, "filename", "f", nil, "files, directories or - (stdin) naming the objects to get")
+	flags.BoolVarP(&o.recursive, "recursive", "R", false, "process the directories given with -f recursively")
 	flags.Int64Var(&o.chunkSize, "chunk-size", o.chunkSize, "list this many objects per request (0: all at once)")
 	flags.StringVar(&o.sortBy, "sort-by", "", "sort each list by this field path, e.g. .metadata.creationTimestamp or '{.spec.nodeName}'")
 	return cmd
@@ -122,7 +124,7 @@ func (o *getOptions) run(ctx context.Context, commandPath string, args []string)
 	var errs []error
 	single := false
 	if len(o.filenames) > 0 {
-		objects, readErrs := readFileObjects(o.f, m, o.filenames, false)
+		objects, readErrs := readFileObjects(o.f, m, o.filenames, o.recursive, false)
 		errs = append(errs, readErrs...)
 		for _, obj := range objects {
 			targets = appendFileTarget(targets, obj)

@@ -23,8 +23,8 @@ func newRolloutCommand(f *factory) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "rollout SUBCOMMAND",
 		Short: "Manage the rollout of a resource",
-		Long: `rollout watches and steers the rollout of a Deployment (and, for status
-and restart, of a DaemonSet or StatefulSet).
+		Long: `rollout watches and steers the rollout of a Deployment, DaemonSet or
+StatefulSet (pause and resume: Deployments only).
 
 A Deployment keeps one ReplicaSet per pod template it has had, numbered by
 the deployment.kubernetes.io/revision annotation the deployment controller
@@ -32,7 +32,9 @@ writes (see docs/controllers): "history" lists them, "undo" copies an older
 one's template back into the Deployment (which the controller then rolls out
 as a new revision), "pause" stops the controller from rolling out template
 changes until "resume", and "restart" changes the template (an annotation
-with the time) so that every pod is replaced.`,
+with the time) so that every pod is replaced. A DaemonSet or StatefulSet
+keeps its templates as ControllerRevisions instead, which "history" and
+"undo" read the same way.`,
 		Example: `  ctl rollout status deploy/ng-dep
   ctl rollout history deploy/ng-dep
   ctl rollout undo deploy/ng-dep --to-revision=1

@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"kplane/pkg/api"
+	"kplane/pkg/client"
 	"kplane/pkg/ctl/describe"
 )
 
@@ -27,16 +28,22 @@ func newRolloutHistoryCommand(f *factory) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "history (TYPE NAME | TYPE/NAME) [flags]",
 		Short: "View rollout history",
-		Long: `history lists a Deployment's revisions: one per ReplicaSet it owns, numbered
-by the ReplicaSet's deployment.kubernetes.io/revision annotation, with the
-kubernetes.io/change-cause annotation the ReplicaSet copied from the
-Deployment when it was created (set it with ` + "`ctl annotate`" + `).
+		Long: `history lists the revisions of a Deployment, DaemonSet or StatefulSet, with
+the kubernetes.io/change-cause annotation the workload had when each
+revision was made (set it with ` + "`ctl annotate`" + ` before changing the template).
 --revision=N shows the pod template of revision N.
 
-Only revisions whose ReplicaSet still exists are listed: the controller
-deletes old ReplicaSets beyond spec.revisionHistoryLimit (default 10).`,
+A Deployment's revisions are the ReplicaSets it owns, numbered by their
+deployment.kubernetes.io/revision annotation. A DaemonSet's or StatefulSet's
+are the ControllerRevisions it controls: each holds one pod template the
+workload has run, as a patch that puts that template back.
+
+Only revisions that still exist are listed: the controllers delete the
+oldest unused ones beyond spec.revisionHistoryLimit (default 10).`,
 		Example: `  ctl rollout history deploy/ng-dep
-  ctl rollout history deploy/ng-dep --revision=2`,
+  ctl rollout history deploy/ng-dep --revision=2
+  ctl rollout history ds/nginx-ds
+  ctl rollout history sts/nginx-ss --revision=1`,
 		ValidArgsFunction: completeResourceTypeAndName(f, rolloutTypes, false),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return o.run(cmd.Context(), cmd.CommandPath(), args)
@@ -66,21 +73,7 @@ func (o *rolloutHistoryOptions) run(ctx context.Context, commandPath string, arg
 	}
 	errs := found.errs
 	for _, info := range found.infos {
-		if info.resource.Group+"/"+info.resource.Kind != "apps/Deployment" {
-			errs = append(errs, fmt.Errorf("no history viewer has been implemented for %q", groupKind(info)))
-			continue
-		}
-		d, err := decodeInto[api.Deployment](info.object)
-		if err != nil {
-			errs = append(errs, err)
-			continue
-		}
-		rss, err := ownedReplicaSets(ctx, c, d)
-		if err != nil {
-			errs = append(errs, err)
-			continue
-		}
-		history, err := deploymentHistory(rss, o.revision)
+		history, err := o.history(ctx, c, info)
 		if err != nil {
 			errs = append(errs, err)
 			continue
@@ -94,6 +87,37 @@ func (o *rolloutHistoryOptions) run(ctx context.Context, commandPath string, arg
 		fmt.Fprintf(o.f.out(), "%s %s\n%s\n", info.objectName(), withRevision, history)
 	}
 	return joinErrors(errs)
+}
+
+// history is one object's history, read the way its kind keeps it:
+// a Deployment's in its ReplicaSets, a DaemonSet's or StatefulSet's in
+// ControllerRevisions (rollout_revisions.go). Other kinds have none.
+func (o *rolloutHistoryOptions) history(ctx context.Context, c *client.Client, info resourceInfo) (string, error) {
+	switch {
+	case info.resource.Group == "apps" && info.resource.Kind == "Deployment":
+		return o.deploymentHistory(ctx, c, info)
+	case keepsControllerRevisions(info):
+		w, err := getRevisionedWorkload(ctx, c, info)
+		if err != nil {
+			return "", err
+		}
+		return controllerRevisionHistory(w, o.revision)
+	}
+	return "", fmt.Errorf("no history viewer has been implemented for %q", groupKind(info))
+}
+
+// deploymentHistory reads the ReplicaSets of the Deployment info names
+// and shows its history (kubectl's DeploymentHistoryViewer).
+func (o *rolloutHistoryOptions) deploymentHistory(ctx context.Context, c *client.Client, info resourceInfo) (string, error) {
+	d, err := decodeInto[api.Deployment](info.object)
+	if err != nil {
+		return "", err
+	}
+	rss, err := ownedReplicaSets(ctx, c, d)
+	if err != nil {
+		return "", err
+	}
+	return deploymentHistory(rss, o.revision)
 }
 
 // groupKind names a kind as apimachinery's GroupKind.String does:
@@ -136,8 +160,19 @@ func deploymentHistory(rss []*api.ReplicaSet, revision int64) (string, error) {
 		}
 		return describe.PodTemplate(&template), nil
 	}
-	revisions := make([]int64, 0, len(templates))
-	for v := range templates {
+	causes := make(map[int64]string, len(templates))
+	for v, template := range templates {
+		causes[v] = template.Annotations[changeCauseAnnotation]
+	}
+	return revisionTable(causes), nil
+}
+
+// revisionTable is the history overview kubectl prints for every kind: a
+// REVISION / CHANGE-CAUSE table, oldest revision first, "<none>" where a
+// revision has no change-cause.
+func revisionTable(causes map[int64]string) string {
+	revisions := make([]int64, 0, len(causes))
+	for v := range causes {
 		revisions = append(revisions, v)
 	}
 	sort.Slice(revisions, func(i, j int) bool { return revisions[i] < revisions[j] })
@@ -145,14 +180,14 @@ func deploymentHistory(rss []*api.ReplicaSet, revision int64) (string, error) {
 	w := tabwriter.NewWriter(&b, 0, 8, 2, ' ', 0)
 	fmt.Fprintf(w, "REVISION\tCHANGE-CAUSE\n")
 	for _, v := range revisions {
-		cause := templates[v].Annotations[changeCauseAnnotation]
+		cause := causes[v]
 		if cause == "" {
 			cause = "<none>"
 		}
 		fmt.Fprintf(w, "%d\t%s\n", v, cause)
 	}
 	flushTabwriter(w)
-	return b.String(), nil
+	return b.String()
 }
 
 // flushTabwriter ends a tabwriter whose destination cannot fail (a strings.Builder).

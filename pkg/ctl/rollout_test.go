@@ -1,12 +1,21 @@
 package ctl
 
 import (
+	"context"
 	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"reflect"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"kplane/pkg/api"
+	"kplane/pkg/client"
+	"kplane/pkg/controller"
 )
 
 // deploymentAt builds a Deployment with spec.replicas and the given
@@ -261,5 +270,230 @@ func TestRestartPatcher(t *testing.T) {
 	info.resource.Group, info.resource.Kind = "", "Pod"
 	if _, err := patcher(info); err == nil || err.Error() != "restarting is not supported" {
 		t.Errorf("pod: err = %v", err)
+	}
+}
+
+// daemonSetAt builds the DaemonSet "web" (uid "uid-web") running image.
+func daemonSetAt(image string) *api.DaemonSet {
+	ds := &api.DaemonSet{TypeMeta: api.TypeMeta{APIVersion: "apps/v1", Kind: "DaemonSet"}}
+	ds.Name, ds.Namespace, ds.UID = "web", "default", "uid-web"
+	ds.Spec.Selector = &api.LabelSelector{MatchLabels: map[string]string{"app": "web"}}
+	ds.Spec.Template.Labels = map[string]string{"app": "web"}
+	ds.Spec.Template.Spec.Containers = []api.Container{{Name: "web", Image: image}}
+	return ds
+}
+
+// revisionOf builds revision number of the template parent would have
+// with image, as the controller does, annotated with cause.
+func revisionOf(t *testing.T, parent *api.DaemonSet, number int64, image, cause string) *api.ControllerRevision {
+	t.Helper()
+	at := daemonSetAt(image)
+	data, err := controller.RevisionData(&at.Spec.Template)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := controller.NewControllerRevision(parent, "apps/v1", "DaemonSet", at.Spec.Template.Labels, data, number, nil)
+	r.Annotations = nil
+	if cause != "" {
+		r.Annotations = map[string]string{changeCauseAnnotation: cause}
+	}
+	return r
+}
+
+// daemonSetInfo is what the resource visitor hands the rollout verbs for
+// daemonset/web.
+func daemonSetInfo() resourceInfo {
+	info := resourceInfo{namespace: "default", name: "web"}
+	info.resource.Group, info.resource.Kind = "apps", "DaemonSet"
+	return info
+}
+
+// TestTemplatePatchEncodesAsTheController pins the invariant undo relies
+// on: the current template is "already at revision N" exactly when its
+// patch has the bytes the controller stored.
+func TestTemplatePatchEncodesAsTheController(t *testing.T) {
+	template := daemonSetAt("nginx:1").Spec.Template
+	template.Annotations = map[string]string{"b": "2", "a": "1"}
+	want, err := controller.RevisionData(&template)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := templatePatch(&template)
+	if err != nil || string(got) != string(want) {
+		t.Errorf("templatePatch = %s, %v; the controller stores %s", got, err, want)
+	}
+	if !strings.HasPrefix(string(got), `{"spec":{"template":{"$patch":"replace","metadata":`) {
+		t.Errorf("templatePatch = %s, want upstream's replace patch of spec.template", got)
+	}
+}
+
+func TestFindRevision(t *testing.T) {
+	ds := daemonSetAt("nginx:3")
+	revs := []*api.ControllerRevision{revisionOf(t, ds, 3, "nginx:3", ""), revisionOf(t, ds, 1, "nginx:1", ""), revisionOf(t, ds, 2, "nginx:2", "")}
+	for _, tt := range []struct {
+		toRevision int64
+		want       string // image of the revision found, "" for none
+	}{
+		{0, "nginx:2"}, // the one before the newest (3)
+		{1, "nginx:1"},
+		{3, "nginx:3"},
+		{7, ""},
+	} {
+		got := findRevision(revs, tt.toRevision)
+		if (got == nil) != (tt.want == "") || got != nil && !strings.Contains(string(got.Data), tt.want) {
+			t.Errorf("findRevision(%d) = %v, want the revision of %q", tt.toRevision, got, tt.want)
+		}
+	}
+	if got := findRevision(revs[:1], 0); got != nil {
+		t.Errorf("one revision only: findRevision(0) = %v, want none", got)
+	}
+	if revs[0].Revision != 3 {
+		t.Error("findRevision sorted the caller's slice")
+	}
+}
+
+func TestControllerRevisionHistory(t *testing.T) {
+	ds := daemonSetAt("nginx:2")
+	encoded, _ := json.Marshal(ds)
+	w := &revisionedWorkload{kind: "DaemonSet", namespace: "default", name: "web", encoded: encoded, goType: reflect.TypeOf(ds),
+		template: ds.Spec.Template, revisions: []*api.ControllerRevision{revisionOf(t, ds, 10, "nginx:2", "to 2"), revisionOf(t, ds, 2, "nginx:1", "")}}
+
+	got, err := controllerRevisionHistory(w, 0)
+	if want := "REVISION  CHANGE-CAUSE\n2         <none>\n10        to 2\n"; err != nil || got != want {
+		t.Errorf("history = %q, %v; want\n%s", got, err, want)
+	}
+	// --revision applies the revision's patch to the DaemonSet: the
+	// template of revision 2 runs nginx:1, not the current nginx:2.
+	got, err = controllerRevisionHistory(w, 2)
+	if err != nil || !strings.HasPrefix(got, "Pod Template:\n  Labels:\tapp=web\n") || !strings.Contains(got, "    Image:\tnginx:1\n") {
+		t.Errorf("revision 2 = %q, %v; want the template running nginx:1", got, err)
+	}
+	if _, err := controllerRevisionHistory(w, 3); err == nil || err.Error() != "unable to find the specified revision" {
+		t.Errorf("missing revision: err = %v", err)
+	}
+	w.revisions[1].Data = []byte(`{"spec":{"template":"not an object"}}`)
+	if _, err := controllerRevisionHistory(w, 2); err == nil || err.Error() != "unable to parse history "+w.revisions[1].Name {
+		t.Errorf("bad data: err = %v", err)
+	}
+	w.revisions = nil
+	if got, err := controllerRevisionHistory(w, 0); err != nil || got != "No rollout history found." {
+		t.Errorf("no revisions: %q, %v", got, err)
+	}
+}
+
+// fakeAppsServer serves one DaemonSet and a list of ControllerRevisions,
+// and records the PATCH requests sent to the DaemonSet.
+type fakeAppsServer struct {
+	ds        *api.DaemonSet
+	revisions []*api.ControllerRevision
+
+	mu      sync.Mutex
+	patches []fakePatch
+}
+
+// fakePatch is one PATCH request the fake server received.
+type fakePatch struct {
+	contentType, query, body string
+}
+
+func (s *fakeAppsServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Content-Type", "application/json")
+	switch {
+	case r.URL.Path == "/apis/apps/v1/namespaces/default/daemonsets/web" && r.Method == http.MethodGet:
+		_ = json.NewEncoder(w).Encode(s.ds)
+	case r.URL.Path == "/apis/apps/v1/namespaces/default/daemonsets/web" && r.Method == http.MethodPatch:
+		body, _ := io.ReadAll(r.Body)
+		s.mu.Lock()
+		s.patches = append(s.patches, fakePatch{r.Header.Get("Content-Type"), r.URL.RawQuery, string(body)})
+		s.mu.Unlock()
+		_ = json.NewEncoder(w).Encode(s.ds)
+	case r.URL.Path == "/apis/apps/v1/namespaces/default/controllerrevisions" && r.Method == http.MethodGet:
+		if got := r.URL.Query().Get("labelSelector"); got != "app=web" {
+			w.WriteHeader(http.StatusBadRequest)
+			fmt.Fprintf(w, `{"kind":"Status","apiVersion":"v1","status":"Failure","message":"labelSelector %q, want the DaemonSet's app=web","code":400}`, got)
+			return
+		}
+		_ = json.NewEncoder(w).Encode(map[string]any{"kind": "ControllerRevisionList", "apiVersion": "apps/v1", "metadata": map[string]any{}, "items": s.revisions})
+	default:
+		w.WriteHeader(http.StatusNotFound)
+		fmt.Fprintf(w, `{"kind":"Status","apiVersion":"v1","status":"Failure","message":"%s %s not served","reason":"NotFound","code":404}`, r.Method, r.URL.Path)
+	}
+}
+
+func TestRollbackToControllerRevision(t *testing.T) {
+	ds := daemonSetAt("nginx:3")
+	other := daemonSetAt("nginx:9")
+	other.UID = "uid-other"
+	fake := &fakeAppsServer{ds: ds, revisions: []*api.ControllerRevision{
+		revisionOf(t, ds, 1, "nginx:1", ""),
+		revisionOf(t, ds, 3, "nginx:3", "to 3"),
+		revisionOf(t, ds, 2, "nginx:2", ""),
+		// Matched by the selector but controlled by another DaemonSet:
+		// never a candidate.
+		revisionOf(t, other, 4, "nginx:9", ""),
+	}}
+	srv := httptest.NewServer(fake)
+	defer srv.Close()
+	c, err := client.New(&client.Config{Host: srv.URL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	rollback := func(toRevision int64, dryRun dryRunStrategy) (string, error) {
+		return rollbackToControllerRevision(ctx, c, daemonSetInfo(), toRevision, dryRun)
+	}
+
+	// The previous revision is 2 (3 is current; 4 is not this DaemonSet's).
+	got, err := rollback(0, "client")
+	if err != nil || !strings.HasPrefix(got, "will roll back to Pod Template:\n") || !strings.Contains(got, "    Image:\tnginx:2\n") {
+		t.Errorf("undo --dry-run=client = %q, %v; want the template of revision 2", got, err)
+	}
+	if got, err := rollback(3, ""); err != nil || got != "skipped rollback (current template already matches revision 3)" {
+		t.Errorf("undo to the current revision = %q, %v", got, err)
+	}
+	for _, tt := range []struct {
+		toRevision int64
+		wantErr    string
+	}{
+		{-1, "unable to find specified revision -1 in history"},
+		{4, "unable to find specified revision 4 in history"},
+		{7, "unable to find specified revision 7 in history"},
+	} {
+		if _, err := rollback(tt.toRevision, ""); err == nil || err.Error() != tt.wantErr {
+			t.Errorf("undo --to-revision=%d: err = %v, want %q", tt.toRevision, err, tt.wantErr)
+		}
+	}
+	if len(fake.patches) != 0 {
+		t.Fatalf("dry runs, skips and errors sent patches: %+v", fake.patches)
+	}
+
+	if got, err := rollback(1, ""); err != nil || got != "rolled back" {
+		t.Errorf("undo --to-revision=1 = %q, %v", got, err)
+	}
+	if got, err := rollback(0, "server"); err != nil || got != "rolled back" {
+		t.Errorf("undo --dry-run=server = %q, %v", got, err)
+	}
+	// Each rollback sends the revision's data, as it is, as a strategic
+	// merge patch; the server dry run says so in the query.
+	want := []fakePatch{
+		{string(client.StrategicMergePatchType), "", string(fake.revisions[0].Data)},
+		{string(client.StrategicMergePatchType), "dryRun=All", string(fake.revisions[2].Data)},
+	}
+	if len(fake.patches) != len(want) {
+		t.Fatalf("patches = %+v, want %+v", fake.patches, want)
+	}
+	for i := range want {
+		if fake.patches[i] != want[i] {
+			t.Errorf("patch %d = %+v, want %+v", i, fake.patches[i], want[i])
+		}
+	}
+
+	fake.revisions = fake.revisions[1:2]
+	if _, err := rollback(0, ""); err == nil || err.Error() != "no last revision to roll back to" {
+		t.Errorf("one revision only: err = %v", err)
+	}
+	fake.ds = nil
+	if _, err := rollbackToControllerRevision(ctx, c, resourceInfo{namespace: "default", name: "gone", resource: daemonSetInfo().resource}, 0, ""); err == nil || !strings.HasPrefix(err.Error(), "failed to retrieve DaemonSet gone: ") {
+		t.Errorf("missing DaemonSet: err = %v", err)
 	}
 }

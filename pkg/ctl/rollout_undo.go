@@ -28,18 +28,28 @@ func newRolloutUndoCommand(f *factory) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "undo (TYPE NAME | TYPE/NAME) [flags]",
 		Short: "Undo a previous rollout",
-		Long: `undo rolls a Deployment back to an earlier revision: the previous one, or
---to-revision. It is done on the client, as kubectl does: find the
-ReplicaSet the Deployment owns with that revision, and patch the
-Deployment's pod template to be that ReplicaSet's template (without the
-pod-template-hash label the controller added). The deployment controller
-then sees a template it already has a ReplicaSet for, scales that one back
-up and gives it the next revision number — so the revision you rolled back
-to disappears from the history and reappears as the newest.`,
+		Long: `undo rolls a Deployment, DaemonSet or StatefulSet back to an earlier
+revision: the previous one, or --to-revision (see ` + "`ctl rollout history`" + `). It is
+done on the client, as kubectl does.
+
+For a Deployment: find the ReplicaSet the Deployment owns with that
+revision, and patch the Deployment's pod template to be that ReplicaSet's
+template (without the pod-template-hash label the controller added).
+
+For a DaemonSet or StatefulSet: find the ControllerRevision with that
+revision, and send its data — a strategic merge patch that replaces
+spec.template — to the workload as it is.
+
+Either way the controller then sees a template it already has a revision
+for, and gives that revision the next number, so the revision you rolled
+back to disappears from the history and reappears as the newest. When the
+current template already is that revision's, nothing is sent ("skipped
+rollback").`,
 		Example: `  ctl rollout undo deploy/ng-dep
   ctl rollout undo deploy/ng-dep --to-revision=1
-  ctl rollout undo deploy/ng-dep --dry-run=client`,
-		ValidArgsFunction: completeResourceTypeAndName(f, []string{"deployment"}, false),
+  ctl rollout undo ds/nginx-ds --dry-run=client
+  ctl rollout undo sts/nginx-ss --to-revision=1`,
+		ValidArgsFunction: completeResourceTypeAndName(f, rolloutTypes, false),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return o.run(cmd.Context(), cmd.CommandPath(), args)
 		},
@@ -75,11 +85,15 @@ func (o *rolloutUndoOptions) run(ctx context.Context, commandPath string, args [
 	}
 	errs := found.errs
 	for _, info := range found.infos {
-		if info.resource.Group+"/"+info.resource.Kind != "apps/Deployment" {
-			errs = append(errs, fmt.Errorf("no rollbacker has been implemented for %q", groupKind(info)))
-			continue
+		var result string
+		switch {
+		case info.resource.Group == "apps" && info.resource.Kind == "Deployment":
+			result, err = o.rollback(ctx, c, info, dryRun)
+		case keepsControllerRevisions(info):
+			result, err = rollbackToControllerRevision(ctx, c, info, o.toRevision, dryRun)
+		default:
+			err = fmt.Errorf("no rollbacker has been implemented for %q", groupKind(info))
 		}
-		result, err := o.rollback(ctx, c, info, dryRun)
 		if err != nil {
 			errs = append(errs, err)
 			continue
@@ -91,7 +105,8 @@ func (o *rolloutUndoOptions) run(ctx context.Context, commandPath string, args [
 	return joinErrors(errs)
 }
 
-// rollback is kubectl's DeploymentRollbacker: it returns what to print
+// rollback is kubectl's DeploymentRollbacker (for a DaemonSet or
+// StatefulSet see rollbackToControllerRevision): it returns what to print
 // after the object's name ("rolled back", "skipped rollback (…)", or with
 // --dry-run=client the template it would restore).
 func (o *rolloutUndoOptions) rollback(ctx context.Context, c *client.Client, info resourceInfo, dryRun dryRunStrategy) (string, error) {

@@ -19,6 +19,7 @@ import (
 // error and the verb works on the live object.
 type selection struct {
 	filenames     []string
+	recursive     bool
 	labelSelector string
 	fieldSelector string
 	all           bool
@@ -42,6 +43,7 @@ type selectionFlags struct {
 // addFlags registers the flags a verb has.
 func (s *selection) addFlags(flags *pflag.FlagSet, which selectionFlags) {
 	flags.StringSliceVarP(&s.filenames, "filename", "f", nil, "files, directories or - (stdin) "+which.usage)
+	flags.BoolVarP(&s.recursive, "recursive", "R", false, "process the directories given with -f recursively")
 	if which.selector {
 		flags.StringVarP(&s.labelSelector, "selector", "l", "", "act on the objects matching this label selector, e.g. -l app=web,tier!=db")
 	}
@@ -126,7 +128,7 @@ func (s *selection) visit(ctx context.Context, f *factory, args []string, comman
 	}
 
 	if len(s.filenames) > 0 {
-		objects, readErrs := readFileObjects(f, m, s.filenames, false)
+		objects, readErrs := readFileObjects(f, m, s.filenames, s.recursive, false)
 		out.errs = append(out.errs, readErrs...)
 		for _, obj := range objects {
 			get(obj.resource, obj.namespace, obj.name, obj.source)

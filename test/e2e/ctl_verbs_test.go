@@ -71,6 +71,22 @@ func TestCtlVerbs(t *testing.T) {
 		ctlvSame(t, "apply --dry-run=server", run("", "apply", "-f", examples, "--dry-run=server"), k)
 	})
 
+	t.Run("-R reads subdirectories", func(t *testing.T) {
+		dir := t.TempDir()
+		os.MkdirAll(filepath.Join(dir, "sub", "deeper"), 0o700)
+		os.WriteFile(filepath.Join(dir, "top.yaml"), []byte("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: r-top\n"), 0o600)
+		os.WriteFile(filepath.Join(dir, "sub", "a.yaml"), []byte("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: r-sub\n"), 0o600)
+		os.WriteFile(filepath.Join(dir, "sub", "deeper", "b.json"), []byte(`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"r-deeper"}}`), 0o600)
+		for _, args := range [][]string{
+			{"apply", "-f", dir, "--dry-run=client"},
+			{"apply", "-R", "-f", dir, "--dry-run=client"},
+			{"create", "--recursive", "-f", dir, "--dry-run=client", "-o", "name"},
+			{"get", "-R", "-f", dir, "--ignore-not-found"},
+		} {
+			ctlvSame(t, strings.Join(args, " "), run("", args...), kubectl(args...))
+		}
+	})
+
 	t.Run("reads print as kubectl prints them", func(t *testing.T) {
 		for _, args := range [][]string{
 			{"get", "all"},

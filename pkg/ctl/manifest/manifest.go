@@ -26,6 +26,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -51,9 +52,11 @@ type Item struct {
 }
 
 // Read reads every filename ("-" for stdin) in order and returns the
-// objects and errors met, in the order met. A path that does not exist, or
-// a directory without a single manifest file, is an error of its own.
-func Read(filenames []string, stdin io.Reader) []Item {
+// objects and errors met, in the order met. A directory gives its manifest
+// files, and with recursive those of its subdirectories too (kubectl's
+// -R). A path that does not exist, or a directory without a single
+// manifest file, is an error of its own.
+func Read(filenames []string, recursive bool, stdin io.Reader) []Item {
 	var items []Item
 	for _, name := range filenames {
 		if name == "-" {
@@ -65,7 +68,7 @@ func Read(filenames []string, stdin io.Reader) []Item {
 			items = append(items, Parse(StdinSource, data)...)
 			continue
 		}
-		files, err := expand(name)
+		files, err := expand(name, recursive)
 		if err != nil {
 			items = append(items, Item{Source: name, Err: err})
 			continue
@@ -83,8 +86,10 @@ func Read(filenames []string, stdin io.Reader) []Item {
 }
 
 // expand turns a path into the files to read: itself, or a directory's
-// manifest files in name order.
-func expand(name string) ([]string, error) {
+// manifest files in name order, walking into subdirectories only when
+// recursive. Subdirectories come in name order among the files, as
+// filepath.Walk visits them.
+func expand(name string, recursive bool) ([]string, error) {
 	info, err := os.Stat(name)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, fmt.Errorf("the path %q does not exist", name)
@@ -95,16 +100,24 @@ func expand(name string) ([]string, error) {
 	if !info.IsDir() {
 		return []string{name}, nil
 	}
-	entries, err := os.ReadDir(name) // sorted by file name
+	var files []string
+	err = filepath.WalkDir(name, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			if path != name && !recursive {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if hasManifestExtension(path) {
+			files = append(files, path)
+		}
+		return nil
+	})
 	if err != nil {
 		return nil, fmt.Errorf("error reading %s: %w", name, err)
-	}
-	var files []string
-	for _, e := range entries {
-		if e.IsDir() || !hasManifestExtension(e.Name()) {
-			continue
-		}
-		files = append(files, filepath.Join(name, e.Name()))
 	}
 	if len(files) == 0 {
 		return nil, fmt.Errorf("error reading [%s]: recognized file extensions are [%s]", name, strings.Join(FileExtensions, " "))

@@ -43,22 +43,22 @@ func check(t *testing.T, got []Item, want ...string) {
 func TestMalformedFilesNameFileAndLine(t *testing.T) {
 	dir := t.TempDir()
 	bad := write(t, dir, "bad.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: bad\ndata:\n  a: b\n  c: d: e\n")
-	check(t, Read([]string{bad}, nil),
+	check(t, Read([]string{bad}, false, nil),
 		bad+":ERR error parsing "+bad+": error converting YAML to JSON: yaml: line 7: mapping values are not allowed in this context")
 
 	// The second document is broken: the first is still returned, and the
 	// line counts from the start of the broken document.
 	bad2 := write(t, dir, "bad2.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ok1\n---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: bad2\n data:\n  x: y\n")
-	check(t, Read([]string{bad2}, nil),
+	check(t, Read([]string{bad2}, false, nil),
 		bad2+":ok1",
 		bad2+":ERR error parsing "+bad2+": error converting YAML to JSON: yaml: line 4: did not find expected key")
 
 	badJSON := write(t, dir, "bad.json", `{"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "j"},, }`)
-	check(t, Read([]string{badJSON}, nil),
+	check(t, Read([]string{badJSON}, false, nil),
 		badJSON+":ERR error parsing "+badJSON+": json: offset 69: invalid character ',' looking for beginning of object key string")
 
 	scalar := write(t, dir, "scalar.yaml", "just a string\n")
-	check(t, Read([]string{scalar}, nil),
+	check(t, Read([]string{scalar}, false, nil),
 		scalar+":ERR error parsing "+scalar+": error unmarshaling JSON: while decoding JSON: json: cannot unmarshal string into Go value of type map[string]interface {}")
 }
 
@@ -90,17 +90,17 @@ items:
   metadata:
     name: four
 `)
-	check(t, Read([]string{multi}, nil), multi+":one", multi+":two", multi+":three", multi+":four")
+	check(t, Read([]string{multi}, false, nil), multi+":one", multi+":two", multi+":three", multi+":four")
 
 	stream := write(t, dir, "stream.json", `{"kind":"ConfigMap","metadata":{"name":"j1"}}
 {"kind":"ConfigMap","metadata":{"name":"j2","x":12345678901234567890}}`)
-	items := Read([]string{stream}, nil)
+	items := Read([]string{stream}, false, nil)
 	check(t, items, stream+":j1", stream+":j2")
 	if n := items[1].Object["metadata"].(map[string]any)["x"]; n == nil || n.(interface{ String() string }).String() != "12345678901234567890" {
 		t.Errorf("a big number lost its digits: %v", n)
 	}
 
-	check(t, Read([]string{"-"}, strings.NewReader("kind: ConfigMap\nmetadata:\n  name: piped\n")), "STDIN:piped")
+	check(t, Read([]string{"-"}, false, strings.NewReader("kind: ConfigMap\nmetadata:\n  name: piped\n")), "STDIN:piped")
 }
 
 func TestDirectories(t *testing.T) {
@@ -113,11 +113,16 @@ func TestDirectories(t *testing.T) {
 		t.Fatal(err)
 	}
 	write(t, filepath.Join(dir, "sub"), "d.yaml", "kind: ConfigMap\nmetadata:\n  name: d\n")
-	check(t, Read([]string{dir}, nil),
+	check(t, Read([]string{dir}, false, nil),
 		filepath.Join(dir, "a.yml")+":a", filepath.Join(dir, "b.yaml")+":b", filepath.Join(dir, "c.json")+":c")
+	// -R: subdirectories too, in the order filepath.Walk visits them.
+	write(t, filepath.Join(dir, "sub"), "e.txt", "not a manifest")
+	check(t, Read([]string{dir}, true, nil),
+		filepath.Join(dir, "a.yml")+":a", filepath.Join(dir, "b.yaml")+":b", filepath.Join(dir, "c.json")+":c",
+		filepath.Join(dir, "sub", "d.yaml")+":d")
 
 	empty := t.TempDir()
-	check(t, Read([]string{empty, filepath.Join(dir, "nope.yaml")}, nil),
+	check(t, Read([]string{empty, filepath.Join(dir, "nope.yaml")}, false, nil),
 		empty+":ERR error reading ["+empty+"]: recognized file extensions are [.json .yaml .yml]",
 		filepath.Join(dir, "nope.yaml")+`:ERR the path "`+filepath.Join(dir, "nope.yaml")+`" does not exist`)
 }
