@@ -22,6 +22,8 @@ func SetDefaults(obj Object) {
 		setDefaultsService(o)
 	case *Endpoints:
 		setDefaultsEndpoints(o)
+	case *EndpointSlice:
+		setDefaultsEndpointSlice(o)
 	case *Node:
 		setDefaultsNode(o)
 	case *Namespace:
@@ -428,6 +430,23 @@ func setDefaultsEndpoints(e *Endpoints) {
 			if e.Subsets[i].Ports[j].Protocol == "" {
 				e.Subsets[i].Ports[j].Protocol = ProtocolTCP
 			}
+		}
+	}
+}
+
+// setDefaultsEndpointSlice gives each port a name ("" when unset, so that
+// the field is always present) and the TCP protocol, as upstream's
+// discovery/v1 SetDefaults_EndpointPort does.
+func setDefaultsEndpointSlice(s *EndpointSlice) {
+	for i := range s.Ports {
+		port := &s.Ports[i]
+		if port.Name == nil {
+			name := ""
+			port.Name = &name
+		}
+		if port.Protocol == nil {
+			protocol := ProtocolTCP
+			port.Protocol = &protocol
 		}
 	}
 }

@@ -24,6 +24,7 @@ func newObjectForKind(kind string) any {
 		"Job": &Job{}, "CronJob": &CronJob{}, "HorizontalPodAutoscaler": &HorizontalPodAutoscaler{},
 		"Scale": &Scale{}, "Lease": &Lease{}, "Role": &Role{}, "ClusterRole": &ClusterRole{},
 		"RoleBinding": &RoleBinding{}, "ClusterRoleBinding": &ClusterRoleBinding{}, "Eviction": &Eviction{},
+		"EndpointSlice": &EndpointSlice{},
 	}[kind]
 }
 
@@ -218,7 +219,7 @@ func TestTopLevelTypesAreObjects(t *testing.T) {
 		"PersistentVolume", "PersistentVolumeClaim", "ResourceQuota", "LimitRange", "Event",
 		"ReplicationController", "Binding", "Deployment", "ReplicaSet", "StatefulSet", "DaemonSet",
 		"ControllerRevision", "Job", "CronJob", "HorizontalPodAutoscaler", "Scale", "Lease", "Role",
-		"ClusterRole", "RoleBinding", "ClusterRoleBinding", "Eviction",
+		"ClusterRole", "RoleBinding", "ClusterRoleBinding", "Eviction", "EndpointSlice",
 	} {
 		obj, ok := newObjectForKind(kind).(Object)
 		if !ok {

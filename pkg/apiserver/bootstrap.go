@@ -13,7 +13,7 @@ var systemNamespaces = []string{"default", "kube-system", "kube-public", "kube-n
 
 // bootstrap creates what a fresh cluster has before anyone asks: the system
 // namespaces and the `kubernetes` Service (10.96.0.1:443) in default, whose
-// Endpoints point at this apiserver. It runs at every start and only creates
+// Endpoints and EndpointSlice point at this apiserver. It runs at every start and only creates
 // what is missing (the Endpoints follow the port of this run).
 func (s *Server) bootstrap(ctx context.Context, port int) error {
 	nsRes := s.reg.byPluralAny["namespaces"]
@@ -61,6 +61,33 @@ func (s *Server) bootstrap(ctx context.Context, port int) error {
 	}
 	if err != nil && !apierrors.IsAlreadyExists(err) {
 		return fmt.Errorf("write endpoints kubernetes: %w", err)
+	}
+	return s.bootstrapEndpointSlice(ctx, port)
+}
+
+// bootstrapEndpointSlice writes the EndpointSlice "kubernetes" next to the
+// Endpoints, as upstream's apiserver does (its EndpointsAdapter keeps
+// both): same address and port, labelled with the Service's name but not
+// managed-by, since no controller writes it.
+func (s *Server) bootstrapEndpointSlice(ctx context.Context, port int) error {
+	sliceRes := s.reg.byPluralAny["endpointslices"]
+	slice := func() *api.EndpointSlice {
+		ready, name, protocol, number := true, "https", api.ProtocolTCP, int32(port)
+		return &api.EndpointSlice{
+			ObjectMeta: api.ObjectMeta{Name: "kubernetes", Namespace: "default",
+				Labels: map[string]string{api.LabelServiceName: "kubernetes"}},
+			AddressType: api.AddressTypeIPv4,
+			Endpoints:   []api.Endpoint{{Addresses: []string{"127.0.0.1"}, Conditions: api.EndpointConditions{Ready: &ready}}},
+			Ports:       []api.EndpointSlicePort{{Name: &name, Port: &number, Protocol: &protocol}},
+		}
+	}
+	_, err := s.guaranteedUpdate(ctx, sliceRes, "default", "kubernetes", updateMain, false,
+		func(*storedObject) (api.Object, error) { return slice(), nil })
+	if apierrors.IsNotFound(err) {
+		_, err = s.create(ctx, sliceRes, slice(), false)
+	}
+	if err != nil && !apierrors.IsAlreadyExists(err) {
+		return fmt.Errorf("write endpointslice kubernetes: %w", err)
 	}
 	return nil
 }

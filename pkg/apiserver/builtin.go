@@ -111,6 +111,12 @@ func builtinResources() []*resource {
 		{group: "coordination.k8s.io", version: "v1", kind: "Lease", plural: "leases", singular: "lease", namespaced: true,
 			newObject: func() api.Object { return &api.Lease{} }, allowCreateOnUpdate: true},
 
+		// discovery.k8s.io/v1. Generation counts changes to anything but
+		// metadata (and to the labels), as upstream's strategy does: the
+		// endpointslice controller compares it to spot a stale cache.
+		{group: "discovery.k8s.io", version: "v1", kind: "EndpointSlice", plural: "endpointslices", singular: "endpointslice",
+			namespaced: true, newObject: func() api.Object { return &api.EndpointSlice{} }, tracksGeneration: true},
+
 		// rbac.authorization.k8s.io/v1
 		{group: "rbac.authorization.k8s.io", version: "v1", kind: "Role", plural: "roles", singular: "role", namespaced: true,
 			newObject: func() api.Object { return &api.Role{} }},

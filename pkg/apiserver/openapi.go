@@ -7,22 +7,38 @@ import (
 	"net/http"
 	"strings"
 	"sync"
+
+	"kplane/pkg/api/openapi"
 )
 
-// OpenAPI v3. kubectl apply, create and patch validate with
-// `--validate=strict` by default: they first read /openapi/v3 to learn
-// whether the server checks fields itself (a `fieldValidation` query
-// parameter on the PATCH operation of the kind), and if so send
-// `?fieldValidation=Strict` and leave unknown-field errors to the server.
-// These documents carry exactly that: for each kind, its item path with a
-// PATCH operation tagged with x-kubernetes-group-version-kind.
+// OpenAPI v3. /openapi/v3 lists one document per group-version
+// (/openapi/v3/apis/apps/v1), each holding two things clients read:
+//
+//   - paths: for each kind, its item path with GET, PUT and PATCH
+//     operations tagged with x-kubernetes-group-version-kind. kubectl
+//     explain finds a resource's kind there; kubectl apply, create and patch
+//     learn from the PATCH operation's fieldValidation parameter that the
+//     server checks unknown fields itself (they then send
+//     ?fieldValidation=Strict), and from its request body's content types
+//     that it accepts strategic merge patches.
+//   - components.schemas: the schema of each kind and of every type its
+//     fields reach (pkg/api/openapi builds them from the Go types). kubectl
+//     explain prints them; kubectl apply takes each list's patch strategy
+//     and merge key from them when it computes a strategic merge patch.
+//
+// The documents depend only on the registered kinds, so they are built
+// once, on first request, and served with an immutable cache header and a
+// hash in their URL, as upstream does.
 
+// openAPIDocs holds the serialized documents, built once.
 type openAPIDocs struct {
 	once  sync.Once
 	index []byte
 	docs  map[string][]byte // "apis/apps/v1" → document
 }
 
+// buildOpenAPI builds every group-version document and the index that
+// points at them, the first time it is called.
 func (s *Server) buildOpenAPI() {
 	s.openapi.once.Do(func() {
 		s.openapi.docs = map[string][]byte{}
@@ -32,8 +48,12 @@ func (s *Server) buildOpenAPI() {
 			if strings.Contains(gv, "/") {
 				root = "apis/" + gv
 			}
-			doc := s.openAPIDocument(gv, root)
-			body, _ := json.Marshal(doc)
+			body, err := json.Marshal(s.openAPIDocument(gv, root))
+			if err != nil {
+				// The documents are built from Go values that always
+				// marshal; failing here is a programming error.
+				panic("openapi: marshal " + root + ": " + err.Error())
+			}
 			sum := sha256.Sum256(body)
 			s.openapi.docs[root] = body
 			paths[root] = map[string]string{"serverRelativeURL": "/openapi/v3/" + root + "?hash=" + strings.ToUpper(hex.EncodeToString(sum[:16]))}
@@ -42,8 +62,11 @@ func (s *Server) buildOpenAPI() {
 	})
 }
 
+// openAPIDocument is the document of one group-version: the paths of its
+// kinds and the component schemas they need.
 func (s *Server) openAPIDocument(gv, root string) map[string]any {
 	paths := map[string]any{}
+	var kinds []openapi.Kind
 	for _, res := range s.reg.all {
 		if res.groupVersion() != gv {
 			continue
@@ -52,33 +75,68 @@ func (s *Server) openAPIDocument(gv, root string) map[string]any {
 		if res.namespaced {
 			item = "/" + root + "/namespaces/{namespace}/" + res.plural + "/{name}"
 		}
-		gvk := map[string]string{"group": res.group, "version": res.version, "kind": res.kind}
-		param := func(name, desc string) map[string]any {
-			return map[string]any{"name": name, "in": "query", "description": desc, "schema": map[string]string{"type": "string"}, "uniqueItems": true}
+		paths[item] = itemPathOperations(res)
+		kinds = append(kinds, openapi.Kind{
+			GroupVersionKind: openapi.GroupVersionKind{Group: res.group, Version: res.version, Kind: res.kind},
+			GoType:           res.goType(),
+		})
+	}
+	return map[string]any{
+		"openapi":    "3.0.0",
+		"info":       map[string]string{"title": "Kubernetes", "version": "v1.32.0"},
+		"paths":      paths,
+		"components": map[string]any{"schemas": openapi.ComponentSchemas(kinds)},
+	}
+}
+
+// patchContentTypes are the PATCH bodies the server accepts. kubectl apply
+// computes its patch from the kind's schema only when the strategic merge
+// patch type is listed here.
+var patchContentTypes = []string{
+	"application/json-patch+json",
+	"application/merge-patch+json",
+	"application/strategic-merge-patch+json",
+}
+
+// itemPathOperations are the GET, PUT and PATCH operations of a kind's item
+// path, each tagged with the kind, as kubectl looks them up.
+func itemPathOperations(res *resource) map[string]any {
+	gvk := map[string]string{"group": res.group, "version": res.version, "kind": res.kind}
+	kindSchema := map[string]string{"$ref": openapi.Ref(openapi.SchemaName(res.goType()))}
+	ok := map[string]any{"200": map[string]any{
+		"description": "OK",
+		"content":     map[string]any{"application/json": map[string]any{"schema": kindSchema}},
+	}}
+	param := func(name, desc string) map[string]any {
+		return map[string]any{"name": name, "in": "query", "description": desc, "schema": map[string]string{"type": "string"}, "uniqueItems": true}
+	}
+	write := func(action string, contentTypes []string, bodySchema any) map[string]any {
+		content := map[string]any{}
+		for _, ct := range contentTypes {
+			content[ct] = map[string]any{"schema": bodySchema}
 		}
-		op := func(action string) map[string]any {
-			return map[string]any{
-				"operationId":                     action + res.kind,
-				"x-kubernetes-action":             action,
-				"x-kubernetes-group-version-kind": gvk,
-				"parameters": []any{
-					param("dryRun", "When present, indicates that modifications should not be persisted."),
-					param("fieldManager", "A name associated with the actor or entity that is making these changes."),
-					param("fieldValidation", "How the server handles unknown or duplicate fields: Ignore, Warn (the default) or Strict."),
-				},
-				"responses": map[string]any{"200": map[string]any{"description": "OK"}},
-			}
-		}
-		paths[item] = map[string]any{
-			"get":   map[string]any{"operationId": "read" + res.kind, "x-kubernetes-action": "get", "x-kubernetes-group-version-kind": gvk, "responses": map[string]any{"200": map[string]any{"description": "OK"}}},
-			"put":   op("put"),
-			"patch": op("patch"),
+		return map[string]any{
+			"operationId":                     action + res.kind,
+			"x-kubernetes-action":             action,
+			"x-kubernetes-group-version-kind": gvk,
+			"parameters": []any{
+				param("dryRun", "When present, indicates that modifications should not be persisted."),
+				param("fieldManager", "A name associated with the actor or entity that is making these changes."),
+				param("fieldValidation", "How the server handles unknown or duplicate fields: Ignore, Warn (the default) or Strict."),
+			},
+			"requestBody": map[string]any{"content": content, "required": true},
+			"responses":   ok,
 		}
 	}
 	return map[string]any{
-		"openapi": "3.0.0",
-		"info":    map[string]string{"title": "Kubernetes", "version": "v1.32.0"},
-		"paths":   paths,
+		"get": map[string]any{
+			"operationId":                     "read" + res.kind,
+			"x-kubernetes-action":             "get",
+			"x-kubernetes-group-version-kind": gvk,
+			"responses":                       ok,
+		},
+		"put":   write("put", []string{"application/json"}, kindSchema),
+		"patch": write("patch", patchContentTypes, map[string]string{"type": "object"}),
 	}
 }
 

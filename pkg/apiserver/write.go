@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"reflect"
 
 	"github.com/google/uuid"
@@ -284,15 +285,38 @@ func (s *Server) stored(res *resource, key string, obj api.Object, revision int6
 	return so, nil
 }
 
-// specChanged compares the Spec of two objects by their JSON encoding.
+// specChanged compares the Spec of two objects by their JSON encoding. A
+// kind without a spec (EndpointSlice) compares every field but the
+// metadata, and its labels, as upstream's endpointslice strategy does.
 func specChanged(old, obj api.Object) bool {
 	a, b := fieldOf(old, "Spec"), fieldOf(obj, "Spec")
 	if !a.IsValid() || !b.IsValid() {
-		return false
+		return contentChanged(old, obj)
 	}
 	oldJSON, _ := json.Marshal(a.Interface())
 	newJSON, _ := json.Marshal(b.Interface())
 	return !bytes.Equal(oldJSON, newJSON)
+}
+
+// contentChanged compares two objects field by field, leaving out TypeMeta
+// and ObjectMeta but not the labels.
+func contentChanged(old, obj api.Object) bool {
+	if !maps.Equal(old.GetObjectMeta().Labels, obj.GetObjectMeta().Labels) {
+		return true
+	}
+	a, b := reflect.ValueOf(old).Elem(), reflect.ValueOf(obj).Elem()
+	for i := range a.NumField() {
+		switch a.Type().Field(i).Name {
+		case "TypeMeta", "ObjectMeta":
+			continue
+		}
+		oldJSON, _ := json.Marshal(a.Field(i).Interface())
+		newJSON, _ := json.Marshal(b.Field(i).Interface())
+		if !bytes.Equal(oldJSON, newJSON) {
+			return true
+		}
+	}
+	return false
 }
 
 // hasNamespaceFinalizers reports spec.finalizers of a Namespace, which hold

@@ -121,6 +121,11 @@ func (c *Client) Leases(namespace string) *TypedClient[*api.Lease] {
 	return For[*api.Lease](c, LeasesResource).Namespace(namespace)
 }
 
+// EndpointSlices returns a typed client for EndpointSlice objects in namespace.
+func (c *Client) EndpointSlices(namespace string) *TypedClient[*api.EndpointSlice] {
+	return For[*api.EndpointSlice](c, EndpointSlicesResource).Namespace(namespace)
+}
+
 // Roles returns a typed client for Role objects in namespace.
 func (c *Client) Roles(namespace string) *TypedClient[*api.Role] {
 	return For[*api.Role](c, RolesResource).Namespace(namespace)

@@ -61,6 +61,9 @@ var (
 	// coordination.k8s.io/v1
 	LeasesResource = Resource{Group: "coordination.k8s.io", Version: "v1", Resource: "leases", Kind: "Lease", Namespaced: true}
 
+	// discovery.k8s.io/v1
+	EndpointSlicesResource = Resource{Group: "discovery.k8s.io", Version: "v1", Resource: "endpointslices", Kind: "EndpointSlice", Namespaced: true}
+
 	// rbac.authorization.k8s.io/v1
 	RolesResource               = Resource{Group: "rbac.authorization.k8s.io", Version: "v1", Resource: "roles", Kind: "Role", Namespaced: true}
 	ClusterRolesResource        = Resource{Group: "rbac.authorization.k8s.io", Version: "v1", Resource: "clusterroles", Kind: "ClusterRole"}
@@ -80,6 +83,7 @@ func BuiltinResources() []Resource {
 		JobsResource, CronJobsResource,
 		HorizontalPodAutoscalersResource,
 		LeasesResource,
+		EndpointSlicesResource,
 		RolesResource, ClusterRolesResource, RoleBindingsResource, ClusterRoleBindingsResource,
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"kplane/pkg/controllers/daemonset"
 	"kplane/pkg/controllers/deployment"
 	"kplane/pkg/controllers/endpoints"
+	"kplane/pkg/controllers/endpointslice"
 	"kplane/pkg/controllers/garbagecollector"
 	"kplane/pkg/controllers/job"
 	"kplane/pkg/controllers/namespace"
@@ -78,7 +79,7 @@ type Descriptor struct {
 //
 //	attachdetach, bootstrapsigner (off by default), cloud-node-lifecycle,
 //	clusterrole-aggregation, cronjob, csrapproving, csrcleaner, csrsigning,
-//	daemonset, deployment*, disruption, endpoint*, endpointslice,
+//	daemonset, deployment*, disruption, endpoint*, endpointslice*,
 //	endpointslicemirroring, ephemeral-volume, garbagecollector*,
 //	horizontalpodautoscaling, job, legacy-serviceaccount-token-cleaner,
 //	namespace*, nodeipam, nodelifecycle, persistentvolume-binder,
@@ -91,7 +92,8 @@ type Descriptor struct {
 // Their worker flags: --concurrent-replicaset-syncs (5),
 // --concurrent-rc-syncs (5), --concurrent-deployment-syncs (5),
 // --concurrent-gc-syncs (20), --concurrent-namespace-syncs (10),
-// --concurrent-endpoint-syncs (5), --concurrent-serviceaccount-syncs (1).
+// --concurrent-endpoint-syncs (5), --concurrent-service-endpoint-syncs (5,
+// the endpointslice controller's), --concurrent-serviceaccount-syncs (1).
 var registry = []Descriptor{
 	{Name: "replicaset", EventSource: "replicaset-controller", SyncsFlag: "concurrent-replicaset-syncs", DefaultWorkers: 5,
 		New: func(cc ControllerContext) (Controller, error) {
@@ -116,6 +118,10 @@ var registry = []Descriptor{
 	{Name: "endpoint", EventSource: "endpoint-controller", SyncsFlag: "concurrent-endpoint-syncs", DefaultWorkers: 5,
 		New: func(cc ControllerContext) (Controller, error) {
 			return endpoints.New(cc.Client, cc.Informers, cc.Recorder, endpoints.Options{Logger: cc.Logger, Clock: cc.Clock})
+		}},
+	{Name: "endpointslice", EventSource: "endpoint-slice-controller", SyncsFlag: "concurrent-service-endpoint-syncs", DefaultWorkers: 5,
+		New: func(cc ControllerContext) (Controller, error) {
+			return endpointslice.New(cc.Client, cc.Informers, cc.Recorder, endpointslice.Options{Logger: cc.Logger, Clock: cc.Clock})
 		}},
 	{Name: "serviceaccount", EventSource: "serviceaccount-controller", SyncsFlag: "concurrent-serviceaccount-syncs", DefaultWorkers: 1,
 		New: func(cc ControllerContext) (Controller, error) {

@@ -223,6 +223,7 @@ var apiTypes = map[string]reflect.Type{
 	"batch/CronJob":                         reflect.TypeFor[api.CronJob](),
 	"autoscaling/HorizontalPodAutoscaler":   reflect.TypeFor[api.HorizontalPodAutoscaler](),
 	"coordination.k8s.io/Lease":             reflect.TypeFor[api.Lease](),
+	"discovery.k8s.io/EndpointSlice":        reflect.TypeFor[api.EndpointSlice](),
 	"rbac.authorization.k8s.io/Role":        reflect.TypeFor[api.Role](),
 	"rbac.authorization.k8s.io/ClusterRole": reflect.TypeFor[api.ClusterRole](),
 	"rbac.authorization.k8s.io/RoleBinding": reflect.TypeFor[api.RoleBinding](),

@@ -90,10 +90,13 @@ func (r relatedFetcher) related(ctx context.Context, res restmapper.APIResource,
 			rel.ReplicaSets, _ = listAll(ctx, r.c.ReplicaSets(namespace), client.ListOptions{LabelSelector: selector, Limit: r.chunkSize})
 		}
 	case "/Service":
-		// kubectl 1.32 reads the service's EndpointSlices, which kplane does
-		// not serve; the Endpoints object has the same addresses.
-		if ep, getErr := r.c.Endpoints(namespace).Get(ctx, nameOf(obj), client.GetOptions{}); getErr == nil {
-			rel.Endpoints = ep
+		// kubectl 1.32 lists the Service's EndpointSlices in one request
+		// (no chunking); a failure just prints "<none>".
+		selector := api.LabelServiceName + "=" + nameOf(obj)
+		if list, listErr := r.c.EndpointSlices(namespace).List(ctx, client.ListOptions{LabelSelector: selector}); listErr == nil {
+			for _, slice := range list.Items {
+				rel.EndpointSlices = append(rel.EndpointSlices, *slice)
+			}
 		}
 	case "/Node":
 		name := nameOf(obj)

@@ -308,9 +308,12 @@ func TestCordonDrainExplainAndCompletion(t *testing.T) {
 			"node/node1 already cordoned\npod/loner deleted\npod/managed deleted\nnode/node1 drained\n",
 			"Warning: deleting Pods that declare no controller: default/loner\n"},
 
-		{[]string{"explain", "deploy.spec.paused"}, 0, "GROUP:      apps\nKIND:       Deployment\nVERSION:    v1\n\nFIELD: paused <boolean>\n\nDESCRIPTION:\n    <empty>\n\n", ""},
-		{[]string{"explain", "deploy.spec.nope"}, 1, "", "error: field \"nope\" does not exist\n"},
-		{[]string{"explain", "nope"}, 1, "", "error: the server doesn't have a resource type \"nope\"\n"},
+		// kubectl explain's layout: two blank lines after FIELD, the header
+		// printed before an unknown field is found, an unknown resource
+		// type without "error: ".
+		{[]string{"explain", "deploy.spec.paused"}, 0, "GROUP:      apps\nKIND:       Deployment\nVERSION:    v1\n\nFIELD: paused <boolean>\n\n\nDESCRIPTION:\n    <empty>\n\n", ""},
+		{[]string{"explain", "deploy.spec.nope"}, 1, "GROUP:      apps\nKIND:       Deployment\nVERSION:    v1\n\n", "error: field \"nope\" does not exist\n"},
+		{[]string{"explain", "nope"}, 1, "", "the server doesn't have a resource type \"nope\"\n"},
 
 		// What a shell's completion script asks: kinds, then names.
 		{[]string{"__complete", "label", "nodes", "no"}, 0, "node1\n:4\n", "Completion ended with directive: ShellCompDirectiveNoFileComp\n"},

@@ -124,6 +124,11 @@ func (f *SharedInformerFactory) Leases() TypedInformer[*api.Lease] {
 	return ForResource[*api.Lease](f, client.LeasesResource)
 }
 
+// EndpointSlices returns the shared informer and lister for EndpointSlice objects.
+func (f *SharedInformerFactory) EndpointSlices() TypedInformer[*api.EndpointSlice] {
+	return ForResource[*api.EndpointSlice](f, client.EndpointSlicesResource)
+}
+
 // Roles returns the shared informer and lister for Role objects.
 func (f *SharedInformerFactory) Roles() TypedInformer[*api.Role] {
 	return ForResource[*api.Role](f, client.RolesResource)

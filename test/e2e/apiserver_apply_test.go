@@ -126,6 +126,7 @@ func TestAPIResources(t *testing.T) {
 		`(?m)^jobs\s+batch/v1\s+true\s+Job$`,
 		`(?m)^cronjobs\s+cj\s+batch/v1\s+true\s+CronJob$`,
 		`(?m)^leases\s+coordination.k8s.io/v1\s+true\s+Lease$`,
+		`(?m)^endpointslices\s+discovery.k8s.io/v1\s+true\s+EndpointSlice$`,
 		`(?m)^roles\s+rbac.authorization.k8s.io/v1\s+true\s+Role$`,
 		`(?m)^clusterroles\s+rbac.authorization.k8s.io/v1\s+false\s+ClusterRole$`,
 		`(?m)^rolebindings\s+rbac.authorization.k8s.io/v1\s+true\s+RoleBinding$`,

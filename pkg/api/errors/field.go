@@ -17,6 +17,7 @@ const (
 	FieldValueDuplicate    FieldErrorType = "FieldValueDuplicate"
 	FieldValueForbidden    FieldErrorType = "FieldValueForbidden"
 	FieldValueTooLong      FieldErrorType = "FieldValueTooLong"
+	FieldValueTooMany      FieldErrorType = "FieldValueTooMany"
 	FieldValueNotFound     FieldErrorType = "FieldValueNotFound"
 )
 
@@ -35,6 +36,8 @@ func (t FieldErrorType) phrase() string {
 		return "Forbidden"
 	case FieldValueTooLong:
 		return "Too long"
+	case FieldValueTooMany:
+		return "Too many"
 	case FieldValueNotFound:
 		return "Not found"
 	}
@@ -126,6 +129,13 @@ func NotSupported(field string, value any, allowed []string) *FieldError {
 // Duplicate says a value appears twice where it must be unique.
 func Duplicate(field string, value any) *FieldError {
 	return &FieldError{Type: FieldValueDuplicate, Field: field, BadValue: value}
+}
+
+// TooMany says a list has more items than allowed: "Too many: 1001: must
+// have at most 1000 items".
+func TooMany(field string, actual, max int) *FieldError {
+	return &FieldError{Type: FieldValueTooMany, Field: field, BadValue: actual,
+		Detail: fmt.Sprintf("must have at most %d items", max)}
 }
 
 // Forbidden says a field may not be set (or changed).

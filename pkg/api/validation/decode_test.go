@@ -37,6 +37,7 @@ func newObjectForKind(kind string) (api.Object, bool) {
 		"CronJob":                 func() api.Object { return &api.CronJob{} },
 		"HorizontalPodAutoscaler": func() api.Object { return &api.HorizontalPodAutoscaler{} },
 		"Lease":                   func() api.Object { return &api.Lease{} },
+		"EndpointSlice":           func() api.Object { return &api.EndpointSlice{} },
 		"Role":                    func() api.Object { return &api.Role{} },
 		"ClusterRole":             func() api.Object { return &api.ClusterRole{} },
 		"RoleBinding":             func() api.Object { return &api.RoleBinding{} },

@@ -61,6 +61,8 @@ func ValidateCreate(obj api.Object) errors.FieldErrorList {
 		return validateHorizontalPodAutoscaler(o)
 	case *api.Lease:
 		return validateLease(o)
+	case *api.EndpointSlice:
+		return validateEndpointSlice(o)
 	case *api.Role:
 		return validateRole(o)
 	case *api.ClusterRole:
@@ -134,6 +136,8 @@ func ValidateUpdate(obj, old api.Object) errors.FieldErrorList {
 		return validateHorizontalPodAutoscalerUpdate(o, old.(*api.HorizontalPodAutoscaler))
 	case *api.Lease:
 		return validateLeaseUpdate(o, old.(*api.Lease))
+	case *api.EndpointSlice:
+		return validateEndpointSliceUpdate(o, old.(*api.EndpointSlice))
 	case *api.Role:
 		return validateRoleUpdate(o, old.(*api.Role))
 	case *api.ClusterRole:

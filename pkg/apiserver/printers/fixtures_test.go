@@ -46,6 +46,7 @@ func fixtures() []fixture {
 		{"nodes", "Node", nodeFixtures()},
 		{"services", "Service", serviceFixtures()},
 		{"endpoints", "Endpoints", endpointsFixtures()},
+		{"endpointslices", "EndpointSlice", endpointSliceFixtures()},
 		{"configmaps", "ConfigMap", []api.Object{
 			&api.ConfigMap{ObjectMeta: meta("kube-root-ca.crt", 32*day), Data: map[string]string{"ca.crt": "…"}},
 			&api.ConfigMap{ObjectMeta: meta("nginx-conf", 3*minute), Data: map[string]string{"nginx.conf": "…", "mime.types": "…"},
@@ -309,6 +310,44 @@ func endpointsFixtures() []api.Object {
 		&api.Endpoints{ObjectMeta: meta("nothing-ready", 2*minute), Subsets: []api.EndpointSubset{{
 			NotReadyAddresses: addresses("10.244.1.7"), Ports: []api.EndpointPort{{Port: 80}}}}},
 		&api.Endpoints{ObjectMeta: meta("no-pods", 2*minute)},
+	}
+}
+
+// endpointSliceFixtures are the slices of the Services above: the
+// controller's slices (some endpoints not ready, which the table still
+// lists), a placeholder for a Service without pods, a headless Service's
+// slice without ports, and a hand-written one with many ports.
+func endpointSliceFixtures() []api.Object {
+	endpoints := func(ips ...string) []api.Endpoint {
+		out := make([]api.Endpoint, len(ips))
+		for i, ip := range ips {
+			out[i] = api.Endpoint{Addresses: []string{ip}}
+		}
+		return out
+	}
+	port := func(name string, number int32) api.EndpointSlicePort {
+		tcp := api.ProtocolTCP
+		return api.EndpointSlicePort{Name: &name, Port: &number, Protocol: &tcp}
+	}
+	allPorts := api.EndpointSlicePort{Name: ptr("")}
+	named := api.EndpointSlicePort{Name: ptr("metrics")}
+	notReady := api.Endpoint{Addresses: []string{"10.244.8.3"}, Conditions: api.EndpointConditions{Ready: ptr(false)}}
+	return []api.Object{
+		&api.EndpointSlice{ObjectMeta: meta("kubernetes", 32*day), AddressType: api.AddressTypeIPv4,
+			Endpoints: endpoints("192.168.56.10"), Ports: []api.EndpointSlicePort{port("https", 6443)}},
+		&api.EndpointSlice{ObjectMeta: meta("ng-dep-x7k2p", 14*minute), AddressType: api.AddressTypeIPv4,
+			Endpoints: append(endpoints("10.244.1.5", "10.244.2.3", "10.244.7.9", "10.244.8.2"), notReady),
+			Ports:     []api.EndpointSlicePort{port("", 80)}},
+		&api.EndpointSlice{ObjectMeta: meta("nginx-ss-4qlzt", 5*minute+25*second), AddressType: api.AddressTypeIPv4,
+			Endpoints: endpoints("10.244.166.171", "10.244.104.40"), Ports: []api.EndpointSlicePort{port("web", 80)}},
+		&api.EndpointSlice{ObjectMeta: meta("headless-no-ports-b2n8d", 2*minute), AddressType: api.AddressTypeIPv4,
+			Endpoints: endpoints("10.244.1.6")},
+		&api.EndpointSlice{ObjectMeta: meta("no-pods-9fz4c", 2*minute), AddressType: api.AddressTypeIPv4},
+		&api.EndpointSlice{ObjectMeta: meta("dual-v6-mk5tq", 3*hour), AddressType: api.AddressTypeIPv6,
+			Endpoints: endpoints("fd00:10:244::5"), Ports: []api.EndpointSlicePort{port("http", 80), port("https", 443),
+				port("grpc", 9000), allPorts, named}},
+		&api.EndpointSlice{ObjectMeta: meta("external-db", 6*day), AddressType: api.AddressTypeFQDN,
+			Endpoints: endpoints("db.example.com"), Ports: []api.EndpointSlicePort{allPorts}},
 	}
 }
 

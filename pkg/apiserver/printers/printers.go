@@ -71,6 +71,8 @@ func Cells(obj api.Object, now time.Time) []any {
 		return horizontalPodAutoscalerCells(o, now)
 	case *api.Lease:
 		return leaseCells(o, now)
+	case *api.EndpointSlice:
+		return endpointSliceCells(o, now)
 	case *api.RoleBinding:
 		return roleBindingCells(&o.ObjectMeta, o.RoleRef, o.Subjects, now)
 	case *api.ClusterRoleBinding:
@@ -104,6 +106,7 @@ var columnsByKind = map[string][]api.TableColumnDefinition{
 	"CronJob":                 cronJobColumns,
 	"HorizontalPodAutoscaler": horizontalPodAutoscalerColumns,
 	"Lease":                   leaseColumns,
+	"EndpointSlice":           endpointSliceColumns,
 	"RoleBinding":             roleBindingColumns,
 	"ClusterRoleBinding":      roleBindingColumns,
 }

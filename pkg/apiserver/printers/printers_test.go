@@ -33,6 +33,7 @@ var zeroObjects = map[string]api.Object{
 	"CronJob":                 &api.CronJob{},
 	"HorizontalPodAutoscaler": &api.HorizontalPodAutoscaler{},
 	"Lease":                   &api.Lease{},
+	"EndpointSlice":           &api.EndpointSlice{},
 	"RoleBinding":             &api.RoleBinding{},
 	"ClusterRoleBinding":      &api.ClusterRoleBinding{},
 }

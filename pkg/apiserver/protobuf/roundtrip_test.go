@@ -143,6 +143,19 @@ func TestRoundTrip(t *testing.T) {
 				LeaseTransitions:     ptr[int32](0),
 			},
 		}},
+		{"EndpointSlice", "discovery.k8s.io/v1", &api.EndpointSlice{
+			TypeMeta:    api.TypeMeta{APIVersion: "discovery.k8s.io/v1", Kind: "EndpointSlice"},
+			ObjectMeta:  api.ObjectMeta{Name: "web-x7k2p", Generation: 2},
+			AddressType: api.AddressTypeIPv4,
+			Endpoints: []api.Endpoint{{
+				Addresses:  []string{"10.244.1.5"},
+				Conditions: api.EndpointConditions{Ready: ptr(false), Serving: ptr(true), Terminating: ptr(true)},
+				Hostname:   ptr("web-0"), NodeName: ptr("node1"), Zone: ptr("zone-a"),
+				TargetRef: &api.ObjectReference{Kind: "Pod", Name: "web-0", UID: "u-2"},
+				Hints:     &api.EndpointHints{ForZones: []api.ForZone{{Name: "zone-a"}}},
+			}},
+			Ports: []api.EndpointSlicePort{{Name: ptr(""), Protocol: ptr(api.ProtocolUDP), Port: ptr[int32](53), AppProtocol: ptr("dns")}},
+		}},
 		{"Event", "v1", &api.Event{
 			TypeMeta:       api.TypeMeta{APIVersion: "v1", Kind: "Event"},
 			ObjectMeta:     api.ObjectMeta{Name: "e"},

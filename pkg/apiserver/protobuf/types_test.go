@@ -12,7 +12,7 @@ import (
 var requestKinds = []any{
 	api.Pod{}, api.Binding{}, api.Eviction{}, api.DeleteOptions{}, api.Scale{},
 	api.Deployment{}, api.ReplicaSet{}, api.StatefulSet{}, api.DaemonSet{}, api.ControllerRevision{},
-	api.Job{}, api.CronJob{}, api.HorizontalPodAutoscaler{}, api.Lease{},
+	api.Job{}, api.CronJob{}, api.HorizontalPodAutoscaler{}, api.Lease{}, api.EndpointSlice{},
 	api.Role{}, api.RoleBinding{}, api.ClusterRole{}, api.ClusterRoleBinding{},
 	api.ConfigMap{}, api.Secret{}, api.ServiceAccount{}, api.Event{}, api.Namespace{}, api.Node{},
 	api.ResourceQuota{}, api.LimitRange{}, api.ReplicationController{}, api.Service{}, api.Endpoints{},

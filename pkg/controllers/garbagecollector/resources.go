@@ -37,6 +37,7 @@ func monitors(f *informer.SharedInformerFactory) []monitor {
 		{client.PersistentVolumeClaimsResource, f.PersistentVolumeClaims().Informer()},
 		{client.ServicesResource, f.Services().Informer()},
 		{client.EndpointsResource, f.Endpoints().Informer()},
+		{client.EndpointSlicesResource, f.EndpointSlices().Informer()},
 		{client.ConfigMapsResource, f.ConfigMaps().Informer()},
 		{client.SecretsResource, f.Secrets().Informer()},
 		{client.ServiceAccountsResource, f.ServiceAccounts().Informer()},

@@ -37,8 +37,9 @@ type Related struct {
 	// matches; those it controls are split into the new one (same pod
 	// template) and the old ones.
 	ReplicaSets []api.ReplicaSet
-	// Endpoints is, for a Service, its Endpoints object (nil: none).
-	Endpoints *api.Endpoints
+	// EndpointSlices are, for a Service, the slices labelled
+	// kubernetes.io/service-name with its name (none: "<none>").
+	EndpointSlices []api.EndpointSlice
 	// Lease is, for a Node, its heartbeat Lease in kube-node-lease;
 	// LeaseErr is why it could not be read.
 	Lease    *api.Lease
@@ -70,25 +71,26 @@ type describer func(in Input, s Settings) (string, error)
 // describer; kinds not listed get the generic one, as in kubectl's
 // describerMap.
 var describers = map[string]describer{
-	"/Pod":                   describePod,
-	"/ReplicationController": describeReplicationController,
-	"/Service":               describeService,
-	"/Endpoints":             describeEndpoints,
-	"/Node":                  describeNode,
-	"/Namespace":             describeNamespace,
-	"/ConfigMap":             describeConfigMap,
-	"/Secret":                describeSecret,
-	"/ServiceAccount":        describeServiceAccount,
-	"/PersistentVolume":      describePersistentVolume,
-	"/PersistentVolumeClaim": describePersistentVolumeClaim,
-	"/ResourceQuota":         describeResourceQuota,
-	"/LimitRange":            describeLimitRange,
-	"apps/ReplicaSet":        describeReplicaSet,
-	"apps/Deployment":        describeDeployment,
-	"apps/StatefulSet":       describeStatefulSet,
-	"apps/DaemonSet":         describeDaemonSet,
-	"batch/Job":              describeJob,
-	"batch/CronJob":          describeCronJob,
+	"/Pod":                           describePod,
+	"/ReplicationController":         describeReplicationController,
+	"/Service":                       describeService,
+	"/Endpoints":                     describeEndpoints,
+	"discovery.k8s.io/EndpointSlice": describeEndpointSlice,
+	"/Node":                          describeNode,
+	"/Namespace":                     describeNamespace,
+	"/ConfigMap":                     describeConfigMap,
+	"/Secret":                        describeSecret,
+	"/ServiceAccount":                describeServiceAccount,
+	"/PersistentVolume":              describePersistentVolume,
+	"/PersistentVolumeClaim":         describePersistentVolumeClaim,
+	"/ResourceQuota":                 describeResourceQuota,
+	"/LimitRange":                    describeLimitRange,
+	"apps/ReplicaSet":                describeReplicaSet,
+	"apps/Deployment":                describeDeployment,
+	"apps/StatefulSet":               describeStatefulSet,
+	"apps/DaemonSet":                 describeDaemonSet,
+	"batch/Job":                      describeJob,
+	"batch/CronJob":                  describeCronJob,
 
 	"rbac.authorization.k8s.io/Role":               describeRole,
 	"rbac.authorization.k8s.io/ClusterRole":        describeClusterRole,

@@ -7,7 +7,7 @@
 // It is pure rendering: the caller (the `ctl describe` verb) fetches the
 // object, its Events and the related objects some kinds need (a
 // Deployment's ReplicaSets, the pods behind a ReplicaSet, a Service's
-// Endpoints, a Node's pods and Lease) and passes them in an Input, so every
+// EndpointSlices, a Node's pods and Lease) and passes them in an Input, so every
 // describer can be tested with golden files and no server.
 //
 // The layout is kubectl's, reproduced by the same means: each line is

@@ -32,7 +32,7 @@ type fixture struct {
 	Related struct {
 		Pods           []api.Pod            `json:"pods"`
 		ReplicaSets    []api.ReplicaSet     `json:"replicaSets"`
-		Endpoints      *api.Endpoints       `json:"endpoints"`
+		EndpointSlices []api.EndpointSlice  `json:"endpointSlices"`
 		Lease          *api.Lease           `json:"lease"`
 		ResourceQuotas *[]api.ResourceQuota `json:"resourceQuotas"`
 		LimitRanges    *[]api.LimitRange    `json:"limitRanges"`
@@ -43,7 +43,7 @@ type fixture struct {
 func (f fixture) input() Input {
 	r := f.Related
 	return Input{Object: f.Object, Events: f.Events, Related: Related{
-		Pods: r.Pods, ReplicaSets: r.ReplicaSets, Endpoints: r.Endpoints, Lease: r.Lease,
+		Pods: r.Pods, ReplicaSets: r.ReplicaSets, EndpointSlices: r.EndpointSlices, Lease: r.Lease,
 		ResourceQuotas: r.ResourceQuotas, LimitRanges: r.LimitRanges, Secrets: r.Secrets,
 	}}
 }

@@ -68,34 +68,43 @@ func TestSmartLabel(t *testing.T) {
 	}
 }
 
-func TestFormatEndpoints(t *testing.T) {
-	addrs := func(ips ...string) []api.EndpointAddress {
-		var out []api.EndpointAddress
-		for _, ip := range ips {
-			out = append(out, api.EndpointAddress{IP: ip})
-		}
-		return out
+func TestFormatEndpointSlices(t *testing.T) {
+	yes, no := true, false
+	endpoint := func(ip string, ready *bool) api.Endpoint {
+		return api.Endpoint{Addresses: []string{ip}, Conditions: api.EndpointConditions{Ready: ready}}
 	}
-	ep := &api.Endpoints{Subsets: []api.EndpointSubset{{
-		Addresses:         addrs("10.244.1.2", "10.244.1.3", "10.244.2.2", "10.244.2.3"),
-		NotReadyAddresses: addrs("10.244.9.9"),
-		Ports:             []api.EndpointPort{{Name: "http", Port: 80}, {Name: "metrics", Port: 9090}},
-	}}}
+	port := func(name string, number int32) api.EndpointSlicePort {
+		return api.EndpointSlicePort{Name: &name, Port: &number}
+	}
+	withPorts := []api.EndpointSlice{{
+		Endpoints: []api.Endpoint{endpoint("10.244.1.2", &yes), endpoint("10.244.1.3", nil), endpoint("10.244.9.9", &no)},
+		Ports:     []api.EndpointSlicePort{port("http", 80), port("metrics", 9090)},
+	}, {
+		Endpoints: []api.Endpoint{endpoint("10.244.2.2", &yes), endpoint("10.244.2.3", &yes)},
+		Ports:     []api.EndpointSlicePort{port("http", 80)},
+	}}
 	tests := []struct {
-		name string
-		ep   *api.Endpoints
-		port string
-		want string
+		name   string
+		slices []api.EndpointSlice
+		port   string
+		want   string
 	}{
-		{"no endpoints object", nil, "http", "<none>"},
-		{"first three, then a count", ep, "http", "10.244.1.2:80,10.244.1.3:80,10.244.2.2:80 + 1 more..."},
-		{"a port with no match", ep, "grpc", ""},
-		{"headless without ports", &api.Endpoints{Subsets: []api.EndpointSubset{{Addresses: addrs("10.244.1.2")}}}, "", "10.244.1.2"},
+		{"no slices", nil, "http", "<none>"},
+		{"first three ready, then a count", withPorts, "http", "10.244.1.2:80,10.244.1.3:80,10.244.2.2:80 + 1 more..."},
+		{"a port only one slice has", withPorts, "metrics", "10.244.1.2:9090,10.244.1.3:9090"},
+		{"a port with no match", withPorts, "grpc", ""},
+		{"the placeholder of a service without pods", []api.EndpointSlice{{}}, "http", ""},
+		{"headless without ports", []api.EndpointSlice{{Endpoints: []api.Endpoint{endpoint("10.244.1.2", nil)}}}, "", "10.244.1.2"},
+		// kubectl counts "more" before it skips a not-ready endpoint.
+		{"three ready, then one not ready", []api.EndpointSlice{{
+			Endpoints: []api.Endpoint{endpoint("10.244.1.2", &yes), endpoint("10.244.1.3", &yes), endpoint("10.244.1.4", &yes), endpoint("10.244.1.5", &no)},
+			Ports:     []api.EndpointSlicePort{port("http", 80)},
+		}}, "http", "10.244.1.2:80,10.244.1.3:80,10.244.1.4:80 + 0 more..."},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := formatEndpoints(tt.ep, tt.port); got != tt.want {
-				t.Errorf("formatEndpoints = %q, want %q", got, tt.want)
+			if got := formatEndpointSlices(tt.slices, tt.port); got != tt.want {
+				t.Errorf("formatEndpointSlices = %q, want %q", got, tt.want)
 			}
 		})
 	}

@@ -11,7 +11,8 @@ import (
 
 // describeService prints a Service: selector, type, IP families and
 // cluster IPs, each port with its target port and the endpoints behind
-// it, session affinity, traffic policies and Events.
+// it (from its EndpointSlices), session affinity, traffic policies and
+// Events.
 func describeService(in Input, s Settings) (string, error) {
 	svc, err := decode[api.Service](in.Object)
 	if err != nil {
@@ -71,7 +72,7 @@ func describeService(in Input, s Settings) (string, error) {
 			if sp.NodePort != 0 {
 				w.write(level0, "NodePort:\t%s\t%d/%s\n", name, sp.NodePort, sp.Protocol)
 			}
-			w.write(level0, "Endpoints:\t%s\n", formatEndpoints(in.Related.Endpoints, sp.Name))
+			w.write(level0, "Endpoints:\t%s\n", formatEndpointSlices(in.Related.EndpointSlices, sp.Name))
 		}
 		w.write(level0, "Session Affinity:\t%s\n", svc.Spec.SessionAffinity)
 		if svc.Spec.ExternalTrafficPolicy != "" {
@@ -112,45 +113,73 @@ func loadBalancerIngress(ingress []api.LoadBalancerIngress) string {
 	return strings.Join(parts, ", ")
 }
 
-// formatEndpoints lists the ready addresses behind one service port, as
-// "ip:port" (just "ip" for a headless service without ports), the first
-// three and then "+ N more...", or <none>. Upstream kubectl reads them from
-// EndpointSlices; kplane serves the Endpoints they are built from, which
-// hold the same addresses.
-func formatEndpoints(ep *api.Endpoints, portName string) string {
-	if ep == nil || len(ep.Subsets) == 0 {
+// maxListedEndpoints is how many addresses a Service's Endpoints line
+// lists before it says "+ N more...".
+const maxListedEndpoints = 3
+
+// formatEndpointSlices lists the ready endpoints behind one service port,
+// read from the Service's EndpointSlices as kubectl 1.32 reads them:
+// "ip:port" for each ready endpoint of each slice port named portName
+// (just "ip" in a slice without ports, as a headless Service's), the first
+// three and then "+ N more...". No slices at all print "<none>"; slices
+// with no ready endpoint print nothing, since kubectl then joins an empty
+// list. An endpoint whose ready condition is unset counts as ready.
+//
+// kubectl decides that there are more before it checks readiness, so a
+// fourth endpoint that is not ready still adds " + 0 more..."; kplane
+// prints the same.
+func formatEndpointSlices(slices []api.EndpointSlice, portName string) string {
+	if len(slices) == 0 {
 		return "<none>"
 	}
-	const max = 3
 	var list []string
-	count := 0
-	add := func(s string) {
-		if len(list) < max {
-			list = append(list, s)
+	more, count := false, 0
+	add := func(endpoint *api.Endpoint, address string) {
+		if len(list) == maxListedEndpoints {
+			more = true
+		}
+		if ready := endpoint.Conditions.Ready; ready != nil && !*ready {
+			return
+		}
+		if !more {
+			list = append(list, address)
 		}
 		count++
 	}
-	for _, ss := range ep.Subsets {
-		if len(ss.Ports) == 0 {
-			for _, addr := range ss.Addresses {
-				add(addr.IP)
+	for i := range slices {
+		slice := &slices[i]
+		if len(slice.Ports) == 0 {
+			for j := range slice.Endpoints {
+				add(&slice.Endpoints[j], firstAddress(&slice.Endpoints[j]))
 			}
 			continue
 		}
-		for _, port := range ss.Ports {
-			if port.Name != portName {
+		for _, port := range slice.Ports {
+			if port.Name == nil || *port.Name != portName {
 				continue
 			}
-			for _, addr := range ss.Addresses {
-				add(net.JoinHostPort(addr.IP, strconv.Itoa(int(port.Port))))
+			number := 0
+			if port.Port != nil {
+				number = int(*port.Port)
+			}
+			for j := range slice.Endpoints {
+				add(&slice.Endpoints[j], net.JoinHostPort(firstAddress(&slice.Endpoints[j]), strconv.Itoa(number)))
 			}
 		}
 	}
 	ret := strings.Join(list, ",")
-	if count > max {
-		return fmt.Sprintf("%s + %d more...", ret, count-max)
+	if more {
+		return fmt.Sprintf("%s + %d more...", ret, count-maxListedEndpoints)
 	}
 	return ret
+}
+
+// firstAddress is the address consumers use for an endpoint: its first.
+func firstAddress(endpoint *api.Endpoint) string {
+	if len(endpoint.Addresses) == 0 {
+		return ""
+	}
+	return endpoint.Addresses[0]
 }
 
 // describeEndpoints prints an Endpoints object: per subset, the ready and
