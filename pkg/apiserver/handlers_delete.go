@@ -230,6 +230,16 @@ func markForDeletion(res *resource, obj api.Object, opts api.DeleteOptions) bool
 		if meta.DeletionTimestamp != nil && len(meta.Finalizers) == 0 {
 			return false // a kubelet confirming the stop: remove it now
 		}
+		if meta.DeletionTimestamp != nil {
+			// The wait is over, but finalizers hold the pod: record a
+			// grace period of 0, so it goes when the last one is removed.
+			zero := int64(0)
+			if now.Before(meta.DeletionTimestamp.Time) {
+				meta.DeletionTimestamp = &now
+			}
+			meta.DeletionGracePeriodSeconds = &zero
+			return true
+		}
 	}
 
 	// A namespace is emptied by the namespace controller before it goes.

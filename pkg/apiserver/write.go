@@ -229,8 +229,11 @@ func (s *Server) finishUpdate(ctx context.Context, res *resource, current *store
 		return nil, apierrors.NewInvalid(res.kind, res.group, meta.Name, errs)
 	}
 
-	// An object marked for deletion goes away once its last finalizer is removed.
-	if meta.DeletionTimestamp != nil && len(meta.Finalizers) == 0 && !hasNamespaceFinalizers(obj) {
+	// An object marked for deletion goes away once its last finalizer is
+	// removed — unless its grace period is still running: a pod whose
+	// kubelet has not yet confirmed that its containers stopped stays
+	// until it does (upstream's ShouldDeleteDuringUpdate).
+	if meta.DeletionTimestamp != nil && len(meta.Finalizers) == 0 && !hasNamespaceFinalizers(obj) && gracePeriodOver(meta) {
 		if dryRun {
 			return newStoredObject(res, obj, kv.ModRevision)
 		}
@@ -324,4 +327,11 @@ func contentChanged(old, obj api.Object) bool {
 func hasNamespaceFinalizers(obj api.Object) bool {
 	ns, ok := obj.(*api.Namespace)
 	return ok && len(ns.Spec.Finalizers) > 0
+}
+
+// gracePeriodOver reports whether an object marked for deletion has no
+// grace period left to wait for: none was given, or it was 0 (every
+// deletion but a running pod's, and a pod's once its kubelet confirmed).
+func gracePeriodOver(meta *api.ObjectMeta) bool {
+	return meta.DeletionGracePeriodSeconds == nil || *meta.DeletionGracePeriodSeconds == 0
 }

@@ -115,6 +115,34 @@ func TestFinalizersAndDeletion(t *testing.T) {
 		t.Errorf("after removing the last finalizer: %d %s", r.Code, r.Body)
 	}
 
+	// A running pod's grace period outlasts its finalizers: removing the
+	// last one while its kubelet has not confirmed the stop keeps the pod;
+	// the kubelet's delete with grace 0 then removes it. And a pod whose
+	// kubelet confirmed first goes when its last finalizer is removed.
+	pods := "/api/v1/namespaces/default/pods"
+	for _, name := range []string{"graceful", "confirmed"} {
+		mustOK(t, a.Do(t, "POST", pods, []byte(`{"metadata":{"name":"`+name+`","finalizers":["example.com/hold"]},`+
+			`"spec":{"nodeName":"node1","containers":[{"name":"c","image":"nginx"}]}}`)), 201)
+		marked = decodeMap(t, mustOK(t, a.Do(t, "DELETE", pods+"/"+name, nil), 200))
+		if path(marked, "metadata", "deletionGracePeriodSeconds") != 30.0 {
+			t.Errorf("%s: deletionGracePeriodSeconds = %v, want 30", name, path(marked, "metadata", "deletionGracePeriodSeconds"))
+		}
+	}
+	mustOK(t, a.Do(t, "PATCH", pods+"/graceful", []byte(`{"metadata":{"finalizers":null}}`), "Content-Type", "application/merge-patch+json"), 200)
+	mustOK(t, a.Do(t, "GET", pods+"/graceful", nil), 200)
+	mustOK(t, a.Do(t, "DELETE", pods+"/graceful", []byte(`{"gracePeriodSeconds":0}`)), 200)
+	if r := a.Do(t, "GET", pods+"/graceful", nil); r.Code != 404 {
+		t.Errorf("graceful pod after the kubelet's confirmation: %d %s", r.Code, r.Body)
+	}
+	confirmed := decodeMap(t, mustOK(t, a.Do(t, "DELETE", pods+"/confirmed", []byte(`{"gracePeriodSeconds":0}`)), 200))
+	if path(confirmed, "metadata", "deletionGracePeriodSeconds") != 0.0 {
+		t.Errorf("confirmed pod: deletionGracePeriodSeconds = %v, want 0", path(confirmed, "metadata", "deletionGracePeriodSeconds"))
+	}
+	mustOK(t, a.Do(t, "PATCH", pods+"/confirmed", []byte(`{"metadata":{"finalizers":null}}`), "Content-Type", "application/merge-patch+json"), 200)
+	if r := a.Do(t, "GET", pods+"/confirmed", nil); r.Code != 404 {
+		t.Errorf("confirmed pod after its last finalizer: %d %s", r.Code, r.Body)
+	}
+
 	// Foreground and orphan propagation add their finalizers.
 	mustOK(t, a.Do(t, "POST", "/apis/apps/v1/namespaces/default/replicasets", []byte(rsJSON)), 201)
 	fg := decodeMap(t, mustOK(t, a.Do(t, "DELETE", "/apis/apps/v1/namespaces/default/replicasets/rs1",

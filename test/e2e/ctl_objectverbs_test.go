@@ -318,8 +318,8 @@ func TestCtlObjectVerbs(t *testing.T) {
 	})
 
 	t.Run("explain and completion", func(t *testing.T) {
-		// kubectl explain needs OpenAPI schemas, which kplane does not
-		// serve, so ctl's output is checked on its own.
+		// A quick check of ctl explain; TestCtlExplain compares it with
+		// kubectl explain, field by field.
 		got := r.run(t, "ctl", "", "", "explain", "deployment.spec.template.spec.containers")
 		if got.code != 0 || !strings.HasPrefix(got.stdout, "GROUP:      apps\nKIND:       Deployment\nVERSION:    v1\n\nFIELD: containers <[]Container>\n") ||
 			!strings.Contains(got.stdout, "\nFIELDS:\n  args\t<[]string>\n") {

@@ -324,6 +324,8 @@ var (
 // ctl verb (`rollout status|history` and `config view|get-contexts|
 // current-context` included, watches excluded) or a text filter.
 func readOnlyCommand(text string) bool {
+	// A backslash at the end of a line continues the command.
+	text = strings.ReplaceAll(text, "\\\n", " ")
 	for _, part := range shellSeparatorRE.Split(unquoted(text), -1) {
 		f := strings.Fields(part)
 		// Leading environment assignments (FOO=bar cmd) do not change what runs.

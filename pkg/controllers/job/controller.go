@@ -7,16 +7,19 @@
 //
 // The flow: an informer event (a Job added or changed, one of its pods
 // created, finished or deleted) enqueues the Job's key — handlers.go; a
-// worker calls sync(key) — sync.go — which claims the Job's pods, asks
-// nextStep (step.go) what to do, creates or deletes pods through
-// PodControl, writes the status and records the events. See
-// docs/controllers/job.md.
+// worker calls sync(key) — sync.go — which claims the Job's pods, counts
+// the finished ones through the batch.kubernetes.io/job-tracking finalizer
+// and status.uncountedTerminatedPods (tracking.go), asks nextStep (step.go)
+// what to do, creates or deletes pods through PodControl, writes the status
+// and records the events. A second queue removes the finalizer from pods
+// whose Job is gone (orphans.go). See docs/controllers/job.md.
 package job
 
 import (
 	"context"
 	"fmt"
 	"log/slog"
+	"sync"
 	"time"
 
 	"kplane/pkg/api"
@@ -30,6 +33,10 @@ import (
 
 // Name is the controller's name: its workqueue's and its logs'.
 const Name = "job"
+
+// OrphanQueueName names the queue of pods whose tracking finalizer must go
+// because their Job is gone (upstream's "job_orphan_pod").
+const OrphanQueueName = "job_orphan_pod"
 
 // Options configure the controller.
 type Options struct {
@@ -52,9 +59,14 @@ type Controller struct {
 	jobControl   jobControl
 	recorder     events.EventRecorder
 	expectations *controller.Expectations
-	queue        *workqueue.Queue[string]
-	clock        clock.Clock
-	log          *slog.Logger
+	// removals are the tracking-finalizer removals sent but not yet seen.
+	removals *finalizerRemovals
+	queue    *workqueue.Queue[string]
+	// orphans holds the keys of pods with the tracking finalizer and no
+	// Job to remove it (orphans.go).
+	orphans *workqueue.Queue[string]
+	clock   clock.Clock
+	log     *slog.Logger
 
 	backOff, maxBackOff time.Duration
 	// cachesSynced are the handler registrations' HasSynced.
@@ -122,11 +134,13 @@ func newController(informers *informer.SharedInformerFactory, podControl control
 		jobControl:   jobControl,
 		recorder:     recorder,
 		expectations: controller.NewExpectations(opts.Clock),
+		removals:     newFinalizerRemovals(),
 		clock:        opts.Clock,
 		log:          opts.Logger.With("controller", Name),
 		backOff:      opts.PodFailureBackOff,
 		maxBackOff:   opts.MaxPodFailureBackOff,
 		queue:        controller.NewQueue(Name, opts.Clock, informers),
+		orphans:      controller.NewQueue(OrphanQueueName, opts.Clock, informers),
 	}
 	jobReg, err := jobs.Informer().AddEventHandler(informer.ResourceEventHandlerFuncs{
 		AddFunc:    c.addJob,
@@ -148,16 +162,21 @@ func newController(informers *informer.SharedInformerFactory, podControl control
 	return c, nil
 }
 
-// Run waits for the caches to sync, then runs workers workers until ctx
-// ends. It does not start the informers.
+// Run waits for the caches to sync, then runs workers Job workers and one
+// orphan-pod worker (as upstream) until ctx ends. It does not start the
+// informers.
 func (c *Controller) Run(ctx context.Context, workers int) {
 	c.log.Info("starting controller", "workers", workers)
 	defer c.log.Info("stopped controller")
 	if !informer.WaitForCacheSync(ctx, c.cachesSynced...) {
 		c.queue.ShutDown()
+		c.orphans.ShutDown()
 		return
 	}
-	controller.RunWorkers(ctx, c.queue, workers, c.sync, c.log)
+	var wg sync.WaitGroup
+	wg.Go(func() { controller.RunWorkers(ctx, c.queue, workers, c.sync, c.log) })
+	wg.Go(func() { controller.RunWorkers(ctx, c.orphans, 1, c.syncOrphanPod, c.log) })
+	wg.Wait()
 }
 
 // Queue returns the controller's workqueue (for tests and views).

@@ -32,12 +32,15 @@ func (c *Controller) updateJob(oldObj, newObj api.Object) {
 	if oldJob.UID != newJob.UID {
 		// Deleted and re-created under the same name between two events.
 		c.expectations.Delete(keyOf(oldJob))
+		c.removals.forget(keyOf(oldJob))
+		c.enqueueDeletedJobPods(oldJob)
 	}
 	c.queue.Add(keyOf(newJob))
 }
 
 // deleteJob forgets the Job's expectations, so a new Job of that name
-// starts clean.
+// starts clean, and hands the pods it still tracks to the orphan queue:
+// with the Job gone, nobody else would remove their finalizer.
 func (c *Controller) deleteJob(obj any) {
 	job, ok := obj.(*api.Job)
 	if !ok {
@@ -52,60 +55,73 @@ func (c *Controller) deleteJob(obj any) {
 	}
 	key := keyOf(job)
 	c.expectations.Delete(key)
+	c.removals.forget(key)
+	c.enqueueDeletedJobPods(job)
 	c.queue.Add(key)
 }
 
 // addPod lowers the creations its Job waits for, or, for an orphan, wakes
-// every Job that might adopt it.
+// every Job that might adopt it. A pod with the tracking finalizer and no
+// Job goes to the orphan queue.
 func (c *Controller) addPod(obj api.Object) {
 	pod, ok := obj.(*api.Pod)
 	if !ok {
 		return
 	}
 	if pod.DeletionTimestamp != nil {
-		c.deletePod(pod)
+		c.podDeleted(pod, false)
 		return
 	}
 	if ref := controller.GetControllerOf(&pod.ObjectMeta); ref != nil {
-		if job := c.resolveControllerRef(pod.Namespace, ref); job != nil {
-			key := keyOf(job)
-			c.expectations.CreationObserved(key)
-			c.queue.Add(key)
+		job := c.resolveControllerRef(pod.Namespace, ref)
+		if job == nil {
+			c.enqueueOrphanPod(pod)
+			return
 		}
+		key := keyOf(job)
+		c.expectations.CreationObserved(key)
+		c.queue.Add(key)
 		return
 	}
+	c.enqueueOrphanPod(pod)
 	for _, job := range c.jobsSelecting(pod) {
 		c.queue.Add(keyOf(job))
 	}
 }
 
 // updatePod wakes the Job of a pod that changed: it became ready, finished
-// (a success to count, a failure that starts a back-off), or started
-// terminating.
+// (a success to count, a failure that starts a back-off), lost its
+// tracking finalizer, or started terminating.
 func (c *Controller) updatePod(oldObj, newObj api.Object) {
 	oldPod, ok1 := oldObj.(*api.Pod)
 	curPod, ok2 := newObj.(*api.Pod)
 	if !ok1 || !ok2 || oldPod.ResourceVersion == curPod.ResourceVersion {
 		return
 	}
-	if curPod.DeletionTimestamp != nil && oldPod.DeletionTimestamp == nil {
+	if curPod.DeletionTimestamp != nil {
 		// Count the deletion now, when it starts, not when the pod leaves.
-		c.deletePod(curPod)
+		c.podDeleted(curPod, false)
 		return
 	}
 	curRef := controller.GetControllerOf(&curPod.ObjectMeta)
 	oldRef := controller.GetControllerOf(&oldPod.ObjectMeta)
 	if oldRef != nil && (curRef == nil || oldRef.UID != curRef.UID) {
 		if job := c.resolveControllerRef(oldPod.Namespace, oldRef); job != nil {
+			c.observeFinalizer(keyOf(job), curPod)
 			c.queue.Add(keyOf(job))
 		}
 	}
 	if curRef != nil {
-		if job := c.resolveControllerRef(curPod.Namespace, curRef); job != nil {
-			c.queue.Add(keyOf(job))
+		job := c.resolveControllerRef(curPod.Namespace, curRef)
+		if job == nil {
+			c.enqueueOrphanPod(curPod)
+			return
 		}
+		c.observeFinalizer(keyOf(job), curPod)
+		c.queue.Add(keyOf(job))
 		return
 	}
+	c.enqueueOrphanPod(curPod)
 	if !maps.Equal(oldPod.Labels, curPod.Labels) || oldRef != nil {
 		for _, job := range c.jobsSelecting(curPod) {
 			c.queue.Add(keyOf(job))
@@ -113,7 +129,7 @@ func (c *Controller) updatePod(oldObj, newObj api.Object) {
 	}
 }
 
-// deletePod marks the pod's deletion as seen for its Job and enqueues it.
+// deletePod handles a pod's final deletion.
 func (c *Controller) deletePod(obj any) {
 	pod, ok := obj.(*api.Pod)
 	if !ok {
@@ -126,14 +142,41 @@ func (c *Controller) deletePod(obj any) {
 			return
 		}
 	}
+	c.podDeleted(pod, true)
+}
+
+// podDeleted marks the pod's deletion as seen for its Job and enqueues the
+// Job. final says the pod is gone from the apiserver, not just marked with
+// a deletionTimestamp (then its finalizer is gone too, though the last
+// state the event carries may still show it). A pod being deleted with the
+// finalizer and no Job goes to the orphan queue, or it would never go.
+func (c *Controller) podDeleted(pod *api.Pod, final bool) {
 	ref := controller.GetControllerOf(&pod.ObjectMeta)
-	if ref == nil {
+	var job *api.Job
+	if ref != nil {
+		job = c.resolveControllerRef(pod.Namespace, ref)
+	}
+	if job == nil {
+		if !final {
+			c.enqueueOrphanPod(pod)
+		}
 		return
 	}
-	if job := c.resolveControllerRef(pod.Namespace, ref); job != nil {
-		key := keyOf(job)
-		c.expectations.DeletionObserved(key, keyOf(pod))
-		c.queue.Add(key)
+	key := keyOf(job)
+	c.expectations.DeletionObserved(key, keyOf(pod))
+	if final {
+		c.removals.observed(key, pod.UID)
+	} else {
+		c.observeFinalizer(key, pod)
+	}
+	c.queue.Add(key)
+}
+
+// observeFinalizer clears the Job's pending finalizer removal for the pod
+// once the cache shows the pod without the finalizer.
+func (c *Controller) observeFinalizer(jobKey string, pod *api.Pod) {
+	if !hasTrackingFinalizer(pod) {
+		c.removals.observed(jobKey, pod.UID)
 	}
 }
 

@@ -2,7 +2,7 @@ package job
 
 // This file sorts a Job's pods into what they mean for it and works out how
 // many pods should run. It is pure: no API, no clock, so the arithmetic is
-// tested by table (pods_test.go).
+// tested by table (step_test.go).
 
 import (
 	"sort"
@@ -18,30 +18,23 @@ type podCounts struct {
 	// deleted: the ones doing (or about to do) the Job's work.
 	active []*api.Pod
 	// terminating counts pods being deleted that have not finished yet;
-	// upstream waits for them before it declares the Job finished.
+	// upstream waits for them before it declares the Job finished. (How
+	// they end is counted by tracking.go: as failed.)
 	terminating int32
-	// succeeded and failed count the pods in phase Succeeded and Failed.
-	succeeded, failed int32
 	// ready counts the active pods whose Ready condition is True.
 	ready int32
 }
 
-// countPods sorts pods (already claimed by the Job) into podCounts.
-//
-// kplane counts finished pods by their phase, without upstream's
-// batch.kubernetes.io/job-tracking finalizer. The status keeps the larger
-// of its old count and this one, so it never goes down; but once a
-// finished pod is deleted, later finishes only raise the count again when
-// they outnumber what was stored: counts can stall (a known gap; upstream
-// tracks each pod by uid for this reason).
+// countPods sorts pods (already claimed by the Job) into podCounts. It
+// does not count finished pods: status.succeeded and status.failed are
+// kept by tracking.go, pod by pod, because finished pods may be deleted
+// at any time and what is visible is no count.
 func countPods(pods []*api.Pod) podCounts {
 	var c podCounts
 	for _, p := range pods {
 		switch {
-		case p.Status.Phase == api.PodSucceeded:
-			c.succeeded++
-		case p.Status.Phase == api.PodFailed:
-			c.failed++
+		case p.Status.Phase == api.PodSucceeded, p.Status.Phase == api.PodFailed:
+			// finished: counted through the tracking finalizer
 		case p.DeletionTimestamp != nil:
 			c.terminating++
 		default:

@@ -46,6 +46,12 @@ type step struct {
 	// create is how many pods to create; delete lists the pods to delete.
 	create int
 	delete []*api.Pod
+	// failDeleted says the deleted pods count as failed: the Job is ending
+	// (FailureTarget, SuccessCriteriaMet) and stops what still runs, so the
+	// pods keep their tracking finalizer and the next sync counts them.
+	// Otherwise (suspended, parallelism lowered) the Job just wants fewer
+	// pods: their finalizer is removed first and they are not counted.
+	failDeleted bool
 	// requeueAfter, if positive, is when to sync again even if nothing
 	// changes: the end of a back-off or the active deadline.
 	requeueAfter time.Duration
@@ -62,7 +68,12 @@ type step struct {
 // Since Kubernetes 1.31 the terminal condition waits for the Job's pods
 // to be gone: first FailureTarget (or SuccessCriteriaMet) is set and the
 // active pods are deleted; Failed (or Complete) follows when no pod is
-// active or terminating any more.
+// active or terminating any more and every finished pod is counted
+// (status.uncountedTerminatedPods is empty).
+//
+// The counts are the Job's status.succeeded and status.failed, which the
+// sync has just brought up to date (tracking.go); the pods are only looked
+// at for what is still running.
 func nextStep(in stepInput) step {
 	job, counts, now := in.job, in.counts, in.now
 	st := step{status: api.DeepCopyValue(job.Status)}
@@ -72,16 +83,13 @@ func nextStep(in stepInput) step {
 		start := stamp(now)
 		status.StartTime = &start
 	}
-	// Counts never go down: a finished pod that was deleted is not a
-	// success or failure undone.
-	succeeded := max(status.Succeeded, counts.succeeded)
-	failed := max(status.Failed, counts.failed)
+	succeeded, failed := status.Succeeded, status.Failed
 	active := int32(len(counts.active))
-	quiet := active == 0 && counts.terminating == 0 && in.satisfied
+	quiet := active == 0 && counts.terminating == 0 && in.satisfied && !hasUncounted(status)
 
 	if reason, message, ok := failure(in, status, failed); ok {
 		setCondition(status, api.JobFailureTarget, api.ConditionTrue, reason, message, now)
-		st.delete = counts.active
+		st.delete, st.failDeleted = counts.active, true
 		if quiet && setCondition(status, api.JobFailed, api.ConditionTrue, reason, message, now) {
 			st.events = append(st.events, event{api.EventTypeWarning, reason, message})
 		}
@@ -89,7 +97,7 @@ func nextStep(in stepInput) step {
 	}
 	if succeededEnough(job, status, succeeded, active) {
 		setCondition(status, api.JobSuccessCriteriaMet, api.ConditionTrue, ReasonCompletionsReached, MessageCompletionsReached, now)
-		st.delete = counts.active
+		st.delete, st.failDeleted = counts.active, true
 		if quiet && setCondition(status, api.JobComplete, api.ConditionTrue, ReasonCompletionsReached, MessageCompletionsReached, now) {
 			done := stamp(now)
 			status.CompletionTime = &done

@@ -134,40 +134,63 @@ func conditionTypes(s api.JobStatus) string {
 	return out
 }
 
+// counted is job with status.succeeded and status.failed set, as the sync
+// leaves them before it asks nextStep (tracking.go).
+func counted(job *api.Job, succeeded, failed int32) *api.Job {
+	job.Status.Succeeded, job.Status.Failed = succeeded, failed
+	return job
+}
+
 func TestNextStep(t *testing.T) {
 	start := api.NewTime(testNow.Add(-time.Minute))
 	tests := []struct {
-		name        string
-		job         func() *api.Job
-		pods        []*api.Pod
-		satisfied   bool
-		wantCreate  int
-		wantDelete  int
-		wantConds   string
-		wantEvents  []string
-		wantRequeue time.Duration
+		name            string
+		job             func() *api.Job
+		pods            []*api.Pod
+		satisfied       bool
+		wantCreate      int
+		wantDelete      int
+		wantFailDeleted bool
+		wantConds       string
+		wantEvents      []string
+		wantRequeue     time.Duration
 	}{
 		{name: "new job creates parallelism pods and starts", job: func() *api.Job { return newJob(2, i32(5)) },
 			satisfied: true, wantCreate: 2},
-		{name: "one slot free after a success", job: func() *api.Job { return newJob(2, i32(5)) },
+		{name: "one slot free after a success", job: func() *api.Job { return counted(newJob(2, i32(5)), 1, 0) },
 			pods: append(pods(1, api.PodRunning, time.Time{}), pods(1, api.PodSucceeded, testNow)...), satisfied: true, wantCreate: 1},
-		{name: "all completions: SuccessCriteriaMet then Complete", job: func() *api.Job { return newJob(2, i32(5)) },
+		{name: "all completions: SuccessCriteriaMet then Complete", job: func() *api.Job { return counted(newJob(2, i32(5)), 5, 0) },
 			pods: pods(5, api.PodSucceeded, testNow), satisfied: true,
 			wantConds: "SuccessCriteriaMet:CompletionsReached Complete:CompletionsReached ", wantEvents: []string{"Completed Job completed"}},
-		{name: "complete waits for the expectations", job: func() *api.Job { return newJob(2, i32(5)) },
+		{name: "complete waits for the expectations", job: func() *api.Job { return counted(newJob(2, i32(5)), 5, 0) },
 			pods: pods(5, api.PodSucceeded, testNow), satisfied: false,
 			wantConds: "SuccessCriteriaMet:CompletionsReached "},
-		{name: "work queue completes when one succeeded and none runs", job: func() *api.Job { return newJob(3, nil) },
+		{name: "complete waits for uncounted pods", job: func() *api.Job {
+			j := counted(newJob(2, i32(5)), 5, 0)
+			j.Status.UncountedTerminatedPods = &api.UncountedTerminatedPods{Failed: []string{"uid-x"}}
+			return j
+		}, satisfied: true, wantConds: "SuccessCriteriaMet:CompletionsReached "},
+		{name: "completions reached with a pod still running: stop it, it counts as failed",
+			job:  func() *api.Job { return counted(newJob(2, i32(5)), 5, 0) },
+			pods: pods(1, api.PodRunning, time.Time{}), satisfied: true, wantDelete: 1, wantFailDeleted: true,
+			wantConds: "SuccessCriteriaMet:CompletionsReached "},
+		{name: "work queue completes when one succeeded and none runs", job: func() *api.Job { return counted(newJob(3, nil), 1, 0) },
 			pods: pods(1, api.PodSucceeded, testNow), satisfied: true,
 			wantConds: "SuccessCriteriaMet:CompletionsReached Complete:CompletionsReached ", wantEvents: []string{"Completed Job completed"}},
-		{name: "work queue with a success lets the rest run", job: func() *api.Job { return newJob(3, nil) },
+		{name: "work queue with a success lets the rest run", job: func() *api.Job { return counted(newJob(3, nil), 1, 0) },
 			pods: append(pods(2, api.PodRunning, time.Time{}), pods(1, api.PodSucceeded, testNow)...), satisfied: true},
-		{name: "failure within the limit backs off", job: func() *api.Job { j := newJob(1, i32(1)); j.Spec.BackoffLimit = i32(1); return j },
+		{name: "failure within the limit backs off", job: func() *api.Job { j := counted(newJob(1, i32(1)), 0, 1); j.Spec.BackoffLimit = i32(1); return j },
 			pods: pods(1, api.PodFailed, testNow.Add(-2*time.Second)), satisfied: true, wantRequeue: 8 * time.Second},
-		{name: "failures past the limit fail the job", job: func() *api.Job { j := newJob(2, i32(5)); j.Spec.BackoffLimit = i32(1); return j },
-			pods: append(pods(2, api.PodFailed, testNow), pods(1, api.PodRunning, time.Time{})...), satisfied: true, wantDelete: 1,
+		{name: "failures past the limit fail the job", job: func() *api.Job { j := counted(newJob(2, i32(5)), 0, 2); j.Spec.BackoffLimit = i32(1); return j },
+			pods: append(pods(2, api.PodFailed, testNow), pods(1, api.PodRunning, time.Time{})...), satisfied: true, wantDelete: 1, wantFailDeleted: true,
 			wantConds: "FailureTarget:BackoffLimitExceeded "},
-		{name: "failed once nothing runs", job: func() *api.Job { j := newJob(2, i32(5)); j.Spec.BackoffLimit = i32(1); return j },
+		{name: "failed waits for uncounted pods", job: func() *api.Job {
+			j := counted(newJob(2, i32(5)), 0, 2)
+			j.Spec.BackoffLimit = i32(1)
+			j.Status.UncountedTerminatedPods = &api.UncountedTerminatedPods{Failed: []string{"uid-x"}}
+			return j
+		}, satisfied: true, wantConds: "FailureTarget:BackoffLimitExceeded "},
+		{name: "failed once nothing runs", job: func() *api.Job { j := counted(newJob(2, i32(5)), 0, 2); j.Spec.BackoffLimit = i32(1); return j },
 			pods: pods(2, api.PodFailed, testNow), satisfied: true,
 			wantConds:  "FailureTarget:BackoffLimitExceeded Failed:BackoffLimitExceeded ",
 			wantEvents: []string{"BackoffLimitExceeded Job has reached the specified backoff limit"}},
@@ -180,13 +203,13 @@ func TestNextStep(t *testing.T) {
 			p := pod("r", api.PodRunning, time.Time{})
 			p.Status.ContainerStatuses = []api.ContainerStatus{{Name: "pi", RestartCount: 2}}
 			return []*api.Pod{p}
-		}(), satisfied: true, wantDelete: 1, wantConds: "FailureTarget:BackoffLimitExceeded "},
+		}(), satisfied: true, wantDelete: 1, wantFailDeleted: true, wantConds: "FailureTarget:BackoffLimitExceeded "},
 		{name: "past the deadline", job: func() *api.Job {
 			j := newJob(2, i32(5))
 			j.Spec.ActiveDeadlineSeconds = i64(30)
 			j.Status.StartTime = &start
 			return j
-		}, pods: pods(2, api.PodRunning, time.Time{}), satisfied: true, wantDelete: 2, wantConds: "FailureTarget:DeadlineExceeded "},
+		}, pods: pods(2, api.PodRunning, time.Time{}), satisfied: true, wantDelete: 2, wantFailDeleted: true, wantConds: "FailureTarget:DeadlineExceeded "},
 		{name: "before the deadline: come back at it", job: func() *api.Job {
 			j := newJob(2, i32(5))
 			j.Spec.ActiveDeadlineSeconds = i64(90)
@@ -212,6 +235,9 @@ func TestNextStep(t *testing.T) {
 				satisfied: tt.satisfied, backOff: DefaultPodFailureBackOff, maxBackOff: MaxPodFailureBackOff})
 			if st.create != tt.wantCreate || len(st.delete) != tt.wantDelete {
 				t.Errorf("create %d, delete %d; want %d, %d", st.create, len(st.delete), tt.wantCreate, tt.wantDelete)
+			}
+			if got := len(st.delete) > 0 && st.failDeleted; got != tt.wantFailDeleted {
+				t.Errorf("deleted pods count as failed: %v, want %v", got, tt.wantFailDeleted)
 			}
 			if got := conditionTypes(st.status); got != tt.wantConds {
 				t.Errorf("true conditions = %q, want %q", got, tt.wantConds)
@@ -242,7 +268,7 @@ func TestNextStep(t *testing.T) {
 // A sync repeated on its own output changes nothing: the conditions keep
 // their times and no event is recorded twice.
 func TestNextStepIsIdempotent(t *testing.T) {
-	job := newJob(2, i32(5))
+	job := counted(newJob(2, i32(5)), 5, 0)
 	done := pods(5, api.PodSucceeded, testNow)
 	first := nextStep(stepInput{job: job, pods: done, counts: countPods(done), now: testNow, satisfied: true})
 	job.Status = first.status
