@@ -14,6 +14,7 @@ import (
 	"kplane/pkg/controllers/garbagecollector"
 	"kplane/pkg/controllers/job"
 	"kplane/pkg/controllers/namespace"
+	"kplane/pkg/controllers/persistentvolume"
 	"kplane/pkg/controllers/replicaset"
 	"kplane/pkg/controllers/replicationcontroller"
 	"kplane/pkg/controllers/serviceaccount"
@@ -82,7 +83,7 @@ type Descriptor struct {
 //	daemonset, deployment*, disruption, endpoint*, endpointslice*,
 //	endpointslicemirroring, ephemeral-volume, garbagecollector*,
 //	horizontalpodautoscaling, job, legacy-serviceaccount-token-cleaner,
-//	namespace*, nodeipam, nodelifecycle, persistentvolume-binder,
+//	namespace*, nodeipam, nodelifecycle, persistentvolume-binder*,
 //	persistentvolume-expander, persistentvolumeclaim-protection,
 //	persistentvolume-protection, pod-garbage-collector, replicaset*,
 //	replicationcontroller*, resourcequota, root-ca-cert-publisher, route,
@@ -142,6 +143,13 @@ var registry = []Descriptor{
 	{Name: "cronjob", EventSource: "cronjob-controller", SyncsFlag: "concurrent-cron-job-syncs", DefaultWorkers: 5,
 		New: func(cc ControllerContext) (Controller, error) {
 			return cronjob.New(cc.Client, cc.Informers, cc.Recorder, cronjob.Options{Logger: cc.Logger, Clock: cc.Clock})
+		}},
+	// Upstream has no worker flag for the binder and runs one worker per
+	// queue; kplane's flag exists because every controller has one, and
+	// defaults to upstream's 1.
+	{Name: persistentvolume.Name, EventSource: "persistentvolume-controller", SyncsFlag: "concurrent-persistentvolume-binder-syncs", DefaultWorkers: 1,
+		New: func(cc ControllerContext) (Controller, error) {
+			return persistentvolume.New(cc.Client, cc.Informers, cc.Recorder, persistentvolume.Options{Logger: cc.Logger, Clock: cc.Clock})
 		}},
 }
 

@@ -58,7 +58,8 @@ func TestApplySeedExamples(t *testing.T) {
 		`(?m)^default\s+service/kubernetes\s+ClusterIP\s+10\.96\.0\.1\s+<none>\s+443/TCP\s+\S+$`,
 		`(?m)^default\s+service/nginx-ss\s+ClusterIP\s+None\s+<none>\s+80/TCP\s+\S+$`,
 		`(?m)^default\s+service/ng-headless-svc\s+ClusterIP\s+None\s+<none>\s+8080/TCP\s+\S+$`,
-		// No PV controller runs yet: a new volume is Pending until one marks it Available.
+		// Only the apiserver runs here: a new volume stays Pending until the
+		// persistentvolume-binder (not started in this test) marks it Available.
 		`(?m)^\s*persistentvolume/pv001\s+1Gi\s+RWO\s+Retain\s+(Pending|Available)\s+`,
 	} {
 		if !regexp.MustCompile(want).MatchString(out) {

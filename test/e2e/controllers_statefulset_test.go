@@ -18,9 +18,9 @@ import (
 // Service ng-headless-svc), as a user sees it with kubectl:
 //   - pods ng-headless-0 and ng-headless-1 come up Running, -1 only after
 //     -0 was Ready (OrderedReady), with hostname = pod name;
-//   - `kubectl get pvc` lists vol-ng-headless-0 and vol-ng-headless-1. They
-//     stay Pending: kplane has no PersistentVolume binder yet (the seed's
-//     cluster shows them Bound to pv001/pv002);
+//   - `kubectl get pvc` lists vol-ng-headless-0 and vol-ng-headless-1 (this
+//     test creates no volumes, so they stay Pending; with the seed's
+//     pv001/pv002 they are bound, see TestControllersPersistentVolumeSeed);
 //   - `kubectl rollout status sts/ng-headless` reports the rollout complete;
 //   - `kubectl scale sts --replicas=1` removes ng-headless-1 and keeps both
 //     claims.
