@@ -6,7 +6,8 @@
 //
 // It watches Services, pods and Endpoints. A Service event queues that
 // Service; a pod event queues every Service whose selector matches the pod
-// before or after the change; the deletion of an Endpoints object queues
+// before or after the change (controller.ServicePodHandlers, shared with
+// the endpointslice controller); the deletion of an Endpoints object queues
 // its Service so the object comes back. sync recomputes the whole
 // Endpoints from the listers and writes it only when it differs, so a
 // resync changes no resourceVersion.
@@ -102,11 +103,9 @@ func New(c *client.Client, informers *informer.SharedInformerFactory, recorder e
 			UpdateFunc: ctrl.updateService,
 			DeleteFunc: ctrl.deleteService,
 		}},
-		{informers.Pods().Informer(), informer.ResourceEventHandlerFuncs{
-			AddFunc:    ctrl.addPod,
-			UpdateFunc: ctrl.updatePod,
-			DeleteFunc: ctrl.deletePod,
-		}},
+		// A pod event queues the Services that select the pod; the
+		// endpointslice controller registers the same handlers.
+		{informers.Pods().Informer(), controller.ServicePodHandlers(ctrl.serviceLister, ctrl.queue.Add, ctrl.log)},
 		{informers.Endpoints().Informer(), informer.ResourceEventHandlerFuncs{
 			DeleteFunc: ctrl.deleteEndpoints,
 		}},
@@ -143,50 +142,6 @@ func (c *Controller) deleteService(obj any) { c.enqueueKey(obj) }
 // deleteEndpoints queues the Service of deleted Endpoints, so that Endpoints
 // someone deleted by hand are written again (and leftovers stay gone).
 func (c *Controller) deleteEndpoints(obj any) { c.enqueueKey(obj) }
-
-// addPod queues the Services that select a new pod.
-func (c *Controller) addPod(obj api.Object) {
-	pod, ok := obj.(*api.Pod)
-	if !ok {
-		return
-	}
-	keys, err := servicesForPod(c.serviceLister.Namespace(pod.Namespace), pod)
-	if err != nil {
-		c.log.Error("cannot find the services of a pod", "pod", pod.Namespace+"/"+pod.Name, "err", err)
-		return
-	}
-	for key := range keys {
-		c.queue.Add(key)
-	}
-}
-
-// updatePod queues the Services a pod change concerns (see servicesToUpdate).
-func (c *Controller) updatePod(oldObj, newObj api.Object) {
-	oldPod, ok1 := oldObj.(*api.Pod)
-	newPod, ok2 := newObj.(*api.Pod)
-	if !ok1 || !ok2 {
-		return
-	}
-	keys, err := servicesToUpdate(c.serviceLister.Namespace(newPod.Namespace), oldPod, newPod)
-	if err != nil {
-		c.log.Error("cannot find the services of a pod", "pod", newPod.Namespace+"/"+newPod.Name, "err", err)
-		return
-	}
-	for key := range keys {
-		c.queue.Add(key)
-	}
-}
-
-// deletePod queues the Services that selected a deleted pod. obj may be a
-// tombstone when the deletion was only noticed by a relist.
-func (c *Controller) deletePod(obj any) {
-	if tombstone, ok := obj.(informer.DeletedFinalStateUnknown); ok {
-		obj = tombstone.Obj
-	}
-	if pod, ok := obj.(*api.Pod); ok {
-		c.addPod(pod)
-	}
-}
 
 // Run waits for the caches, queues every existing Endpoints once (to find
 // leftovers whose Service was deleted while no controller ran), then runs

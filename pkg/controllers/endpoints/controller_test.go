@@ -18,6 +18,7 @@ import (
 	"kplane/pkg/controller"
 	"kplane/pkg/events"
 	"kplane/pkg/informer"
+	"kplane/test/framework/controllertest"
 )
 
 // action is one request the controller sent.
@@ -132,8 +133,10 @@ func decodeEndpoints(t *testing.T, a action) *api.Endpoints {
 // not-ready addresses of its pods.
 func TestSyncCreatesEndpoints(t *testing.T) {
 	f := newFixture(t)
-	f.add(t, testService(), testPod("a", "10.244.1.2"), testPod("b", "10.244.1.3", notReady),
-		testPod("stranger", "10.244.1.4", withLabels(map[string]string{"app": "other"})))
+	f.add(t, controllertest.WebService(),
+		controllertest.WebPod("a", "10.244.1.2"),
+		controllertest.WebPod("b", "10.244.1.3", controllertest.NotReady),
+		controllertest.WebPod("stranger", "10.244.1.4", controllertest.WithLabels(map[string]string{"app": "other"})))
 	if err := f.sync(t, "default/web"); err != nil {
 		t.Fatalf("sync: %v", err)
 	}
@@ -155,8 +158,8 @@ func TestSyncCreatesEndpoints(t *testing.T) {
 // Endpoints that already say the right thing are not written again.
 func TestSyncSkipsUnchangedEndpoints(t *testing.T) {
 	f := newFixture(t)
-	svc := testService()
-	pods := []*api.Pod{testPod("a", "10.244.1.2"), testPod("b", "10.244.1.3")}
+	svc := controllertest.WebService()
+	pods := []*api.Pod{controllertest.WebPod("a", "10.244.1.2"), controllertest.WebPod("b", "10.244.1.3")}
 	current := &api.Endpoints{
 		ObjectMeta: api.ObjectMeta{Name: "web", Namespace: "default", ResourceVersion: "7", Labels: map[string]string{"team": "shop"}},
 		Subsets:    desiredSubsets(svc, pods),
@@ -184,7 +187,7 @@ func TestSyncUpdatesChangedEndpoints(t *testing.T) {
 	} {
 		t.Run(name, func(t *testing.T) {
 			f := newFixture(t)
-			f.add(t, testService(), testPod("a", "10.244.1.2"), current)
+			f.add(t, controllertest.WebService(), controllertest.WebPod("a", "10.244.1.2"), current)
 			if err := f.sync(t, "default/web"); err != nil {
 				t.Fatalf("sync: %v", err)
 			}
@@ -222,11 +225,11 @@ func TestSyncDeletesEndpointsOfDeletedService(t *testing.T) {
 
 // Services without a selector, and ExternalName Services, are left alone.
 func TestSyncLeavesForeignEndpointsAlone(t *testing.T) {
-	noSelector := testService(func(s *api.Service) { s.Spec.Selector = nil })
-	external := testService(func(s *api.Service) { s.Spec.Type = api.ServiceTypeExternalName })
+	noSelector := controllertest.WebService(func(s *api.Service) { s.Spec.Selector = nil })
+	external := controllertest.WebService(func(s *api.Service) { s.Spec.Type = api.ServiceTypeExternalName })
 	for _, svc := range []*api.Service{noSelector, external} {
 		f := newFixture(t)
-		f.add(t, svc, testPod("a", "10.244.1.2"))
+		f.add(t, svc, controllertest.WebPod("a", "10.244.1.2"))
 		if err := f.sync(t, "default/web"); err != nil {
 			t.Fatalf("sync: %v", err)
 		}
@@ -239,7 +242,7 @@ func TestSyncLeavesForeignEndpointsAlone(t *testing.T) {
 // A headless Service's Endpoints carry the headless label.
 func TestSyncLabelsHeadlessEndpoints(t *testing.T) {
 	f := newFixture(t)
-	f.add(t, testService(headless), testPod("a", "10.244.1.2"))
+	f.add(t, controllertest.WebService(controllertest.Headless), controllertest.WebPod("a", "10.244.1.2"))
 	if err := f.sync(t, "default/web"); err != nil {
 		t.Fatalf("sync: %v", err)
 	}
@@ -257,7 +260,7 @@ func TestSyncLabelsHeadlessEndpoints(t *testing.T) {
 // Forbidden included, record an event and are retried with back-off, as
 // upstream does.
 func TestSyncCreateFailures(t *testing.T) {
-	const terminating = `{"kind":"Status","status":"Failure","reason":"Forbidden","code":403,` +
+	const namespaceTerminating = `{"kind":"Status","status":"Failure","reason":"Forbidden","code":403,` +
 		`"message":"endpoints \"web\" is forbidden: unable to create new content in namespace default because it is being terminated",` +
 		`"details":{"name":"web","kind":"endpoints","causes":[{"reason":"NamespaceTerminating","field":"metadata.namespace"}]}}`
 	const forbidden = `{"kind":"Status","status":"Failure","reason":"Forbidden","code":403,"message":"endpoints \"web\" is forbidden: no"}`
@@ -268,13 +271,13 @@ func TestSyncCreateFailures(t *testing.T) {
 		wantRequeues int
 		wantEvent    bool
 	}{
-		{"terminating namespace is dropped", terminating, 0, false},
+		{"terminating namespace is dropped", namespaceTerminating, 0, false},
 		{"other forbidden is retried", forbidden, 1, true},
 		{"server error is retried", internal, 1, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			f := newFixture(t)
-			f.add(t, testService(), testPod("a", "10.244.1.2"))
+			f.add(t, controllertest.WebService(), controllertest.WebPod("a", "10.244.1.2"))
 			f.api.failures["POST /api/v1/namespaces/default/endpoints"] = tc.status
 			f.ctrl.queue.Add("default/web")
 			controller.ProcessNext(context.Background(), f.ctrl.queue, f.ctrl.sync, slog.New(slog.DiscardHandler))
@@ -292,41 +295,21 @@ func TestSyncCreateFailures(t *testing.T) {
 	}
 }
 
-// Pod events queue the Services that select the pod; service events queue
-// the Service.
+// Service and Endpoints events queue the Service's key, once however many
+// arrive before a worker takes it. (The pod handlers are
+// controller.ServicePodHandlers, tested with it.)
 func TestHandlersQueueServiceKeys(t *testing.T) {
 	f := newFixture(t)
-	f.add(t, testService(), named("other", map[string]string{"app": "other"}))
-	queued := func() []string {
-		var keys []string
-		for f.ctrl.queue.Len() > 0 {
-			k, _ := f.ctrl.queue.Get()
-			keys = append(keys, k)
-			f.ctrl.queue.Done(k)
-		}
-		slices.Sort(keys)
-		return keys
-	}
-
-	pod := testPod("a", "10.244.1.2")
-	f.ctrl.addPod(pod)
-	if got := queued(); !slices.Equal(got, []string{"default/web"}) {
-		t.Errorf("addPod queued %v, want [default/web]", got)
-	}
-	moved := api.DeepCopy(pod)
-	moved.ResourceVersion = "2"
-	moved.Labels = map[string]string{"app": "other"}
-	f.ctrl.updatePod(pod, moved)
-	if got := queued(); !slices.Equal(got, []string{"default/other", "default/web"}) {
-		t.Errorf("updatePod queued %v, want [default/other default/web]", got)
-	}
-	f.ctrl.deletePod(informer.DeletedFinalStateUnknown{Key: "default/a", Obj: pod})
-	if got := queued(); !slices.Equal(got, []string{"default/web"}) {
-		t.Errorf("deletePod (tombstone) queued %v, want [default/web]", got)
-	}
 	f.ctrl.deleteEndpoints(&api.Endpoints{ObjectMeta: api.ObjectMeta{Name: "web", Namespace: "default"}})
-	f.ctrl.updateService(testService(), testService())
-	if got := queued(); !slices.Equal(got, []string{"default/web"}) {
-		t.Errorf("endpoints delete + service update queued %v, want [default/web] once", got)
+	f.ctrl.updateService(controllertest.WebService(), controllertest.WebService())
+	f.ctrl.deleteService(informer.DeletedFinalStateUnknown{Key: "default/web", Obj: controllertest.WebService()})
+	var queued []string
+	for f.ctrl.queue.Len() > 0 {
+		k, _ := f.ctrl.queue.Get()
+		queued = append(queued, k)
+		f.ctrl.queue.Done(k)
+	}
+	if !slices.Equal(queued, []string{"default/web"}) {
+		t.Errorf("endpoints delete, service update and delete (tombstone) queued %v, want [default/web] once", queued)
 	}
 }

@@ -45,27 +45,6 @@ func createPod(t *testing.T, c *client.Client, name string, httpPort int32) {
 	}
 }
 
-// setPodStatus reports an IP and readiness for a pod through the status
-// subresource, as its kubelet would.
-func setPodStatus(t *testing.T, c *client.Client, name, ip string, ready bool) {
-	t.Helper()
-	ctx := context.Background()
-	pod, err := c.Pods("default").Get(ctx, name, client.GetOptions{})
-	if err != nil {
-		t.Fatalf("get pod %s: %v", name, err)
-	}
-	readyStatus := api.ConditionFalse
-	if ready {
-		readyStatus = api.ConditionTrue
-	}
-	pod.Status.Phase = api.PodRunning
-	pod.Status.PodIP, pod.Status.PodIPs = ip, []api.PodIP{{IP: ip}}
-	pod.Status.Conditions = []api.PodCondition{{Type: api.PodReady, Status: readyStatus, LastTransitionTime: api.Now()}}
-	if _, err := c.Pods("default").UpdateStatus(ctx, pod, client.UpdateOptions{}); err != nil {
-		t.Fatalf("update status of pod %s: %v", name, err)
-	}
-}
-
 // summary prints Endpoints as "ready=[ip:port …] notReady=[…]", sorted the
 // way the controller writes them, with the pod each address points to.
 func summary(ep *api.Endpoints) string {
@@ -128,10 +107,10 @@ func TestEndpointsFollowPods(t *testing.T) {
 		t.Fatalf("endpoints labels %v, want the service's team=shop", ep.Labels)
 	}
 
-	setPodStatus(t, c, "web-a", "10.244.1.2", true)
+	controllertest.ReportPodStatus(t, c, "default", "web-a", "10.244.1.2", true)
 	waitEndpoints(t, c, "ready=[10.244.1.2:8080(web-a)] notReady=[]")
 
-	setPodStatus(t, c, "web-b", "10.244.2.3", false)
+	controllertest.ReportPodStatus(t, c, "default", "web-b", "10.244.2.3", false)
 	ep = waitEndpoints(t, c, "ready=[10.244.1.2:8080(web-a)] notReady=[10.244.2.3:9376(web-b)]")
 	if len(ep.Subsets) != 2 {
 		t.Fatalf("got %d subsets, want 2 (the pods resolve http to different ports)", len(ep.Subsets))
@@ -142,11 +121,11 @@ func TestEndpointsFollowPods(t *testing.T) {
 		t.Fatalf("targetRef %+v, want Pod default/web-a uid %s", ref, podA.UID)
 	}
 
-	setPodStatus(t, c, "web-b", "10.244.2.3", true)
+	controllertest.ReportPodStatus(t, c, "default", "web-b", "10.244.2.3", true)
 	waitEndpoints(t, c, "ready=[10.244.1.2:8080(web-a) 10.244.2.3:9376(web-b)] notReady=[]")
 
 	createPod(t, c, "web-c", 8080)
-	setPodStatus(t, c, "web-c", "10.244.1.7", true)
+	controllertest.ReportPodStatus(t, c, "default", "web-c", "10.244.1.7", true)
 	ep = waitEndpoints(t, c, "ready=[10.244.1.2:8080(web-a) 10.244.1.7:8080(web-c) 10.244.2.3:9376(web-b)] notReady=[]")
 	if len(ep.Subsets) != 2 || len(ep.Subsets[0].Addresses) != 2 {
 		t.Fatalf("subsets %+v, want web-a and web-c sharing the 8080 subset", ep.Subsets)

@@ -19,11 +19,12 @@ import (
 
 // desiredSubsets returns the subsets of svc's Endpoints given the pods its
 // selector matches. Each pod that may be listed (shouldPodBeInEndpoints)
-// contributes its address once per Service port it offers (findPort):
-// among addresses when it is Ready or the Service publishes not-ready
-// addresses, among notReadyAddresses otherwise. A headless Service without
-// ports lists the addresses alone; any other Service without ports lists
-// nothing. The result is repacked (see repackSubsets).
+// contributes its address once per Service port it offers
+// (controller.FindPort): among addresses when it is Ready or the Service
+// publishes not-ready addresses, among notReadyAddresses otherwise. A
+// headless Service without ports lists the addresses alone; any other
+// Service without ports lists nothing. The result is repacked (see
+// repackSubsets).
 func desiredSubsets(svc *api.Service, pods []*api.Pod) []api.EndpointSubset {
 	publishNotReady := svc.Spec.PublishNotReadyAddresses
 	var pieces []api.EndpointSubset
@@ -44,12 +45,12 @@ func desiredSubsets(svc *api.Service, pods []*api.Pod) []api.EndpointSubset {
 		}
 		for i := range svc.Spec.Ports {
 			sp := &svc.Spec.Ports[i]
-			port, ok := findPort(pod, sp)
+			port, ok := controller.FindPort(pod, sp)
 			if !ok {
 				continue
 			}
 			pieces = append(pieces, subsetOf(addr, ready, &api.EndpointPort{
-				Name: sp.Name, Port: port, Protocol: protocolOf(sp.Protocol), AppProtocol: sp.AppProtocol,
+				Name: sp.Name, Port: port, Protocol: controller.ProtocolOrTCP(sp.Protocol), AppProtocol: sp.AppProtocol,
 			}))
 		}
 	}

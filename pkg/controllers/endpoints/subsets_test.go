@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"kplane/pkg/api"
+	"kplane/test/framework/controllertest"
 )
 
 // asJSON prints subsets for failure messages and compares them as the
@@ -19,7 +20,7 @@ func asJSON(v any) string {
 func TestDesiredSubsets(t *testing.T) {
 	named := api.ServicePort{Name: "http", Port: 80, TargetPort: api.FromString("http"), Protocol: api.ProtocolTCP}
 	metrics := api.ServicePort{Name: "metrics", Port: 9090, TargetPort: api.FromString("metrics"), Protocol: api.ProtocolTCP}
-	withMetrics := withPorts(
+	withMetrics := controllertest.WithPorts(
 		api.ContainerPort{Name: "http", ContainerPort: 8080, Protocol: api.ProtocolTCP},
 		api.ContainerPort{Name: "metrics", ContainerPort: 9100, Protocol: api.ProtocolTCP},
 	)
@@ -31,16 +32,16 @@ func TestDesiredSubsets(t *testing.T) {
 	}{
 		{
 			name: "no pods",
-			svc:  testService(),
+			svc:  controllertest.WebService(),
 			want: nil,
 		},
 		{
 			name: "ready and not ready pods share a subset, sorted by IP",
-			svc:  testService(),
+			svc:  controllertest.WebService(),
 			pods: []*api.Pod{
-				testPod("c", "10.244.1.9"),
-				testPod("a", "10.244.1.10"),
-				testPod("b", "10.244.2.3", notReady),
+				controllertest.WebPod("c", "10.244.1.9"),
+				controllertest.WebPod("a", "10.244.1.10"),
+				controllertest.WebPod("b", "10.244.2.3", controllertest.NotReady),
 			},
 			want: []api.EndpointSubset{{
 				Addresses:         []api.EndpointAddress{addr("a", "10.244.1.10"), addr("c", "10.244.1.9")},
@@ -50,12 +51,12 @@ func TestDesiredSubsets(t *testing.T) {
 		},
 		{
 			name: "pods without IP, finished or terminating are left out",
-			svc:  testService(),
+			svc:  controllertest.WebService(),
 			pods: []*api.Pod{
-				testPod("a", "10.244.1.2"),
-				testPod("pending", "", noIP, phase(api.PodPending)),
-				testPod("done", "10.244.1.3", phase(api.PodSucceeded)),
-				testPod("leaving", "10.244.1.4", terminating),
+				controllertest.WebPod("a", "10.244.1.2"),
+				controllertest.WebPod("pending", "", controllertest.NoIP, controllertest.InPhase(api.PodPending)),
+				controllertest.WebPod("done", "10.244.1.3", controllertest.InPhase(api.PodSucceeded)),
+				controllertest.WebPod("leaving", "10.244.1.4", controllertest.Terminating),
 			},
 			want: []api.EndpointSubset{{
 				Addresses: []api.EndpointAddress{addr("a", "10.244.1.2")},
@@ -64,10 +65,10 @@ func TestDesiredSubsets(t *testing.T) {
 		},
 		{
 			name: "publishNotReadyAddresses lists every pod as ready, terminating ones too",
-			svc:  testService(publishNotReady),
+			svc:  controllertest.WebService(controllertest.PublishNotReady),
 			pods: []*api.Pod{
-				testPod("a", "10.244.1.2", notReady),
-				testPod("b", "10.244.1.3", terminating),
+				controllertest.WebPod("a", "10.244.1.2", controllertest.NotReady),
+				controllertest.WebPod("b", "10.244.1.3", controllertest.Terminating),
 			},
 			want: []api.EndpointSubset{{
 				Addresses: []api.EndpointAddress{addr("a", "10.244.1.2"), addr("b", "10.244.1.3")},
@@ -76,11 +77,13 @@ func TestDesiredSubsets(t *testing.T) {
 		},
 		{
 			name: "named target port resolved per pod",
-			svc:  testService(servicePorts(named)),
+			svc:  controllertest.WebService(controllertest.ServicePorts(named)),
 			pods: []*api.Pod{
-				testPod("a", "10.244.1.2"),
-				testPod("b", "10.244.1.3", withPorts(api.ContainerPort{Name: "http", ContainerPort: 9376, Protocol: api.ProtocolTCP})),
-				testPod("c", "10.244.1.4", withPorts(api.ContainerPort{Name: "other", ContainerPort: 1, Protocol: api.ProtocolTCP})),
+				controllertest.WebPod("a", "10.244.1.2"),
+				controllertest.WebPod("b", "10.244.1.3",
+					controllertest.WithPorts(api.ContainerPort{Name: "http", ContainerPort: 9376, Protocol: api.ProtocolTCP})),
+				controllertest.WebPod("c", "10.244.1.4",
+					controllertest.WithPorts(api.ContainerPort{Name: "other", ContainerPort: 1, Protocol: api.ProtocolTCP})),
 			},
 			want: []api.EndpointSubset{
 				{Addresses: []api.EndpointAddress{addr("a", "10.244.1.2")}, Ports: []api.EndpointPort{tcp("http", 8080)}},
@@ -89,11 +92,11 @@ func TestDesiredSubsets(t *testing.T) {
 		},
 		{
 			name: "pods with the same port set share a subset; one lacking a port gets its own",
-			svc:  testService(servicePorts(named, metrics)),
+			svc:  controllertest.WebService(controllertest.ServicePorts(named, metrics)),
 			pods: []*api.Pod{
-				testPod("a", "10.244.1.2", withMetrics),
-				testPod("b", "10.244.1.3", withMetrics, notReady),
-				testPod("c", "10.244.1.4"), // http only
+				controllertest.WebPod("a", "10.244.1.2", withMetrics),
+				controllertest.WebPod("b", "10.244.1.3", withMetrics, controllertest.NotReady),
+				controllertest.WebPod("c", "10.244.1.4"), // http only
 			},
 			want: []api.EndpointSubset{
 				{
@@ -110,11 +113,11 @@ func TestDesiredSubsets(t *testing.T) {
 		},
 		{
 			name: "two ports offered by every pod share a subset",
-			svc: testService(servicePorts(
+			svc: controllertest.WebService(controllertest.ServicePorts(
 				api.ServicePort{Name: "http", Port: 80, TargetPort: api.FromInt(8080), Protocol: api.ProtocolTCP},
 				api.ServicePort{Name: "dns", Port: 53, TargetPort: api.FromInt(53), Protocol: api.ProtocolUDP},
 			)),
-			pods: []*api.Pod{testPod("b", "10.244.1.3"), testPod("a", "10.244.1.2")},
+			pods: []*api.Pod{controllertest.WebPod("b", "10.244.1.3"), controllertest.WebPod("a", "10.244.1.2")},
 			want: []api.EndpointSubset{{
 				Addresses: []api.EndpointAddress{addr("a", "10.244.1.2"), addr("b", "10.244.1.3")},
 				Ports:     []api.EndpointPort{{Name: "dns", Port: 53, Protocol: api.ProtocolUDP}, tcp("http", 8080)},
@@ -122,10 +125,10 @@ func TestDesiredSubsets(t *testing.T) {
 		},
 		{
 			name: "headless service without ports lists addresses alone, with hostnames",
-			svc:  testService(headless, servicePorts()),
+			svc:  controllertest.WebService(controllertest.Headless, controllertest.ServicePorts()),
 			pods: []*api.Pod{
-				testPod("web-1", "10.244.1.3", withHostname("web-1", "web")),
-				testPod("web-0", "10.244.1.2", withHostname("web-0", "web"), notReady),
+				controllertest.WebPod("web-1", "10.244.1.3", controllertest.WithHostname("web-1", "web")),
+				controllertest.WebPod("web-0", "10.244.1.2", controllertest.WithHostname("web-0", "web"), controllertest.NotReady),
 			},
 			want: []api.EndpointSubset{{
 				Addresses: []api.EndpointAddress{func() api.EndpointAddress {
@@ -142,8 +145,8 @@ func TestDesiredSubsets(t *testing.T) {
 		},
 		{
 			name: "a ClusterIP service without ports lists nothing",
-			svc:  testService(servicePorts()),
-			pods: []*api.Pod{testPod("a", "10.244.1.2")},
+			svc:  controllertest.WebService(controllertest.ServicePorts()),
+			pods: []*api.Pod{controllertest.WebPod("a", "10.244.1.2")},
 			want: nil,
 		},
 	}
@@ -232,13 +235,14 @@ func TestSubsetsEqual(t *testing.T) {
 }
 
 func TestDesiredLabels(t *testing.T) {
-	if got, want := desiredLabels(testService()), map[string]string{"team": "shop"}; !maps.Equal(got, want) {
+	if got, want := desiredLabels(controllertest.WebService()), map[string]string{"team": "shop"}; !maps.Equal(got, want) {
 		t.Errorf("ClusterIP service: labels %v, want %v", got, want)
 	}
-	if got, want := desiredLabels(testService(headless)), map[string]string{"team": "shop", headlessLabel: ""}; !maps.Equal(got, want) {
+	headless := controllertest.WebService(controllertest.Headless)
+	if got, want := desiredLabels(headless), map[string]string{"team": "shop", headlessLabel: ""}; !maps.Equal(got, want) {
 		t.Errorf("headless service: labels %v, want %v", got, want)
 	}
-	svc := testService()
+	svc := controllertest.WebService()
 	desiredLabels(svc)["x"] = "y"
 	if _, ok := svc.Labels["x"]; ok {
 		t.Error("desiredLabels returned the service's own map")

@@ -7,7 +7,8 @@
 //
 // It watches Services, pods, Nodes (for the zone) and EndpointSlices. A
 // Service event queues that Service; a pod event queues the Services that
-// select the pod before or after the change; a slice event queues its
+// select the pod before or after the change (controller.ServicePodHandlers,
+// shared with the endpoints controller); a slice event queues its
 // Service unless it is the echo of the controller's own write. sync
 // recomputes the Service's endpoints from the listers, plans the fewest
 // slice writes that make the slices hold them (reconcile.go), and carries
@@ -118,11 +119,9 @@ func New(c *client.Client, informers *informer.SharedInformerFactory, recorder e
 			UpdateFunc: ctrl.updateService,
 			DeleteFunc: ctrl.deleteService,
 		}},
-		{informers.Pods().Informer(), informer.ResourceEventHandlerFuncs{
-			AddFunc:    ctrl.addPod,
-			UpdateFunc: ctrl.updatePod,
-			DeleteFunc: ctrl.deletePod,
-		}},
+		// A pod event queues the Services that select the pod; the
+		// endpoints controller registers the same handlers.
+		{informers.Pods().Informer(), controller.ServicePodHandlers(ctrl.serviceLister, ctrl.queue.Add, ctrl.log)},
 		// Nodes are only read (for the zone); the handler makes the
 		// registration's HasSynced available to Run.
 		{informers.Nodes().Informer(), informer.ResourceEventHandlerFuncs{}},

@@ -19,6 +19,7 @@ import (
 	"kplane/pkg/controller"
 	"kplane/pkg/events"
 	"kplane/pkg/informer"
+	"kplane/test/framework/controllertest"
 )
 
 // slicesPath is where the controller writes EndpointSlices of "default".
@@ -141,8 +142,10 @@ func decodeSlice(t *testing.T, a action) *api.EndpointSlice {
 // holding its pods.
 func TestSyncCreatesSlice(t *testing.T) {
 	f := newFixture(t)
-	f.add(t, testNode("node-1"), testService(), testPod("a", "10.244.1.2"), testPod("b", "10.244.1.3", notReady),
-		testPod("stranger", "10.244.1.4", withLabels(map[string]string{"app": "other"})))
+	f.add(t, testNode("node-1"), controllertest.WebService(),
+		controllertest.WebPod("a", "10.244.1.2"),
+		controllertest.WebPod("b", "10.244.1.3", controllertest.NotReady),
+		controllertest.WebPod("stranger", "10.244.1.4", controllertest.WithLabels(map[string]string{"app": "other"})))
 	if err := f.sync(t); err != nil {
 		t.Fatalf("sync: %v", err)
 	}
@@ -165,7 +168,7 @@ func TestSyncCreatesSlice(t *testing.T) {
 // Slices that already say the right thing are not written again.
 func TestSyncSkipsUpToDateSlices(t *testing.T) {
 	f := newFixture(t)
-	f.add(t, testNode("node-1"), testService(), testPod("a", "10.244.1.2"),
+	f.add(t, testNode("node-1"), controllertest.WebService(), controllertest.WebPod("a", "10.244.1.2"),
 		storedSlice("web-a", endpointOf("a", "10.244.1.2")))
 	if err := f.sync(t); err != nil {
 		t.Fatalf("sync: %v", err)
@@ -179,7 +182,7 @@ func TestSyncSkipsUpToDateSlices(t *testing.T) {
 // left without endpoints is deleted.
 func TestSyncUpdatesAndDeletesSlices(t *testing.T) {
 	f := newFixture(t)
-	f.add(t, testNode("node-1"), testService(), testPod("a", "10.244.1.2", notReady),
+	f.add(t, testNode("node-1"), controllertest.WebService(), controllertest.WebPod("a", "10.244.1.2", controllertest.NotReady),
 		storedSlice("web-a", endpointOf("a", "10.244.1.2")), storedSlice("web-b", endpointOf("gone", "10.244.1.9")))
 	if err := f.sync(t); err != nil {
 		t.Fatalf("sync: %v", err)
@@ -197,12 +200,12 @@ func TestSyncUpdatesAndDeletesSlices(t *testing.T) {
 // Services without a selector, ExternalName Services and deleted Services
 // get no writes.
 func TestSyncLeavesOtherServicesAlone(t *testing.T) {
-	noSelector := testService(func(s *api.Service) { s.Spec.Selector = nil })
-	external := testService(func(s *api.Service) { s.Spec.Type = api.ServiceTypeExternalName })
+	noSelector := controllertest.WebService(func(s *api.Service) { s.Spec.Selector = nil })
+	external := controllertest.WebService(func(s *api.Service) { s.Spec.Type = api.ServiceTypeExternalName })
 	for name, svc := range map[string]*api.Service{"no selector": noSelector, "ExternalName": external, "deleted": nil} {
 		t.Run(name, func(t *testing.T) {
 			f := newFixture(t)
-			f.add(t, testNode("node-1"), testPod("a", "10.244.1.2"), storedSlice("web-a"))
+			f.add(t, testNode("node-1"), controllertest.WebPod("a", "10.244.1.2"), storedSlice("web-a"))
 			if svc != nil {
 				f.add(t, svc)
 			}
@@ -220,7 +223,7 @@ func TestSyncLeavesOtherServicesAlone(t *testing.T) {
 // deleting them.
 func TestSyncCreatesNothingForDeletingService(t *testing.T) {
 	f := newFixture(t)
-	f.add(t, testNode("node-1"), testService(terminatingService), testPod("a", "10.244.1.2"))
+	f.add(t, testNode("node-1"), controllertest.WebService(terminatingService), controllertest.WebPod("a", "10.244.1.2"))
 	if err := f.sync(t); err != nil {
 		t.Fatalf("sync: %v", err)
 	}
@@ -238,7 +241,7 @@ func terminatingService(s *api.Service) {
 // waits for the cache rather than creating a second slice.
 func TestSyncWaitsForStaleCache(t *testing.T) {
 	f := newFixture(t)
-	f.add(t, testNode("node-1"), testService(), testPod("a", "10.244.1.2"))
+	f.add(t, testNode("node-1"), controllertest.WebService(), controllertest.WebPod("a", "10.244.1.2"))
 	if err := f.sync(t); err != nil {
 		t.Fatalf("first sync: %v", err)
 	}
@@ -254,7 +257,9 @@ func TestSyncWaitsForStaleCache(t *testing.T) {
 // retried; the other pods are written meanwhile.
 func TestSyncSkipsPodsOnUnknownNodes(t *testing.T) {
 	f := newFixture(t)
-	f.add(t, testNode("node-1"), testService(), testPod("a", "10.244.1.2"), testPod("b", "10.244.2.2", onNode("node-2")))
+	f.add(t, testNode("node-1"), controllertest.WebService(),
+		controllertest.WebPod("a", "10.244.1.2"),
+		controllertest.WebPod("b", "10.244.2.2", controllertest.OnNode("node-2")))
 	err := f.sync(t)
 	if err == nil || !strings.Contains(err.Error(), "node-2") {
 		t.Fatalf("sync: %v, want an error naming node-2", err)
@@ -272,7 +277,7 @@ func TestSyncSkipsPodsOnUnknownNodes(t *testing.T) {
 // Service and is retried with back-off.
 func TestSyncFailureRecordsEvent(t *testing.T) {
 	f := newFixture(t)
-	f.add(t, testNode("node-1"), testService(), testPod("a", "10.244.1.2"))
+	f.add(t, testNode("node-1"), controllertest.WebService(), controllertest.WebPod("a", "10.244.1.2"))
 	f.api.failures["POST "+slicesPath] = `{"kind":"Status","status":"Failure","reason":"InternalError","code":500,"message":"etcd is sad"}`
 	f.ctrl.queue.Add("default/web")
 	controller.ProcessNext(context.Background(), f.ctrl.queue, f.ctrl.sync, slog.New(slog.DiscardHandler))
@@ -285,12 +290,11 @@ func TestSyncFailureRecordsEvent(t *testing.T) {
 	}
 }
 
-// Pod events queue the Services that select the pod; slice events queue
-// the Service unless they echo the controller's own writes.
+// Slice events queue the Service unless they echo the controller's own
+// writes or concern a slice someone else manages. (The pod handlers are
+// controller.ServicePodHandlers, tested with it.)
 func TestHandlersQueueServiceKeys(t *testing.T) {
 	f := newFixture(t)
-	other := testService(func(s *api.Service) { s.Name, s.Spec.Selector = "other", map[string]string{"app": "other"} })
-	f.add(t, testService(), other)
 	queued := func() []string {
 		var keys []string
 		for f.ctrl.queue.Len() > 0 {
@@ -307,20 +311,6 @@ func TestHandlersQueueServiceKeys(t *testing.T) {
 			t.Errorf("%s queued %v, want %v", what, got, want)
 		}
 	}
-
-	pod := testPod("a", "10.244.1.2")
-	f.ctrl.addPod(pod)
-	expect("addPod", "default/web")
-	moved := api.DeepCopy(pod)
-	moved.ResourceVersion, moved.Labels = "2", map[string]string{"app": "other"}
-	f.ctrl.updatePod(pod, moved)
-	expect("updatePod (labels)", "default/other", "default/web")
-	annotated := api.DeepCopy(pod)
-	annotated.ResourceVersion, annotated.Annotations = "3", map[string]string{"x": "y"}
-	f.ctrl.updatePod(pod, annotated)
-	expect("updatePod (annotation only)")
-	f.ctrl.deletePod(informer.DeletedFinalStateUnknown{Key: "default/a", Obj: pod})
-	expect("deletePod (tombstone)", "default/web")
 
 	own := storedSlice("web-a")
 	f.ctrl.tracker.wrote(own)

@@ -4,7 +4,8 @@ package endpointslice
 // pods count, their addresses of the slice's family, their conditions, and
 // the ports they offer. It reproduces upstream's podToEndpoint,
 // getEndpointPorts and getEndpointAddresses (k8s.io/endpointslice) and the
-// helpers they use (ShouldPodBeInEndpoints, ShouldSetHostname, FindPort).
+// helpers they use (ShouldPodBeInEndpoints, ShouldSetHostname); FindPort
+// is controller.FindPort, shared with the endpoints controller.
 
 import (
 	"net/netip"
@@ -27,27 +28,11 @@ func shouldPodBeInSlices(pod *api.Pod) bool {
 	return pod.Status.PodIP != "" || len(pod.Status.PodIPs) > 0
 }
 
-// podIPs returns the pod's IPs: status.podIPs, or status.podIP when only
-// that is set.
-func podIPs(pod *api.Pod) []string {
-	if len(pod.Status.PodIPs) > 0 {
-		ips := make([]string, 0, len(pod.Status.PodIPs))
-		for _, ip := range pod.Status.PodIPs {
-			ips = append(ips, ip.IP)
-		}
-		return ips
-	}
-	if pod.Status.PodIP != "" {
-		return []string{pod.Status.PodIP}
-	}
-	return nil
-}
-
 // addressesOf returns the pod's IPs of the slice's address type, in
 // canonical form. A single-stack pod has none of the other family.
 func addressesOf(pod *api.Pod, addressType api.AddressType) []string {
 	var addresses []string
-	for _, ip := range podIPs(pod) {
+	for _, ip := range controller.PodIPs(pod) {
 		addr, err := netip.ParseAddr(ip)
 		if err != nil {
 			continue
@@ -107,55 +92,15 @@ func endpointPorts(svc *api.Service, pod *api.Pod) []api.EndpointSlicePort {
 	var ports []api.EndpointSlicePort
 	for i := range svc.Spec.Ports {
 		svcPort := &svc.Spec.Ports[i]
-		number, ok := findPort(pod, svcPort)
+		number, ok := controller.FindPort(pod, svcPort)
 		if !ok {
 			continue
 		}
-		name, protocol := svcPort.Name, protocolOf(svcPort.Protocol)
+		name, protocol := svcPort.Name, controller.ProtocolOrTCP(svcPort.Protocol)
 		ports = append(ports, api.EndpointSlicePort{Name: &name, Port: &number, Protocol: &protocol,
 			AppProtocol: api.DeepCopyValue(svcPort.AppProtocol)})
 	}
 	return ports
-}
-
-// protocolOf treats an unset protocol as TCP, the default on both sides.
-func protocolOf(p api.Protocol) api.Protocol {
-	if p == "" {
-		return api.ProtocolTCP
-	}
-	return p
-}
-
-// findPort resolves a Service port's targetPort on one pod. A number is
-// used as is (unset means the Service port itself, which defaulting fills
-// in). A name is looked up among the pod's container ports with the same
-// protocol — the app containers', then those of sidecars (init containers
-// with restartPolicy Always) — as upstream's FindPort does.
-func findPort(pod *api.Pod, svcPort *api.ServicePort) (int32, bool) {
-	if svcPort.TargetPort.Type != api.IntOrStringString {
-		if svcPort.TargetPort.IntVal == 0 {
-			return svcPort.Port, true
-		}
-		return svcPort.TargetPort.IntVal, true
-	}
-	name, protocol := svcPort.TargetPort.StrVal, protocolOf(svcPort.Protocol)
-	lookup := func(containers []api.Container, sidecarsOnly bool) (int32, bool) {
-		for _, c := range containers {
-			if sidecarsOnly && (c.RestartPolicy == nil || *c.RestartPolicy != api.ContainerRestartPolicyAlways) {
-				continue
-			}
-			for _, p := range c.Ports {
-				if p.Name == name && protocolOf(p.Protocol) == protocol {
-					return p.ContainerPort, true
-				}
-			}
-		}
-		return 0, false
-	}
-	if port, ok := lookup(pod.Spec.Containers, false); ok {
-		return port, true
-	}
-	return lookup(pod.Spec.InitContainers, true)
 }
 
 // addressTypesOf returns the address types the Service's slices have: one

@@ -5,23 +5,28 @@ import (
 	"testing"
 
 	"kplane/pkg/api"
+	"kplane/test/framework/controllertest"
 )
 
 // The conditions follow upstream's podToEndpoint: serving is readiness,
 // terminating is the deletion mark, ready is serving and not terminating —
 // or always, when the Service publishes not-ready addresses.
 func TestPodToEndpointConditions(t *testing.T) {
+	pod := func(opts ...controllertest.PodOption) *api.Pod {
+		return controllertest.WebPod("a", "10.244.1.2", opts...)
+	}
+	web, publishing := controllertest.WebService(), controllertest.WebService(controllertest.PublishNotReady)
 	tests := []struct {
 		name                        string
 		pod                         *api.Pod
 		svc                         *api.Service
 		ready, serving, terminating bool
 	}{
-		{"ready", testPod("a", "10.244.1.2"), testService(), true, true, false},
-		{"not ready", testPod("a", "10.244.1.2", notReady), testService(), false, false, false},
-		{"ready and terminating", testPod("a", "10.244.1.2", terminating), testService(), false, true, true},
-		{"not ready and terminating", testPod("a", "10.244.1.2", notReady, terminating), testService(), false, false, true},
-		{"publishNotReadyAddresses", testPod("a", "10.244.1.2", notReady, terminating), testService(publishNotReady), true, false, true},
+		{"ready", pod(), web, true, true, false},
+		{"not ready", pod(controllertest.NotReady), web, false, false, false},
+		{"ready and terminating", pod(controllertest.Terminating), web, false, true, true},
+		{"not ready and terminating", pod(controllertest.NotReady, controllertest.Terminating), web, false, false, true},
+		{"publishNotReadyAddresses", pod(controllertest.NotReady, controllertest.Terminating), publishing, true, false, true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -38,21 +43,23 @@ func TestPodToEndpointConditions(t *testing.T) {
 // An endpoint points back at its pod and names its node and zone; the
 // hostname is set only for a pod whose subdomain is the Service.
 func TestPodToEndpointFields(t *testing.T) {
-	e := podToEndpoint(testPod("a", "10.244.1.2"), testNode("node-1"), testService(), api.AddressTypeIPv4)
+	e := podToEndpoint(controllertest.WebPod("a", "10.244.1.2"), testNode("node-1"), controllertest.WebService(), api.AddressTypeIPv4)
 	if !slices.Equal(e.Addresses, []string{"10.244.1.2"}) || deref(e.NodeName) != "node-1" || deref(e.Zone) != "zone-a" || e.Hostname != nil {
 		t.Errorf("endpoint %s", asJSON(e))
 	}
 	if ref := e.TargetRef; ref == nil || *ref != (api.ObjectReference{Kind: "Pod", Namespace: "default", Name: "a", UID: "uid-a"}) {
 		t.Errorf("targetRef %+v", ref)
 	}
-	if e := podToEndpoint(testPod("a", "10.244.1.2"), nil, testService(), api.AddressTypeIPv4); e.Zone != nil {
+	if e := podToEndpoint(controllertest.WebPod("a", "10.244.1.2"), nil, controllertest.WebService(), api.AddressTypeIPv4); e.Zone != nil {
 		t.Errorf("zone %q without a node", *e.Zone)
 	}
-	named := podToEndpoint(testPod("web-0", "10.244.1.2", withHostname("web-0", "web")), nil, testService(), api.AddressTypeIPv4)
+	named := podToEndpoint(controllertest.WebPod("web-0", "10.244.1.2", controllertest.WithHostname("web-0", "web")),
+		nil, controllertest.WebService(), api.AddressTypeIPv4)
 	if deref(named.Hostname) != "web-0" {
 		t.Errorf("hostname %v, want web-0", named.Hostname)
 	}
-	other := podToEndpoint(testPod("web-0", "10.244.1.2", withHostname("web-0", "other")), nil, testService(), api.AddressTypeIPv4)
+	other := podToEndpoint(controllertest.WebPod("web-0", "10.244.1.2", controllertest.WithHostname("web-0", "other")),
+		nil, controllertest.WebService(), api.AddressTypeIPv4)
 	if other.Hostname != nil {
 		t.Errorf("hostname %q for another subdomain", *other.Hostname)
 	}
@@ -60,7 +67,7 @@ func TestPodToEndpointFields(t *testing.T) {
 
 // A dual-stack pod contributes the address of the slice's family only.
 func TestAddressesOf(t *testing.T) {
-	pod := testPod("a", "10.244.1.2", func(p *api.Pod) {
+	pod := controllertest.WebPod("a", "10.244.1.2", func(p *api.Pod) {
 		p.Status.PodIPs = []api.PodIP{{IP: "10.244.1.2"}, {IP: "fd00:10:244::2"}}
 	})
 	if got := addressesOf(pod, api.AddressTypeIPv4); !slices.Equal(got, []string{"10.244.1.2"}) {
@@ -69,7 +76,7 @@ func TestAddressesOf(t *testing.T) {
 	if got := addressesOf(pod, api.AddressTypeIPv6); !slices.Equal(got, []string{"fd00:10:244::2"}) {
 		t.Errorf("IPv6 addresses %v", got)
 	}
-	if got := addressesOf(testPod("b", "10.244.1.3"), api.AddressTypeIPv6); len(got) != 0 {
+	if got := addressesOf(controllertest.WebPod("b", "10.244.1.3"), api.AddressTypeIPv6); len(got) != 0 {
 		t.Errorf("IPv6 addresses of an IPv4 pod: %v", got)
 	}
 }
@@ -81,12 +88,12 @@ func TestShouldPodBeInSlices(t *testing.T) {
 		pod  *api.Pod
 		want bool
 	}{
-		{testPod("a", "10.244.1.2"), true},
-		{testPod("a", "10.244.1.2", terminating), true},
-		{testPod("a", "10.244.1.2", notReady), true},
-		{testPod("a", "", noIP), false},
-		{testPod("a", "10.244.1.2", phase(api.PodSucceeded)), false},
-		{testPod("a", "10.244.1.2", phase(api.PodFailed)), false},
+		{controllertest.WebPod("a", "10.244.1.2"), true},
+		{controllertest.WebPod("a", "10.244.1.2", controllertest.Terminating), true},
+		{controllertest.WebPod("a", "10.244.1.2", controllertest.NotReady), true},
+		{controllertest.WebPod("a", "", controllertest.NoIP), false},
+		{controllertest.WebPod("a", "10.244.1.2", controllertest.InPhase(api.PodSucceeded)), false},
+		{controllertest.WebPod("a", "10.244.1.2", controllertest.InPhase(api.PodFailed)), false},
 	} {
 		if got := shouldPodBeInSlices(tt.pod); got != tt.want {
 			t.Errorf("pod %s phase %s deleting %v: %v, want %v", tt.pod.Status.PodIP, tt.pod.Status.Phase, tt.pod.DeletionTimestamp != nil, got, tt.want)
@@ -98,12 +105,12 @@ func TestShouldPodBeInSlices(t *testing.T) {
 // port number of that name and protocol; a pod without it offers the other
 // ports only.
 func TestEndpointPorts(t *testing.T) {
-	svc := testService(servicePorts(
+	svc := controllertest.WebService(controllertest.ServicePorts(
 		api.ServicePort{Name: "http", Port: 80, TargetPort: api.FromString("http"), Protocol: api.ProtocolTCP},
 		api.ServicePort{Name: "metrics", Port: 9090, TargetPort: api.FromString("metrics"), Protocol: api.ProtocolTCP},
 		api.ServicePort{Name: "dns", Port: 53, TargetPort: api.FromInt(5353), Protocol: api.ProtocolUDP},
 	))
-	pod := testPod("a", "10.244.1.2", withPorts(
+	pod := controllertest.WebPod("a", "10.244.1.2", controllertest.WithPorts(
 		api.ContainerPort{Name: "http", ContainerPort: 8080},
 		api.ContainerPort{Name: "metrics", ContainerPort: 9100, Protocol: api.ProtocolUDP},
 	))
@@ -112,21 +119,21 @@ func TestEndpointPorts(t *testing.T) {
 	if asJSON(got) != asJSON(want) {
 		t.Errorf("ports %s, want %s", asJSON(got), asJSON(want))
 	}
-	if got := endpointPorts(testService(headless, servicePorts()), pod); len(got) != 0 {
+	if got := endpointPorts(controllertest.WebService(controllertest.Headless, controllertest.ServicePorts()), pod); len(got) != 0 {
 		t.Errorf("headless service without ports got ports %s", asJSON(got))
 	}
 }
 
 // A Service's slices follow its IP families.
 func TestAddressTypesOf(t *testing.T) {
-	dual := testService(func(s *api.Service) { s.Spec.IPFamilies = []api.IPFamily{api.IPv6Protocol, api.IPv4Protocol} })
-	noFamilies := testService(func(s *api.Service) { s.Spec.IPFamilies = nil; s.Spec.ClusterIP = "fd00:96::10" })
-	headlessOld := testService(headless, func(s *api.Service) { s.Spec.IPFamilies = nil })
+	dual := controllertest.WebService(func(s *api.Service) { s.Spec.IPFamilies = []api.IPFamily{api.IPv6Protocol, api.IPv4Protocol} })
+	noFamilies := controllertest.WebService(func(s *api.Service) { s.Spec.IPFamilies = nil; s.Spec.ClusterIP = "fd00:96::10" })
+	headlessOld := controllertest.WebService(controllertest.Headless, func(s *api.Service) { s.Spec.IPFamilies = nil })
 	for _, tt := range []struct {
 		svc  *api.Service
 		want []api.AddressType
 	}{
-		{testService(), []api.AddressType{api.AddressTypeIPv4}},
+		{controllertest.WebService(), []api.AddressType{api.AddressTypeIPv4}},
 		{dual, []api.AddressType{api.AddressTypeIPv6, api.AddressTypeIPv4}},
 		{noFamilies, []api.AddressType{api.AddressTypeIPv6}},
 		{headlessOld, []api.AddressType{api.AddressTypeIPv4, api.AddressTypeIPv6}},

@@ -1,7 +1,10 @@
 package endpointslice
 
 // This file holds the informer event handlers. They only compute Service
-// keys and queue them; all the work happens in sync.
+// keys and queue them; all the work happens in sync. The pod handlers are
+// controller.ServicePodHandlers, which the endpoints controller registers
+// too: both controllers resync the Services a pod event concerns by the
+// same rule.
 
 import (
 	"kplane/pkg/api"
@@ -27,50 +30,6 @@ func (c *Controller) updateService(_, newObj api.Object) { c.enqueueKey(newObj) 
 
 // deleteService queues a deleted Service, whose sync forgets it.
 func (c *Controller) deleteService(obj any) { c.enqueueKey(obj) }
-
-// addPod queues the Services that select a new pod.
-func (c *Controller) addPod(obj api.Object) {
-	pod, ok := obj.(*api.Pod)
-	if !ok {
-		return
-	}
-	keys, err := servicesForPod(c.serviceLister.Namespace(pod.Namespace), pod)
-	if err != nil {
-		c.log.Error("cannot find the services of a pod", "pod", pod.Namespace+"/"+pod.Name, "err", err)
-		return
-	}
-	for key := range keys {
-		c.queue.Add(key)
-	}
-}
-
-// updatePod queues the Services a pod change concerns (see servicesToUpdate).
-func (c *Controller) updatePod(oldObj, newObj api.Object) {
-	oldPod, ok1 := oldObj.(*api.Pod)
-	newPod, ok2 := newObj.(*api.Pod)
-	if !ok1 || !ok2 {
-		return
-	}
-	keys, err := servicesToUpdate(c.serviceLister.Namespace(newPod.Namespace), oldPod, newPod)
-	if err != nil {
-		c.log.Error("cannot find the services of a pod", "pod", newPod.Namespace+"/"+newPod.Name, "err", err)
-		return
-	}
-	for key := range keys {
-		c.queue.Add(key)
-	}
-}
-
-// deletePod queues the Services that selected a deleted pod. obj may be a
-// tombstone when the deletion was only noticed by a relist.
-func (c *Controller) deletePod(obj any) {
-	if tombstone, ok := obj.(informer.DeletedFinalStateUnknown); ok {
-		obj = tombstone.Obj
-	}
-	if pod, ok := obj.(*api.Pod); ok {
-		c.addPod(pod)
-	}
-}
 
 // addSlice queues the Service of a slice this controller manages but did
 // not just write: one found at start-up, or created by someone else with

@@ -59,26 +59,6 @@ func createPod(t *testing.T, c *client.Client, name string, httpPort int32) {
 	}
 }
 
-// setPodStatus reports an IP and readiness for a pod, as its kubelet would.
-func setPodStatus(t *testing.T, c *client.Client, name, ip string, ready bool) {
-	t.Helper()
-	ctx := context.Background()
-	pod, err := c.Pods("default").Get(ctx, name, client.GetOptions{})
-	if err != nil {
-		t.Fatalf("get pod %s: %v", name, err)
-	}
-	readyStatus := api.ConditionFalse
-	if ready {
-		readyStatus = api.ConditionTrue
-	}
-	pod.Status.Phase = api.PodRunning
-	pod.Status.PodIP, pod.Status.PodIPs = ip, []api.PodIP{{IP: ip}}
-	pod.Status.Conditions = []api.PodCondition{{Type: api.PodReady, Status: readyStatus, LastTransitionTime: api.Now()}}
-	if _, err := c.Pods("default").UpdateStatus(ctx, pod, client.UpdateOptions{}); err != nil {
-		t.Fatalf("update status of pod %s: %v", name, err)
-	}
-}
-
 // listSlices lists the slices of Service "web".
 func listSlices(t *testing.T, c *client.Client) ([]*api.EndpointSlice, error) {
 	t.Helper()
@@ -168,7 +148,7 @@ func TestSlicesFollowPods(t *testing.T) {
 	}
 
 	// The first endpoint goes into the placeholder: same slice, next generation.
-	setPodStatus(t, c, "web-a", "10.244.1.2", true)
+	controllertest.ReportPodStatus(t, c, "default", "web-a", "10.244.1.2", true)
 	first := waitSlices(t, c, "10.244.1.2:8080(web-a)")[0]
 	if first.Name != placeholder.Name || first.Generation != 2 {
 		t.Fatalf("slice %s generation %d, want the placeholder %s at generation 2", first.Name, first.Generation, placeholder.Name)
@@ -181,9 +161,9 @@ func TestSlicesFollowPods(t *testing.T) {
 	}
 
 	// web-b resolves "http" to another port: a slice of its own.
-	setPodStatus(t, c, "web-b", "10.244.2.3", false)
+	controllertest.ReportPodStatus(t, c, "default", "web-b", "10.244.2.3", false)
 	waitSlices(t, c, "!10.244.2.3:9376(web-b) | 10.244.1.2:8080(web-a)")
-	setPodStatus(t, c, "web-b", "10.244.2.3", true)
+	controllertest.ReportPodStatus(t, c, "default", "web-b", "10.244.2.3", true)
 	waitSlices(t, c, "10.244.1.2:8080(web-a) | 10.244.2.3:9376(web-b)")
 
 	// A slice deleted by hand is written again.
@@ -261,7 +241,7 @@ func TestSlicesAreCapped(t *testing.T) {
 	for i := 1; i <= 5; i++ {
 		name := fmt.Sprintf("web-%d", i)
 		createPod(t, c, name, 8080)
-		setPodStatus(t, c, name, fmt.Sprintf("10.244.1.%d", i), true)
+		controllertest.ReportPodStatus(t, c, "default", name, fmt.Sprintf("10.244.1.%d", i), true)
 	}
 	framework.Eventually(t, waitTimeout, func() (bool, string) {
 		list, err := listSlices(t, c)

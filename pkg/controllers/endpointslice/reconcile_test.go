@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"kplane/pkg/api"
+	"kplane/test/framework/controllertest"
 )
 
 // groupsFor computes the desired IPv4 groups of svc over pods, every node
@@ -23,7 +24,7 @@ func groupsFor(t *testing.T, svc *api.Service, pods ...*api.Pod) map[api.Address
 func manyPods(n int) []*api.Pod {
 	pods := make([]*api.Pod, n)
 	for i := range pods {
-		pods[i] = testPod(fmt.Sprintf("p%03d", i), fmt.Sprintf("10.244.%d.%d", i/200, i%200+1))
+		pods[i] = controllertest.WebPod(fmt.Sprintf("p%03d", i), fmt.Sprintf("10.244.%d.%d", i/200, i%200+1))
 	}
 	return pods
 }
@@ -52,8 +53,11 @@ func expectPlan(t *testing.T, p plan, create, update, remove string) {
 // A new Service gets one slice holding its pods in name order, labelled
 // and owned as upstream's.
 func TestPlanNewService(t *testing.T) {
-	svc := testService()
-	p := planService(svc, groupsFor(t, svc, testPod("b", "10.244.1.3", notReady), testPod("a", "10.244.1.2")), nil, 100)
+	svc := controllertest.WebService()
+	p := planService(svc, groupsFor(t, svc,
+		controllertest.WebPod("b", "10.244.1.3", controllertest.NotReady),
+		controllertest.WebPod("a", "10.244.1.2"),
+	), nil, 100)
 	expectPlan(t, p, "web-*: 10.244.1.2(a) !10.244.1.3(b) | http/8080", "", "")
 	s := p.create[0]
 	wantLabels := map[string]string{"team": "shop", api.LabelServiceName: "web", api.LabelManagedBy: ManagedByValue}
@@ -70,16 +74,17 @@ func TestPlanNewService(t *testing.T) {
 // A Service with no endpoints gets an empty placeholder slice, once; the
 // placeholder becomes the first real slice when pods come.
 func TestPlanPlaceholder(t *testing.T) {
-	svc := testService()
+	svc := controllertest.WebService()
 	p := planService(svc, groupsFor(t, svc), nil, 100)
 	expectPlan(t, p, "web-*:  | ", "", "")
 
 	placeholder := newSlice(svc, api.AddressTypeIPv4, nil)
 	placeholder.Name, placeholder.GenerateName, placeholder.UID, placeholder.ResourceVersion = "web-ph", "", "uid-ph", "3"
-	if p := planService(svc, groupsFor(t, svc, testPod("a", "10.244.1.2", noIP)), []*api.EndpointSlice{placeholder}, 100); !p.empty() {
+	noIP := controllertest.WebPod("a", "10.244.1.2", controllertest.NoIP)
+	if p := planService(svc, groupsFor(t, svc, noIP), []*api.EndpointSlice{placeholder}, 100); !p.empty() {
 		t.Errorf("the placeholder alone is rewritten: %+v", p)
 	}
-	p = planService(svc, groupsFor(t, svc, testPod("a", "10.244.1.2")), []*api.EndpointSlice{placeholder}, 100)
+	p = planService(svc, groupsFor(t, svc, controllertest.WebPod("a", "10.244.1.2")), []*api.EndpointSlice{placeholder}, 100)
 	expectPlan(t, p, "", "web-ph: 10.244.1.2(a) | http/8080", "")
 	if p.update[0].ResourceVersion != "3" || p.update[0].UID != "uid-ph" {
 		t.Errorf("reused placeholder lost its identity: rv %q uid %q", p.update[0].ResourceVersion, p.update[0].UID)
@@ -93,8 +98,8 @@ func TestPlanPlaceholder(t *testing.T) {
 // Slices that already say the right thing are not written: a sync is
 // idempotent.
 func TestPlanUnchanged(t *testing.T) {
-	svc := testService()
-	pods := []*api.Pod{testPod("a", "10.244.1.2"), testPod("b", "10.244.1.3")}
+	svc := controllertest.WebService()
+	pods := []*api.Pod{controllertest.WebPod("a", "10.244.1.2"), controllertest.WebPod("b", "10.244.1.3")}
 	current := []*api.EndpointSlice{storedSlice("web-a", endpointsOf(pods)...)}
 	if p := planService(svc, groupsFor(t, svc, pods...), current, 100); !p.empty() {
 		t.Errorf("plan for up-to-date slices: create %s update %s delete %s", summary(p.create), summary(p.update), summary(p.delete))
@@ -104,9 +109,13 @@ func TestPlanUnchanged(t *testing.T) {
 // A pod changing readiness, a pod leaving and a pod arriving are one
 // update of the slice, in place.
 func TestPlanUpdatesInPlace(t *testing.T) {
-	svc := testService()
+	svc := controllertest.WebService()
 	current := []*api.EndpointSlice{storedSlice("web-a", endpointOf("a", "10.244.1.2"), endpointOf("b", "10.244.1.3"), endpointOf("gone", "10.244.1.9"))}
-	p := planService(svc, groupsFor(t, svc, testPod("a", "10.244.1.2"), testPod("b", "10.244.1.3", notReady), testPod("c", "10.244.1.4")), current, 100)
+	p := planService(svc, groupsFor(t, svc,
+		controllertest.WebPod("a", "10.244.1.2"),
+		controllertest.WebPod("b", "10.244.1.3", controllertest.NotReady),
+		controllertest.WebPod("c", "10.244.1.4"),
+	), current, 100)
 	expectPlan(t, p, "", "web-a: 10.244.1.2(a) !10.244.1.3(b) 10.244.1.4(c) | http/8080", "")
 	if p.update[0].ResourceVersion != "5" {
 		t.Errorf("update without the cached resourceVersion: %q", p.update[0].ResourceVersion)
@@ -116,17 +125,17 @@ func TestPlanUpdatesInPlace(t *testing.T) {
 // Changed Service labels are copied onto its slices; the reserved labels
 // stay the controller's.
 func TestPlanCopiesServiceLabels(t *testing.T) {
-	svc := testService(func(s *api.Service) {
+	svc := controllertest.WebService(func(s *api.Service) {
 		s.Labels = map[string]string{"team": "cart", api.LabelServiceName: "impostor"}
 	})
-	pods := []*api.Pod{testPod("a", "10.244.1.2")}
+	pods := []*api.Pod{controllertest.WebPod("a", "10.244.1.2")}
 	p := planService(svc, groupsFor(t, svc, pods...), []*api.EndpointSlice{storedSlice("web-a", endpointsOf(pods)...)}, 100)
 	expectPlan(t, p, "", "web-a: 10.244.1.2(a) | http/8080", "")
 	want := map[string]string{"team": "cart", api.LabelServiceName: "web", api.LabelManagedBy: ManagedByValue}
 	if !maps.Equal(p.update[0].Labels, want) {
 		t.Errorf("labels %v, want %v", p.update[0].Labels, want)
 	}
-	h := testService(headless)
+	h := controllertest.WebService(controllertest.Headless)
 	p = planService(h, groupsFor(t, h, pods...), nil, 100)
 	if _, ok := p.create[0].Labels[headlessLabel]; !ok {
 		t.Errorf("headless service's slice labels %v", p.create[0].Labels)
@@ -136,7 +145,7 @@ func TestPlanCopiesServiceLabels(t *testing.T) {
 // 250 endpoints fill slices of at most 100; scaling down empties and
 // deletes a slice and shrinks another, leaving the third alone.
 func TestPlanMaxEndpointsPerSlice(t *testing.T) {
-	svc := testService()
+	svc := controllertest.WebService()
 	pods := manyPods(250)
 	p := planService(svc, groupsFor(t, svc, pods...), nil, 100)
 	if len(p.create) != 3 || len(p.create[0].Endpoints) != 100 || len(p.create[1].Endpoints) != 100 || len(p.create[2].Endpoints) != 50 {
@@ -159,7 +168,7 @@ func TestPlanMaxEndpointsPerSlice(t *testing.T) {
 // New endpoints go into a slice being written anyway, else into the
 // untouched slice they fill best, else into a new slice.
 func TestPlanPlacesNewEndpoints(t *testing.T) {
-	svc := testService()
+	svc := controllertest.WebService()
 	pods := manyPods(200)
 	emptyish := storedSlice("web-a", endpointsOf(pods[:10])...)
 	fullish := storedSlice("web-b", endpointsOf(pods[10:105])...)
@@ -194,11 +203,12 @@ func TestPlanPlacesNewEndpoints(t *testing.T) {
 // Pods offering different ports land in different slices, one per port
 // list.
 func TestPlanGroupsByPorts(t *testing.T) {
-	svc := testService(servicePorts(api.ServicePort{Name: "http", Port: 80, TargetPort: api.FromString("http"), Protocol: api.ProtocolTCP}))
+	svc := controllertest.WebService(controllertest.ServicePorts(
+		api.ServicePort{Name: "http", Port: 80, TargetPort: api.FromString("http"), Protocol: api.ProtocolTCP}))
 	p := planService(svc, groupsFor(t, svc,
-		testPod("a", "10.244.1.2"),
-		testPod("b", "10.244.1.3", withPorts(api.ContainerPort{Name: "http", ContainerPort: 9090})),
-		testPod("c", "10.244.1.4", withPorts()),
+		controllertest.WebPod("a", "10.244.1.2"),
+		controllertest.WebPod("b", "10.244.1.3", controllertest.WithPorts(api.ContainerPort{Name: "http", ContainerPort: 9090})),
+		controllertest.WebPod("c", "10.244.1.4", controllertest.WithPorts()),
 	), nil, 100)
 	expectPlan(t, p, "web-*: 10.244.1.4(c) | \nweb-*: 10.244.1.2(a) | http/8080\nweb-*: 10.244.1.3(b) | http/9090", "", "")
 }
@@ -208,17 +218,17 @@ func TestPlanGroupsByPorts(t *testing.T) {
 // only when this Service owns it and it has the same address type
 // (addressType is immutable); here neither does.
 func TestPlanDeletesForeignSlices(t *testing.T) {
-	svc := testService()
+	svc := controllertest.WebService()
 	orphan := storedSlice("web-old", endpointOf("a", "10.244.1.2"))
 	orphan.OwnerReferences[0].UID = "uid-old-svc"
 	v6 := storedSlice("web-v6")
 	v6.AddressType = api.AddressTypeIPv6
-	p := planService(svc, groupsFor(t, svc, testPod("a", "10.244.1.2")), []*api.EndpointSlice{orphan, v6}, 100)
+	p := planService(svc, groupsFor(t, svc, controllertest.WebPod("a", "10.244.1.2")), []*api.EndpointSlice{orphan, v6}, 100)
 	expectPlan(t, p, "web-*: 10.244.1.2(a) | http/8080", "", "web-v6:  | http/8080\nweb-old: 10.244.1.2(a) | http/8080")
 
 	// Its own slice with other ports is rewritten rather than replaced.
 	own := storedSlice("web-a", endpointOf("a", "10.244.1.2"))
 	own.Ports = []api.EndpointSlicePort{tcp("http", 9999)}
-	p = planService(svc, groupsFor(t, svc, testPod("a", "10.244.1.2")), []*api.EndpointSlice{own}, 100)
+	p = planService(svc, groupsFor(t, svc, controllertest.WebPod("a", "10.244.1.2")), []*api.EndpointSlice{own}, 100)
 	expectPlan(t, p, "", "web-a: 10.244.1.2(a) | http/8080", "")
 }

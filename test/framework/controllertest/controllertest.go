@@ -1,8 +1,12 @@
 // Package controllertest helps the controllers' integration tests, which run one controller
 // (or a chain of them) in-process against StartAPIServer with no scheduler
 // and no kubelet. The tests stand in for the missing components themselves:
-// MarkPodReady and MarkPodsReady play the kubelet's part, and WaitForEvent
-// checks what a user would read in `kubectl get events`.
+// MarkPodReady, MarkPodsReady and ReportPodStatus play the kubelet's part,
+// and WaitForEvent checks what a user would read in `kubectl get events`.
+//
+// It also holds fixtures for unit tests: WebService and WebPod
+// (servicefixtures.go), the objects the tests of the controllers that list
+// a Service's pods start from.
 package controllertest
 
 import (
@@ -151,6 +155,29 @@ func MarkPodReady(t testing.TB, c *client.Client, timeout time.Duration, namespa
 		}
 		return true, ""
 	})
+}
+
+// ReportPodStatus plays the kubelet for one pod that has started: it is
+// Running with IP ip, and its Ready condition is ready, as of now. Unlike
+// MarkPodReady it does not retry: any error, a conflict too, fails the
+// test, for tests in which nothing else writes the pod.
+func ReportPodStatus(t testing.TB, c *client.Client, namespace, name, ip string, ready bool) {
+	t.Helper()
+	ctx := context.Background()
+	pod, err := c.Pods(namespace).Get(ctx, name, client.GetOptions{})
+	if err != nil {
+		t.Fatalf("get pod %s/%s: %v", namespace, name, err)
+	}
+	readyStatus := api.ConditionFalse
+	if ready {
+		readyStatus = api.ConditionTrue
+	}
+	pod.Status.Phase = api.PodRunning
+	pod.Status.PodIP, pod.Status.PodIPs = ip, []api.PodIP{{IP: ip}}
+	pod.Status.Conditions = []api.PodCondition{{Type: api.PodReady, Status: readyStatus, LastTransitionTime: api.Now()}}
+	if _, err := c.Pods(namespace).UpdateStatus(ctx, pod, client.UpdateOptions{}); err != nil {
+		t.Fatalf("update status of pod %s/%s: %v", namespace, name, err)
+	}
 }
 
 // podsReadyInterval is how often MarkPodsReady looks for new pods: a real
