@@ -13,6 +13,10 @@ import (
 // feasible node, and the choice. It is filled while the cache is locked
 // and logged after, so a slow log sink does not hold up the informers.
 //
+// A pod a PreFilter plugin rejects gets no filter lines, only
+//
+//	msg=prefilter pod=default/db result=UnschedulableAndUnresolvable plugin=VolumeBinding reasons="pod has unbound immediate PersistentVolumeClaims"
+//
 // The log reads, for a pod placed on node2 of three nodes:
 //
 //	msg=filter pod=default/web node=node1 result=Unschedulable plugin=NodeResourcesFit reasons="Insufficient cpu"
@@ -24,7 +28,9 @@ import (
 type decision struct {
 	pod      string
 	allNodes int
-	filters  []filterVerdict
+	// preFilter is the PreFilter rejection, if there was one.
+	preFilter *framework.Status
+	filters   []filterVerdict
 	// scores[p][i] is plugin p's normalized score for feasible node i.
 	plugins []pluginScores
 	nodes   []string
@@ -57,6 +63,9 @@ func (d *decision) scored(plugin string, weight int64, nodes []*framework.NodeIn
 
 // log writes the decision, one line per node and one for the outcome.
 func (d *decision) log(logger *slog.Logger, result scheduleResult, err error) {
+	if st := d.preFilter; st != nil {
+		logger.Info("prefilter", "pod", d.pod, "result", st.Code().String(), "plugin", st.Plugin(), "reasons", st.Message())
+	}
 	for _, f := range d.filters {
 		if f.status.IsSuccess() {
 			logger.Info("filter", "pod", d.pod, "node", f.node, "result", framework.Success.String())

@@ -8,10 +8,12 @@
 //	                 → SchedulingQueue.Add
 //	queue.go         activeQ (by priority, then age) → Pop; failed pods wait
 //	                 in backoffQ (1 s → 10 s) or unschedulablePods (until a
-//	                 node is added or changed, or an assigned pod deleted)
-//	schedule_one.go  scheduleOne: run the Filter plugins on the nodes of the
-//	                 cache, the Score plugins on the nodes that pass, pick
-//	                 the highest total
+//	                 node is added or changed, an assigned pod deleted, or
+//	                 a claim or volume added or changed)
+//	schedule_one.go  scheduleOne: run the PreFilter plugins once (a pod
+//	                 whose claims are not bound stops here), the Filter
+//	                 plugins on the nodes of the cache, the Score plugins on
+//	                 the nodes that pass, pick the highest total
 //	cache.go         AssumePod: count the pod on its node at once, so the
 //	                 next pod sees the node fuller
 //	bind.go          POST pods/<name>/binding in a bounded pool beside the
@@ -28,9 +30,11 @@
 //
 // What kplane leaves out of upstream's scheduler: preemption (so no
 // "preemption: …" sentence in FailedScheduling messages), inter-pod
-// affinity and topology spread, volume binding, extenders, multiple
-// profiles per process, and queueing hints (a cluster event moves every
-// unschedulable pod, not just the ones it could help).
+// affinity and topology spread, the volume plugins other than
+// VolumeBinding (and, of VolumeBinding, the WaitForFirstConsumer mode
+// that binds volumes itself), extenders, multiple profiles per process,
+// and queueing hints (a cluster event moves every unschedulable pod, not
+// just the ones it could help).
 //
 // docs/scheduler.md tells the same story with examples.
 package scheduler

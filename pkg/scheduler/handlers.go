@@ -12,6 +12,13 @@ package scheduler
 // scheduler's assumption. Node events update the cache and, when they
 // could let a waiting pod fit, move the unschedulable pods back to the
 // active queue; so does an assigned pod's deletion, which frees resources.
+// Claims and volumes are not cached here (VolumeBinding reads their
+// informers' listers); their events only move unschedulable pods, since a
+// claim created or bound, or a volume added or changed, may be what a pod
+// waits for:
+//
+//	PersistentVolumeClaim added or updated ──┐
+//	PersistentVolume added or updated ───────┴──▶ unschedulable pods → queue
 
 import (
 	"maps"
@@ -28,11 +35,15 @@ const (
 	eventNodeAdd           = "NodeAdd"
 	eventNodeUpdate        = "NodeUpdate"
 	eventAssignedPodDelete = "AssignedPodDelete"
+	eventClaimAdd          = "PersistentVolumeClaimAdd"
+	eventClaimUpdate       = "PersistentVolumeClaimUpdate"
+	eventVolumeAdd         = "PersistentVolumeAdd"
+	eventVolumeUpdate      = "PersistentVolumeUpdate"
 )
 
 // addEventHandlers registers the scheduler's handlers and returns their
 // registrations, whose HasSynced says the initial lists were handled.
-func (s *Scheduler) addEventHandlers(pods, nodes informer.SharedIndexInformer) ([]informer.ResourceEventHandlerRegistration, error) {
+func (s *Scheduler) addEventHandlers(pods, nodes, claims, volumes informer.SharedIndexInformer) ([]informer.ResourceEventHandlerRegistration, error) {
 	var regs []informer.ResourceEventHandlerRegistration
 	for _, h := range []struct {
 		inf     informer.SharedIndexInformer
@@ -64,6 +75,16 @@ func (s *Scheduler) addEventHandlers(pods, nodes informer.SharedIndexInformer) (
 			AddFunc:    s.addNode,
 			UpdateFunc: s.updateNode,
 			DeleteFunc: s.deleteNode,
+		}},
+		// Upstream's VolumeBinding registers for claim and volume Add and
+		// Update; a deletion never makes a pod fit, so it is ignored.
+		{claims, informer.ResourceEventHandlerFuncs{
+			AddFunc:    func(api.Object) { s.moveAllToActiveOrBackoff(eventClaimAdd) },
+			UpdateFunc: func(_, _ api.Object) { s.moveAllToActiveOrBackoff(eventClaimUpdate) },
+		}},
+		{volumes, informer.ResourceEventHandlerFuncs{
+			AddFunc:    func(api.Object) { s.moveAllToActiveOrBackoff(eventVolumeAdd) },
+			UpdateFunc: func(_, _ api.Object) { s.moveAllToActiveOrBackoff(eventVolumeUpdate) },
 		}},
 	} {
 		reg, err := h.inf.AddEventHandler(h.handler)

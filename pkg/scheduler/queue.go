@@ -68,7 +68,8 @@ type inFlightPod struct {
 //     every second.
 //   - unschedulablePods: pods for which no node fitted. Trying again is
 //     pointless until the cluster changes, so they wait for a cluster
-//     event — a node added or changed, an assigned pod deleted — that
+//     event — a node added or changed, an assigned pod deleted, a
+//     PersistentVolumeClaim or PersistentVolume added or changed — that
 //     moves them all back (MoveAllToActiveOrBackoffQueue), or at most
 //     PodMaxInUnschedulablePodsDuration.
 //

@@ -2,6 +2,7 @@ package scheduler
 
 import (
 	"context"
+	"fmt"
 
 	"kplane/pkg/scheduler/framework"
 )
@@ -57,9 +58,11 @@ func (s *Scheduler) scheduleOne(ctx context.Context, qp *QueuedPodInfo) {
 	s.goAPICall(func() { s.bind(ctx, qp, &assumed) })
 }
 
-// schedulePod runs the filters and scores for one pod against the cache's
-// nodes and returns the chosen node, or a *framework.FitError saying why
-// none fits, or framework.ErrNoNodesAvailable.
+// schedulePod runs the PreFilter plugins, then the filters and scores for
+// one pod against the cache's nodes, and returns the chosen node, or a
+// *framework.FitError saying why none fits, or
+// framework.ErrNoNodesAvailable, or the error of a plugin that could not
+// decide.
 func (s *Scheduler) schedulePod(pod *framework.PodInfo) (scheduleResult, error) {
 	var (
 		result scheduleResult
@@ -76,6 +79,13 @@ func (s *Scheduler) schedulePod(pod *framework.PodInfo) (scheduleResult, error) 
 		}
 		if dec != nil {
 			dec.allNodes = len(nodes)
+		}
+		if st := s.profile.RunPreFilters(pod); !st.IsSuccess() {
+			if dec != nil {
+				dec.preFilter = st
+			}
+			err = preFilterError(pod, len(nodes), st)
+			return
 		}
 		feasible, statuses := s.findNodesThatFit(pod, nodes, dec)
 		result.evaluated = len(feasible) + len(statuses)
@@ -96,6 +106,17 @@ func (s *Scheduler) schedulePod(pod *framework.PodInfo) (scheduleResult, error) 
 		dec.log(s.log, result, err)
 	}
 	return result, err
+}
+
+// preFilterError turns a PreFilter rejection into the cycle's error: a
+// FitError carrying the plugin's message when the pod cannot be placed
+// now, a plain error (retried after back-off, not on a cluster event) when
+// the plugin could not decide — as upstream's findNodesThatFitPod does.
+func preFilterError(pod *framework.PodInfo, numAllNodes int, st *framework.Status) error {
+	if st.Code() == framework.Error {
+		return fmt.Errorf("running PreFilter plugin %q: %s", st.Plugin(), st.Message())
+	}
+	return &framework.FitError{Pod: pod.Key, NumAllNodes: numAllNodes, PreFilterMessage: st.Message()}
 }
 
 // findNodesThatFit runs the filters on the nodes, starting where the last

@@ -1,18 +1,33 @@
 package scheduler
 
 import (
+	"errors"
 	"fmt"
+	"log/slog"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 
+	"kplane/pkg/api"
+	apierrors "kplane/pkg/api/errors"
+	"kplane/pkg/informer"
 	"kplane/pkg/scheduler/framework"
 	"kplane/pkg/scheduler/plugins"
 )
 
+// emptyVolumeListers are claim and volume caches with nothing in them.
+func emptyVolumeListers() (*informer.Lister[*api.PersistentVolumeClaim], *informer.Lister[*api.PersistentVolume]) {
+	newStore := func() informer.Indexer {
+		return informer.NewIndexer(informer.MetaNamespaceKeyFunc, informer.Indexers{})
+	}
+	return informer.NewLister[*api.PersistentVolumeClaim](newStore(), apierrors.Resource{Resource: "persistentvolumeclaims"}),
+		informer.NewLister[*api.PersistentVolume](newStore(), apierrors.Resource{Resource: "persistentvolumes"})
+}
+
 // bareScheduler is a Scheduler with only what a scheduling cycle needs.
 func bareScheduler(opts Options) *Scheduler {
-	return &Scheduler{opts: opts, cache: NewCache(), profile: plugins.DefaultProfile(), rand: rand.New(rand.NewPCG(1, 2))}
+	return &Scheduler{opts: opts, cache: NewCache(), profile: plugins.DefaultProfile(emptyVolumeListers()), rand: rand.New(rand.NewPCG(1, 2))}
 }
 
 func TestNumFeasibleNodesToFind(t *testing.T) {
@@ -90,5 +105,31 @@ func TestSchedulePodReportsWhyNothingFits(t *testing.T) {
 	result, err := s.schedulePod(framework.NewPodInfo(cachePod("p", "", "1")))
 	if err != nil || result.node != "n2" || result.feasible != 2 {
 		t.Fatalf("result %+v, err %v; want n2 with 2 feasible", result, err)
+	}
+}
+
+// A PreFilter rejection ends the cycle before any filter runs, and its
+// message is given once, not counted per node. No nodes at all is still
+// reported first, as upstream checks for nodes before PreFilter.
+func TestSchedulePodStopsAtPreFilter(t *testing.T) {
+	s := bareScheduler(Options{Verbosity: 4})
+	var logs strings.Builder
+	s.log = slog.New(slog.NewTextHandler(&logs, nil))
+	withMissingClaim := cachePod("p", "", "")
+	withMissingClaim.Spec.Volumes = []api.Volume{{Name: "data", VolumeSource: api.VolumeSource{
+		PersistentVolumeClaim: &api.PersistentVolumeClaimVolumeSource{ClaimName: "data"},
+	}}}
+	if _, err := s.schedulePod(framework.NewPodInfo(withMissingClaim)); err != framework.ErrNoNodesAvailable {
+		t.Fatalf("no nodes: err = %v, want ErrNoNodesAvailable", err)
+	}
+	s.cache.AddNode(cacheNode("n1"))
+	s.cache.AddNode(cacheNode("n2"))
+	_, err := s.schedulePod(framework.NewPodInfo(withMissingClaim))
+	var fitErr *framework.FitError
+	if !errors.As(err, &fitErr) || err.Error() != `0/2 nodes are available: persistentvolumeclaim "data" not found.` {
+		t.Fatalf("err = %v, want a FitError with the PreFilter message", err)
+	}
+	if !strings.Contains(logs.String(), "msg=prefilter") || strings.Contains(logs.String(), "msg=filter ") {
+		t.Fatalf("decision log should show the PreFilter rejection and no filter runs:\n%s", logs.String())
 	}
 }

@@ -33,12 +33,13 @@ type Scheduler struct {
 
 	// podFactory lists and watches pods that are not finished (upstream's
 	// field selector status.phase!=Succeeded,status.phase!=Failed);
-	// nodeFactory watches every node. Two factories because a factory's
-	// list tweak applies to all its informers.
-	podFactory  *informer.SharedInformerFactory
-	nodeFactory *informer.SharedInformerFactory
-	podLister   *informer.Lister[*api.Pod]
-	handlers    []informer.ResourceEventHandlerRegistration
+	// factory watches everything else the scheduler reads: nodes,
+	// PersistentVolumeClaims and PersistentVolumes. Two factories because
+	// a factory's list tweak applies to all its informers.
+	podFactory *informer.SharedInformerFactory
+	factory    *informer.SharedInformerFactory
+	podLister  *informer.Lister[*api.Pod]
+	handlers   []informer.ResourceEventHandlerRegistration
 
 	queue   *SchedulingQueue
 	cache   *Cache
@@ -101,7 +102,6 @@ func New(opts Options) (*Scheduler, error) {
 		client:   c,
 		queue:    NewSchedulingQueue(clk, opts.PodInitialBackoff, opts.PodMaxBackoff, opts.PodMaxInUnschedulablePodsDuration),
 		cache:    NewCache(),
-		profile:  plugins.DefaultProfile(),
 		rand:     rand.New(rand.NewPCG(rand.Uint64(), rand.Uint64())),
 		apiSlots: make(chan struct{}, opts.ParallelBinds),
 	}
@@ -113,10 +113,13 @@ func New(opts Options) (*Scheduler, error) {
 		informer.WithTweakListOptions(func(o *client.ListOptions) {
 			o.FieldSelector = "status.phase!=" + string(api.PodSucceeded) + ",status.phase!=" + string(api.PodFailed)
 		}))...)
-	s.nodeFactory = informer.NewSharedInformerFactory(c, 0, factoryOpts...)
-	pods, nodes := s.podFactory.Pods(), s.nodeFactory.Nodes()
+	s.factory = informer.NewSharedInformerFactory(c, 0, factoryOpts...)
+	pods, nodes := s.podFactory.Pods(), s.factory.Nodes()
+	claims, volumes := s.factory.PersistentVolumeClaims(), s.factory.PersistentVolumes()
 	s.podLister = pods.Lister()
-	if s.handlers, err = s.addEventHandlers(pods.Informer(), nodes.Informer()); err != nil {
+	s.profile = plugins.DefaultProfile(claims.Lister(), volumes.Lister())
+	s.handlers, err = s.addEventHandlers(pods.Informer(), nodes.Informer(), claims.Informer(), volumes.Informer())
+	if err != nil {
 		return nil, fmt.Errorf("scheduler: %w", err)
 	}
 	return s, nil
@@ -133,8 +136,8 @@ func (s *Scheduler) Run(ctx context.Context) error {
 	defer s.recorder.Shutdown() // flushes the events still buffered
 
 	s.podFactory.Start(ctx)
-	s.nodeFactory.Start(ctx)
-	defer s.nodeFactory.Shutdown()
+	s.factory.Start(ctx)
+	defer s.factory.Shutdown()
 	defer s.podFactory.Shutdown()
 	synced := []func() bool{}
 	for _, reg := range s.handlers {

@@ -120,7 +120,10 @@ func waitTable(t *testing.T, c *framework.LocalCluster, want string, args ...str
 //     pv002 Released (policy Retain: it stays, still naming the claim) while
 //     pv001 stays Bound;
 //   - scaling up again creates a new vol-ng-headless-1, which does not get
-//     the released volume back: it stays Pending with a FailedBinding event.
+//     the released volume back: it stays Pending with a FailedBinding event,
+//     and so does the new pod ng-headless-1, which the scheduler will not
+//     place while its claim is unbound (FailedScheduling, upstream's
+//     message).
 func TestControllersPersistentVolumeSeed(t *testing.T) {
 	t.Parallel()
 	c := startControllersCluster(t, 2)
@@ -153,6 +156,14 @@ func TestControllersPersistentVolumeSeed(t *testing.T) {
 		return strings.Contains(out, "no persistent volumes available for this claim and no storage class is set")
 	}, "get", "events", "--field-selector", "involvedObject.name=vol-ng-headless-1,reason=FailedBinding")
 	waitTable(t, c, released, "get", "pv", "-o", "wide")
+	// The new ng-headless-1 (its own UID: the first one may have waited a
+	// moment for its claim too) is held back by the scheduler.
+	const unbound = "0/3 nodes are available: pod has unbound immediate PersistentVolumeClaims."
+	waitKubectl(t, c, controllersTimeout, func(out string) bool { return out == "Pending||False Unschedulable "+unbound },
+		"get", "pod", "ng-headless-1", "-o", `jsonpath={.status.phase}|{.spec.nodeName}|{.status.conditions[?(@.type=="PodScheduled")].status} {.status.conditions[?(@.type=="PodScheduled")].reason} {.status.conditions[?(@.type=="PodScheduled")].message}`)
+	uid := c.MustKubectl(t, "get", "pod", "ng-headless-1", "-o", "jsonpath={.metadata.uid}")
+	waitKubectl(t, c, controllersTimeout, func(out string) bool { return out == unbound },
+		"get", "events", "--field-selector", "involvedObject.uid="+uid+",reason=FailedScheduling", "-o", "jsonpath={.items[*].message}")
 }
 
 // The table comparison itself: equal but for AGE and the extra column, and

@@ -15,12 +15,15 @@ import (
 // TestControllersStatefulSetSeed is the seed's StatefulSet lesson
 // (examples/ng-headless-svc.yaml and examples/ngix-sts.yaml: ng-headless
 // with 2 replicas, a volumeClaimTemplate "vol", governed by the headless
-// Service ng-headless-svc), as a user sees it with kubectl:
+// Service ng-headless-svc), with the seed's volumes (examples/pv.yaml:
+// without them the claims stay Pending, and so does ng-headless-0, since
+// the scheduler waits for its claim to be bound), as a user sees it with
+// kubectl:
 //   - pods ng-headless-0 and ng-headless-1 come up Running, -1 only after
 //     -0 was Ready (OrderedReady), with hostname = pod name;
-//   - `kubectl get pvc` lists vol-ng-headless-0 and vol-ng-headless-1 (this
-//     test creates no volumes, so they stay Pending; with the seed's
-//     pv001/pv002 they are bound, see TestControllersPersistentVolumeSeed);
+//   - `kubectl get pvc` lists vol-ng-headless-0 and vol-ng-headless-1, both
+//     Bound (to which volume is TestControllersPersistentVolumeSeed's
+//     business);
 //   - `kubectl rollout status sts/ng-headless` reports the rollout complete;
 //   - `kubectl scale sts --replicas=1` removes ng-headless-1 and keeps both
 //     claims.
@@ -29,7 +32,8 @@ func TestControllersStatefulSetSeed(t *testing.T) {
 	c := startControllersCluster(t, 2)
 	const selector = "app=ng-headless"
 
-	c.MustKubectl(t, "apply", "-f", examplePath(t, "ng-headless-svc.yaml"), "-f", examplePath(t, "ngix-sts.yaml"))
+	c.MustKubectl(t, "apply", "-f", examplePath(t, "pv.yaml"),
+		"-f", examplePath(t, "ng-headless-svc.yaml"), "-f", examplePath(t, "ngix-sts.yaml"))
 	pods := waitRunningPods(t, c, "default", selector, 2)
 	if !slices.Equal(pods, []string{"ng-headless-0", "ng-headless-1"}) {
 		t.Fatalf("pods %v, want ng-headless-0 and ng-headless-1", pods)
@@ -56,7 +60,7 @@ func TestControllersStatefulSetSeed(t *testing.T) {
 	}
 
 	// The claims, one per pod, named <template>-<set>-<ordinal>.
-	pvcRE := regexp.MustCompile(`(?m)^vol-ng-headless-([01])\s+Pending\s`)
+	pvcRE := regexp.MustCompile(`(?m)^vol-ng-headless-([01])\s+Bound\s`)
 	waitKubectl(t, c, controllersTimeout, func(out string) bool { return len(pvcRE.FindAllString(out, -1)) == 2 },
 		"get", "pvc", "--no-headers")
 

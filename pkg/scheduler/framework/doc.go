@@ -8,11 +8,14 @@
 // (k8s.io/kubernetes/pkg/scheduler/framework) at a much smaller size: a
 // pod's scheduling cycle runs every Filter plugin against every node (a node
 // passes only if all say yes), then every Score plugin against the nodes
-// that passed, and picks the node with the highest weighted total. Upstream
-// has more extension points (PreFilter, PostFilter for preemption, Reserve,
-// Permit, PreBind…); kplane keeps Filter and Score, the two that decide
-// where a pod goes, and precomputes per pod what upstream's PreFilter and
-// PreScore would (see PodInfo).
+// that passed, and picks the node with the highest weighted total. Before
+// the filters, PreFilter plugins look at the pod once: one can reject it
+// for every node at once (VolumeBinding, while a claim of the pod is not
+// bound) or leave what it found in the pod's CycleState for its Filter.
+// Upstream has more extension points (PostFilter for preemption, Reserve,
+// Permit, PreBind…); kplane keeps PreFilter, Filter and Score, the ones
+// that decide where a pod goes, and precomputes per pod the resource and
+// port sums upstream's PreFilter and PreScore would (see PodInfo).
 //
 // Plugins live in kplane/pkg/scheduler/plugins; the scheduler that runs
 // them is kplane/pkg/scheduler. docs/scheduler.md follows one pod through

@@ -105,6 +105,18 @@ type Plugin interface {
 	Name() string
 }
 
+// PreFilterPlugin checks a pod once per scheduling cycle, before any node
+// is looked at. It rejects the pod outright when something outside the
+// nodes stops it everywhere (VolumeBinding: a claim that is missing or not
+// yet bound), and otherwise may leave what it found in the pod's
+// CycleState for its own Filter to read on every node. PreFilter runs on
+// the scheduling loop alone, so it may write pod.CycleState; a Filter only
+// reads it.
+type PreFilterPlugin interface {
+	Plugin
+	PreFilter(pod *PodInfo) *Status
+}
+
 // FilterPlugin decides whether a pod may run on a node at all. Filter must
 // be cheap, must not modify pod or node, and must be safe to call from
 // several goroutines: the scheduler calls it for every node of every
@@ -140,13 +152,28 @@ type WeightedScorePlugin struct {
 	Weight int64
 }
 
-// Profile is one scheduling profile: the Filter plugins in the order they
-// run and the weighted Score plugins. Upstream lets a scheduler serve
-// several profiles, one per schedulerName; kplane runs one profile per
-// scheduler process and one process per schedulerName.
+// Profile is one scheduling profile: the PreFilter and Filter plugins in
+// the order they run and the weighted Score plugins. Upstream lets a
+// scheduler serve several profiles, one per schedulerName; kplane runs one
+// profile per scheduler process and one process per schedulerName.
 type Profile struct {
-	Filters []FilterPlugin
-	Scores  []WeightedScorePlugin
+	PreFilters []PreFilterPlugin
+	Filters    []FilterPlugin
+	Scores     []WeightedScorePlugin
+}
+
+// RunPreFilters runs the PreFilter plugins in order and returns the first
+// status that is not Success, tagged with the plugin's name, or nil. A
+// rejection here ends the cycle before any Filter runs: the pod fits no
+// node, and the FailedScheduling message gives the plugin's reason once
+// instead of counting it per node (see FitError).
+func (p *Profile) RunPreFilters(pod *PodInfo) *Status {
+	for _, pf := range p.PreFilters {
+		if st := pf.PreFilter(pod); !st.IsSuccess() {
+			return st.WithPlugin(pf.Name())
+		}
+	}
+	return nil
 }
 
 // RunFilters runs the filters on one node in order and returns the first

@@ -49,6 +49,27 @@ func TestFitErrorMessage(t *testing.T) {
 	}
 }
 
+// A PreFilter rejection is said once, not counted per node: upstream's
+// "0/3 nodes are available: <PreFilter message>.".
+func TestFitErrorMessageAfterPreFilter(t *testing.T) {
+	tests := []struct {
+		name, message, want string
+	}{
+		{"unbound claim", "pod has unbound immediate PersistentVolumeClaims",
+			"0/3 nodes are available: pod has unbound immediate PersistentVolumeClaims."},
+		{"missing claim", `persistentvolumeclaim "x" not found`,
+			`0/3 nodes are available: persistentvolumeclaim "x" not found.`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := &FitError{Pod: "default/p", NumAllNodes: 3, PreFilterMessage: tt.message}
+			if got := err.Error(); got != tt.want {
+				t.Errorf("message\n got %q\nwant %q", got, tt.want)
+			}
+		})
+	}
+}
+
 func TestDefaultNormalizeScore(t *testing.T) {
 	tests := []struct {
 		name    string
@@ -128,5 +149,38 @@ func TestIsScalarResourceName(t *testing.T) {
 		if got := IsScalarResourceName(name); got != want {
 			t.Errorf("IsScalarResourceName(%q) = %v, want %v", name, got, want)
 		}
+	}
+}
+
+// rejectingPreFilter rejects every pod, or succeeds when reason is "",
+// writing into the pod's CycleState either way.
+type rejectingPreFilter struct{ name, reason string }
+
+func (p *rejectingPreFilter) Name() string { return p.name }
+
+func (p *rejectingPreFilter) PreFilter(pod *PodInfo) *Status {
+	pod.CycleState.Write(p.name, "ran")
+	if p.reason == "" {
+		return nil
+	}
+	return NewStatus(UnschedulableAndUnresolvable, p.reason)
+}
+
+func TestRunPreFiltersStopsAtTheFirstRejection(t *testing.T) {
+	pod := NewPodInfo(&api.Pod{ObjectMeta: api.ObjectMeta{Namespace: "ns", Name: "p"}})
+	profile := &Profile{PreFilters: []PreFilterPlugin{
+		&rejectingPreFilter{name: "A"},
+		&rejectingPreFilter{name: "B", reason: "no"},
+		&rejectingPreFilter{name: "C", reason: "never asked"},
+	}}
+	st := profile.RunPreFilters(pod)
+	if st.Code() != UnschedulableAndUnresolvable || st.Message() != "no" || st.Plugin() != "B" {
+		t.Fatalf("RunPreFilters = %s %q from %q, want B's rejection", st.Code(), st.Message(), st.Plugin())
+	}
+	if pod.CycleState.Read("A") != "ran" || pod.CycleState.Read("B") != "ran" || pod.CycleState.Read("C") != nil {
+		t.Fatalf("cycle state A=%v B=%v C=%v: A and B should have run, C not", pod.CycleState.Read("A"), pod.CycleState.Read("B"), pod.CycleState.Read("C"))
+	}
+	if st := (&Profile{PreFilters: []PreFilterPlugin{&rejectingPreFilter{name: "A"}}}).RunPreFilters(pod); st != nil {
+		t.Fatalf("RunPreFilters = %v, want nil when every plugin passes", st)
 	}
 }

@@ -21,7 +21,8 @@ const (
 // it wants. Upstream computes these in PreFilter/PreScore and keeps them in
 // the cycle's state; kplane computes them once when the pod is taken off
 // the queue (and once when an assigned pod enters the node cache).
-// A PodInfo is read-only once built.
+// A PodInfo is read-only once built, except for CycleState, which the
+// PreFilter plugins fill in before any Filter runs.
 type PodInfo struct {
 	// Pod is the pod itself, shared with the informer's cache: read only.
 	Pod *api.Pod
@@ -42,6 +43,10 @@ type PodInfo struct {
 	NonZeroRequests Resource
 	// HostPorts are the container ports with a hostPort set.
 	HostPorts []HostPort
+	// CycleState is what the PreFilter plugins of the pod's current
+	// scheduling cycle left for their Filters. It stays empty for the pods
+	// in the node cache, which are never filtered.
+	CycleState CycleState
 }
 
 // NewPodInfo computes a pod's PodInfo.

@@ -3,6 +3,10 @@
 // (k8s.io/kubernetes/pkg/scheduler/framework/plugins) so that the reasons
 // in a FailedScheduling message read the same as on a real cluster.
 //
+// PreFilters (once per pod and cycle, before any node is looked at):
+//
+//	VolumeBinding      volumebinding.go      the pod's claims exist and are bound
+//
 // Filters (in the order they run, which is upstream's default order):
 //
 //	NodeUnschedulable  nodeunschedulable.go  spec.unschedulable (a cordoned node)
@@ -11,6 +15,7 @@
 //	NodeAffinity       nodeaffinity.go       nodeSelector and required node affinity
 //	NodePorts          nodeports.go          hostPort conflicts
 //	NodeResourcesFit   noderesourcesfit.go   requests vs free allocatable
+//	VolumeBinding      volumebinding.go      the bound volumes' node affinity
 //
 // Scores (weight in brackets, upstream's defaults):
 //

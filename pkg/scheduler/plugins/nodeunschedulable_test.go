@@ -50,12 +50,19 @@ func TestNodeNameFilter(t *testing.T) {
 }
 
 func TestDefaultProfileOrderAndWeights(t *testing.T) {
-	p := DefaultProfile()
+	p := DefaultProfile(volumeListers(t, nil, nil))
+	var preFilters []string
+	for _, f := range p.PreFilters {
+		preFilters = append(preFilters, f.Name())
+	}
+	if got := strings.Join(preFilters, " "); got != "VolumeBinding" {
+		t.Errorf("prefilters = %s, want VolumeBinding", got)
+	}
 	var filters []string
 	for _, f := range p.Filters {
 		filters = append(filters, f.Name())
 	}
-	wantFilters := "NodeUnschedulable NodeName TaintToleration NodeAffinity NodePorts NodeResourcesFit"
+	wantFilters := "NodeUnschedulable NodeName TaintToleration NodeAffinity NodePorts NodeResourcesFit VolumeBinding"
 	if got := strings.Join(filters, " "); got != wantFilters {
 		t.Errorf("filters = %s, want %s", got, wantFilters)
 	}

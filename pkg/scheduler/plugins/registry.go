@@ -1,14 +1,24 @@
 package plugins
 
-import "kplane/pkg/scheduler/framework"
+import (
+	"kplane/pkg/api"
+	"kplane/pkg/informer"
+	"kplane/pkg/scheduler/framework"
+)
 
 // DefaultProfile returns the plugins of upstream's default profile that
 // kplane implements, in upstream's order and with upstream's score weights.
-func DefaultProfile() *framework.Profile {
+// VolumeBinding reads claims and volumes from the given informer caches;
+// the other plugins need nothing but the pod and the node.
+func DefaultProfile(claims *informer.Lister[*api.PersistentVolumeClaim], volumes *informer.Lister[*api.PersistentVolume]) *framework.Profile {
 	fit := &NodeResourcesFit{}
 	taints := &TaintToleration{}
 	affinity := &NodeAffinity{}
+	volumeBinding := NewVolumeBinding(claims, volumes)
 	return &framework.Profile{
+		PreFilters: []framework.PreFilterPlugin{
+			volumeBinding,
+		},
 		Filters: []framework.FilterPlugin{
 			&NodeUnschedulable{},
 			&NodeName{},
@@ -16,6 +26,7 @@ func DefaultProfile() *framework.Profile {
 			affinity,
 			&NodePorts{},
 			fit,
+			volumeBinding,
 		},
 		Scores: []framework.WeightedScorePlugin{
 			{ScorePlugin: taints, Weight: 3},
