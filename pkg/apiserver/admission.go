@@ -18,7 +18,9 @@ import (
 //     being deleted.
 //  2. Defaulting — the Kubernetes defaults (replicas 1, restartPolicy Always…).
 //  3. Per-kind mutations — a Service gets its ClusterIP and node ports, a Pod
-//     its ServiceAccount, a Job its selector, a Namespace its name label.
+//     its ServiceAccount and its default not-ready/unreachable tolerations
+//     (admission_tolerations.go), a Job its selector, a Namespace its name
+//     label.
 //
 // admit returns a release function that gives back anything it allocated,
 // for the caller to call if the write does not happen.
@@ -41,6 +43,8 @@ func (s *Server) admit(ctx context.Context, res *resource, obj, old api.Object, 
 		if o.Spec.ServiceAccountName == "" {
 			o.Spec.ServiceAccountName = "default"
 		}
+		oldPod, _ := old.(*api.Pod)
+		addDefaultTolerations(o, oldPod)
 		if old == nil {
 			o.Status = api.PodStatus{Phase: api.PodPending}
 		}

@@ -14,11 +14,13 @@ import (
 	"kplane/pkg/controllers/garbagecollector"
 	"kplane/pkg/controllers/job"
 	"kplane/pkg/controllers/namespace"
+	"kplane/pkg/controllers/nodelifecycle"
 	"kplane/pkg/controllers/persistentvolume"
 	"kplane/pkg/controllers/replicaset"
 	"kplane/pkg/controllers/replicationcontroller"
 	"kplane/pkg/controllers/serviceaccount"
 	"kplane/pkg/controllers/statefulset"
+	"kplane/pkg/controllers/tainteviction"
 	"kplane/pkg/events"
 	"kplane/pkg/informer"
 )
@@ -83,12 +85,13 @@ type Descriptor struct {
 //	daemonset, deployment*, disruption, endpoint*, endpointslice*,
 //	endpointslicemirroring, ephemeral-volume, garbagecollector*,
 //	horizontalpodautoscaling, job, legacy-serviceaccount-token-cleaner,
-//	namespace*, nodeipam, nodelifecycle, persistentvolume-binder*,
+//	namespace*, nodeipam, nodelifecycle*, persistentvolume-binder*,
 //	persistentvolume-expander, persistentvolumeclaim-protection,
 //	persistentvolume-protection, pod-garbage-collector, replicaset*,
 //	replicationcontroller*, resourcequota, root-ca-cert-publisher, route,
 //	service, serviceaccount*, serviceaccount-token, statefulset,
-//	tokencleaner (off by default), ttl, ttl-after-finished.
+//	taint-eviction-controller*, tokencleaner (off by default), ttl,
+//	ttl-after-finished.
 //
 // Their worker flags: --concurrent-replicaset-syncs (5),
 // --concurrent-rc-syncs (5), --concurrent-deployment-syncs (5),
@@ -150,6 +153,19 @@ var registry = []Descriptor{
 	{Name: persistentvolume.Name, EventSource: "persistentvolume-controller", SyncsFlag: "concurrent-persistentvolume-binder-syncs", DefaultWorkers: 1,
 		New: func(cc ControllerContext) (Controller, error) {
 			return persistentvolume.New(cc.Client, cc.Informers, cc.Recorder, persistentvolume.Options{Logger: cc.Logger, Clock: cc.Clock})
+		}},
+	// Node lifecycle and taint eviction go by upstream's full names (the
+	// second has no short alias; "nodelifecycle" is the first's). Upstream
+	// has no worker flags for them and runs 8 workers each; the flags exist
+	// because every kplane controller has one.
+	{Name: nodelifecycle.Name, EventSource: nodelifecycle.EventSource, SyncsFlag: "concurrent-node-lifecycle-syncs", DefaultWorkers: nodelifecycle.DefaultWorkers,
+		New: func(cc ControllerContext) (Controller, error) {
+			return nodelifecycle.New(cc.Client, cc.Informers, cc.Recorder, nodelifecycle.Options{Logger: cc.Logger, Clock: cc.Clock,
+				NodeMonitorGracePeriod: cc.Options.NodeMonitorGracePeriod})
+		}},
+	{Name: tainteviction.Name, EventSource: tainteviction.Name, SyncsFlag: "concurrent-taint-eviction-syncs", DefaultWorkers: tainteviction.DefaultWorkers,
+		New: func(cc ControllerContext) (Controller, error) {
+			return tainteviction.New(cc.Client, cc.Informers, cc.Recorder, tainteviction.Options{Logger: cc.Logger, Clock: cc.Clock})
 		}},
 }
 

@@ -56,9 +56,9 @@ type Options struct {
 	Identity string
 
 	// NodeMonitorGracePeriod is how long a node may go without a heartbeat
-	// before it is marked Unknown (--node-monitor-grace-period; 50 s, the
-	// upstream default since Kubernetes 1.32). Kept here for the
-	// node-lifecycle controller, which is not written yet.
+	// before the node-lifecycle controller marks it Unknown and taints it
+	// unreachable (--node-monitor-grace-period; 50 s, the upstream default
+	// since Kubernetes 1.32).
 	NodeMonitorGracePeriod time.Duration
 
 	// BindAddress is the loopback host:port of the HTTP server for

@@ -7,6 +7,7 @@ package kubelet_test
 
 import (
 	"context"
+	"fmt"
 	"net/netip"
 	"os"
 	"path/filepath"
@@ -139,6 +140,67 @@ func TestLeaseRenewsAndStopsWithTheKubelet(t *testing.T) {
 	if !later.Spec.RenewTime.Equal(stopped.Spec.RenewTime.Time) {
 		t.Errorf("the lease was renewed after the kubelet stopped: %v → %v", stopped.Spec.RenewTime, later.Spec.RenewTime)
 	}
+}
+
+// When the node lifecycle controller has marked the node Unknown (the
+// kubelet was frozen), the kubelet's next status sync puts its conditions
+// back, although its own report did not change — as upstream's kubelet,
+// which compares its status with the Node it reads, not with its last
+// write. The NodeReady event says so.
+func TestKubeletRepostsConditionsMarkedUnknown(t *testing.T) {
+	cl := startCluster(t)
+	opts := cl.fastOptions("node1")
+	startKubelet(t, opts)
+	waitNodesReady(t, cl, 1)
+	ctx := context.Background()
+	framework.Eventually(t, 10*time.Second, func() (bool, string) {
+		node, err := cl.client.Nodes().Get(ctx, "node1", client.GetOptions{})
+		if err != nil {
+			return false, err.Error()
+		}
+		for i := range node.Status.Conditions {
+			c := &node.Status.Conditions[i]
+			c.Status, c.Reason, c.Message = api.ConditionUnknown, "NodeStatusUnknown", "Kubelet stopped posting node status."
+		}
+		_, err = cl.client.Nodes().UpdateStatus(ctx, node, client.UpdateOptions{})
+		return err == nil, fmt.Sprint(err)
+	})
+	framework.Eventually(t, 10*time.Second, func() (bool, string) {
+		node, err := cl.client.Nodes().Get(ctx, "node1", client.GetOptions{})
+		if err != nil {
+			return false, err.Error()
+		}
+		for _, c := range node.Status.Conditions {
+			if c.Status == api.ConditionUnknown {
+				return false, fmt.Sprintf("condition %s still Unknown (%s)", c.Type, c.Reason)
+			}
+		}
+		return nodeCondition(node, api.NodeReady) == api.ConditionTrue, "Ready is not True"
+	})
+}
+
+// A pod whose Ready condition someone else turned False (the node
+// lifecycle controller, while this kubelet was frozen) is made Ready again
+// by the kubelet, although the status the kubelet wants did not change.
+func TestKubeletRepostsPodStatusChangedByOthers(t *testing.T) {
+	cl := startCluster(t)
+	startKubelet(t, cl.fastOptions("node1"))
+	cl.createBoundPod(t, simplePod("web", api.RestartPolicyAlways, nil), "node1")
+	cl.waitPod(t, "web", func(p *api.Pod) bool { return podCondition(p, api.PodReady) == api.ConditionTrue })
+
+	ctx := context.Background()
+	framework.Eventually(t, 10*time.Second, func() (bool, string) {
+		pod := cl.getPod(t, "default", "web")
+		for i := range pod.Status.Conditions {
+			if pod.Status.Conditions[i].Type == api.PodReady {
+				pod.Status.Conditions[i].Status = api.ConditionFalse
+				pod.Status.Conditions[i].LastTransitionTime = api.Now()
+			}
+		}
+		_, err := cl.client.Pods("default").UpdateStatus(ctx, pod, client.UpdateOptions{})
+		return err == nil, fmt.Sprint(err)
+	})
+	cl.waitPod(t, "web", func(p *api.Pod) bool { return podCondition(p, api.PodReady) == api.ConditionTrue })
 }
 
 func TestPodLifecycle(t *testing.T) {

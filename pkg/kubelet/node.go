@@ -313,6 +313,24 @@ func mergeNodeStatus(current, desired api.NodeStatus, now time.Time) api.NodeSta
 	return out
 }
 
+// kubeletConditionsAsReported reports whether stored has every kubelet
+// condition of desired with the same status, reason and message.
+func kubeletConditionsAsReported(stored, desired api.NodeStatus) bool {
+	for _, want := range desired.Conditions {
+		found := false
+		for _, got := range stored.Conditions {
+			if got.Type == want.Type {
+				found = got.Status == want.Status && got.Reason == want.Reason && got.Message == want.Message
+				break
+			}
+		}
+		if !found {
+			return false
+		}
+	}
+	return true
+}
+
 // sameNodeStatus compares two desired statuses (which have no timestamps).
 func sameNodeStatus(a, b api.NodeStatus) bool {
 	return fmt.Sprint(a) == fmt.Sprint(b)
@@ -357,8 +375,13 @@ func (k *Kubelet) runNodeStatus(ctx context.Context) {
 
 // syncNodeStatus writes the node's status if it changed since the last
 // report, or the last report is older than NodeStatusReportFrequency, or
-// force is set. Conflicts are retried against a fresh read, five times as
-// upstream's nodeStatusUpdateRetry.
+// force is set — or if the Node's kubelet conditions are not the ones the
+// kubelet reports: the node lifecycle controller set them to Unknown while
+// this kubelet was not heartbeating, and it must say Ready again at once,
+// not at the next report. Like upstream it reads the Node every time to
+// know (the first read may come from the apiserver's cache). Conflicts are
+// retried against a fresh read, five times as upstream's
+// nodeStatusUpdateRetry.
 func (k *Kubelet) syncNodeStatus(ctx context.Context, force bool) error {
 	desired := k.desiredNodeStatus()
 	now := time.Now()
@@ -366,18 +389,22 @@ func (k *Kubelet) syncNodeStatus(ctx context.Context, force bool) error {
 	due := force || k.lastReported == nil || !sameNodeStatus(*k.lastReported, desired) ||
 		now.Sub(k.lastReportTime) >= k.opts.NodeStatusReportFrequency
 	k.mu.Unlock()
-	if !due {
-		return nil
-	}
 	nodes := k.client.Nodes()
 	for attempt := 0; ; attempt++ {
-		node, err := nodes.Get(ctx, k.nodeName, client.GetOptions{})
+		opts := client.GetOptions{}
+		if attempt == 0 {
+			opts.ResourceVersion = "0"
+		}
+		node, err := nodes.Get(ctx, k.nodeName, opts)
 		if err != nil {
 			// A deleted Node is not re-created, as upstream: restart the
 			// kubelet to register it again.
 			return fmt.Errorf("read node %s: %w", k.nodeName, err)
 		}
 		k.setPodCIDR(node.Spec.PodCIDR)
+		if !due && kubeletConditionsAsReported(node.Status, desired) {
+			return nil
+		}
 		before := node.Status
 		node.Status = mergeNodeStatus(before, desired, now)
 		updated, err := nodes.UpdateStatus(ctx, node, client.UpdateOptions{})

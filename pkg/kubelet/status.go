@@ -23,6 +23,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"strconv"
 	"sync"
 	"time"
 
@@ -65,10 +66,11 @@ type statusEntry struct {
 	// terminate asks for the object to be deleted once status is written.
 	terminate bool
 	// lastWritten is the status last written to the object with UID
-	// writtenTo, to skip repeats while the informer's copy of the pod
-	// catches up.
+	// writtenTo, at resourceVersion writtenRV, to skip repeats while the
+	// informer's copy of the pod catches up.
 	lastWritten *api.PodStatus
 	writtenTo   string
+	writtenRV   string
 }
 
 func newStatusManager(c *client.Client, pods *informer.Lister[*api.Pod], batchDelay time.Duration, log *slog.Logger) *statusManager {
@@ -156,7 +158,7 @@ func (m *statusManager) sync(ctx context.Context, uid string) error {
 		m.mu.Unlock()
 		return nil
 	}
-	pod, desired, terminate, lastWritten, writtenTo := e.pod, e.status, e.terminate, e.lastWritten, e.writtenTo
+	pod, desired, terminate, lastWritten, writtenTo, writtenRV := e.pod, e.status, e.terminate, e.lastWritten, e.writtenTo, e.writtenRV
 	m.mu.Unlock()
 
 	static := isStaticPod(pod)
@@ -167,11 +169,15 @@ func (m *statusManager) sync(ctx context.Context, uid string) error {
 	now := time.Now()
 	// Nothing new since our last write to this object: the informer's copy
 	// has simply not caught up with that write yet, so writing against it
-	// would only earn a conflict.
-	nothingNew := lastWritten != nil && writtenTo == target.UID &&
+	// would only earn a conflict. Unless the copy is newer than our write:
+	// then someone else wrote the pod since (the node lifecycle controller
+	// marks the pods of a silent node not ready), and the status is
+	// compared with theirs, as upstream's status manager compares with the
+	// API's.
+	nothingNew := lastWritten != nil && writtenTo == target.UID && !resourceVersionAfter(target.ResourceVersion, writtenRV) &&
 		equalStatus(mergeStatus(*lastWritten, desired, now), *lastWritten)
 	if !nothingNew {
-		written, err := m.write(ctx, pod, target, desired, now)
+		written, rv, err := m.write(ctx, pod, target, desired, now)
 		if err != nil {
 			return err
 		}
@@ -180,7 +186,7 @@ func (m *statusManager) sync(ctx context.Context, uid string) error {
 		}
 		m.mu.Lock()
 		if e, ok := m.entries[uid]; ok {
-			e.lastWritten, e.writtenTo = written, target.UID
+			e.lastWritten, e.writtenTo, e.writtenRV = written, target.UID, rv
 		}
 		m.mu.Unlock()
 	}
@@ -200,37 +206,47 @@ func (m *statusManager) sync(ctx context.Context, uid string) error {
 
 // write merges desired into target's status and writes it unless nothing
 // changes, retrying conflicts against a fresh read. It returns the status
-// the API now holds, or nil when the pod is gone.
-func (m *statusManager) write(ctx context.Context, pod, target *api.Pod, desired api.PodStatus, now time.Time) (*api.PodStatus, error) {
+// the API now holds and its resourceVersion, or nil when the pod is gone.
+func (m *statusManager) write(ctx context.Context, pod, target *api.Pod, desired api.PodStatus, now time.Time) (*api.PodStatus, string, error) {
 	pods := m.client.Pods(target.Namespace)
 	for attempt := 0; ; attempt++ {
 		merged := mergeStatus(target.Status, desired, now)
 		if equalStatus(merged, target.Status) {
-			return &merged, nil
+			return &merged, target.ResourceVersion, nil
 		}
 		update := api.DeepCopy(target)
 		update.Status = merged
-		_, err := pods.UpdateStatus(ctx, update, client.UpdateOptions{})
+		updated, err := pods.UpdateStatus(ctx, update, client.UpdateOptions{})
 		switch {
 		case err == nil:
-			return &merged, nil
+			return &merged, updated.ResourceVersion, nil
 		case apierrors.IsNotFound(err):
-			return nil, nil
+			return nil, "", nil
 		case !apierrors.IsConflict(err) || attempt >= 3:
-			return nil, fmt.Errorf("update status of pod %s/%s: %w", target.Namespace, target.Name, err)
+			return nil, "", fmt.Errorf("update status of pod %s/%s: %w", target.Namespace, target.Name, err)
 		}
 		fresh, err := pods.Get(ctx, target.Name, client.GetOptions{})
 		if apierrors.IsNotFound(err) {
-			return nil, nil
+			return nil, "", nil
 		}
 		if err != nil {
-			return nil, fmt.Errorf("read pod %s/%s after a conflict: %w", target.Namespace, target.Name, err)
+			return nil, "", fmt.Errorf("read pod %s/%s after a conflict: %w", target.Namespace, target.Name, err)
 		}
 		if !m.isTarget(pod, fresh) {
-			return nil, nil
+			return nil, "", nil
 		}
 		target = fresh
 	}
+}
+
+// resourceVersionAfter reports whether resourceVersion a is later than b.
+// kplane's resourceVersions are etcd revisions, which only grow; an empty
+// or unreadable one counts as later, so that the status is compared with
+// the API's rather than skipped.
+func resourceVersionAfter(a, b string) bool {
+	x, errA := strconv.ParseUint(a, 10, 64)
+	y, errB := strconv.ParseUint(b, 10, 64)
+	return errA != nil || errB != nil || x > y
 }
 
 // target is the API object pod's status is written to: the pod itself (if
