@@ -76,28 +76,19 @@ func New(c *client.Client, informers *informer.SharedInformerFactory, recorder e
 	dc := newController(clientWriter{client: c}, recorder, opts,
 		informers.Deployments().Lister(), informers.ReplicaSets().Lister(), informers.Pods().Lister())
 
-	regs := make([]informer.ResourceEventHandlerRegistration, 0, 3)
-	for _, h := range []struct {
-		inf     informer.SharedIndexInformer
-		handler informer.ResourceEventHandler
-	}{
-		{informers.Deployments().Informer(), informer.ResourceEventHandlerFuncs{
+	var err error
+	dc.synced, err = controller.AddEventHandlers("deployment controller",
+		controller.Handlers{Informer: informers.Deployments().Informer(), Handler: informer.ResourceEventHandlerFuncs{
 			AddFunc: dc.addDeployment, UpdateFunc: dc.updateDeployment, DeleteFunc: dc.deleteDeployment}},
-		{informers.ReplicaSets().Informer(), informer.ResourceEventHandlerFuncs{
+		controller.Handlers{Informer: informers.ReplicaSets().Informer(), Handler: informer.ResourceEventHandlerFuncs{
 			AddFunc: dc.addReplicaSet, UpdateFunc: dc.updateReplicaSet, DeleteFunc: dc.deleteReplicaSet}},
 		// Only deletions matter: a Recreate rollout waits for the last old
 		// pod to be gone, and nothing else about a pod changes a Deployment
 		// (its ReplicaSet's status does, and the ReplicaSet handlers see that).
-		{informers.Pods().Informer(), informer.ResourceEventHandlerFuncs{DeleteFunc: dc.deletePod}},
-	} {
-		reg, err := h.inf.AddEventHandler(h.handler)
-		if err != nil {
-			return nil, fmt.Errorf("deployment controller: add event handler: %w", err)
-		}
-		regs = append(regs, reg)
-	}
-	for _, reg := range regs {
-		dc.synced = append(dc.synced, reg.HasSynced)
+		controller.Handlers{Informer: informers.Pods().Informer(), Handler: informer.ResourceEventHandlerFuncs{DeleteFunc: dc.deletePod}},
+	)
+	if err != nil {
+		return nil, err
 	}
 	return dc, nil
 }

@@ -94,28 +94,22 @@ func New(c *client.Client, informers *informer.SharedInformerFactory, recorder e
 		queue:           controller.NewQueue(controllerName, opts.Clock, informers),
 	}
 
-	registrations := []struct {
-		informer informer.SharedIndexInformer
-		handler  informer.ResourceEventHandler
-	}{
-		{informers.Services().Informer(), informer.ResourceEventHandlerFuncs{
+	var err error
+	ctrl.cachesSynced, err = controller.AddEventHandlers(controllerName,
+		controller.Handlers{Informer: informers.Services().Informer(), Handler: informer.ResourceEventHandlerFuncs{
 			AddFunc:    ctrl.addService,
 			UpdateFunc: ctrl.updateService,
 			DeleteFunc: ctrl.deleteService,
 		}},
 		// A pod event queues the Services that select the pod; the
 		// endpointslice controller registers the same handlers.
-		{informers.Pods().Informer(), controller.ServicePodHandlers(ctrl.serviceLister, ctrl.queue.Add, ctrl.log)},
-		{informers.Endpoints().Informer(), informer.ResourceEventHandlerFuncs{
+		controller.Handlers{Informer: informers.Pods().Informer(), Handler: controller.ServicePodHandlers(ctrl.serviceLister, ctrl.queue.Add, ctrl.log)},
+		controller.Handlers{Informer: informers.Endpoints().Informer(), Handler: informer.ResourceEventHandlerFuncs{
 			DeleteFunc: ctrl.deleteEndpoints,
 		}},
-	}
-	for _, r := range registrations {
-		reg, err := r.informer.AddEventHandler(r.handler)
-		if err != nil {
-			return nil, fmt.Errorf("register %s handler: %w", controllerName, err)
-		}
-		ctrl.cachesSynced = append(ctrl.cachesSynced, reg.HasSynced)
+	)
+	if err != nil {
+		return nil, err
 	}
 	return ctrl, nil
 }

@@ -110,33 +110,27 @@ func New(c *client.Client, informers *informer.SharedInformerFactory, recorder e
 		queue:         controller.NewQueue(controllerName, opts.Clock, informers),
 	}
 
-	registrations := []struct {
-		informer informer.SharedIndexInformer
-		handler  informer.ResourceEventHandler
-	}{
-		{informers.Services().Informer(), informer.ResourceEventHandlerFuncs{
+	var err error
+	ctrl.cachesSynced, err = controller.AddEventHandlers(controllerName,
+		controller.Handlers{Informer: informers.Services().Informer(), Handler: informer.ResourceEventHandlerFuncs{
 			AddFunc:    ctrl.addService,
 			UpdateFunc: ctrl.updateService,
 			DeleteFunc: ctrl.deleteService,
 		}},
 		// A pod event queues the Services that select the pod; the
 		// endpoints controller registers the same handlers.
-		{informers.Pods().Informer(), controller.ServicePodHandlers(ctrl.serviceLister, ctrl.queue.Add, ctrl.log)},
+		controller.Handlers{Informer: informers.Pods().Informer(), Handler: controller.ServicePodHandlers(ctrl.serviceLister, ctrl.queue.Add, ctrl.log)},
 		// Nodes are only read (for the zone); the handler makes the
 		// registration's HasSynced available to Run.
-		{informers.Nodes().Informer(), informer.ResourceEventHandlerFuncs{}},
-		{informers.EndpointSlices().Informer(), informer.ResourceEventHandlerFuncs{
+		controller.Handlers{Informer: informers.Nodes().Informer(), Handler: informer.ResourceEventHandlerFuncs{}},
+		controller.Handlers{Informer: informers.EndpointSlices().Informer(), Handler: informer.ResourceEventHandlerFuncs{
 			AddFunc:    ctrl.addSlice,
 			UpdateFunc: ctrl.updateSlice,
 			DeleteFunc: ctrl.deleteSlice,
 		}},
-	}
-	for _, r := range registrations {
-		reg, err := r.informer.AddEventHandler(r.handler)
-		if err != nil {
-			return nil, fmt.Errorf("register %s handler: %w", controllerName, err)
-		}
-		ctrl.cachesSynced = append(ctrl.cachesSynced, reg.HasSynced)
+	)
+	if err != nil {
+		return nil, err
 	}
 	return ctrl, nil
 }
