@@ -6,7 +6,7 @@ package ctl
 // DaemonSetRollbacker and StatefulSetRollbacker). A Deployment's history is
 // its ReplicaSets instead (rollout_history.go, rollout_undo.go).
 //
-// Their controllers (pkg/controller/history.go) store each pod template the
+// Their controllers (pkg/controllers/controllerutil/history.go) store each pod template the
 // workload has run as a ControllerRevision whose data is a strategic merge
 // patch, {"spec":{"template":{…,"$patch":"replace"}}}. Viewing revision N
 // applies that patch to the workload and shows the resulting template;
@@ -247,7 +247,7 @@ func findRevision(revisions []*api.ControllerRevision, toRevision int64) *api.Co
 // templatePatch encodes a pod template as a ControllerRevision's data:
 // {"spec":{"template":{…,"$patch":"replace"}}}, with keys sorted and no
 // spaces. It must encode exactly as the controllers' RevisionData
-// (pkg/controller/history.go) does, since undo compares the bytes; kubectl
+// (pkg/controllers/controllerutil/history.go) does, since undo compares the bytes; kubectl
 // keeps the same duplicate of upstream's controller code.
 func templatePatch(template *api.PodTemplateSpec) ([]byte, error) {
 	encoded, err := json.Marshal(template)

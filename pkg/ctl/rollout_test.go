@@ -15,7 +15,7 @@ import (
 
 	"kplane/pkg/api"
 	"kplane/pkg/client"
-	"kplane/pkg/controller"
+	"kplane/pkg/controllers/controllerutil"
 )
 
 // deploymentAt builds a Deployment with spec.replicas and the given
@@ -288,11 +288,11 @@ func daemonSetAt(image string) *api.DaemonSet {
 func revisionOf(t *testing.T, parent *api.DaemonSet, number int64, image, cause string) *api.ControllerRevision {
 	t.Helper()
 	at := daemonSetAt(image)
-	data, err := controller.RevisionData(&at.Spec.Template)
+	data, err := controllerutil.RevisionData(&at.Spec.Template)
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := controller.NewControllerRevision(parent, "apps/v1", "DaemonSet", at.Spec.Template.Labels, data, number, nil)
+	r := controllerutil.NewControllerRevision(parent, "apps/v1", "DaemonSet", at.Spec.Template.Labels, data, number, nil)
 	r.Annotations = nil
 	if cause != "" {
 		r.Annotations = map[string]string{changeCauseAnnotation: cause}
@@ -314,7 +314,7 @@ func daemonSetInfo() resourceInfo {
 func TestTemplatePatchEncodesAsTheController(t *testing.T) {
 	template := daemonSetAt("nginx:1").Spec.Template
 	template.Annotations = map[string]string{"b": "2", "a": "1"}
-	want, err := controller.RevisionData(&template)
+	want, err := controllerutil.RevisionData(&template)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,7 +11,7 @@ import (
 
 	"kplane/pkg/api"
 	"kplane/pkg/client"
-	"kplane/pkg/controller"
+	"kplane/pkg/controllers/controllerutil"
 	"kplane/test/framework"
 )
 
@@ -89,7 +89,7 @@ func rolloutStatus(t *testing.T, c *framework.LocalCluster, name string) {
 // and it scales old RSs down only while the available pods — pods counted
 // by the RSs' status, which leaves out terminating pods — stay at least
 // replicas-maxUnavailable. A pod that is being deleted (deletionTimestamp
-// set) is not counted by its ReplicaSet any more (controller.IsPodActive),
+// set) is not counted by its ReplicaSet any more (controllerutil.IsPodActive),
 // so an old pod that is still shutting down may exist beside the surge.
 // The checks are therefore:
 //   - RS watch: Σ spec.replicas ≤ replicas+maxSurge (the controller's own
@@ -314,7 +314,7 @@ func TestControllersDeploymentRecreate(t *testing.T) {
 		t.Errorf("the pod watch never saw a pod with image %s", newImage)
 	}
 	for _, p := range listPods(t, cl, "default", "app="+name) {
-		if p.Spec.Containers[0].Image != newImage || !controller.IsPodReady(p) {
+		if p.Spec.Containers[0].Image != newImage || !controllerutil.IsPodReady(p) {
 			t.Errorf("after the Recreate rollout: %s", podLine(p))
 		}
 	}

@@ -14,7 +14,7 @@ import (
 	"kplane/pkg/api"
 	"kplane/pkg/client"
 	"kplane/pkg/cluster"
-	"kplane/pkg/controller"
+	"kplane/pkg/controllers/controllerutil"
 	"kplane/test/framework"
 )
 
@@ -168,11 +168,11 @@ func describePods(pods []*api.Pod) string {
 	sorted := append([]*api.Pod(nil), pods...)
 	sort.Slice(sorted, func(i, j int) bool { return sorted[i].Name < sorted[j].Name })
 	for _, p := range sorted {
-		fmt.Fprintf(&b, "  %s phase=%s ready=%v terminating=%v", p.Name, p.Status.Phase, controller.IsPodReady(p), p.DeletionTimestamp != nil)
+		fmt.Fprintf(&b, "  %s phase=%s ready=%v terminating=%v", p.Name, p.Status.Phase, controllerutil.IsPodReady(p), p.DeletionTimestamp != nil)
 		if len(p.Spec.Containers) > 0 {
 			fmt.Fprintf(&b, " image=%s", p.Spec.Containers[0].Image)
 		}
-		if ref := controller.GetControllerOf(&p.ObjectMeta); ref != nil {
+		if ref := controllerutil.GetControllerOf(&p.ObjectMeta); ref != nil {
 			fmt.Fprintf(&b, " owner=%s/%s", ref.Kind, ref.Name)
 		}
 		b.WriteString("\n")
@@ -353,7 +353,7 @@ func podLine(p *api.Pod) string {
 		image = p.Spec.Containers[0].Image
 	}
 	return fmt.Sprintf("pod %s rv=%s phase=%s ready=%v terminating=%v image=%s",
-		p.Name, p.ResourceVersion, p.Status.Phase, controller.IsPodReady(p), p.DeletionTimestamp != nil, image)
+		p.Name, p.ResourceVersion, p.Status.Phase, controllerutil.IsPodReady(p), p.DeletionTimestamp != nil, image)
 }
 
 // rsLine is a ReplicaSet's one-line summary for a tracker's history.
@@ -370,13 +370,13 @@ func derefInt32(p *int32) int32 {
 }
 
 // countPods returns how many pods are active (not terminating and not
-// finished: controller.IsPodActive, what a ReplicaSet counts) and how many
+// finished: controllerutil.IsPodActive, what a ReplicaSet counts) and how many
 // of those are Ready.
 func countPods(pods map[string]*api.Pod) (active, activeReady int) {
 	for _, p := range pods {
-		if controller.IsPodActive(p) {
+		if controllerutil.IsPodActive(p) {
 			active++
-			if controller.IsPodReady(p) {
+			if controllerutil.IsPodReady(p) {
 				activeReady++
 			}
 		}

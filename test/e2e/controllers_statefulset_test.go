@@ -9,7 +9,7 @@ import (
 
 	"kplane/pkg/api"
 	"kplane/pkg/client"
-	"kplane/pkg/controller"
+	"kplane/pkg/controllers/controllerutil"
 )
 
 // TestControllersStatefulSetSeed is the seed's StatefulSet lesson
@@ -50,7 +50,7 @@ func TestControllersStatefulSetSeed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if ready := controller.GetPodReadyCondition(p0); ready == nil || p1.CreationTimestamp.Before(ready.LastTransitionTime.Time) {
+	if ready := controllerutil.GetPodReadyCondition(p0); ready == nil || p1.CreationTimestamp.Before(ready.LastTransitionTime.Time) {
 		t.Errorf("ng-headless-1 created at %v, before ng-headless-0 was Ready (%+v)", p1.CreationTimestamp, ready)
 	}
 	for _, p := range []*api.Pod{p0, p1} {

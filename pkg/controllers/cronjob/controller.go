@@ -21,7 +21,7 @@ import (
 	"kplane/pkg/api"
 	"kplane/pkg/client"
 	"kplane/pkg/clock"
-	"kplane/pkg/controller"
+	"kplane/pkg/controllers/controllerutil"
 	"kplane/pkg/events"
 	"kplane/pkg/informer"
 	"kplane/pkg/informer/workqueue"
@@ -108,7 +108,7 @@ func newController(informers *informer.SharedInformerFactory, jobControl jobCont
 		recorder:   recorder,
 		clock:      opts.Clock,
 		log:        opts.Logger.With("controller", Name),
-		queue:      controller.NewQueue(Name, opts.Clock, informers),
+		queue:      controllerutil.NewQueue(Name, opts.Clock, informers),
 	}
 	cjReg, err := cronJobs.Informer().AddEventHandler(informer.ResourceEventHandlerFuncs{
 		AddFunc:    func(obj api.Object) { c.queue.Add(keyOf(obj)) },
@@ -152,7 +152,7 @@ func (c *Controller) jobChanged(obj api.Object) {
 	if !ok {
 		return
 	}
-	ref := controller.GetControllerOf(&job.ObjectMeta)
+	ref := controllerutil.GetControllerOf(&job.ObjectMeta)
 	if ref == nil || ref.Kind != "CronJob" {
 		return
 	}
@@ -172,7 +172,7 @@ func (c *Controller) Run(ctx context.Context, workers int) {
 		c.queue.ShutDown()
 		return
 	}
-	controller.RunWorkers(ctx, c.queue, workers, c.sync, c.log)
+	controllerutil.RunWorkers(ctx, c.queue, workers, c.sync, c.log)
 }
 
 // Queue returns the controller's workqueue (for tests and views).

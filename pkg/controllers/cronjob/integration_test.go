@@ -19,7 +19,7 @@ import (
 	apierrors "kplane/pkg/api/errors"
 	"kplane/pkg/client"
 	"kplane/pkg/clock"
-	"kplane/pkg/controller"
+	"kplane/pkg/controllers/controllerutil"
 	"kplane/pkg/events"
 	"kplane/pkg/informer"
 	"kplane/test/framework"
@@ -103,7 +103,7 @@ func (h *harness) jobs(cj *api.CronJob) []*api.Job {
 	}
 	var out []*api.Job
 	for _, j := range list.Items {
-		if controller.IsControlledBy(&j.ObjectMeta, cj.UID) && j.DeletionTimestamp == nil {
+		if controllerutil.IsControlledBy(&j.ObjectMeta, cj.UID) && j.DeletionTimestamp == nil {
 			out = append(out, j)
 		}
 	}

@@ -10,7 +10,7 @@ import (
 
 	"kplane/pkg/api"
 	apierrors "kplane/pkg/api/errors"
-	"kplane/pkg/controller"
+	"kplane/pkg/controllers/controllerutil"
 	"kplane/pkg/informer"
 )
 
@@ -25,7 +25,7 @@ const ScheduledTimestampAnnotation = "batch.kubernetes.io/cronjob-scheduled-time
 func (c *Controller) sync(ctx context.Context, key string) error {
 	namespace, name, err := informer.SplitMetaNamespaceKey(key)
 	if err != nil {
-		return controller.DoNotRetry(err)
+		return controllerutil.DoNotRetry(err)
 	}
 	cached, err := c.cronJobs.Namespace(namespace).Get(name)
 	if apierrors.IsNotFound(err) {
@@ -41,7 +41,7 @@ func (c *Controller) sync(ctx context.Context, key string) error {
 	}
 	var jobs []*api.Job
 	for _, j := range all {
-		if controller.IsControlledBy(&j.ObjectMeta, cj.UID) {
+		if controllerutil.IsControlledBy(&j.ObjectMeta, cj.UID) {
 			jobs = append(jobs, j)
 		}
 	}
@@ -133,7 +133,7 @@ func (c *Controller) syncCronJob(ctx context.Context, cj *api.CronJob, jobs []*a
 		if getErr != nil {
 			return 0, fmt.Errorf("get existing job %s: %w", name, getErr)
 		}
-		if !controller.IsControlledBy(&existing.ObjectMeta, cj.UID) {
+		if !controllerutil.IsControlledBy(&existing.ObjectMeta, cj.UID) {
 			return 0, fmt.Errorf("job %s exists and is not controlled by cronjob %s", name, cj.Name)
 		}
 		created = existing
@@ -233,7 +233,7 @@ func jobFromTemplate(cj *api.CronJob, name string, scheduled time.Time) *api.Job
 			Namespace:       cj.Namespace,
 			Labels:          template.Labels,
 			Annotations:     annotations,
-			OwnerReferences: []api.OwnerReference{controller.NewControllerRef(cj, "batch/v1", "CronJob")},
+			OwnerReferences: []api.OwnerReference{controllerutil.NewControllerRef(cj, "batch/v1", "CronJob")},
 		},
 		Spec: template.Spec,
 	}

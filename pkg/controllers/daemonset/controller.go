@@ -22,7 +22,7 @@ import (
 	"kplane/pkg/api"
 	"kplane/pkg/client"
 	"kplane/pkg/clock"
-	"kplane/pkg/controller"
+	"kplane/pkg/controllers/controllerutil"
 	"kplane/pkg/events"
 	"kplane/pkg/informer"
 	"kplane/pkg/informer/workqueue"
@@ -65,17 +65,17 @@ type Controller struct {
 	podLister  *informer.Lister[*api.Pod]
 	nodeLister *informer.Lister[*api.Node]
 	dsAPI      daemonSetAPI
-	podControl controller.PodControl
+	podControl controllerutil.PodControl
 	history    history
 	recorder   events.EventRecorder
 
 	// creations and deletions are the pod creates and deletes each
 	// DaemonSet waits to see in the cache; a sync acts only when both are
-	// satisfied. Two instances, because controller.Expectations holds
+	// satisfied. Two instances, because controllerutil.Expectations holds
 	// either creations or deletions per key and a DaemonSet sync often
 	// does both (a pod goes from one node while another node gets one).
-	creations *controller.Expectations
-	deletions *controller.Expectations
+	creations *controllerutil.Expectations
+	deletions *controllerutil.Expectations
 	// failedPods spaces out the replacement of Failed pods per node.
 	failedPods *failedPodBackoff
 
@@ -104,7 +104,7 @@ func New(c *client.Client, informers *informer.SharedInformerFactory, recorder e
 	if err != nil {
 		return nil, fmt.Errorf("%s: watch controller revisions: %w", Name, err)
 	}
-	ctrl, err := newController(informers, dsAPI, controller.RealPodControl{Client: c, Recorder: recorder},
+	ctrl, err := newController(informers, dsAPI, controllerutil.RealPodControl{Client: c, Recorder: recorder},
 		revisionHistory{client: c, lister: revisions.Lister()}, recorder, opts)
 	if err != nil {
 		return nil, err
@@ -114,7 +114,7 @@ func New(c *client.Client, informers *informer.SharedInformerFactory, recorder e
 }
 
 // newController is New with the API access injected, for tests.
-func newController(informers *informer.SharedInformerFactory, dsAPI daemonSetAPI, podControl controller.PodControl, hist history, recorder events.EventRecorder, opts Options) (*Controller, error) {
+func newController(informers *informer.SharedInformerFactory, dsAPI daemonSetAPI, podControl controllerutil.PodControl, hist history, recorder events.EventRecorder, opts Options) (*Controller, error) {
 	if opts.Logger == nil {
 		opts.Logger = slog.Default()
 	}
@@ -133,13 +133,13 @@ func newController(informers *informer.SharedInformerFactory, dsAPI daemonSetAPI
 		podControl:    podControl,
 		history:       hist,
 		recorder:      recorder,
-		creations:     controller.NewExpectations(opts.Clock),
-		deletions:     controller.NewExpectations(opts.Clock),
+		creations:     controllerutil.NewExpectations(opts.Clock),
+		deletions:     controllerutil.NewExpectations(opts.Clock),
 		failedPods:    newFailedPodBackoff(opts.Clock),
 		clock:         opts.Clock,
 		log:           opts.Logger.With("controller", Name),
 		burstReplicas: opts.BurstReplicas,
-		queue:         controller.NewQueue(Name, opts.Clock, informers),
+		queue:         controllerutil.NewQueue(Name, opts.Clock, informers),
 	}
 	dsReg, err := dsInformer.Informer().AddEventHandler(informer.ResourceEventHandlerFuncs{
 		AddFunc:    c.addDaemonSet,
@@ -178,7 +178,7 @@ func (c *Controller) Run(ctx context.Context, workers int) {
 		c.queue.ShutDown()
 		return
 	}
-	controller.RunWorkers(ctx, c.queue, workers, c.sync, c.log)
+	controllerutil.RunWorkers(ctx, c.queue, workers, c.sync, c.log)
 }
 
 // enqueue adds ds's key to the queue.

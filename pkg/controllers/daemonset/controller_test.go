@@ -14,7 +14,7 @@ import (
 
 	"kplane/pkg/api"
 	"kplane/pkg/api/labels"
-	"kplane/pkg/controller"
+	"kplane/pkg/controllers/controllerutil"
 	"kplane/pkg/events"
 	"kplane/pkg/informer"
 )
@@ -30,7 +30,7 @@ func (f *fakePodControl) CreatePod(_ context.Context, namespace string, template
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.calls++
-	pod := controller.PodFromTemplate(template, owner, ref)
+	pod := controllerutil.PodFromTemplate(template, owner, ref)
 	pod.Name = fmt.Sprintf("%s%05d", pod.GenerateName, f.calls)
 	f.created = append(f.created, pod)
 	return nil

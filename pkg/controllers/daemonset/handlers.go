@@ -11,7 +11,7 @@ import (
 
 	"kplane/pkg/api"
 	"kplane/pkg/api/labels"
-	"kplane/pkg/controller"
+	"kplane/pkg/controllers/controllerutil"
 	"kplane/pkg/informer"
 )
 
@@ -78,7 +78,7 @@ func (c *Controller) addPod(obj api.Object) {
 		c.deletePod(pod)
 		return
 	}
-	if ref := controller.GetControllerOf(&pod.ObjectMeta); ref != nil {
+	if ref := controllerutil.GetControllerOf(&pod.ObjectMeta); ref != nil {
 		ds := c.resolveControllerRef(pod.Namespace, ref)
 		if ds == nil {
 			return
@@ -106,8 +106,8 @@ func (c *Controller) updatePod(oldObj, newObj api.Object) {
 		c.deletePod(curPod)
 		return
 	}
-	curRef := controller.GetControllerOf(&curPod.ObjectMeta)
-	oldRef := controller.GetControllerOf(&oldPod.ObjectMeta)
+	curRef := controllerutil.GetControllerOf(&curPod.ObjectMeta)
+	oldRef := controllerutil.GetControllerOf(&oldPod.ObjectMeta)
 	if oldRef != nil && (curRef == nil || oldRef.UID != curRef.UID) {
 		if ds := c.resolveControllerRef(oldPod.Namespace, oldRef); ds != nil {
 			c.enqueue(ds)
@@ -138,7 +138,7 @@ func (c *Controller) deletePod(obj any) {
 			return
 		}
 	}
-	ref := controller.GetControllerOf(&pod.ObjectMeta)
+	ref := controllerutil.GetControllerOf(&pod.ObjectMeta)
 	if ref == nil {
 		return
 	}

@@ -14,7 +14,7 @@ import (
 	"kplane/pkg/api"
 	"kplane/pkg/api/labels"
 	"kplane/pkg/client"
-	"kplane/pkg/controller"
+	"kplane/pkg/controllers/controllerutil"
 	"kplane/pkg/informer"
 )
 
@@ -51,44 +51,44 @@ func (h revisionHistory) construct(ctx context.Context, ds *api.DaemonSet, selec
 	if err != nil {
 		return revisionState{}, fmt.Errorf("list revisions: %w", err)
 	}
-	canAdopt := controller.RecheckDeletionTimestamp(ds.UID, func(ctx context.Context) (*api.ObjectMeta, error) {
+	canAdopt := controllerutil.RecheckDeletionTimestamp(ds.UID, func(ctx context.Context) (*api.ObjectMeta, error) {
 		fresh, err := h.client.DaemonSets(ds.Namespace).Get(ctx, ds.Name, client.GetOptions{})
 		if err != nil {
 			return nil, err
 		}
 		return &fresh.ObjectMeta, nil
 	})
-	owned, err := controller.ClaimRevisions(ctx, h.client, ds, apiVersion, kind, selector, canAdopt, all)
+	owned, err := controllerutil.ClaimRevisions(ctx, h.client, ds, apiVersion, kind, selector, canAdopt, all)
 	if err != nil {
 		return revisionState{}, fmt.Errorf("claim revisions: %w", err)
 	}
-	data, err := controller.RevisionData(&ds.Spec.Template)
+	data, err := controllerutil.RevisionData(&ds.Spec.Template)
 	if err != nil {
 		return revisionState{}, err
 	}
 	collisionCount := int32Value(ds.Status.CollisionCount)
-	candidate := controller.NewControllerRevision(ds, apiVersion, kind, ds.Spec.Template.Labels, data, 0, &collisionCount)
+	candidate := controllerutil.NewControllerRevision(ds, apiVersion, kind, ds.Spec.Template.Labels, data, 0, &collisionCount)
 
 	var current, old []*api.ControllerRevision
 	for _, r := range owned {
-		if controller.EqualRevision(r, candidate) {
+		if controllerutil.EqualRevision(r, candidate) {
 			current = append(current, r)
 		} else {
 			old = append(old, r)
 		}
 	}
-	next := controller.NextRevision(old)
+	next := controllerutil.NextRevision(old)
 	var cur *api.ControllerRevision
 	if len(current) == 0 {
 		candidate.Revision = next
-		cur, err = controller.CreateControllerRevision(ctx, h.client, ds, candidate, &collisionCount)
+		cur, err = controllerutil.CreateControllerRevision(ctx, h.client, ds, candidate, &collisionCount)
 		if err != nil {
 			return revisionState{}, err
 		}
 	} else {
 		// Two controller-managers leading at once may both have created
 		// it; the newest wins, the others age out with the history.
-		controller.SortRevisions(current)
+		controllerutil.SortRevisions(current)
 		cur = current[len(current)-1]
 		old = append(old, current[:len(current)-1]...)
 		if cur.Revision < next {
@@ -109,7 +109,7 @@ func (h revisionHistory) construct(ctx context.Context, ds *api.DaemonSet, selec
 }
 
 func (h revisionHistory) cleanup(ctx context.Context, ds *api.DaemonSet, old []*api.ControllerRevision, pods []*api.Pod) error {
-	limit := controller.DefaultRevisionHistoryLimit
+	limit := controllerutil.DefaultRevisionHistoryLimit
 	if ds.Spec.RevisionHistoryLimit != nil {
 		limit = int(*ds.Spec.RevisionHistoryLimit)
 	}
@@ -129,15 +129,15 @@ func (h revisionHistory) cleanup(ctx context.Context, ds *api.DaemonSet, old []*
 		}
 	}
 	sorted := append([]*api.ControllerRevision(nil), old...)
-	controller.SortRevisions(sorted)
-	return controller.TruncateHistory(ctx, h.client, sorted, live, limit)
+	controllerutil.SortRevisions(sorted)
+	return controllerutil.TruncateHistory(ctx, h.client, sorted, live, limit)
 }
 
 // revisionHash is the hash a revision's pods are labelled with: its
 // controller.kubernetes.io/hash label, or else the suffix of its
 // "<ds>-<hash>" name.
 func revisionHash(r *api.ControllerRevision) string {
-	if hash := r.Labels[controller.RevisionHashLabel]; hash != "" {
+	if hash := r.Labels[controllerutil.RevisionHashLabel]; hash != "" {
 		return hash
 	}
 	if i := strings.LastIndex(r.Name, "-"); i >= 0 {

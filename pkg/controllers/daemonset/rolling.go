@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"kplane/pkg/api"
-	"kplane/pkg/controller"
+	"kplane/pkg/controllers/controllerutil"
 )
 
 // maxUnavailable is how many of the desiredNumberScheduled nodes a
@@ -64,10 +64,10 @@ func rollingUpdateVictims(byNode map[string][]*api.Pod, hash string, generation 
 		case !ok, newPod == nil && oldPod == nil, newPod != nil && oldPod != nil:
 			unavailable++
 		case newPod != nil:
-			if !controller.IsPodAvailable(newPod, minReadySeconds, now) {
+			if !controllerutil.IsPodAvailable(newPod, minReadySeconds, now) {
 				unavailable++
 			}
-		case !controller.IsPodAvailable(oldPod, minReadySeconds, now):
+		case !controllerutil.IsPodAvailable(oldPod, minReadySeconds, now):
 			victims = append(victims, oldPod)
 		default:
 			candidates = append(candidates, oldPod)

@@ -4,7 +4,7 @@ import (
 	"time"
 
 	"kplane/pkg/api"
-	"kplane/pkg/controller"
+	"kplane/pkg/controllers/controllerutil"
 )
 
 // calculateStatus counts ds's pods against the nodes, as upstream's
@@ -43,9 +43,9 @@ func calculateStatus(ds *api.DaemonSet, nodes []*api.Node, byNode map[string][]*
 		current++
 		sortOldestFirst(pods)
 		pod := pods[0]
-		if controller.IsPodReady(pod) {
+		if controllerutil.IsPodReady(pod) {
 			ready++
-			if controller.IsPodAvailable(pod, ds.Spec.MinReadySeconds, now) {
+			if controllerutil.IsPodAvailable(pod, ds.Spec.MinReadySeconds, now) {
 				available++
 			}
 		}

@@ -10,7 +10,7 @@ import (
 	"kplane/pkg/api"
 	apierrors "kplane/pkg/api/errors"
 	"kplane/pkg/api/labels"
-	"kplane/pkg/controller"
+	"kplane/pkg/controllers/controllerutil"
 	"kplane/pkg/informer"
 )
 
@@ -40,7 +40,7 @@ func (c *Controller) sync(ctx context.Context, key string) error {
 
 	namespace, name, err := informer.SplitMetaNamespaceKey(key)
 	if err != nil {
-		return controller.DoNotRetry(err)
+		return controllerutil.DoNotRetry(err)
 	}
 	ds, err := c.dsLister.Namespace(namespace).Get(name)
 	if apierrors.IsNotFound(err) {
@@ -54,7 +54,7 @@ func (c *Controller) sync(ctx context.Context, key string) error {
 	}
 	selector, err := labels.FromLabelSelector(ds.Spec.Selector)
 	if err != nil {
-		return controller.DoNotRetry(fmt.Errorf("daemonset %s: invalid selector: %w", key, err))
+		return controllerutil.DoNotRetry(fmt.Errorf("daemonset %s: invalid selector: %w", key, err))
 	}
 	if selector.Empty() {
 		// A DaemonSet selecting every pod would adopt the namespace's pods.
@@ -156,7 +156,7 @@ func (c *Controller) rollingUpdate(ctx context.Context, key string, ds *api.Daem
 	}
 	budget, err := maxUnavailable(ds, desired)
 	if err != nil {
-		return controller.DoNotRetry(fmt.Errorf("daemonset %s: %w", key, err))
+		return controllerutil.DoNotRetry(fmt.Errorf("daemonset %s: %w", key, err))
 	}
 	victims := rollingUpdateVictims(byNode, hash, templateGeneration(ds), budget, ds.Spec.MinReadySeconds, c.clock.Now())
 	if len(victims) == 0 {
@@ -181,9 +181,9 @@ func (c *Controller) syncNodes(ctx context.Context, key string, ds *api.DaemonSe
 	c.creations.ExpectCreations(key, len(createOn))
 	c.deletions.ExpectDeletions(key, podKeys)
 
-	ref := controller.NewControllerRef(ds, apiVersion, kind)
+	ref := controllerutil.NewControllerRef(ds, apiVersion, kind)
 	var next atomic.Int64
-	successes, createErr := controller.SlowStartBatch(len(createOn), controller.SlowStartInitialBatchSize, func() error {
+	successes, createErr := controllerutil.SlowStartBatch(len(createOn), controllerutil.SlowStartInitialBatchSize, func() error {
 		node := createOn[next.Add(1)-1]
 		return c.podControl.CreatePod(ctx, ds.Namespace, podTemplateForNode(ds, hash, node), ds, ref)
 	})
@@ -227,14 +227,14 @@ func (c *Controller) syncNodes(ctx context.Context, key string, ds *api.DaemonSe
 // claimPods adopts orphans matching ds's selector and releases ds's pods
 // that no longer match, and returns the pods ds controls.
 func (c *Controller) claimPods(ctx context.Context, ds *api.DaemonSet, selector labels.Selector, pods []*api.Pod) ([]*api.Pod, error) {
-	refs := &controller.RefManager{
+	refs := &controllerutil.RefManager{
 		Owner:      ds,
 		APIVersion: apiVersion,
 		Kind:       kind,
 		Selector:   selector,
 		// Read the DaemonSet fresh before the first adoption: one deleted
 		// since the cache saw it must not adopt anything.
-		CanAdopt: controller.RecheckDeletionTimestamp(ds.UID, func(ctx context.Context) (*api.ObjectMeta, error) {
+		CanAdopt: controllerutil.RecheckDeletionTimestamp(ds.UID, func(ctx context.Context) (*api.ObjectMeta, error) {
 			fresh, err := c.dsAPI.get(ctx, ds.Namespace, ds.Name)
 			if err != nil {
 				return nil, err
@@ -245,7 +245,7 @@ func (c *Controller) claimPods(ctx context.Context, ds *api.DaemonSet, selector 
 			return c.podControl.PatchPod(ctx, ds.Namespace, podName, patch)
 		},
 	}
-	claimed, err := controller.Claim(ctx, refs, pods)
+	claimed, err := controllerutil.Claim(ctx, refs, pods)
 	if err != nil {
 		return claimed, fmt.Errorf("claim pods for daemonset %s: %w", keyOf(ds), err)
 	}

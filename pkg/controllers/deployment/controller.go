@@ -28,7 +28,7 @@ import (
 	"kplane/pkg/api/labels"
 	"kplane/pkg/client"
 	"kplane/pkg/clock"
-	"kplane/pkg/controller"
+	"kplane/pkg/controllers/controllerutil"
 	"kplane/pkg/events"
 	"kplane/pkg/informer"
 	"kplane/pkg/informer/workqueue"
@@ -77,15 +77,15 @@ func New(c *client.Client, informers *informer.SharedInformerFactory, recorder e
 		informers.Deployments().Lister(), informers.ReplicaSets().Lister(), informers.Pods().Lister())
 
 	var err error
-	dc.synced, err = controller.AddEventHandlers("deployment controller",
-		controller.Handlers{Informer: informers.Deployments().Informer(), Handler: informer.ResourceEventHandlerFuncs{
+	dc.synced, err = controllerutil.AddEventHandlers("deployment controller",
+		controllerutil.Handlers{Informer: informers.Deployments().Informer(), Handler: informer.ResourceEventHandlerFuncs{
 			AddFunc: dc.addDeployment, UpdateFunc: dc.updateDeployment, DeleteFunc: dc.deleteDeployment}},
-		controller.Handlers{Informer: informers.ReplicaSets().Informer(), Handler: informer.ResourceEventHandlerFuncs{
+		controllerutil.Handlers{Informer: informers.ReplicaSets().Informer(), Handler: informer.ResourceEventHandlerFuncs{
 			AddFunc: dc.addReplicaSet, UpdateFunc: dc.updateReplicaSet, DeleteFunc: dc.deleteReplicaSet}},
 		// Only deletions matter: a Recreate rollout waits for the last old
 		// pod to be gone, and nothing else about a pod changes a Deployment
 		// (its ReplicaSet's status does, and the ReplicaSet handlers see that).
-		controller.Handlers{Informer: informers.Pods().Informer(), Handler: informer.ResourceEventHandlerFuncs{DeleteFunc: dc.deletePod}},
+		controllerutil.Handlers{Informer: informers.Pods().Informer(), Handler: informer.ResourceEventHandlerFuncs{DeleteFunc: dc.deletePod}},
 	)
 	if err != nil {
 		return nil, err
@@ -126,7 +126,7 @@ func (c *Controller) Run(ctx context.Context, workers int) {
 		c.queue.ShutDown()
 		return
 	}
-	controller.RunWorkers(ctx, c.queue, workers, c.sync, c.log)
+	controllerutil.RunWorkers(ctx, c.queue, workers, c.sync, c.log)
 }
 
 // sync makes one step of Deployment key's rollout, in upstream's order:
@@ -143,7 +143,7 @@ func (c *Controller) Run(ctx context.Context, workers int) {
 func (c *Controller) sync(ctx context.Context, key string) error {
 	namespace, name, err := informer.SplitMetaNamespaceKey(key)
 	if err != nil {
-		return controller.DoNotRetry(err)
+		return controllerutil.DoNotRetry(err)
 	}
 	cached, err := c.deployments.Namespace(namespace).Get(name)
 	if apierrors.IsNotFound(err) {
@@ -189,7 +189,7 @@ func (c *Controller) sync(ctx context.Context, key string) error {
 	case api.RollingUpdateDeploymentStrategyType:
 		return c.rolloutRolling(ctx, d, rsList)
 	}
-	return controller.DoNotRetry(fmt.Errorf("deployment %s: unexpected strategy type %q", key, d.Spec.Strategy.Type))
+	return controllerutil.DoNotRetry(fmt.Errorf("deployment %s: unexpected strategy type %q", key, d.Spec.Strategy.Type))
 }
 
 // refuseSelectingAll handles a Deployment whose selector is empty: it would
@@ -250,7 +250,7 @@ func (c *Controller) addReplicaSet(obj api.Object) {
 		c.deleteReplicaSet(rs)
 		return
 	}
-	if ref := controller.GetControllerOf(&rs.ObjectMeta); ref != nil {
+	if ref := controllerutil.GetControllerOf(&rs.ObjectMeta); ref != nil {
 		if d := c.resolveControllerRef(rs.Namespace, ref); d != nil {
 			c.enqueue(d)
 		}
@@ -273,7 +273,7 @@ func (c *Controller) updateReplicaSet(oldObj, curObj api.Object) {
 		// resourceVersion, so nothing changed.
 		return
 	}
-	curRef, oldRef := controller.GetControllerOf(&cur.ObjectMeta), controller.GetControllerOf(&old.ObjectMeta)
+	curRef, oldRef := controllerutil.GetControllerOf(&cur.ObjectMeta), controllerutil.GetControllerOf(&old.ObjectMeta)
 	refChanged := !reflect.DeepEqual(curRef, oldRef)
 	if refChanged && oldRef != nil {
 		if d := c.resolveControllerRef(old.Namespace, oldRef); d != nil {
@@ -300,7 +300,7 @@ func (c *Controller) deleteReplicaSet(obj any) {
 	if !ok {
 		return
 	}
-	if ref := controller.GetControllerOf(&rs.ObjectMeta); ref != nil {
+	if ref := controllerutil.GetControllerOf(&rs.ObjectMeta); ref != nil {
 		if d := c.resolveControllerRef(rs.Namespace, ref); d != nil {
 			c.enqueue(d)
 		}
@@ -357,7 +357,7 @@ func (c *Controller) resolveControllerRef(namespace string, ref *api.OwnerRefere
 // deploymentForPod follows pod → ReplicaSet → Deployment through the
 // controller ownerReferences, using the listers.
 func (c *Controller) deploymentForPod(pod *api.Pod) *api.Deployment {
-	ref := controller.GetControllerOf(&pod.ObjectMeta)
+	ref := controllerutil.GetControllerOf(&pod.ObjectMeta)
 	if ref == nil || ref.Kind != "ReplicaSet" {
 		return nil
 	}
@@ -365,7 +365,7 @@ func (c *Controller) deploymentForPod(pod *api.Pod) *api.Deployment {
 	if err != nil || rs.UID != ref.UID {
 		return nil
 	}
-	rsRef := controller.GetControllerOf(&rs.ObjectMeta)
+	rsRef := controllerutil.GetControllerOf(&rs.ObjectMeta)
 	if rsRef == nil {
 		return nil
 	}

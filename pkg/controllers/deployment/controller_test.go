@@ -15,7 +15,7 @@ import (
 	"kplane/pkg/api"
 	apierrors "kplane/pkg/api/errors"
 	"kplane/pkg/clock"
-	"kplane/pkg/controller"
+	"kplane/pkg/controllers/controllerutil"
 	"kplane/pkg/events"
 	"kplane/pkg/informer"
 )
@@ -213,7 +213,7 @@ func (f *fixture) wantEvents(want ...string) {
 }
 
 func hashOf(d *api.Deployment) string {
-	return controller.ComputeHash(&d.Spec.Template, d.Status.CollisionCount)
+	return controllerutil.ComputeHash(&d.Spec.Template, d.Status.CollisionCount)
 }
 
 func TestSyncNewDeploymentCreatesReplicaSetWithAllReplicas(t *testing.T) {
@@ -239,7 +239,7 @@ func TestSyncNewDeploymentCreatesReplicaSetWithAllReplicas(t *testing.T) {
 	if _, ok := d.Spec.Template.Labels["pod-template-hash"]; ok {
 		t.Error("the cached Deployment's template was modified")
 	}
-	ref := controller.GetControllerOf(&rs.ObjectMeta)
+	ref := controllerutil.GetControllerOf(&rs.ObjectMeta)
 	if ref == nil || ref.Kind != "Deployment" || ref.APIVersion != "apps/v1" || ref.UID != d.UID || ref.BlockOwnerDeletion == nil || !*ref.BlockOwnerDeletion {
 		t.Errorf("ownerReference = %+v, want controller Deployment web with blockOwnerDeletion", ref)
 	}
@@ -346,7 +346,7 @@ func TestSyncRecreateWaitsForOldPods(t *testing.T) {
 	now := api.NewTime(t0)
 	f.add(&api.Pod{
 		ObjectMeta: api.ObjectMeta{Name: "web-old-abcde", Namespace: "default", Labels: old.Spec.Template.Labels, DeletionTimestamp: &now,
-			OwnerReferences: []api.OwnerReference{controller.NewControllerRef(old, "apps/v1", "ReplicaSet")}},
+			OwnerReferences: []api.OwnerReference{controllerutil.NewControllerRef(old, "apps/v1", "ReplicaSet")}},
 		Status: api.PodStatus{Phase: api.PodRunning},
 	})
 	f.mustSync()
@@ -475,7 +475,7 @@ func TestSyncHashCollisionBumpsCollisionCount(t *testing.T) {
 	d.Status.CollisionCount = ptr(int32(1))
 	f.add(d)
 	f.mustSync()
-	want := "web-" + controller.ComputeHash(&d.Spec.Template, ptr(int32(1)))
+	want := "web-" + controllerutil.ComputeHash(&d.Spec.Template, ptr(int32(1)))
 	if want == squatter.Name || f.find("create", "replicaset", want) == nil {
 		t.Fatalf("want a ReplicaSet %s (hash with collisionCount 1); actions %v", want, f.actionList())
 	}
@@ -595,7 +595,7 @@ func TestHandlersEnqueueOwner(t *testing.T) {
 	f := newFixture(t, d, rs, other)
 
 	pod := &api.Pod{ObjectMeta: api.ObjectMeta{Name: "p", Namespace: "default",
-		OwnerReferences: []api.OwnerReference{controller.NewControllerRef(rs, "apps/v1", "ReplicaSet")}}}
+		OwnerReferences: []api.OwnerReference{controllerutil.NewControllerRef(rs, "apps/v1", "ReplicaSet")}}}
 	orphan := api.DeepCopy(rs)
 	orphan.OwnerReferences = nil
 	orphan.ResourceVersion = "6"

@@ -5,7 +5,7 @@ import (
 	"time"
 
 	"kplane/pkg/api"
-	"kplane/pkg/controller"
+	"kplane/pkg/controllers/controllerutil"
 )
 
 // t0 is the fixtures' "now"; ReplicaSets are created at t0 plus a few
@@ -61,7 +61,7 @@ func recreate(d *api.Deployment) *api.Deployment {
 func rsFor(d *api.Deployment, image string, size, available int32, rev int, createdSec int) *api.ReplicaSet {
 	template := api.DeepCopyValue(d.Spec.Template)
 	template.Spec.Containers[0].Image = image
-	hash := controller.ComputeHash(&template, nil)
+	hash := controllerutil.ComputeHash(&template, nil)
 	template.Labels = withLabel(template.Labels, api.DefaultDeploymentUniqueLabelKey, hash)
 	return &api.ReplicaSet{
 		TypeMeta: api.TypeMeta{APIVersion: "apps/v1", Kind: "ReplicaSet"},
@@ -75,7 +75,7 @@ func rsFor(d *api.Deployment, image string, size, available int32, rev int, crea
 				api.DeploymentDesiredReplicasAnnotation: strconv.Itoa(int(replicas(d.Spec.Replicas))),
 				api.DeploymentMaxReplicasAnnotation:     strconv.Itoa(int(replicas(d.Spec.Replicas) + maxSurge(d))),
 			},
-			OwnerReferences: []api.OwnerReference{controller.NewControllerRef(d, "apps/v1", "Deployment")},
+			OwnerReferences: []api.OwnerReference{controllerutil.NewControllerRef(d, "apps/v1", "Deployment")},
 		},
 		Spec: api.ReplicaSetSpec{
 			Replicas: ptr(size),

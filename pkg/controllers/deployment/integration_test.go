@@ -20,7 +20,7 @@ import (
 	"kplane/pkg/api"
 	apierrors "kplane/pkg/api/errors"
 	"kplane/pkg/client"
-	"kplane/pkg/controller"
+	"kplane/pkg/controllers/controllerutil"
 	"kplane/pkg/controllers/deployment"
 	"kplane/pkg/controllers/replicaset"
 	"kplane/test/framework"
@@ -201,7 +201,7 @@ func TestDeploymentCreateUpdateRollback(t *testing.T) {
 		first.Spec.Template.Labels[api.DefaultDeploymentUniqueLabelKey] != hash {
 		t.Fatalf("ReplicaSet %s: hash label %q must name it and be in its selector and template", first.Name, hash)
 	}
-	if !controller.IsControlledBy(&first.ObjectMeta, d.UID) {
+	if !controllerutil.IsControlledBy(&first.ObjectMeta, d.UID) {
 		t.Fatalf("ReplicaSet %s ownerReferences %+v, want controller web", first.Name, first.OwnerReferences)
 	}
 	if first.Annotations[api.DeploymentRevisionAnnotation] != "1" {

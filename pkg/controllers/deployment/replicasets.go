@@ -13,12 +13,12 @@ import (
 
 	"kplane/pkg/api"
 	"kplane/pkg/api/labels"
-	"kplane/pkg/controller"
+	"kplane/pkg/controllers/controllerutil"
 )
 
 // claimReplicaSets returns the ReplicaSets d controls, after adopting the
 // orphans its selector matches and releasing its own that no longer match
-// (controller.RefManager holds the rules). Adoption re-reads d from the
+// (controllerutil.RefManager holds the rules). Adoption re-reads d from the
 // apiserver first, so a Deployment being deleted never adopts.
 func (c *Controller) claimReplicaSets(ctx context.Context, d *api.Deployment) ([]*api.ReplicaSet, error) {
 	all, err := c.replicaSets.Namespace(d.Namespace).List(labels.Everything())
@@ -29,14 +29,14 @@ func (c *Controller) claimReplicaSets(ctx context.Context, d *api.Deployment) ([
 	if err != nil {
 		// Validation rejects bad selectors; one that slipped through is not
 		// fixed by retrying.
-		return nil, controller.DoNotRetry(fmt.Errorf("deployment %s/%s has an invalid selector: %w", d.Namespace, d.Name, err))
+		return nil, controllerutil.DoNotRetry(fmt.Errorf("deployment %s/%s has an invalid selector: %w", d.Namespace, d.Name, err))
 	}
-	m := &controller.RefManager{
+	m := &controllerutil.RefManager{
 		Owner:      d,
 		APIVersion: controllerAPIVersion,
 		Kind:       controllerKind,
 		Selector:   selector,
-		CanAdopt: controller.RecheckDeletionTimestamp(d.UID, func(ctx context.Context) (*api.ObjectMeta, error) {
+		CanAdopt: controllerutil.RecheckDeletionTimestamp(d.UID, func(ctx context.Context) (*api.ObjectMeta, error) {
 			fresh, err := c.writer.GetDeployment(ctx, d.Namespace, d.Name)
 			if err != nil {
 				return nil, err
@@ -47,7 +47,7 @@ func (c *Controller) claimReplicaSets(ctx context.Context, d *api.Deployment) ([
 			return c.writer.PatchReplicaSet(ctx, d.Namespace, name, patch)
 		},
 	}
-	claimed, err := controller.Claim(ctx, m, all)
+	claimed, err := controllerutil.Claim(ctx, m, all)
 	if err != nil {
 		return nil, fmt.Errorf("claim replica sets of deployment %s/%s: %w", d.Namespace, d.Name, err)
 	}
@@ -60,7 +60,7 @@ func (c *Controller) claimReplicaSets(ctx context.Context, d *api.Deployment) ([
 func (c *Controller) podsByReplicaSet(d *api.Deployment, rsList []*api.ReplicaSet) (map[string][]*api.Pod, error) {
 	selector, err := labels.FromLabelSelector(d.Spec.Selector)
 	if err != nil {
-		return nil, controller.DoNotRetry(fmt.Errorf("deployment %s/%s has an invalid selector: %w", d.Namespace, d.Name, err))
+		return nil, controllerutil.DoNotRetry(fmt.Errorf("deployment %s/%s has an invalid selector: %w", d.Namespace, d.Name, err))
 	}
 	pods, err := c.pods.Namespace(d.Namespace).List(selector)
 	if err != nil {
@@ -71,7 +71,7 @@ func (c *Controller) podsByReplicaSet(d *api.Deployment, rsList []*api.ReplicaSe
 		podMap[rs.UID] = nil
 	}
 	for _, pod := range pods {
-		ref := controller.GetControllerOf(&pod.ObjectMeta)
+		ref := controllerutil.GetControllerOf(&pod.ObjectMeta)
 		if ref == nil {
 			continue
 		}

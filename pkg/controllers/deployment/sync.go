@@ -14,7 +14,7 @@ import (
 
 	"kplane/pkg/api"
 	apierrors "kplane/pkg/api/errors"
-	"kplane/pkg/controller"
+	"kplane/pkg/controllers/controllerutil"
 )
 
 // getAllReplicaSetsAndSyncRevision splits rsList into the new ReplicaSet
@@ -66,7 +66,7 @@ func (c *Controller) getNewReplicaSet(ctx context.Context, d *api.Deployment, rs
 		if getErr != nil {
 			return nil, fmt.Errorf("replica set %s/%s exists but is not in the cache yet: %w", newRS.Namespace, newRS.Name, getErr)
 		}
-		if controller.IsControlledBy(&found.ObjectMeta, d.UID) && equalIgnoreHash(&d.Spec.Template, &found.Spec.Template) {
+		if controllerutil.IsControlledBy(&found.ObjectMeta, d.UID) && equalIgnoreHash(&d.Spec.Template, &found.Spec.Template) {
 			created, err = found, nil
 			break
 		}
@@ -133,7 +133,7 @@ func (c *Controller) syncExistingNewReplicaSet(ctx context.Context, d *api.Deplo
 // current template, sized for the strategy and annotated with newRevision.
 func newReplicaSetFor(d *api.Deployment, oldRSs []*api.ReplicaSet, newRevision int64) (*api.ReplicaSet, error) {
 	template := api.DeepCopyValue(d.Spec.Template)
-	hash := controller.ComputeHash(&template, d.Status.CollisionCount)
+	hash := controllerutil.ComputeHash(&template, d.Status.CollisionCount)
 	template.Labels = withLabel(template.Labels, api.DefaultDeploymentUniqueLabelKey, hash)
 	selector := api.DeepCopyValue(d.Spec.Selector)
 	if selector == nil {
@@ -150,7 +150,7 @@ func newReplicaSetFor(d *api.Deployment, oldRSs []*api.ReplicaSet, newRevision i
 			Name:            d.Name + "-" + hash,
 			Namespace:       d.Namespace,
 			Labels:          withLabel(template.Labels, api.DefaultDeploymentUniqueLabelKey, hash),
-			OwnerReferences: []api.OwnerReference{controller.NewControllerRef(d, controllerAPIVersion, controllerKind)},
+			OwnerReferences: []api.OwnerReference{controllerutil.NewControllerRef(d, controllerAPIVersion, controllerKind)},
 		},
 		Spec: api.ReplicaSetSpec{
 			Replicas:        &zero,

@@ -4,14 +4,14 @@ package endpoints
 // backend and under which address. It reproduces upstream's helpers in
 // k8s.io/endpointslice/util (ShouldPodBeInEndpoints, ShouldSetHostname)
 // and the endpoints controller's podToEndpointAddressForService. Which
-// ports the pod offers is controller.FindPort, shared with the
+// ports the pod offers is controllerutil.FindPort, shared with the
 // endpointslice controller.
 
 import (
 	"net/netip"
 
 	"kplane/pkg/api"
-	"kplane/pkg/controller"
+	"kplane/pkg/controllers/controllerutil"
 )
 
 // shouldPodBeInEndpoints reports whether pod can be listed at all: it has
@@ -70,7 +70,7 @@ func serviceIPFamily(svc *api.Service, pod *api.Pod) api.IPFamily {
 // other family), and the pod is then left out.
 func podEndpointAddress(svc *api.Service, pod *api.Pod) (addr api.EndpointAddress, ok bool) {
 	wantV6 := serviceIPFamily(svc, pod) == api.IPv6Protocol
-	for _, ip := range controller.PodIPs(pod) {
+	for _, ip := range controllerutil.PodIPs(pod) {
 		if isIPv6(ip) == wantV6 {
 			addr.IP = ip
 			break

@@ -6,7 +6,7 @@
 //
 // It watches Services, pods and Endpoints. A Service event queues that
 // Service; a pod event queues every Service whose selector matches the pod
-// before or after the change (controller.ServicePodHandlers, shared with
+// before or after the change (controllerutil.ServicePodHandlers, shared with
 // the endpointslice controller); the deletion of an Endpoints object queues
 // its Service so the object comes back. sync recomputes the whole
 // Endpoints from the listers and writes it only when it differs, so a
@@ -27,7 +27,7 @@ import (
 	"kplane/pkg/api/labels"
 	"kplane/pkg/client"
 	"kplane/pkg/clock"
-	"kplane/pkg/controller"
+	"kplane/pkg/controllers/controllerutil"
 	"kplane/pkg/events"
 	"kplane/pkg/informer"
 	"kplane/pkg/informer/workqueue"
@@ -91,20 +91,20 @@ func New(c *client.Client, informers *informer.SharedInformerFactory, recorder e
 		serviceLister:   informers.Services().Lister(),
 		podLister:       informers.Pods().Lister(),
 		endpointsLister: informers.Endpoints().Lister(),
-		queue:           controller.NewQueue(controllerName, opts.Clock, informers),
+		queue:           controllerutil.NewQueue(controllerName, opts.Clock, informers),
 	}
 
 	var err error
-	ctrl.cachesSynced, err = controller.AddEventHandlers(controllerName,
-		controller.Handlers{Informer: informers.Services().Informer(), Handler: informer.ResourceEventHandlerFuncs{
+	ctrl.cachesSynced, err = controllerutil.AddEventHandlers(controllerName,
+		controllerutil.Handlers{Informer: informers.Services().Informer(), Handler: informer.ResourceEventHandlerFuncs{
 			AddFunc:    ctrl.addService,
 			UpdateFunc: ctrl.updateService,
 			DeleteFunc: ctrl.deleteService,
 		}},
 		// A pod event queues the Services that select the pod; the
 		// endpointslice controller registers the same handlers.
-		controller.Handlers{Informer: informers.Pods().Informer(), Handler: controller.ServicePodHandlers(ctrl.serviceLister, ctrl.queue.Add, ctrl.log)},
-		controller.Handlers{Informer: informers.Endpoints().Informer(), Handler: informer.ResourceEventHandlerFuncs{
+		controllerutil.Handlers{Informer: informers.Pods().Informer(), Handler: controllerutil.ServicePodHandlers(ctrl.serviceLister, ctrl.queue.Add, ctrl.log)},
+		controllerutil.Handlers{Informer: informers.Endpoints().Informer(), Handler: informer.ResourceEventHandlerFuncs{
 			DeleteFunc: ctrl.deleteEndpoints,
 		}},
 	)
@@ -148,7 +148,7 @@ func (c *Controller) Run(ctx context.Context, workers int) {
 		return
 	}
 	c.queueLeftoverEndpoints()
-	controller.RunWorkers(ctx, c.queue, workers, c.sync, c.log)
+	controllerutil.RunWorkers(ctx, c.queue, workers, c.sync, c.log)
 }
 
 // queueLeftoverEndpoints queues the key of every Endpoints object. A sync
@@ -176,7 +176,7 @@ func (c *Controller) queueLeftoverEndpoints() {
 func (c *Controller) sync(ctx context.Context, key string) error {
 	namespace, name, err := informer.SplitMetaNamespaceKey(key)
 	if err != nil {
-		return controller.DoNotRetry(err)
+		return controllerutil.DoNotRetry(err)
 	}
 	svc, err := c.serviceLister.Namespace(namespace).Get(name)
 	if apierrors.IsNotFound(err) {

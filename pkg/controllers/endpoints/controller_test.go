@@ -15,7 +15,7 @@ import (
 
 	"kplane/pkg/api"
 	"kplane/pkg/client"
-	"kplane/pkg/controller"
+	"kplane/pkg/controllers/controllerutil"
 	"kplane/pkg/events"
 	"kplane/pkg/informer"
 	"kplane/test/framework/controllertest"
@@ -280,7 +280,7 @@ func TestSyncCreateFailures(t *testing.T) {
 			f.add(t, controllertest.WebService(), controllertest.WebPod("a", "10.244.1.2"))
 			f.api.failures["POST /api/v1/namespaces/default/endpoints"] = tc.status
 			f.ctrl.queue.Add("default/web")
-			controller.ProcessNext(context.Background(), f.ctrl.queue, f.ctrl.sync, slog.New(slog.DiscardHandler))
+			controllerutil.ProcessNext(context.Background(), f.ctrl.queue, f.ctrl.sync, slog.New(slog.DiscardHandler))
 			if got := f.ctrl.queue.NumRequeues("default/web"); got != tc.wantRequeues {
 				t.Errorf("requeues = %d, want %d", got, tc.wantRequeues)
 			}
@@ -297,7 +297,7 @@ func TestSyncCreateFailures(t *testing.T) {
 
 // Service and Endpoints events queue the Service's key, once however many
 // arrive before a worker takes it. (The pod handlers are
-// controller.ServicePodHandlers, tested with it.)
+// controllerutil.ServicePodHandlers, tested with it.)
 func TestHandlersQueueServiceKeys(t *testing.T) {
 	f := newFixture(t)
 	f.ctrl.deleteEndpoints(&api.Endpoints{ObjectMeta: api.ObjectMeta{Name: "web", Namespace: "default"}})

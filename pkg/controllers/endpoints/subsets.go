@@ -14,13 +14,13 @@ import (
 	"strings"
 
 	"kplane/pkg/api"
-	"kplane/pkg/controller"
+	"kplane/pkg/controllers/controllerutil"
 )
 
 // desiredSubsets returns the subsets of svc's Endpoints given the pods its
 // selector matches. Each pod that may be listed (shouldPodBeInEndpoints)
 // contributes its address once per Service port it offers
-// (controller.FindPort): among addresses when it is Ready or the Service
+// (controllerutil.FindPort): among addresses when it is Ready or the Service
 // publishes not-ready addresses, among notReadyAddresses otherwise. A
 // headless Service without ports lists the addresses alone; any other
 // Service without ports lists nothing. The result is repacked (see
@@ -36,7 +36,7 @@ func desiredSubsets(svc *api.Service, pods []*api.Pod) []api.EndpointSubset {
 		if !ok {
 			continue
 		}
-		ready := publishNotReady || controller.IsPodReady(pod)
+		ready := publishNotReady || controllerutil.IsPodReady(pod)
 		if len(svc.Spec.Ports) == 0 {
 			if svc.Spec.ClusterIP == api.ClusterIPNone {
 				pieces = append(pieces, subsetOf(addr, ready, nil))
@@ -45,12 +45,12 @@ func desiredSubsets(svc *api.Service, pods []*api.Pod) []api.EndpointSubset {
 		}
 		for i := range svc.Spec.Ports {
 			sp := &svc.Spec.Ports[i]
-			port, ok := controller.FindPort(pod, sp)
+			port, ok := controllerutil.FindPort(pod, sp)
 			if !ok {
 				continue
 			}
 			pieces = append(pieces, subsetOf(addr, ready, &api.EndpointPort{
-				Name: sp.Name, Port: port, Protocol: controller.ProtocolOrTCP(sp.Protocol), AppProtocol: sp.AppProtocol,
+				Name: sp.Name, Port: port, Protocol: controllerutil.ProtocolOrTCP(sp.Protocol), AppProtocol: sp.AppProtocol,
 			}))
 		}
 	}

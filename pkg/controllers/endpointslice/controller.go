@@ -7,7 +7,7 @@
 //
 // It watches Services, pods, Nodes (for the zone) and EndpointSlices. A
 // Service event queues that Service; a pod event queues the Services that
-// select the pod before or after the change (controller.ServicePodHandlers,
+// select the pod before or after the change (controllerutil.ServicePodHandlers,
 // shared with the endpoints controller); a slice event queues its
 // Service unless it is the echo of the controller's own write. sync
 // recomputes the Service's endpoints from the listers, plans the fewest
@@ -31,7 +31,7 @@ import (
 	"kplane/pkg/api/labels"
 	"kplane/pkg/client"
 	"kplane/pkg/clock"
-	"kplane/pkg/controller"
+	"kplane/pkg/controllers/controllerutil"
 	"kplane/pkg/events"
 	"kplane/pkg/informer"
 	"kplane/pkg/informer/workqueue"
@@ -107,23 +107,23 @@ func New(c *client.Client, informers *informer.SharedInformerFactory, recorder e
 		nodeLister:    informers.Nodes().Lister(),
 		sliceLister:   informers.EndpointSlices().Lister(),
 		tracker:       newTracker(),
-		queue:         controller.NewQueue(controllerName, opts.Clock, informers),
+		queue:         controllerutil.NewQueue(controllerName, opts.Clock, informers),
 	}
 
 	var err error
-	ctrl.cachesSynced, err = controller.AddEventHandlers(controllerName,
-		controller.Handlers{Informer: informers.Services().Informer(), Handler: informer.ResourceEventHandlerFuncs{
+	ctrl.cachesSynced, err = controllerutil.AddEventHandlers(controllerName,
+		controllerutil.Handlers{Informer: informers.Services().Informer(), Handler: informer.ResourceEventHandlerFuncs{
 			AddFunc:    ctrl.addService,
 			UpdateFunc: ctrl.updateService,
 			DeleteFunc: ctrl.deleteService,
 		}},
 		// A pod event queues the Services that select the pod; the
 		// endpoints controller registers the same handlers.
-		controller.Handlers{Informer: informers.Pods().Informer(), Handler: controller.ServicePodHandlers(ctrl.serviceLister, ctrl.queue.Add, ctrl.log)},
+		controllerutil.Handlers{Informer: informers.Pods().Informer(), Handler: controllerutil.ServicePodHandlers(ctrl.serviceLister, ctrl.queue.Add, ctrl.log)},
 		// Nodes are only read (for the zone); the handler makes the
 		// registration's HasSynced available to Run.
-		controller.Handlers{Informer: informers.Nodes().Informer(), Handler: informer.ResourceEventHandlerFuncs{}},
-		controller.Handlers{Informer: informers.EndpointSlices().Informer(), Handler: informer.ResourceEventHandlerFuncs{
+		controllerutil.Handlers{Informer: informers.Nodes().Informer(), Handler: informer.ResourceEventHandlerFuncs{}},
+		controllerutil.Handlers{Informer: informers.EndpointSlices().Informer(), Handler: informer.ResourceEventHandlerFuncs{
 			AddFunc:    ctrl.addSlice,
 			UpdateFunc: ctrl.updateSlice,
 			DeleteFunc: ctrl.deleteSlice,
@@ -143,7 +143,7 @@ func (c *Controller) Run(ctx context.Context, workers int) {
 		c.queue.ShutDown()
 		return
 	}
-	controller.RunWorkers(ctx, c.queue, workers, c.sync, c.log)
+	controllerutil.RunWorkers(ctx, c.queue, workers, c.sync, c.log)
 }
 
 // sync makes the EndpointSlices of the Service named key hold the pods its
@@ -154,7 +154,7 @@ func (c *Controller) Run(ctx context.Context, workers int) {
 func (c *Controller) sync(ctx context.Context, key string) error {
 	namespace, name, err := informer.SplitMetaNamespaceKey(key)
 	if err != nil {
-		return controller.DoNotRetry(err)
+		return controllerutil.DoNotRetry(err)
 	}
 	svc, err := c.serviceLister.Namespace(namespace).Get(name)
 	if apierrors.IsNotFound(err) {

@@ -16,7 +16,7 @@ import (
 
 	"kplane/pkg/api"
 	"kplane/pkg/client"
-	"kplane/pkg/controller"
+	"kplane/pkg/controllers/controllerutil"
 	"kplane/pkg/events"
 	"kplane/pkg/informer"
 	"kplane/test/framework/controllertest"
@@ -280,7 +280,7 @@ func TestSyncFailureRecordsEvent(t *testing.T) {
 	f.add(t, testNode("node-1"), controllertest.WebService(), controllertest.WebPod("a", "10.244.1.2"))
 	f.api.failures["POST "+slicesPath] = `{"kind":"Status","status":"Failure","reason":"InternalError","code":500,"message":"etcd is sad"}`
 	f.ctrl.queue.Add("default/web")
-	controller.ProcessNext(context.Background(), f.ctrl.queue, f.ctrl.sync, slog.New(slog.DiscardHandler))
+	controllerutil.ProcessNext(context.Background(), f.ctrl.queue, f.ctrl.sync, slog.New(slog.DiscardHandler))
 	if got := f.ctrl.queue.NumRequeues("default/web"); got != 1 {
 		t.Errorf("requeues = %d, want 1", got)
 	}
@@ -292,7 +292,7 @@ func TestSyncFailureRecordsEvent(t *testing.T) {
 
 // Slice events queue the Service unless they echo the controller's own
 // writes or concern a slice someone else manages. (The pod handlers are
-// controller.ServicePodHandlers, tested with it.)
+// controllerutil.ServicePodHandlers, tested with it.)
 func TestHandlersQueueServiceKeys(t *testing.T) {
 	f := newFixture(t)
 	queued := func() []string {

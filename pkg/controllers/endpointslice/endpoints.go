@@ -5,13 +5,13 @@ package endpointslice
 // the ports they offer. It reproduces upstream's podToEndpoint,
 // getEndpointPorts and getEndpointAddresses (k8s.io/endpointslice) and the
 // helpers they use (ShouldPodBeInEndpoints, ShouldSetHostname); FindPort
-// is controller.FindPort, shared with the endpoints controller.
+// is controllerutil.FindPort, shared with the endpoints controller.
 
 import (
 	"net/netip"
 
 	"kplane/pkg/api"
-	"kplane/pkg/controller"
+	"kplane/pkg/controllers/controllerutil"
 )
 
 // zoneLabel is the node label an endpoint's zone is copied from.
@@ -32,7 +32,7 @@ func shouldPodBeInSlices(pod *api.Pod) bool {
 // canonical form. A single-stack pod has none of the other family.
 func addressesOf(pod *api.Pod, addressType api.AddressType) []string {
 	var addresses []string
-	for _, ip := range controller.PodIPs(pod) {
+	for _, ip := range controllerutil.PodIPs(pod) {
 		addr, err := netip.ParseAddr(ip)
 		if err != nil {
 			continue
@@ -52,7 +52,7 @@ func addressesOf(pod *api.Pod, addressType api.AddressType) []string {
 // makes every endpoint ready. node is the pod's Node, for the zone; nil
 // leaves the zone unset.
 func podToEndpoint(pod *api.Pod, node *api.Node, svc *api.Service, addressType api.AddressType) api.Endpoint {
-	serving := controller.IsPodReady(pod)
+	serving := controllerutil.IsPodReady(pod)
 	terminating := pod.DeletionTimestamp != nil
 	ready := svc.Spec.PublishNotReadyAddresses || (serving && !terminating)
 	endpoint := api.Endpoint{
@@ -92,11 +92,11 @@ func endpointPorts(svc *api.Service, pod *api.Pod) []api.EndpointSlicePort {
 	var ports []api.EndpointSlicePort
 	for i := range svc.Spec.Ports {
 		svcPort := &svc.Spec.Ports[i]
-		number, ok := controller.FindPort(pod, svcPort)
+		number, ok := controllerutil.FindPort(pod, svcPort)
 		if !ok {
 			continue
 		}
-		name, protocol := svcPort.Name, controller.ProtocolOrTCP(svcPort.Protocol)
+		name, protocol := svcPort.Name, controllerutil.ProtocolOrTCP(svcPort.Protocol)
 		ports = append(ports, api.EndpointSlicePort{Name: &name, Port: &number, Protocol: &protocol,
 			AppProtocol: api.DeepCopyValue(svcPort.AppProtocol)})
 	}

@@ -12,7 +12,7 @@ import (
 	"strings"
 
 	"kplane/pkg/api"
-	"kplane/pkg/controller"
+	"kplane/pkg/controllers/controllerutil"
 )
 
 // ManagedByValue is the endpointslice.kubernetes.io/managed-by label of
@@ -72,7 +72,7 @@ func newSlice(svc *api.Service, addressType api.AddressType, ports []api.Endpoin
 			GenerateName:    slicePrefix(svc.Name),
 			Namespace:       svc.Namespace,
 			Labels:          labels,
-			OwnerReferences: []api.OwnerReference{controller.NewControllerRef(svc, "v1", "Service")},
+			OwnerReferences: []api.OwnerReference{controllerutil.NewControllerRef(svc, "v1", "Service")},
 		},
 		AddressType: addressType,
 		Ports:       ports,

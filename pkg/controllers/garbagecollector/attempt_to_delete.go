@@ -7,7 +7,7 @@ import (
 	"kplane/pkg/api"
 	apierrors "kplane/pkg/api/errors"
 	"kplane/pkg/client"
-	"kplane/pkg/controller"
+	"kplane/pkg/controllers/controllerutil"
 )
 
 // syncAttemptToDelete handles one uid of the attemptToDelete queue. It is
@@ -37,7 +37,7 @@ func (gc *Controller) syncAttemptToDelete(ctx context.Context, uid string) error
 	case isUnknownKind(err):
 		// Upstream retries a reference to a type it cannot map, in
 		// case the type appears later; kplane's kinds are fixed.
-		return controller.DoNotRetry(fmt.Errorf("check %s: %w", item.identity, err))
+		return controllerutil.DoNotRetry(fmt.Errorf("check %s: %w", item.identity, err))
 	case apierrors.IsNotFound(err) || (err == nil && latest.UID != item.identity.UID):
 		if item.virtual {
 			gc.log.Info("owner does not exist; removing it from the graph", "object", item.identity)

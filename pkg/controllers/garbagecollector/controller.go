@@ -32,7 +32,7 @@ import (
 
 	"kplane/pkg/client"
 	"kplane/pkg/clock"
-	"kplane/pkg/controller"
+	"kplane/pkg/controllers/controllerutil"
 	"kplane/pkg/events"
 	"kplane/pkg/informer"
 	"kplane/pkg/informer/workqueue"
@@ -136,10 +136,10 @@ func (gc *Controller) Run(ctx context.Context, workers int) {
 	}
 	var wg sync.WaitGroup
 	wg.Go(func() {
-		controller.RunWorkers(ctx, gc.attemptToDelete, workers, gc.syncAttemptToDelete, gc.log)
+		controllerutil.RunWorkers(ctx, gc.attemptToDelete, workers, gc.syncAttemptToDelete, gc.log)
 	})
 	wg.Go(func() {
-		controller.RunWorkers(ctx, gc.attemptToOrphan, workers, gc.syncAttemptToOrphan, gc.log)
+		controllerutil.RunWorkers(ctx, gc.attemptToOrphan, workers, gc.syncAttemptToOrphan, gc.log)
 	})
 	wg.Wait()
 }

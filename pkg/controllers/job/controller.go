@@ -25,7 +25,7 @@ import (
 	"kplane/pkg/api"
 	"kplane/pkg/client"
 	"kplane/pkg/clock"
-	"kplane/pkg/controller"
+	"kplane/pkg/controllers/controllerutil"
 	"kplane/pkg/events"
 	"kplane/pkg/informer"
 	"kplane/pkg/informer/workqueue"
@@ -55,10 +55,10 @@ type Options struct {
 type Controller struct {
 	jobs         *informer.Lister[*api.Job]
 	pods         *informer.Lister[*api.Pod]
-	podControl   controller.PodControl
+	podControl   controllerutil.PodControl
 	jobControl   jobControl
 	recorder     events.EventRecorder
-	expectations *controller.Expectations
+	expectations *controllerutil.Expectations
 	// removals are the tracking-finalizer removals sent but not yet seen.
 	removals *finalizerRemovals
 	queue    *workqueue.Queue[string]
@@ -109,11 +109,11 @@ func (r realJobControl) Delete(ctx context.Context, namespace, name, uid string)
 // Job and Pod informers); pods are created and deleted through c, and
 // events recorded with recorder (whose source is "job-controller").
 func New(c *client.Client, informers *informer.SharedInformerFactory, recorder events.EventRecorder, opts Options) (*Controller, error) {
-	return newController(informers, controller.RealPodControl{Client: c, Recorder: recorder}, realJobControl{c}, recorder, opts)
+	return newController(informers, controllerutil.RealPodControl{Client: c, Recorder: recorder}, realJobControl{c}, recorder, opts)
 }
 
 // newController is New with the API access injected, for tests.
-func newController(informers *informer.SharedInformerFactory, podControl controller.PodControl, jobControl jobControl, recorder events.EventRecorder, opts Options) (*Controller, error) {
+func newController(informers *informer.SharedInformerFactory, podControl controllerutil.PodControl, jobControl jobControl, recorder events.EventRecorder, opts Options) (*Controller, error) {
 	if opts.Logger == nil {
 		opts.Logger = slog.Default()
 	}
@@ -133,14 +133,14 @@ func newController(informers *informer.SharedInformerFactory, podControl control
 		podControl:   podControl,
 		jobControl:   jobControl,
 		recorder:     recorder,
-		expectations: controller.NewExpectations(opts.Clock),
+		expectations: controllerutil.NewExpectations(opts.Clock),
 		removals:     newFinalizerRemovals(),
 		clock:        opts.Clock,
 		log:          opts.Logger.With("controller", Name),
 		backOff:      opts.PodFailureBackOff,
 		maxBackOff:   opts.MaxPodFailureBackOff,
-		queue:        controller.NewQueue(Name, opts.Clock, informers),
-		orphans:      controller.NewQueue(OrphanQueueName, opts.Clock, informers),
+		queue:        controllerutil.NewQueue(Name, opts.Clock, informers),
+		orphans:      controllerutil.NewQueue(OrphanQueueName, opts.Clock, informers),
 	}
 	jobReg, err := jobs.Informer().AddEventHandler(informer.ResourceEventHandlerFuncs{
 		AddFunc:    c.addJob,
@@ -174,8 +174,8 @@ func (c *Controller) Run(ctx context.Context, workers int) {
 		return
 	}
 	var wg sync.WaitGroup
-	wg.Go(func() { controller.RunWorkers(ctx, c.queue, workers, c.sync, c.log) })
-	wg.Go(func() { controller.RunWorkers(ctx, c.orphans, 1, c.syncOrphanPod, c.log) })
+	wg.Go(func() { controllerutil.RunWorkers(ctx, c.queue, workers, c.sync, c.log) })
+	wg.Go(func() { controllerutil.RunWorkers(ctx, c.orphans, 1, c.syncOrphanPod, c.log) })
 	wg.Wait()
 }
 

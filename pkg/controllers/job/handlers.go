@@ -10,7 +10,7 @@ import (
 	"maps"
 
 	"kplane/pkg/api"
-	"kplane/pkg/controller"
+	"kplane/pkg/controllers/controllerutil"
 	"kplane/pkg/informer"
 )
 
@@ -72,7 +72,7 @@ func (c *Controller) addPod(obj api.Object) {
 		c.podDeleted(pod, false)
 		return
 	}
-	if ref := controller.GetControllerOf(&pod.ObjectMeta); ref != nil {
+	if ref := controllerutil.GetControllerOf(&pod.ObjectMeta); ref != nil {
 		job := c.resolveControllerRef(pod.Namespace, ref)
 		if job == nil {
 			c.enqueueOrphanPod(pod)
@@ -103,8 +103,8 @@ func (c *Controller) updatePod(oldObj, newObj api.Object) {
 		c.podDeleted(curPod, false)
 		return
 	}
-	curRef := controller.GetControllerOf(&curPod.ObjectMeta)
-	oldRef := controller.GetControllerOf(&oldPod.ObjectMeta)
+	curRef := controllerutil.GetControllerOf(&curPod.ObjectMeta)
+	oldRef := controllerutil.GetControllerOf(&oldPod.ObjectMeta)
 	if oldRef != nil && (curRef == nil || oldRef.UID != curRef.UID) {
 		if job := c.resolveControllerRef(oldPod.Namespace, oldRef); job != nil {
 			c.observeFinalizer(keyOf(job), curPod)
@@ -151,7 +151,7 @@ func (c *Controller) deletePod(obj any) {
 // state the event carries may still show it). A pod being deleted with the
 // finalizer and no Job goes to the orphan queue, or it would never go.
 func (c *Controller) podDeleted(pod *api.Pod, final bool) {
-	ref := controller.GetControllerOf(&pod.ObjectMeta)
+	ref := controllerutil.GetControllerOf(&pod.ObjectMeta)
 	var job *api.Job
 	if ref != nil {
 		job = c.resolveControllerRef(pod.Namespace, ref)

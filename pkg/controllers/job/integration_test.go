@@ -16,7 +16,7 @@ import (
 	"kplane/pkg/api"
 	apierrors "kplane/pkg/api/errors"
 	"kplane/pkg/client"
-	"kplane/pkg/controller"
+	"kplane/pkg/controllers/controllerutil"
 	"kplane/pkg/controllers/job"
 	"kplane/pkg/events"
 	"kplane/pkg/informer"
@@ -60,10 +60,10 @@ func jobPods(t *testing.T, c *client.Client, j *api.Job) (active, finished []*ap
 		t.Fatalf("list pods: %v", err)
 	}
 	for _, p := range list.Items {
-		if !controller.IsControlledBy(&p.ObjectMeta, j.UID) {
+		if !controllerutil.IsControlledBy(&p.ObjectMeta, j.UID) {
 			continue
 		}
-		if controller.IsPodActive(p) {
+		if controllerutil.IsPodActive(p) {
 			active = append(active, p)
 		} else if p.DeletionTimestamp == nil {
 			finished = append(finished, p)

@@ -20,7 +20,7 @@ import (
 
 	"kplane/pkg/api"
 	apierrors "kplane/pkg/api/errors"
-	"kplane/pkg/controller"
+	"kplane/pkg/controllers/controllerutil"
 	"kplane/pkg/informer"
 )
 
@@ -47,7 +47,7 @@ func (c *Controller) enqueueDeletedJobPods(job *api.Job) {
 func (c *Controller) syncOrphanPod(ctx context.Context, key string) error {
 	namespace, name, err := informer.SplitMetaNamespaceKey(key)
 	if err != nil {
-		return controller.DoNotRetry(err)
+		return controllerutil.DoNotRetry(err)
 	}
 	pod, err := c.pods.Namespace(namespace).Get(name)
 	if apierrors.IsNotFound(err) {
@@ -59,7 +59,7 @@ func (c *Controller) syncOrphanPod(ctx context.Context, key string) error {
 	if !hasTrackingFinalizer(pod) {
 		return nil
 	}
-	if ref := controller.GetControllerOf(&pod.ObjectMeta); ref != nil {
+	if ref := controllerutil.GetControllerOf(&pod.ObjectMeta); ref != nil {
 		if ref.Kind != "Job" || ref.APIVersion != "batch/v1" {
 			return nil
 		}
@@ -102,7 +102,7 @@ func (c *Controller) controlledPods(job *api.Job) []*api.Pod {
 	}
 	var pods []*api.Pod
 	for _, p := range all {
-		if controller.IsControlledBy(&p.ObjectMeta, job.UID) {
+		if controllerutil.IsControlledBy(&p.ObjectMeta, job.UID) {
 			pods = append(pods, p)
 		}
 	}

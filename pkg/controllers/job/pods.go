@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"kplane/pkg/api"
-	"kplane/pkg/controller"
+	"kplane/pkg/controllers/controllerutil"
 )
 
 // podCounts is a Job's pods sorted by what they mean for it.
@@ -39,7 +39,7 @@ func countPods(pods []*api.Pod) podCounts {
 			c.terminating++
 		default:
 			c.active = append(c.active, p)
-			if controller.IsPodReady(p) {
+			if controllerutil.IsPodReady(p) {
 				c.ready++
 			}
 		}
@@ -70,7 +70,7 @@ func podsToDelete(active []*api.Pod, n int) []*api.Pod {
 	if n <= 0 {
 		return nil
 	}
-	ranked := controller.ActivePodsWithRanks{Pods: append([]*api.Pod(nil), active...), Rank: make([]int, len(active))}
+	ranked := controllerutil.ActivePodsWithRanks{Pods: append([]*api.Pod(nil), active...), Rank: make([]int, len(active))}
 	sort.Sort(ranked)
 	return ranked.Pods[:min(n, len(ranked.Pods))]
 }
@@ -109,7 +109,7 @@ func finishTime(p *api.Pod) time.Time {
 	if !latest.IsZero() {
 		return latest
 	}
-	if c := controller.GetPodReadyCondition(p); c != nil && !c.LastTransitionTime.IsZero() {
+	if c := controllerutil.GetPodReadyCondition(p); c != nil && !c.LastTransitionTime.IsZero() {
 		return c.LastTransitionTime.Time
 	}
 	return p.CreationTimestamp.Time

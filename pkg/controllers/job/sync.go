@@ -10,7 +10,7 @@ import (
 	"kplane/pkg/api"
 	apierrors "kplane/pkg/api/errors"
 	"kplane/pkg/api/labels"
-	"kplane/pkg/controller"
+	"kplane/pkg/controllers/controllerutil"
 	"kplane/pkg/informer"
 )
 
@@ -26,7 +26,7 @@ import (
 func (c *Controller) sync(ctx context.Context, key string) error {
 	namespace, name, err := informer.SplitMetaNamespaceKey(key)
 	if err != nil {
-		return controller.DoNotRetry(err)
+		return controllerutil.DoNotRetry(err)
 	}
 	job, err := c.jobs.Namespace(namespace).Get(name)
 	if apierrors.IsNotFound(err) {
@@ -49,7 +49,7 @@ func (c *Controller) sync(ctx context.Context, key string) error {
 	}
 	selector, err := jobSelector(job)
 	if err != nil {
-		return controller.DoNotRetry(fmt.Errorf("job %s: %w", key, err))
+		return controllerutil.DoNotRetry(fmt.Errorf("job %s: %w", key, err))
 	}
 
 	// Ask before listing: if the expectations are met now, every pod event
@@ -151,12 +151,12 @@ func (c *Controller) syncDeleting(ctx context.Context, key string, job *api.Job)
 // before it is counted.
 func (c *Controller) createPods(ctx context.Context, key string, job *api.Job, n int) (int, error) {
 	c.expectations.ExpectCreations(key, n)
-	ref := controller.NewControllerRef(job, "batch/v1", "Job")
+	ref := controllerutil.NewControllerRef(job, "batch/v1", "Job")
 	template := api.DeepCopyValue(job.Spec.Template)
 	if !slices.Contains(template.Finalizers, api.JobTrackingFinalizer) {
 		template.Finalizers = append(template.Finalizers, api.JobTrackingFinalizer)
 	}
-	ok, err := controller.SlowStartBatch(n, controller.SlowStartInitialBatchSize, func() error {
+	ok, err := controllerutil.SlowStartBatch(n, controllerutil.SlowStartInitialBatchSize, func() error {
 		return c.podControl.CreatePod(ctx, job.Namespace, &template, job, ref)
 	})
 	// The creates that failed or never ran will never be seen.
@@ -213,12 +213,12 @@ func (c *Controller) stopPod(ctx context.Context, job *api.Job, p *api.Pod, coun
 // claimPods adopts the orphans that match the Job's selector and releases
 // its pods that no longer do, and returns the pods the Job controls.
 func (c *Controller) claimPods(ctx context.Context, job *api.Job, selector labels.Selector, pods []*api.Pod) ([]*api.Pod, error) {
-	refs := &controller.RefManager{
+	refs := &controllerutil.RefManager{
 		Owner:      job,
 		APIVersion: "batch/v1",
 		Kind:       "Job",
 		Selector:   selector,
-		CanAdopt: controller.RecheckDeletionTimestamp(job.UID, func(ctx context.Context) (*api.ObjectMeta, error) {
+		CanAdopt: controllerutil.RecheckDeletionTimestamp(job.UID, func(ctx context.Context) (*api.ObjectMeta, error) {
 			fresh, err := c.jobControl.Get(ctx, job.Namespace, job.Name)
 			if err != nil {
 				return nil, err
@@ -229,7 +229,7 @@ func (c *Controller) claimPods(ctx context.Context, job *api.Job, selector label
 			return c.podControl.PatchPod(ctx, job.Namespace, name, patch)
 		},
 	}
-	claimed, err := controller.Claim(ctx, refs, pods)
+	claimed, err := controllerutil.Claim(ctx, refs, pods)
 	if err != nil {
 		return claimed, fmt.Errorf("claim pods for job %s/%s: %w", job.Namespace, job.Name, err)
 	}
@@ -244,7 +244,7 @@ func (c *Controller) trackAdopted(ctx context.Context, job *api.Job, claimed []*
 	var errs []error
 	pods := make([]*api.Pod, 0, len(claimed))
 	for _, p := range claimed {
-		adopted := !controller.IsControlledBy(&p.ObjectMeta, job.UID)
+		adopted := !controllerutil.IsControlledBy(&p.ObjectMeta, job.UID)
 		if !adopted || hasTrackingFinalizer(p) {
 			pods = append(pods, p)
 			continue

@@ -27,7 +27,7 @@ import (
 	apierrors "kplane/pkg/api/errors"
 	"kplane/pkg/client"
 	"kplane/pkg/clock"
-	"kplane/pkg/controller"
+	"kplane/pkg/controllers/controllerutil"
 	"kplane/pkg/events"
 	"kplane/pkg/informer"
 	"kplane/pkg/informer/workqueue"
@@ -121,7 +121,7 @@ func New(c *client.Client, informers *informer.SharedInformerFactory, recorder e
 	case ctrl.maxRecheckDelay < 0:
 		ctrl.maxRecheckDelay = 0
 	}
-	ctrl.queue = controller.NewQueue(controllerName, opts.Clock, informers)
+	ctrl.queue = controllerutil.NewQueue(controllerName, opts.Clock, informers)
 
 	reg, err := informers.Namespaces().Informer().AddEventHandler(informer.ResourceEventHandlerFuncs{
 		AddFunc:    ctrl.addNamespace,
@@ -160,7 +160,7 @@ func (c *Controller) Run(ctx context.Context, workers int) {
 		c.queue.ShutDown()
 		return
 	}
-	controller.RunWorkers(ctx, c.queue, workers, c.sync, c.log)
+	controllerutil.RunWorkers(ctx, c.queue, workers, c.sync, c.log)
 }
 
 // sync takes one step toward removing the namespace named key: make sure it

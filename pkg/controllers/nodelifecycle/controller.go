@@ -36,7 +36,7 @@ import (
 	"kplane/pkg/api/labels"
 	"kplane/pkg/client"
 	"kplane/pkg/clock"
-	"kplane/pkg/controller"
+	"kplane/pkg/controllers/controllerutil"
 	"kplane/pkg/events"
 	"kplane/pkg/informer"
 	"kplane/pkg/informer/workqueue"
@@ -152,7 +152,7 @@ func New(c *client.Client, informers *informer.SharedInformerFactory, recorder e
 		monitorPeriod:      orDefault(opts.NodeMonitorPeriod, DefaultNodeMonitorPeriod),
 		health:             newHealthTracker(),
 		cidrs:              cidrs,
-		queue:              controller.NewQueue(Name, clk, informers),
+		queue:              controllerutil.NewQueue(Name, clk, informers),
 	}
 
 	nodes := informers.Nodes()
@@ -215,7 +215,7 @@ func (c *Controller) Run(ctx context.Context, workers int) {
 	c.log.Info("starting controller", "workers", workers, "gracePeriod", c.gracePeriod, "monitorPeriod", c.monitorPeriod)
 	var wg sync.WaitGroup
 	wg.Go(func() { c.monitor(ctx) })
-	controller.RunWorkers(ctx, c.queue, workers, c.sync, c.log)
+	controllerutil.RunWorkers(ctx, c.queue, workers, c.sync, c.log)
 	wg.Wait()
 }
 

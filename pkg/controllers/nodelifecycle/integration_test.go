@@ -10,7 +10,7 @@ import (
 
 	"kplane/pkg/api"
 	"kplane/pkg/client"
-	"kplane/pkg/controller"
+	"kplane/pkg/controllers/controllerutil"
 	"kplane/pkg/controllers/nodelifecycle"
 	"kplane/pkg/controllers/tainteviction"
 	"kplane/test/framework"
@@ -193,7 +193,7 @@ func TestNodeLifecycleAndTaintEviction(t *testing.T) {
 		if err != nil {
 			return false, err.Error()
 		}
-		return !controller.IsPodReady(pod), "plain is still Ready"
+		return !controllerutil.IsPodReady(pod), "plain is still Ready"
 	})
 
 	// "fast" tolerates the taint for 2 s: it is deleted (it stays

@@ -7,7 +7,7 @@ import (
 	"kplane/pkg/api"
 	apierrors "kplane/pkg/api/errors"
 	"kplane/pkg/api/labels"
-	"kplane/pkg/controller"
+	"kplane/pkg/controllers/controllerutil"
 )
 
 // This file is the claim side: upstream's syncClaim, split as upstream
@@ -45,7 +45,7 @@ func (c *Controller) syncUnboundClaim(ctx context.Context, claim *api.Persistent
 		}
 		pv, err := findBestVolume(claim, volumes)
 		if err != nil {
-			return controller.DoNotRetry(err) // a bad selector; validation should have refused it
+			return controllerutil.DoNotRetry(err) // a bad selector; validation should have refused it
 		}
 		if pv != nil {
 			return c.bind(ctx, pv, claim)

@@ -35,7 +35,7 @@ import (
 	"kplane/pkg/api/labels"
 	"kplane/pkg/client"
 	"kplane/pkg/clock"
-	"kplane/pkg/controller"
+	"kplane/pkg/controllers/controllerutil"
 	"kplane/pkg/events"
 	"kplane/pkg/informer"
 	"kplane/pkg/informer/workqueue"
@@ -118,8 +118,8 @@ func New(c *client.Client, informers *informer.SharedInformerFactory, recorder e
 		resync:       opts.ResyncPeriod,
 		volumeLister: volumes.Lister(),
 		claimLister:  claims.Lister(),
-		claimQueue:   controller.NewQueue(Name+"-claims", opts.Clock, informers),
-		volumeQueue:  controller.NewQueue(Name+"-volumes", opts.Clock, informers),
+		claimQueue:   controllerutil.NewQueue(Name+"-claims", opts.Clock, informers),
+		volumeQueue:  controllerutil.NewQueue(Name+"-volumes", opts.Clock, informers),
 	}
 	volumeReg, err := volumes.Informer().AddEventHandler(informer.ResourceEventHandlerFuncs{
 		AddFunc:    ctrl.addVolume,
@@ -157,8 +157,8 @@ func (c *Controller) Run(ctx context.Context, workers int) {
 	}
 	var wg sync.WaitGroup
 	wg.Go(func() { c.resyncLoop(ctx) })
-	wg.Go(func() { controller.RunWorkers(ctx, c.volumeQueue, workers, c.syncVolumeKey, c.log) })
-	controller.RunWorkers(ctx, c.claimQueue, workers, c.syncClaimKey, c.log)
+	wg.Go(func() { controllerutil.RunWorkers(ctx, c.volumeQueue, workers, c.syncVolumeKey, c.log) })
+	controllerutil.RunWorkers(ctx, c.claimQueue, workers, c.syncClaimKey, c.log)
 	wg.Wait()
 }
 
@@ -205,7 +205,7 @@ func (c *Controller) enqueueAll() {
 func (c *Controller) syncClaimKey(ctx context.Context, key string) error {
 	namespace, name, err := informer.SplitMetaNamespaceKey(key)
 	if err != nil {
-		return controller.DoNotRetry(err)
+		return controllerutil.DoNotRetry(err)
 	}
 	claim, err := c.claimLister.Namespace(namespace).Get(name)
 	if apierrors.IsNotFound(err) {

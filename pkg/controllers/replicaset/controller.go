@@ -18,7 +18,7 @@ import (
 	"kplane/pkg/api"
 	"kplane/pkg/api/labels"
 	"kplane/pkg/client"
-	"kplane/pkg/controller"
+	"kplane/pkg/controllers/controllerutil"
 	"kplane/pkg/events"
 	"kplane/pkg/informer"
 )
@@ -36,12 +36,12 @@ type Controller struct {
 // through c, and their events recorded with recorder (whose source is
 // "replicaset-controller").
 func New(c *client.Client, informers *informer.SharedInformerFactory, recorder events.EventRecorder, opts Options) (*Controller, error) {
-	podControl := controller.RealPodControl{Client: c, Recorder: recorder}
+	podControl := controllerutil.RealPodControl{Client: c, Recorder: recorder}
 	return newController(replicaSetKind(c, informers), informers, podControl, opts)
 }
 
 // newController is New with the API access injected, for tests.
-func newController(kind Kind[*api.ReplicaSet], informers *informer.SharedInformerFactory, podControl controller.PodControl, opts Options) (*Controller, error) {
+func newController(kind Kind[*api.ReplicaSet], informers *informer.SharedInformerFactory, podControl controllerutil.PodControl, opts Options) (*Controller, error) {
 	m, err := NewManager(kind, informers, podControl, opts)
 	if err != nil {
 		return nil, err

@@ -11,7 +11,7 @@ import (
 
 	"kplane/pkg/api"
 	apierrors "kplane/pkg/api/errors"
-	"kplane/pkg/controller"
+	"kplane/pkg/controllers/controllerutil"
 	"kplane/pkg/informer"
 )
 
@@ -28,7 +28,7 @@ func TestSyncCreatesMissingPods(t *testing.T) {
 		t.Fatalf("created %d pods, want 3", got)
 	}
 	for _, pod := range f.podControl.created {
-		ref := controller.GetControllerOf(&pod.ObjectMeta)
+		ref := controllerutil.GetControllerOf(&pod.ObjectMeta)
 		if pod.GenerateName != "ng-rs-" || pod.Labels["replicaset"] != "test" || ref == nil ||
 			ref.UID != rs.UID || ref.Kind != "ReplicaSet" || ref.APIVersion != "apps/v1" ||
 			ref.BlockOwnerDeletion == nil || !*ref.BlockOwnerDeletion {
@@ -126,7 +126,7 @@ func TestExpectationsBlockSecondSyncUntilPodsObserved(t *testing.T) {
 func TestExpectationsExpire(t *testing.T) {
 	f := newFixture(t, newRS("ng-rs", 2, web))
 	f.mustSync("default/ng-rs")
-	f.clock.Step(controller.ExpectationsTimeout + time.Second)
+	f.clock.Step(controllerutil.ExpectationsTimeout + time.Second)
 	f.mustSync("default/ng-rs")
 	if got := len(f.podControl.created); got != 4 {
 		t.Fatalf("created %d pods in all, want 4 (2, then 2 again after the timeout)", got)
@@ -335,7 +335,7 @@ func TestSyncInvalidSelectorIsNotRetried(t *testing.T) {
 	}
 	q := f.ctrl.manager.Queue()
 	q.Add("default/ng-rs")
-	controller.ProcessNext(context.Background(), q, f.ctrl.sync, slog.New(slog.DiscardHandler))
+	controllerutil.ProcessNext(context.Background(), q, f.ctrl.sync, slog.New(slog.DiscardHandler))
 	if q.Len() != 0 || len(q.Waiting()) != 0 || q.NumRequeues("default/ng-rs") != 0 {
 		t.Errorf("the key was requeued (len %d, waiting %v)", q.Len(), q.Waiting())
 	}

@@ -17,7 +17,7 @@ import (
 	"kplane/pkg/api"
 	apierrors "kplane/pkg/api/errors"
 	"kplane/pkg/clock"
-	"kplane/pkg/controller"
+	"kplane/pkg/controllers/controllerutil"
 	"kplane/pkg/informer"
 )
 
@@ -47,7 +47,7 @@ func (f *fakePodControl) CreatePod(_ context.Context, namespace string, template
 			return err
 		}
 	}
-	pod := controller.PodFromTemplate(template, owner, ownerRef)
+	pod := controllerutil.PodFromTemplate(template, owner, ownerRef)
 	// Stand in for the apiserver: a name from generateName, a uid, a time.
 	pod.Name = fmt.Sprintf("%s%05d", pod.GenerateName, f.calls)
 	pod.Namespace = namespace
@@ -239,7 +239,7 @@ type podOption func(*api.Pod)
 
 func ownedBy(rs *api.ReplicaSet) podOption {
 	return func(p *api.Pod) {
-		p.OwnerReferences = []api.OwnerReference{controller.NewControllerRef(rs, "apps/v1", "ReplicaSet")}
+		p.OwnerReferences = []api.OwnerReference{controllerutil.NewControllerRef(rs, "apps/v1", "ReplicaSet")}
 	}
 }
 

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"kplane/pkg/api"
-	"kplane/pkg/controller"
+	"kplane/pkg/controllers/controllerutil"
 	"kplane/pkg/informer"
 )
 
@@ -78,7 +78,7 @@ func (m *Manager[T]) addPod(obj api.Object) {
 		m.deletePod(pod)
 		return
 	}
-	if ref := controller.GetControllerOf(&pod.ObjectMeta); ref != nil {
+	if ref := controllerutil.GetControllerOf(&pod.ObjectMeta); ref != nil {
 		owner, found := m.resolveControllerRef(pod.Namespace, ref)
 		if !found {
 			return
@@ -118,8 +118,8 @@ func (m *Manager[T]) updatePod(oldObj, newObj api.Object) {
 		return
 	}
 
-	curRef := controller.GetControllerOf(&curPod.ObjectMeta)
-	oldRef := controller.GetControllerOf(&oldPod.ObjectMeta)
+	curRef := controllerutil.GetControllerOf(&curPod.ObjectMeta)
+	oldRef := controllerutil.GetControllerOf(&oldPod.ObjectMeta)
 	refChanged := !sameRef(oldRef, curRef)
 	if refChanged && oldRef != nil {
 		if owner, found := m.resolveControllerRef(oldPod.Namespace, oldRef); found {
@@ -138,7 +138,7 @@ func (m *Manager[T]) updatePod(oldObj, newObj api.Object) {
 		// second absorbs clock skew between here and the kubelet, as
 		// upstream does.
 		if view, err := m.kind.View(owner); err == nil && view.MinReadySeconds > 0 &&
-			!controller.IsPodReady(oldPod) && controller.IsPodReady(curPod) {
+			!controllerutil.IsPodReady(oldPod) && controllerutil.IsPodReady(curPod) {
 			m.enqueueAfter(owner, time.Duration(view.MinReadySeconds)*time.Second+time.Second)
 		}
 		return
@@ -168,7 +168,7 @@ func (m *Manager[T]) deletePod(obj any) {
 			return
 		}
 	}
-	ref := controller.GetControllerOf(&pod.ObjectMeta)
+	ref := controllerutil.GetControllerOf(&pod.ObjectMeta)
 	if ref == nil {
 		return // no owner cares about an orphan leaving
 	}

@@ -21,7 +21,7 @@ import (
 
 	"kplane/pkg/api"
 	"kplane/pkg/client"
-	"kplane/pkg/controller"
+	"kplane/pkg/controllers/controllerutil"
 	"kplane/pkg/controllers/replicaset"
 	"kplane/pkg/events"
 	"kplane/pkg/informer"
@@ -57,7 +57,7 @@ func TestNginxReplicaSet(t *testing.T) {
 		if !podName.MatchString(p.Name) {
 			t.Errorf("pod name %q does not look like ng-rs-<5 random chars>", p.Name)
 		}
-		ref := controller.GetControllerOf(&p.ObjectMeta)
+		ref := controllerutil.GetControllerOf(&p.ObjectMeta)
 		if ref.Kind != "ReplicaSet" || ref.APIVersion != "apps/v1" || ref.Name != "ng-rs" || ref.BlockOwnerDeletion == nil || !*ref.BlockOwnerDeletion {
 			t.Errorf("pod %s controllerRef = %+v", p.Name, ref)
 		}
@@ -95,7 +95,7 @@ func TestNginxReplicaSet(t *testing.T) {
 		if err != nil {
 			return false, err.Error()
 		}
-		return controller.GetControllerOf(&p.ObjectMeta) == nil && p.DeletionTimestamp == nil,
+		return controllerutil.GetControllerOf(&p.ObjectMeta) == nil && p.DeletionTimestamp == nil,
 			fmt.Sprintf("pod %s ownerReferences %+v, deletionTimestamp %v", relabelled, p.OwnerReferences, p.DeletionTimestamp)
 	})
 
@@ -231,7 +231,7 @@ func waitOwnedPodsWhere(t *testing.T, c *client.Client, rs *api.ReplicaSet, n in
 		}
 		owned = owned[:0]
 		for _, p := range list.Items {
-			if controller.IsPodActive(p) && controller.IsControlledBy(&p.ObjectMeta, rs.UID) {
+			if controllerutil.IsPodActive(p) && controllerutil.IsControlledBy(&p.ObjectMeta, rs.UID) {
 				owned = append(owned, p)
 			}
 		}

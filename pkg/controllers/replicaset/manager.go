@@ -8,7 +8,7 @@ import (
 
 	"kplane/pkg/api"
 	"kplane/pkg/clock"
-	"kplane/pkg/controller"
+	"kplane/pkg/controllers/controllerutil"
 	"kplane/pkg/informer"
 	"kplane/pkg/informer/workqueue"
 )
@@ -44,8 +44,8 @@ type Options struct {
 type Manager[T api.Object] struct {
 	kind         Kind[T]
 	podLister    *informer.Lister[*api.Pod]
-	podControl   controller.PodControl
-	expectations *controller.Expectations
+	podControl   controllerutil.PodControl
+	expectations *controllerutil.Expectations
 	queue        *workqueue.Queue[string]
 	clock        clock.Clock
 	log          *slog.Logger
@@ -61,7 +61,7 @@ type Manager[T api.Object] struct {
 // handlers on the owners' informer (kind.Informer) and on the pod informer
 // of informers, and creates and deletes pods through podControl. It does
 // not start the informers.
-func NewManager[T api.Object](kind Kind[T], informers *informer.SharedInformerFactory, podControl controller.PodControl, opts Options) (*Manager[T], error) {
+func NewManager[T api.Object](kind Kind[T], informers *informer.SharedInformerFactory, podControl controllerutil.PodControl, opts Options) (*Manager[T], error) {
 	if opts.Logger == nil {
 		opts.Logger = slog.Default()
 	}
@@ -76,11 +76,11 @@ func NewManager[T api.Object](kind Kind[T], informers *informer.SharedInformerFa
 		kind:          kind,
 		podLister:     pods.Lister(),
 		podControl:    podControl,
-		expectations:  controller.NewExpectations(opts.Clock),
+		expectations:  controllerutil.NewExpectations(opts.Clock),
 		clock:         opts.Clock,
 		log:           opts.Logger.With("controller", kind.Name),
 		burstReplicas: opts.BurstReplicas,
-		queue:         controller.NewQueue(kind.Name, opts.Clock, informers),
+		queue:         controllerutil.NewQueue(kind.Name, opts.Clock, informers),
 	}
 
 	ownerReg, err := kind.Informer.Informer().AddEventHandler(informer.ResourceEventHandlerFuncs{
@@ -117,7 +117,7 @@ func (m *Manager[T]) Run(ctx context.Context, workers int) {
 		m.queue.ShutDown()
 		return
 	}
-	controller.RunWorkers(ctx, m.queue, workers, m.Sync, m.log)
+	controllerutil.RunWorkers(ctx, m.queue, workers, m.Sync, m.log)
 }
 
 // Queue returns the manager's workqueue (for tests and the
@@ -126,7 +126,7 @@ func (m *Manager[T]) Queue() *workqueue.Queue[string] { return m.queue }
 
 // Expectations returns the creates and deletes the manager still waits to
 // see, per owner key (for tests and logs).
-func (m *Manager[T]) Expectations() *controller.Expectations { return m.expectations }
+func (m *Manager[T]) Expectations() *controllerutil.Expectations { return m.expectations }
 
 // enqueue adds owner's key to the queue.
 func (m *Manager[T]) enqueue(owner T) {

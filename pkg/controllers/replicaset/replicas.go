@@ -6,7 +6,7 @@ import (
 
 	"kplane/pkg/api"
 	apierrors "kplane/pkg/api/errors"
-	"kplane/pkg/controller"
+	"kplane/pkg/controllers/controllerutil"
 )
 
 // manageReplicas creates or deletes pods so that the owner has
@@ -35,8 +35,8 @@ func (m *Manager[T]) createPods(ctx context.Context, key string, owner T, view O
 	m.log.Info("too few replicas", "key", key, "want", view.Replicas, "creating", n)
 
 	namespace := owner.GetObjectMeta().Namespace
-	ref := controller.NewControllerRef(owner, m.kind.APIVersion, m.kind.Kind)
-	successes, err := controller.SlowStartBatch(n, controller.SlowStartInitialBatchSize, func() error {
+	ref := controllerutil.NewControllerRef(owner, m.kind.APIVersion, m.kind.Kind)
+	successes, err := controllerutil.SlowStartBatch(n, controllerutil.SlowStartInitialBatchSize, func() error {
 		return m.podControl.CreatePod(ctx, namespace, view.Template, owner, ref)
 	})
 	// Pods whose create failed, or was never tried, will never be seen by
@@ -58,11 +58,11 @@ func (m *Manager[T]) createPods(ctx context.Context, key string, owner T, view O
 	return err
 }
 
-// deletePods deletes the n pods that matter least (controller.PodsToDelete:
+// deletePods deletes the n pods that matter least (controllerutil.PodsToDelete:
 // unscheduled, pending, not ready, on crowded nodes, newest …), in
 // parallel.
 func (m *Manager[T]) deletePods(ctx context.Context, key string, owner T, view Owner, pods []*api.Pod, n int) error {
-	victims := controller.PodsToDelete(pods, m.relatedPods(owner, pods), n, m.clock.Now())
+	victims := controllerutil.PodsToDelete(pods, m.relatedPods(owner, pods), n, m.clock.Now())
 	podKeys := make([]string, len(victims))
 	names := make([]string, len(victims))
 	for i, pod := range victims {
@@ -111,7 +111,7 @@ func (m *Manager[T]) deletePods(ctx context.Context, key string, owner T, view O
 // all of a standalone ReplicaSet's pods equally here).
 func (m *Manager[T]) relatedPods(owner T, own []*api.Pod) []*api.Pod {
 	meta := owner.GetObjectMeta()
-	ref := controller.GetControllerOf(meta)
+	ref := controllerutil.GetControllerOf(meta)
 	if ref == nil {
 		return own
 	}
@@ -123,7 +123,7 @@ func (m *Manager[T]) relatedPods(owner T, own []*api.Pod) []*api.Pod {
 	seen := map[string]bool{}
 	var related []*api.Pod
 	for _, sibling := range siblings {
-		if !controller.IsControlledBy(sibling.GetObjectMeta(), ref.UID) {
+		if !controllerutil.IsControlledBy(sibling.GetObjectMeta(), ref.UID) {
 			continue
 		}
 		view, err := m.kind.View(sibling)

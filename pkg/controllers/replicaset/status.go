@@ -10,7 +10,7 @@ import (
 	"kplane/pkg/api"
 	apierrors "kplane/pkg/api/errors"
 	"kplane/pkg/api/labels"
-	"kplane/pkg/controller"
+	"kplane/pkg/controllers/controllerutil"
 )
 
 // The reasons of the ReplicaFailure condition, as upstream's.
@@ -42,9 +42,9 @@ func calculateStatus(view Owner, generation int64, pods []*api.Pod, manageErr er
 		if templateLabels.Matches(pod.Labels) {
 			fullyLabeled++
 		}
-		if controller.IsPodReady(pod) {
+		if controllerutil.IsPodReady(pod) {
 			ready++
-			if controller.IsPodAvailable(pod, view.MinReadySeconds, now) {
+			if controllerutil.IsPodAvailable(pod, view.MinReadySeconds, now) {
 				available++
 			}
 		}

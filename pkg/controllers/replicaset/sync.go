@@ -7,7 +7,7 @@ import (
 
 	"kplane/pkg/api"
 	apierrors "kplane/pkg/api/errors"
-	"kplane/pkg/controller"
+	"kplane/pkg/controllers/controllerutil"
 	"kplane/pkg/informer"
 )
 
@@ -24,7 +24,7 @@ func (m *Manager[T]) Sync(ctx context.Context, key string) error {
 
 	namespace, name, err := informer.SplitMetaNamespaceKey(key)
 	if err != nil {
-		return controller.DoNotRetry(err)
+		return controllerutil.DoNotRetry(err)
 	}
 	owner, err := m.kind.Informer.Lister().Namespace(namespace).Get(name)
 	if apierrors.IsNotFound(err) {
@@ -40,7 +40,7 @@ func (m *Manager[T]) Sync(ctx context.Context, key string) error {
 	if err != nil {
 		// Only a new version of the owner can fix its selector, and that
 		// version's update event enqueues it again.
-		return controller.DoNotRetry(fmt.Errorf("%s %s: %w", m.kind.Kind, key, err))
+		return controllerutil.DoNotRetry(fmt.Errorf("%s %s: %w", m.kind.Kind, key, err))
 	}
 
 	// Ask before listing the pods: if the expectations are met now, every
@@ -56,7 +56,7 @@ func (m *Manager[T]) Sync(ctx context.Context, key string) error {
 		return fmt.Errorf("list pods in %s: %w", namespace, err)
 	}
 	// Pods that finished or are being deleted are not replicas any more.
-	active := controller.FilterActivePods(allPods)
+	active := controllerutil.FilterActivePods(allPods)
 	pods, err := m.claimPods(ctx, owner, view, active)
 	if err != nil {
 		return err
@@ -88,7 +88,7 @@ func (m *Manager[T]) Sync(ctx context.Context, key string) error {
 func (m *Manager[T]) claimPods(ctx context.Context, owner T, view Owner, pods []*api.Pod) ([]*api.Pod, error) {
 	meta := owner.GetObjectMeta()
 	namespace, name := meta.Namespace, meta.Name
-	refs := &controller.RefManager{
+	refs := &controllerutil.RefManager{
 		Owner:      owner,
 		APIVersion: m.kind.APIVersion,
 		Kind:       m.kind.Kind,
@@ -96,7 +96,7 @@ func (m *Manager[T]) claimPods(ctx context.Context, owner T, view Owner, pods []
 		// Before the first adoption, read the owner from the apiserver
 		// rather than the cache: an owner deleted since the pods were
 		// listed must not adopt anything (upstream issue 42639).
-		CanAdopt: controller.RecheckDeletionTimestamp(meta.UID, func(ctx context.Context) (*api.ObjectMeta, error) {
+		CanAdopt: controllerutil.RecheckDeletionTimestamp(meta.UID, func(ctx context.Context) (*api.ObjectMeta, error) {
 			fresh, err := m.kind.Get(ctx, namespace, name)
 			if err != nil {
 				return nil, err
@@ -107,7 +107,7 @@ func (m *Manager[T]) claimPods(ctx context.Context, owner T, view Owner, pods []
 			return m.podControl.PatchPod(ctx, namespace, podName, patch)
 		},
 	}
-	claimed, err := controller.Claim(ctx, refs, pods)
+	claimed, err := controllerutil.Claim(ctx, refs, pods)
 	if err != nil {
 		return claimed, fmt.Errorf("claim pods for %s %s/%s: %w", m.kind.Kind, namespace, name, err)
 	}

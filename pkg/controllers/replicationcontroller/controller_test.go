@@ -16,7 +16,7 @@ import (
 
 	"kplane/pkg/api"
 	apierrors "kplane/pkg/api/errors"
-	"kplane/pkg/controller"
+	"kplane/pkg/controllers/controllerutil"
 	"kplane/pkg/informer"
 )
 
@@ -37,7 +37,7 @@ func (f *fakePodControl) CreatePod(_ context.Context, _ string, template *api.Po
 	if f.failCreate != nil {
 		return f.failCreate
 	}
-	f.created = append(f.created, controller.PodFromTemplate(template, owner, ref))
+	f.created = append(f.created, controllerutil.PodFromTemplate(template, owner, ref))
 	return nil
 }
 
@@ -132,7 +132,7 @@ func newPod(name string, labels map[string]string, owner *api.ReplicationControl
 		Status: api.PodStatus{Phase: api.PodRunning},
 	}
 	if owner != nil {
-		p.OwnerReferences = []api.OwnerReference{controller.NewControllerRef(owner, "v1", "ReplicationController")}
+		p.OwnerReferences = []api.OwnerReference{controllerutil.NewControllerRef(owner, "v1", "ReplicationController")}
 	}
 	if ready {
 		p.Status.Conditions = []api.PodCondition{{Type: api.PodReady, Status: api.ConditionTrue, LastTransitionTime: api.NewTime(testNow.Add(-time.Hour))}}
@@ -150,7 +150,7 @@ func TestSyncCreatesPodsOwnedByTheRC(t *testing.T) {
 		t.Fatalf("created %d pods, want 2", len(f.podControl.created))
 	}
 	for _, pod := range f.podControl.created {
-		ref := controller.GetControllerOf(&pod.ObjectMeta)
+		ref := controllerutil.GetControllerOf(&pod.ObjectMeta)
 		if pod.GenerateName != "nginx-rc-" || pod.Labels["app"] != "nginx-rc" || ref == nil ||
 			ref.Kind != "ReplicationController" || ref.APIVersion != "v1" || ref.UID != rc.UID {
 			t.Errorf("pod generateName %q, labels %v, controllerRef %+v", pod.GenerateName, pod.Labels, ref)

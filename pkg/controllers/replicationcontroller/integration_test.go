@@ -15,7 +15,7 @@ import (
 
 	"kplane/pkg/api"
 	"kplane/pkg/client"
-	"kplane/pkg/controller"
+	"kplane/pkg/controllers/controllerutil"
 	"kplane/pkg/controllers/replicationcontroller"
 	"kplane/pkg/events"
 	"kplane/pkg/informer"
@@ -56,7 +56,7 @@ func TestReplicationController(t *testing.T) {
 
 	pods := waitOwnedPods(t, c, rc, 3, nil)
 	for _, p := range pods {
-		ref := controller.GetControllerOf(&p.ObjectMeta)
+		ref := controllerutil.GetControllerOf(&p.ObjectMeta)
 		if !podName.MatchString(p.Name) || ref.Kind != "ReplicationController" || ref.APIVersion != "v1" {
 			t.Errorf("pod %s, controllerRef %+v", p.Name, ref)
 		}
@@ -82,7 +82,7 @@ func TestReplicationController(t *testing.T) {
 	}
 	waitOwnedPods(t, c, rc, 3, func(names []string) bool { return !slices.Contains(names, relabelled) })
 	released, err := c.Pods("default").Get(ctx, relabelled, client.GetOptions{})
-	if err != nil || controller.GetControllerOf(&released.ObjectMeta) != nil {
+	if err != nil || controllerutil.GetControllerOf(&released.ObjectMeta) != nil {
 		t.Fatalf("relabelled pod: err %v, ownerReferences %+v; want it kept without a controller", err, released.OwnerReferences)
 	}
 
@@ -123,7 +123,7 @@ func waitOwnedPods(t *testing.T, c *client.Client, rc *api.ReplicationController
 		owned = nil
 		var names []string
 		for _, p := range list.Items {
-			if controller.IsPodActive(p) && controller.IsControlledBy(&p.ObjectMeta, rc.UID) {
+			if controllerutil.IsPodActive(p) && controllerutil.IsControlledBy(&p.ObjectMeta, rc.UID) {
 				owned = append(owned, p)
 				names = append(names, p.Name)
 			}

@@ -20,7 +20,7 @@ import (
 	apierrors "kplane/pkg/api/errors"
 	"kplane/pkg/client"
 	"kplane/pkg/clock"
-	"kplane/pkg/controller"
+	"kplane/pkg/controllers/controllerutil"
 	"kplane/pkg/events"
 	"kplane/pkg/informer"
 	"kplane/pkg/informer/workqueue"
@@ -141,7 +141,7 @@ func (c *Controller) Run(ctx context.Context, workers int) {
 		c.queue.ShutDown()
 		return
 	}
-	controller.RunWorkers(ctx, c.queue, workers, c.sync, c.log)
+	controllerutil.RunWorkers(ctx, c.queue, workers, c.sync, c.log)
 }
 
 // sync makes sure the namespace named key has every ensured account. It

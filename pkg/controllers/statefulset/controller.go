@@ -22,7 +22,7 @@ import (
 	"kplane/pkg/api"
 	"kplane/pkg/client"
 	"kplane/pkg/clock"
-	"kplane/pkg/controller"
+	"kplane/pkg/controllers/controllerutil"
 	"kplane/pkg/events"
 	"kplane/pkg/informer"
 	"kplane/pkg/informer/workqueue"
@@ -77,7 +77,7 @@ func New(c *client.Client, informers *informer.SharedInformerFactory, recorder e
 		revisionLister: revisions.Lister(),
 		clock:          opts.Clock,
 		log:            opts.Logger.With("controller", Name),
-		queue:          controller.NewQueue(Name, opts.Clock, informers),
+		queue:          controllerutil.NewQueue(Name, opts.Clock, informers),
 	}
 	setReg, err := sets.Informer().AddEventHandler(informer.ResourceEventHandlerFuncs{
 		AddFunc:    ctrl.addSet,
@@ -109,7 +109,7 @@ func (c *Controller) Run(ctx context.Context, workers int) {
 		c.queue.ShutDown()
 		return
 	}
-	controller.RunWorkers(ctx, c.queue, workers, c.sync, c.log)
+	controllerutil.RunWorkers(ctx, c.queue, workers, c.sync, c.log)
 }
 
 // Queue returns the controller's workqueue (for tests and views).

@@ -8,7 +8,7 @@ package statefulset
 import (
 	"kplane/pkg/api"
 	"kplane/pkg/api/labels"
-	"kplane/pkg/controller"
+	"kplane/pkg/controllers/controllerutil"
 	"kplane/pkg/informer"
 )
 
@@ -70,7 +70,7 @@ func (c *Controller) deletePod(obj any) {
 	if !ok {
 		return
 	}
-	if ref := controller.GetControllerOf(&pod.ObjectMeta); ref != nil {
+	if ref := controllerutil.GetControllerOf(&pod.ObjectMeta); ref != nil {
 		if set := c.resolveControllerRef(pod.Namespace, ref); set != nil {
 			c.enqueue(set)
 		}
@@ -80,7 +80,7 @@ func (c *Controller) deletePod(obj any) {
 // enqueuePodOwners enqueues pod's controlling set, or, if it is an orphan,
 // every set whose selector matches it.
 func (c *Controller) enqueuePodOwners(pod *api.Pod) {
-	if ref := controller.GetControllerOf(&pod.ObjectMeta); ref != nil {
+	if ref := controllerutil.GetControllerOf(&pod.ObjectMeta); ref != nil {
 		if set := c.resolveControllerRef(pod.Namespace, ref); set != nil {
 			c.enqueue(set)
 		}
@@ -119,7 +119,7 @@ func (c *Controller) resolveControllerRef(namespace string, ref *api.OwnerRefere
 // sameController reports whether two pod versions have the same
 // controller (both none counts as the same).
 func sameController(a, b *api.Pod) bool {
-	ra, rb := controller.GetControllerOf(&a.ObjectMeta), controller.GetControllerOf(&b.ObjectMeta)
+	ra, rb := controllerutil.GetControllerOf(&a.ObjectMeta), controllerutil.GetControllerOf(&b.ObjectMeta)
 	if ra == nil || rb == nil {
 		return ra == rb
 	}

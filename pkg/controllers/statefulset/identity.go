@@ -11,7 +11,7 @@ import (
 	"strconv"
 
 	"kplane/pkg/api"
-	"kplane/pkg/controller"
+	"kplane/pkg/controllers/controllerutil"
 )
 
 // ordinalPattern splits a pod name into its set's name and its ordinal;
@@ -83,7 +83,7 @@ func revisionOf(pod *api.Pod) string {
 // revision label, volumes pointing to its claims, and the set as its
 // controller.
 func newPod(set *api.StatefulSet, template *api.PodTemplateSpec, revision string, ordinal int) *api.Pod {
-	pod := controller.PodFromTemplate(template, set, controller.NewControllerRef(set, "apps/v1", "StatefulSet"))
+	pod := controllerutil.PodFromTemplate(template, set, controllerutil.NewControllerRef(set, "apps/v1", "StatefulSet"))
 	name := podName(set, ordinal)
 	pod.GenerateName = ""
 	pod.Name = name

@@ -4,7 +4,7 @@ import (
 	"testing"
 
 	"kplane/pkg/api"
-	"kplane/pkg/controller"
+	"kplane/pkg/controllers/controllerutil"
 )
 
 func TestParentAndOrdinal(t *testing.T) {
@@ -72,7 +72,7 @@ func TestNewPodIdentity(t *testing.T) {
 			t.Errorf("label %s = %q, want %q", k, pod.Labels[k], v)
 		}
 	}
-	if !controller.IsControlledBy(&pod.ObjectMeta, "uid-web") {
+	if !controllerutil.IsControlledBy(&pod.ObjectMeta, "uid-web") {
 		t.Errorf("ownerReferences %+v", pod.OwnerReferences)
 	}
 	// The template volume "www" is replaced by the claim; "cache" is kept.

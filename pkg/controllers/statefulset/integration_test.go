@@ -18,7 +18,7 @@ import (
 	"kplane/pkg/api"
 	apierrors "kplane/pkg/api/errors"
 	"kplane/pkg/client"
-	"kplane/pkg/controller"
+	"kplane/pkg/controllers/controllerutil"
 	"kplane/pkg/controllers/statefulset"
 	"kplane/test/framework"
 	"kplane/test/framework/controllertest"
@@ -169,7 +169,7 @@ func pods(t *testing.T, c *client.Client, set *api.StatefulSet) map[string]*api.
 	}
 	out := map[string]*api.Pod{}
 	for _, p := range list.Items {
-		if controller.IsControlledBy(&p.ObjectMeta, set.UID) && p.DeletionTimestamp == nil {
+		if controllerutil.IsControlledBy(&p.ObjectMeta, set.UID) && p.DeletionTimestamp == nil {
 			out[p.Name] = p
 		}
 	}
@@ -277,7 +277,7 @@ func TestOrderedReadyCreateAndScaleDown(t *testing.T) {
 	if err != nil {
 		t.Fatalf("get revision %s: %v", status.CurrentRevision, err)
 	}
-	if rev.Revision != 1 || !controller.IsControlledBy(&rev.ObjectMeta, set.UID) || !strings.Contains(string(rev.Data), `"$patch":"replace"`) {
+	if rev.Revision != 1 || !controllerutil.IsControlledBy(&rev.ObjectMeta, set.UID) || !strings.Contains(string(rev.Data), `"$patch":"replace"`) {
 		t.Errorf("revision %s: number %d owners %+v data %s", rev.Name, rev.Revision, rev.OwnerReferences, rev.Data)
 	}
 

@@ -10,7 +10,7 @@ import (
 	"sort"
 
 	"kplane/pkg/api"
-	"kplane/pkg/controller"
+	"kplane/pkg/controllers/controllerutil"
 )
 
 // actionType says what an action does to a pod.
@@ -60,7 +60,7 @@ func isTerminating(pod *api.Pod) bool { return pod.DeletionTimestamp != nil }
 // isHealthy is what OrderedReady waits for: Running, Ready and not being
 // deleted.
 func isHealthy(pod *api.Pod) bool {
-	return pod.Status.Phase == api.PodRunning && controller.IsPodReady(pod) && !isTerminating(pod)
+	return pod.Status.Phase == api.PodRunning && controllerutil.IsPodReady(pod) && !isTerminating(pod)
 }
 
 // isFinished reports whether the pod's containers have all stopped for

@@ -10,7 +10,7 @@ import (
 
 	"kplane/pkg/api"
 	"kplane/pkg/client"
-	"kplane/pkg/controller"
+	"kplane/pkg/controllers/controllerutil"
 )
 
 // setRevisions are the revisions one sync works with.
@@ -37,14 +37,14 @@ func (c *Controller) syncRevisions(ctx context.Context, set *api.StatefulSet, re
 	if set.Status.CollisionCount != nil {
 		out.collisionCount = *set.Status.CollisionCount
 	}
-	data, err := controller.RevisionData(&set.Spec.Template)
+	data, err := controllerutil.RevisionData(&set.Spec.Template)
 	if err != nil {
 		return out, err
 	}
-	candidate := controller.NewControllerRevision(set, "apps/v1", "StatefulSet", set.Spec.Template.Labels, data,
-		controller.NextRevision(revisions), &out.collisionCount)
+	candidate := controllerutil.NewControllerRevision(set, "apps/v1", "StatefulSet", set.Spec.Template.Labels, data,
+		controllerutil.NextRevision(revisions), &out.collisionCount)
 
-	equal := controller.FindEqualRevisions(revisions, candidate)
+	equal := controllerutil.FindEqualRevisions(revisions, candidate)
 	switch {
 	case len(equal) > 0 && equal[len(equal)-1] == revisions[len(revisions)-1]:
 		out.update = equal[len(equal)-1]
@@ -57,7 +57,7 @@ func (c *Controller) syncRevisions(ctx context.Context, set *api.StatefulSet, re
 		}
 		out.update = updated
 	default:
-		created, err := controller.CreateControllerRevision(ctx, c.client, set, candidate, &out.collisionCount)
+		created, err := controllerutil.CreateControllerRevision(ctx, c.client, set, candidate, &out.collisionCount)
 		if err != nil {
 			return out, err
 		}
@@ -71,10 +71,10 @@ func (c *Controller) syncRevisions(ctx context.Context, set *api.StatefulSet, re
 			break
 		}
 	}
-	if out.updateTemplate, err = controller.TemplateFromRevision(out.update); err != nil {
+	if out.updateTemplate, err = controllerutil.TemplateFromRevision(out.update); err != nil {
 		return out, err
 	}
-	if out.currentTemplate, err = controller.TemplateFromRevision(out.current); err != nil {
+	if out.currentTemplate, err = controllerutil.TemplateFromRevision(out.current); err != nil {
 		return out, err
 	}
 	return out, nil
@@ -87,9 +87,9 @@ func (c *Controller) truncateHistory(ctx context.Context, set *api.StatefulSet, 
 	for _, pod := range pods {
 		live[revisionOf(pod)] = true
 	}
-	limit := controller.DefaultRevisionHistoryLimit
+	limit := controllerutil.DefaultRevisionHistoryLimit
 	if set.Spec.RevisionHistoryLimit != nil {
 		limit = int(*set.Spec.RevisionHistoryLimit)
 	}
-	return controller.TruncateHistory(ctx, c.client, revisions, live, limit)
+	return controllerutil.TruncateHistory(ctx, c.client, revisions, live, limit)
 }

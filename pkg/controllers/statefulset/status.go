@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"kplane/pkg/api"
-	"kplane/pkg/controller"
+	"kplane/pkg/controllers/controllerutil"
 )
 
 // computeStatus counts the set's pods: replicas (all of them), ready,
@@ -31,7 +31,7 @@ func computeStatus(set *api.StatefulSet, pods []*api.Pod, currentRevision, updat
 		status.Replicas++
 		if isHealthy(pod) {
 			status.ReadyReplicas++
-			if controller.IsPodAvailable(pod, set.Spec.MinReadySeconds, now) {
+			if controllerutil.IsPodAvailable(pod, set.Spec.MinReadySeconds, now) {
 				status.AvailableReplicas++
 			}
 		}

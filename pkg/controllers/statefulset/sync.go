@@ -9,7 +9,7 @@ import (
 	apierrors "kplane/pkg/api/errors"
 	"kplane/pkg/api/labels"
 	"kplane/pkg/client"
-	"kplane/pkg/controller"
+	"kplane/pkg/controllers/controllerutil"
 	"kplane/pkg/informer"
 )
 
@@ -24,7 +24,7 @@ func (c *Controller) sync(ctx context.Context, key string) error {
 
 	namespace, name, err := informer.SplitMetaNamespaceKey(key)
 	if err != nil {
-		return controller.DoNotRetry(err)
+		return controllerutil.DoNotRetry(err)
 	}
 	cached, err := c.setLister.Namespace(namespace).Get(name)
 	if apierrors.IsNotFound(err) {
@@ -40,14 +40,14 @@ func (c *Controller) sync(ctx context.Context, key string) error {
 	selector, err := labels.FromLabelSelector(set.Spec.Selector)
 	if err != nil {
 		// Only an edit can fix it, and the edit enqueues the set again.
-		return controller.DoNotRetry(fmt.Errorf("statefulset %s: invalid selector: %w", key, err))
+		return controllerutil.DoNotRetry(fmt.Errorf("statefulset %s: invalid selector: %w", key, err))
 	}
 
 	revisions, err := c.claimRevisions(ctx, set, selector)
 	if err != nil {
 		return err
 	}
-	controller.SortRevisions(revisions)
+	controllerutil.SortRevisions(revisions)
 	pods, err := c.claimPods(ctx, set, selector)
 	if err != nil {
 		return err
@@ -103,11 +103,11 @@ func (c *Controller) claimPods(ctx context.Context, set *api.StatefulSet, select
 	// "db-0" with matching labels is not the set "web"'s.
 	var candidates []*api.Pod
 	for _, pod := range all {
-		if controller.GetControllerOf(&pod.ObjectMeta) != nil || isMemberOf(set, pod) {
+		if controllerutil.GetControllerOf(&pod.ObjectMeta) != nil || isMemberOf(set, pod) {
 			candidates = append(candidates, pod)
 		}
 	}
-	refs := &controller.RefManager{
+	refs := &controllerutil.RefManager{
 		Owner:      set,
 		APIVersion: "apps/v1",
 		Kind:       "StatefulSet",
@@ -118,7 +118,7 @@ func (c *Controller) claimPods(ctx context.Context, set *api.StatefulSet, select
 			return err
 		},
 	}
-	claimed, err := controller.Claim(ctx, refs, candidates)
+	claimed, err := controllerutil.Claim(ctx, refs, candidates)
 	if err != nil {
 		return nil, fmt.Errorf("claim pods for statefulset %s/%s: %w", set.Namespace, set.Name, err)
 	}
@@ -132,7 +132,7 @@ func (c *Controller) claimRevisions(ctx context.Context, set *api.StatefulSet, s
 	if err != nil {
 		return nil, fmt.Errorf("list revisions in %s: %w", set.Namespace, err)
 	}
-	claimed, err := controller.ClaimRevisions(ctx, c.client, set, "apps/v1", "StatefulSet", selector, c.canAdopt(set), all)
+	claimed, err := controllerutil.ClaimRevisions(ctx, c.client, set, "apps/v1", "StatefulSet", selector, c.canAdopt(set), all)
 	if err != nil {
 		return nil, fmt.Errorf("claim revisions for statefulset %s/%s: %w", set.Namespace, set.Name, err)
 	}
@@ -142,7 +142,7 @@ func (c *Controller) claimRevisions(ctx context.Context, set *api.StatefulSet, s
 // canAdopt re-reads the set from the apiserver before the first adoption:
 // a set deleted since the cache was read must not adopt anything.
 func (c *Controller) canAdopt(set *api.StatefulSet) func(ctx context.Context) error {
-	return controller.RecheckDeletionTimestamp(set.UID, func(ctx context.Context) (*api.ObjectMeta, error) {
+	return controllerutil.RecheckDeletionTimestamp(set.UID, func(ctx context.Context) (*api.ObjectMeta, error) {
 		fresh, err := c.client.StatefulSets(set.Namespace).Get(ctx, set.Name, client.GetOptions{})
 		if err != nil {
 			return nil, err

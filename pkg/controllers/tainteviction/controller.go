@@ -25,7 +25,7 @@ import (
 	"kplane/pkg/api"
 	"kplane/pkg/client"
 	"kplane/pkg/clock"
-	"kplane/pkg/controller"
+	"kplane/pkg/controllers/controllerutil"
 	"kplane/pkg/events"
 	"kplane/pkg/informer"
 	"kplane/pkg/informer/workqueue"
@@ -89,7 +89,7 @@ func New(c *client.Client, informers *informer.SharedInformerFactory, recorder e
 		recorder: recorder,
 		log:      logger.With("controller", Name),
 		clock:    clk,
-		queue:    controller.NewQueue(Name, clk, informers),
+		queue:    controllerutil.NewQueue(Name, clk, informers),
 		schedule: newEvictionSchedule(),
 	}
 
@@ -143,5 +143,5 @@ func (c *Controller) Run(ctx context.Context, workers int) {
 		return
 	}
 	c.log.Info("starting controller", "workers", workers)
-	controller.RunWorkers(ctx, c.queue, workers, c.sync, c.log)
+	controllerutil.RunWorkers(ctx, c.queue, workers, c.sync, c.log)
 }

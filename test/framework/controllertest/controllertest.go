@@ -22,7 +22,7 @@ import (
 	"kplane/pkg/api"
 	apierrors "kplane/pkg/api/errors"
 	"kplane/pkg/client"
-	"kplane/pkg/controller"
+	"kplane/pkg/controllers/controllerutil"
 	"kplane/pkg/events"
 	"kplane/pkg/informer"
 	"kplane/test/framework"
@@ -201,7 +201,7 @@ func MarkPodsReady(ctx context.Context, c *client.Client, namespace, labelSelect
 			continue
 		}
 		for _, p := range list.Items {
-			if controller.IsPodReady(p) || p.DeletionTimestamp != nil {
+			if controllerutil.IsPodReady(p) || p.DeletionTimestamp != nil {
 				continue
 			}
 			setPodReady(p)

@@ -2,7 +2,7 @@ package controllertest
 
 // This file holds the objects the unit tests of the controllers that list
 // a Service's pods (endpoints, endpointslice, and the helpers they share
-// in pkg/controller) start from: the Service "web" and pods it selects,
+// in pkg/controllers/controllerutil) start from: the Service "web" and pods it selects,
 // each changed by options for the case at hand.
 
 import (

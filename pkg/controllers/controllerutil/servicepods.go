@@ -1,4 +1,4 @@
-package controller
+package controllerutil
 
 // This file holds what the controllers that list a Service's pods share —
 // the endpoints controller (Endpoints) and the endpointslice controller

@@ -1,4 +1,4 @@
-package controller_test
+package controllerutil_test
 
 // An external test package: the pod and Service fixtures live in
 // test/framework/controllertest, which imports this package.
@@ -11,7 +11,7 @@ import (
 
 	"kplane/pkg/api"
 	apierrors "kplane/pkg/api/errors"
-	"kplane/pkg/controller"
+	"kplane/pkg/controllers/controllerutil"
 	"kplane/pkg/informer"
 	"kplane/test/framework/controllertest"
 )
@@ -69,7 +69,7 @@ func TestServicesToUpdateOnPodChange(t *testing.T) {
 		}), []string{"default/canary", "default/web"}},
 	}
 	for _, tc := range tests {
-		got, err := controller.ServicesToUpdateOnPodChange(lister.Namespace("default"), base, tc.newPod)
+		got, err := controllerutil.ServicesToUpdateOnPodChange(lister.Namespace("default"), base, tc.newPod)
 		if err != nil {
 			t.Fatalf("%s: %v", tc.name, err)
 		}
@@ -83,7 +83,7 @@ func TestServicesForPodStaysInNamespace(t *testing.T) {
 	elsewhere := selecting("web", map[string]string{"app": "web"})
 	elsewhere.Namespace = "other"
 	lister := serviceCache(t, selecting("web", map[string]string{"app": "web"}), elsewhere)
-	got, err := controller.ServicesForPod(lister.Namespace("default"), controllertest.WebPod("p", "10.244.1.2"))
+	got, err := controllerutil.ServicesForPod(lister.Namespace("default"), controllertest.WebPod("p", "10.244.1.2"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -97,7 +97,7 @@ func TestServicesForPodStaysInNamespace(t *testing.T) {
 func TestServicePodHandlers(t *testing.T) {
 	lister := serviceCache(t, controllertest.WebService(), selecting("other", map[string]string{"app": "other"}))
 	var queued []string
-	handlers := controller.ServicePodHandlers(lister, func(key string) { queued = append(queued, key) }, slog.New(slog.DiscardHandler))
+	handlers := controllerutil.ServicePodHandlers(lister, func(key string) { queued = append(queued, key) }, slog.New(slog.DiscardHandler))
 	expect := func(what string, want ...string) {
 		t.Helper()
 		slices.Sort(queued)
@@ -154,7 +154,7 @@ func TestFindPort(t *testing.T) {
 		{"plain init container port is not served", api.ServicePort{Port: 80, TargetPort: api.FromString("setup"), Protocol: api.ProtocolTCP}, 0, false},
 	}
 	for _, tc := range tests {
-		got, ok := controller.FindPort(pod, &tc.svcPort)
+		got, ok := controllerutil.FindPort(pod, &tc.svcPort)
 		if got != tc.want || ok != tc.wantFind {
 			t.Errorf("%s: FindPort = %d, %v; want %d, %v", tc.name, got, ok, tc.want, tc.wantFind)
 		}
@@ -176,7 +176,7 @@ func TestPodIPs(t *testing.T) {
 		{"only podIP", onlyPodIP, []string{"10.244.1.3"}},
 		{"none", controllertest.WebPod("c", "", controllertest.NoIP), nil},
 	} {
-		if got := controller.PodIPs(tc.pod); !slices.Equal(got, tc.want) {
+		if got := controllerutil.PodIPs(tc.pod); !slices.Equal(got, tc.want) {
 			t.Errorf("%s: PodIPs = %v, want %v", tc.name, got, tc.want)
 		}
 	}

@@ -1,4 +1,4 @@
-package controller
+package controllerutil
 
 import (
 	"encoding/binary"
@@ -32,7 +32,7 @@ func SafeEncodeString(s string) string {
 //
 // The hash is FNV-32a over the template's JSON (Go's encoder sorts map keys,
 // so the encoding is canonical) followed, when collisionCount is set, by
-// the count as 8 little-endian bytes, as upstream's controller.ComputeHash
+// the count as 8 little-endian bytes, as upstream's controllerutil.ComputeHash
 // does. Bumping status.collisionCount therefore yields a new name when a
 // different ReplicaSet already holds the one the template hashes to. The
 // 32-bit sum is written in decimal and passed through SafeEncodeString.

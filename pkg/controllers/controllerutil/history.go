@@ -1,4 +1,4 @@
-package controller
+package controllerutil
 
 // This file keeps the revision history of StatefulSets and DaemonSets, as
 // upstream's pkg/controller/history does. Unlike a Deployment, whose
