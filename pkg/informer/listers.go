@@ -45,6 +45,19 @@ func (l *Lister[T]) Get(name string) (T, error) {
 	return get[T](l.indexer, l.resource, name, name)
 }
 
+// ByIndex returns the objects the cache files under indexedValue in the
+// index indexName (for example NodeNameIndex, "node1": the pods bound to
+// node1), in no particular order. The index must have been added to the
+// informer (AddIndexers) before it started; asking for one it lacks is an
+// error.
+func (l *Lister[T]) ByIndex(indexName, indexedValue string) ([]T, error) {
+	objs, err := l.indexer.ByIndex(indexName, indexedValue)
+	if err != nil {
+		return nil, fmt.Errorf("list %s by %s %q: %w", l.resource, indexName, indexedValue, err)
+	}
+	return filter[T](objs, nil)
+}
+
 // Namespace returns a lister limited to one namespace. The empty namespace
 // means all namespaces for List (upstream's NamespaceAll), and
 // cluster-scoped names for Get.

@@ -136,3 +136,29 @@ func TestListerWrongTypeIsAnError(t *testing.T) {
 		t.Errorf("Get of a Node as a Pod = %v, want a type error", err)
 	}
 }
+
+func TestListerByIndex(t *testing.T) {
+	indexer := NewIndexer(MetaNamespaceKeyFunc, Indexers{NodeNameIndex: NodeNameIndexFunc})
+	for _, p := range []*api.Pod{
+		fixturePod("default", "a", withNode("node1")),
+		fixturePod("prod", "b", withNode("node1")),
+		fixturePod("default", "c", withNode("node2")),
+		fixturePod("default", "pending"),
+	} {
+		mustSucceed(t, indexer.Add(p))
+	}
+	pods := NewLister[*api.Pod](indexer, podsResource)
+	got, err := pods.ByIndex(NodeNameIndex, "node1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if names := podNames(got); !slices.Equal(names, []string{"default/a", "prod/b"}) {
+		t.Errorf("pods on node1 = %q", names)
+	}
+	if got, err := pods.ByIndex(NodeNameIndex, "node3"); err != nil || len(got) != 0 {
+		t.Errorf("pods on node3 = %v, %v; want none", got, err)
+	}
+	if _, err := pods.ByIndex("no-such-index", "x"); err == nil {
+		t.Error("ByIndex of an index the cache lacks: want an error")
+	}
+}

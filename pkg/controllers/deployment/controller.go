@@ -296,7 +296,7 @@ func (c *Controller) updateReplicaSet(oldObj, curObj api.Object) {
 // deleteReplicaSet enqueues the Deployment that controlled a deleted
 // ReplicaSet (an orphan's deletion concerns nobody).
 func (c *Controller) deleteReplicaSet(obj any) {
-	rs, ok := objectFrom[*api.ReplicaSet](obj)
+	rs, ok := informer.DeletedObject[*api.ReplicaSet](obj)
 	if !ok {
 		return
 	}
@@ -312,32 +312,13 @@ func (c *Controller) deleteReplicaSet(obj any) {
 // scales the new ReplicaSet up. RollingUpdate Deployments learn about pods
 // from their ReplicaSets' status instead, as upstream.
 func (c *Controller) deletePod(obj any) {
-	pod, ok := objectFrom[*api.Pod](obj)
+	pod, ok := informer.DeletedObject[*api.Pod](obj)
 	if !ok {
 		return
 	}
 	if d := c.deploymentForPod(pod); d != nil && d.Spec.Strategy.Type == api.RecreateDeploymentStrategyType {
 		c.enqueue(d)
 	}
-}
-
-// objectFrom unwraps what OnDelete receives: the object itself or a
-// tombstone holding its last known state.
-func objectFrom[T api.Object](obj any) (T, bool) {
-	switch o := obj.(type) {
-	case T:
-		return o, true
-	case informer.DeletedFinalStateUnknown:
-		t, ok := o.Obj.(T)
-		return t, ok
-	case *informer.DeletedFinalStateUnknown:
-		if o != nil {
-			t, ok := o.Obj.(T)
-			return t, ok
-		}
-	}
-	var zero T
-	return zero, false
 }
 
 // resolveControllerRef returns the Deployment ref points to, if ref is a
