@@ -1,0 +1,30 @@
+// Package fakeapi is the one fake apiserver of kplane's controller unit
+// tests: a recording server behind a real *client.Client, so a controller
+// under test talks to it exactly as it talks to the apiserver.
+//
+// A controller test reads as sample-controller's do:
+//
+//	api := fakeapi.New(t)
+//	api.Add(deployment)                       // what the apiserver holds
+//	putInCache(deployment)                    // what the informers hold
+//	ctrl.sync(ctx, "default/web")             // one sync, no goroutines
+//	api.ExpectActions(t,                      // the exact writes, in order
+//		"create replicasets web-5d4f8c7b9",
+//		"update deployments/status web")
+//
+// The server keeps the objects it is given (Add) and those written to it,
+// and answers as the apiserver would for what a controller does: create
+// (names from generateName, uid, resourceVersion, creationTimestamp),
+// get, list (label selectors), update and update of status (optimistic
+// concurrency on resourceVersion), JSON, merge and strategic merge
+// patches, delete (preconditions; an object with finalizers, or a pod
+// bound to a node, is only marked for deletion) and deletecollection. It
+// serves no watches: a unit test fills the informers' caches itself.
+//
+// FailOn and React inject failures per verb, resource and name. Every
+// request is recorded as an Action; ExpectActions compares the writes
+// (create, update, patch, delete, deletecollection) since the previous
+// call with the expected ones and fails the test on any extra, missing or
+// reordered write. Sent and Result decode what a write sent and what it
+// stored.
+package fakeapi

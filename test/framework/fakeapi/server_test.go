@@ -1,0 +1,289 @@
+package fakeapi
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"kplane/pkg/api"
+	apierrors "kplane/pkg/api/errors"
+	"kplane/pkg/client"
+	"kplane/pkg/clock"
+)
+
+var now = time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+
+func replicaSet(name string, replicas int32) *api.ReplicaSet {
+	return &api.ReplicaSet{
+		ObjectMeta: api.ObjectMeta{Name: name, Namespace: "default", UID: "uid-" + name, ResourceVersion: "7",
+			Labels: map[string]string{"app": "web"}},
+		Spec:   api.ReplicaSetSpec{Replicas: &replicas},
+		Status: api.ReplicaSetStatus{Replicas: replicas},
+	}
+}
+
+func TestCreateMakesUpNameUIDVersionAndTime(t *testing.T) {
+	s := New(t, WithClock(clock.NewFake(now)))
+	pod := &api.Pod{ObjectMeta: api.ObjectMeta{GenerateName: "web-", Namespace: "default"}}
+	created, err := s.Client().Pods("default").Create(context.Background(), pod, client.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if created.Name != "web-00001" || created.UID != "uid-web-00001" || created.ResourceVersion != "1" ||
+		!created.CreationTimestamp.Time.Equal(now) || created.Namespace != "default" {
+		t.Errorf("created = %s uid %s rv %s at %v in %q", created.Name, created.UID, created.ResourceVersion, created.CreationTimestamp, created.Namespace)
+	}
+	s.ExpectActions(t, "create pods web-")
+	if got := Result[*api.Pod](t, s, "create pods web-"); got.Name != "web-00001" {
+		t.Errorf("stored name = %q", got.Name)
+	}
+	if _, err := s.Client().Pods("default").Create(context.Background(), created, client.CreateOptions{}); !apierrors.IsAlreadyExists(err) {
+		t.Errorf("second create of %s = %v, want AlreadyExists", created.Name, err)
+	}
+}
+
+func TestUpdateChecksResourceVersionAndSplitsStatus(t *testing.T) {
+	s := New(t)
+	s.Add(t, replicaSet("web", 3))
+	rs := replicaSet("web", 5)
+	rs.Status.Replicas = 99 // an update of the main resource does not write status
+	updated, err := s.Client().ReplicaSets("default").Update(context.Background(), rs, client.UpdateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if *updated.Spec.Replicas != 5 || updated.Status.Replicas != 3 || updated.ResourceVersion == "7" {
+		t.Errorf("after update: spec %d status %d rv %s", *updated.Spec.Replicas, updated.Status.Replicas, updated.ResourceVersion)
+	}
+	if _, err := s.Client().ReplicaSets("default").Update(context.Background(), rs, client.UpdateOptions{}); !apierrors.IsConflict(err) {
+		t.Errorf("update from a stale resourceVersion = %v, want Conflict", err)
+	}
+
+	updated.Status.Replicas = 5
+	*updated.Spec.Replicas = 1 // a status update does not write spec
+	afterStatus, err := s.Client().ReplicaSets("default").UpdateStatus(context.Background(), updated, client.UpdateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if *afterStatus.Spec.Replicas != 5 || afterStatus.Status.Replicas != 5 {
+		t.Errorf("after status update: spec %d status %d", *afterStatus.Spec.Replicas, afterStatus.Status.Replicas)
+	}
+	s.ExpectActions(t, "update replicasets web", "update replicasets web", "update replicasets/status web")
+	if got, ok := Get[*api.ReplicaSet](t, s, "default", "web"); !ok || got.Status.Replicas != 5 {
+		t.Errorf("Get = %v, %v", got, ok)
+	}
+}
+
+func TestStrategicMergePatchUsesTheKindsPatchKeys(t *testing.T) {
+	s := New(t)
+	pod := &api.Pod{ObjectMeta: api.ObjectMeta{Name: "web-1", Namespace: "default",
+		OwnerReferences: []api.OwnerReference{{APIVersion: "apps/v1", Kind: "ReplicaSet", Name: "old", UID: "uid-old"}}}}
+	s.Add(t, pod)
+	patch := `{"metadata":{"ownerReferences":[{"apiVersion":"apps/v1","kind":"ReplicaSet","name":"web","uid":"uid-web"}],"uid":"uid-web-1"}}`
+	if _, err := s.Client().Pods("default").Patch(context.Background(), "web-1", client.StrategicMergePatchType, []byte(patch), client.PatchOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	s.ExpectActions(t, "patch pods web-1")
+	got := Result[*api.Pod](t, s, "patch pods web-1")
+	if len(got.OwnerReferences) != 2 { // merged by uid, not replaced
+		t.Errorf("ownerReferences after patch = %+v", got.OwnerReferences)
+	}
+	if sent := Sent[map[string]any](t, s, "patch pods web-1"); sent["metadata"] == nil {
+		t.Errorf("sent patch = %v", sent)
+	}
+}
+
+func TestDeleteHonoursPreconditionsFinalizersAndGrace(t *testing.T) {
+	s := New(t, WithClock(clock.NewFake(now)))
+	held := replicaSet("held", 1)
+	held.Finalizers = []string{"example.com/hold"}
+	bound := &api.Pod{ObjectMeta: api.ObjectMeta{Name: "bound", Namespace: "default", UID: "uid-bound", ResourceVersion: "3"},
+		Spec: api.PodSpec{NodeName: "node1"}}
+	s.Add(t, replicaSet("web", 1), held, bound)
+	ctx := context.Background()
+	rsClient := s.Client().ReplicaSets("default")
+
+	wrongUID := "uid-other"
+	err := rsClient.Delete(ctx, "web", client.DeleteOptions{Preconditions: &api.Preconditions{UID: &wrongUID}})
+	if !apierrors.IsConflict(err) {
+		t.Errorf("delete with a wrong uid precondition = %v, want Conflict", err)
+	}
+	if err := rsClient.Delete(ctx, "web", client.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := Get[*api.ReplicaSet](t, s, "default", "web"); ok {
+		t.Error("web is still stored after its delete")
+	}
+
+	if err := rsClient.Delete(ctx, "held", client.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	stillHeld, ok := Get[*api.ReplicaSet](t, s, "default", "held")
+	if !ok || stillHeld.DeletionTimestamp == nil {
+		t.Fatalf("held after delete = %v, %v; want kept and marked", stillHeld, ok)
+	}
+	stillHeld.Finalizers = nil
+	if _, err := rsClient.Update(ctx, stillHeld, client.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := Get[*api.ReplicaSet](t, s, "default", "held"); ok {
+		t.Error("held is still stored after its last finalizer went")
+	}
+
+	if err := s.Client().Pods("default").Delete(ctx, "bound", client.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	terminating, ok := Get[*api.Pod](t, s, "default", "bound")
+	if !ok || terminating.DeletionTimestamp == nil || !terminating.DeletionTimestamp.Time.Equal(now.Add(30*time.Second)) {
+		t.Fatalf("bound pod after delete = %+v, %v; want kept until now+30s", terminating.ObjectMeta, ok)
+	}
+	zero := int64(0)
+	if err := s.Client().Pods("default").Delete(ctx, "bound", client.DeleteOptions{GracePeriodSeconds: &zero}); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := Get[*api.Pod](t, s, "default", "bound"); ok {
+		t.Error("bound pod is still stored after the kubelet's zero-grace delete")
+	}
+	s.ExpectActions(t, "delete replicasets web", "delete replicasets web", "delete replicasets held",
+		"update replicasets held", "delete pods bound", "delete pods bound")
+}
+
+func TestListAndDeleteCollectionSelectByNamespaceAndLabels(t *testing.T) {
+	s := New(t)
+	other := replicaSet("other", 1)
+	other.Labels = map[string]string{"app": "db"}
+	elsewhere := replicaSet("web", 1)
+	elsewhere.Namespace = "prod"
+	s.Add(t, replicaSet("web", 1), other, elsewhere)
+	ctx := context.Background()
+
+	list, err := s.Client().ReplicaSets("default").List(ctx, client.ListOptions{LabelSelector: "app=web"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(list.Items) != 1 || list.Items[0].Name != "web" || list.Items[0].Namespace != "default" {
+		t.Errorf("list = %v", list.Items)
+	}
+	all, err := s.Client().ReplicaSets("").List(ctx, client.ListOptions{})
+	if err != nil || len(all.Items) != 3 {
+		t.Errorf("list across namespaces = %d items, %v", len(all.Items), err)
+	}
+	if err := s.Client().ReplicaSets("default").DeleteCollection(ctx, client.DeleteOptions{}, client.ListOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := Get[*api.ReplicaSet](t, s, "prod", "web"); !ok {
+		t.Error("deletecollection in default deleted prod/web")
+	}
+	if _, ok := Get[*api.ReplicaSet](t, s, "default", "other"); ok {
+		t.Error("deletecollection in default left default/other")
+	}
+	s.ExpectActions(t, "deletecollection replicasets")
+	if reads := len(s.Actions()) - len(s.Writes()); reads != 2 {
+		t.Errorf("recorded %d reads, want the 2 lists", reads)
+	}
+}
+
+func TestFailOnAndReactInjectFailures(t *testing.T) {
+	s := New(t)
+	s.Add(t, replicaSet("web", 1))
+	s.FailOn(VerbUpdate, "replicasets/status", "web", apierrors.NewConflict(apierrors.Resource{Group: "apps", Resource: "replicasets"}, "web", "injected"))
+	creates := 0
+	s.React(func(a Action) error {
+		if a.Verb == VerbCreate {
+			if creates++; creates == 2 {
+				return apierrors.NewInternalError(errors.New("injected"))
+			}
+		}
+		return nil
+	})
+	ctx := context.Background()
+	rs := replicaSet("web", 1)
+	if _, err := s.Client().ReplicaSets("default").UpdateStatus(ctx, rs, client.UpdateOptions{}); !apierrors.IsConflict(err) {
+		t.Errorf("status update = %v, want the injected Conflict", err)
+	}
+	if _, err := s.Client().ReplicaSets("default").Update(ctx, rs, client.UpdateOptions{}); err != nil {
+		t.Errorf("update of the main resource = %v, want success (only /status fails)", err)
+	}
+	for i, want := range []bool{true, false, true} {
+		pod := &api.Pod{ObjectMeta: api.ObjectMeta{GenerateName: "web-", Namespace: "default"}}
+		if _, err := s.Client().Pods("default").Create(ctx, pod, client.CreateOptions{}); (err == nil) != want {
+			t.Errorf("create %d: err = %v, want success %v", i+1, err, want)
+		}
+	}
+	s.ExpectActions(t, "update replicasets/status web", "update replicasets web", "create pods web-", "create pods web-", "create pods web-")
+}
+
+// recordingT captures what ExpectActions reports.
+type recordingT struct {
+	testing.TB
+	failures []string
+}
+
+func (r *recordingT) Helper() {}
+func (r *recordingT) Errorf(format string, args ...any) {
+	r.failures = append(r.failures, format)
+}
+
+func TestExpectActionsFailsOnExtraMissingAndReorderedWrites(t *testing.T) {
+	s := New(t)
+	ctx := context.Background()
+	write := func(names ...string) {
+		for _, name := range names {
+			cm := &api.ConfigMap{ObjectMeta: api.ObjectMeta{Name: name, Namespace: "default"}}
+			if _, err := s.Client().ConfigMaps("default").Create(ctx, cm, client.CreateOptions{}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	for _, tc := range []struct {
+		name    string
+		written []string
+		want    []string
+		fails   bool
+	}{
+		{"exact", []string{"a", "b"}, []string{"create configmaps a", "create configmaps b"}, false},
+		{"extra write", []string{"c", "d"}, []string{"create configmaps c"}, true},
+		{"missing write", []string{"e"}, []string{"create configmaps e", "create configmaps f"}, true},
+		{"reordered", []string{"g", "h"}, []string{"create configmaps h", "create configmaps g"}, true},
+		{"nothing expected, nothing written", nil, nil, false},
+		{"nothing expected, one written", []string{"i"}, nil, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			write(tc.written...)
+			rec := &recordingT{TB: t}
+			s.ExpectActions(rec, tc.want...)
+			if failed := len(rec.failures) > 0; failed != tc.fails {
+				t.Errorf("ExpectActions failed = %v, want %v", failed, tc.fails)
+			}
+		})
+	}
+}
+
+func TestActionNames(t *testing.T) {
+	for _, tc := range []struct {
+		action Action
+		want   string
+	}{
+		{Action{Verb: VerbCreate, Resource: "replicasets", Name: "web-5d4f8c7b9"}, "create replicasets web-5d4f8c7b9"},
+		{Action{Verb: VerbUpdate, Resource: "deployments", Subresource: "status", Name: "web"}, "update deployments/status web"},
+		{Action{Verb: VerbDeleteCollection, Resource: "pods"}, "deletecollection pods"},
+	} {
+		if got := tc.action.String(); got != tc.want {
+			t.Errorf("String() = %q, want %q", got, tc.want)
+		}
+	}
+	s := New(t)
+	ns := &api.Namespace{ObjectMeta: api.ObjectMeta{Name: "ns1", ResourceVersion: "1"}, Spec: api.NamespaceSpec{Finalizers: []string{"kubernetes"}}}
+	s.Add(t, ns)
+	ns.Spec.Finalizers = nil
+	body, _ := json.Marshal(ns)
+	if code, _, err := s.Client().Do(context.Background(), "PUT", "/api/v1/namespaces/ns1/finalize", body, nil); err != nil || code != 200 {
+		t.Fatalf("finalize = %d, %v", code, err)
+	}
+	s.ExpectActions(t, "update namespaces/finalize ns1")
+	if got := s.Actions()[0].String(); !strings.HasPrefix(got, "update namespaces/finalize") {
+		t.Errorf("action = %q", got)
+	}
+}
