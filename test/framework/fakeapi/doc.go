@@ -4,15 +4,17 @@
 //
 // A controller test reads as sample-controller's do:
 //
-//	api := fakeapi.New(t)
-//	api.Add(deployment)                       // what the apiserver holds
-//	putInCache(deployment)                    // what the informers hold
-//	ctrl.sync(ctx, "default/web")             // one sync, no goroutines
-//	api.ExpectActions(t,                      // the exact writes, in order
+//	server := fakeapi.New(t, fakeapi.WithClock(clk))
+//	ctrl, _ := New(server.Client(), server.Informers(), recorder, opts)
+//	server.Put(t, deployment)               // in the apiserver and the caches
+//	ctrl.sync(ctx, "default/web")           // one sync, no goroutines
+//	server.ExpectActions(t,                 // the exact writes, in order
 //		"create replicasets web-5d4f8c7b9",
 //		"update deployments/status web")
 //
-// The server keeps the objects it is given (Add) and those written to it,
+// The server keeps the objects it is given (Put stores them and puts them
+// in the informers' caches; Add and Cache do one of the two, for a cache
+// that lags the apiserver) and those written to it,
 // and answers as the apiserver would for what a controller does: create
 // (names from generateName, uid, resourceVersion, creationTimestamp),
 // get, list (label selectors), update and update of status (optimistic

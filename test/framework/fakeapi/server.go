@@ -15,6 +15,7 @@ import (
 	apierrors "kplane/pkg/api/errors"
 	"kplane/pkg/client"
 	"kplane/pkg/clock"
+	"kplane/pkg/informer"
 )
 
 // Server is a recording stand-in for the apiserver; see the package
@@ -23,6 +24,9 @@ import (
 type Server struct {
 	client *client.Client
 	clock  clock.Clock
+	// informers is the factory Informers returns, built on first use.
+	informers     *informer.SharedInformerFactory
+	informersOnce sync.Once
 
 	mu sync.Mutex
 	// objects holds every stored object as decoded JSON, by storeKey.

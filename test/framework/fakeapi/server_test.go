@@ -287,3 +287,28 @@ func TestActionNames(t *testing.T) {
 		t.Errorf("action = %q", got)
 	}
 }
+
+func TestPutFillsTheServerAndTheCaches(t *testing.T) {
+	s := New(t)
+	pods := s.Informers().Pods() // the controller under test asks for its informers first
+	pod := &api.Pod{ObjectMeta: api.ObjectMeta{Name: "web-1", Namespace: "default", ResourceVersion: "4"}}
+	s.Put(t, pod)
+	if _, err := pods.Lister().Namespace("default").Get("web-1"); err != nil {
+		t.Errorf("cache after Put: %v", err)
+	}
+	if _, ok := Get[*api.Pod](t, s, "default", "web-1"); !ok {
+		t.Error("server after Put: no web-1")
+	}
+	newer := api.DeepCopy(pod)
+	newer.ResourceVersion = "5"
+	s.Add(t, newer) // the apiserver moved on; the cache has not seen it
+	cached, _ := pods.Lister().Namespace("default").Get("web-1")
+	if cached.ResourceVersion != "4" {
+		t.Errorf("cached resourceVersion = %s, want the stale 4", cached.ResourceVersion)
+	}
+	s.Uncache(t, pod)
+	if _, err := pods.Lister().Namespace("default").Get("web-1"); !apierrors.IsNotFound(err) {
+		t.Errorf("cache after Uncache: %v, want NotFound", err)
+	}
+	s.ExpectActions(t) // none of this is a write
+}
