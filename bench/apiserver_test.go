@@ -1,4 +1,5 @@
-// Package bench measures kplane against the workloads in PERFORMANCE.md.
+// Package bench measures kplane against the workloads W1–W7 of
+// docs/performance.md, which also gives upstream's figures and the targets.
 // Run with `make bench`; every benchmark reports its own metrics, and the
 // write benchmarks measure raw etcd in the same run so the ratio is honest.
 package bench

@@ -17,7 +17,7 @@ func TestMain(m *testing.M) { framework.Main(m) }
 // kubelets start and register. The binaries are built before the timer
 // starts; each iteration is a separate cluster, stopped outside the timer.
 // Upstream's comparable figure (kube-apiserver ready, controllers holding
-// their leases) is 3.7 s; the target is 1.5 s (PERFORMANCE.md).
+// their leases) is 3.7 s; the target is 1.5 s (docs/performance.md).
 func BenchmarkW1ClusterUp(b *testing.B) {
 	bin := framework.BuildBinaries(b)
 	var total time.Duration

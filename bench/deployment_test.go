@@ -16,7 +16,7 @@ import (
 	"kplane/test/framework"
 )
 
-// Shape of the W6 benchmarks (PERFORMANCE.md): 1 000 replicas on 100
+// Shape of the W6 benchmarks (docs/performance.md): 1 000 replicas on 100
 // simulated nodes, as upstream was measured with kwok's fake nodes. The
 // nodes are hollow nodes of one kubelet process, each of the kubelet's
 // default size (4 CPUs, 8 GiB, 110 pods): room for the 1 250 pods of a

@@ -7,7 +7,7 @@ package client
 // Upstream's are 20/30 for kube-controller-manager and 50/100 for
 // kube-scheduler and the kubelet: sized so that thousands of clients can
 // share a production apiserver, and the reason upstream needs 49.6 s to run
-// a 1 000-replica Deployment on this kind of machine (PERFORMANCE.md, W6;
+// a 1 000-replica Deployment on this kind of machine (docs/performance.md, W6;
 // 12.1 s at 1 000 QPS). kplane's apiserver serves one local cluster and a
 // handful of clients, and answers at most about 3 000 writes/s on two cores
 // (W3). At 2 000 requests/s with bursts of 4 000 the limit never slows a

@@ -26,7 +26,7 @@ func (r Resource) String() string {
 	return r.Resource + "." + r.Group
 }
 
-// The resources kplane serves, one per kind (see SPEC §2).
+// The resources kplane serves, one per kind, by group and version.
 var (
 	// core/v1
 	NamespacesResource             = Resource{Version: "v1", Resource: "namespaces", Kind: "Namespace"}

@@ -11,8 +11,8 @@ import (
 	"kplane/pkg/client"
 )
 
-// BenchmarkHollowNodesStartPods measures the kubelet's share of
-// PERFORMANCE.md's W6: 1 000 pods bound to 100 hollow nodes in one process,
+// BenchmarkHollowNodesStartPods measures the kubelet's share of W6
+// (docs/performance.md): 1 000 pods bound to 100 hollow nodes in one process,
 // from the binding to all Running. Each iteration creates and binds the
 // pods with 16 writers and waits until every pod reports Running.
 func BenchmarkHollowNodesStartPods(b *testing.B) {

@@ -11,6 +11,7 @@ import (
 
 	"kplane/pkg/api"
 	"kplane/pkg/client"
+	"kplane/pkg/clock"
 	"kplane/pkg/events"
 	"kplane/pkg/informer"
 	"kplane/pkg/kubelet/runtime"
@@ -46,6 +47,9 @@ func Run(ctx context.Context, opts Options) error {
 	if log == nil {
 		log = slog.Default()
 	}
+	if opts.Clock == nil {
+		opts.Clock = clock.Real{}
+	}
 	c := opts.Client
 	if c == nil {
 		cfg, err := client.ConfigFromKubeconfig(opts.Kubeconfig, "")
@@ -71,7 +75,7 @@ func Run(ctx context.Context, opts Options) error {
 	if len(names) > 1 {
 		selector = "spec.nodeName!="
 	}
-	factoryOpts := []informer.Option{informer.WithLogger(log),
+	factoryOpts := []informer.Option{informer.WithLogger(log), informer.WithClock(opts.Clock),
 		informer.WithTweakListOptions(func(o *client.ListOptions) { o.FieldSelector = selector })}
 	if opts.TraceInformers {
 		factoryOpts = append(factoryOpts, informer.WithTrace(informer.SlogTracer(log)))
@@ -82,7 +86,7 @@ func Run(ctx context.Context, opts Options) error {
 		return fmt.Errorf("kubelet: %w", err)
 	}
 	defer factory.Shutdown()
-	status := newStatusManager(c, podInformer.Lister(), opts.StatusBatchDelay, log.With("component", "kubelet"))
+	status := newStatusManager(c, podInformer.Lister(), opts.StatusBatchDelay, opts.Clock, log.With("component", "kubelet"))
 
 	eventClient := c.WithRateLimit(eventQPS(opts.EventRecordQPS, len(names)), opts.EventBurst)
 	nodes := &nodeSet{byName: map[string]*Kubelet{}, pods: podInformer.Lister()}
@@ -223,6 +227,8 @@ type Kubelet struct {
 	nodeName string
 	opts     *Options
 	client   *client.Client
+	// clock is opts.Clock: every time the node reads or waits on.
+	clock    clock.Clock
 	log      *slog.Logger
 	runtime  runtime.Runtime
 	recorder eventRecorder
@@ -258,7 +264,7 @@ type Kubelet struct {
 func newKubelet(name string, index int, opts *Options, c, eventClient *client.Client, podInformer informer.TypedInformer[*api.Pod],
 	status *statusManager, baseLog *slog.Logger) (*Kubelet, error) {
 	log := baseLog.With("component", "kubelet", "node", name)
-	rtConfig := runtime.Config{NodeName: name, Logger: log}
+	rtConfig := runtime.Config{NodeName: name, Logger: log, Clock: opts.Clock}
 	var rt runtime.Runtime
 	var err error
 	if opts.NewRuntime != nil {
@@ -271,7 +277,7 @@ func newKubelet(name string, index int, opts *Options, c, eventClient *client.Cl
 	}
 	rec := events.NewRecorder(eventClient, api.EventSource{Component: "kubelet", Host: name}, log)
 	k := &Kubelet{
-		nodeName: name, opts: opts, client: c, log: log, runtime: rt, recorder: rec, events: rec, status: status,
+		nodeName: name, opts: opts, client: c, clock: opts.Clock, log: log, runtime: rt, recorder: rec, events: rec, status: status,
 		pods: podInformer.Lister(), podIndexer: podInformer.Informer().GetIndexer(),
 		nodeInfo:   newNodeInfo(name, rt.Name()),
 		registered: make(chan struct{}), ready: make(chan struct{}),
@@ -281,7 +287,7 @@ func newKubelet(name string, index int, opts *Options, c, eventClient *client.Cl
 		k.flagPodCIDR = nthBlock(netip.MustParsePrefix(opts.PodCIDR), index)
 	}
 	k.env = &podEnv{nodeIP: opts.NodeIP, runtime: rt, recorder: rec, status: status, ipam: k.currentIPAM,
-		images: &imageCache{}, backOffInitial: opts.BackOffInitial, backOffMax: opts.BackOffMax, log: log}
+		images: &imageCache{}, backOffInitial: opts.BackOffInitial, backOffMax: opts.BackOffMax, clock: opts.Clock, log: log}
 	if opts.PodManifestPath != "" {
 		k.static = newStaticPods(k, opts.PodManifestPath)
 	}

@@ -49,7 +49,7 @@ func (k *Kubelet) runLease(ctx context.Context) {
 		select {
 		case <-ctx.Done():
 			return
-		case <-time.After(wait):
+		case <-k.clock.After(wait):
 		}
 	}
 }
@@ -97,7 +97,7 @@ func (k *Kubelet) renewLease(ctx context.Context, latest *api.Lease) (*api.Lease
 func (k *Kubelet) fillLease(lease *api.Lease) {
 	holder := k.nodeName
 	duration := k.opts.NodeLeaseDurationSeconds
-	now := api.MicroTime{Time: time.Now().UTC().Truncate(time.Microsecond)}
+	now := api.MicroTime{Time: k.clock.Now().UTC().Truncate(time.Microsecond)}
 	lease.Spec.HolderIdentity = &holder
 	lease.Spec.LeaseDurationSeconds = &duration
 	lease.Spec.RenewTime = &now

@@ -122,7 +122,7 @@ func (k *Kubelet) registerNode(ctx context.Context) error {
 		select {
 		case <-ctx.Done():
 			return ctx.Err()
-		case <-time.After(delay):
+		case <-k.clock.After(delay):
 		}
 		delay = min(2*delay, 7*time.Second)
 	}
@@ -130,7 +130,7 @@ func (k *Kubelet) registerNode(ctx context.Context) error {
 
 func (k *Kubelet) tryRegisterNode(ctx context.Context) error {
 	nodes := k.client.Nodes()
-	now := time.Now()
+	now := k.clock.Now()
 	created, err := nodes.Create(ctx, k.newNode(now), client.CreateOptions{})
 	if err == nil {
 		k.log.Info("registered node", "podCIDR", created.Spec.PodCIDR)
@@ -359,13 +359,13 @@ func (k *Kubelet) recordConditionEvents(before, after api.NodeStatus) {
 // runNodeStatus recomputes the node's status every
 // NodeStatusUpdateFrequency and writes it when it changed or is due anyway.
 func (k *Kubelet) runNodeStatus(ctx context.Context) {
-	ticker := time.NewTicker(k.opts.NodeStatusUpdateFrequency)
+	ticker := k.clock.NewTicker(k.opts.NodeStatusUpdateFrequency)
 	defer ticker.Stop()
 	for {
 		select {
 		case <-ctx.Done():
 			return
-		case <-ticker.C:
+		case <-ticker.C():
 		}
 		if err := k.syncNodeStatus(ctx, false); err != nil && ctx.Err() == nil {
 			k.log.Warn("could not update node status", "err", err)
@@ -384,7 +384,7 @@ func (k *Kubelet) runNodeStatus(ctx context.Context) {
 // nodeStatusUpdateRetry.
 func (k *Kubelet) syncNodeStatus(ctx context.Context, force bool) error {
 	desired := k.desiredNodeStatus()
-	now := time.Now()
+	now := k.clock.Now()
 	k.mu.Lock()
 	due := force || k.lastReported == nil || !sameNodeStatus(*k.lastReported, desired) ||
 		now.Sub(k.lastReportTime) >= k.opts.NodeStatusReportFrequency

@@ -11,6 +11,7 @@ import (
 
 	"kplane/pkg/api"
 	"kplane/pkg/client"
+	"kplane/pkg/clock"
 	"kplane/pkg/kubelet/runtime"
 )
 
@@ -117,6 +118,14 @@ type Options struct {
 	// `kubectl logs`) once the process's nodes exist; see ServerFunc.
 	// cmd/kubelet sets it to package server's logs server.
 	Server ServerFunc
+
+	// Clock is what the kubelet reads the time from and waits on: Lease
+	// renewals, node status periods, pod status batching, back-off,
+	// probe schedules, usage reports and the simulated runtime's
+	// containers. nil is the wall clock; tests pass a clock.Fake and step
+	// it. The process runtime stays on the wall clock (see
+	// runtime.Config.Clock).
+	Clock clock.Clock
 
 	// Logger receives the kubelet's logs; nil means slog.Default().
 	Logger *slog.Logger

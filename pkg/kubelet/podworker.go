@@ -32,6 +32,7 @@ import (
 	"time"
 
 	"kplane/pkg/api"
+	"kplane/pkg/clock"
 	"kplane/pkg/kubelet/runtime"
 )
 
@@ -60,7 +61,10 @@ type podEnv struct {
 	images *imageCache
 	// backOffInitial and backOffMax bound CrashLoopBackOff.
 	backOffInitial, backOffMax time.Duration
-	log                        *slog.Logger
+	// clock is the node's: container start and exit times, back-off,
+	// activeDeadlineSeconds and probe schedules are read from it.
+	clock clock.Clock
+	log   *slog.Logger
 }
 
 // imageCache remembers which images a node has "pulled", so that the
@@ -169,7 +173,7 @@ func (w *podWorker) currentPod() *api.Pod { return w.latest.Load() }
 // containers are left to the runtime, and nothing more is written, so that
 // the next kubelet process can adopt them).
 func (w *podWorker) run(ctx context.Context) {
-	timer := time.NewTimer(time.Hour)
+	timer := w.env.clock.NewTimer(time.Hour)
 	timer.Stop()
 	defer func() {
 		for _, p := range w.stopAllProbes() {
@@ -189,7 +193,7 @@ func (w *podWorker) run(ctx context.Context) {
 		case <-ctx.Done():
 			return
 		case <-w.wake:
-		case <-timer.C:
+		case <-timer.C():
 		}
 		timer.Stop()
 	}
@@ -204,7 +208,7 @@ func (w *podWorker) sync(ctx context.Context) (next time.Duration, finished bool
 		return 0, true
 	}
 	pod, removed := w.pod, w.removed
-	now := time.Now()
+	now := w.env.clock.Now()
 	if !w.adopted {
 		w.adopted = true
 		w.adopt(ctx, pod, now)
@@ -453,7 +457,7 @@ func (w *podWorker) startContainer(ctx context.Context, pod *api.Pod, c *api.Con
 	if ctx.Err() != nil {
 		return
 	}
-	run := &containerRun{container: container, id: newContainerID(), image: c.Image, startedAt: time.Now()}
+	run := &containerRun{container: container, id: newContainerID(), image: c.Image, startedAt: w.env.clock.Now()}
 	if err != nil {
 		// Upstream reports a container that could not start as one that
 		// exited with 128 and reason StartError; the restart policy and
@@ -500,7 +504,7 @@ func (w *podWorker) watch(ctx context.Context, pod *api.Pod, c *api.Container, r
 	go func() {
 		defer w.wg.Done()
 		<-run.container.Done()
-		run.finishedAt = time.Now()
+		run.finishedAt = w.env.clock.Now()
 		close(run.exited)
 		w.poke()
 	}()
@@ -509,6 +513,7 @@ func (w *podWorker) watch(ctx context.Context, pod *api.Pod, c *api.Container, r
 		pod:       w.currentPod,
 		container: c,
 		startedAt: run.startedAt,
+		clock:     w.env.clock,
 		wake:      w.poke,
 		unhealthy: func(kind probeKind, output string) {
 			w.env.recorder.Eventf(w.currentPod(), api.EventTypeWarning, eventUnhealthy, msgProbeFailed, kind, output)

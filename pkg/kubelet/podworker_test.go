@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"kplane/pkg/api"
+	"kplane/pkg/clock"
 	"kplane/pkg/kubelet/runtime"
 )
 
@@ -111,9 +112,9 @@ func startWorkerWith(t *testing.T, pod *api.Pod, sink *fakeSink, a *ipam) *harne
 	}
 	rec := &fakeRecorder{}
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	env := &podEnv{nodeIP: "127.0.0.1", runtime: runtime.NewSimulated(log), recorder: rec, status: sink,
+	env := &podEnv{nodeIP: "127.0.0.1", runtime: runtime.NewSimulated(log, clock.Real{}), recorder: rec, status: sink,
 		ipam: func() *ipam { return a }, images: &imageCache{},
-		backOffInitial: defaultBackOffInitial, backOffMax: defaultBackOffMax, log: log}
+		backOffInitial: defaultBackOffInitial, backOffMax: defaultBackOffMax, clock: clock.Real{}, log: log}
 	w := newPodWorker(env, pod, false)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"kplane/pkg/api"
+	"kplane/pkg/clock"
 	"kplane/pkg/kubelet/runtime"
 )
 
@@ -107,6 +108,8 @@ type probeTarget struct {
 	pod       func() *api.Pod // the latest version of the pod
 	container *api.Container
 	startedAt time.Time
+	// clock schedules the probes (the node's clock).
+	clock clock.Clock
 	// wake tells the pod worker a probe state changed.
 	wake func()
 	// unhealthy records an Unhealthy event for a failed probe.
@@ -168,7 +171,7 @@ func (p *runProbes) run(ctx context.Context, t probeTarget, kind probeKind, prob
 
 	// The first probe runs initialDelaySeconds after the container started.
 	firstAt := t.startedAt.Add(time.Duration(probe.InitialDelaySeconds) * time.Second)
-	timer := time.NewTimer(time.Until(firstAt))
+	timer := t.clock.NewTimer(firstAt.Sub(t.clock.Now()))
 	defer timer.Stop()
 
 	var lastResult, haveResult bool
@@ -177,8 +180,11 @@ func (p *runProbes) run(ctx context.Context, t probeTarget, kind probeKind, prob
 		select {
 		case <-ctx.Done():
 			return
-		case <-timer.C:
+		case <-timer.C():
 		}
+		// The timeout bounds a real dial, HTTP request or exec (the
+		// process runtime's), which the net and os/exec packages time on
+		// the wall clock, so it is a context deadline, not a clock timer.
 		probeCtx, cancel := context.WithTimeout(ctx, timeout)
 		ok, output := t.prober.Probe(probeCtx, t.pod(), t.container, probe)
 		cancel()

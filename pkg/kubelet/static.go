@@ -87,7 +87,7 @@ func newStaticPods(k *Kubelet, dir string) *staticPods {
 // run rereads the directory and syncs the mirror pods every
 // FileCheckFrequency, or sooner when kicked, until ctx ends.
 func (s *staticPods) run(ctx context.Context) {
-	ticker := time.NewTicker(s.k.opts.FileCheckFrequency)
+	ticker := s.k.clock.NewTicker(s.k.opts.FileCheckFrequency)
 	defer ticker.Stop()
 	for {
 		s.scan()
@@ -95,7 +95,7 @@ func (s *staticPods) run(ctx context.Context) {
 		select {
 		case <-ctx.Done():
 			return
-		case <-ticker.C:
+		case <-ticker.C():
 		case <-s.kick:
 		}
 	}
@@ -135,7 +135,7 @@ func (s *staticPods) scan() {
 			continue
 		}
 		path := filepath.Join(s.dir, entry.Name())
-		pod, err := readManifest(path, s.k.nodeName)
+		pod, err := readManifest(path, s.k.nodeName, s.k.clock.Now())
 		if err != nil {
 			s.report(path, err.Error())
 			continue
@@ -308,9 +308,9 @@ func (s *staticPods) deleteMirror(ctx context.Context, mirror *api.Pod) error {
 // what upstream's kubelet gives a static pod: the name <name>-<node>, the
 // namespace "default" when it names none, the node, a UID hashed from its
 // content, node and file (so an unchanged file keeps its pod across
-// kubelet restarts), the config annotations, API defaults, and a toleration
-// of every NoExecute taint.
-func readManifest(path, nodeName string) (*api.Pod, error) {
+// kubelet restarts), the config annotations (config.seen: seen), API
+// defaults, and a toleration of every NoExecute taint.
+func readManifest(path, nodeName string, seen time.Time) (*api.Pod, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("read manifest: %w", err)
@@ -347,7 +347,7 @@ func readManifest(path, nodeName string) (*api.Pod, error) {
 	}
 	pod.Annotations[AnnotationConfigHash] = hash
 	pod.Annotations[AnnotationConfigSource] = "file"
-	pod.Annotations[AnnotationConfigSeen] = time.Now().UTC().Format(time.RFC3339Nano)
+	pod.Annotations[AnnotationConfigSeen] = seen.UTC().Format(time.RFC3339Nano)
 	api.SetDefaults(pod)
 	pod.Spec.Tolerations = append(pod.Spec.Tolerations, api.Toleration{Operator: api.TolerationOpExists, Effect: api.TaintEffectNoExecute})
 	pod.Status = api.PodStatus{}

@@ -30,6 +30,7 @@ import (
 	"kplane/pkg/api"
 	apierrors "kplane/pkg/api/errors"
 	"kplane/pkg/client"
+	"kplane/pkg/clock"
 	"kplane/pkg/informer"
 	"kplane/pkg/informer/workqueue"
 )
@@ -50,7 +51,10 @@ type statusManager struct {
 	pods       *informer.Lister[*api.Pod]
 	queue      *workqueue.Queue[string]
 	batchDelay time.Duration
-	log        *slog.Logger
+	// clock times the batching (through the queue) and stamps conditions'
+	// lastTransitionTime.
+	clock clock.Clock
+	log   *slog.Logger
 
 	mu sync.Mutex
 	// entries holds, by pod UID, the latest status each pod should have.
@@ -73,9 +77,9 @@ type statusEntry struct {
 	writtenRV   string
 }
 
-func newStatusManager(c *client.Client, pods *informer.Lister[*api.Pod], batchDelay time.Duration, log *slog.Logger) *statusManager {
-	return &statusManager{client: c, pods: pods, batchDelay: batchDelay, log: log,
-		queue:   workqueue.New(workqueue.Options[string]{Name: "pod-status"}),
+func newStatusManager(c *client.Client, pods *informer.Lister[*api.Pod], batchDelay time.Duration, clk clock.Clock, log *slog.Logger) *statusManager {
+	return &statusManager{client: c, pods: pods, batchDelay: batchDelay, clock: clk, log: log,
+		queue:   workqueue.New(workqueue.Options[string]{Name: "pod-status", Clock: clk}),
 		entries: map[string]*statusEntry{}}
 }
 
@@ -166,7 +170,7 @@ func (m *statusManager) sync(ctx context.Context, uid string) error {
 	if err != nil || target == nil {
 		return err
 	}
-	now := time.Now()
+	now := m.clock.Now()
 	// Nothing new since our last write to this object: the informer's copy
 	// has simply not caught up with that write yet, so writing against it
 	// would only earn a conflict. Unless the copy is newer than our write:

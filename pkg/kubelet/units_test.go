@@ -157,9 +157,13 @@ func TestReadManifest(t *testing.T) {
 	if err := os.WriteFile(path, []byte(manifest), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	pod, err := readManifest(path, "node1")
+	seen := time.Date(2030, 1, 2, 3, 4, 5, 6, time.UTC)
+	pod, err := readManifest(path, "node1", seen)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if got := pod.Annotations[AnnotationConfigSeen]; got != "2030-01-02T03:04:05.000000006Z" {
+		t.Errorf("%s = %q, want the time the manifest was read", AnnotationConfigSeen, got)
 	}
 	if pod.Name != "web-node1" || pod.Namespace != "kube-system" || pod.Spec.NodeName != "node1" || len(pod.UID) != 32 ||
 		pod.Annotations[AnnotationConfigHash] != pod.UID || !isStaticPod(pod) {
@@ -171,8 +175,10 @@ func TestReadManifest(t *testing.T) {
 	if tol := pod.Spec.Tolerations; len(tol) != 1 || tol[0].Operator != api.TolerationOpExists || tol[0].Effect != api.TaintEffectNoExecute {
 		t.Errorf("tolerations = %+v", tol)
 	}
-	again, _ := readManifest(path, "node1")
-	other, _ := readManifest(path, "node2")
+	// The UID depends on the content, node and file, not on when the file
+	// was read.
+	again, _ := readManifest(path, "node1", seen.Add(time.Hour))
+	other, _ := readManifest(path, "node2", seen)
 	if again.UID != pod.UID || other.UID == pod.UID {
 		t.Errorf("UIDs: same file %s/%s, other node %s", pod.UID, again.UID, other.UID)
 	}
@@ -186,7 +192,7 @@ func TestReadManifest(t *testing.T) {
 		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := readManifest(p, "node1"); err == nil {
+		if _, err := readManifest(p, "node1", seen); err == nil {
 			t.Errorf("readManifest(%s) accepted it", name)
 		}
 	}

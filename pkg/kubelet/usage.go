@@ -65,13 +65,13 @@ func (k *Kubelet) runUsageReports(ctx context.Context) {
 	if interval <= 0 {
 		return
 	}
-	timer := time.NewTimer(time.Duration(rand.Int64N(int64(interval))))
+	timer := k.clock.NewTimer(time.Duration(rand.Int64N(int64(interval))))
 	defer timer.Stop()
 	for {
 		select {
 		case <-ctx.Done():
 			return
-		case <-timer.C:
+		case <-timer.C():
 		}
 		k.reportUsage(ctx, interval)
 		timer.Reset(interval)
@@ -86,7 +86,7 @@ func (k *Kubelet) reportUsage(ctx context.Context, interval time.Duration) {
 		workers = append(workers, w)
 	}
 	k.mu.Unlock()
-	now := time.Now()
+	now := k.clock.Now()
 	for _, w := range workers {
 		containers, changed := w.usage(now, interval)
 		if !changed || ctx.Err() != nil {

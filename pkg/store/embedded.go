@@ -114,7 +114,9 @@ func embeddedConfig(dataDir string) *embed.Config {
 	cfg.LogOutputs = []string{filepath.Join(dataDir, "etcd.log")}
 
 	// Spelled out although they are the defaults, because they are facts
-	// the rest of kplane relies on (SPEC §9).
+	// the rest of kplane relies on: etcd refuses requests over 1.5 MiB, and
+	// embedded etcd never compacts unless told to (the apiserver asks every
+	// 5 minutes, as upstream's does).
 	cfg.MaxRequestBytes = uint(MaxRequestBytes)
 	cfg.AutoCompactionRetention = "0" // never compact by itself
 

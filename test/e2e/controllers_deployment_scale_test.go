@@ -14,8 +14,8 @@ import (
 // AVAILABLE n; `kubectl get rs` shows the one ReplicaSet ng-dep-<hash>; and
 // `kubectl describe deployment ng-dep` lists the ScalingReplicaSet events
 // in today's wording ("Scaled up replica set ng-dep-<hash> from 0 to 4",
-// "… from 4 to 3", "… from 3 to 4" — SPEC §9; the seed shows the older
-// "to 3 from 4").
+// "… from 4 to 3", "… from 3 to 4", as upstream v1.32 words them; the seed,
+// from an older release, shows "to 3 from 4").
 func TestControllersDeploymentScaleAsTheSeed(t *testing.T) {
 	t.Parallel()
 	c := startControllersCluster(t, 2)

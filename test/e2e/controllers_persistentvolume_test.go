@@ -10,7 +10,7 @@ import (
 	"kplane/test/framework"
 )
 
-// The seed's tables (/work/shared/seeds/001_8de54c4342ba7520.txt): the
+// The seed's tables, as its study notes print them: the
 // claims of the StatefulSet ng-headless bound to the two hand-made
 // volumes of examples/pv.yaml, as `kubectl get pvc -o wide` and
 // `kubectl get pv -o wide` print them on the seed's cluster (kubectl of an

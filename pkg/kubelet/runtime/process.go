@@ -99,6 +99,12 @@ type ProcessOptions struct {
 // the machine's), no network namespace (a server listens on the machine's
 // ports, which is why probes dial 127.0.0.1), no resource limits, and the
 // processes run as the kubelet's user.
+//
+// It reads the wall clock (time.Now, time timers), never the kubelet's
+// Clock: its containers are real processes, which start, write their logs,
+// use CPU and ignore SIGTERM in wall time, so their start times, log
+// timestamps, CPU rates and kill deadlines must be measured in it too. A
+// kubelet on a fake clock runs the simulated runtime.
 type Process struct {
 	rootDir string
 	log     *slog.Logger

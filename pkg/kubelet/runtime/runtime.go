@@ -27,6 +27,7 @@ import (
 	"time"
 
 	"kplane/pkg/api"
+	"kplane/pkg/clock"
 )
 
 // Runtime starts and stops containers for the kubelet.
@@ -99,6 +100,12 @@ type Config struct {
 	NodeName string
 	// Logger is the kubelet's logger for this node.
 	Logger *slog.Logger
+	// Clock is the kubelet's clock (nil: the wall clock). The simulated
+	// runtime's containers live on it, so a test that steps a fake clock
+	// sees them start, run out and stop. The process runtime ignores it:
+	// its containers are real processes, which run, write their logs and
+	// use CPU in wall time however a fake clock is stepped.
+	Clock clock.Clock
 }
 
 // Factory builds a Runtime for one node.

@@ -10,13 +10,14 @@ import (
 	"time"
 
 	"kplane/pkg/api"
+	"kplane/pkg/clock"
 )
 
 // SimulatedName is the simulated runtime's name for --runtime.
 const SimulatedName = "simulated"
 
 func init() {
-	Register(SimulatedName, func(cfg Config) (Runtime, error) { return NewSimulated(cfg.Logger), nil })
+	Register(SimulatedName, func(cfg Config) (Runtime, error) { return NewSimulated(cfg.Logger, cfg.Clock), nil })
 }
 
 // Simulated is the runtime in which nothing runs. Each run is a goroutine
@@ -25,18 +26,25 @@ func init() {
 // second for one that runs to completion), then exits with the code they
 // say. Probes and reported usage come from the same annotations. A
 // simulated run costs a few hundred bytes, so one process can simulate
-// hundreds of nodes. It is safe for concurrent use.
+// hundreds of nodes. Its timers run on a clock.Clock, so under a fake
+// clock a run lasts exactly as long as the clock is stepped. It is safe for
+// concurrent use.
 type Simulated struct {
-	log *slog.Logger
+	log   *slog.Logger
+	clock clock.Clock
 }
 
-// NewSimulated returns a simulated runtime that logs annotation mistakes to
-// logger (nil: slog.Default()).
-func NewSimulated(logger *slog.Logger) *Simulated {
+// NewSimulated returns a simulated runtime whose runs live on clk (nil:
+// the wall clock) and that logs annotation mistakes to logger (nil:
+// slog.Default()).
+func NewSimulated(logger *slog.Logger, clk clock.Clock) *Simulated {
 	if logger == nil {
 		logger = slog.Default()
 	}
-	return &Simulated{log: logger}
+	if clk == nil {
+		clk = clock.Real{}
+	}
+	return &Simulated{log: logger, clock: clk}
 }
 
 // Name returns "simulated".
@@ -51,15 +59,15 @@ func (s *Simulated) Start(ctx context.Context, pod *api.Pod, container *api.Cont
 		s.log.Warn("ignoring simulation annotation", "pod", pod.Namespace+"/"+pod.Name, "container", container.Name, "problem", p)
 	}
 	if plan.startDelay > 0 {
-		t := time.NewTimer(plan.startDelay)
+		t := s.clock.NewTimer(plan.startDelay)
 		defer t.Stop()
 		select {
 		case <-ctx.Done():
 			return nil, fmt.Errorf("start container %s: %w", container.Name, ctx.Err())
-		case <-t.C:
+		case <-t.C():
 		}
 	}
-	return newSimContainer(ctx, pod, container.Name, plan, time.Now()), nil
+	return newSimContainer(ctx, s.clock, pod, container.Name, plan, s.clock.Now()), nil
 }
 
 // Adopt takes over a run a previous kubelet started: the new run keeps the
@@ -70,7 +78,7 @@ func (s *Simulated) Adopt(ctx context.Context, pod *api.Pod, container *api.Cont
 		return nil, false
 	}
 	plan, _ := simPlanFor(pod, container, int(status.RestartCount))
-	return newSimContainer(ctx, pod, container.Name, plan, status.State.Running.StartedAt.Time), true
+	return newSimContainer(ctx, s.clock, pod, container.Name, plan, status.State.Running.StartedAt.Time), true
 }
 
 // simContainer is one simulated run. Its goroutine (live) waits for the
@@ -79,6 +87,7 @@ func (s *Simulated) Adopt(ctx context.Context, pod *api.Pod, container *api.Cont
 type simContainer struct {
 	name      string
 	plan      simPlan
+	clock     clock.Clock
 	startedAt time.Time
 	done      chan struct{}
 	stop      chan time.Duration
@@ -91,8 +100,8 @@ type simContainer struct {
 	reason   string
 }
 
-func newSimContainer(ctx context.Context, pod *api.Pod, name string, plan simPlan, startedAt time.Time) *simContainer {
-	c := &simContainer{name: name, plan: plan, startedAt: startedAt, pod: pod,
+func newSimContainer(ctx context.Context, clk clock.Clock, pod *api.Pod, name string, plan simPlan, startedAt time.Time) *simContainer {
+	c := &simContainer{name: name, plan: plan, clock: clk, startedAt: startedAt, pod: pod,
 		done: make(chan struct{}), stop: make(chan time.Duration, 1), logs: newSimLog()}
 	if plan.logs != "" {
 		text := plan.logs
@@ -108,9 +117,9 @@ func newSimContainer(ctx context.Context, pod *api.Pod, name string, plan simPla
 func (c *simContainer) live(ctx context.Context) {
 	var exited <-chan time.Time
 	if !c.plan.forever {
-		t := time.NewTimer(time.Until(c.startedAt.Add(c.plan.runFor)))
+		t := c.clock.NewTimer(c.startedAt.Add(c.plan.runFor).Sub(c.clock.Now()))
 		defer t.Stop()
-		exited = t.C
+		exited = t.C()
 	}
 	select {
 	case <-exited:
@@ -131,10 +140,10 @@ func (c *simContainer) terminate(ctx context.Context, grace time.Duration) (int,
 		wait, code = grace, 137
 	}
 	if wait > 0 {
-		t := time.NewTimer(wait)
+		t := c.clock.NewTimer(wait)
 		defer t.Stop()
 		select {
-		case <-t.C:
+		case <-t.C():
 		case <-ctx.Done():
 			return 137, ReasonError
 		}
@@ -206,7 +215,7 @@ func (c *simContainer) Probe(_ context.Context, pod *api.Pod, container *api.Con
 		key = SimStartup
 	}
 	value, ok := simAnnotation(pod, key, container.Name)
-	if !ok || simProbeResult(value, time.Since(c.startedAt)) {
+	if !ok || simProbeResult(value, c.clock.Since(c.startedAt)) {
 		return true, ""
 	}
 	return false, simProbeFailure(pod, probe, key, container.Name, value)

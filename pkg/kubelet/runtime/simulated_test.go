@@ -116,7 +116,7 @@ func TestSimulatedRuns(t *testing.T) {
 				defer cancel()
 				pod := simTestPod(api.RestartPolicyAlways, tt.annotations)
 				start := time.Now()
-				c, err := NewSimulated(nil).Start(ctx, pod, &pod.Spec.Containers[0], 0)
+				c, err := NewSimulated(nil, nil).Start(ctx, pod, &pod.Spec.Containers[0], 0)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -139,7 +139,7 @@ func TestSimulatedStartDelayLogsUsageAndAdopt(t *testing.T) {
 		pod := simTestPod(api.RestartPolicyNever, map[string]string{
 			"sim.kplane.io/start-delay": "2s", "sim.kplane.io/run-seconds": "10s",
 			"sim.kplane.io/logs": "line one\nline two", "sim.kplane.io/cpu.app": "250m", "sim.kplane.io/memory": "64Mi"})
-		rt := NewSimulated(nil)
+		rt := NewSimulated(nil, nil)
 		start := time.Now()
 		c, err := rt.Start(ctx, pod, &pod.Spec.Containers[0], 0)
 		if err != nil {
@@ -187,7 +187,7 @@ func TestSimulatedProbeOutput(t *testing.T) {
 		app := &pod.Spec.Containers[0]
 		app.ReadinessProbe = &api.Probe{ProbeHandler: api.ProbeHandler{HTTPGet: &api.HTTPGetAction{Port: api.FromInt(80)}}}
 		app.LivenessProbe = &api.Probe{ProbeHandler: api.ProbeHandler{TCPSocket: &api.TCPSocketAction{Port: api.FromInt(6379)}}}
-		c, _ := NewSimulated(nil).Start(ctx, pod, app, 0)
+		c, _ := NewSimulated(nil, nil).Start(ctx, pod, app, 0)
 		prober := c.(Prober)
 		if ok, out := prober.Probe(ctx, pod, app, app.ReadinessProbe); ok || out != "HTTP probe failed with statuscode: 503" {
 			t.Errorf("readiness = %v %q", ok, out)

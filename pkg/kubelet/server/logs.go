@@ -85,6 +85,8 @@ func parseLogOptions(r *http.Request, now time.Time) (logOptions, error) {
 // serveContainerLogs answers GET /containerLogs/<namespace>/<pod>/<container>.
 func (s *Server) serveContainerLogs(w http.ResponseWriter, r *http.Request) {
 	namespace, pod, container := r.PathValue("namespace"), r.PathValue("pod"), r.PathValue("container")
+	// The wall clock, not a kubelet's Clock: sinceSeconds is compared with
+	// the timestamps the process runtime writes in wall time.
 	opts, err := parseLogOptions(r, time.Now())
 	if err != nil {
 		http.Error(w, err.Error(), http.StatusBadRequest)

@@ -170,6 +170,7 @@ func (s *Server) Handler() http.Handler {
 // Start listens and serves HTTPS until ctx is cancelled, and returns the
 // port it listens on.
 func (s *Server) Start(ctx context.Context) (port int, err error) {
+	// The wall clock: clients check the certificate's validity against theirs.
 	cert, err := selfSignedCertificate(s.opts.NodeName, time.Now())
 	if err != nil {
 		return 0, err
