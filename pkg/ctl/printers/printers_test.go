@@ -145,6 +145,21 @@ ADDED   b                      3
 	}
 }
 
+// TestEmptyTablePrintsNothing: a table without rows prints not even its
+// header, so that ctl get can say "No resources found" instead.
+func TestEmptyTablePrintsNothing(t *testing.T) {
+	table, err := DecodeTable([]byte(`{"columnDefinitions":[{"name":"Name","type":"string","format":"name"}],"rows":[]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	p := NewTablePrinter(&out, TableOptions{})
+	p.PrintTable(table, "")
+	if err := p.Flush(); err != nil || out.Len() != 0 {
+		t.Errorf("a table without rows printed %q (err %v), want nothing", out.String(), err)
+	}
+}
+
 func TestYAMLAndJSONMatchKubectl(t *testing.T) {
 	obj := map[string]any{
 		"apiVersion": "v1", "kind": "Service",
