@@ -195,7 +195,9 @@ func decorate(columns []api.TableColumnDefinition, rows []api.TableRow, opts Tab
 }
 
 // cellText prints a cell as kubectl does: nothing for null, the text of
-// anything else, cut at the first line break with "..." after it.
+// anything else, cut at the first line break with "..." after it, and the
+// escape character shown as "^[", so that a cell cannot send control
+// sequences to the terminal (kubectl's WriteEscaped).
 func cellText(cell any) string {
 	if cell == nil {
 		return ""
@@ -207,7 +209,7 @@ func cellText(cell any) string {
 	if i := strings.IndexAny(text, "\f\n\r"); i >= 0 {
 		text = text[:i] + "..."
 	}
-	return text
+	return strings.ReplaceAll(text, "\x1b", "^[")
 }
 
 // labelHeader is the header of a -L column: the key's last path segment,
