@@ -23,7 +23,22 @@ import (
 // guaranteedUpdate here, so the rules live in one place:
 //
 //	prepare (server-owned metadata) → admit (defaults, allocation, namespace
-//	lifecycle) → validate → encode → compare-and-swap in etcd
+//	lifecycle) → validate → encode → compare-and-swap in etcd → hand the
+//	written object to the watch cache
+//
+// Admission may allocate (a Service's ClusterIP and node ports); a deferred
+// release in create and finishUpdate gives the allocation back whenever the
+// object does not reach etcd.
+//
+// The last step is the recent-writes hand-off (recent.go). The write path
+// holds the object it has just written, typed and with its response JSON
+// ready, while the watch cache is about to receive the same change from its
+// etcd watch and would otherwise decode it all over again. So stored
+// remembers the object under its etcd key and revision, and the cache's
+// decoder (set up in server.go) takes it from there: each write is decoded
+// once, not twice. The cache decodes only what it was not handed — writes
+// by another apiserver or by etcdctl. Like every cached object, the one
+// handed over is read-only from then on; writers start from copyOf.
 
 // updateMode says which part of an object a write may change.
 type updateMode int
