@@ -7,6 +7,7 @@ import (
 
 	"kplane/pkg/api"
 	apierrors "kplane/pkg/api/errors"
+	"kplane/pkg/api/validation"
 	"kplane/pkg/apiserver/decode"
 )
 
@@ -91,12 +92,13 @@ func (s *Server) serveScale(w http.ResponseWriter, r *http.Request, info *reques
 			if _, err := decode.Into(scaleJSON, &scale, false); err != nil {
 				return nil, apierrors.NewBadRequest(fmt.Sprintf("Scale in version \"v1\" cannot be handled as a Scale: %v", err))
 			}
+			// Validated before the resourceVersion is compared, as upstream's
+			// scale subresources do.
+			if errs := validation.ValidateScale(&scale); len(errs) > 0 {
+				return nil, apierrors.NewInvalid("Scale", "autoscaling", info.name, errs)
+			}
 			if scale.ResourceVersion != "" && scale.ResourceVersion != current.obj.GetObjectMeta().ResourceVersion {
 				return nil, apierrors.NewConflict(res.qualified(), info.name, "the object has been modified; please apply your changes to the latest version and try again")
-			}
-			if scale.Spec.Replicas < 0 {
-				return nil, apierrors.NewInvalid("Scale", "autoscaling", info.name, apierrors.FieldErrorList{
-					apierrors.Invalid("spec.replicas", scale.Spec.Replicas, "must be greater than or equal to 0")})
 			}
 			obj, err := copyOf(res, current)
 			if err != nil {
@@ -136,8 +138,12 @@ func (s *Server) serveBinding(w http.ResponseWriter, r *http.Request, info *requ
 		writeError(w, apierrors.NewBadRequest(fmt.Sprintf("Binding in version \"v1\" cannot be handled as a Binding: %v", err)))
 		return
 	}
-	if binding.Target.Name == "" {
-		writeError(w, apierrors.NewInvalid("Binding", "", info.name, apierrors.FieldErrorList{apierrors.Required("target.name", "")}))
+	// Upstream returns these field errors unwrapped, which its handler then
+	// reports as a 500; kplane answers 422 Invalid, as for every other
+	// refused body, so that a client can tell a bad binding from a server
+	// fault (IsInvalid).
+	if errs := validation.ValidatePodBinding(&binding); len(errs) > 0 {
+		writeError(w, apierrors.NewInvalid("Binding", "", info.name, errs))
 		return
 	}
 	res := info.res

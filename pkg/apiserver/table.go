@@ -33,16 +33,12 @@ func (s *Server) table(res *resource, objs []*storedObject, includeObject string
 	}
 	now := time.Now()
 	for _, so := range objs {
-		row := api.TableRow{Cells: printers.Cells(so.obj, now)}
+		row := printers.Row(so.obj, now)
 		switch includeObject {
 		case "None":
+			row.Object = nil
 		case "Object":
 			row.Object = json.RawMessage(so.raw)
-		default:
-			row.Object = &api.PartialObjectMetadata{
-				TypeMeta:   api.TypeMeta{Kind: "PartialObjectMetadata", APIVersion: "meta.k8s.io/v1"},
-				ObjectMeta: *so.obj.GetObjectMeta(),
-			}
 		}
 		t.Rows = append(t.Rows, row)
 	}

@@ -23,7 +23,22 @@ import (
 // guaranteedUpdate here, so the rules live in one place:
 //
 //	prepare (server-owned metadata) → admit (defaults, allocation, namespace
-//	lifecycle) → validate → encode → compare-and-swap in etcd
+//	lifecycle) → validate → encode → compare-and-swap in etcd → hand the
+//	written object to the watch cache
+//
+// Admission may allocate (a Service's ClusterIP and node ports); a deferred
+// release in create and finishUpdate gives the allocation back whenever the
+// object does not reach etcd.
+//
+// The last step is the recent-writes hand-off (recent.go). The write path
+// holds the object it has just written, typed and with its response JSON
+// ready, while the watch cache is about to receive the same change from its
+// etcd watch and would otherwise decode it all over again. So stored
+// remembers the object under its etcd key and revision, and the cache's
+// decoder (set up in server.go) takes it from there: each write is decoded
+// once, not twice. The cache decodes only what it was not handed — writes
+// by another apiserver or by etcdctl. Like every cached object, the one
+// handed over is read-only from then on; writers start from copyOf.
 
 // updateMode says which part of an object a write may change.
 type updateMode int
@@ -99,24 +114,29 @@ func (s *Server) create(ctx context.Context, res *resource, obj api.Object, dryR
 	if err != nil {
 		return nil, err
 	}
+	// What admission allocated for obj goes back unless etcd now holds obj:
+	// on a refusal, a failed write and a dry run alike.
+	kept := false
+	defer func() {
+		if !kept {
+			release()
+		}
+	}()
 	if errs := validation.ValidateCreate(obj); len(errs) > 0 {
-		release()
 		return nil, apierrors.NewInvalid(res.kind, res.group, meta.Name, errs)
 	}
 	value, err := s.encodeChecked(res, obj)
 	if err != nil {
-		release()
 		return nil, err
 	}
 	if dryRun {
-		release()
 		return newStoredObject(res, obj, 0)
 	}
 	kv, err := s.store.Create(ctx, res.key(meta.Namespace, meta.Name), value)
 	if err != nil {
-		release()
 		return nil, storeError(err, res, meta.Name)
 	}
+	kept = true
 	return s.stored(res, kv.Key, obj, kv.ModRevision)
 }
 
@@ -219,13 +239,24 @@ func (s *Server) finishUpdate(ctx context.Context, res *resource, current *store
 	if err != nil {
 		return nil, err
 	}
+	// What admission allocated for obj (a Service's new ClusterIP or node
+	// ports) goes back when obj is refused or its write fails. It stays
+	// once obj is written; when the write is a dry run or changes nothing,
+	// where admission kept nothing new; and when obj is to be deleted
+	// instead, where afterDelete frees everything obj holds (a delete that
+	// fails gives nothing back here).
+	kept := false
+	defer func() {
+		if !kept {
+			release()
+		}
+	}()
 	if res.tracksGeneration && specChanged(old, obj) {
 		meta.Generation = oldMeta.Generation + 1
 	}
 	// updateAll is the server's own write (pods/binding); it is not a user
 	// update, so the rules for user updates (nodeName is immutable) do not apply.
 	if errs := validation.ValidateUpdate(obj, old); len(errs) > 0 && mode != updateAll {
-		release()
 		return nil, apierrors.NewInvalid(res.kind, res.group, meta.Name, errs)
 	}
 
@@ -234,6 +265,7 @@ func (s *Server) finishUpdate(ctx context.Context, res *resource, current *store
 	// kubelet has not yet confirmed that its containers stopped stays
 	// until it does (upstream's ShouldDeleteDuringUpdate).
 	if meta.DeletionTimestamp != nil && len(meta.Finalizers) == 0 && !hasNamespaceFinalizers(obj) && gracePeriodOver(meta) {
+		kept = true
 		if dryRun {
 			return newStoredObject(res, obj, kv.ModRevision)
 		}
@@ -252,25 +284,25 @@ func (s *Server) finishUpdate(ctx context.Context, res *resource, current *store
 
 	value, err := s.encodeChecked(res, obj)
 	if err != nil {
-		release()
 		return nil, err
 	}
 	if bytes.Equal(value, kv.Value) {
 		// Nothing changed: no write, and the resourceVersion stays the same.
+		kept = true
 		return current, nil
 	}
 	if dryRun {
+		kept = true
 		return newStoredObject(res, obj, kv.ModRevision)
 	}
 	written, err := s.store.Update(ctx, kv.Key, value, kv.ModRevision)
 	if errors.Is(err, store.ErrConflict) {
-		release()
 		return nil, errRetry
 	}
 	if err != nil {
-		release()
 		return nil, storeError(err, res, meta.Name)
 	}
+	kept = true
 	if svc, ok := obj.(*api.Service); ok {
 		s.alloc.releaseService(old.(*api.Service), svc)
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"kplane/pkg/api"
 	"kplane/pkg/ctl/printers"
 	"kplane/pkg/ctl/restmapper"
 )
@@ -101,14 +102,14 @@ func (o *apiResourcesOptions) run(cmd *cobra.Command) error {
 		}
 		return nil
 	}
-	table := &printers.Table{ColumnDefinitions: []printers.Column{
+	table := &api.Table{ColumnDefinitions: []api.TableColumnDefinition{
 		{Name: "Name"}, {Name: "Shortnames"}, {Name: "APIVersion"}, {Name: "Namespaced"}, {Name: "Kind"},
 		{Name: "Verbs", Priority: 1}, {Name: "Categories", Priority: 1},
 	}}
 	for _, r := range resources {
 		verbs := slices.Clone(r.Verbs)
 		slices.Sort(verbs)
-		table.Rows = append(table.Rows, printers.Row{Cells: []any{
+		table.Rows = append(table.Rows, api.TableRow{Cells: []any{
 			r.Name, strings.Join(r.ShortNames, ","), r.GroupVersion(), strconv.FormatBool(r.Namespaced), r.Kind,
 			strings.Join(verbs, ","), strings.Join(r.Categories, ","),
 		}})

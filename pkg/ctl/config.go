@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"kplane/pkg/api"
 	"kplane/pkg/ctl/printers"
 	"kplane/pkg/kubeconfig"
 )
@@ -154,7 +155,7 @@ func newConfigGetContextsCommand(f *factory) *cobra.Command {
 				}
 				return joinErrors(errs)
 			}
-			table := &printers.Table{ColumnDefinitions: []printers.Column{
+			table := &api.Table{ColumnDefinitions: []api.TableColumnDefinition{
 				{Name: "Current"}, {Name: "Name"}, {Name: "Cluster"}, {Name: "AuthInfo"}, {Name: "Namespace"},
 			}}
 			for _, c := range contexts {
@@ -162,7 +163,7 @@ func newConfigGetContextsCommand(f *factory) *cobra.Command {
 				if c.Name == kc.CurrentContext {
 					current = "*"
 				}
-				table.Rows = append(table.Rows, printers.Row{Cells: []any{current, c.Name, c.Context.Cluster, c.Context.User, c.Context.Namespace}})
+				table.Rows = append(table.Rows, api.TableRow{Cells: []any{current, c.Name, c.Context.Cluster, c.Context.User, c.Context.Namespace}})
 			}
 			p := printers.NewTablePrinter(f.out(), printers.TableOptions{NoHeaders: noHeaders})
 			if len(table.Rows) == 0 && !noHeaders {

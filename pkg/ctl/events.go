@@ -156,7 +156,7 @@ func (o *eventsOptions) newTablePrinter() *printers.TablePrinter {
 }
 
 // eventColumns are the columns of kubectl's events table.
-var eventColumns = []printers.Column{
+var eventColumns = []api.TableColumnDefinition{
 	{Name: "Last Seen", Type: "string"},
 	{Name: "Type", Type: "string"},
 	{Name: "Reason", Type: "string"},
@@ -167,11 +167,10 @@ var eventColumns = []printers.Column{
 // eventsTable lays events out as kubectl events does: LAST SEEN is when
 // the event last happened, with "(xN over T)" for a repeated one; OBJECT
 // is Kind/name of the object it is about.
-func eventsTable(events []api.Event, now time.Time) *printers.Table {
-	t := &printers.Table{ColumnDefinitions: eventColumns}
+func eventsTable(events []api.Event, now time.Time) *api.Table {
+	t := &api.Table{ColumnDefinitions: eventColumns}
 	for _, e := range events {
-		meta, _ := json.Marshal(map[string]any{"metadata": map[string]string{"namespace": e.Namespace}})
-		t.Rows = append(t.Rows, printers.Row{
+		t.Rows = append(t.Rows, api.TableRow{
 			Cells: []any{
 				describe.EventInterval(e, now),
 				e.Type,
@@ -179,7 +178,8 @@ func eventsTable(events []api.Event, now time.Time) *printers.Table {
 				e.InvolvedObject.Kind + "/" + e.InvolvedObject.Name,
 				strings.TrimSpace(e.Message),
 			},
-			Object: meta,
+			// The NAMESPACE column of -A comes from the row's metadata.
+			Object: &api.PartialObjectMetadata{ObjectMeta: api.ObjectMeta{Namespace: e.Namespace}},
 		})
 	}
 	return t

@@ -1,7 +1,9 @@
 package ctl
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -10,6 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"kplane/pkg/api"
 	apierrors "kplane/pkg/api/errors"
 	"kplane/pkg/client"
 	"kplane/pkg/ctl/printers"
@@ -187,7 +190,7 @@ func appendFileTarget(targets []namespacedTarget, obj fileObject) []namespacedTa
 // a blank line between tables as kubectl separates kinds. It returns the
 // errors met (objects not found), after printing what it could.
 func (o *getOptions) printTables(ctx context.Context, c *client.Client, targets []namespacedTarget, out outputFormat, sorter *printers.Sorter) []error {
-	tables := make([]*printers.Table, len(targets))
+	tables := make([]*api.Table, len(targets))
 	var errs []error
 	for i, t := range targets {
 		var tableErrs []error
@@ -231,7 +234,7 @@ func (o *getOptions) printTables(ctx context.Context, c *client.Client, targets 
 // find any field". Then the rows of each table are sorted by their
 // objects; a table whose rows cannot be sorted is printed empty, without
 // an error (kubectl's printer drops the error).
-func sortTables(sorter *printers.Sorter, targets []namespacedTarget, tables []*printers.Table) error {
+func sortTables(sorter *printers.Sorter, targets []namespacedTarget, tables []*api.Table) error {
 	fetched := 0
 	for _, t := range targets {
 		fetched += max(len(t.names), 1)
@@ -239,7 +242,7 @@ func sortTables(sorter *printers.Sorter, targets []namespacedTarget, tables []*p
 	if fetched > 1 {
 		docs := make([]map[string]any, len(tables))
 		for i, table := range tables {
-			docs[i] = table.Document()
+			docs[i] = tableDocument(table)
 		}
 		if err := sorter.SortObjects(docs); err != nil {
 			return err
@@ -254,6 +257,23 @@ func sortTables(sorter *printers.Sorter, targets []namespacedTarget, tables []*p
 		}
 	}
 	return nil
+}
+
+// tableDocument is a Table as the decoded JSON document it arrived as,
+// the form in which kubectl's --sort-by looks at several Table responses
+// when it sorts them against each other (see sortTables).
+func tableDocument(t *api.Table) map[string]any {
+	data, err := json.Marshal(t)
+	if err != nil {
+		return map[string]any{}
+	}
+	var doc map[string]any
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	if err := dec.Decode(&doc); err != nil {
+		return map[string]any{}
+	}
+	return doc
 }
 
 // tableOptions are the decorations the flags ask for.
@@ -287,13 +307,13 @@ func (o *getOptions) printNoResources(targets []namespacedTarget) {
 // --chunk-size) or one GET per name. Rows of all pages and names are
 // joined; missing names are errors. withObjects asks the server to embed
 // each row's whole object (includeObject=Object), which sorting needs.
-func (o *getOptions) fetchTable(ctx context.Context, c *client.Client, t namespacedTarget, withObjects bool) (*printers.Table, []error) {
+func (o *getOptions) fetchTable(ctx context.Context, c *client.Client, t namespacedTarget, withObjects bool) (*api.Table, []error) {
 	headers := map[string]string{"Accept": printers.TableAccept}
 	include := ""
 	if withObjects {
 		include = "?includeObject=Object"
 	}
-	table := &printers.Table{}
+	table := &api.Table{}
 	add := func(body []byte) error {
 		page, err := printers.DecodeTable(body)
 		if err != nil {
@@ -303,7 +323,7 @@ func (o *getOptions) fetchTable(ctx context.Context, c *client.Client, t namespa
 			table.ColumnDefinitions = page.ColumnDefinitions
 		}
 		table.Rows = append(table.Rows, page.Rows...)
-		table.Metadata = page.Metadata
+		table.TypeMeta, table.ListMeta = page.TypeMeta, page.ListMeta
 		return nil
 	}
 	if len(t.names) == 0 {
@@ -319,10 +339,10 @@ func (o *getOptions) fetchTable(ctx context.Context, c *client.Client, t namespa
 			if err := add(body); err != nil {
 				return table, []error{err}
 			}
-			if table.Metadata.Continue == "" {
+			if table.Continue == "" {
 				return table, nil
 			}
-			query.Set("continue", table.Metadata.Continue)
+			query.Set("continue", table.Continue)
 		}
 	}
 	var errs []error

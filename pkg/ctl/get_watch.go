@@ -66,7 +66,7 @@ func (o *getOptions) runWatch(ctx context.Context, c *client.Client, targets []n
 		if len(errs) > 0 {
 			return joinErrors(errs)
 		}
-		resourceVersion = first.Metadata.ResourceVersion
+		resourceVersion = first.ResourceVersion
 		if !o.watchOnly {
 			table.PrintTable(first, eventType(string(client.Added)))
 			if err := table.Flush(); err != nil {
@@ -75,7 +75,7 @@ func (o *getOptions) runWatch(ctx context.Context, c *client.Client, targets []n
 		} else {
 			// Remember the columns without printing: the first event
 			// then prints the header with its row.
-			table.PrintTable(&printers.Table{ColumnDefinitions: first.ColumnDefinitions}, "")
+			table.PrintTable(&api.Table{ColumnDefinitions: first.ColumnDefinitions}, "")
 		}
 	} else {
 		list, err := c.Dynamic(t.resource.Client()).Namespace(t.namespace).List(ctx, client.ListOptions{

@@ -11,7 +11,11 @@
 //
 // Columns(kind) gives a kind's column definitions; Cells(obj, now) gives one
 // object's row in that order. Time is passed in rather than read, so that an
-// AGE computed in a test is the same on every run. PrintTable renders a Table
-// as text exactly as kubectl does, for `ctl get` and for the golden files in
-// testdata/, which were checked byte for byte against kubectl 1.32.
+// AGE computed in a test is the same on every run; Row adds the object's
+// metadata, which the server sends with each row by default.
+//
+// Laying a Table out as text is the client's job, and kplane has one
+// renderer for it: ctl's (pkg/ctl/printers.TablePrinter). The golden files
+// in testdata/ are printed through it, so they show what `ctl get` prints;
+// they were checked byte for byte against kubectl 1.32.
 package printers

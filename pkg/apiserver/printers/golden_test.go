@@ -10,19 +10,24 @@ import (
 	"testing"
 
 	"kplane/pkg/api"
+	ctlprinters "kplane/pkg/ctl/printers"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/*.golden from the current output")
 
-// TestGolden prints every kind's fixtures (fixtures_test.go) as `kubectl get`
-// and `kubectl get -o wide` would, and compares the text with
-// testdata/<resource>.golden. The golden files are meant to be read: set
-// them beside the outputs the seeds quote. After a deliberate change, run
+// TestGolden prints every kind's fixtures (fixtures_test.go) as `ctl get`
+// and `ctl get -o wide` print them, and compares the text with
+// testdata/<resource>.golden. The server's half (Columns, Row) builds the
+// Table; it crosses JSON as it would cross the network; and ctl's table
+// printer — the one renderer, the same calls `ctl get` makes — lays it
+// out. So a golden file is what a user sees, and what kubectl 1.32 prints
+// for the same Table. The files are meant to be read: set them beside the
+// outputs the seeds quote. After a deliberate change, run
 // `go test ./pkg/apiserver/printers -update` and review the diff.
 func TestGolden(t *testing.T) {
 	for _, f := range fixtures() {
 		t.Run(f.resource, func(t *testing.T) {
-			table := buildTable(t, f.kind, f.objects)
+			table := serveTable(t, f.kind, f.objects)
 			var out bytes.Buffer
 			for _, wide := range []bool{false, true} {
 				command := "kubectl get " + f.resource
@@ -30,7 +35,9 @@ func TestGolden(t *testing.T) {
 					command += " -o wide"
 				}
 				fmt.Fprintf(&out, "$ %s\n", command)
-				if err := PrintTable(&out, table, wide); err != nil {
+				p := ctlprinters.NewTablePrinter(&out, ctlprinters.TableOptions{Wide: wide})
+				p.PrintTable(table, "")
+				if err := p.Flush(); err != nil {
 					t.Fatal(err)
 				}
 				if !wide {
@@ -42,28 +49,30 @@ func TestGolden(t *testing.T) {
 	}
 }
 
-// buildTable builds the Table the apiserver would send for objects and sends
-// it through JSON, so that what is printed is what kubectl receives (numbers
-// come back as float64).
-func buildTable(t *testing.T, kind string, objects []api.Object) *api.Table {
+// serveTable builds the Table the apiserver sends for objects and decodes
+// it as ctl does when it arrives.
+func serveTable(t *testing.T, kind string, objects []api.Object) *api.Table {
 	t.Helper()
-	table := api.Table{ColumnDefinitions: Columns(kind)}
+	table := api.Table{
+		TypeMeta:          api.TypeMeta{Kind: "Table", APIVersion: "meta.k8s.io/v1"},
+		ColumnDefinitions: Columns(kind),
+	}
 	for _, obj := range objects {
-		cells := Cells(obj, testNow)
-		if len(cells) != len(table.ColumnDefinitions) {
-			t.Fatalf("%s: %d cells for %d columns: %v", kind, len(cells), len(table.ColumnDefinitions), cells)
+		row := Row(obj, testNow)
+		if len(row.Cells) != len(table.ColumnDefinitions) {
+			t.Fatalf("%s: %d cells for %d columns: %v", kind, len(row.Cells), len(table.ColumnDefinitions), row.Cells)
 		}
-		table.Rows = append(table.Rows, api.TableRow{Cells: cells})
+		table.Rows = append(table.Rows, row)
 	}
 	data, err := json.Marshal(table)
 	if err != nil {
 		t.Fatalf("encode table: %v", err)
 	}
-	var decoded api.Table
-	if err := json.Unmarshal(data, &decoded); err != nil {
-		t.Fatalf("decode table: %v", err)
+	decoded, err := ctlprinters.DecodeTable(data)
+	if err != nil {
+		t.Fatal(err)
 	}
-	return &decoded
+	return decoded
 }
 
 func compareGolden(t *testing.T, path string, got []byte) {

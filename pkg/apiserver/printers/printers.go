@@ -81,6 +81,20 @@ func Cells(obj api.Object, now time.Time) []any {
 	return defaultCells(obj)
 }
 
+// Row returns one object's row of a Table as the apiserver sends it by
+// default (includeObject=Metadata, as upstream): its cells, and its
+// metadata as a PartialObjectMetadata, from which kubectl takes the
+// NAMESPACE column of -A and the LABELS of --show-labels.
+func Row(obj api.Object, now time.Time) api.TableRow {
+	return api.TableRow{
+		Cells: Cells(obj, now),
+		Object: &api.PartialObjectMetadata{
+			TypeMeta:   api.TypeMeta{Kind: "PartialObjectMetadata", APIVersion: "meta.k8s.io/v1"},
+			ObjectMeta: *obj.GetObjectMeta(),
+		},
+	}
+}
+
 // columnsByKind holds the columns of every kind with a printer of its own.
 // Cells must have a case for each of them; a test checks the two agree.
 var columnsByKind = map[string][]api.TableColumnDefinition{

@@ -1,8 +1,6 @@
 package printers
 
 import (
-	"bytes"
-	"strings"
 	"testing"
 
 	"kplane/pkg/api"
@@ -176,49 +174,5 @@ func TestSelectorCells(t *testing.T) {
 				t.Errorf("Deployment SELECTOR = %q, want %q", got, tt.deployment)
 			}
 		})
-	}
-}
-
-func TestPrintTable(t *testing.T) {
-	table := &api.Table{
-		ColumnDefinitions: []api.TableColumnDefinition{nameColumn, text("Message", "m"), wide(integer("Count", "c"))},
-		Rows: []api.TableRow{
-			// Cells as they arrive over JSON: numbers are float64.
-			{Cells: []any{"a", "first line\nsecond line", float64(3)}},
-			{Cells: []any{"longer-name", "tab\there", float64(12345678901)}},
-			{Cells: []any{"c", nil, 2.5}},
-		},
-	}
-	var narrow, wideOut bytes.Buffer
-	if err := PrintTable(&narrow, table, false); err != nil {
-		t.Fatal(err)
-	}
-	if err := PrintTable(&wideOut, table, true); err != nil {
-		t.Fatal(err)
-	}
-	wantNarrow := strings.Join([]string{
-		"NAME          MESSAGE",
-		"a             first line...",
-		"longer-name   tab here",
-		"c             ",
-		"",
-	}, "\n")
-	wantWide := strings.Join([]string{
-		"NAME          MESSAGE         COUNT",
-		"a             first line...   3",
-		"longer-name   tab here        12345678901",
-		"c                             2.5",
-		"",
-	}, "\n")
-	if narrow.String() != wantNarrow {
-		t.Errorf("narrow:\n%s\nwant:\n%s", narrow.String(), wantNarrow)
-	}
-	if wideOut.String() != wantWide {
-		t.Errorf("wide:\n%s\nwant:\n%s", wideOut.String(), wantWide)
-	}
-
-	var empty bytes.Buffer
-	if err := PrintTable(&empty, &api.Table{ColumnDefinitions: table.ColumnDefinitions}, false); err != nil || empty.Len() != 0 {
-		t.Errorf("a table without rows printed %q (err %v), want nothing", empty.String(), err)
 	}
 }

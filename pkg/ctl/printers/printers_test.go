@@ -145,6 +145,82 @@ ADDED   b                      3
 	}
 }
 
+// eventTable is the apiserver's Table for four Events whose messages hold
+// a tab or terminal escape sequences.
+const eventTable = `{"kind":"Table","apiVersion":"meta.k8s.io/v1","metadata":{"resourceVersion":"47"},
+"columnDefinitions":[
+ {"name":"Last Seen","type":"string","format":"","priority":0},
+ {"name":"Type","type":"string","format":"","priority":0},
+ {"name":"Reason","type":"string","format":"","priority":0},
+ {"name":"Object","type":"string","format":"","priority":0},
+ {"name":"Subobject","type":"string","format":"","priority":1},
+ {"name":"Source","type":"string","format":"","priority":1},
+ {"name":"Message","type":"string","format":"","priority":0},
+ {"name":"First Seen","type":"string","format":"","priority":1},
+ {"name":"Count","type":"string","format":"","priority":1},
+ {"name":"Name","type":"string","format":"name","priority":1}],
+"rows":[
+ {"cells":["<unknown>","Normal","R","pod/p","","","x\ty","<unknown>",1,"a"]},
+ {"cells":["<unknown>","Normal","R","pod/p","","","plain","<unknown>",1,"b"]},
+ {"cells":["<unknown>","Normal","R","pod/p","","","long-first-part\tz","<unknown>",1,"c"]},
+ {"cells":["<unknown>","Normal","R","pod/p","","","esc \u001b[31mred\u001b[0m","<unknown>",1,"d"]}]}`
+
+// TestTabsAndEscapesMatchKubectl: kubectl 1.32 printed these tables for
+// the same Events. A tab ends its cell and starts a column of its own,
+// aligned only over the run of rows that have it (rows a and c are not
+// neighbours, so "x" and "long-first-part" are padded apart); the escape
+// character is shown as "^[" rather than sent to the terminal.
+func TestTabsAndEscapesMatchKubectl(t *testing.T) {
+	table, err := DecodeTable([]byte(eventTable))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		wide bool
+		want string
+	}{
+		{false, `
+LAST SEEN   TYPE     REASON   OBJECT   MESSAGE
+<unknown>   Normal   R        pod/p    x     y
+<unknown>   Normal   R        pod/p    plain
+<unknown>   Normal   R        pod/p    long-first-part   z
+<unknown>   Normal   R        pod/p    esc ^[[31mred^[[0m
+`},
+		{true, `
+LAST SEEN   TYPE     REASON   OBJECT   SUBOBJECT   SOURCE   MESSAGE              FIRST SEEN   COUNT       NAME
+<unknown>   Normal   R        pod/p                         x                    y            <unknown>   1     a
+<unknown>   Normal   R        pod/p                         plain                <unknown>    1           b
+<unknown>   Normal   R        pod/p                         long-first-part      z            <unknown>   1     c
+<unknown>   Normal   R        pod/p                         esc ^[[31mred^[[0m   <unknown>    1           d
+`},
+	} {
+		var out bytes.Buffer
+		p := NewTablePrinter(&out, TableOptions{Wide: tt.wide})
+		p.PrintTable(table, "")
+		if err := p.Flush(); err != nil {
+			t.Fatal(err)
+		}
+		if want := strings.TrimPrefix(tt.want, "\n"); out.String() != want {
+			t.Errorf("wide=%v:\n%s\nwant:\n%s", tt.wide, out.String(), want)
+		}
+	}
+}
+
+// TestEmptyTablePrintsNothing: a table without rows prints not even its
+// header, so that ctl get can say "No resources found" instead.
+func TestEmptyTablePrintsNothing(t *testing.T) {
+	table, err := DecodeTable([]byte(`{"columnDefinitions":[{"name":"Name","type":"string","format":"name"}],"rows":[]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	p := NewTablePrinter(&out, TableOptions{})
+	p.PrintTable(table, "")
+	if err := p.Flush(); err != nil || out.Len() != 0 {
+		t.Errorf("a table without rows printed %q (err %v), want nothing", out.String(), err)
+	}
+}
+
 func TestYAMLAndJSONMatchKubectl(t *testing.T) {
 	obj := map[string]any{
 		"apiVersion": "v1", "kind": "Service",

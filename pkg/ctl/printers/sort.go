@@ -1,7 +1,6 @@
 package printers
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -56,24 +55,21 @@ func (s *Sorter) SortObjects(objects []map[string]any) error {
 
 // SortTable sorts a table's rows by the objects the server embedded in
 // them, which it does when the Table is asked for with
-// includeObject=Object.
-func (s *Sorter) SortTable(t *Table) error {
+// includeObject=Object. The table must come from DecodeTable, so that
+// each row's object is a JSON document with its numbers as written.
+func (s *Sorter) SortTable(t *api.Table) error {
 	if len(t.Rows) < 2 {
 		return nil
 	}
 	objects := make([]any, len(t.Rows))
 	for i, row := range t.Rows {
-		dec := json.NewDecoder(bytes.NewReader(row.Object))
-		dec.UseNumber()
-		if err := dec.Decode(&objects[i]); err != nil {
-			return fmt.Errorf("sorting error: decode row %d: %w", i, err)
-		}
+		objects[i] = row.Object
 	}
 	order, err := s.order(objects)
 	if err != nil {
 		return err
 	}
-	rows := make([]Row, len(t.Rows))
+	rows := make([]api.TableRow, len(t.Rows))
 	for i, from := range order {
 		rows[i] = t.Rows[from]
 	}

@@ -1,7 +1,6 @@
 package printers
 
 import (
-	"encoding/json"
 	"strings"
 	"testing"
 )
@@ -53,21 +52,30 @@ func TestSortObjects(t *testing.T) {
 	}
 }
 
+// TestSortTable sorts the rows of a Table as the server sends it with
+// includeObject=Object: by a field of each row's embedded object, numbers
+// compared as numbers.
 func TestSortTable(t *testing.T) {
-	table := &Table{}
-	for _, name := range []string{"c", "a", "b"} {
-		obj, _ := json.Marshal(map[string]any{"metadata": map[string]any{"name": name}})
-		table.Rows = append(table.Rows, Row{Cells: []any{name}, Object: obj})
-	}
-	s, _ := NewSorter(".metadata.name")
-	if err := s.SortTable(table); err != nil {
+	table, err := DecodeTable([]byte(`{"kind":"Table","apiVersion":"meta.k8s.io/v1",
+		"columnDefinitions":[{"name":"Name","type":"string","format":"name"}],
+		"rows":[
+		 {"cells":["c"],"object":{"metadata":{"name":"c"},"spec":{"replicas":10}}},
+		 {"cells":["a"],"object":{"metadata":{"name":"a"},"spec":{"replicas":9}}},
+		 {"cells":["b"],"object":{"metadata":{"name":"b"},"spec":{"replicas":100}}}]}`))
+	if err != nil {
 		t.Fatal(err)
 	}
-	var got []string
-	for _, r := range table.Rows {
-		got = append(got, r.Cells[0].(string))
-	}
-	if strings.Join(got, "") != "abc" {
-		t.Errorf("rows = %v", got)
+	for field, want := range map[string]string{".metadata.name": "abc", ".spec.replicas": "acb"} {
+		s, _ := NewSorter(field)
+		if err := s.SortTable(table); err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, r := range table.Rows {
+			got = append(got, r.Cells[0].(string))
+		}
+		if strings.Join(got, "") != want {
+			t.Errorf("--sort-by=%s: rows = %v, want %s", field, got, want)
+		}
 	}
 }

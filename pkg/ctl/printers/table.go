@@ -8,6 +8,10 @@
 // decorates them the way kubectl does — a NAMESPACE column for -A, a
 // "kind/" prefix on names when several kinds are listed, LABELS for
 // --show-labels, the priority>0 columns for -o wide — and aligns them.
+//
+// TablePrinter is kplane's one renderer of a Table as text. The
+// apiserver's golden files (pkg/apiserver/printers/testdata) are printed
+// by it as well, so what they show is what a user of `ctl get` sees.
 package printers
 
 import (
@@ -19,79 +23,52 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+
+	"kplane/pkg/api"
 )
 
 // TableAccept is the Accept header that asks the apiserver for a Table
 // (with JSON as the fallback, as kubectl sends it).
 const TableAccept = "application/json;as=Table;v=v1;g=meta.k8s.io,application/json"
 
-// Table is a meta.k8s.io/v1 Table as the apiserver sends it.
-type Table struct {
-	Kind              string   `json:"kind"`
-	APIVersion        string   `json:"apiVersion"`
-	ColumnDefinitions []Column `json:"columnDefinitions"`
-	Rows              []Row    `json:"rows"`
-	Metadata          struct {
-		ResourceVersion string `json:"resourceVersion"`
-		Continue        string `json:"continue"`
-	} `json:"metadata"`
-}
-
-// Column is one column definition. Priority 0 columns are always shown,
-// others only with -o wide. Format "name" marks the NAME column.
-type Column struct {
-	Name     string `json:"name"`
-	Type     string `json:"type"`
-	Format   string `json:"format"`
-	Priority int32  `json:"priority"`
-}
-
-// Row is one object's cells and, by default, its metadata
-// (PartialObjectMetadata), from which the namespace and labels come.
-type Row struct {
-	Cells  []any           `json:"cells"`
-	Object json.RawMessage `json:"object,omitempty"`
-}
-
-// DecodeTable decodes a Table, keeping numbers in cells as written.
-func DecodeTable(data []byte) (*Table, error) {
+// DecodeTable decodes a meta.k8s.io/v1 Table as the apiserver sends it.
+// Numbers in cells are kept as written (json.Number), so a count prints
+// as the server wrote it rather than through a float64; a row's object
+// (PartialObjectMetadata, or the whole object with includeObject=Object)
+// becomes a JSON document, a map.
+func DecodeTable(data []byte) (*api.Table, error) {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
-	var t Table
+	var t api.Table
 	if err := dec.Decode(&t); err != nil {
 		return nil, fmt.Errorf("decode table: %w", err)
 	}
 	return &t, nil
 }
 
-// Document is the table as a decoded JSON document, the form in which
-// --sort-by looks at it when several tables are sorted against each other.
-func (t *Table) Document() map[string]any {
-	data, err := json.Marshal(t)
-	if err != nil {
-		return map[string]any{}
+// rowMetadata reads the namespace and labels of a row's object, from
+// which the NAMESPACE, LABELS and -L columns come. A Table decoded from
+// the server holds the object as a JSON document; one built inside ctl
+// (`ctl events`) holds a typed object. A row without an object prints
+// empty cells.
+func rowMetadata(object any) (namespace string, labels map[string]string) {
+	switch o := object.(type) {
+	case interface{ GetObjectMeta() *api.ObjectMeta }:
+		meta := o.GetObjectMeta()
+		return meta.Namespace, meta.Labels
+	case map[string]any:
+		meta, _ := o["metadata"].(map[string]any)
+		namespace, _ = meta["namespace"].(string)
+		values, _ := meta["labels"].(map[string]any)
+		if len(values) > 0 {
+			labels = make(map[string]string, len(values))
+			for k, v := range values {
+				labels[k], _ = v.(string)
+			}
+		}
+		return namespace, labels
 	}
-	var doc map[string]any
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.UseNumber()
-	if err := dec.Decode(&doc); err != nil {
-		return map[string]any{}
-	}
-	return doc
-}
-
-// rowMetadata reads the namespace and labels of a row's object.
-func (r Row) rowMetadata() (namespace string, labels map[string]string) {
-	var obj struct {
-		Metadata struct {
-			Namespace string            `json:"namespace"`
-			Labels    map[string]string `json:"labels"`
-		} `json:"metadata"`
-	}
-	if len(r.Object) > 0 {
-		_ = json.Unmarshal(r.Object, &obj) // a row without metadata prints empty cells
-	}
-	return obj.Metadata.Namespace, obj.Metadata.Labels
+	return "", nil
 }
 
 // TableOptions are the decorations kubectl adds to a server's table.
@@ -119,7 +96,7 @@ type TableOptions struct {
 type TablePrinter struct {
 	opts        TableOptions
 	out         *columnWriter
-	lastColumns []Column
+	lastColumns []api.TableColumnDefinition
 	printedHead bool
 }
 
@@ -131,7 +108,7 @@ func NewTablePrinter(w io.Writer, opts TableOptions) *TablePrinter {
 // PrintTable queues the rows of t (and the header, if these columns have
 // not had one yet). eventType, when not empty, fills an EVENT column
 // before the others (`get -w --output-watch-events`). Call Flush to write.
-func (p *TablePrinter) PrintTable(t *Table, eventType string) {
+func (p *TablePrinter) PrintTable(t *api.Table, eventType string) {
 	columns := t.ColumnDefinitions
 	if len(columns) == 0 {
 		// Watch events after the first carry rows only.
@@ -158,7 +135,7 @@ func (p *TablePrinter) Flush() error { return p.out.Flush() }
 
 // decorate returns the header and the rows as text, with the visible
 // columns and kubectl's extra columns.
-func decorate(columns []Column, rows []Row, opts TableOptions, eventType string) ([]string, [][]string) {
+func decorate(columns []api.TableColumnDefinition, rows []api.TableRow, opts TableOptions, eventType string) ([]string, [][]string) {
 	var header []string
 	if eventType != "" {
 		header = append(header, "EVENT")
@@ -185,7 +162,7 @@ func decorate(columns []Column, rows []Row, opts TableOptions, eventType string)
 
 	out := make([][]string, 0, len(rows))
 	for _, row := range rows {
-		namespace, labels := row.rowMetadata()
+		namespace, labels := rowMetadata(row.Object)
 		var cells []string
 		if eventType != "" {
 			cells = append(cells, eventType)
@@ -218,7 +195,9 @@ func decorate(columns []Column, rows []Row, opts TableOptions, eventType string)
 }
 
 // cellText prints a cell as kubectl does: nothing for null, the text of
-// anything else, cut at the first line break with "..." after it.
+// anything else, cut at the first line break with "..." after it, and the
+// escape character shown as "^[", so that a cell cannot send control
+// sequences to the terminal (kubectl's WriteEscaped).
 func cellText(cell any) string {
 	if cell == nil {
 		return ""
@@ -230,7 +209,7 @@ func cellText(cell any) string {
 	if i := strings.IndexAny(text, "\f\n\r"); i >= 0 {
 		text = text[:i] + "..."
 	}
-	return text
+	return strings.ReplaceAll(text, "\x1b", "^[")
 }
 
 // labelHeader is the header of a -L column: the key's last path segment,
