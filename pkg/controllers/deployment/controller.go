@@ -12,7 +12,8 @@
 // rolling.go and recreate.go are the two strategies, scale.go the
 // proportional scaling of a Deployment caught mid-rollout, history.go the
 // revisions behind `kubectl rollout history/undo`, progress.go and
-// status.go what `kubectl rollout status` reads. docs/controllers/deployment.md
+// status.go what `kubectl rollout status` reads, arithmetic.go the
+// ReplicaSet counts and order they all share. docs/controllers/deployment.md
 // walks through a rollout with numbers.
 package deployment
 

@@ -268,17 +268,3 @@ func sortByRevision(rss []*api.ReplicaSet) {
 		return 1
 	})
 }
-
-// compareCreation orders ReplicaSets oldest first, by name when created in
-// the same second, as upstream's ReplicaSetsByCreationTimestamp.
-func compareCreation(a, b *api.ReplicaSet) int {
-	ta, tb := a.CreationTimestamp.Time, b.CreationTimestamp.Time
-	switch {
-	case ta.Equal(tb):
-		return strings.Compare(a.Name, b.Name)
-	case ta.Before(tb):
-		return -1
-	default:
-		return 1
-	}
-}

@@ -124,14 +124,3 @@ func templateWithoutHash(t *api.PodTemplateSpec) []byte {
 	encoded, _ := json.Marshal(copied)
 	return encoded
 }
-
-// filterActive returns the non-nil ReplicaSets asked to run pods.
-func filterActive(rss []*api.ReplicaSet) []*api.ReplicaSet {
-	var active []*api.ReplicaSet
-	for _, rs := range rss {
-		if rs != nil && specReplicas(rs) > 0 {
-			active = append(active, rs)
-		}
-	}
-	return active
-}
