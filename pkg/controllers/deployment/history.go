@@ -19,6 +19,7 @@ import (
 
 	"kplane/pkg/api"
 	apierrors "kplane/pkg/api/errors"
+	"kplane/pkg/client"
 )
 
 // Annotations the controller reads and writes besides the revision,
@@ -245,7 +246,9 @@ func (c *Controller) cleanupDeployment(ctx context.Context, oldRSs []*api.Replic
 	for _, rs := range replicaSetsToCleanup(oldRSs, *d.Spec.RevisionHistoryLimit) {
 		c.log.Info("deleting old replica set beyond revisionHistoryLimit", "deployment", d.Namespace+"/"+d.Name,
 			"replicaSet", rs.Name, "revision", rs.Annotations[api.DeploymentRevisionAnnotation])
-		if err := c.writer.DeleteReplicaSet(ctx, rs); err != nil && !apierrors.IsNotFound(err) {
+		uid, resourceVersion := rs.UID, rs.ResourceVersion
+		opts := client.DeleteOptions{Preconditions: &api.Preconditions{UID: &uid, ResourceVersion: &resourceVersion}}
+		if err := c.client.ReplicaSets(rs.Namespace).Delete(ctx, rs.Name, opts); err != nil && !apierrors.IsNotFound(err) {
 			return fmt.Errorf("clean up old replica set %s/%s: %w", rs.Namespace, rs.Name, err)
 		}
 	}
