@@ -11,6 +11,7 @@ import (
 
 	"kplane/pkg/api"
 	apierrors "kplane/pkg/api/errors"
+	"kplane/pkg/client"
 	"kplane/pkg/controllers/controllerutil"
 	"kplane/pkg/informer"
 	"kplane/test/framework/fakeapi"
@@ -562,4 +563,102 @@ func sentAt[T any](t *testing.T, s *fakeapi.Server, i int) T {
 		t.Fatalf("decode write %d (%s): %v", i, writes[i], err)
 	}
 	return out
+}
+
+// TestSyncRollingUpdateFollowsTheDocsWorkedExample drives a whole rolling
+// update of 10 replicas at 25%/25% sync by sync, playing the ReplicaSet
+// controller and the kubelet in between, and checks each step against the
+// table in docs/controllers/deployment.md ("Worked example"), including
+// the scale-up that waits while the old ReplicaSet still has the pods it
+// was scaled away from.
+func TestSyncRollingUpdateFollowsTheDocsWorkedExample(t *testing.T) {
+	d := newDeployment(10, "25%", "25%", "nginx:1.28")
+	d.Annotations = map[string]string{api.DeploymentRevisionAnnotation: "1"}
+	d.Status = api.DeploymentStatus{ObservedGeneration: 1, Replicas: 10, UpdatedReplicas: 0, AvailableReplicas: 10, ReadyReplicas: 10}
+	old := rsFor(d, "nginx:1.27", 10, 10, 1, 0)
+	f := newFixture(t, d, old)
+	newName := "web-" + hashOf(d)
+
+	// settle plays the ReplicaSet controller and the kubelet: every
+	// ReplicaSet has the pods it asks for, the old ones all available,
+	// newAvailable of the new one's.
+	settle := func(newAvailable int32) {
+		t.Helper()
+		stored, err := f.server.Client().ReplicaSets("default").List(t.Context(), client.ListOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, rs := range stored.Items {
+			available := specReplicas(rs)
+			if rs.Name == newName {
+				available = newAvailable
+			}
+			rs.Status = api.ReplicaSetStatus{Replicas: specReplicas(rs), ReadyReplicas: available, AvailableReplicas: available, ObservedGeneration: rs.Generation}
+			f.server.Put(t, rs)
+		}
+		f.deliver()
+	}
+	scaleNew := func(from, to int32) string {
+		return fmt.Sprintf("Normal ScalingReplicaSet Scaled up replica set %s from %d to %d", newName, from, to)
+	}
+	scaleOld := func(from, to int32) string {
+		return fmt.Sprintf("Normal ScalingReplicaSet Scaled down replica set %s from %d to %d", old.Name, from, to)
+	}
+
+	// The writes of a step that scales the new, or the old, ReplicaSet,
+	// and of one that only reports status.
+	upNew := []string{"update replicasets " + newName, "update deployments/status web"}
+	downOld := []string{"update replicasets " + old.Name, "update deployments/status web"}
+	statusOnly := []string{"update deployments/status web"}
+
+	steps := []struct {
+		name string
+		// settled: the ReplicaSet controller and the kubelet have acted on
+		// the previous step, and newAvailable of the new pods are available.
+		settled      bool
+		newAvailable int32
+		// writes and events are the sync's API writes and the
+		// ScalingReplicaSet events it records; newRS and oldRS the sizes
+		// after it.
+		writes, events []string
+		newRS, oldRS   int32
+	}{
+		{"1: template changed: room 13 − 10 = 3, then budget 13 − 8 − 3 = 2", false, 0,
+			[]string{"create replicasets " + newName, "update deployments web", "update deployments/status web",
+				"update replicasets " + old.Name, "update deployments/status web"},
+			[]string{scaleNew(0, 3), scaleOld(10, 8)}, 3, 8},
+		{"old still holds 10 pods: counted max(8, 10) + 3 = 13, no room", false, 0, statusOnly, nil, 3, 8},
+		{"2: old down to 8 pods: room 13 − 11 = 2", true, 0, upNew, []string{scaleNew(3, 5)}, 5, 8},
+		{"no new pod available: budget 13 − 8 − 5 = 0, waits", true, 0, statusOnly, nil, 5, 8},
+		{"3: 3 new available: 11 available, budget 13 − 8 − 2 = 3", true, 3, downOld, []string{scaleOld(8, 5)}, 5, 5},
+		{"4: room 13 − 10 = 3", true, 3, upNew, []string{scaleNew(5, 8)}, 8, 5},
+		{"5: 5 new available: 10 available, budget 13 − 8 − 3 = 2", true, 5, downOld, []string{scaleOld(5, 3)}, 8, 3},
+		{"6: room 2, capped at 10 − 8 = 2", true, 5, upNew, []string{scaleNew(8, 10)}, 10, 3},
+		{"7: 8 new available: 11 available, budget 13 − 8 − 2 = 3", true, 8, downOld, []string{scaleOld(3, 0)}, 10, 0},
+		{"8: 10 new available, nothing old left: complete", true, 10, statusOnly, nil, 10, 0},
+	}
+	var events []string
+	for _, step := range steps {
+		if step.settled {
+			settle(step.newAvailable)
+		} else {
+			f.deliver()
+		}
+		f.mustSync()
+		f.server.ExpectActions(t, step.writes...)
+		events = append(events, step.events...)
+		f.wantEvents(events...)
+		newRS, _ := fakeapi.Get[*api.ReplicaSet](t, f.server, "default", newName)
+		oldRS, _ := fakeapi.Get[*api.ReplicaSet](t, f.server, "default", old.Name)
+		if specReplicas(newRS) != step.newRS || specReplicas(oldRS) != step.oldRS {
+			t.Fatalf("after %q: new %d old %d, want %d and %d", step.name, specReplicas(newRS), specReplicas(oldRS), step.newRS, step.oldRS)
+		}
+		if total := specReplicas(newRS) + specReplicas(oldRS); total > 13 {
+			t.Fatalf("after %q: %d pods asked for, more than replicas + maxSurge = 13", step.name, total)
+		}
+	}
+	p := getCondition(f.stored().Status, api.DeploymentProgressing)
+	if p == nil || p.Reason != reasonNewReplicaSetAvailable {
+		t.Fatalf("Progressing = %+v, want NewReplicaSetAvailable", p)
+	}
 }
