@@ -109,10 +109,7 @@ func TestSyncTemplateChangeSurgesNewAndScalesDownOld(t *testing.T) {
 
 func TestSyncRollingStepWaitsForAvailability(t *testing.T) {
 	// Mid-rollout: 8 old available, 5 new of which none is available yet.
-	d := newDeployment(10, "25%", "25%", "nginx:1.28")
-	old := rsFor(d, "nginx:1.27", 8, 8, 1, 0)
-	newRS := rsFor(d, "nginx:1.28", 5, 0, 2, 10)
-	d.Annotations = map[string]string{api.DeploymentRevisionAnnotation: "2"}
+	d, old, newRS := midRollout(0)
 	f := newFixture(t, d, old, newRS)
 	f.mustSync()
 	// 8 available is the minimum: no ReplicaSet is scaled, only the status
@@ -340,10 +337,7 @@ func TestSyncScaleFromStaleCacheConflicts(t *testing.T) {
 	// The cache lags: another writer already changed the old ReplicaSet.
 	// The scale-down carries the cached resourceVersion, so it conflicts
 	// and the sync fails, to be retried on fresh data.
-	d := newDeployment(10, "25%", "25%", "nginx:1.28")
-	d.Annotations = map[string]string{api.DeploymentRevisionAnnotation: "2"}
-	newRS := rsFor(d, "nginx:1.28", 5, 3, 2, 10)
-	old := rsFor(d, "nginx:1.27", 8, 8, 1, 0)
+	d, old, newRS := midRollout(3)
 	f := newFixture(t, d, old, newRS)
 	newer := api.DeepCopy(old)
 	newer.ResourceVersion = "6"
@@ -515,10 +509,7 @@ func TestHandlersEnqueueOwner(t *testing.T) {
 func TestSyncStuckRolloutRequeuesForDeadlineThenTimesOut(t *testing.T) {
 	// Mid-rollout and stuck: 8 old available (the minimum), 5 new never
 	// becoming available, so neither side may move.
-	d := newDeployment(10, "25%", "25%", "nginx:1.28")
-	d.Annotations = map[string]string{api.DeploymentRevisionAnnotation: "2"}
-	old := rsFor(d, "nginx:1.27", 8, 8, 1, 0)
-	newRS := rsFor(d, "nginx:1.28", 5, 0, 2, 10)
+	d, old, newRS := midRollout(0)
 	f := newFixture(t, d, old, newRS)
 
 	f.mustSync() // records the counts and Progressing ReplicaSetUpdated

@@ -213,6 +213,20 @@ func rsFor(d *api.Deployment, image string, size, available int32, rev int, crea
 	}
 }
 
+// midRollout is a rolling update of "web" (10 replicas at 25%/25%) from
+// nginx:1.27 to 1.28 in the middle of the docs' worked example: the old
+// ReplicaSet (revision 1) at 8 pods, all available, the new one (revision
+// 2) at 5, newAvailable of them available. Whether the old side may
+// shrink depends on newAvailable alone: 13 asked for − 8 minimum − the
+// new pods not yet available.
+func midRollout(newAvailable int32) (d *api.Deployment, old, newRS *api.ReplicaSet) {
+	d = newDeployment(10, "25%", "25%", "nginx:1.28")
+	d.Annotations = map[string]string{api.DeploymentRevisionAnnotation: "2"}
+	old = rsFor(d, "nginx:1.27", 8, 8, 1, 0)
+	newRS = rsFor(d, "nginx:1.28", 5, newAvailable, 2, 10)
+	return d, old, newRS
+}
+
 // plainRS returns a bare ReplicaSet for the pure-function tables: a name,
 // a size, available pods, a creation offset and optional annotations.
 func plainRS(name string, size, available int32, createdSec int, annotations map[string]string) *api.ReplicaSet {
