@@ -12,7 +12,8 @@
 // rolling.go and recreate.go are the two strategies, scale.go the
 // proportional scaling of a Deployment caught mid-rollout, history.go the
 // revisions behind `kubectl rollout history/undo`, progress.go and
-// status.go what `kubectl rollout status` reads. docs/controllers/deployment.md
+// status.go what `kubectl rollout status` reads, arithmetic.go the
+// ReplicaSet counts and order they all share. docs/controllers/deployment.md
 // walks through a rollout with numbers.
 package deployment
 
@@ -34,6 +35,10 @@ import (
 	"kplane/pkg/informer/workqueue"
 )
 
+// Name is the controller's name as --controllers spells it; its workqueue
+// and its logs carry it too.
+const Name = "deployment"
+
 // The ownerReference a Deployment puts on its ReplicaSets.
 const (
 	controllerAPIVersion = "apps/v1"
@@ -51,7 +56,13 @@ type Options struct {
 
 // Controller reconciles Deployments into ReplicaSets.
 type Controller struct {
-	writer   apiWriter
+	// client is the controller's only door to the apiserver for writes
+	// (and for the one fresh read adoption needs); everything else is read
+	// from the listers. Every update sends the object's resourceVersion, so
+	// a write based on a stale cache (or racing a second controller-manager
+	// that briefly also leads) fails with a Conflict and the key is retried
+	// with fresh data.
+	client   *client.Client
 	recorder events.EventRecorder
 	log      *slog.Logger
 	clock    clock.Clock
@@ -72,31 +83,7 @@ type Controller struct {
 // Pod informers of informers and returns it; Run starts its workers. The
 // recorder should report as component "deployment-controller", the source
 // `kubectl describe deploy` shows in the FROM column.
-func New(c *client.Client, informers *informer.SharedInformerFactory, recorder events.EventRecorder, opts Options) (*Controller, error) {
-	dc := newController(clientWriter{client: c}, recorder, opts,
-		informers.Deployments().Lister(), informers.ReplicaSets().Lister(), informers.Pods().Lister())
-
-	var err error
-	dc.synced, err = controllerutil.AddEventHandlers("deployment controller",
-		controllerutil.Handlers{Informer: informers.Deployments().Informer(), Handler: informer.ResourceEventHandlerFuncs{
-			AddFunc: dc.addDeployment, UpdateFunc: dc.updateDeployment, DeleteFunc: dc.deleteDeployment}},
-		controllerutil.Handlers{Informer: informers.ReplicaSets().Informer(), Handler: informer.ResourceEventHandlerFuncs{
-			AddFunc: dc.addReplicaSet, UpdateFunc: dc.updateReplicaSet, DeleteFunc: dc.deleteReplicaSet}},
-		// Only deletions matter: a Recreate rollout waits for the last old
-		// pod to be gone, and nothing else about a pod changes a Deployment
-		// (its ReplicaSet's status does, and the ReplicaSet handlers see that).
-		controllerutil.Handlers{Informer: informers.Pods().Informer(), Handler: informer.ResourceEventHandlerFuncs{DeleteFunc: dc.deletePod}},
-	)
-	if err != nil {
-		return nil, err
-	}
-	return dc, nil
-}
-
-// newController builds a controller around its writer and listers; New
-// wires it to real informers, the fixture tests to hand-filled indexers.
-func newController(w apiWriter, recorder events.EventRecorder, opts Options,
-	deployments *informer.Lister[*api.Deployment], replicaSets *informer.Lister[*api.ReplicaSet], pods *informer.Lister[*api.Pod]) *Controller {
+func New(apiClient *client.Client, informers *informer.SharedInformerFactory, recorder events.EventRecorder, opts Options) (*Controller, error) {
 	logger := opts.Logger
 	if logger == nil {
 		logger = slog.Default()
@@ -105,16 +92,32 @@ func newController(w apiWriter, recorder events.EventRecorder, opts Options,
 	if clk == nil {
 		clk = clock.Real{}
 	}
-	return &Controller{
-		writer:      w,
+	c := &Controller{
+		client:      apiClient,
 		recorder:    recorder,
-		log:         logger.With("controller", "deployment"),
+		log:         logger.With("controller", Name),
 		clock:       clk,
-		queue:       workqueue.New(workqueue.Options[string]{Name: "deployment", Clock: clk, RateLimiter: workqueue.DefaultControllerRateLimiter[string](clk)}),
-		deployments: deployments,
-		replicaSets: replicaSets,
-		pods:        pods,
+		queue:       controllerutil.NewQueue(Name, clk, informers),
+		deployments: informers.Deployments().Lister(),
+		replicaSets: informers.ReplicaSets().Lister(),
+		pods:        informers.Pods().Lister(),
 	}
+
+	var err error
+	c.synced, err = controllerutil.AddEventHandlers(Name,
+		controllerutil.Handlers{Informer: informers.Deployments().Informer(), Handler: informer.ResourceEventHandlerFuncs{
+			AddFunc: c.addDeployment, UpdateFunc: c.updateDeployment, DeleteFunc: c.deleteDeployment}},
+		controllerutil.Handlers{Informer: informers.ReplicaSets().Informer(), Handler: informer.ResourceEventHandlerFuncs{
+			AddFunc: c.addReplicaSet, UpdateFunc: c.updateReplicaSet, DeleteFunc: c.deleteReplicaSet}},
+		// Only deletions matter: a Recreate rollout waits for the last old
+		// pod to be gone, and nothing else about a pod changes a Deployment
+		// (its ReplicaSet's status does, and the ReplicaSet handlers see that).
+		controllerutil.Handlers{Informer: informers.Pods().Informer(), Handler: informer.ResourceEventHandlerFuncs{DeleteFunc: c.deletePod}},
+	)
+	if err != nil {
+		return nil, err
+	}
+	return c, nil
 }
 
 // Run waits for the informers' caches, then syncs Deployments with workers
@@ -204,9 +207,9 @@ func (c *Controller) refuseSelectingAll(ctx context.Context, d *api.Deployment) 
 	return c.updateStatus(ctx, d)
 }
 
-// enqueue adds obj's key to the queue.
-func (c *Controller) enqueue(obj any) {
-	key, err := informer.DeletionHandlingMetaNamespaceKeyFunc(obj)
+// enqueue adds d's key to the queue.
+func (c *Controller) enqueue(d *api.Deployment) {
+	key, err := informer.MetaNamespaceKeyFunc(d)
 	if err != nil {
 		c.log.Error("cannot compute key", "err", err)
 		return
@@ -224,17 +227,27 @@ func (c *Controller) enqueueAfter(d *api.Deployment, after time.Duration) {
 	c.queue.AddAfter(key, after)
 }
 
+// addDeployment enqueues a new Deployment.
 func (c *Controller) addDeployment(obj api.Object) {
-	c.log.Debug("adding deployment", "deployment", obj.GetObjectMeta().Name)
-	c.enqueue(obj)
+	if d, ok := obj.(*api.Deployment); ok {
+		c.log.Debug("adding deployment", "deployment", d.Namespace+"/"+d.Name)
+		c.enqueue(d)
+	}
 }
 
+// updateDeployment enqueues a changed Deployment.
 func (c *Controller) updateDeployment(_, cur api.Object) {
-	c.enqueue(cur)
+	if d, ok := cur.(*api.Deployment); ok {
+		c.enqueue(d)
+	}
 }
 
+// deleteDeployment enqueues a deleted Deployment, so that its sync finds it
+// gone and forgets it.
 func (c *Controller) deleteDeployment(obj any) {
-	c.enqueue(obj)
+	if d, ok := informer.DeletedObject[*api.Deployment](obj); ok {
+		c.enqueue(d)
+	}
 }
 
 // addReplicaSet enqueues the Deployment that controls a new ReplicaSet or,

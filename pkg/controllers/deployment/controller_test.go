@@ -1,220 +1,25 @@
 package deployment
 
 import (
-	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
-	"io"
-	"log/slog"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"kplane/pkg/api"
 	apierrors "kplane/pkg/api/errors"
-	"kplane/pkg/clock"
+	"kplane/pkg/client"
 	"kplane/pkg/controllers/controllerutil"
-	"kplane/pkg/events"
 	"kplane/pkg/informer"
+	"kplane/test/framework/fakeapi"
 )
 
-// These are fixture tests in sample-controller's style: given the objects
-// in the listers, run one sync, and look at the API writes it made (through
-// fakeWriter) and the events it recorded. No goroutines, no apiserver.
-
-// action is one recorded write.
-type action struct {
-	verb, kind, name string
-	obj              api.Object // the object sent (a copy), nil for deletes and patches
-	patch            string
-}
-
-func (a action) String() string { return a.verb + " " + a.kind + " " + a.name }
-
-// fakeWriter records writes and answers them like an apiserver would, with
-// hooks to inject errors.
-type fakeWriter struct {
-	mu          sync.Mutex
-	actions     []action
-	rv          int
-	deployments map[string]*api.Deployment
-	// onCreate, if set, decides a ReplicaSet create's error.
-	onCreate func(rs *api.ReplicaSet) error
-}
-
-func (w *fakeWriter) record(a action) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	w.actions = append(w.actions, a)
-}
-
-func (w *fakeWriter) nextRV() string {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	w.rv++
-	return strconv.Itoa(100 + w.rv)
-}
-
-func (w *fakeWriter) CreateReplicaSet(_ context.Context, rs *api.ReplicaSet) (*api.ReplicaSet, error) {
-	w.record(action{verb: "create", kind: "replicaset", name: rs.Name, obj: api.DeepCopy(rs)})
-	if w.onCreate != nil {
-		if err := w.onCreate(rs); err != nil {
-			return nil, err
-		}
-	}
-	out := api.DeepCopy(rs)
-	out.UID, out.ResourceVersion, out.Generation = "uid-"+rs.Name, w.nextRV(), 1
-	return out, nil
-}
-
-func (w *fakeWriter) UpdateReplicaSet(_ context.Context, rs *api.ReplicaSet) (*api.ReplicaSet, error) {
-	w.record(action{verb: "update", kind: "replicaset", name: rs.Name, obj: api.DeepCopy(rs)})
-	out := api.DeepCopy(rs)
-	out.ResourceVersion = w.nextRV()
-	return out, nil
-}
-
-func (w *fakeWriter) DeleteReplicaSet(_ context.Context, rs *api.ReplicaSet) error {
-	w.record(action{verb: "delete", kind: "replicaset", name: rs.Name})
-	return nil
-}
-
-func (w *fakeWriter) PatchReplicaSet(_ context.Context, _, name string, patch []byte) error {
-	w.record(action{verb: "patch", kind: "replicaset", name: name, patch: string(patch)})
-	return nil
-}
-
-func (w *fakeWriter) GetDeployment(_ context.Context, namespace, name string) (*api.Deployment, error) {
-	if d, ok := w.deployments[namespace+"/"+name]; ok {
-		return api.DeepCopy(d), nil
-	}
-	return nil, apierrors.NewNotFound(apierrors.Resource{Group: "apps", Resource: "deployments"}, name)
-}
-
-func (w *fakeWriter) UpdateDeployment(_ context.Context, d *api.Deployment) (*api.Deployment, error) {
-	w.record(action{verb: "update", kind: "deployment", name: d.Name, obj: api.DeepCopy(d)})
-	out := api.DeepCopy(d)
-	out.ResourceVersion = w.nextRV()
-	return out, nil
-}
-
-func (w *fakeWriter) UpdateDeploymentStatus(_ context.Context, d *api.Deployment) (*api.Deployment, error) {
-	w.record(action{verb: "update-status", kind: "deployment", name: d.Name, obj: api.DeepCopy(d)})
-	out := api.DeepCopy(d)
-	out.ResourceVersion = w.nextRV()
-	return out, nil
-}
-
-// fixture is a controller over hand-filled caches.
-type fixture struct {
-	t        *testing.T
-	c        *Controller
-	writer   *fakeWriter
-	recorder *events.FakeRecorder
-	clock    *clock.Fake
-	dStore   informer.Indexer
-	rsStore  informer.Indexer
-	podStore informer.Indexer
-}
-
-func newFixture(t *testing.T, objs ...api.Object) *fixture {
-	t.Helper()
-	newStore := func() informer.Indexer {
-		return informer.NewIndexer(informer.MetaNamespaceKeyFunc, informer.Indexers{informer.NamespaceIndex: informer.MetaNamespaceIndexFunc})
-	}
-	f := &fixture{
-		t: t, writer: &fakeWriter{deployments: map[string]*api.Deployment{}},
-		recorder: &events.FakeRecorder{}, clock: clock.NewFake(t0.Add(time.Minute)),
-		dStore: newStore(), rsStore: newStore(), podStore: newStore(),
-	}
-	for _, obj := range objs {
-		f.add(obj)
-	}
-	f.c = newController(f.writer, f.recorder, Options{Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), Clock: f.clock},
-		informer.NewLister[*api.Deployment](f.dStore, apierrors.Resource{Group: "apps", Resource: "deployments"}),
-		informer.NewLister[*api.ReplicaSet](f.rsStore, apierrors.Resource{Group: "apps", Resource: "replicasets"}),
-		informer.NewLister[*api.Pod](f.podStore, apierrors.Resource{Resource: "pods"}))
-	t.Cleanup(f.c.queue.ShutDown)
-	return f
-}
-
-// add puts obj into the matching cache.
-func (f *fixture) add(obj api.Object) {
-	f.t.Helper()
-	var err error
-	switch o := obj.(type) {
-	case *api.Deployment:
-		err = f.dStore.Add(o)
-		f.writer.deployments[o.Namespace+"/"+o.Name] = o
-	case *api.ReplicaSet:
-		err = f.rsStore.Add(o)
-	case *api.Pod:
-		err = f.podStore.Add(o)
-	default:
-		err = fmt.Errorf("fixture cannot hold %T", obj)
-	}
-	if err != nil {
-		f.t.Fatal(err)
-	}
-}
-
-func (f *fixture) sync() error {
-	f.t.Helper()
-	f.writer.actions = nil
-	return f.c.sync(context.Background(), "default/web")
-}
-
-func (f *fixture) mustSync() {
-	f.t.Helper()
-	if err := f.sync(); err != nil {
-		f.t.Fatalf("sync: %v", err)
-	}
-}
-
-// actionsOf returns the recorded writes as "verb kind name" lines.
-func (f *fixture) actionList() []string {
-	var out []string
-	for _, a := range f.writer.actions {
-		out = append(out, a.String())
-	}
-	return out
-}
-
-// find returns the first recorded action with verb, kind (and name if not "").
-func (f *fixture) find(verb, kind, name string) *action {
-	for i := range f.writer.actions {
-		a := &f.writer.actions[i]
-		if a.verb == verb && a.kind == kind && (name == "" || a.name == name) {
-			return a
-		}
-	}
-	return nil
-}
-
-// lastStatus returns the status of the last status write.
-func (f *fixture) lastStatus() *api.DeploymentStatus {
-	var s *api.DeploymentStatus
-	for _, a := range f.writer.actions {
-		if a.verb == "update-status" {
-			s = &a.obj.(*api.Deployment).Status
-		}
-	}
-	return s
-}
-
-func (f *fixture) wantEvents(want ...string) {
-	f.t.Helper()
-	got := f.recorder.Events()
-	if strings.Join(got, "\n") != strings.Join(want, "\n") {
-		f.t.Fatalf("events:\n  %s\nwant:\n  %s", strings.Join(got, "\n  "), strings.Join(want, "\n  "))
-	}
-}
-
-func hashOf(d *api.Deployment) string {
-	return controllerutil.ComputeHash(&d.Spec.Template, d.Status.CollisionCount)
-}
+// The tests below follow fixtures_test.go: given objects, one sync, the
+// exact ordered writes (server.ExpectActions), then what they sent or
+// stored and the events.
 
 func TestSyncNewDeploymentCreatesReplicaSetWithAllReplicas(t *testing.T) {
 	d := newDeployment(10, "25%", "25%", "nginx:1.27")
@@ -224,11 +29,13 @@ func TestSyncNewDeploymentCreatesReplicaSetWithAllReplicas(t *testing.T) {
 
 	hash := hashOf(d)
 	name := "web-" + hash
-	create := f.find("create", "replicaset", name)
-	if create == nil {
-		t.Fatalf("no ReplicaSet %s created; actions %v", name, f.actionList())
-	}
-	rs := create.obj.(*api.ReplicaSet)
+	f.server.ExpectActions(t,
+		"create replicasets "+name,
+		"update deployments web",        // revision 1
+		"update deployments/status web", // Progressing NewReplicaSetCreated
+		"update deployments/status web", // counts, Available, observedGeneration
+	)
+	rs := fakeapi.Sent[*api.ReplicaSet](t, f.server, "create replicasets "+name)
 	if got := specReplicas(rs); got != 10 {
 		t.Errorf("new ReplicaSet replicas = %d, want 10 (no old ReplicaSet: start with the full count)", got)
 	}
@@ -236,8 +43,8 @@ func TestSyncNewDeploymentCreatesReplicaSetWithAllReplicas(t *testing.T) {
 		rs.Spec.Selector.MatchLabels["pod-template-hash"] != hash || rs.Spec.Selector.MatchLabels["app"] != "web" {
 		t.Errorf("hash %q not in labels %v, template labels %v, selector %v", hash, rs.Labels, rs.Spec.Template.Labels, rs.Spec.Selector.MatchLabels)
 	}
-	if _, ok := d.Spec.Template.Labels["pod-template-hash"]; ok {
-		t.Error("the cached Deployment's template was modified")
+	if cached, err := f.c.deployments.Namespace("default").Get("web"); err != nil || cached.Spec.Template.Labels["pod-template-hash"] != "" {
+		t.Errorf("the cached Deployment's template was modified: %v, %v", cached.Spec.Template.Labels, err)
 	}
 	ref := controllerutil.GetControllerOf(&rs.ObjectMeta)
 	if ref == nil || ref.Kind != "Deployment" || ref.APIVersion != "apps/v1" || ref.UID != d.UID || ref.BlockOwnerDeletion == nil || !*ref.BlockOwnerDeletion {
@@ -251,19 +58,15 @@ func TestSyncNewDeploymentCreatesReplicaSetWithAllReplicas(t *testing.T) {
 		t.Errorf("annotations = %v, want %v", rs.Annotations, wantAnn)
 	}
 
-	upd := f.find("update", "deployment", "web")
-	if upd == nil || upd.obj.GetObjectMeta().Annotations[api.DeploymentRevisionAnnotation] != "1" {
-		t.Errorf("deployment revision annotation not set to 1; actions %v", f.actionList())
+	if rev := fakeapi.Sent[*api.Deployment](t, f.server, "update deployments web").Annotations[api.DeploymentRevisionAnnotation]; rev != "1" {
+		t.Errorf("deployment revision annotation = %q, want 1", rev)
 	}
-	s := f.lastStatus()
-	if s == nil {
-		t.Fatalf("no status written; actions %v", f.actionList())
-	}
-	p := getCondition(*s, api.DeploymentProgressing)
+	s := f.stored().Status
+	p := getCondition(s, api.DeploymentProgressing)
 	if p == nil || p.Status != api.ConditionTrue || p.Reason != reasonNewReplicaSetCreated || p.Message != fmt.Sprintf("Created new replica set %q", name) {
 		t.Errorf("Progressing = %+v, want True NewReplicaSetCreated", p)
 	}
-	if a := getCondition(*s, api.DeploymentAvailable); a == nil || a.Status != api.ConditionFalse || a.Reason != reasonMinimumReplicasUnavailable {
+	if a := getCondition(s, api.DeploymentAvailable); a == nil || a.Status != api.ConditionFalse || a.Reason != reasonMinimumReplicasUnavailable {
 		t.Errorf("Available = %+v, want False MinimumReplicasUnavailable (no pod is available yet)", a)
 	}
 	if s.ObservedGeneration != 1 {
@@ -280,20 +83,23 @@ func TestSyncTemplateChangeSurgesNewAndScalesDownOld(t *testing.T) {
 	f.mustSync()
 
 	newName := "web-" + hashOf(d)
-	create := f.find("create", "replicaset", newName)
-	if create == nil {
-		t.Fatalf("no new ReplicaSet; actions %v", f.actionList())
-	}
-	newRS := create.obj.(*api.ReplicaSet)
+	f.server.ExpectActions(t,
+		"create replicasets "+newName,
+		"update deployments web",
+		"update deployments/status web",
+		"update replicasets "+old.Name,
+		"update deployments/status web",
+	)
+	newRS := fakeapi.Sent[*api.ReplicaSet](t, f.server, "create replicasets "+newName)
 	if specReplicas(newRS) != 3 || newRS.Annotations[api.DeploymentRevisionAnnotation] != "2" {
 		t.Errorf("new ReplicaSet: replicas %d revision %s, want 3 (maxSurge) and revision 2", specReplicas(newRS), newRS.Annotations[api.DeploymentRevisionAnnotation])
 	}
-	scaleDown := f.find("update", "replicaset", old.Name)
-	if scaleDown == nil || specReplicas(scaleDown.obj.(*api.ReplicaSet)) != 8 {
-		t.Fatalf("old ReplicaSet not scaled to 8 (10 - maxUnavailable 2); actions %v", f.actionList())
+	scaleDown := fakeapi.Sent[*api.ReplicaSet](t, f.server, "update replicasets "+old.Name)
+	if specReplicas(scaleDown) != 8 {
+		t.Errorf("old ReplicaSet scaled to %d, want 8 (10 - maxUnavailable 2)", specReplicas(scaleDown))
 	}
-	if scaleDown.obj.GetObjectMeta().ResourceVersion != old.ResourceVersion {
-		t.Errorf("scale-down sent resourceVersion %q, want the cached %q (optimistic concurrency)", scaleDown.obj.GetObjectMeta().ResourceVersion, old.ResourceVersion)
+	if scaleDown.ResourceVersion != old.ResourceVersion {
+		t.Errorf("scale-down sent resourceVersion %q, want the cached %q (optimistic concurrency)", scaleDown.ResourceVersion, old.ResourceVersion)
 	}
 	f.wantEvents(
 		"Normal ScalingReplicaSet Scaled up replica set "+newName+" from 0 to 3",
@@ -303,24 +109,21 @@ func TestSyncTemplateChangeSurgesNewAndScalesDownOld(t *testing.T) {
 
 func TestSyncRollingStepWaitsForAvailability(t *testing.T) {
 	// Mid-rollout: 8 old available, 5 new of which none is available yet.
-	d := newDeployment(10, "25%", "25%", "nginx:1.28")
-	old := rsFor(d, "nginx:1.27", 8, 8, 1, 0)
-	newRS := rsFor(d, "nginx:1.28", 5, 0, 2, 10)
-	d.Annotations = map[string]string{api.DeploymentRevisionAnnotation: "2"}
+	d, old, newRS := midRollout(0)
 	f := newFixture(t, d, old, newRS)
 	f.mustSync()
-	if a := f.find("update", "replicaset", ""); a != nil {
-		t.Fatalf("scaled %s while 8 available = minimum; actions %v", a.name, f.actionList())
-	}
+	// 8 available is the minimum: no ReplicaSet is scaled, only the status
+	// is written (FoundNewReplicaSet, then the counts).
+	f.server.ExpectActions(t, "update deployments/status web", "update deployments/status web")
 
 	// Three new pods become available: three more old ones may go.
-	newRS = api.DeepCopy(newRS)
+	f.deliver()
 	newRS.Status.AvailableReplicas, newRS.Status.ReadyReplicas = 3, 3
-	f.add(newRS)
+	f.server.Put(t, newRS)
 	f.mustSync()
-	a := f.find("update", "replicaset", old.Name)
-	if a == nil || specReplicas(a.obj.(*api.ReplicaSet)) != 5 {
-		t.Fatalf("old ReplicaSet not scaled 8 → 5; actions %v", f.actionList())
+	f.server.ExpectActions(t, "update replicasets "+old.Name, "update deployments/status web")
+	if got := specReplicas(fakeapi.Sent[*api.ReplicaSet](t, f.server, "update replicasets "+old.Name)); got != 5 {
+		t.Fatalf("old ReplicaSet scaled to %d, want 8 → 5", got)
 	}
 }
 
@@ -331,38 +134,42 @@ func TestSyncRecreateWaitsForOldPods(t *testing.T) {
 
 	// Step 1: the old ReplicaSet goes to zero; nothing new yet.
 	f.mustSync()
-	if a := f.find("update", "replicaset", old.Name); a == nil || specReplicas(a.obj.(*api.ReplicaSet)) != 0 {
-		t.Fatalf("old ReplicaSet not scaled to 0; actions %v", f.actionList())
-	}
-	if a := f.find("create", "replicaset", ""); a != nil {
-		t.Fatalf("created %s before the old pods were gone", a.name)
+	f.server.ExpectActions(t, "update replicasets "+old.Name, "update deployments/status web")
+	if got := specReplicas(fakeapi.Sent[*api.ReplicaSet](t, f.server, "update replicasets "+old.Name)); got != 0 {
+		t.Fatalf("old ReplicaSet scaled to %d, want 0", got)
 	}
 
-	// Step 2: scaled down, but one old pod is still terminating.
-	old = api.DeepCopy(old)
-	old.Spec.Replicas = ptr(int32(0))
+	// Step 2: scaled down, but one old pod is still terminating. The pod
+	// is put in the cache only: the controller reads pods from its lister
+	// alone, and step 3 removes it from there as the watch would.
+	f.deliver()
+	old = api.DeepCopy(fakeapi.Result[*api.ReplicaSet](t, f.server, "update replicasets "+old.Name))
 	old.Status = api.ReplicaSetStatus{ObservedGeneration: 1}
-	f.add(old)
+	f.server.Put(t, old)
 	now := api.NewTime(t0)
-	f.add(&api.Pod{
+	pod := &api.Pod{
 		ObjectMeta: api.ObjectMeta{Name: "web-old-abcde", Namespace: "default", Labels: old.Spec.Template.Labels, DeletionTimestamp: &now,
 			OwnerReferences: []api.OwnerReference{controllerutil.NewControllerRef(old, "apps/v1", "ReplicaSet")}},
 		Status: api.PodStatus{Phase: api.PodRunning},
-	})
-	f.mustSync()
-	if a := f.find("create", "replicaset", ""); a != nil {
-		t.Fatalf("created %s while an old pod is terminating", a.name)
 	}
+	f.server.Cache(t, pod)
+	f.mustSync()
+	// No create while an old pod is terminating: only the status moves.
+	f.server.ExpectActions(t, "update deployments/status web")
 
 	// Step 3: the pod is gone; the new ReplicaSet starts at full size.
-	if err := f.podStore.Delete(&api.Pod{ObjectMeta: api.ObjectMeta{Name: "web-old-abcde", Namespace: "default"}}); err != nil {
-		t.Fatal(err)
-	}
+	f.deliver()
+	f.server.Uncache(t, pod)
 	f.mustSync()
 	newName := "web-" + hashOf(d)
-	a := f.find("create", "replicaset", newName)
-	if a == nil || specReplicas(a.obj.(*api.ReplicaSet)) != 3 {
-		t.Fatalf("new ReplicaSet not created with 3 replicas; actions %v", f.actionList())
+	f.server.ExpectActions(t,
+		"create replicasets "+newName,
+		"update deployments web",        // revision 2
+		"update deployments/status web", // Progressing NewReplicaSetCreated
+		"update deployments/status web", // 3 asked for, none available yet
+	)
+	if got := specReplicas(fakeapi.Sent[*api.ReplicaSet](t, f.server, "create replicasets "+newName)); got != 3 {
+		t.Fatalf("new ReplicaSet created with %d replicas, want 3", got)
 	}
 	f.wantEvents(
 		"Normal ScalingReplicaSet Scaled down replica set "+old.Name+" from 3 to 0",
@@ -377,11 +184,12 @@ func TestSyncScalingEvent(t *testing.T) {
 	d.Annotations = map[string]string{api.DeploymentRevisionAnnotation: "1"}
 	f := newFixture(t, d, rs)
 	f.mustSync()
-	a := f.find("update", "replicaset", rs.Name)
-	if a == nil {
-		t.Fatalf("ReplicaSet not updated; actions %v", f.actionList())
-	}
-	got := a.obj.(*api.ReplicaSet)
+	f.server.ExpectActions(t,
+		"update deployments/status web", // Progressing FoundNewReplicaSet
+		"update replicasets "+rs.Name,
+		"update deployments/status web",
+	)
+	got := fakeapi.Sent[*api.ReplicaSet](t, f.server, "update replicasets "+rs.Name)
 	if specReplicas(got) != 3 || got.Annotations[api.DeploymentDesiredReplicasAnnotation] != "3" || got.Annotations[api.DeploymentMaxReplicasAnnotation] != "4" {
 		t.Errorf("scaled ReplicaSet: replicas %d annotations %v, want 3, desired 3, max 4", specReplicas(got), got.Annotations)
 	}
@@ -396,17 +204,18 @@ func TestSyncRollbackGivesOldReplicaSetNextRevision(t *testing.T) {
 	rev2 := rsFor(d, "nginx:1.28", 3, 3, 2, 10)
 	f := newFixture(t, d, rev1, rev2)
 	f.mustSync()
-	a := f.find("update", "replicaset", rev1.Name)
-	if a == nil {
-		t.Fatalf("old ReplicaSet not updated; actions %v", f.actionList())
-	}
-	ann := a.obj.GetObjectMeta().Annotations
+	// The old ReplicaSet is reused, not recreated: first its revision, then
+	// the first step of the rollout back to it (room for maxSurge 1).
+	f.server.ExpectActions(t,
+		"update replicasets "+rev1.Name,
+		"update replicasets "+rev1.Name,
+		"update deployments/status web",
+	)
+	ann := sentAt[*api.ReplicaSet](t, f.server, 0).Annotations
 	if ann[api.DeploymentRevisionAnnotation] != "3" || ann[annotationRevisionHistory] != "1" {
 		t.Errorf("rolled-back ReplicaSet annotations %v, want revision 3 and revision-history 1", ann)
 	}
-	if c := f.find("create", "replicaset", ""); c != nil {
-		t.Errorf("created %s: the old ReplicaSet should be reused", c.name)
-	}
+	f.wantEvents("Normal ScalingReplicaSet Scaled up replica set " + rev1.Name + " from 0 to 1")
 }
 
 func TestSyncPausedScalesButDoesNotRollOut(t *testing.T) {
@@ -415,14 +224,9 @@ func TestSyncPausedScalesButDoesNotRollOut(t *testing.T) {
 	old := rsFor(d, "nginx:1.27", 3, 3, 1, 0)
 	f := newFixture(t, d, old)
 	f.mustSync()
-	if a := f.find("create", "replicaset", ""); a != nil {
-		t.Fatalf("paused deployment created %s", a.name)
-	}
-	s := f.lastStatus()
-	if s == nil {
-		t.Fatalf("no status written; actions %v", f.actionList())
-	}
-	p := getCondition(*s, api.DeploymentProgressing)
+	// No new ReplicaSet: the pause is marked, then the counts written.
+	f.server.ExpectActions(t, "update deployments/status web", "update deployments/status web")
+	p := getCondition(f.stored().Status, api.DeploymentProgressing)
 	if p == nil || p.Status != api.ConditionUnknown || p.Reason != reasonDeploymentPaused || p.Message != "Deployment is paused" {
 		t.Fatalf("Progressing = %+v, want Unknown DeploymentPaused", p)
 	}
@@ -435,69 +239,116 @@ func TestSyncResumeMarksCondition(t *testing.T) {
 	rs := rsFor(d, "nginx:1.27", 3, 3, 1, 0)
 	f := newFixture(t, d, rs)
 	f.mustSync()
-	var resumed bool
-	for _, a := range f.writer.actions {
-		if a.verb == "update-status" {
-			if p := getCondition(a.obj.(*api.Deployment).Status, api.DeploymentProgressing); p != nil && p.Reason == reasonDeploymentResumed {
-				resumed = true
-			}
-		}
-	}
-	if !resumed {
-		t.Fatalf("no status write with Progressing DeploymentResumed; actions %v", f.actionList())
+	f.server.ExpectActions(t,
+		"update deployments/status web", // Progressing DeploymentResumed
+		"update deployments web",        // revision 1
+		"update deployments/status web", // complete: NewReplicaSetAvailable
+	)
+	statuses := f.sentStatuses()
+	if p := getCondition(statuses[0], api.DeploymentProgressing); p == nil || p.Status != api.ConditionUnknown || p.Reason != reasonDeploymentResumed {
+		t.Fatalf("first status write: Progressing %+v, want Unknown DeploymentResumed", p)
 	}
 }
 
 func TestSyncHashCollisionBumpsCollisionCount(t *testing.T) {
 	d := newDeployment(2, "25%", "25%", "nginx:1.27")
-	// Another owner's ReplicaSet already holds the name our template hashes to.
+	// Another owner's ReplicaSet already holds the name our template hashes
+	// to, so the server answers our create with AlreadyExists.
 	squatter := rsFor(d, "nginx:1.27", 1, 1, 1, 0)
 	squatter.Spec.Template.Spec.Containers[0].Image = "busybox"
 	squatter.OwnerReferences = []api.OwnerReference{{APIVersion: "apps/v1", Kind: "Deployment", Name: "other", UID: "uid-other", Controller: ptr(true)}}
 	f := newFixture(t, d, squatter)
-	f.writer.onCreate = func(rs *api.ReplicaSet) error {
-		if rs.Name == squatter.Name {
-			return apierrors.NewAlreadyExists(apierrors.Resource{Group: "apps", Resource: "replicasets"}, rs.Name)
-		}
-		return nil
-	}
 	err := f.sync()
 	if !apierrors.IsAlreadyExists(err) {
 		t.Fatalf("sync error = %v, want the AlreadyExists (to retry)", err)
 	}
-	s := f.lastStatus()
-	if s == nil || s.CollisionCount == nil || *s.CollisionCount != 1 {
+	f.server.ExpectActions(t, "create replicasets "+squatter.Name, "update deployments/status web")
+	if s := f.stored().Status; s.CollisionCount == nil || *s.CollisionCount != 1 {
 		t.Fatalf("status = %+v, want collisionCount 1", s)
 	}
 
 	// The next sync sees collisionCount 1 and picks another name.
-	d = api.DeepCopy(d)
-	d.Status.CollisionCount = ptr(int32(1))
-	f.add(d)
+	f.deliver()
 	f.mustSync()
 	want := "web-" + controllerutil.ComputeHash(&d.Spec.Template, ptr(int32(1)))
-	if want == squatter.Name || f.find("create", "replicaset", want) == nil {
-		t.Fatalf("want a ReplicaSet %s (hash with collisionCount 1); actions %v", want, f.actionList())
+	if want == squatter.Name {
+		t.Fatalf("collisionCount 1 hashes to the squatter's name %s", want)
 	}
+	f.server.ExpectActions(t,
+		"create replicasets "+want,
+		"update deployments web",
+		"update deployments/status web",
+		"update deployments/status web",
+	)
 }
 
 func TestSyncAlreadyExistsWithOurTemplateIsUsed(t *testing.T) {
-	// Another leader created it a moment ago; our cache catches up as the
-	// create fails. The sync goes on with that ReplicaSet.
+	// Another leader created it a moment ago: the server has it, and our
+	// cache catches up as the create fails. The sync goes on with that
+	// ReplicaSet.
 	d := newDeployment(2, "25%", "25%", "nginx:1.27")
 	f := newFixture(t, d)
-	f.writer.onCreate = func(rs *api.ReplicaSet) error {
-		stored := api.DeepCopy(rs)
-		stored.UID, stored.ResourceVersion = "uid-theirs", "77"
-		f.add(stored)
-		return apierrors.NewAlreadyExists(apierrors.Resource{Group: "apps", Resource: "replicasets"}, rs.Name)
+	theirs, err := newReplicaSetFor(d, nil, 1)
+	if err != nil {
+		t.Fatal(err)
 	}
+	theirs.UID, theirs.ResourceVersion = "uid-theirs", "77"
+	f.server.Add(t, theirs)
+	f.server.React(func(a fakeapi.Action) error {
+		if a.String() == "create replicasets "+theirs.Name {
+			f.server.Cache(t, theirs)
+		}
+		return nil
+	})
 	f.mustSync()
-	if s := f.lastStatus(); s == nil || s.CollisionCount != nil {
-		t.Fatalf("status %+v: want a status write and no collision", s)
+	f.server.ExpectActions(t,
+		"create replicasets "+theirs.Name, // AlreadyExists
+		"update deployments web",
+		"update deployments/status web",
+	)
+	if s := f.stored().Status; s.CollisionCount != nil {
+		t.Fatalf("status %+v: want no collision", s)
 	}
 	if events := f.recorder.Events(); len(events) != 0 {
 		t.Fatalf("events %v: the other leader already reported the scale-up", events)
+	}
+}
+
+func TestSyncCreateFailureMarksProgressingAndWarns(t *testing.T) {
+	d := newDeployment(2, "25%", "25%", "nginx:1.27")
+	f := newFixture(t, d)
+	f.server.FailOn(fakeapi.VerbCreate, "replicasets", "", apierrors.NewInternalError(errors.New("etcd is down")))
+	if err := f.sync(); err == nil {
+		t.Fatal("sync succeeded; want the create's error, to retry")
+	}
+	name := "web-" + hashOf(d)
+	f.server.ExpectActions(t, "create replicasets "+name, "update deployments/status web")
+	p := getCondition(f.stored().Status, api.DeploymentProgressing)
+	if p == nil || p.Status != api.ConditionFalse || p.Reason != reasonReplicaSetCreateError || !strings.Contains(p.Message, "etcd is down") {
+		t.Errorf("Progressing = %+v, want False ReplicaSetCreateError with the apiserver's message", p)
+	}
+	events := f.recorder.Events()
+	if len(events) != 1 || !strings.HasPrefix(events[0], "Warning ReplicaSetCreateError Failed to create new replica set \""+name+"\"") {
+		t.Errorf("events = %v, want one ReplicaSetCreateError warning", events)
+	}
+}
+
+func TestSyncScaleFromStaleCacheConflicts(t *testing.T) {
+	// The cache lags: another writer already changed the old ReplicaSet.
+	// The scale-down carries the cached resourceVersion, so it conflicts
+	// and the sync fails, to be retried on fresh data.
+	d, old, newRS := midRollout(3)
+	f := newFixture(t, d, old, newRS)
+	newer := api.DeepCopy(old)
+	newer.ResourceVersion = "6"
+	f.server.Add(t, newer)
+	err := f.sync()
+	if !apierrors.IsConflict(err) {
+		t.Fatalf("sync error = %v, want a Conflict", err)
+	}
+	f.server.ExpectActions(t, "update deployments/status web", "update replicasets "+old.Name)
+	if events := f.recorder.Events(); len(events) != 0 {
+		t.Fatalf("events %v: a scale that failed must not be reported", events)
 	}
 }
 
@@ -512,15 +363,18 @@ func TestSyncCleansUpHistoryBeyondLimit(t *testing.T) {
 	}
 	f := newFixture(t, objs...)
 	f.mustSync()
-	var deleted []string
-	for _, a := range f.writer.actions {
-		if a.verb == "delete" {
-			deleted = append(deleted, a.name)
-		}
-	}
-	want := rsFor(d, "v1", 0, 0, 1, 0).Name
-	if len(deleted) != 1 || deleted[0] != want {
-		t.Fatalf("deleted %v, want only revision 1 (%s): limit 2 keeps revisions 2 and 3", deleted, want)
+	// Limit 2 keeps revisions 2 and 3: only revision 1 goes.
+	rev1 := rsFor(d, "v1", 0, 0, 1, 0)
+	f.server.ExpectActions(t,
+		"update deployments/status web", // Progressing FoundNewReplicaSet
+		"delete replicasets "+rev1.Name,
+		"update deployments/status web",
+	)
+	// Preconditions: a ReplicaSet changed since the cache saw it (a
+	// rollback scaling it up again) is not deleted.
+	opts := fakeapi.Sent[api.DeleteOptions](t, f.server, "delete replicasets "+rev1.Name)
+	if p := opts.Preconditions; p == nil || p.UID == nil || *p.UID != rev1.UID || p.ResourceVersion == nil || *p.ResourceVersion != rev1.ResourceVersion {
+		t.Errorf("delete preconditions = %+v, want uid %s and resourceVersion %s", p, rev1.UID, rev1.ResourceVersion)
 	}
 }
 
@@ -530,23 +384,35 @@ func TestSyncAdoptsOrphanReplicaSet(t *testing.T) {
 	orphan.OwnerReferences = nil
 	f := newFixture(t, d, orphan)
 	f.mustSync()
-	p := f.find("patch", "replicaset", orphan.Name)
-	if p == nil {
-		t.Fatalf("orphan not adopted; actions %v", f.actionList())
-	}
-	var body struct {
+	// Adopted, not duplicated: no create.
+	f.server.ExpectActions(t,
+		"patch replicasets "+orphan.Name,
+		"update deployments web",
+		"update deployments/status web",
+		"update deployments/status web",
+	)
+	type ownerPatch struct {
 		Metadata struct {
 			OwnerReferences []api.OwnerReference `json:"ownerReferences"`
 		} `json:"metadata"`
 	}
-	if err := json.Unmarshal([]byte(p.patch), &body); err != nil {
-		t.Fatal(err)
-	}
+	body := fakeapi.Sent[ownerPatch](t, f.server, "patch replicasets "+orphan.Name)
 	if len(body.Metadata.OwnerReferences) != 1 || body.Metadata.OwnerReferences[0].UID != d.UID {
-		t.Fatalf("adoption patch %s, want a controller ref to %s", p.patch, d.UID)
+		t.Fatalf("adoption patch ownerReferences %+v, want a controller ref to %s", body.Metadata.OwnerReferences, d.UID)
 	}
-	if c := f.find("create", "replicaset", ""); c != nil {
-		t.Fatalf("created %s although the adopted ReplicaSet has the template", c.name)
+	adopted := fakeapi.Result[*api.ReplicaSet](t, f.server, "patch replicasets "+orphan.Name)
+	if ref := controllerutil.GetControllerOf(&adopted.ObjectMeta); ref == nil || ref.UID != d.UID {
+		t.Fatalf("stored ReplicaSet's controller = %+v, want %s", ref, d.UID)
+	}
+	// Adoption re-read the Deployment past the cache first.
+	var read bool
+	for _, a := range f.server.Actions() {
+		if a.String() == "get deployments web" {
+			read = true
+		}
+	}
+	if !read {
+		t.Errorf("no fresh read of the Deployment before adopting; requests %s", f.server)
 	}
 }
 
@@ -554,15 +420,12 @@ func TestSyncDeletingDeploymentOnlyUpdatesStatus(t *testing.T) {
 	d := newDeployment(3, "25%", "25%", "nginx:1.28")
 	now := api.NewTime(t0)
 	d.DeletionTimestamp = &now
+	d.Finalizers = []string{"foregroundDeletion"} // what keeps it while its ReplicaSets go
 	old := rsFor(d, "nginx:1.27", 3, 3, 1, 0)
 	f := newFixture(t, d, old)
 	f.mustSync()
-	for _, a := range f.writer.actions {
-		if a.verb != "update-status" {
-			t.Fatalf("deployment being deleted made %s; want status writes only", a)
-		}
-	}
-	if s := f.lastStatus(); s == nil || s.Replicas != 3 {
+	f.server.ExpectActions(t, "update deployments/status web")
+	if s := f.stored().Status; s.Replicas != 3 {
 		t.Fatalf("status %+v, want replicas 3 from the old ReplicaSet", s)
 	}
 }
@@ -573,16 +436,14 @@ func TestSyncIsIdempotentWhenSettled(t *testing.T) {
 	d.Annotations = map[string]string{api.DeploymentRevisionAnnotation: "1"}
 	f := newFixture(t, d, rs)
 	f.mustSync()
-	if len(f.writer.actions) == 0 {
-		t.Fatal("first sync wrote nothing; want the status")
-	}
-	// Feed the written status back, as the informer would.
-	d = api.DeepCopy(d)
-	d.Status = *f.lastStatus()
-	f.add(d)
+	f.server.ExpectActions(t, "update deployments/status web", "update deployments/status web")
+	// The informer delivers the written status; the second sync finds
+	// nothing to do and schedules nothing.
+	f.deliver()
 	f.mustSync()
-	if len(f.writer.actions) != 0 {
-		t.Fatalf("second sync of a settled deployment wrote %v", f.actionList())
+	f.server.ExpectActions(t)
+	if f.c.queue.Len() != 0 || len(f.c.queue.Waiting()) != 0 {
+		t.Fatalf("settled deployment requeued: queued %d, waiting %v", f.c.queue.Len(), f.c.queue.Waiting())
 	}
 }
 
@@ -605,6 +466,11 @@ func TestHandlersEnqueueOwner(t *testing.T) {
 		fire func()
 		want []string
 	}{
+		{"deployment added", func() { f.c.addDeployment(d) }, []string{"default/web"}},
+		{"deployment updated", func() { f.c.updateDeployment(d, d) }, []string{"default/web"}},
+		{"deployment deleted via tombstone", func() {
+			f.c.deleteDeployment(informer.DeletedFinalStateUnknown{Key: "default/web", Obj: d})
+		}, []string{"default/web"}},
 		{"owned ReplicaSet added", func() { f.c.addReplicaSet(rs) }, []string{"default/web"}},
 		{"orphan added: deployments whose selector matches", func() { f.c.addReplicaSet(orphan) }, []string{"default/web"}},
 		{"released (ref removed): old owner and candidates", func() { f.c.updateReplicaSet(rs, orphan) }, []string{"default/web"}},
@@ -631,31 +497,27 @@ func TestHandlersEnqueueOwner(t *testing.T) {
 
 	// A RollingUpdate deployment ignores pod deletions.
 	rolling := newDeployment(3, "25%", "25%", "nginx")
-	f.add(rolling)
+	f.server.Put(t, rolling)
 	f.c.deletePod(pod)
 	if f.c.queue.Len() != 0 {
 		t.Fatal("pod deletion enqueued a RollingUpdate deployment")
 	}
+	// Handlers only enqueue: none of them wrote.
+	f.server.ExpectActions(t)
 }
 
 func TestSyncStuckRolloutRequeuesForDeadlineThenTimesOut(t *testing.T) {
 	// Mid-rollout and stuck: 8 old available (the minimum), 5 new never
 	// becoming available, so neither side may move.
-	d := newDeployment(10, "25%", "25%", "nginx:1.28")
-	d.Annotations = map[string]string{api.DeploymentRevisionAnnotation: "2"}
-	old := rsFor(d, "nginx:1.27", 8, 8, 1, 0)
-	newRS := rsFor(d, "nginx:1.28", 5, 0, 2, 10)
+	d, old, newRS := midRollout(0)
 	f := newFixture(t, d, old, newRS)
 
 	f.mustSync() // records the counts and Progressing ReplicaSetUpdated
-	d = api.DeepCopy(d)
-	d.Status = *f.lastStatus()
-	f.add(d)
+	f.server.ExpectActions(t, "update deployments/status web", "update deployments/status web")
+	f.deliver()
 
 	f.mustSync()
-	if len(f.writer.actions) != 0 {
-		t.Fatalf("stuck rollout wrote %v; want nothing but a delayed requeue", f.actionList())
-	}
+	f.server.ExpectActions(t) // nothing but a delayed requeue
 	if waiting := f.c.queue.Waiting(); len(waiting) != 1 || waiting[0] != "default/web" {
 		t.Fatalf("waiting keys = %v, want default/web parked until the deadline", waiting)
 	}
@@ -670,13 +532,124 @@ func TestSyncStuckRolloutRequeuesForDeadlineThenTimesOut(t *testing.T) {
 		t.Fatalf("key not released after the deadline; waiting %v", f.c.queue.Waiting())
 	}
 	f.mustSync()
-	s := f.lastStatus()
-	if s == nil {
-		t.Fatalf("no status written after the deadline; actions %v", f.actionList())
-	}
-	p := getCondition(*s, api.DeploymentProgressing)
+	f.server.ExpectActions(t, "update deployments/status web")
+	p := getCondition(f.stored().Status, api.DeploymentProgressing)
 	if p == nil || p.Status != api.ConditionFalse || p.Reason != reasonProgressDeadlineExceeded ||
 		p.Message != fmt.Sprintf("ReplicaSet %q has timed out progressing.", newRS.Name) {
 		t.Fatalf("Progressing = %+v, want False ProgressDeadlineExceeded", p)
+	}
+}
+
+// sentAt decodes the body of the i-th write the server received (counting
+// from 0, failed ones included): for a test that needs an earlier write
+// than the latest of its name, which is what fakeapi.Sent returns.
+func sentAt[T any](t *testing.T, s *fakeapi.Server, i int) T {
+	t.Helper()
+	writes := s.Writes()
+	if i >= len(writes) {
+		t.Fatalf("write %d asked for; only %d made", i, len(writes))
+	}
+	var out T
+	if err := json.Unmarshal(writes[i].Body, &out); err != nil {
+		t.Fatalf("decode write %d (%s): %v", i, writes[i], err)
+	}
+	return out
+}
+
+// TestSyncRollingUpdateFollowsTheDocsWorkedExample drives a whole rolling
+// update of 10 replicas at 25%/25% sync by sync, playing the ReplicaSet
+// controller and the kubelet in between, and checks each step against the
+// table in docs/controllers/deployment.md ("Worked example"), including
+// the scale-up that waits while the old ReplicaSet still has the pods it
+// was scaled away from.
+func TestSyncRollingUpdateFollowsTheDocsWorkedExample(t *testing.T) {
+	d := newDeployment(10, "25%", "25%", "nginx:1.28")
+	d.Annotations = map[string]string{api.DeploymentRevisionAnnotation: "1"}
+	d.Status = api.DeploymentStatus{ObservedGeneration: 1, Replicas: 10, UpdatedReplicas: 0, AvailableReplicas: 10, ReadyReplicas: 10}
+	old := rsFor(d, "nginx:1.27", 10, 10, 1, 0)
+	f := newFixture(t, d, old)
+	newName := "web-" + hashOf(d)
+
+	// settle plays the ReplicaSet controller and the kubelet: every
+	// ReplicaSet has the pods it asks for, the old ones all available,
+	// newAvailable of the new one's.
+	settle := func(newAvailable int32) {
+		t.Helper()
+		stored, err := f.server.Client().ReplicaSets("default").List(t.Context(), client.ListOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, rs := range stored.Items {
+			available := specReplicas(rs)
+			if rs.Name == newName {
+				available = newAvailable
+			}
+			rs.Status = api.ReplicaSetStatus{Replicas: specReplicas(rs), ReadyReplicas: available, AvailableReplicas: available, ObservedGeneration: rs.Generation}
+			f.server.Put(t, rs)
+		}
+		f.deliver()
+	}
+	scaleNew := func(from, to int32) string {
+		return fmt.Sprintf("Normal ScalingReplicaSet Scaled up replica set %s from %d to %d", newName, from, to)
+	}
+	scaleOld := func(from, to int32) string {
+		return fmt.Sprintf("Normal ScalingReplicaSet Scaled down replica set %s from %d to %d", old.Name, from, to)
+	}
+
+	// The writes of a step that scales the new, or the old, ReplicaSet,
+	// and of one that only reports status.
+	upNew := []string{"update replicasets " + newName, "update deployments/status web"}
+	downOld := []string{"update replicasets " + old.Name, "update deployments/status web"}
+	statusOnly := []string{"update deployments/status web"}
+
+	steps := []struct {
+		name string
+		// settled: the ReplicaSet controller and the kubelet have acted on
+		// the previous step, and newAvailable of the new pods are available.
+		settled      bool
+		newAvailable int32
+		// writes and events are the sync's API writes and the
+		// ScalingReplicaSet events it records; newRS and oldRS the sizes
+		// after it.
+		writes, events []string
+		newRS, oldRS   int32
+	}{
+		{"1: template changed: room 13 − 10 = 3, then budget 13 − 8 − 3 = 2", false, 0,
+			[]string{"create replicasets " + newName, "update deployments web", "update deployments/status web",
+				"update replicasets " + old.Name, "update deployments/status web"},
+			[]string{scaleNew(0, 3), scaleOld(10, 8)}, 3, 8},
+		{"old still holds 10 pods: counted max(8, 10) + 3 = 13, no room", false, 0, statusOnly, nil, 3, 8},
+		{"2: old down to 8 pods: room 13 − 11 = 2", true, 0, upNew, []string{scaleNew(3, 5)}, 5, 8},
+		{"no new pod available: budget 13 − 8 − 5 = 0, waits", true, 0, statusOnly, nil, 5, 8},
+		{"3: 3 new available: 11 available, budget 13 − 8 − 2 = 3", true, 3, downOld, []string{scaleOld(8, 5)}, 5, 5},
+		{"4: room 13 − 10 = 3", true, 3, upNew, []string{scaleNew(5, 8)}, 8, 5},
+		{"5: 5 new available: 10 available, budget 13 − 8 − 3 = 2", true, 5, downOld, []string{scaleOld(5, 3)}, 8, 3},
+		{"6: room 2, capped at 10 − 8 = 2", true, 5, upNew, []string{scaleNew(8, 10)}, 10, 3},
+		{"7: 8 new available: 11 available, budget 13 − 8 − 2 = 3", true, 8, downOld, []string{scaleOld(3, 0)}, 10, 0},
+		{"8: 10 new available, nothing old left: complete", true, 10, statusOnly, nil, 10, 0},
+	}
+	var events []string
+	for _, step := range steps {
+		if step.settled {
+			settle(step.newAvailable)
+		} else {
+			f.deliver()
+		}
+		f.mustSync()
+		f.server.ExpectActions(t, step.writes...)
+		events = append(events, step.events...)
+		f.wantEvents(events...)
+		newRS, _ := fakeapi.Get[*api.ReplicaSet](t, f.server, "default", newName)
+		oldRS, _ := fakeapi.Get[*api.ReplicaSet](t, f.server, "default", old.Name)
+		if specReplicas(newRS) != step.newRS || specReplicas(oldRS) != step.oldRS {
+			t.Fatalf("after %q: new %d old %d, want %d and %d", step.name, specReplicas(newRS), specReplicas(oldRS), step.newRS, step.oldRS)
+		}
+		if total := specReplicas(newRS) + specReplicas(oldRS); total > 13 {
+			t.Fatalf("after %q: %d pods asked for, more than replicas + maxSurge = 13", step.name, total)
+		}
+	}
+	p := getCondition(f.stored().Status, api.DeploymentProgressing)
+	if p == nil || p.Reason != reasonNewReplicaSetAvailable {
+		t.Fatalf("Progressing = %+v, want NewReplicaSetAvailable", p)
 	}
 }

@@ -19,6 +19,7 @@ import (
 
 	"kplane/pkg/api"
 	apierrors "kplane/pkg/api/errors"
+	"kplane/pkg/client"
 )
 
 // Annotations the controller reads and writes besides the revision,
@@ -245,7 +246,9 @@ func (c *Controller) cleanupDeployment(ctx context.Context, oldRSs []*api.Replic
 	for _, rs := range replicaSetsToCleanup(oldRSs, *d.Spec.RevisionHistoryLimit) {
 		c.log.Info("deleting old replica set beyond revisionHistoryLimit", "deployment", d.Namespace+"/"+d.Name,
 			"replicaSet", rs.Name, "revision", rs.Annotations[api.DeploymentRevisionAnnotation])
-		if err := c.writer.DeleteReplicaSet(ctx, rs); err != nil && !apierrors.IsNotFound(err) {
+		uid, resourceVersion := rs.UID, rs.ResourceVersion
+		opts := client.DeleteOptions{Preconditions: &api.Preconditions{UID: &uid, ResourceVersion: &resourceVersion}}
+		if err := c.client.ReplicaSets(rs.Namespace).Delete(ctx, rs.Name, opts); err != nil && !apierrors.IsNotFound(err) {
 			return fmt.Errorf("clean up old replica set %s/%s: %w", rs.Namespace, rs.Name, err)
 		}
 	}
@@ -267,18 +270,4 @@ func sortByRevision(rss []*api.ReplicaSet) {
 		}
 		return 1
 	})
-}
-
-// compareCreation orders ReplicaSets oldest first, by name when created in
-// the same second, as upstream's ReplicaSetsByCreationTimestamp.
-func compareCreation(a, b *api.ReplicaSet) int {
-	ta, tb := a.CreationTimestamp.Time, b.CreationTimestamp.Time
-	switch {
-	case ta.Equal(tb):
-		return strings.Compare(a.Name, b.Name)
-	case ta.Before(tb):
-		return -1
-	default:
-		return 1
-	}
 }

@@ -13,6 +13,7 @@ import (
 
 	"kplane/pkg/api"
 	"kplane/pkg/api/labels"
+	"kplane/pkg/client"
 	"kplane/pkg/controllers/controllerutil"
 )
 
@@ -37,14 +38,17 @@ func (c *Controller) claimReplicaSets(ctx context.Context, d *api.Deployment) ([
 		Kind:       controllerKind,
 		Selector:   selector,
 		CanAdopt: controllerutil.RecheckDeletionTimestamp(d.UID, func(ctx context.Context) (*api.ObjectMeta, error) {
-			fresh, err := c.writer.GetDeployment(ctx, d.Namespace, d.Name)
+			fresh, err := c.client.Deployments(d.Namespace).Get(ctx, d.Name, client.GetOptions{})
 			if err != nil {
-				return nil, err
+				return nil, fmt.Errorf("get deployment %s/%s: %w", d.Namespace, d.Name, err)
 			}
 			return &fresh.ObjectMeta, nil
 		}),
 		Patch: func(ctx context.Context, name string, patch []byte) error {
-			return c.writer.PatchReplicaSet(ctx, d.Namespace, name, patch)
+			if _, err := c.client.ReplicaSets(d.Namespace).Patch(ctx, name, client.StrategicMergePatchType, patch, client.PatchOptions{}); err != nil {
+				return fmt.Errorf("patch replica set %s/%s: %w", d.Namespace, name, err)
+			}
+			return nil
 		},
 	}
 	claimed, err := controllerutil.Claim(ctx, m, all)
@@ -123,15 +127,4 @@ func templateWithoutHash(t *api.PodTemplateSpec) []byte {
 	delete(copied.Labels, api.DefaultDeploymentUniqueLabelKey)
 	encoded, _ := json.Marshal(copied)
 	return encoded
-}
-
-// filterActive returns the non-nil ReplicaSets asked to run pods.
-func filterActive(rss []*api.ReplicaSet) []*api.ReplicaSet {
-	var active []*api.ReplicaSet
-	for _, rs := range rss {
-		if rs != nil && specReplicas(rs) > 0 {
-			active = append(active, rs)
-		}
-	}
-	return active
 }

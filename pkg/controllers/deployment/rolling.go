@@ -3,8 +3,8 @@ package deployment
 // This file is the RollingUpdate strategy. Each sync takes at most one of
 // two steps and then waits for the ReplicaSets' status to move:
 //
-//   - scale the new ReplicaSet up, as far as "all pods ≤ replicas + maxSurge"
-//     allows;
+//   - scale the new ReplicaSet up, as far as "all pods, asked for or still
+//     there, ≤ replicas + maxSurge" allows (newReplicaSetReplicas);
 //   - otherwise scale the old ReplicaSets down, as far as "available pods ≥
 //     replicas − maxUnavailable" allows, getting rid of old pods that are
 //     not available anyway first.
@@ -75,12 +75,29 @@ func (c *Controller) reconcileNewReplicaSet(ctx context.Context, allRSs []*api.R
 }
 
 // newReplicaSetReplicas is the size the new ReplicaSet may have now, as
-// upstream's NewRSNewReplicas. RollingUpdate: room is replicas + maxSurge
-// minus the pods all ReplicaSets are asked for (spec.replicas, not the
-// pods that exist: a pod being created counts already), and the new
-// ReplicaSet never exceeds replicas. With no old ReplicaSet this is simply
-// replicas. Recreate: all of replicas at once (the old pods are gone by
-// the time it is called).
+// upstream's NewRSNewReplicas except for what counts as a pod.
+//
+// RollingUpdate: the pods of all ReplicaSets may total replicas + maxSurge
+// (maxSurge resolved against replicas, a percentage rounded up; unset is
+// 0). Each ReplicaSet counts max(spec.replicas, status.replicas): a pod
+// asked for but not created yet counts (spec ahead of status), and so does
+// a pod an old ReplicaSet was just scaled away from but still has (status
+// ahead of spec, until the ReplicaSet controller has deleted it and
+// written its status). Upstream sums spec.replicas only, so its pods may
+// briefly exceed replicas + maxSurge; kplane keeps the pods that exist
+// within it. The new ReplicaSet grows by
+//
+//	min(replicas + maxSurge − counted, replicas − new.spec.replicas)
+//
+// and keeps its size when nothing is left. With 10 replicas at 25%
+// (maxSurge 3), the new ReplicaSet at 3 and the old one just scaled 10 → 8
+// but still holding 10 pods: counted 10 + 3 = 13, no room; once the old
+// one is down to 8 pods, counted 11, the new one goes to 3 + min(2, 7) = 5.
+// A new Deployment (no old ReplicaSet, the new one empty) gets all of
+// replicas at once: min(replicas + maxSurge − 0, replicas − 0).
+//
+// Recreate: all of replicas (the old pods are gone by the time it is
+// called).
 func newReplicaSetReplicas(d *api.Deployment, allRSs []*api.ReplicaSet, newRS *api.ReplicaSet) (int32, error) {
 	desired := replicas(d.Spec.Replicas)
 	switch d.Spec.Strategy.Type {
@@ -94,18 +111,15 @@ func newReplicaSetReplicas(d *api.Deployment, allRSs []*api.ReplicaSet, newRS *a
 		if err != nil {
 			return 0, fmt.Errorf("deployment %s/%s: maxSurge: %w", d.Namespace, d.Name, err)
 		}
-		// A ReplicaSet just scaled down still has its extra pods until its
-		// controller deletes them (status.replicas): count those too, so
-		// that the pods that exist, not only the sizes asked for, stay
-		// within replicas + maxSurge.
-		current := sumReplicaSets(allRSs, func(rs *api.ReplicaSet) int32 {
+		// max of spec and status: see the function's comment.
+		counted := sumReplicaSets(allRSs, func(rs *api.ReplicaSet) int32 {
 			return max(specReplicas(rs), rs.Status.Replicas)
 		})
 		maxTotal := desired + int32(surge)
-		if current >= maxTotal {
+		if counted >= maxTotal {
 			return specReplicas(newRS), nil
 		}
-		scaleUp := min(maxTotal-current, desired-specReplicas(newRS))
+		scaleUp := min(maxTotal-counted, desired-specReplicas(newRS))
 		return specReplicas(newRS) + scaleUp, nil
 	case api.RecreateDeploymentStrategyType:
 		return desired, nil

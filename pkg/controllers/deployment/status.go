@@ -60,17 +60,3 @@ func (c *Controller) syncDeploymentStatus(ctx context.Context, allRSs []*api.Rep
 	d.Status = newStatus
 	return c.updateStatus(ctx, d)
 }
-
-// sumReplicaSets adds count(rs) over the non-nil ReplicaSets.
-func sumReplicaSets(rss []*api.ReplicaSet, count func(*api.ReplicaSet) int32) int32 {
-	var total int32
-	for _, rs := range rss {
-		if rs != nil {
-			total += count(rs)
-		}
-	}
-	return total
-}
-
-// specReplicas is a ReplicaSet's spec.replicas.
-func specReplicas(rs *api.ReplicaSet) int32 { return replicas(rs.Spec.Replicas) }

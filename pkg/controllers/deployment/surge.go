@@ -77,12 +77,3 @@ func maxUnavailable(d *api.Deployment) int32 {
 	_, unavailable, _ := resolveFenceposts(s, u, desired)
 	return min(unavailable, desired)
 }
-
-// replicas reads an optional replica count; nil is 0 (the apiserver
-// defaults spec.replicas, so nil only appears in hand-built objects).
-func replicas(p *int32) int32 {
-	if p == nil {
-		return 0
-	}
-	return *p
-}

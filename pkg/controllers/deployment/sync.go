@@ -14,6 +14,7 @@ import (
 
 	"kplane/pkg/api"
 	apierrors "kplane/pkg/api/errors"
+	"kplane/pkg/client"
 	"kplane/pkg/controllers/controllerutil"
 )
 
@@ -55,7 +56,7 @@ func (c *Controller) getNewReplicaSet(ctx context.Context, d *api.Deployment, rs
 	if err != nil {
 		return nil, err
 	}
-	created, err := c.writer.CreateReplicaSet(ctx, newRS)
+	created, err := c.client.ReplicaSets(newRS.Namespace).Create(ctx, newRS, client.CreateOptions{})
 	alreadyExists := false
 	switch {
 	case apierrors.IsAlreadyExists(err):
@@ -71,7 +72,7 @@ func (c *Controller) getNewReplicaSet(ctx context.Context, d *api.Deployment, rs
 			break
 		}
 		// A hash collision: the name belongs to another template.
-		return nil, c.bumpCollisionCount(ctx, d, err)
+		return nil, c.bumpCollisionCount(ctx, d, fmt.Errorf("create replica set %s/%s: %w", newRS.Namespace, newRS.Name, err))
 	case err != nil:
 		msg := fmt.Sprintf("Failed to create new replica set %q: %v", newRS.Name, apiMessage(err))
 		if hasProgressDeadline(d) {
@@ -80,7 +81,7 @@ func (c *Controller) getNewReplicaSet(ctx context.Context, d *api.Deployment, rs
 			_ = c.updateStatus(ctx, d)
 		}
 		c.recorder.Event(d, api.EventTypeWarning, reasonReplicaSetCreateError, msg)
-		return nil, err
+		return nil, fmt.Errorf("create replica set %s/%s: %w", newRS.Namespace, newRS.Name, err)
 	}
 
 	count := specReplicas(newRS)
@@ -112,7 +113,11 @@ func (c *Controller) syncExistingNewReplicaSet(ctx context.Context, d *api.Deplo
 	if annotationsChanged || rs.Spec.MinReadySeconds != d.Spec.MinReadySeconds {
 		rs.Spec.MinReadySeconds = d.Spec.MinReadySeconds
 		// d's revision follows on the sync this update triggers.
-		return c.writer.UpdateReplicaSet(ctx, rs)
+		updated, err := c.client.ReplicaSets(rs.Namespace).Update(ctx, rs, client.UpdateOptions{})
+		if err != nil {
+			return nil, fmt.Errorf("update replica set %s/%s: %w", rs.Namespace, rs.Name, err)
+		}
+		return updated, nil
 	}
 	if err := c.updateRevision(ctx, d, rs.Annotations[api.DeploymentRevisionAnnotation]); err != nil {
 		return nil, err
@@ -306,9 +311,9 @@ func (c *Controller) scaleReplicaSet(ctx context.Context, rs *api.ReplicaSet, ne
 		return false, rs, nil
 	}
 	probe.Spec.Replicas = &newScale
-	updated, err := c.writer.UpdateReplicaSet(ctx, probe)
+	updated, err := c.client.ReplicaSets(probe.Namespace).Update(ctx, probe, client.UpdateOptions{})
 	if err != nil {
-		return false, rs, err
+		return false, rs, fmt.Errorf("scale replica set %s/%s to %d: %w", rs.Namespace, rs.Name, newScale, err)
 	}
 	if !sizeChanged {
 		return false, updated, nil
@@ -327,9 +332,9 @@ func (c *Controller) updateRevision(ctx context.Context, d *api.Deployment, rev 
 	if rev == "" || !setDeploymentRevision(d, rev) {
 		return nil
 	}
-	updated, err := c.writer.UpdateDeployment(ctx, d)
+	updated, err := c.client.Deployments(d.Namespace).Update(ctx, d, client.UpdateOptions{})
 	if err != nil {
-		return err
+		return fmt.Errorf("update revision of deployment %s/%s: %w", d.Namespace, d.Name, err)
 	}
 	d.ObjectMeta = updated.ObjectMeta
 	return nil
@@ -337,9 +342,9 @@ func (c *Controller) updateRevision(ctx context.Context, d *api.Deployment, rev 
 
 // updateStatus writes d.Status and keeps d's resourceVersion current.
 func (c *Controller) updateStatus(ctx context.Context, d *api.Deployment) error {
-	updated, err := c.writer.UpdateDeploymentStatus(ctx, d)
+	updated, err := c.client.Deployments(d.Namespace).UpdateStatus(ctx, d, client.UpdateOptions{})
 	if err != nil {
-		return err
+		return fmt.Errorf("update status of deployment %s/%s: %w", d.Namespace, d.Name, err)
 	}
 	d.ResourceVersion = updated.ResourceVersion
 	return nil
