@@ -1,9 +1,13 @@
 package patch
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
+	"reflect"
 	"testing"
+
+	"kplane/pkg/api"
 )
 
 // The patches below were captured from the real kubectl v1.32 talking to a
@@ -38,6 +42,70 @@ func TestKubectlApplyPatch(t *testing.T) {
 	if string(again) != want {
 		t.Errorf("applying the same patch twice changed the object:\n%s", again)
 	}
+}
+
+// TestThreeWayMergeMatchesKubectl replays the same captured apply from the
+// client's side: the live object, the last applied configuration it
+// carries and the edited file must give the very patch kubectl sent, and
+// applying it must give the object upstream ends with.
+func TestThreeWayMergeMatchesKubectl(t *testing.T) {
+	dir := filepath.Join("testdata", "kubectl-apply")
+	live := []byte(readFile(t, filepath.Join(dir, "live.json")))
+	kubectlPatch := []byte(readFile(t, filepath.Join(dir, "patch.json")))
+	want := readFile(t, filepath.Join(dir, "want.json"))
+
+	var liveObj struct {
+		Metadata struct {
+			Annotations map[string]string `json:"annotations"`
+		} `json:"metadata"`
+	}
+	var sent struct {
+		Metadata struct {
+			Annotations map[string]string `json:"annotations"`
+		} `json:"metadata"`
+	}
+	json.Unmarshal(live, &liveObj)
+	json.Unmarshal(kubectlPatch, &sent)
+	original := liveObj.Metadata.Annotations[lastApplied]
+	modified := withAnnotation(t, sent.Metadata.Annotations[lastApplied])
+
+	got, err := CreateThreeWayMergePatch([]byte(original), modified, live, deploymentSchema)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if canonical(t, string(got)) != canonical(t, string(kubectlPatch)) {
+		t.Errorf("patch differs from kubectl's:\n got %s\nwant %s", got, kubectlPatch)
+	}
+	applied, err := Apply(StrategicMergePatchType, live, got, reflect.TypeFor[api.Deployment]())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if canonical(t, string(applied)) != canonical(t, want) {
+		t.Errorf("applying the patch gives\n%s\nwant\n%s", canonical(t, string(applied)), canonical(t, want))
+	}
+
+	// The second apply of the same file finds nothing to do.
+	again, err := CreateThreeWayMergePatch(modifiedAnnotation(t, applied), modified, applied, deploymentSchema)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(again) != "{}" {
+		t.Errorf("second apply patch = %s, want {}", again)
+	}
+}
+
+// modifiedAnnotation reads the last-applied annotation of an object.
+func modifiedAnnotation(t *testing.T, obj []byte) []byte {
+	t.Helper()
+	var o struct {
+		Metadata struct {
+			Annotations map[string]string `json:"annotations"`
+		} `json:"metadata"`
+	}
+	if err := json.Unmarshal(obj, &o); err != nil {
+		t.Fatal(err)
+	}
+	return []byte(o.Metadata.Annotations[lastApplied])
 }
 
 // TestKubectlPatches covers the other commands kplane's lessons use, with

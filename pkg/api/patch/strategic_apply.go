@@ -1,12 +1,267 @@
+// This file is the apiserver's half of the strategic merge patch: it
+// merges a patch into the object it patches, by the rules and directives
+// described in strategic.go. Upstream does this in
+// k8s.io/apimachinery/pkg/util/strategicpatch (StrategicMergePatch and
+// mergeMap/mergeSlice); kplane's version is a smaller rewrite that gives
+// upstream's results (and, where practical, its error messages) and
+// decides element order with keyed maps rather than repeated scans.
+
 package patch
 
 import (
 	"encoding/json"
 	"fmt"
+	"net/http"
+	"reflect"
 	"slices"
+	"strings"
 
 	"kplane/pkg/api/schema"
 )
+
+// applyStrategicMergePatch decodes both documents, merges them with the
+// schema of t, and encodes the result. Numbers are decoded as json.Number,
+// so they pass through unchanged.
+func applyStrategicMergePatch(original, patch []byte, t reflect.Type) ([]byte, error) {
+	originalObject, err := decodeObject(original)
+	if err != nil {
+		return nil, fmt.Errorf("decode the object to patch: %w", err)
+	}
+	patchObject, err := decodeObject(patch)
+	if err != nil {
+		return nil, &Error{Code: http.StatusBadRequest, Message: err.Error(), err: err}
+	}
+	var typ *schema.Type
+	if t != nil {
+		typ = schema.Of(t)
+	}
+	merged, err := mergeObject(originalObject, patchObject, typ)
+	if err != nil {
+		return nil, err
+	}
+	result, err := json.Marshal(merged)
+	if err != nil {
+		return nil, fmt.Errorf("encode the patched object: %w", err)
+	}
+	return result, nil
+}
+
+// listEdit collects the directives that address one list member of an
+// object: its element order and the primitives to delete from it.
+type listEdit struct {
+	order     []any
+	hasOrder  bool
+	deletions []any
+}
+
+// mergeObject merges patch into original (either may be modified) and
+// returns the result. original may be nil: the patch is then applied to
+// nothing, which is how new members are added without their directives.
+func mergeObject(original, patch map[string]any, typ *schema.Type) (map[string]any, error) {
+	if directive, ok := patch[directiveMarker]; ok {
+		switch directive {
+		case replaceDirective:
+			delete(patch, directiveMarker)
+			return mergeObject(nil, patch, typ)
+		case deleteDirective:
+			return map[string]any{}, nil
+		default:
+			return nil, badRequest("unknown patch type: %v in map: %v", directive, patch)
+		}
+	}
+	if original == nil {
+		original = map[string]any{}
+	}
+	if err := applyRetainKeys(original, patch); err != nil {
+		return nil, err
+	}
+
+	keys := sortedKeys(patch)
+	edits, err := collectListEdits(patch, keys, typ)
+	if err != nil {
+		return nil, err
+	}
+
+	for _, key := range keys {
+		if strings.HasPrefix(key, "$") {
+			continue
+		}
+		patchValue := patch[key]
+		if patchValue == nil {
+			delete(original, key)
+			continue
+		}
+		merged, err := mergeValue(original[key], patchValue, lookup(typ, key), edits[key])
+		if err != nil {
+			return nil, err
+		}
+		original[key] = merged
+	}
+
+	// Order and deletion directives for lists the patch does not otherwise
+	// touch apply to the original list as it is.
+	for _, key := range sortedKeys(edits) {
+		if _, inPatch := patch[key]; inPatch {
+			continue
+		}
+		list, ok := original[key].([]any)
+		if !ok {
+			continue
+		}
+		edited, err := editList(list, list, nil, lookup(typ, key), edits[key])
+		if err != nil {
+			return nil, err
+		}
+		original[key] = edited
+	}
+	return original, nil
+}
+
+// collectListEdits gathers the $setElementOrder and
+// $deleteFromPrimitiveList directives of patch by the field they address,
+// and rejects any other directive.
+func collectListEdits(patch map[string]any, keys []string, typ *schema.Type) (map[string]*listEdit, error) {
+	edits := map[string]*listEdit{}
+	edit := func(field string) *listEdit {
+		if edits[field] == nil {
+			edits[field] = &listEdit{}
+		}
+		return edits[field]
+	}
+	for _, key := range keys {
+		if !strings.HasPrefix(key, "$") {
+			continue
+		}
+		switch {
+		case key == retainKeysDirective:
+			// Already applied by applyRetainKeys.
+		case strings.HasPrefix(key, setElementOrderPrefix):
+			field := strings.TrimPrefix(key, setElementOrderPrefix)
+			order, ok := patch[key].([]any)
+			if field == "" || !ok {
+				return nil, badRequest("invalid patch format of setElementOrder list")
+			}
+			if err := checkListField(typ, field); err != nil {
+				return nil, err
+			}
+			e := edit(field)
+			e.order, e.hasOrder = order, true
+		case strings.HasPrefix(key, deleteFromPrimitiveListPrefix):
+			field := strings.TrimPrefix(key, deleteFromPrimitiveListPrefix)
+			deletions, ok := patch[key].([]any)
+			if field == "" || !ok {
+				return nil, badRequest("invalid patch format of primitive list")
+			}
+			if err := checkListField(typ, field); err != nil {
+				return nil, err
+			}
+			edit(field).deletions = deletions
+		default:
+			return nil, badRequest("unknown patch directive %q", key)
+		}
+	}
+	return edits, nil
+}
+
+// checkListField rejects a list directive that names a field the object's
+// schema does not have (upstream fails the same way, looking up the tags).
+func checkListField(typ *schema.Type, field string) error {
+	if typ != nil && typ.Kind == schema.Object && typ.Field(field) == nil {
+		return badRequest("unable to find api field in struct %s for the json field %q", typ.Go.Name(), field)
+	}
+	return nil
+}
+
+// applyRetainKeys carries out a $retainKeys directive: original keeps only
+// the listed members, and the patch may set no member outside the list.
+func applyRetainKeys(original, patch map[string]any) error {
+	raw, ok := patch[retainKeysDirective]
+	if !ok {
+		return nil
+	}
+	list, ok := raw.([]any)
+	if !ok {
+		return badRequest("invalid patch format of retainKeys")
+	}
+	retain := make(map[string]bool, len(list))
+	for _, item := range list {
+		key, ok := item.(string)
+		if !ok {
+			return badRequest("invalid patch format of retainKeys")
+		}
+		retain[key] = true
+	}
+	for key, value := range patch {
+		if value != nil && !strings.HasPrefix(key, "$") && !retain[key] {
+			return badRequest("invalid patch format of retainKeys")
+		}
+	}
+	for key := range original {
+		if !retain[key] {
+			delete(original, key)
+		}
+	}
+	return nil
+}
+
+// mergeValue merges one non-null patch value into the original's value
+// (nil when the original has none).
+func mergeValue(original, patch any, info fieldInfo, edit *listEdit) (any, error) {
+	if info.typ != nil && info.typ.Kind == schema.Leaf {
+		// A value with its own encoding (api.Time, api.Quantity, `any`):
+		// the patch's value replaces it as it is.
+		return patch, nil
+	}
+	switch p := patch.(type) {
+	case map[string]any:
+		o, _ := original.(map[string]any)
+		if info.replace {
+			o = nil
+		}
+		return mergeObject(o, p, info.typ)
+	case []any:
+		o, _ := original.([]any)
+		if info.merge {
+			return mergeList(o, p, info, edit)
+		}
+		replaced, err := cleanList(p, elemType(info.typ))
+		if err != nil {
+			return nil, err
+		}
+		return editList(replaced, o, nil, info, edit)
+	default:
+		return patch, nil
+	}
+}
+
+// cleanList applies each element of a list to nothing, so that objects in
+// a list that replaces the original carry no directives or nulls.
+func cleanList(list []any, elem *schema.Type) ([]any, error) {
+	cleaned := make([]any, len(list))
+	for i, item := range list {
+		value, err := cleanValue(item, elem)
+		if err != nil {
+			return nil, err
+		}
+		cleaned[i] = value
+	}
+	return cleaned, nil
+}
+
+// cleanValue applies a patch value to nothing.
+func cleanValue(value any, typ *schema.Type) (any, error) {
+	if typ != nil && typ.Kind == schema.Leaf {
+		return value, nil
+	}
+	switch v := value.(type) {
+	case map[string]any:
+		return mergeObject(nil, v, typ)
+	case []any:
+		return cleanList(v, elemType(typ))
+	default:
+		return value, nil
+	}
+}
 
 // mergeList merges the patch list of a field whose patchStrategy is merge
 // into the original list (nil when there is none).
@@ -121,18 +376,7 @@ func mergePrimitiveList(original, patch []any) ([]any, error) {
 			return nil, badRequest("expected a primitive, but received a map[string]interface {}")
 		}
 	}
-	seen := map[any]bool{}
-	merged := []any{}
-	for _, item := range slices.Concat(original, patch) {
-		if key, ok := scalarKey(item); ok {
-			if seen[key] {
-				continue
-			}
-			seen[key] = true
-		}
-		merged = append(merged, item)
-	}
-	return merged, nil
+	return uniqueScalars(slices.Concat(original, patch)), nil
 }
 
 // editList puts a merged list in order and applies deletions.
@@ -269,17 +513,6 @@ func keyFunc(info fieldInfo) (func(any) (any, bool), bool) {
 func isObjectList(info fieldInfo) bool {
 	elem := elemType(info.typ)
 	return elem != nil && elem.Kind == schema.Object
-}
-
-// scalarKey returns v if it can identify a list element (a JSON string,
-// number, bool or null), which also makes it safe as a Go map key.
-func scalarKey(v any) (any, bool) {
-	switch v.(type) {
-	case string, json.Number, bool, nil:
-		return v, true
-	default:
-		return nil, false
-	}
 }
 
 // containsScalar reports whether list holds the primitive value v.
