@@ -26,21 +26,27 @@ func TestKubectlApplyPatch(t *testing.T) {
 	patch := readFile(t, filepath.Join(dir, "patch.json"))
 	want := canonical(t, readFile(t, filepath.Join(dir, "want.json")))
 
-	got, err := Apply(StrategicMergePatchType, []byte(live), []byte(patch), deploymentType)
-	if err != nil {
-		t.Fatalf("Apply: %v", err)
-	}
-	if string(got) != want {
-		t.Errorf("Apply =\n%s\nwant\n%s", got, want)
-	}
+	// The stand-in type and kplane's real Deployment carry the same tags,
+	// so they must give the same result.
+	for _, typ := range []reflect.Type{deploymentType, reflect.TypeFor[api.Deployment]()} {
+		t.Run(typ.String(), func(t *testing.T) {
+			got, err := Apply(StrategicMergePatchType, []byte(live), []byte(patch), typ)
+			if err != nil {
+				t.Fatalf("Apply: %v", err)
+			}
+			if string(got) != want {
+				t.Errorf("Apply =\n%s\nwant\n%s", got, want)
+			}
 
-	// kubectl apply is idempotent: the same patch again changes nothing.
-	again, err := Apply(StrategicMergePatchType, got, []byte(patch), deploymentType)
-	if err != nil {
-		t.Fatalf("second Apply: %v", err)
-	}
-	if string(again) != want {
-		t.Errorf("applying the same patch twice changed the object:\n%s", again)
+			// kubectl apply is idempotent: the same patch again changes nothing.
+			again, err := Apply(StrategicMergePatchType, got, []byte(patch), typ)
+			if err != nil {
+				t.Fatalf("second Apply: %v", err)
+			}
+			if string(again) != want {
+				t.Errorf("applying the same patch twice changed the object:\n%s", again)
+			}
+		})
 	}
 }
 

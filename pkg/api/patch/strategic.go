@@ -184,3 +184,28 @@ func uniqueScalars(list []any) []any {
 	}
 	return unique
 }
+
+// interleave merges two runs of a list's elements, each already in its
+// final order: serverOnly, the elements only the object had, and ordered,
+// the elements the patch or the file puts in order. A server-only element
+// goes before an ordered one only when originalPosition knows both and it
+// came first; otherwise the ordered element goes first. This is the rule
+// (upstream's mergeSortedSlice) by which elements a file never mentions
+// keep their place among those it does, and both halves follow it.
+func interleave(serverOnly, ordered []any, originalPosition func(any) (int, bool)) []any {
+	result := make([]any, 0, len(serverOnly)+len(ordered))
+	i, j := 0, 0
+	for i < len(serverOnly) && j < len(ordered) {
+		serverAt, serverKnown := originalPosition(serverOnly[i])
+		orderedAt, orderedKnown := originalPosition(ordered[j])
+		if serverKnown && orderedKnown && serverAt < orderedAt {
+			result = append(result, serverOnly[i])
+			i++
+		} else {
+			result = append(result, ordered[j])
+			j++
+		}
+	}
+	result = append(result, serverOnly[i:]...)
+	return append(result, ordered[j:]...)
+}

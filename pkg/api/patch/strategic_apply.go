@@ -444,24 +444,9 @@ func orderList(merged, order, original []any, keyOf func(any) (any, bool)) []any
 		return orderPosition[keyA] - orderPosition[keyB]
 	})
 
-	// Merge the two sequences like sorted runs: a server-only element goes
-	// before an ordered one only when both were in the original list and it
-	// came first there.
-	result := make([]any, 0, len(merged))
-	i, j := 0, 0
-	for i < len(serverOnly) && j < len(ordered) {
-		serverAt, serverKnown := position(serverPosition, serverOnly[i], keyOf)
-		orderedAt, orderedKnown := position(serverPosition, ordered[j], keyOf)
-		if serverKnown && orderedKnown && serverAt < orderedAt {
-			result = append(result, serverOnly[i])
-			i++
-		} else {
-			result = append(result, ordered[j])
-			j++
-		}
-	}
-	result = append(result, serverOnly[i:]...)
-	return append(result, ordered[j:]...)
+	return interleave(serverOnly, ordered, func(item any) (int, bool) {
+		return position(serverPosition, item, keyOf)
+	})
 }
 
 // positions maps each key in list to the index of its first element.
@@ -477,6 +462,7 @@ func positions(list []any, keyOf func(any) (any, bool)) map[any]int {
 	return at
 }
 
+// position is the index at records for item's key, if it has one.
 func position(at map[any]int, item any, keyOf func(any) (any, bool)) (int, bool) {
 	key, ok := keyOf(item)
 	if !ok {

@@ -309,7 +309,8 @@ func partition(items, by []any, mergeKey string) (present, absent []any, err err
 }
 
 // normalizeElementOrder sorts patch items by patchOrder and server-only
-// items by serverOrder, then interleaves them (mergeSortedSlice).
+// items by serverOrder, then interleaves them by their place in
+// serverOrder.
 func normalizeElementOrder(patch, serverOnly, patchOrder, serverOrder []any, mergeKey string, kind reflect.Kind) ([]any, error) {
 	patch, err := normalizeSliceOrder(patch, patchOrder, mergeKey, kind)
 	if err != nil {
@@ -319,7 +320,10 @@ func normalizeElementOrder(patch, serverOnly, patchOrder, serverOrder []any, mer
 	if err != nil {
 		return nil, err
 	}
-	return mergeSortedSlice(serverOnly, patch, serverOrder, mergeKey, kind), nil
+	return interleave(serverOnly, patch, func(item any) (int, bool) {
+		i := indexOf(serverOrder, item, mergeKey, kind)
+		return i, i >= 0
+	}), nil
 }
 
 // normalizeSliceOrder sorts toSort by the position of each element in
@@ -348,35 +352,6 @@ func normalizeSliceOrder(toSort, order []any, mergeKey string, kind reflect.Kind
 		return ia >= 0 && ib >= 0 && ia < ib
 	})
 	return append(sorted, toDelete...), nil
-}
-
-// mergeSortedSlice inserts the items of left among those of right, both
-// already sorted: a left item goes before a right item when serverOrder
-// has both and puts the left one first. Relative orders are kept.
-func mergeSortedSlice(left, right, serverOrder []any, mergeKey string, kind reflect.Kind) []any {
-	out := make([]any, 0, len(left)+len(right))
-	i, j := 0, 0
-	for i < len(left) || j < len(right) {
-		switch {
-		case i >= len(left):
-			out = append(out, right[j])
-			j++
-		case j >= len(right):
-			out = append(out, left[i])
-			i++
-		default:
-			li := indexOf(serverOrder, left[i], mergeKey, kind)
-			ri := indexOf(serverOrder, right[j], mergeKey, kind)
-			if li >= 0 && ri >= 0 && li < ri {
-				out = append(out, left[i])
-				i++
-			} else {
-				out = append(out, right[j])
-				j++
-			}
-		}
-	}
-	return out
 }
 
 // indexOf finds item in list: by merge key for maps, by value otherwise.
