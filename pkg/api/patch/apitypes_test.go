@@ -1,8 +1,6 @@
 package patch
 
 import (
-	"os"
-	"path/filepath"
 	"reflect"
 	"testing"
 
@@ -14,10 +12,8 @@ import (
 // apply (kubectl_test.go) on kplane's real Deployment type and decodes the
 // result as the apiserver does: no unknown fields, and the edits landed.
 func TestKubectlApplyPatchDecodesAsAPIDeployment(t *testing.T) {
-	dir := filepath.Join("testdata", "kubectl-apply")
-	live := readFile(t, filepath.Join(dir, "live.json"))
-	patch := readFile(t, filepath.Join(dir, "patch.json"))
-	got, err := Apply(StrategicMergePatchType, []byte(live), []byte(patch), reflect.TypeFor[api.Deployment]())
+	live, patch, _ := capturedApply(t)
+	got, err := Apply(StrategicMergePatchType, live, patch, reflect.TypeFor[api.Deployment]())
 	if err != nil {
 		t.Fatalf("Apply: %v", err)
 	}
@@ -57,15 +53,7 @@ func TestKubeletStatusPatchOnAPIPod(t *testing.T) {
 // BenchmarkKubectlApplyPatch measures applying the captured kubectl apply
 // patch to a Deployment.
 func BenchmarkKubectlApplyPatch(b *testing.B) {
-	dir := filepath.Join("testdata", "kubectl-apply")
-	live, err := os.ReadFile(filepath.Join(dir, "live.json"))
-	if err != nil {
-		b.Fatal(err)
-	}
-	patch, err := os.ReadFile(filepath.Join(dir, "patch.json"))
-	if err != nil {
-		b.Fatal(err)
-	}
+	live, patch, _ := capturedApply(b)
 	typ := reflect.TypeFor[api.Deployment]()
 	for b.Loop() {
 		if _, err := Apply(StrategicMergePatchType, live, patch, typ); err != nil {

@@ -21,16 +21,14 @@ import (
 // RollingUpdate → Recreate. want.json is the result upstream gives, worked
 // out by hand from the strategic merge patch rules.
 func TestKubectlApplyPatch(t *testing.T) {
-	dir := filepath.Join("testdata", "kubectl-apply")
-	live := readFile(t, filepath.Join(dir, "live.json"))
-	patch := readFile(t, filepath.Join(dir, "patch.json"))
-	want := canonical(t, readFile(t, filepath.Join(dir, "want.json")))
+	live, patch, wantDoc := capturedApply(t)
+	want := canonical(t, string(wantDoc))
 
 	// The stand-in type and kplane's real Deployment carry the same tags,
 	// so they must give the same result.
 	for _, typ := range []reflect.Type{deploymentType, reflect.TypeFor[api.Deployment]()} {
 		t.Run(typ.String(), func(t *testing.T) {
-			got, err := Apply(StrategicMergePatchType, []byte(live), []byte(patch), typ)
+			got, err := Apply(StrategicMergePatchType, live, patch, typ)
 			if err != nil {
 				t.Fatalf("Apply: %v", err)
 			}
@@ -39,7 +37,7 @@ func TestKubectlApplyPatch(t *testing.T) {
 			}
 
 			// kubectl apply is idempotent: the same patch again changes nothing.
-			again, err := Apply(StrategicMergePatchType, got, []byte(patch), typ)
+			again, err := Apply(StrategicMergePatchType, got, patch, typ)
 			if err != nil {
 				t.Fatalf("second Apply: %v", err)
 			}
@@ -55,10 +53,7 @@ func TestKubectlApplyPatch(t *testing.T) {
 // carries and the edited file must give the very patch kubectl sent, and
 // applying it must give the object upstream ends with.
 func TestThreeWayMergeMatchesKubectl(t *testing.T) {
-	dir := filepath.Join("testdata", "kubectl-apply")
-	live := []byte(readFile(t, filepath.Join(dir, "live.json")))
-	kubectlPatch := []byte(readFile(t, filepath.Join(dir, "patch.json")))
-	want := readFile(t, filepath.Join(dir, "want.json"))
+	live, kubectlPatch, want := capturedApply(t)
 
 	var liveObj struct {
 		Metadata struct {
@@ -86,8 +81,8 @@ func TestThreeWayMergeMatchesKubectl(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if canonical(t, string(applied)) != canonical(t, want) {
-		t.Errorf("applying the patch gives\n%s\nwant\n%s", canonical(t, string(applied)), canonical(t, want))
+	if canonical(t, string(applied)) != canonical(t, string(want)) {
+		t.Errorf("applying the patch gives\n%s\nwant\n%s", canonical(t, string(applied)), canonical(t, string(want)))
 	}
 
 	// The second apply of the same file finds nothing to do.
@@ -215,11 +210,17 @@ func TestBriefExample(t *testing.T) {
 	}
 }
 
-func readFile(t *testing.T, path string) string {
-	t.Helper()
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
+// capturedApply reads the kubectl apply captured in testdata/kubectl-apply
+// (see TestKubectlApplyPatch): the live object, the patch kubectl sent and
+// the object upstream ends with.
+func capturedApply(tb testing.TB) (live, patch, want []byte) {
+	tb.Helper()
+	read := func(name string) []byte {
+		data, err := os.ReadFile(filepath.Join("testdata", "kubectl-apply", name))
+		if err != nil {
+			tb.Fatal(err)
+		}
+		return data
 	}
-	return string(data)
+	return read("live.json"), read("patch.json"), read("want.json")
 }
