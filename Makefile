@@ -39,7 +39,7 @@ bench: build
 
 fuzz:
 	$(GO) test -run '^$$' -fuzz FuzzInto -fuzztime 20s ./pkg/apiserver/decode/
-	$(GO) test -run '^$$' -fuzz FuzzStrategicMerge -fuzztime 20s ./pkg/apiserver/patch/
+	$(GO) test -run '^$$' -fuzz FuzzStrategicMerge -fuzztime 20s ./pkg/api/patch/
 	$(GO) test -run '^$$' -fuzz FuzzParse -fuzztime 20s ./pkg/api/labels/
 
 clean:

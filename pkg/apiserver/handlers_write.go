@@ -8,8 +8,8 @@ import (
 
 	"kplane/pkg/api"
 	apierrors "kplane/pkg/api/errors"
+	"kplane/pkg/api/patch"
 	"kplane/pkg/apiserver/decode"
-	"kplane/pkg/apiserver/patch"
 )
 
 // serveCreate handles POST on a collection.

@@ -11,9 +11,9 @@ import (
 
 	"kplane/pkg/api"
 	apierrors "kplane/pkg/api/errors"
+	"kplane/pkg/api/patch"
 	"kplane/pkg/api/schema"
 	"kplane/pkg/client"
-	"kplane/pkg/ctl/strategicpatch"
 )
 
 // lastAppliedAnnotation is where kubectl apply (and ctl apply) keeps the
@@ -126,11 +126,11 @@ func (o *applyOptions) applyOne(ctx context.Context, obj fileObject, dryRun dryR
 		if err != nil {
 			return err
 		}
-		patch, err := strategicpatch.CreateThreeWayMergePatch([]byte(original), modified, current, typ)
+		body, err := patch.CreateThreeWayMergePatch([]byte(original), modified, current, typ)
 		if err != nil {
 			return fmt.Errorf("error when computing the patch for %q: %w", obj.source, err)
 		}
-		if string(patch) == "{}" {
+		if string(body) == "{}" {
 			return printResult(o.f.out(), out, live, "unchanged", dryRun)
 		}
 		if dryRun == "client" {
@@ -138,7 +138,7 @@ func (o *applyOptions) applyOne(ctx context.Context, obj fileObject, dryRun dryR
 		}
 		patchOpts := opts
 		patchOpts.DryRun = dryRun == "server"
-		patched, err := dyn.Patch(ctx, obj.name, client.StrategicMergePatchType, patch, patchOpts)
+		patched, err := dyn.Patch(ctx, obj.name, client.StrategicMergePatchType, body, patchOpts)
 		if apierrors.IsConflict(err) && attempt < maxApplyConflictRetries {
 			continue
 		}

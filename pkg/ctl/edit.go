@@ -18,9 +18,9 @@ import (
 	"sigs.k8s.io/yaml"
 
 	apierrors "kplane/pkg/api/errors"
+	"kplane/pkg/api/patch"
 	"kplane/pkg/client"
 	"kplane/pkg/ctl/printers"
-	"kplane/pkg/ctl/strategicpatch"
 )
 
 // editOptions are the flags of `ctl edit`.
@@ -470,23 +470,23 @@ func editPatch(info resourceInfo, edited map[string]any) ([]byte, client.PatchTy
 		// A three-way patch with current = original is the two-way patch
 		// kubectl computes: additions, changes and deletions from the
 		// object read to the object edited.
-		patch, err := strategicpatch.CreateThreeWayMergePatch(originalJSON, editedJSON, originalJSON, typ)
+		body, err := patch.CreateThreeWayMergePatch(originalJSON, editedJSON, originalJSON, typ)
 		if err != nil {
 			return nil, "", fmt.Errorf("compute the patch of %s: %w", info.objectName(), err)
 		}
-		if string(patch) == "{}" {
+		if string(body) == "{}" {
 			return nil, "", nil
 		}
-		return patch, client.StrategicMergePatchType, nil
+		return body, client.StrategicMergePatchType, nil
 	}
-	patch, err := jsonpatch.CreateMergePatch(originalJSON, editedJSON)
+	body, err := jsonpatch.CreateMergePatch(originalJSON, editedJSON)
 	if err != nil {
 		return nil, "", fmt.Errorf("compute the patch of %s: %w", info.objectName(), err)
 	}
-	if string(patch) == "{}" {
+	if string(body) == "{}" {
 		return nil, "", nil
 	}
-	return patch, client.MergePatchType, nil
+	return body, client.MergePatchType, nil
 }
 
 // invalidReason is the comment lines for an object the server found

@@ -13,7 +13,7 @@ import (
 	"github.com/spf13/cobra"
 	"sigs.k8s.io/yaml"
 
-	"kplane/pkg/apiserver/patch"
+	"kplane/pkg/api/patch"
 	"kplane/pkg/client"
 )
 

@@ -25,7 +25,7 @@ import (
 
 	"kplane/pkg/api"
 	"kplane/pkg/api/labels"
-	"kplane/pkg/apiserver/patch"
+	"kplane/pkg/api/patch"
 	"kplane/pkg/client"
 	"kplane/pkg/ctl/describe"
 )

@@ -15,8 +15,9 @@
 // cmdutil_resources.go; -o and --dry-run: cmdutil_output.go; errors worded
 // as kubectl words them: cmdutil_errors.go) and in the subpackages:
 // restmapper (names to resources, from discovery), manifest (reading -f),
-// printers (tables, YAML, JSON), jsonpath and strategicpatch (the patch
-// `apply` computes).
+// printers (tables, YAML, JSON) and jsonpath. The strategic merge patch
+// `apply` and `edit` compute is pkg/api/patch, beside the code that applies
+// it.
 package ctl
 
 import (

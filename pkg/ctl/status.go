@@ -70,8 +70,10 @@ func printStatus(out io.Writer, dataDir string, r cluster.StatusReport, now time
 	w.Flush()
 }
 
-// humanDuration renders an age the short way kubectl's AGE column does:
-// seconds below two minutes, then minutes, hours and days.
+// humanDuration renders a component's age in one unit: seconds below two
+// minutes, then minutes, hours and days. It is coarser than the AGE column
+// of `ctl get` (humanize.Duration, "5m25s"); ctl status has always printed
+// it this way.
 func humanDuration(d time.Duration) string {
 	switch {
 	case d < 0:

@@ -1,9 +1,9 @@
 // Package decode turns request bodies into typed API objects the way the
-// Kubernetes apiserver does: YAML is accepted and converted to JSON, field
-// names are case-sensitive, and fields the type does not have are either
-// dropped with a warning (the default; the apiserver sends each as a
-// `Warning:` header) or rejected (`?fieldValidation=Strict`, which kubectl
-// apply uses).
+// Kubernetes apiserver does: YAML is accepted and converted to JSON (by
+// kplane/pkg/yamljson, which ctl shares), field names are case-sensitive,
+// and fields the type does not have are either dropped with a warning (the
+// default; the apiserver sends each as a `Warning:` header) or rejected
+// (`?fieldValidation=Strict`, which kubectl apply uses).
 //
 // The unknown-field check follows the schema described by package
 // kplane/pkg/api/schema, so it knows inlined metadata, lists and maps the

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"kplane/pkg/api"
+	"kplane/pkg/humanize"
 )
 
 // This file prints Jobs and CronJobs.
@@ -84,9 +85,9 @@ func jobDuration(job *api.Job, now time.Time) string {
 	case start == nil:
 		return ""
 	case end == nil:
-		return HumanDuration(now.Sub(start.Time))
+		return humanize.Duration(now.Sub(start.Time))
 	}
-	return HumanDuration(end.Sub(start.Time))
+	return humanize.Duration(end.Sub(start.Time))
 }
 
 var cronJobColumns = []api.TableColumnDefinition{

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"kplane/pkg/api"
-	"kplane/pkg/apiserver/patch"
+	"kplane/pkg/api/patch"
 )
 
 // applyToPod applies p (of patch type pt) to pod with the apiserver's own

@@ -9,8 +9,8 @@ import (
 
 	"kplane/pkg/api"
 	"kplane/pkg/api/labels"
-	serverprinters "kplane/pkg/apiserver/printers"
 	"kplane/pkg/ctl/printers"
+	"kplane/pkg/humanize"
 )
 
 // lastAppliedAnnotation is never shown: it repeats the whole object.
@@ -37,7 +37,7 @@ func (s Settings) since(t time.Time) string {
 	if t.IsZero() {
 		return "<unknown>"
 	}
-	return serverprinters.HumanDuration(s.Now.Sub(t))
+	return humanize.Duration(s.Now.Sub(t))
 }
 
 // printLabelsMultiline prints a map one "key=value" per line, sorted,

@@ -2,7 +2,7 @@ package describe
 
 import (
 	"kplane/pkg/api"
-	serverprinters "kplane/pkg/apiserver/printers"
+	"kplane/pkg/humanize"
 )
 
 // describeJob prints a Job: selector, who controls it (a CronJob),
@@ -49,7 +49,7 @@ func describeJob(in Input, s Settings) (string, error) {
 			w.write(level0, "Completed At:\t%s\n", s.timestamp(job.Status.CompletionTime.Time))
 		}
 		if job.Status.StartTime != nil && job.Status.CompletionTime != nil {
-			w.write(level0, "Duration:\t%s\n", serverprinters.HumanDuration(job.Status.CompletionTime.Sub(job.Status.StartTime.Time)))
+			w.write(level0, "Duration:\t%s\n", humanize.Duration(job.Status.CompletionTime.Sub(job.Status.StartTime.Time)))
 		}
 		if job.Spec.ActiveDeadlineSeconds != nil {
 			w.write(level0, "Active Deadline Seconds:\t%ds\n", *job.Spec.ActiveDeadlineSeconds)

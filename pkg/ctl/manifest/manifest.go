@@ -31,7 +31,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"kplane/pkg/apiserver/decode"
+	"kplane/pkg/yamljson"
 )
 
 // StdinSource is the source name of objects read from "-".
@@ -171,8 +171,8 @@ func Parse(source string, data []byte) []Item {
 		if isBlank(doc) {
 			continue
 		}
-		converted, err := decode.ToJSON(doc, "application/yaml")
-		if errors.Is(err, decode.ErrEmptyBody) {
+		converted, err := yamljson.ToJSON(doc)
+		if errors.Is(err, yamljson.ErrEmpty) {
 			continue
 		}
 		if err != nil {

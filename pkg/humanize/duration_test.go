@@ -1,11 +1,11 @@
-package printers
+package humanize
 
 import (
 	"testing"
 	"time"
 )
 
-func TestHumanDuration(t *testing.T) {
+func TestDuration(t *testing.T) {
 	tests := []struct {
 		d    time.Duration
 		want string
@@ -38,8 +38,8 @@ func TestHumanDuration(t *testing.T) {
 		{(8*365 + 100) * 24 * time.Hour, "8y"},
 	}
 	for _, tt := range tests {
-		if got := HumanDuration(tt.d); got != tt.want {
-			t.Errorf("HumanDuration(%v) = %q, want %q", tt.d, got, tt.want)
+		if got := Duration(tt.d); got != tt.want {
+			t.Errorf("Duration(%v) = %q, want %q", tt.d, got, tt.want)
 		}
 	}
 }

@@ -1,4 +1,11 @@
-package strategicpatch
+// This file is the two-way diff the three-way merge in
+// strategic_threeway.go is made of: the patch that turns one document into
+// another, restricted to additions and changes or to deletions. Upstream's
+// diffMaps and diffLists (k8s.io/apimachinery/pkg/util/strategicpatch) do
+// the same; this keeps their rules, including when a list's
+// $setElementOrder and an object's $retainKeys are sent.
+
+package patch
 
 import (
 	"fmt"
@@ -73,7 +80,7 @@ func diffMaps(original, modified map[string]any, typ *schema.Type, opts diffOpti
 			}
 			childOpts := opts
 			childOpts.buildRetainKeys = info.retainKeys
-			add, del, order, err := diffLists(o, modifiedValue.([]any), elem(info.typ), info.mergeKey, childOpts)
+			add, del, order, err := diffLists(o, modifiedValue.([]any), elemType(info.typ), info.mergeKey, childOpts)
 			if err != nil {
 				return nil, fmt.Errorf("%s: %w", key, err)
 			}
@@ -81,10 +88,10 @@ func diffMaps(original, modified map[string]any, typ *schema.Type, opts diffOpti
 				patch[key] = add
 			}
 			if len(del) > 0 {
-				patch[deleteFromPrimitiveListPrefix+"/"+key] = del
+				patch[deleteFromPrimitiveListPrefix+key] = del
 			}
 			if len(order) > 0 {
-				patch[setElementOrderPrefix+"/"+key] = order
+				patch[setElementOrderPrefix+key] = order
 			}
 		default:
 			replaceIfNotEqual(patch, key, originalValue, modifiedValue, opts)
@@ -131,7 +138,7 @@ func hasAdditionalField(original, modified map[string]any) bool {
 // (changed and new elements, then {"$patch": "delete"} elements), the
 // values to delete from a list of primitives, and the $setElementOrder
 // list, which gives the server the file's order.
-func diffLists(original, modified []any, elemType *schema.Type, mergeKey string, opts diffOptions) (patchList, deleteList, setOrder []any, err error) {
+func diffLists(original, modified []any, elem *schema.Type, mergeKey string, opts diffOptions) (patchList, deleteList, setOrder []any, err error) {
 	if len(original) == 0 {
 		if len(modified) == 0 || opts.ignoreChangesAndAdditions {
 			return nil, nil, nil, nil
@@ -144,7 +151,7 @@ func diffLists(original, modified []any, elemType *schema.Type, mergeKey string,
 	}
 	switch kind {
 	case reflect.Map:
-		patchList, deleteList, err = diffListsOfMaps(original, modified, elemType, mergeKey, opts)
+		patchList, deleteList, err = diffListsOfMaps(original, modified, elem, mergeKey, opts)
 		if err != nil {
 			return nil, nil, nil, err
 		}
@@ -207,7 +214,7 @@ func elementKind(lists ...[]any) (reflect.Kind, error) {
 // diffListsOfMaps walks both lists sorted by merge key: elements in both
 // are diffed (the merge key is kept in their patch), elements only in
 // modified are added, elements only in original get a delete directive.
-func diffListsOfMaps(original, modified []any, elemType *schema.Type, mergeKey string, opts diffOptions) ([]any, []any, error) {
+func diffListsOfMaps(original, modified []any, elem *schema.Type, mergeKey string, opts diffOptions) ([]any, []any, error) {
 	originalSorted, err := sortByMergeKey(original, mergeKey)
 	if err != nil {
 		return nil, nil, err
@@ -232,7 +239,7 @@ func diffListsOfMaps(original, modified []any, elemType *schema.Type, mergeKey s
 		}
 		switch {
 		case i < len(originalSorted) && j < len(modifiedSorted) && origKey == modKey:
-			child, err := diffMaps(originalSorted[i].(map[string]any), modifiedSorted[j].(map[string]any), elemType, opts)
+			child, err := diffMaps(originalSorted[i].(map[string]any), modifiedSorted[j].(map[string]any), elem, opts)
 			if err != nil {
 				return nil, nil, err
 			}
@@ -289,7 +296,7 @@ func diffListsOfScalars(original, modified []any, opts diffOptions) ([]any, []an
 			i++
 		}
 	}
-	return add, deduplicateScalars(deletions)
+	return add, uniqueScalars(deletions)
 }
 
 // isOrderSame reports whether two lists hold the same merge keys in the
@@ -336,17 +343,4 @@ func sortScalars(list []any) []any {
 	sorted := append([]any(nil), list...)
 	sort.SliceStable(sorted, func(a, b int) bool { return fmt.Sprint(sorted[a]) < fmt.Sprint(sorted[b]) })
 	return sorted
-}
-
-// deduplicateScalars drops repeated values, keeping the first of each.
-func deduplicateScalars(list []any) []any {
-	var out []any
-	seen := map[any]bool{}
-	for _, v := range list {
-		if !seen[v] {
-			seen[v] = true
-			out = append(out, v)
-		}
-	}
-	return out
 }

@@ -10,6 +10,8 @@ import (
 	"testing"
 )
 
+// deploymentType is the stand-in Deployment of types_test.go, whose fields
+// carry every patch tag the apply tests exercise.
 var deploymentType = reflect.TypeFor[testDeployment]()
 
 // canonical re-encodes a JSON document with sorted keys and exact numbers,

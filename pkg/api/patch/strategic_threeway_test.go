@@ -1,37 +1,23 @@
-package strategicpatch
+package patch
 
 import (
 	"bytes"
 	"encoding/json"
-	"os"
-	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 
 	"kplane/pkg/api"
 	"kplane/pkg/api/schema"
-	"kplane/pkg/apiserver/patch"
 )
 
 const lastApplied = "kubectl.kubernetes.io/last-applied-configuration"
 
+// The three-way tests use kplane's real API types, as ctl apply does.
 var (
 	deploymentSchema  = schema.Of(reflect.TypeFor[api.Deployment]())
 	statefulSetSchema = schema.Of(reflect.TypeFor[api.StatefulSet]())
 )
-
-// canonical re-encodes JSON with sorted keys.
-func canonical(t *testing.T, data []byte) string {
-	t.Helper()
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.UseNumber()
-	var v any
-	if err := dec.Decode(&v); err != nil {
-		t.Fatalf("decode %s: %v", data, err)
-	}
-	out, _ := json.Marshal(v)
-	return string(out)
-}
 
 // withAnnotation returns the modified configuration kubectl builds from a
 // file: the object with last-applied set to its own encoding.
@@ -55,78 +41,6 @@ func withAnnotation(t *testing.T, applied string) []byte {
 		t.Fatal(err)
 	}
 	return out
-}
-
-// TestMatchesKubectl replays the apply captured from kubectl 1.32 in
-// pkg/apiserver/patch/testdata/kubectl-apply: the same live object, last
-// applied configuration and edited file must give the very patch kubectl
-// sent, and applying it must give the object upstream ends with.
-func TestMatchesKubectl(t *testing.T) {
-	dir := filepath.Join("..", "..", "apiserver", "patch", "testdata", "kubectl-apply")
-	live := readFile(t, filepath.Join(dir, "live.json"))
-	kubectlPatch := readFile(t, filepath.Join(dir, "patch.json"))
-	want := readFile(t, filepath.Join(dir, "want.json"))
-
-	var liveObj struct {
-		Metadata struct {
-			Annotations map[string]string `json:"annotations"`
-		} `json:"metadata"`
-	}
-	var sent struct {
-		Metadata struct {
-			Annotations map[string]string `json:"annotations"`
-		} `json:"metadata"`
-	}
-	json.Unmarshal(live, &liveObj)
-	json.Unmarshal(kubectlPatch, &sent)
-	original := liveObj.Metadata.Annotations[lastApplied]
-	modified := withAnnotation(t, sent.Metadata.Annotations[lastApplied])
-
-	got, err := CreateThreeWayMergePatch([]byte(original), modified, live, deploymentSchema)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if canonical(t, got) != canonical(t, kubectlPatch) {
-		t.Errorf("patch differs from kubectl's:\n got %s\nwant %s", got, kubectlPatch)
-	}
-	applied, err := patch.Apply(patch.StrategicMergePatchType, live, got, reflect.TypeFor[api.Deployment]())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if canonical(t, applied) != canonical(t, want) {
-		t.Errorf("applying the patch gives\n%s\nwant\n%s", canonical(t, applied), canonical(t, want))
-	}
-
-	// The second apply of the same file finds nothing to do.
-	again, err := CreateThreeWayMergePatch(modifiedAnnotation(t, applied), modified, applied, deploymentSchema)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if string(again) != "{}" {
-		t.Errorf("second apply patch = %s, want {}", again)
-	}
-}
-
-func modifiedAnnotation(t *testing.T, obj []byte) []byte {
-	t.Helper()
-	var o struct {
-		Metadata struct {
-			Annotations map[string]string `json:"annotations"`
-		} `json:"metadata"`
-	}
-	if err := json.Unmarshal(obj, &o); err != nil {
-		t.Fatal(err)
-	}
-	return []byte(o.Metadata.Annotations[lastApplied])
-}
-
-func readFile(t *testing.T, path string) []byte {
-	t.Helper()
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return data
 }
 
 func TestThreeWayCases(t *testing.T) {
@@ -222,5 +136,39 @@ func TestErrors(t *testing.T) {
 		[]byte(`{"spec":{"template":{"spec":{"containers":[{"name":"a"}]}}}}`), deploymentSchema)
 	if err == nil {
 		t.Error("a container without its merge key: no error")
+	}
+}
+
+// TestNonScalarMergeKey checks that a merge key holding a list or an object
+// (a container whose name is [1]) is an error, not a panic: merge keys are
+// compared with ==, which panics on uncomparable values.
+func TestNonScalarMergeKey(t *testing.T) {
+	cases := map[string]struct{ original, modified, current string }{
+		"list name in modified": {
+			modified: `{"spec":{"template":{"spec":{"containers":[{"name":["a"],"image":"x"}]}}}}`,
+			current:  `{"spec":{"template":{"spec":{"containers":[{"name":"a","image":"y"}]}}}}`,
+		},
+		"map name in current": {
+			modified: `{"spec":{"template":{"spec":{"containers":[{"name":"a","image":"x"}]}}}}`,
+			current:  `{"spec":{"template":{"spec":{"containers":[{"name":{"a":1},"image":"y"}]}}}}`,
+		},
+		"list names merged with a deletion": {
+			original: `{"spec":{"template":{"spec":{"containers":[{"name":["a"]},{"name":["b"]}]}}}}`,
+			modified: `{"spec":{"template":{"spec":{"containers":[{"name":["a"],"image":"x"}]}}}}`,
+			current:  `{"spec":{"template":{"spec":{"containers":[{"name":["a"],"image":"y"},{"name":["b"]}]}}}}`,
+		},
+		"list name in both": {
+			original: `{"spec":{"template":{"spec":{"containers":[{"name":["a"]},{"name":"b"}]}}}}`,
+			modified: `{"spec":{"template":{"spec":{"containers":[{"name":"b"},{"name":["a"]}]}}}}`,
+			current:  `{"spec":{"template":{"spec":{"containers":[{"name":["a"]},{"name":"b"}]}}}}`,
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			_, err := CreateThreeWayMergePatch([]byte(tc.original), []byte(tc.modified), []byte(tc.current), deploymentSchema)
+			if err == nil || !strings.Contains(err.Error(), "merge key") {
+				t.Fatalf("got error %v, want one about the merge key", err)
+			}
+		})
 	}
 }

@@ -1,9 +1,13 @@
 package patch
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
+	"reflect"
 	"testing"
+
+	"kplane/pkg/api"
 )
 
 // The patches below were captured from the real kubectl v1.32 talking to a
@@ -17,27 +21,92 @@ import (
 // RollingUpdate → Recreate. want.json is the result upstream gives, worked
 // out by hand from the strategic merge patch rules.
 func TestKubectlApplyPatch(t *testing.T) {
-	dir := filepath.Join("testdata", "kubectl-apply")
-	live := readFile(t, filepath.Join(dir, "live.json"))
-	patch := readFile(t, filepath.Join(dir, "patch.json"))
-	want := canonical(t, readFile(t, filepath.Join(dir, "want.json")))
+	live, patch, wantDoc := capturedApply(t)
+	want := canonical(t, string(wantDoc))
 
-	got, err := Apply(StrategicMergePatchType, []byte(live), []byte(patch), deploymentType)
-	if err != nil {
-		t.Fatalf("Apply: %v", err)
+	// The stand-in type and kplane's real Deployment carry the same tags,
+	// so they must give the same result.
+	for _, typ := range []reflect.Type{deploymentType, reflect.TypeFor[api.Deployment]()} {
+		t.Run(typ.String(), func(t *testing.T) {
+			got, err := Apply(StrategicMergePatchType, live, patch, typ)
+			if err != nil {
+				t.Fatalf("Apply: %v", err)
+			}
+			if string(got) != want {
+				t.Errorf("Apply =\n%s\nwant\n%s", got, want)
+			}
+
+			// kubectl apply is idempotent: the same patch again changes nothing.
+			again, err := Apply(StrategicMergePatchType, got, patch, typ)
+			if err != nil {
+				t.Fatalf("second Apply: %v", err)
+			}
+			if string(again) != want {
+				t.Errorf("applying the same patch twice changed the object:\n%s", again)
+			}
+		})
 	}
-	if string(got) != want {
-		t.Errorf("Apply =\n%s\nwant\n%s", got, want)
+}
+
+// TestThreeWayMergeMatchesKubectl replays the same captured apply from the
+// client's side: the live object, the last applied configuration it
+// carries and the edited file must give the very patch kubectl sent, and
+// applying it must give the object upstream ends with.
+func TestThreeWayMergeMatchesKubectl(t *testing.T) {
+	live, kubectlPatch, want := capturedApply(t)
+
+	var liveObj struct {
+		Metadata struct {
+			Annotations map[string]string `json:"annotations"`
+		} `json:"metadata"`
+	}
+	var sent struct {
+		Metadata struct {
+			Annotations map[string]string `json:"annotations"`
+		} `json:"metadata"`
+	}
+	json.Unmarshal(live, &liveObj)
+	json.Unmarshal(kubectlPatch, &sent)
+	original := liveObj.Metadata.Annotations[lastApplied]
+	modified := withAnnotation(t, sent.Metadata.Annotations[lastApplied])
+
+	got, err := CreateThreeWayMergePatch([]byte(original), modified, live, deploymentSchema)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if canonical(t, string(got)) != canonical(t, string(kubectlPatch)) {
+		t.Errorf("patch differs from kubectl's:\n got %s\nwant %s", got, kubectlPatch)
+	}
+	applied, err := Apply(StrategicMergePatchType, live, got, reflect.TypeFor[api.Deployment]())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if canonical(t, string(applied)) != canonical(t, string(want)) {
+		t.Errorf("applying the patch gives\n%s\nwant\n%s", canonical(t, string(applied)), canonical(t, string(want)))
 	}
 
-	// kubectl apply is idempotent: the same patch again changes nothing.
-	again, err := Apply(StrategicMergePatchType, got, []byte(patch), deploymentType)
+	// The second apply of the same file finds nothing to do.
+	again, err := CreateThreeWayMergePatch(modifiedAnnotation(t, applied), modified, applied, deploymentSchema)
 	if err != nil {
-		t.Fatalf("second Apply: %v", err)
+		t.Fatal(err)
 	}
-	if string(again) != want {
-		t.Errorf("applying the same patch twice changed the object:\n%s", again)
+	if string(again) != "{}" {
+		t.Errorf("second apply patch = %s, want {}", again)
 	}
+}
+
+// modifiedAnnotation reads the last-applied annotation of an object.
+func modifiedAnnotation(t *testing.T, obj []byte) []byte {
+	t.Helper()
+	var o struct {
+		Metadata struct {
+			Annotations map[string]string `json:"annotations"`
+		} `json:"metadata"`
+	}
+	if err := json.Unmarshal(obj, &o); err != nil {
+		t.Fatal(err)
+	}
+	return []byte(o.Metadata.Annotations[lastApplied])
 }
 
 // TestKubectlPatches covers the other commands kplane's lessons use, with
@@ -141,11 +210,17 @@ func TestBriefExample(t *testing.T) {
 	}
 }
 
-func readFile(t *testing.T, path string) string {
-	t.Helper()
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
+// capturedApply reads the kubectl apply captured in testdata/kubectl-apply
+// (see TestKubectlApplyPatch): the live object, the patch kubectl sent and
+// the object upstream ends with.
+func capturedApply(tb testing.TB) (live, patch, want []byte) {
+	tb.Helper()
+	read := func(name string) []byte {
+		data, err := os.ReadFile(filepath.Join("testdata", "kubectl-apply", name))
+		if err != nil {
+			tb.Fatal(err)
+		}
+		return data
 	}
-	return string(data)
+	return read("live.json"), read("patch.json"), read("want.json")
 }

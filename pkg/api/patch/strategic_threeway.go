@@ -1,12 +1,112 @@
-package strategicpatch
+// This file is the client's half of the strategic merge patch: the
+// three-way merge `ctl apply` computes (and `ctl edit`, with current equal
+// to original). strategic_diff.go holds the two-way diff it is built from;
+// strategic_apply.go is what the apiserver then does with the patch.
+//
+// kubectl apply is a three-way merge (upstream:
+// k8s.io/apimachinery/pkg/util/strategicpatch.CreateThreeWayMergePatch):
+//
+//   - original is what the user applied last time, kept by kubectl in the
+//     kubectl.kubernetes.io/last-applied-configuration annotation;
+//   - modified is the file now, with that annotation set to itself;
+//   - current is the live object, with everything the server and the
+//     controllers have added (defaults, status, an HPA's replicas).
+//
+// The patch is the union of two two-way diffs:
+//
+//   - delta, from current to modified, keeping only additions and changes:
+//     what the file says that the live object does not (yet) have. Fields
+//     only the live object has are left alone, so defaults and other
+//     writers' fields survive.
+//   - deletions, from original to modified, keeping only deletions: what
+//     the user removed from the file since the last apply, and only that.
+//
+// This half follows upstream's structure (diffMaps, diffLists, then a merge
+// of the two patches) and its ordering rules, so the bytes it produces are
+// the ones kubectl sends; kubectl_test.go checks that against a patch
+// captured from kubectl 1.32.
+
+package patch
 
 import (
+	"bytes"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"reflect"
 	"sort"
+	"strings"
 
 	"kplane/pkg/api/schema"
 )
+
+// CreateThreeWayMergePatch returns the patch that makes current match
+// modified, and deletes what original had and modified no longer has. typ
+// describes the kind (schema.Of(reflect.TypeFor[api.Deployment]())); nil
+// means no list merges by key. original may be empty (no previous apply).
+// The result is "{}" when there is nothing to change.
+func CreateThreeWayMergePatch(original, modified, current []byte, typ *schema.Type) ([]byte, error) {
+	originalMap, err := decodeConfiguration(original)
+	if err != nil {
+		return nil, fmt.Errorf("decode the last applied configuration: %w", err)
+	}
+	modifiedMap, err := decodeConfiguration(modified)
+	if err != nil {
+		return nil, fmt.Errorf("decode the modified configuration: %w", err)
+	}
+	currentMap, err := decodeConfiguration(current)
+	if err != nil {
+		return nil, fmt.Errorf("decode the live object: %w", err)
+	}
+
+	delta, err := diffMaps(currentMap, modifiedMap, typ, diffOptions{ignoreDeletions: true})
+	if err != nil {
+		return nil, err
+	}
+	deletions, err := diffMaps(originalMap, modifiedMap, typ, diffOptions{ignoreChangesAndAdditions: true})
+	if err != nil {
+		return nil, err
+	}
+	patch, err := mergePatches(deletions, delta, typ)
+	if err != nil {
+		return nil, err
+	}
+	return json.Marshal(patch)
+}
+
+// decodeConfiguration decodes one of the three documents. An empty one
+// (no previous apply) and null are an empty object.
+func decodeConfiguration(data []byte) (map[string]any, error) {
+	if len(bytes.TrimSpace(data)) == 0 {
+		return map[string]any{}, nil
+	}
+	object, err := decodeObject(data)
+	if errors.Is(err, errNullObject) {
+		return map[string]any{}, nil
+	}
+	return object, err
+}
+
+// mergeKeyValue reads an element's merge key.
+func mergeKeyValue(item any, mergeKey string) (any, error) {
+	m, ok := item.(map[string]any)
+	if !ok {
+		return nil, fmt.Errorf("expected a map in a list merged by %q, got %T", mergeKey, item)
+	}
+	v, ok := m[mergeKey]
+	if !ok {
+		return nil, fmt.Errorf("map: %v does not contain declared merge key: %s", m, mergeKey)
+	}
+	// Elements are matched by comparing their keys with ==, which panics
+	// on lists and objects.
+	if _, ok := scalarKey(v); !ok {
+		return nil, fmt.Errorf("map: %v has a list or object as its merge key %s: merge keys must be strings, numbers or booleans", m, mergeKey)
+	}
+	return v, nil
+}
+
+// sameType reports whether two decoded JSON values have the same Go type.
+func sameType(a, b any) bool { return reflect.TypeOf(a) == reflect.TypeOf(b) }
 
 // mergePatches merges the delta patch into the deletions patch: the two
 // never touch the same scalar (one only adds or changes, the other only
@@ -42,7 +142,7 @@ func mergePatches(deletions, delta map[string]any, typ *schema.Type) (map[string
 
 	for _, key := range sortedKeys(delta) {
 		patchValue := delta[key]
-		if _, isDeletionList := isDirectiveKey(key, deleteFromPrimitiveListPrefix); isDeletionList {
+		if strings.HasPrefix(key, deleteFromPrimitiveListPrefix) {
 			deletions[key] = patchValue
 			continue
 		}
@@ -73,7 +173,7 @@ func mergePatches(deletions, delta map[string]any, typ *schema.Type) (map[string
 				deletions[key] = patchValue
 				continue
 			}
-			merged, err := mergeSlice(e, patchValue.([]any), elem(info.typ), info.mergeKey)
+			merged, err := mergeSlice(e, patchValue.([]any), elemType(info.typ), info.mergeKey)
 			if err != nil {
 				return nil, err
 			}
@@ -91,7 +191,7 @@ func mergePatches(deletions, delta map[string]any, typ *schema.Type) (map[string
 // mergePatchIntoOriginal).
 func mergeOrderedLists(deletions, delta map[string]any, typ *schema.Type) error {
 	for _, key := range sortedKeys(delta) {
-		field, ok := isDirectiveKey(key, setElementOrderPrefix)
+		field, ok := strings.CutPrefix(key, setElementOrderPrefix)
 		if !ok {
 			continue
 		}
@@ -119,7 +219,7 @@ func mergeOrderedLists(deletions, delta map[string]any, typ *schema.Type) error 
 			merged = deltaList
 		case inDeletions && inDelta:
 			var err error
-			if merged, err = mergeSlice(deletionsList, deltaList, elem(info.typ), info.mergeKey); err != nil {
+			if merged, err = mergeSlice(deletionsList, deltaList, elemType(info.typ), info.mergeKey); err != nil {
 				return err
 			}
 		default:
@@ -147,7 +247,7 @@ func mergeOrderedLists(deletions, delta map[string]any, typ *schema.Type) error 
 // set, objects by merge key (the delta's element merged into the
 // deletions' element with the same key), then ordered so that the delta's
 // elements keep their order.
-func mergeSlice(original, patch []any, elemType *schema.Type, mergeKey string) ([]any, error) {
+func mergeSlice(original, patch []any, elem *schema.Type, mergeKey string) ([]any, error) {
 	if len(original) == 0 && len(patch) == 0 {
 		return original, nil
 	}
@@ -157,7 +257,7 @@ func mergeSlice(original, patch []any, elemType *schema.Type, mergeKey string) (
 	}
 	var merged []any
 	if kind != reflect.Map {
-		merged = deduplicateScalars(append(append([]any(nil), original...), patch...))
+		merged = uniqueScalars(append(append([]any(nil), original...), patch...))
 	} else {
 		if mergeKey == "" {
 			return nil, fmt.Errorf("cannot merge lists without merge key")
@@ -172,7 +272,7 @@ func mergeSlice(original, patch []any, elemType *schema.Type, mergeKey string) (
 				merged = append(merged, item)
 				continue
 			}
-			m, err := mergePatches(merged[i].(map[string]any), item.(map[string]any), elemType)
+			m, err := mergePatches(merged[i].(map[string]any), item.(map[string]any), elem)
 			if err != nil {
 				return nil, err
 			}
@@ -209,7 +309,8 @@ func partition(items, by []any, mergeKey string) (present, absent []any, err err
 }
 
 // normalizeElementOrder sorts patch items by patchOrder and server-only
-// items by serverOrder, then interleaves them (mergeSortedSlice).
+// items by serverOrder, then interleaves them by their place in
+// serverOrder.
 func normalizeElementOrder(patch, serverOnly, patchOrder, serverOrder []any, mergeKey string, kind reflect.Kind) ([]any, error) {
 	patch, err := normalizeSliceOrder(patch, patchOrder, mergeKey, kind)
 	if err != nil {
@@ -219,7 +320,10 @@ func normalizeElementOrder(patch, serverOnly, patchOrder, serverOrder []any, mer
 	if err != nil {
 		return nil, err
 	}
-	return mergeSortedSlice(serverOnly, patch, serverOrder, mergeKey, kind), nil
+	return interleave(serverOnly, patch, func(item any) (int, bool) {
+		i := indexOf(serverOrder, item, mergeKey, kind)
+		return i, i >= 0
+	}), nil
 }
 
 // normalizeSliceOrder sorts toSort by the position of each element in
@@ -248,35 +352,6 @@ func normalizeSliceOrder(toSort, order []any, mergeKey string, kind reflect.Kind
 		return ia >= 0 && ib >= 0 && ia < ib
 	})
 	return append(sorted, toDelete...), nil
-}
-
-// mergeSortedSlice inserts the items of left among those of right, both
-// already sorted: a left item goes before a right item when serverOrder
-// has both and puts the left one first. Relative orders are kept.
-func mergeSortedSlice(left, right, serverOrder []any, mergeKey string, kind reflect.Kind) []any {
-	out := make([]any, 0, len(left)+len(right))
-	i, j := 0, 0
-	for i < len(left) || j < len(right) {
-		switch {
-		case i >= len(left):
-			out = append(out, right[j])
-			j++
-		case j >= len(right):
-			out = append(out, left[i])
-			i++
-		default:
-			li := indexOf(serverOrder, left[i], mergeKey, kind)
-			ri := indexOf(serverOrder, right[j], mergeKey, kind)
-			if li >= 0 && ri >= 0 && li < ri {
-				out = append(out, left[i])
-				i++
-			} else {
-				out = append(out, right[j])
-				j++
-			}
-		}
-	}
-	return out
 }
 
 // indexOf finds item in list: by merge key for maps, by value otherwise.

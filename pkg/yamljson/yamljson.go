@@ -1,4 +1,15 @@
-package decode
+// Package yamljson turns a YAML manifest into the JSON the API speaks. It
+// is what the apiserver does with a YAML request body and what ctl does with
+// each document of a -f file; upstream both sides use sigs.k8s.io/yaml.
+//
+// The conversion takes care with what Kubernetes expects: every map key
+// becomes a string, integers stay integers (replicas: 3 is 3, not 3.0),
+// timestamps and other unquoted scalars YAML would reinterpret keep their
+// text (a label value 2024-01-01 stays "2024-01-01"), merge keys and
+// aliases are expanded with a budget against "billion laughs" documents,
+// and errors carry the line, e.g. "yaml: line 7: mapping values are not
+// allowed in this context".
+package yamljson
 
 import (
 	"bytes"
@@ -7,55 +18,27 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"mime"
 	"strconv"
 	"strings"
 
 	"gopkg.in/yaml.v3"
 )
 
-// UnsupportedMediaTypeError is returned by ToJSON for a body in an encoding
-// kplane does not speak (protobuf, CBOR). The apiserver answers it with 415
-// Unsupported Media Type, as upstream does for an unknown serializer.
-type UnsupportedMediaTypeError struct {
-	ContentType string
-}
+// ErrEmpty is returned by ToJSON when the input holds no document at all:
+// nothing, white space or only comments.
+var ErrEmpty = errors.New("the YAML document is empty")
 
-// Error names the media type and the ones that are accepted.
-func (e *UnsupportedMediaTypeError) Error() string {
-	return fmt.Sprintf("the body of the request was in an unknown format (%s) - accepted media types include: application/json, application/yaml", e.ContentType)
-}
-
-// ErrEmptyBody is returned by ToJSON when the body holds no document at all.
-var ErrEmptyBody = errors.New("the request body is empty")
-
-// binaryMediaTypes are encodings upstream can serve but kplane cannot.
-var binaryMediaTypes = map[string]bool{
-	"application/vnd.kubernetes.protobuf": true,
-	"application/cbor":                    true,
-	"application/apply-patch+cbor":        true,
-}
-
-// ToJSON returns a request body as JSON. A body that starts with '{' or '['
-// (after white space) is JSON already and is returned unchanged, whatever
-// the Content-Type says; anything else is read as YAML, which is what
-// `curl --data-binary @pod.yaml` sends. Only the first YAML document is
-// read, as upstream's YAML decoder does.
-//
-// YAML is converted with care for what Kubernetes expects: every map key
-// becomes a string, integers stay integers (replicas: 3 is 3, not 3.0),
-// timestamps and other unquoted scalars YAML would reinterpret keep their
-// text (a label value 2024-01-01 stays "2024-01-01"), and errors carry the
-// line, e.g. "yaml: line 7: mapping values are not allowed in this context".
-func ToJSON(body []byte, contentType string) ([]byte, error) {
-	if mediaType, _, err := mime.ParseMediaType(contentType); err == nil && binaryMediaTypes[mediaType] {
-		return nil, &UnsupportedMediaTypeError{ContentType: mediaType}
-	}
-	trimmed := bytes.TrimLeft(body, " \t\r\n")
+// ToJSON returns data as JSON. Data that starts with '{' or '[' (after
+// white space) is JSON already, which is also YAML, and is returned
+// unchanged; anything else is read as YAML. Only the first YAML document
+// is read, as upstream's YAML decoder does: splitting a stream at "---" is
+// the caller's business.
+func ToJSON(data []byte) ([]byte, error) {
+	trimmed := bytes.TrimLeft(data, " \t\r\n")
 	if len(trimmed) > 0 && (trimmed[0] == '{' || trimmed[0] == '[') {
-		return body, nil
+		return data, nil
 	}
-	return yamlToJSON(body)
+	return yamlToJSON(data)
 }
 
 // yamlToJSON converts the first YAML document of body to JSON.
@@ -63,7 +46,7 @@ func yamlToJSON(body []byte) ([]byte, error) {
 	var document yaml.Node
 	if err := yaml.NewDecoder(bytes.NewReader(body)).Decode(&document); err != nil {
 		if errors.Is(err, io.EOF) {
-			return nil, ErrEmptyBody
+			return nil, ErrEmpty
 		}
 		return nil, fmt.Errorf("error converting YAML to JSON: %w", err)
 	}

@@ -1,4 +1,4 @@
-package decode
+package yamljson
 
 import (
 	"errors"
@@ -8,45 +8,29 @@ import (
 
 func TestToJSON(t *testing.T) {
 	tests := []struct {
-		name        string
-		body        string
-		contentType string
-		want        string
+		name string
+		body string
+		want string
 	}{
 		{
-			name:        "JSON passes through unchanged",
-			body:        ` {"kind":"Pod",  "spec":{"replicas":3}}`,
-			contentType: "application/json",
-			want:        ` {"kind":"Pod",  "spec":{"replicas":3}}`,
+			name: "JSON passes through unchanged",
+			body: ` {"kind":"Pod",  "spec":{"replicas":3}}`,
+			want: ` {"kind":"Pod",  "spec":{"replicas":3}}`,
 		},
 		{
-			name:        "JSON passes through even when labelled YAML",
-			body:        `{"a":1.50}`,
-			contentType: "application/yaml",
-			want:        `{"a":1.50}`,
+			name: "JSON numbers keep their spelling",
+			body: `{"a":1.50}`,
+			want: `{"a":1.50}`,
 		},
 		{
-			name:        "a JSON array passes through",
-			body:        `[{"op":"remove","path":"/a"}]`,
-			contentType: "application/json-patch+json",
-			want:        `[{"op":"remove","path":"/a"}]`,
+			name: "a JSON array passes through",
+			body: `[{"op":"remove","path":"/a"}]`,
+			want: `[{"op":"remove","path":"/a"}]`,
 		},
 		{
-			name:        "YAML keeps key order and integers",
-			body:        "apiVersion: v1\nkind: Pod\nspec:\n  replicas: 3\n  cpu: 0.5\n",
-			contentType: "application/yaml",
-			want:        `{"apiVersion":"v1","kind":"Pod","spec":{"replicas":3,"cpu":0.5}}`,
-		},
-		{
-			name:        "YAML is sniffed without a content type",
-			body:        "kind: Pod\n",
-			contentType: "",
-			want:        `{"kind":"Pod"}`,
-		},
-		{
-			name: "YAML is sniffed under a JSON content type",
-			body: "kind: Pod\n", contentType: "application/json",
-			want: `{"kind":"Pod"}`,
+			name: "YAML keeps key order and integers",
+			body: "apiVersion: v1\nkind: Pod\nspec:\n  replicas: 3\n  cpu: 0.5\n",
+			want: `{"apiVersion":"v1","kind":"Pod","spec":{"replicas":3,"cpu":0.5}}`,
 		},
 		{
 			name: "non-string keys become strings",
@@ -91,7 +75,7 @@ func TestToJSON(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			got, err := ToJSON([]byte(tc.body), tc.contentType)
+			got, err := ToJSON([]byte(tc.body))
 			if err != nil {
 				t.Fatalf("ToJSON: %v", err)
 			}
@@ -108,10 +92,9 @@ func TestToJSONErrors(t *testing.T) {
 		deepAliases += string(i) + ": &" + string(i) + " [*" + string(prev) + ", *" + string(prev) + ", *" + string(prev) + ", *" + string(prev) + ", *" + string(prev) + ", *" + string(prev) + ", *" + string(prev) + ", *" + string(prev) + ", *" + string(prev) + ", *" + string(prev) + "]\n"
 	}
 	tests := []struct {
-		name        string
-		body        string
-		contentType string
-		want        string
+		name string
+		body string
+		want string
 	}{
 		{
 			name: "syntax errors name the line",
@@ -143,16 +126,10 @@ func TestToJSONErrors(t *testing.T) {
 			body: "a:\n  <<: 1\n",
 			want: "yaml: line 2: map merge requires map or sequence of maps as the value",
 		},
-		{
-			name:        "protobuf is not spoken",
-			body:        "\x0a\x02v1",
-			contentType: "application/vnd.kubernetes.protobuf",
-			want:        "the body of the request was in an unknown format (application/vnd.kubernetes.protobuf)",
-		},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := ToJSON([]byte(tc.body), tc.contentType)
+			_, err := ToJSON([]byte(tc.body))
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Errorf("ToJSON error = %v, want one containing %q", err, tc.want)
 			}
@@ -160,46 +137,8 @@ func TestToJSONErrors(t *testing.T) {
 	}
 
 	for _, empty := range []string{"", "  \n", "# only a comment\n"} {
-		if _, err := ToJSON([]byte(empty), "application/yaml"); !errors.Is(err, ErrEmptyBody) {
-			t.Errorf("ToJSON(%q) error = %v, want ErrEmptyBody", empty, err)
+		if _, err := ToJSON([]byte(empty)); !errors.Is(err, ErrEmpty) {
+			t.Errorf("ToJSON(%q) error = %v, want ErrEmpty", empty, err)
 		}
-	}
-	var unsupported *UnsupportedMediaTypeError
-	if _, err := ToJSON([]byte("x"), "application/cbor"); !errors.As(err, &unsupported) || unsupported.ContentType != "application/cbor" {
-		t.Errorf("CBOR should be an UnsupportedMediaTypeError, got %v", err)
-	}
-}
-
-func TestToJSONThenIntoDecodesASeedManifest(t *testing.T) {
-	manifest := `apiVersion: v1
-kind: Pod
-metadata:
-  name: web
-  labels:
-    app: web
-spec:
-  replicas: 2
-  containers:
-  - name: nginx
-    image: nginx:1.27
-    ports:
-    - containerPort: 80
-    env:
-    - name: MODE
-      value: "on"
-`
-	body, err := ToJSON([]byte(manifest), "application/yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var pod testPod
-	warnings, err := Into(body, &pod, true)
-	if err != nil || len(warnings) > 0 {
-		t.Fatalf("Into: %v %v", warnings, err)
-	}
-	c := pod.Spec.Containers[0]
-	if pod.Name != "web" || pod.Labels["app"] != "web" || *pod.Spec.Replicas != 2 ||
-		c.Image != "nginx:1.27" || c.Ports[0].ContainerPort != 80 || c.Env[0].Value != "on" {
-		t.Errorf("decoded %+v", pod)
 	}
 }

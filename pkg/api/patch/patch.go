@@ -1,4 +1,4 @@
-// Package patch applies the three kinds of PATCH body the Kubernetes API
+// Package patch is the three kinds of PATCH body the Kubernetes API
 // accepts, chosen by the request's Content-Type:
 //
 //   - application/json-patch+json: an RFC 6902 JSON Patch, a list of
@@ -11,10 +11,15 @@
 //     (containers by name, ports by containerPort) instead of replacing.
 //     It is what kubectl apply, label, annotate, scale and patch send.
 //
-// The first two use github.com/evanphx/json-patch, as upstream does. The
-// strategic merge patch is kplane's own, smaller rewrite of the semantics of
-// upstream's k8s.io/apimachinery/pkg/util/strategicpatch (server side only:
-// kubectl computes the patches, the apiserver applies them).
+// Apply applies any of the three to an object: the apiserver calls it for
+// every PATCH request, ctl for --dry-run=client and to read old revisions.
+// CreateThreeWayMergePatch computes the strategic merge patch `ctl apply`
+// sends. The first two kinds use github.com/evanphx/json-patch, as upstream
+// does (jsonpatch.go). The strategic merge patch is kplane's own, smaller
+// rewrite of upstream's k8s.io/apimachinery/pkg/util/strategicpatch, both
+// halves in this package: strategic.go has what they share,
+// strategic_apply.go applies a patch, strategic_diff.go and
+// strategic_threeway.go compute one.
 package patch
 
 import (

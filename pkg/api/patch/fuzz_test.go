@@ -58,6 +58,45 @@ func FuzzApply(f *testing.F) {
 	})
 }
 
+// FuzzCreateThreeWayMergePatch feeds arbitrary JSON to the three-way merge:
+// whatever the input, the result is a patch or an error, never a panic.
+func FuzzCreateThreeWayMergePatch(f *testing.F) {
+	seeds := [][3]string{
+		{``, `{"spec":{"replicas":2}}`, `{"spec":{"replicas":1}}`},
+		{
+			`{"spec":{"template":{"spec":{"containers":[{"name":"a","image":"x"}]}}}}`,
+			`{"spec":{"template":{"spec":{"containers":[{"name":"b","image":"x"},{"name":"a"}]}}}}`,
+			`{"spec":{"template":{"spec":{"containers":[{"name":"a","image":"y"},{"name":"c"}]}}}}`,
+		},
+		{
+			`{"metadata":{"finalizers":["a","b"]}}`,
+			`{"metadata":{"finalizers":["b",["c"]]}}`,
+			`{"metadata":{"finalizers":["a",{"x":1}]}}`,
+		},
+		{
+			`{"spec":{"template":{"spec":{"containers":[{"name":[1]}]}}}}`,
+			`{"spec":{"template":{"spec":{"containers":[{"name":{"a":[]}},{"name":[1]}]}}}}`,
+			`{"spec":{"template":{"spec":{"containers":[{"name":[1]},{"name":null}]}}}}`,
+		},
+	}
+	seeds = append(seeds, [3]string{
+		`{"spec":{"template":{"spec":{"containers":[{"name":["a"]},{"name":["b"]}]}}}}`,
+		`{"spec":{"template":{"spec":{"containers":[{"name":["a"],"image":"x"}]}}}}`,
+		`{"spec":{"template":{"spec":{"containers":[{"name":["a"],"image":"y"},{"name":["b"]}]}}}}`,
+	})
+	seeds = append(seeds, [3]string{
+		`{"metadata":{"finalizers":[{"a":1},{"b":[]}]}}`,
+		`{"metadata":{"finalizers":[{"b":[]}]},"spec":{"template":{"spec":{"containers":[{"name":{"a":1}},{"name":{"a":1}}]}}}}`,
+		`{"metadata":{"finalizers":[{"a":1},{"c":2}]},"spec":{"template":{"spec":{"containers":[{"name":{"a":1}}]}}}}`,
+	})
+	for _, s := range seeds {
+		f.Add(s[0], s[1], s[2])
+	}
+	f.Fuzz(func(t *testing.T, original, modified, current string) {
+		_, _ = CreateThreeWayMergePatch([]byte(original), []byte(modified), []byte(current), deploymentSchema)
+	})
+}
+
 // findDirective returns the first member name starting with '$' in the
 // parts of value its schema describes (values that encode themselves may
 // hold anything).
