@@ -16,7 +16,7 @@ import (
 	"kplane/pkg/api"
 	apierrors "kplane/pkg/api/errors"
 	"kplane/pkg/api/labels"
-	"kplane/pkg/apiserver/patch"
+	"kplane/pkg/api/patch"
 	"kplane/pkg/client"
 )
 
