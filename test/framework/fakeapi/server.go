@@ -13,6 +13,7 @@ import (
 
 	"kplane/pkg/api"
 	apierrors "kplane/pkg/api/errors"
+	"kplane/pkg/api/labels"
 	"kplane/pkg/client"
 	"kplane/pkg/clock"
 	"kplane/pkg/informer"
@@ -118,6 +119,35 @@ func Get[T api.Object](t testing.TB, s *Server, namespace, name string) (T, bool
 		t.Fatalf("fakeapi: Get: %v", err)
 	}
 	return decode[T](t, "get "+res.Resource+" "+name, "object", data), true
+}
+
+// List returns the objects of T's kind the server holds in namespace
+// ("" for every namespace, and for cluster-scoped kinds), sorted by
+// namespace and name: for example the pods a sync created under
+// generated names.
+func List[T api.Object](t testing.TB, s *Server, namespace string) []T {
+	t.Helper()
+	var zero T
+	res, ok := resourceOf(zero)
+	if !ok {
+		t.Fatalf("fakeapi: List of %T: not a kind kplane serves", zero)
+	}
+	s.mu.Lock()
+	keys := s.keysOf(request{resource: res.Resource, namespace: namespace, collectionOfNamespace: namespace != ""}, labels.Everything())
+	data := make([][]byte, len(keys))
+	for i, key := range keys {
+		var err error
+		if data[i], err = json.Marshal(s.objects[key]); err != nil {
+			s.mu.Unlock()
+			t.Fatalf("fakeapi: List: %v", err)
+		}
+	}
+	s.mu.Unlock()
+	out := make([]T, len(data))
+	for i, d := range data {
+		out[i] = decode[T](t, "list "+res.Resource, "object", d)
+	}
+	return out
 }
 
 // FailOn makes every request with this verb on resource (with its
