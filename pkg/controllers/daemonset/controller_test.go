@@ -72,10 +72,15 @@ func (f *fixture) catchUp() {
 	}
 }
 
-// events returns the Events recorded so far, sorted: the pods of one
-// slow-start batch and parallel deletes record theirs concurrently.
-func (f *fixture) events() []string {
-	return slices.Sorted(slices.Values(f.recorder.Events()))
+// expectEvents fails the test unless the Events recorded so far are
+// want. Both are compared sorted: the creates of one slow-start batch and
+// parallel deletes record theirs concurrently, in no fixed order.
+func (f *fixture) expectEvents(want ...string) {
+	f.t.Helper()
+	got := slices.Sorted(slices.Values(f.recorder.Events()))
+	if want = slices.Sorted(slices.Values(want)); !slices.Equal(got, want) {
+		f.t.Errorf("events = %q, want %q", got, want)
+	}
 }
 
 // createdOn returns the nodes the pods are pinned to, sorted, failing the
@@ -139,10 +144,7 @@ func TestSyncCreatesOnePodPerEligibleNode(t *testing.T) {
 	if len(pod.Spec.Tolerations) != 6 {
 		t.Errorf("tolerations = %+v, want the six daemon tolerations", pod.Spec.Tolerations)
 	}
-	want := []string{"Normal SuccessfulCreate Created pod: ds-00001", "Normal SuccessfulCreate Created pod: ds-00002"}
-	if got := f.events(); !slices.Equal(got, want) {
-		t.Errorf("events = %q, want %q", got, want)
-	}
+	f.expectEvents("Normal SuccessfulCreate Created pod: ds-00001", "Normal SuccessfulCreate Created pod: ds-00002")
 	if s := f.sentStatus(); s.DesiredNumberScheduled != 2 || s.CurrentNumberScheduled != 0 || s.ObservedGeneration != 1 {
 		t.Errorf("status = %+v", s)
 	}
@@ -178,10 +180,7 @@ func TestSyncDeletesExtrasAndPodsOfGoneNodes(t *testing.T) {
 	f.server.ExpectActions(t,
 		fakeapi.InAnyOrder("delete pods extra", "delete pods orphaned"), // in parallel
 		"update daemonsets/status ds")
-	want := []string{"Normal SuccessfulDelete Deleted pod: extra", "Normal SuccessfulDelete Deleted pod: orphaned"}
-	if got := f.events(); !slices.Equal(got, want) {
-		t.Errorf("events = %q, want %q", got, want)
-	}
+	f.expectEvents("Normal SuccessfulDelete Deleted pod: extra", "Normal SuccessfulDelete Deleted pod: orphaned")
 }
 
 func TestSyncRollingUpdateDeletesOneOldPodAtATime(t *testing.T) {
@@ -212,13 +211,10 @@ func TestSyncReplacesFailedPodWithBackoff(t *testing.T) {
 	f := newFixture(t, ds, rev, newNode("n1", nil), failed)
 	f.mustSync()
 	f.server.ExpectActions(t, "delete pods failed", "update daemonsets/status ds")
-	want := []string{
+	f.expectEvents(
 		"Normal SuccessfulDelete Deleted pod: failed",
 		"Warning FailedDaemonPod Found failed daemon pod default/failed on node n1, will try to kill it",
-	}
-	if got := f.events(); !slices.Equal(got, want) {
-		t.Errorf("events = %q, want %q", got, want)
-	}
+	)
 
 	// It fails again at once (the cache still shows it): the back-off
 	// holds, and the DaemonSet is looked at again when it ends.

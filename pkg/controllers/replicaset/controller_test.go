@@ -48,14 +48,11 @@ func TestSyncCreatesMissingPods(t *testing.T) {
 			t.Errorf("pod %s: generateName %q, labels %v, controllerRef %+v", pod.Name, pod.GenerateName, pod.Labels, ref)
 		}
 	}
-	want := []string{
+	f.expectEvents(
 		"Normal SuccessfulCreate Created pod: ng-rs-00001",
 		"Normal SuccessfulCreate Created pod: ng-rs-00002",
 		"Normal SuccessfulCreate Created pod: ng-rs-00003",
-	}
-	if got := f.events(); !slices.Equal(got, want) {
-		t.Errorf("events = %q, want %q", got, want)
-	}
+	)
 	if adds, _ := f.ctrl.expectations.Pending("default/ng-rs"); adds != 3 {
 		t.Errorf("pending creates = %d, want 3", adds)
 	}
@@ -92,14 +89,11 @@ func TestSyncSlowStartStopsAfterFailedBatch(t *testing.T) {
 	if n := len(f.storedPods()); n != 2 {
 		t.Errorf("the apiserver holds %d pods, want the 2 created", n)
 	}
-	want := []string{
+	f.expectEvents(
 		"Normal SuccessfulCreate Created pod: ng-rs-00001",
 		"Normal SuccessfulCreate Created pod: ng-rs-00002",
 		"Warning FailedCreate Error creating: " + quota.Error(),
-	}
-	if got := f.events(); !slices.Equal(got, want) {
-		t.Errorf("events = %q, want %q", got, want)
-	}
+	)
 	// 10 expected, 8 never coming (1 failed + 7 skipped): 2 still expected.
 	if adds, _ := f.ctrl.expectations.Pending("default/ng-rs"); adds != 2 {
 		t.Errorf("pending creates = %d, want 2", adds)
@@ -182,14 +176,11 @@ func TestSyncDeletesLowestRankedPods(t *testing.T) {
 	f.server.ExpectActions(t,
 		fakeapi.InAnyOrder("delete pods not-ready", "delete pods pending", "delete pods unassigned"),
 		"update replicasets/status ng-rs")
-	want := []string{
+	f.expectEvents(
 		"Normal SuccessfulDelete Deleted pod: not-ready",
 		"Normal SuccessfulDelete Deleted pod: pending",
 		"Normal SuccessfulDelete Deleted pod: unassigned",
-	}
-	if got := f.events(); !slices.Equal(got, want) {
-		t.Errorf("events = %q, want %q", got, want)
-	}
+	)
 	if _, deletes := f.ctrl.expectations.Pending("default/ng-rs"); deletes != 3 {
 		t.Fatalf("pending deletes = %d, want 3", deletes)
 	}
@@ -233,13 +224,11 @@ func TestSyncDeleteFailuresAreNotWaitedForAndShowInTheCondition(t *testing.T) {
 	if !f.ctrl.expectations.Satisfied("default/ng-rs") {
 		t.Errorf("expectations still wait for deletions that failed")
 	}
-	want := []string{ // PodControl records even the NotFound as a FailedDelete
+	// PodControl records even the NotFound as a FailedDelete.
+	f.expectEvents(
 		"Warning FailedDelete Error deleting: Internal error occurred: connection refused",
 		"Warning FailedDelete Error deleting: " + gone.Error(),
-	}
-	if got := f.events(); !slices.Equal(got, want) {
-		t.Errorf("events = %q, want %q", got, want)
-	}
+	)
 	cond := findCondition(f.sentStatus("ng-rs").Conditions, api.ReplicaSetReplicaFailure)
 	if cond == nil || cond.Reason != ReasonFailedDelete {
 		t.Errorf("ReplicaFailure condition = %+v, want reason FailedDelete", cond)
@@ -273,9 +262,7 @@ func TestSyncAdoptsMatchingOrphan(t *testing.T) {
 	if n := countActions(f.server, "get replicasets ng-rs"); n != 1 {
 		t.Errorf("live GETs = %d, want 1 (the deletion recheck before adopting)", n)
 	}
-	if want := []string{"Normal SuccessfulCreate Created pod: ng-rs-00001"}; !slices.Equal(f.events(), want) {
-		t.Errorf("events = %q, want %q", f.events(), want)
-	}
+	f.expectEvents("Normal SuccessfulCreate Created pod: ng-rs-00001")
 }
 
 // A ReplicaSet that the apiserver says is being deleted adopts nothing,

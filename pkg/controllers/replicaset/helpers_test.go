@@ -93,11 +93,15 @@ func (f *fixture) storedPods() []*api.Pod {
 	return fakeapi.List[*api.Pod](f.t, f.server, "default")
 }
 
-// events returns the Events recorded so far, sorted: the creates of one
-// slow-start batch and parallel deletes record theirs concurrently, in no
-// fixed order.
-func (f *fixture) events() []string {
-	return slices.Sorted(slices.Values(f.recorder.Events()))
+// expectEvents fails the test unless the Events recorded so far are
+// want. Both are compared sorted: the creates of one slow-start batch and
+// parallel deletes record theirs concurrently, in no fixed order.
+func (f *fixture) expectEvents(want ...string) {
+	f.t.Helper()
+	got := slices.Sorted(slices.Values(f.recorder.Events()))
+	if want = slices.Sorted(slices.Values(want)); !slices.Equal(got, want) {
+		f.t.Errorf("events = %q, want %q", got, want)
+	}
 }
 
 // queued returns the keys waiting in the queue, sorted.
