@@ -20,7 +20,7 @@ func TestPodHandlers(t *testing.T) {
 
 	tests := []struct {
 		name string
-		// event feeds one event to the manager.
+		// event feeds one event to the controller.
 		event       func(f *fixture)
 		wantQueued  []string
 		wantWaiting []string
