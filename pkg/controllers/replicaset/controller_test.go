@@ -92,7 +92,7 @@ func TestSyncSlowStartStopsAfterFailedBatch(t *testing.T) {
 	f.expectEvents(
 		"Normal SuccessfulCreate Created pod: ng-rs-00001",
 		"Normal SuccessfulCreate Created pod: ng-rs-00002",
-		"Warning FailedCreate Error creating: " + quota.Error(),
+		"Warning FailedCreate Error creating: "+quota.Error(),
 	)
 	// 10 expected, 8 never coming (1 failed + 7 skipped): 2 still expected.
 	if adds, _ := f.ctrl.expectations.Pending("default/ng-rs"); adds != 2 {
@@ -227,7 +227,7 @@ func TestSyncDeleteFailuresAreNotWaitedForAndShowInTheCondition(t *testing.T) {
 	// PodControl records even the NotFound as a FailedDelete.
 	f.expectEvents(
 		"Warning FailedDelete Error deleting: Internal error occurred: connection refused",
-		"Warning FailedDelete Error deleting: " + gone.Error(),
+		"Warning FailedDelete Error deleting: "+gone.Error(),
 	)
 	cond := findCondition(f.sentStatus("ng-rs").Conditions, api.ReplicaSetReplicaFailure)
 	if cond == nil || cond.Reason != ReasonFailedDelete {
