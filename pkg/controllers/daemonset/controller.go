@@ -9,14 +9,14 @@
 // The flow of a change: an informer event (a DaemonSet, one of its pods, or
 // a node changed) enqueues DaemonSet keys — handlers.go; a worker calls
 // sync(key) — sync.go — which reads the DaemonSet, the nodes and its pods
-// from the listers, plans per node what to create and delete — nodes.go,
-// rolling.go — acts through PodControl and writes status — status.go. See
-// docs/controllers/daemonset.md.
+// from the listers, keeps the template history — revisions.go —, plans per
+// node what to create and delete — nodes.go, rolling.go — acts through
+// PodControl and writes status — status.go. Where to start reading: New
+// and Run below, then sync. See docs/controllers/daemonset.md.
 package daemonset
 
 import (
 	"context"
-	"fmt"
 	"log/slog"
 
 	"kplane/pkg/api"
@@ -28,7 +28,8 @@ import (
 	"kplane/pkg/informer/workqueue"
 )
 
-// Name is the controller's name: its workqueue's and its logs'.
+// Name is the controller's name as --controllers spells it: its
+// workqueue's and its logs'.
 const Name = "daemonset"
 
 // The ownerReference a DaemonSet puts on its pods and revisions.
@@ -52,21 +53,16 @@ type Options struct {
 	BurstReplicas int
 }
 
-// daemonSetAPI is the controller's access to DaemonSets on the apiserver,
-// injectable for the fixture tests.
-type daemonSetAPI struct {
-	get          func(ctx context.Context, namespace, name string) (*api.DaemonSet, error)
-	updateStatus func(ctx context.Context, ds *api.DaemonSet) (*api.DaemonSet, error)
-}
-
 // Controller is the DaemonSet controller.
 type Controller struct {
-	dsLister   *informer.Lister[*api.DaemonSet]
-	podLister  *informer.Lister[*api.Pod]
-	nodeLister *informer.Lister[*api.Node]
-	dsAPI      daemonSetAPI
-	podControl controllerutil.PodControl
-	history    history
+	client         *client.Client
+	dsLister       *informer.Lister[*api.DaemonSet]
+	podLister      *informer.Lister[*api.Pod]
+	nodeLister     *informer.Lister[*api.Node]
+	revisionLister *informer.Lister[*api.ControllerRevision]
+	// podControl creates and deletes pods and records the
+	// SuccessfulCreate/SuccessfulDelete events.
+	podControl controllerutil.RealPodControl
 	recorder   events.EventRecorder
 
 	// creations and deletions are the pod creates and deletes each
@@ -88,33 +84,9 @@ type Controller struct {
 
 // New builds the DaemonSet controller on the shared informers (it
 // registers the DaemonSet, Pod, Node and ControllerRevision informers);
-// pods are created and deleted through c and their events recorded with
-// recorder (source "daemonset-controller").
+// it writes through c and records events with recorder (source
+// "daemonset-controller").
 func New(c *client.Client, informers *informer.SharedInformerFactory, recorder events.EventRecorder, opts Options) (*Controller, error) {
-	dsAPI := daemonSetAPI{
-		get: func(ctx context.Context, namespace, name string) (*api.DaemonSet, error) {
-			return c.DaemonSets(namespace).Get(ctx, name, client.GetOptions{})
-		},
-		updateStatus: func(ctx context.Context, ds *api.DaemonSet) (*api.DaemonSet, error) {
-			return c.DaemonSets(ds.Namespace).UpdateStatus(ctx, ds, client.UpdateOptions{})
-		},
-	}
-	revisions := informers.ControllerRevisions()
-	reg, err := revisions.Informer().AddEventHandler(informer.ResourceEventHandlerFuncs{})
-	if err != nil {
-		return nil, fmt.Errorf("%s: watch controller revisions: %w", Name, err)
-	}
-	ctrl, err := newController(informers, dsAPI, controllerutil.RealPodControl{Client: c, Recorder: recorder},
-		revisionHistory{client: c, lister: revisions.Lister()}, recorder, opts)
-	if err != nil {
-		return nil, err
-	}
-	ctrl.cachesSynced = append(ctrl.cachesSynced, reg.HasSynced)
-	return ctrl, nil
-}
-
-// newController is New with the API access injected, for tests.
-func newController(informers *informer.SharedInformerFactory, dsAPI daemonSetAPI, podControl controllerutil.PodControl, hist history, recorder events.EventRecorder, opts Options) (*Controller, error) {
 	if opts.Logger == nil {
 		opts.Logger = slog.Default()
 	}
@@ -124,49 +96,48 @@ func newController(informers *informer.SharedInformerFactory, dsAPI daemonSetAPI
 	if opts.BurstReplicas <= 0 {
 		opts.BurstReplicas = BurstReplicas
 	}
-	dsInformer, podInformer, nodeInformer := informers.DaemonSets(), informers.Pods(), informers.Nodes()
-	c := &Controller{
-		dsLister:      dsInformer.Lister(),
-		podLister:     podInformer.Lister(),
-		nodeLister:    nodeInformer.Lister(),
-		dsAPI:         dsAPI,
-		podControl:    podControl,
-		history:       hist,
-		recorder:      recorder,
-		creations:     controllerutil.NewExpectations(opts.Clock),
-		deletions:     controllerutil.NewExpectations(opts.Clock),
-		failedPods:    newFailedPodBackoff(opts.Clock),
-		clock:         opts.Clock,
-		log:           opts.Logger.With("controller", Name),
-		burstReplicas: opts.BurstReplicas,
-		queue:         controllerutil.NewQueue(Name, opts.Clock, informers),
+	daemonSets, pods, nodes, revisions := informers.DaemonSets(), informers.Pods(), informers.Nodes(), informers.ControllerRevisions()
+	ctrl := &Controller{
+		client:         c,
+		dsLister:       daemonSets.Lister(),
+		podLister:      pods.Lister(),
+		nodeLister:     nodes.Lister(),
+		revisionLister: revisions.Lister(),
+		podControl:     controllerutil.RealPodControl{Client: c, Recorder: recorder},
+		recorder:       recorder,
+		creations:      controllerutil.NewExpectations(opts.Clock),
+		deletions:      controllerutil.NewExpectations(opts.Clock),
+		failedPods:     newFailedPodBackoff(opts.Clock),
+		queue:          controllerutil.NewQueue(Name, opts.Clock, informers),
+		clock:          opts.Clock,
+		log:            opts.Logger.With("controller", Name),
+		burstReplicas:  opts.BurstReplicas,
 	}
-	dsReg, err := dsInformer.Informer().AddEventHandler(informer.ResourceEventHandlerFuncs{
-		AddFunc:    c.addDaemonSet,
-		UpdateFunc: c.updateDaemonSet,
-		DeleteFunc: c.deleteDaemonSet,
-	})
+	var err error
+	ctrl.cachesSynced, err = controllerutil.AddEventHandlers(Name,
+		controllerutil.Handlers{Informer: daemonSets.Informer(), Handler: informer.ResourceEventHandlerFuncs{
+			AddFunc:    ctrl.addDaemonSet,
+			UpdateFunc: ctrl.updateDaemonSet,
+			DeleteFunc: ctrl.deleteDaemonSet,
+		}},
+		controllerutil.Handlers{Informer: pods.Informer(), Handler: informer.ResourceEventHandlerFuncs{
+			AddFunc:    ctrl.addPod,
+			UpdateFunc: ctrl.updatePod,
+			DeleteFunc: ctrl.deletePod,
+		}},
+		controllerutil.Handlers{Informer: nodes.Informer(), Handler: informer.ResourceEventHandlerFuncs{
+			AddFunc:    ctrl.addNode,
+			UpdateFunc: ctrl.updateNode,
+			DeleteFunc: ctrl.deleteNode,
+		}},
+		// Revisions are only read, in sync; their changes enqueue nothing
+		// (as upstream, which has no handlers on them).
+		controllerutil.Handlers{Informer: revisions.Informer(), Handler: informer.ResourceEventHandlerFuncs{}},
+	)
 	if err != nil {
-		return nil, fmt.Errorf("%s: watch daemonsets: %w", Name, err)
+		return nil, err
 	}
-	podReg, err := podInformer.Informer().AddEventHandler(informer.ResourceEventHandlerFuncs{
-		AddFunc:    c.addPod,
-		UpdateFunc: c.updatePod,
-		DeleteFunc: c.deletePod,
-	})
-	if err != nil {
-		return nil, fmt.Errorf("%s: watch pods: %w", Name, err)
-	}
-	nodeReg, err := nodeInformer.Informer().AddEventHandler(informer.ResourceEventHandlerFuncs{
-		AddFunc:    c.addNode,
-		UpdateFunc: c.updateNode,
-		DeleteFunc: c.deleteNode,
-	})
-	if err != nil {
-		return nil, fmt.Errorf("%s: watch nodes: %w", Name, err)
-	}
-	c.cachesSynced = []func() bool{dsReg.HasSynced, podReg.HasSynced, nodeReg.HasSynced}
-	return c, nil
+	return ctrl, nil
 }
 
 // Run waits for the caches to sync, then runs workers workers over the

@@ -1,54 +1,95 @@
 package daemonset
 
-// Fixture tests: listers filled from objects (an informer factory that is
-// never started), a PodControl, DaemonSet API and history that record what
-// one sync asks for. No apiserver, no goroutines of our own, no sleeps.
+// Each test gives the apiserver and the caches some objects, runs one
+// sync on a fakeapi.Server and lists the complete, ordered API writes it
+// made, then checks what those writes carried and the Events recorded.
+// No goroutines of our own, no sleeps.
 
 import (
 	"context"
-	"fmt"
+	"log/slog"
 	"slices"
-	"sort"
-	"sync"
 	"testing"
 
 	"kplane/pkg/api"
-	"kplane/pkg/api/labels"
+	"kplane/pkg/clock"
 	"kplane/pkg/controllers/controllerutil"
 	"kplane/pkg/events"
-	"kplane/pkg/informer"
+	"kplane/test/framework/fakeapi"
 )
 
-type fakePodControl struct {
-	mu      sync.Mutex
-	created []*api.Pod
-	deleted []string
-	calls   int
+// fixture runs one DaemonSet controller against a fake apiserver.
+type fixture struct {
+	t        *testing.T
+	clock    *clock.Fake
+	server   *fakeapi.Server
+	recorder *events.FakeRecorder
+	ctrl     *Controller
 }
 
-func (f *fakePodControl) CreatePod(_ context.Context, namespace string, template *api.PodTemplateSpec, owner api.Object, ref api.OwnerReference) error {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.calls++
-	pod := controllerutil.PodFromTemplate(template, owner, ref)
-	pod.Name = fmt.Sprintf("%s%05d", pod.GenerateName, f.calls)
-	f.created = append(f.created, pod)
-	return nil
+// newFixture builds the controller and puts objects in the apiserver and
+// the informers' caches.
+func newFixture(t *testing.T, objects ...api.Object) *fixture {
+	t.Helper()
+	clk := newFakeClock()
+	server := fakeapi.New(t, fakeapi.WithClock(clk))
+	recorder := &events.FakeRecorder{}
+	ctrl, err := New(server.Client(), server.Informers(), recorder, Options{Clock: clk, Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(ctrl.queue.ShutDown) // stops AddAfter's goroutine
+	server.Put(t, objects...)
+	return &fixture{t: t, clock: clk, server: server, recorder: recorder, ctrl: ctrl}
 }
 
-func (f *fakePodControl) DeletePod(_ context.Context, _, name string, _ api.Object) error {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.deleted = append(f.deleted, name)
-	return nil
+// mustSync runs one sync of the DaemonSet "default/ds".
+func (f *fixture) mustSync() {
+	f.t.Helper()
+	if err := f.ctrl.sync(context.Background(), "default/ds"); err != nil {
+		f.t.Fatalf("sync: %v", err)
+	}
 }
 
-func (f *fakePodControl) PatchPod(context.Context, string, string, []byte) error { return nil }
+// sentStatus returns the status the last successful status write sent.
+func (f *fixture) sentStatus() api.DaemonSetStatus {
+	f.t.Helper()
+	return fakeapi.Sent[*api.DaemonSet](f.t, f.server, "update daemonsets/status ds").Status
+}
 
-// createdOn returns the nodes the created pods are pinned to, sorted.
-func (f *fakePodControl) createdOn(t *testing.T) []string {
+// catchUp puts what the apiserver holds of the DaemonSet and its
+// revisions into the cache, as the informers deliver the controller's own
+// writes.
+func (f *fixture) catchUp() {
+	f.t.Helper()
+	ds, ok := fakeapi.Get[*api.DaemonSet](f.t, f.server, "default", "ds")
+	if !ok {
+		f.t.Fatal("the apiserver has no daemonset ds")
+	}
+	f.server.Cache(f.t, ds)
+	for _, rev := range fakeapi.List[*api.ControllerRevision](f.t, f.server, "default") {
+		f.server.Cache(f.t, rev)
+	}
+}
+
+// expectEvents fails the test unless the Events recorded so far are
+// want. Both are compared sorted: the creates of one slow-start batch and
+// parallel deletes record theirs concurrently, in no fixed order.
+func (f *fixture) expectEvents(want ...string) {
+	f.t.Helper()
+	got := slices.Sorted(slices.Values(f.recorder.Events()))
+	if want = slices.Sorted(slices.Values(want)); !slices.Equal(got, want) {
+		f.t.Errorf("events = %q, want %q", got, want)
+	}
+}
+
+// createdOn returns the nodes the pods are pinned to, sorted, failing the
+// test for a pod bound by spec.nodeName: daemon pods are pinned by
+// affinity, so that the scheduler binds them.
+func createdOn(t *testing.T, pods []*api.Pod) []string {
+	t.Helper()
 	var nodes []string
-	for _, pod := range f.created {
+	for _, pod := range pods {
 		if pod.Spec.NodeName != "" {
 			t.Errorf("pod %s created with spec.nodeName %q; daemon pods are pinned by affinity", pod.Name, pod.Spec.NodeName)
 		}
@@ -58,169 +99,130 @@ func (f *fakePodControl) createdOn(t *testing.T) []string {
 		}
 		nodes = append(nodes, node)
 	}
-	sort.Strings(nodes)
-	return nodes
+	return slices.Sorted(slices.Values(nodes))
 }
 
-// fakeHistory reports a fixed hash.
-type fakeHistory struct{ hash string }
-
-func (h fakeHistory) construct(context.Context, *api.DaemonSet, labels.Selector) (revisionState, error) {
-	return revisionState{hash: h.hash}, nil
-}
-
-func (fakeHistory) cleanup(context.Context, *api.DaemonSet, []*api.ControllerRevision, []*api.Pod) error {
-	return nil
-}
-
-type fixture struct {
-	t            *testing.T
-	factory      *informer.SharedInformerFactory
-	podControl   *fakePodControl
-	recorder     *events.FakeRecorder
-	ctrl         *Controller
-	statusWrites []api.DaemonSetStatus
-}
-
-func newFixture(t *testing.T, hash string, objects ...api.Object) *fixture {
+// currentRevision is the ControllerRevision the controller makes of ds's
+// template (number 1): put it in the fixture to have it exist already,
+// and label pods with revisionHash of it to make them current.
+func currentRevision(t *testing.T, ds *api.DaemonSet) *api.ControllerRevision {
 	t.Helper()
-	f := &fixture{t: t, factory: informer.NewSharedInformerFactory(nil, 0), podControl: &fakePodControl{}}
-	f.recorder = &events.FakeRecorder{}
-	dsAPI := daemonSetAPI{
-		get: func(_ context.Context, namespace, name string) (*api.DaemonSet, error) {
-			return f.factory.DaemonSets().Lister().Namespace(namespace).Get(name)
-		},
-		updateStatus: func(_ context.Context, ds *api.DaemonSet) (*api.DaemonSet, error) {
-			f.statusWrites = append(f.statusWrites, ds.Status)
-			return ds, f.factory.DaemonSets().Informer().GetIndexer().Update(ds)
-		},
-	}
-	ctrl, err := newController(f.factory, dsAPI, f.podControl, fakeHistory{hash: hash}, f.recorder, Options{Clock: newFakeClock()})
+	data, err := controllerutil.RevisionData(&ds.Spec.Template)
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(ctrl.queue.ShutDown)
-	f.ctrl = ctrl
-	for _, obj := range objects {
-		f.add(obj)
-	}
-	return f
-}
-
-func (f *fixture) add(obj api.Object) {
-	var err error
-	switch o := obj.(type) {
-	case *api.Pod:
-		err = f.factory.Pods().Informer().GetIndexer().Add(o)
-	case *api.Node:
-		err = f.factory.Nodes().Informer().GetIndexer().Add(o)
-	case *api.DaemonSet:
-		err = f.factory.DaemonSets().Informer().GetIndexer().Add(o)
-	}
-	if err != nil {
-		f.t.Fatal(err)
-	}
-}
-
-func (f *fixture) mustSync() {
-	f.t.Helper()
-	if err := f.ctrl.sync(context.Background(), "default/ds"); err != nil {
-		f.t.Fatalf("sync: %v", err)
-	}
+	var collisions int32
+	rev := controllerutil.NewControllerRevision(ds, apiVersion, kind, ds.Spec.Template.Labels, data, 1, &collisions)
+	rev.UID, rev.ResourceVersion = "uid-"+rev.Name, "1"
+	return rev
 }
 
 func TestSyncCreatesOnePodPerEligibleNode(t *testing.T) {
-	f := newFixture(t, "h1", newDS(),
+	ds := newDS()
+	rev := currentRevision(t, ds)
+	f := newFixture(t, ds,
 		newNode("n1", nil), newNode("n2", nil),
 		newNode("master", nil, noSchedule("node-role.kubernetes.io/control-plane")))
 	f.mustSync()
-	if got := f.podControl.createdOn(t); !slices.Equal(got, []string{"n1", "n2"}) {
+	// The first sync records the template as revision 1, then creates a
+	// pod for n1 and one for n2 (slow-start batches of 1 and 1).
+	f.server.ExpectActions(t,
+		"create controllerrevisions "+rev.Name,
+		"create pods ds-", "create pods ds-",
+		"update daemonsets/status ds")
+	if stored := fakeapi.Result[*api.ControllerRevision](t, f.server, "create controllerrevisions "+rev.Name); stored.Revision != 1 {
+		t.Errorf("revision number = %d, want 1", stored.Revision)
+	}
+	created := fakeapi.List[*api.Pod](t, f.server, "default")
+	if got := createdOn(t, created); !slices.Equal(got, []string{"n1", "n2"}) {
 		t.Fatalf("created on %v, want [n1 n2]", got)
 	}
-	pod := f.podControl.created[0]
-	if pod.GenerateName != "ds-" || pod.Labels["controller-revision-hash"] != "h1" || pod.Labels["pod-template-generation"] != "1" {
+	pod := created[0]
+	if pod.GenerateName != "ds-" || pod.Labels["controller-revision-hash"] != revisionHash(rev) || pod.Labels["pod-template-generation"] != "1" {
 		t.Errorf("pod generateName %q labels %v", pod.GenerateName, pod.Labels)
 	}
 	if len(pod.Spec.Tolerations) != 6 {
 		t.Errorf("tolerations = %+v, want the six daemon tolerations", pod.Spec.Tolerations)
 	}
-	if s := f.statusWrites[len(f.statusWrites)-1]; s.DesiredNumberScheduled != 2 || s.CurrentNumberScheduled != 0 || s.ObservedGeneration != 1 {
+	f.expectEvents("Normal SuccessfulCreate Created pod: ds-00001", "Normal SuccessfulCreate Created pod: ds-00002")
+	if s := f.sentStatus(); s.DesiredNumberScheduled != 2 || s.CurrentNumberScheduled != 0 || s.ObservedGeneration != 1 {
 		t.Errorf("status = %+v", s)
 	}
 
-	// The informer has not delivered the pods yet: a second sync must not
-	// create them again.
+	// The informer has delivered the revision and the status, not the pods
+	// yet: a second sync must not create them again.
+	f.catchUp()
 	f.mustSync()
-	if len(f.podControl.created) != 2 {
-		t.Fatalf("second sync before the cache caught up created %d pods in all, want 2", len(f.podControl.created))
-	}
-	// Once the pods arrive, the expectations are met and nothing is left.
-	for _, pod := range f.podControl.created {
-		pod.Namespace, pod.UID, pod.ResourceVersion = "default", "uid-"+pod.Name, "1"
-		f.add(pod)
+	f.server.ExpectActions(t)
+
+	// Once the pods arrive, the expectations are met and only the status
+	// changes.
+	for _, pod := range created {
+		f.server.Cache(t, pod)
 		f.ctrl.addPod(pod)
 	}
 	f.mustSync()
-	if len(f.podControl.created) != 2 || len(f.podControl.deleted) != 0 {
-		t.Errorf("steady state: created %d deleted %v", len(f.podControl.created), f.podControl.deleted)
-	}
-	if s := f.statusWrites[len(f.statusWrites)-1]; s.CurrentNumberScheduled != 2 || s.UpdatedNumberScheduled != 2 {
+	f.server.ExpectActions(t, "update daemonsets/status ds")
+	if s := f.sentStatus(); s.CurrentNumberScheduled != 2 || s.UpdatedNumberScheduled != 2 {
 		t.Errorf("status = %+v, want 2 current and updated", s)
 	}
 }
 
 func TestSyncDeletesExtrasAndPodsOfGoneNodes(t *testing.T) {
 	ds := newDS()
-	f := newFixture(t, "h1", ds, newNode("n1", nil),
-		newPod(ds, "keep", "n1", "h1", 0, api.PodRunning, true),
-		newPod(ds, "extra", "n1", "h1", 1, api.PodRunning, true),
-		newPod(ds, "orphaned", "gone", "h1", 0, api.PodRunning, true))
+	rev := currentRevision(t, ds)
+	hash := revisionHash(rev)
+	f := newFixture(t, ds, rev, newNode("n1", nil),
+		newPod(ds, "keep", "n1", hash, 0, api.PodRunning, true),
+		newPod(ds, "extra", "n1", hash, 1, api.PodRunning, true),
+		newPod(ds, "orphaned", "gone", hash, 0, api.PodRunning, true))
 	f.mustSync()
-	got := slices.Sorted(slices.Values(f.podControl.deleted))
-	if !slices.Equal(got, []string{"extra", "orphaned"}) {
-		t.Errorf("deleted %v, want [extra orphaned]", got)
-	}
-	if len(f.podControl.created) != 0 {
-		t.Errorf("created %d pods, want none", len(f.podControl.created))
-	}
+	f.server.ExpectActions(t,
+		fakeapi.InAnyOrder("delete pods extra", "delete pods orphaned"), // in parallel
+		"update daemonsets/status ds")
+	f.expectEvents("Normal SuccessfulDelete Deleted pod: extra", "Normal SuccessfulDelete Deleted pod: orphaned")
 }
 
 func TestSyncRollingUpdateDeletesOneOldPodAtATime(t *testing.T) {
 	ds := newDS(func(ds *api.DaemonSet) { ds.Generation = 2 })
-	old := func(name, node string) *api.Pod {
+	old := func(ds *api.DaemonSet, name, node string) *api.Pod {
 		p := newPod(ds, name, node, "h-old", 0, api.PodRunning, true)
 		p.Labels[PodTemplateGenerationLabel] = "1"
 		return p
 	}
-	f := newFixture(t, "h-new", ds, newNode("n1", nil), newNode("n2", nil), old("a", "n1"), old("b", "n2"))
+	f := newFixture(t, ds, currentRevision(t, ds), newNode("n1", nil), newNode("n2", nil), old(ds, "a", "n1"), old(ds, "b", "n2"))
 	f.mustSync()
-	if !slices.Equal(f.podControl.deleted, []string{"a"}) {
-		t.Fatalf("deleted %v, want [a] (maxUnavailable 1)", f.podControl.deleted)
-	}
+	f.server.ExpectActions(t, "delete pods a", "update daemonsets/status ds") // maxUnavailable 1
+
 	// OnDelete leaves old pods alone.
 	onDelete := newDS(func(ds *api.DaemonSet) {
 		ds.Generation = 2
 		ds.Spec.UpdateStrategy = api.DaemonSetUpdateStrategy{Type: api.OnDeleteDaemonSetStrategyType}
 	})
-	f = newFixture(t, "h-new", onDelete, newNode("n1", nil), old("a", "n1"))
+	f = newFixture(t, onDelete, currentRevision(t, onDelete), newNode("n1", nil), old(onDelete, "a", "n1"))
 	f.mustSync()
-	if len(f.podControl.deleted) != 0 {
-		t.Errorf("OnDelete deleted %v", f.podControl.deleted)
-	}
+	f.server.ExpectActions(t, "update daemonsets/status ds")
 }
 
 func TestSyncReplacesFailedPodWithBackoff(t *testing.T) {
 	ds := newDS()
-	failed := newPod(ds, "failed", "n1", "h1", 0, api.PodFailed, false)
-	f := newFixture(t, "h1", ds, newNode("n1", nil), failed)
+	rev := currentRevision(t, ds)
+	failed := newPod(ds, "failed", "n1", revisionHash(rev), 0, api.PodFailed, false)
+	f := newFixture(t, ds, rev, newNode("n1", nil), failed)
 	f.mustSync()
-	if !slices.Equal(f.podControl.deleted, []string{"failed"}) {
-		t.Fatalf("deleted %v, want the failed pod", f.podControl.deleted)
-	}
-	// It fails again at once (the cache still shows it): the back-off holds.
+	f.server.ExpectActions(t, "delete pods failed", "update daemonsets/status ds")
+	f.expectEvents(
+		"Normal SuccessfulDelete Deleted pod: failed",
+		"Warning FailedDaemonPod Found failed daemon pod default/failed on node n1, will try to kill it",
+	)
+
+	// It fails again at once (the cache still shows it): the back-off
+	// holds, and the DaemonSet is looked at again when it ends.
+	f.catchUp()
 	f.ctrl.deletions.DeletionObserved("default/ds", "default/failed")
 	f.mustSync()
-	if len(f.podControl.deleted) != 1 {
-		t.Errorf("deleted %v within the back-off, want one delete", f.podControl.deleted)
+	f.server.ExpectActions(t)
+	if waiting := f.ctrl.queue.Waiting(); !slices.Contains(waiting, "default/ds") {
+		t.Errorf("waiting keys = %v, want the DaemonSet back after the back-off", waiting)
 	}
 }

@@ -43,15 +43,9 @@ func (c *Controller) updateDaemonSet(oldObj, newObj api.Object) {
 // so a new one of the same name starts clean; its pods are the garbage
 // collector's to delete.
 func (c *Controller) deleteDaemonSet(obj any) {
-	ds, ok := obj.(*api.DaemonSet)
+	ds, ok := informer.DeletedObject[*api.DaemonSet](obj)
 	if !ok {
-		tombstone, isTombstone := obj.(informer.DeletedFinalStateUnknown)
-		if !isTombstone {
-			return
-		}
-		if ds, ok = tombstone.Obj.(*api.DaemonSet); !ok {
-			return
-		}
+		return
 	}
 	c.log.Debug("daemonset deleted", "key", keyOf(ds))
 	c.forgetDaemonSet(ds)
@@ -128,15 +122,9 @@ func (c *Controller) updatePod(oldObj, newObj api.Object) {
 
 // deletePod counts a pod's deletion for its DaemonSet and enqueues it.
 func (c *Controller) deletePod(obj any) {
-	pod, ok := obj.(*api.Pod)
+	pod, ok := informer.DeletedObject[*api.Pod](obj)
 	if !ok {
-		tombstone, isTombstone := obj.(informer.DeletedFinalStateUnknown)
-		if !isTombstone {
-			return
-		}
-		if pod, ok = tombstone.Obj.(*api.Pod); !ok {
-			return
-		}
+		return
 	}
 	ref := controllerutil.GetControllerOf(&pod.ObjectMeta)
 	if ref == nil {

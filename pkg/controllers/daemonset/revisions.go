@@ -1,10 +1,10 @@
 package daemonset
 
 // This file keeps a DaemonSet's ControllerRevisions with the shared
-// helpers in pkg/controller/history.go: one revision per template the
-// DaemonSet has run, the current one numbered highest, so that `kubectl
-// rollout history/undo ds` work. The revision's hash is what the pods
-// carry in their controller-revision-hash label.
+// helpers in pkg/controllers/controllerutil/history.go: one revision per
+// template the DaemonSet has run, the current one numbered highest, so
+// that `kubectl rollout history/undo ds` work. The revision's hash is what
+// the pods carry in their controller-revision-hash label.
 
 import (
 	"context"
@@ -15,7 +15,6 @@ import (
 	"kplane/pkg/api/labels"
 	"kplane/pkg/client"
 	"kplane/pkg/controllers/controllerutil"
-	"kplane/pkg/informer"
 )
 
 // revisionState is what a sync needs from the history.
@@ -29,36 +28,15 @@ type revisionState struct {
 	collisionCount *int32
 }
 
-// history reads and writes a DaemonSet's ControllerRevisions. The
-// controller uses revisionHistory; the fixture tests a fake.
-type history interface {
-	// construct claims ds's revisions and makes sure one holds its current
-	// template, numbered above every other (upstream's constructHistory).
-	construct(ctx context.Context, ds *api.DaemonSet, selector labels.Selector) (revisionState, error)
-	// cleanup deletes the oldest of old beyond spec.revisionHistoryLimit
-	// that no pod in pods still carries (upstream's cleanupHistory).
-	cleanup(ctx context.Context, ds *api.DaemonSet, old []*api.ControllerRevision, pods []*api.Pod) error
-}
-
-// revisionHistory is the history on the apiserver.
-type revisionHistory struct {
-	client *client.Client
-	lister *informer.Lister[*api.ControllerRevision]
-}
-
-func (h revisionHistory) construct(ctx context.Context, ds *api.DaemonSet, selector labels.Selector) (revisionState, error) {
-	all, err := h.lister.Namespace(ds.Namespace).List(nil)
+// constructHistory claims ds's revisions and makes sure one holds its
+// current template, numbered above every other (upstream's
+// constructHistory).
+func (c *Controller) constructHistory(ctx context.Context, ds *api.DaemonSet, selector labels.Selector) (revisionState, error) {
+	all, err := c.revisionLister.Namespace(ds.Namespace).List(nil)
 	if err != nil {
 		return revisionState{}, fmt.Errorf("list revisions: %w", err)
 	}
-	canAdopt := controllerutil.RecheckDeletionTimestamp(ds.UID, func(ctx context.Context) (*api.ObjectMeta, error) {
-		fresh, err := h.client.DaemonSets(ds.Namespace).Get(ctx, ds.Name, client.GetOptions{})
-		if err != nil {
-			return nil, err
-		}
-		return &fresh.ObjectMeta, nil
-	})
-	owned, err := controllerutil.ClaimRevisions(ctx, h.client, ds, apiVersion, kind, selector, canAdopt, all)
+	owned, err := controllerutil.ClaimRevisions(ctx, c.client, ds, apiVersion, kind, selector, c.canAdopt(ds), all)
 	if err != nil {
 		return revisionState{}, fmt.Errorf("claim revisions: %w", err)
 	}
@@ -81,7 +59,7 @@ func (h revisionHistory) construct(ctx context.Context, ds *api.DaemonSet, selec
 	var cur *api.ControllerRevision
 	if len(current) == 0 {
 		candidate.Revision = next
-		cur, err = controllerutil.CreateControllerRevision(ctx, h.client, ds, candidate, &collisionCount)
+		cur, err = controllerutil.CreateControllerRevision(ctx, c.client, ds, candidate, &collisionCount)
 		if err != nil {
 			return revisionState{}, err
 		}
@@ -96,7 +74,7 @@ func (h revisionHistory) construct(ctx context.Context, ds *api.DaemonSet, selec
 			// newest instead of making a copy.
 			updated := api.DeepCopy(cur)
 			updated.Revision = next
-			if cur, err = h.client.ControllerRevisions(ds.Namespace).Update(ctx, updated, client.UpdateOptions{}); err != nil {
+			if cur, err = c.client.ControllerRevisions(ds.Namespace).Update(ctx, updated, client.UpdateOptions{}); err != nil {
 				return revisionState{}, fmt.Errorf("renumber revision %s: %w", updated.Name, err)
 			}
 		}
@@ -108,7 +86,9 @@ func (h revisionHistory) construct(ctx context.Context, ds *api.DaemonSet, selec
 	return state, nil
 }
 
-func (h revisionHistory) cleanup(ctx context.Context, ds *api.DaemonSet, old []*api.ControllerRevision, pods []*api.Pod) error {
+// cleanupHistory deletes the oldest of old beyond spec.revisionHistoryLimit
+// that no pod in pods still carries (upstream's cleanupHistory).
+func (c *Controller) cleanupHistory(ctx context.Context, ds *api.DaemonSet, old []*api.ControllerRevision, pods []*api.Pod) error {
 	limit := controllerutil.DefaultRevisionHistoryLimit
 	if ds.Spec.RevisionHistoryLimit != nil {
 		limit = int(*ds.Spec.RevisionHistoryLimit)
@@ -130,7 +110,7 @@ func (h revisionHistory) cleanup(ctx context.Context, ds *api.DaemonSet, old []*
 	}
 	sorted := append([]*api.ControllerRevision(nil), old...)
 	controllerutil.SortRevisions(sorted)
-	return controllerutil.TruncateHistory(ctx, h.client, sorted, live, limit)
+	return controllerutil.TruncateHistory(ctx, c.client, sorted, live, limit)
 }
 
 // revisionHash is the hash a revision's pods are labelled with: its

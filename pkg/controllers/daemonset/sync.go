@@ -10,6 +10,7 @@ import (
 	"kplane/pkg/api"
 	apierrors "kplane/pkg/api/errors"
 	"kplane/pkg/api/labels"
+	"kplane/pkg/client"
 	"kplane/pkg/controllers/controllerutil"
 	"kplane/pkg/informer"
 )
@@ -69,7 +70,7 @@ func (c *Controller) sync(ctx context.Context, key string) error {
 	if err != nil {
 		return fmt.Errorf("list nodes: %w", err)
 	}
-	revisions, err := c.history.construct(ctx, ds, selector)
+	revisions, err := c.constructHistory(ctx, ds, selector)
 	if err != nil {
 		return fmt.Errorf("daemonset %s: construct history: %w", key, err)
 	}
@@ -100,7 +101,7 @@ func (c *Controller) sync(ctx context.Context, key string) error {
 			manageErr = c.rollingUpdate(ctx, key, ds, nodes, byNode, revisions.hash)
 		}
 		if manageErr == nil {
-			manageErr = c.history.cleanup(ctx, ds, revisions.old, pods)
+			manageErr = c.cleanupHistory(ctx, ds, revisions.old, pods)
 		}
 	} else {
 		c.log.Debug("waiting for the cache to catch up; only updating status", "key", key)
@@ -232,15 +233,7 @@ func (c *Controller) claimPods(ctx context.Context, ds *api.DaemonSet, selector 
 		APIVersion: apiVersion,
 		Kind:       kind,
 		Selector:   selector,
-		// Read the DaemonSet fresh before the first adoption: one deleted
-		// since the cache saw it must not adopt anything.
-		CanAdopt: controllerutil.RecheckDeletionTimestamp(ds.UID, func(ctx context.Context) (*api.ObjectMeta, error) {
-			fresh, err := c.dsAPI.get(ctx, ds.Namespace, ds.Name)
-			if err != nil {
-				return nil, err
-			}
-			return &fresh.ObjectMeta, nil
-		}),
+		CanAdopt:   c.canAdopt(ds),
 		Patch: func(ctx context.Context, podName string, patch []byte) error {
 			return c.podControl.PatchPod(ctx, ds.Namespace, podName, patch)
 		},
@@ -250,6 +243,18 @@ func (c *Controller) claimPods(ctx context.Context, ds *api.DaemonSet, selector 
 		return claimed, fmt.Errorf("claim pods for daemonset %s: %w", keyOf(ds), err)
 	}
 	return claimed, nil
+}
+
+// canAdopt reads the DaemonSet fresh before the first adoption of a pod or
+// revision: one deleted since the cache saw it must not adopt anything.
+func (c *Controller) canAdopt(ds *api.DaemonSet) func(ctx context.Context) error {
+	return controllerutil.RecheckDeletionTimestamp(ds.UID, func(ctx context.Context) (*api.ObjectMeta, error) {
+		fresh, err := c.client.DaemonSets(ds.Namespace).Get(ctx, ds.Name, client.GetOptions{})
+		if err != nil {
+			return nil, err
+		}
+		return &fresh.ObjectMeta, nil
+	})
 }
 
 // updateStatus writes status if it differs from ds's; on a conflict it
@@ -264,14 +269,15 @@ func (c *Controller) updateStatus(ctx context.Context, ds *api.DaemonSet, status
 		"available", status.NumberAvailable, "observedGeneration", status.ObservedGeneration)
 	updated := api.DeepCopy(ds)
 	updated.Status = status
-	_, err := c.dsAPI.updateStatus(ctx, updated)
+	daemonSets := c.client.DaemonSets(ds.Namespace)
+	_, err := daemonSets.UpdateStatus(ctx, updated, client.UpdateOptions{})
 	if apierrors.IsConflict(err) {
-		fresh, getErr := c.dsAPI.get(ctx, ds.Namespace, ds.Name)
+		fresh, getErr := daemonSets.Get(ctx, ds.Name, client.GetOptions{})
 		if getErr != nil {
 			return fmt.Errorf("update status of daemonset %s: re-read after conflict: %w", keyOf(ds), getErr)
 		}
 		fresh.Status = status
-		_, err = c.dsAPI.updateStatus(ctx, fresh)
+		_, err = daemonSets.UpdateStatus(ctx, fresh, client.UpdateOptions{})
 	}
 	if err != nil {
 		return fmt.Errorf("update status of daemonset %s: %w", keyOf(ds), err)

@@ -1,7 +1,13 @@
 package replicaset
 
+// Each test gives the apiserver and the caches some objects, runs one
+// sync and lists the complete, ordered API writes it made
+// (server.ExpectActions), then checks what those writes carried and the
+// Events recorded.
+
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"log/slog"
 	"slices"
@@ -13,6 +19,7 @@ import (
 	apierrors "kplane/pkg/api/errors"
 	"kplane/pkg/controllers/controllerutil"
 	"kplane/pkg/informer"
+	"kplane/test/framework/fakeapi"
 )
 
 var web = map[string]string{"replicaset": "test"}
@@ -24,10 +31,16 @@ func TestSyncCreatesMissingPods(t *testing.T) {
 	f := newFixture(t, rs)
 	f.mustSync("default/ng-rs")
 
-	if got := len(f.podControl.created); got != 3 {
-		t.Fatalf("created %d pods, want 3", got)
+	// Slow start: a batch of one create, then a batch of two; the three
+	// requests are alike (generateName), so their order does not matter.
+	f.server.ExpectActions(t,
+		"create pods ng-rs-", "create pods ng-rs-", "create pods ng-rs-",
+		"update replicasets/status ng-rs")
+	created := f.storedPods()
+	if len(created) != 3 {
+		t.Fatalf("the apiserver holds %d pods, want 3", len(created))
 	}
-	for _, pod := range f.podControl.created {
+	for _, pod := range created {
 		ref := controllerutil.GetControllerOf(&pod.ObjectMeta)
 		if pod.GenerateName != "ng-rs-" || pod.Labels["replicaset"] != "test" || ref == nil ||
 			ref.UID != rs.UID || ref.Kind != "ReplicaSet" || ref.APIVersion != "apps/v1" ||
@@ -35,12 +48,17 @@ func TestSyncCreatesMissingPods(t *testing.T) {
 			t.Errorf("pod %s: generateName %q, labels %v, controllerRef %+v", pod.Name, pod.GenerateName, pod.Labels, ref)
 		}
 	}
-	if adds, _ := f.ctrl.manager.Expectations().Pending("default/ng-rs"); adds != 3 {
+	f.expectEvents(
+		"Normal SuccessfulCreate Created pod: ng-rs-00001",
+		"Normal SuccessfulCreate Created pod: ng-rs-00002",
+		"Normal SuccessfulCreate Created pod: ng-rs-00003",
+	)
+	if adds, _ := f.ctrl.expectations.Pending("default/ng-rs"); adds != 3 {
 		t.Errorf("pending creates = %d, want 3", adds)
 	}
 	// The status reports what the cache shows (no pods yet) and that this
 	// generation was seen.
-	if s := f.lastStatus(); s.Replicas != 0 || s.ObservedGeneration != 1 || len(s.Conditions) != 0 {
+	if s := f.sentStatus("ng-rs"); s.Replicas != 0 || s.ObservedGeneration != 1 || len(s.Conditions) != 0 {
 		t.Errorf("status = %+v, want 0 replicas, observedGeneration 1, no conditions", s)
 	}
 }
@@ -51,24 +69,36 @@ func TestSyncCreatesMissingPods(t *testing.T) {
 func TestSyncSlowStartStopsAfterFailedBatch(t *testing.T) {
 	f := newFixture(t, newRS("ng-rs", 10, web))
 	quota := apierrors.NewForbidden(apierrors.Resource{Resource: "pods"}, "", errors.New("exceeded quota"))
-	f.podControl.failCreate = func(n int) error {
-		if n == 2 {
-			return quota
+	creates := 0 // the server calls its reactors one request at a time
+	f.server.React(func(a fakeapi.Action) error {
+		if a.Verb == fakeapi.VerbCreate && a.Resource == "pods" {
+			if creates++; creates == 2 {
+				return quota
+			}
 		}
 		return nil
-	}
+	})
 	err := f.sync("default/ng-rs")
 	if !apierrors.IsForbidden(err) {
 		t.Fatalf("sync error = %v, want the create's Forbidden error", err)
 	}
-	if f.podControl.calls != 3 || len(f.podControl.created) != 2 {
-		t.Fatalf("create calls = %d (created %d), want 3 calls (batches of 1 and 2), 2 created", f.podControl.calls, len(f.podControl.created))
+	// Batches of 1 and 2; the failure in the second ends the slow start.
+	f.server.ExpectActions(t,
+		"create pods ng-rs-", "create pods ng-rs-", "create pods ng-rs-",
+		"update replicasets/status ng-rs")
+	if n := len(f.storedPods()); n != 2 {
+		t.Errorf("the apiserver holds %d pods, want the 2 created", n)
 	}
+	f.expectEvents(
+		"Normal SuccessfulCreate Created pod: ng-rs-00001",
+		"Normal SuccessfulCreate Created pod: ng-rs-00002",
+		"Warning FailedCreate Error creating: "+quota.Error(),
+	)
 	// 10 expected, 8 never coming (1 failed + 7 skipped): 2 still expected.
-	if adds, _ := f.ctrl.manager.Expectations().Pending("default/ng-rs"); adds != 2 {
+	if adds, _ := f.ctrl.expectations.Pending("default/ng-rs"); adds != 2 {
 		t.Errorf("pending creates = %d, want 2", adds)
 	}
-	cond := findCondition(f.lastStatus().Conditions, api.ReplicaSetReplicaFailure)
+	cond := findCondition(f.sentStatus("ng-rs").Conditions, api.ReplicaSetReplicaFailure)
 	if cond == nil || cond.Status != api.ConditionTrue || cond.Reason != ReasonFailedCreate || !strings.Contains(cond.Message, "exceeded quota") {
 		t.Errorf("ReplicaFailure condition = %+v, want True/FailedCreate with the error", cond)
 	}
@@ -79,46 +109,38 @@ func TestSyncSlowStartStopsAfterFailedBatch(t *testing.T) {
 func TestExpectationsBlockSecondSyncUntilPodsObserved(t *testing.T) {
 	f := newFixture(t, newRS("ng-rs", 3, web))
 	f.mustSync("default/ng-rs")
-	created := slices.Clone(f.podControl.created)
+	f.server.ExpectActions(t,
+		"create pods ng-rs-", "create pods ng-rs-", "create pods ng-rs-",
+		"update replicasets/status ng-rs")
+	f.catchUp("ng-rs")
+	created := f.storedPods()
 
 	f.mustSync("default/ng-rs")
-	if got := len(f.podControl.created); got != 3 {
-		t.Fatalf("second sync created more pods: %d in all, want 3", got)
-	}
+	f.server.ExpectActions(t) // the cache shows no pods, but three are expected
 
-	// Two of three arrive: still waiting.
-	for _, pod := range created[:2] {
-		f.add(pod)
-		f.ctrl.manager.addPod(pod)
-	}
+	// Two of three arrive: still waiting, but the status counts them.
+	f.deliver(created[:2]...)
 	f.mustSync("default/ng-rs")
-	if got := len(f.podControl.created); got != 3 {
-		t.Fatalf("sync with one pod outstanding created more: %d in all, want 3", got)
-	}
-	if s := f.lastStatus(); s.Replicas != 2 {
+	f.server.ExpectActions(t, "update replicasets/status ng-rs")
+	if s := f.sentStatus("ng-rs"); s.Replicas != 2 {
 		t.Errorf("status.replicas = %d, want 2 (status is updated while waiting)", s.Replicas)
 	}
+	f.catchUp("ng-rs")
 
-	f.add(created[2])
-	f.ctrl.manager.addPod(created[2])
-	if !f.ctrl.manager.Expectations().Satisfied("default/ng-rs") {
+	f.deliver(created[2])
+	if !f.ctrl.expectations.Satisfied("default/ng-rs") {
 		t.Fatalf("expectations not satisfied after all three pods were observed")
 	}
 	f.mustSync("default/ng-rs")
-	if got := len(f.podControl.created); got != 3 {
-		t.Fatalf("created %d pods in all, want 3", got)
-	}
-	if s := f.lastStatus(); s.Replicas != 3 || s.FullyLabeledReplicas != 3 {
+	f.server.ExpectActions(t, "update replicasets/status ng-rs")
+	if s := f.sentStatus("ng-rs"); s.Replicas != 3 || s.FullyLabeledReplicas != 3 {
 		t.Errorf("status = %+v, want 3 replicas, 3 fully labeled", s)
 	}
+	f.catchUp("ng-rs")
 
 	// Idempotent: nothing changed, so nothing is written.
-	writes := len(f.statusWrites)
 	f.mustSync("default/ng-rs")
-	if len(f.statusWrites) != writes || len(f.podControl.created) != 3 || len(f.podControl.deleted) != 0 {
-		t.Errorf("a sync with nothing to do acted: %d status writes (was %d), %d creates, %d deletes",
-			len(f.statusWrites), writes, len(f.podControl.created), len(f.podControl.deleted))
-	}
+	f.server.ExpectActions(t)
 }
 
 // A watch event that never comes stalls an owner only until the
@@ -126,10 +148,15 @@ func TestExpectationsBlockSecondSyncUntilPodsObserved(t *testing.T) {
 func TestExpectationsExpire(t *testing.T) {
 	f := newFixture(t, newRS("ng-rs", 2, web))
 	f.mustSync("default/ng-rs")
+	f.server.ExpectActions(t, "create pods ng-rs-", "create pods ng-rs-", "update replicasets/status ng-rs")
+	f.catchUp("ng-rs")
+
 	f.clock.Step(controllerutil.ExpectationsTimeout + time.Second)
 	f.mustSync("default/ng-rs")
-	if got := len(f.podControl.created); got != 4 {
-		t.Fatalf("created %d pods in all, want 4 (2, then 2 again after the timeout)", got)
+	// The cache still shows no pods: after the timeout it is trusted.
+	f.server.ExpectActions(t, "create pods ng-rs-", "create pods ng-rs-")
+	if n := len(f.storedPods()); n != 4 {
+		t.Errorf("the apiserver holds %d pods, want 4 (2, then 2 again after the timeout)", n)
 	}
 }
 
@@ -144,27 +171,34 @@ func TestSyncDeletesLowestRankedPods(t *testing.T) {
 		newPod("unassigned", web, ownedBy(rs), inPhase(api.PodPending)),
 	)
 	f.mustSync("default/ng-rs")
-	want := []string{"not-ready", "pending", "unassigned"}
-	if got := f.podControl.deletedNames(); !slices.Equal(got, want) {
-		t.Fatalf("deleted %v, want %v", got, want)
-	}
-	if _, deletes := f.ctrl.manager.Expectations().Pending("default/ng-rs"); deletes != 3 {
+	// The deletes run in parallel, in no fixed order; the status write
+	// waits for all of them.
+	f.server.ExpectActions(t,
+		fakeapi.InAnyOrder("delete pods not-ready", "delete pods pending", "delete pods unassigned"),
+		"update replicasets/status ng-rs")
+	f.expectEvents(
+		"Normal SuccessfulDelete Deleted pod: not-ready",
+		"Normal SuccessfulDelete Deleted pod: pending",
+		"Normal SuccessfulDelete Deleted pod: unassigned",
+	)
+	if _, deletes := f.ctrl.expectations.Pending("default/ng-rs"); deletes != 3 {
 		t.Fatalf("pending deletes = %d, want 3", deletes)
 	}
 
 	// One deletion is seen as a deletionTimestamp (graceful), one as a
 	// delete event, one as a tombstone from a relist.
-	notReady, _ := f.factory.Pods().Lister().Namespace("default").Get("not-ready")
+	cached := f.server.Informers().Pods().Lister().Namespace("default")
+	notReady, _ := cached.Get("not-ready")
 	terminating := api.DeepCopy(notReady)
 	ts := api.NewTime(testNow)
 	terminating.DeletionTimestamp, terminating.ResourceVersion = &ts, "2"
-	f.ctrl.manager.updatePod(notReady, terminating)
-	pending, _ := f.factory.Pods().Lister().Namespace("default").Get("pending")
-	f.ctrl.manager.deletePod(pending)
-	unassigned, _ := f.factory.Pods().Lister().Namespace("default").Get("unassigned")
-	f.ctrl.manager.deletePod(informer.DeletedFinalStateUnknown{Key: "default/unassigned", Obj: unassigned})
-	if !f.ctrl.manager.Expectations().Satisfied("default/ng-rs") {
-		adds, deletes := f.ctrl.manager.Expectations().Pending("default/ng-rs")
+	f.ctrl.updatePod(notReady, terminating)
+	pending, _ := cached.Get("pending")
+	f.ctrl.deletePod(pending)
+	unassigned, _ := cached.Get("unassigned")
+	f.ctrl.deletePod(informer.DeletedFinalStateUnknown{Key: "default/unassigned", Obj: unassigned})
+	if !f.ctrl.expectations.Satisfied("default/ng-rs") {
+		adds, deletes := f.ctrl.expectations.Pending("default/ng-rs")
 		t.Fatalf("expectations not satisfied after the three deletions were seen: %d creates, %d deletes pending", adds, deletes)
 	}
 	if got := f.queued(); !slices.Equal(got, []string{"default/ng-rs"}) {
@@ -174,23 +208,28 @@ func TestSyncDeletesLowestRankedPods(t *testing.T) {
 
 // A delete that fails is not waited for and shows in the condition; one
 // that finds the pod already gone is not an error.
-func TestSyncDeleteFailures(t *testing.T) {
+func TestSyncDeleteFailuresAreNotWaitedForAndShowInTheCondition(t *testing.T) {
 	rs := newRS("ng-rs", 0, web)
 	f := newFixture(t, rs, newPod("a", web, ownedBy(rs)), newPod("b", web, ownedBy(rs)))
-	f.podControl.failDelete = func(name string) error {
-		if name == "a" {
-			return apierrors.NewNotFound(apierrors.Resource{Resource: "pods"}, name)
-		}
-		return errors.New("connection refused")
-	}
+	gone := apierrors.NewNotFound(apierrors.Resource{Resource: "pods"}, "a")
+	f.server.FailOn(fakeapi.VerbDelete, "pods", "a", gone)
+	f.server.FailOn(fakeapi.VerbDelete, "pods", "b", errors.New("connection refused"))
 	err := f.sync("default/ng-rs")
 	if err == nil || !strings.Contains(err.Error(), "connection refused") {
 		t.Fatalf("sync error = %v, want the failed delete's", err)
 	}
-	if !f.ctrl.manager.Expectations().Satisfied("default/ng-rs") {
+	f.server.ExpectActions(t,
+		fakeapi.InAnyOrder("delete pods a", "delete pods b"), // in parallel
+		"update replicasets/status ng-rs")
+	if !f.ctrl.expectations.Satisfied("default/ng-rs") {
 		t.Errorf("expectations still wait for deletions that failed")
 	}
-	cond := findCondition(f.lastStatus().Conditions, api.ReplicaSetReplicaFailure)
+	// PodControl records even the NotFound as a FailedDelete.
+	f.expectEvents(
+		"Warning FailedDelete Error deleting: Internal error occurred: connection refused",
+		"Warning FailedDelete Error deleting: "+gone.Error(),
+	)
+	cond := findCondition(f.sentStatus("ng-rs").Conditions, api.ReplicaSetReplicaFailure)
 	if cond == nil || cond.Reason != ReasonFailedDelete {
 		t.Errorf("ReplicaFailure condition = %+v, want reason FailedDelete", cond)
 	}
@@ -208,22 +247,22 @@ func TestSyncAdoptsMatchingOrphan(t *testing.T) {
 	)
 	f.mustSync("default/ng-rs")
 
-	if len(f.podControl.patches) != 1 {
-		t.Fatalf("patches = %v, want one, adopting orphan", f.podControl.patches)
-	}
-	patch := f.podControl.patches["orphan"]
+	// Adopted: one pod of two, so one more is created, not two.
+	f.server.ExpectActions(t, "patch pods orphan", "create pods ng-rs-", "update replicasets/status ng-rs")
+	patch := string(fakeapi.Sent[json.RawMessage](t, f.server, "patch pods orphan"))
 	for _, want := range []string{`"uid":"uid-ng-rs"`, `"controller":true`, `"blockOwnerDeletion":true`, `"kind":"ReplicaSet"`, `"uid":"uid-orphan"`} {
 		if !strings.Contains(patch, want) {
 			t.Errorf("adoption patch %s lacks %s", patch, want)
 		}
 	}
-	if f.gets != 1 {
-		t.Errorf("live GETs = %d, want 1 (the deletion recheck before adopting)", f.gets)
+	adopted := fakeapi.Result[*api.Pod](t, f.server, "patch pods orphan")
+	if ref := controllerutil.GetControllerOf(&adopted.ObjectMeta); ref == nil || ref.UID != rs.UID {
+		t.Errorf("orphan's controllerRef after adoption = %+v, want ng-rs", ref)
 	}
-	// Adopted: one pod of two, so one more is created, not two.
-	if got := len(f.podControl.created); got != 1 {
-		t.Errorf("created %d pods, want 1", got)
+	if n := countActions(f.server, "get replicasets ng-rs"); n != 1 {
+		t.Errorf("live GETs = %d, want 1 (the deletion recheck before adopting)", n)
 	}
+	f.expectEvents("Normal SuccessfulCreate Created pod: ng-rs-00001")
 }
 
 // A ReplicaSet that the apiserver says is being deleted adopts nothing,
@@ -231,14 +270,17 @@ func TestSyncAdoptsMatchingOrphan(t *testing.T) {
 func TestSyncDoesNotAdoptWhenOwnerIsBeingDeleted(t *testing.T) {
 	rs := newRS("ng-rs", 1, web)
 	f := newFixture(t, rs, newPod("orphan", web))
+	deleting := api.DeepCopy(rs)
 	ts := api.NewTime(testNow)
-	f.live["ng-rs"].DeletionTimestamp = &ts
+	deleting.DeletionTimestamp = &ts
+	f.server.Add(t, deleting) // the apiserver knows; the cache does not
 
 	if err := f.sync("default/ng-rs"); err == nil {
 		t.Fatalf("sync succeeded; want the refused adoption reported")
 	}
-	if len(f.podControl.patches) != 0 || len(f.podControl.created) != 0 {
-		t.Errorf("patches %v, creates %d; want none", f.podControl.patches, len(f.podControl.created))
+	f.server.ExpectActions(t) // no patch, no create, no status
+	if n := countActions(f.server, "get replicasets ng-rs"); n != 1 {
+		t.Errorf("live GETs = %d, want 1 (the deletion recheck)", n)
 	}
 }
 
@@ -251,14 +293,15 @@ func TestSyncReleasesRelabelledPod(t *testing.T) {
 		newPod("debug-me", map[string]string{"replicaset": "debug"}, ownedBy(rs)),
 	)
 	f.mustSync("default/ng-rs")
-	patch, ok := f.podControl.patches["debug-me"]
-	if !ok || !strings.Contains(patch, `"$patch":"delete"`) || !strings.Contains(patch, `"uid":"uid-ng-rs"`) {
-		t.Fatalf("patches = %v, want debug-me's controllerRef deleted", f.podControl.patches)
+	f.server.ExpectActions(t, "patch pods debug-me", "create pods ng-rs-", "update replicasets/status ng-rs")
+	patch := string(fakeapi.Sent[json.RawMessage](t, f.server, "patch pods debug-me"))
+	if !strings.Contains(patch, `"$patch":"delete"`) || !strings.Contains(patch, `"uid":"uid-ng-rs"`) {
+		t.Fatalf("patch = %s, want debug-me's controllerRef deleted", patch)
 	}
-	if got := len(f.podControl.created); got != 1 {
-		t.Errorf("created %d pods, want 1 replacement", got)
+	if released := fakeapi.Result[*api.Pod](t, f.server, "patch pods debug-me"); len(released.OwnerReferences) != 0 {
+		t.Errorf("debug-me's ownerReferences after release = %+v, want none", released.OwnerReferences)
 	}
-	if s := f.lastStatus(); s.Replicas != 1 {
+	if s := f.sentStatus("ng-rs"); s.Replicas != 1 {
 		t.Errorf("status.replicas = %d, want 1 (the released pod is not ours)", s.Replicas)
 	}
 }
@@ -280,25 +323,37 @@ func TestSyncStatusCounts(t *testing.T) {
 		newPod("finished", full, ownedBy(rs), inPhase(api.PodSucceeded)),
 	)
 	f.mustSync("default/ng-rs")
-	if len(f.podControl.created)+len(f.podControl.deleted) != 0 {
-		t.Fatalf("created %d, deleted %d; want nothing (4 active pods)", len(f.podControl.created), len(f.podControl.deleted))
-	}
-	s := f.lastStatus()
+	f.server.ExpectActions(t, "update replicasets/status ng-rs") // 4 active pods: no create, no delete
+	s := f.sentStatus("ng-rs")
 	if s.Replicas != 4 || s.FullyLabeledReplicas != 3 || s.ReadyReplicas != 3 || s.AvailableReplicas != 2 || s.ObservedGeneration != 7 {
 		t.Errorf("status = %+v, want replicas 4, fullyLabeled 3, ready 3, available 2, observedGeneration 7", s)
 	}
-	if waiting := f.ctrl.manager.Queue().Waiting(); !slices.Contains(waiting, "default/ng-rs") {
+	if waiting := f.ctrl.queue.Waiting(); !slices.Contains(waiting, "default/ng-rs") {
 		t.Errorf("waiting keys = %v, want the ReplicaSet requeued after minReadySeconds", waiting)
 	}
 }
 
-// A status write that conflicts is retried once on a fresh copy.
-func TestSyncRetriesStatusConflict(t *testing.T) {
-	f := newFixture(t, newRS("ng-rs", 0, web))
-	f.conflicts = 1
+// A status write that conflicts (someone changed the ReplicaSet since the
+// cache saw it) is retried once on a fresh copy, keeping their change.
+func TestSyncRetriesStatusConflictOnAFreshCopy(t *testing.T) {
+	rs := newRS("ng-rs", 0, web)
+	f := newFixture(t, rs)
+	edited := api.DeepCopy(rs)
+	edited.ResourceVersion, edited.Annotations = "2", map[string]string{"edited": "by someone"}
+	f.server.Add(t, edited)
+
 	f.mustSync("default/ng-rs")
-	if f.gets != 1 || len(f.statusWrites) != 1 {
-		t.Fatalf("gets = %d, status writes = %d; want one re-read and one successful write", f.gets, len(f.statusWrites))
+	f.server.ExpectActions(t, "update replicasets/status ng-rs", "update replicasets/status ng-rs")
+	writes := f.server.Writes()
+	if !apierrors.IsConflict(writes[0].Err) || writes[1].Err != nil {
+		t.Errorf("status writes answered %v, %v; want a conflict, then success", writes[0].Err, writes[1].Err)
+	}
+	if n := countActions(f.server, "get replicasets ng-rs"); n != 1 {
+		t.Errorf("live GETs = %d, want one re-read", n)
+	}
+	stored := fakeapi.Result[*api.ReplicaSet](t, f.server, "update replicasets/status ng-rs")
+	if stored.Annotations["edited"] != "by someone" || stored.Status.ObservedGeneration != 1 {
+		t.Errorf("stored after the retry: annotations %v, status %+v", stored.Annotations, stored.Status)
 	}
 }
 
@@ -309,17 +364,16 @@ func TestSyncOwnerBeingDeletedCreatesNothing(t *testing.T) {
 	rs.DeletionTimestamp = &ts
 	f := newFixture(t, rs)
 	f.mustSync("default/ng-rs")
-	if len(f.podControl.created) != 0 {
-		t.Fatalf("created %d pods for a ReplicaSet being deleted", len(f.podControl.created))
-	}
+	f.server.ExpectActions(t, "update replicasets/status ng-rs")
 }
 
 // A ReplicaSet that is gone has its expectations forgotten.
-func TestSyncDeletedOwner(t *testing.T) {
+func TestSyncDeletedOwnerForgetsExpectations(t *testing.T) {
 	f := newFixture(t)
-	f.ctrl.manager.Expectations().ExpectCreations("default/gone", 3)
+	f.ctrl.expectations.ExpectCreations("default/gone", 3)
 	f.mustSync("default/gone")
-	if adds, _ := f.ctrl.manager.Expectations().Pending("default/gone"); adds != 0 {
+	f.server.ExpectActions(t)
+	if adds, _ := f.ctrl.expectations.Pending("default/gone"); adds != 0 {
 		t.Fatalf("pending creates for a deleted ReplicaSet = %d, want 0", adds)
 	}
 }
@@ -333,13 +387,22 @@ func TestSyncInvalidSelectorIsNotRetried(t *testing.T) {
 	if err := f.sync("default/ng-rs"); err == nil || !strings.Contains(err.Error(), "invalid selector") {
 		t.Fatalf("sync error = %v, want an invalid selector error", err)
 	}
-	q := f.ctrl.manager.Queue()
+	q := f.ctrl.queue
 	q.Add("default/ng-rs")
-	controllerutil.ProcessNext(context.Background(), q, f.ctrl.sync, slog.New(slog.DiscardHandler))
+	controllerutil.ProcessNext(context.Background(), q, f.ctrl.Sync, slog.New(slog.DiscardHandler))
 	if q.Len() != 0 || len(q.Waiting()) != 0 || q.NumRequeues("default/ng-rs") != 0 {
 		t.Errorf("the key was requeued (len %d, waiting %v)", q.Len(), q.Waiting())
 	}
-	if len(f.podControl.created) != 0 {
-		t.Errorf("created pods for an invalid selector")
+	f.server.ExpectActions(t)
+}
+
+// countActions counts the requests, reads included, spelled action.
+func countActions(s *fakeapi.Server, action string) int {
+	n := 0
+	for _, a := range s.Actions() {
+		if a.String() == action {
+			n++
+		}
 	}
+	return n
 }

@@ -16,19 +16,19 @@ import (
 )
 
 // addOwner enqueues a new owner.
-func (m *Manager[T]) addOwner(obj api.Object) {
+func (c *Controller[T]) addOwner(obj api.Object) {
 	owner, ok := obj.(T)
 	if !ok {
 		return
 	}
-	m.log.Debug("owner added", "key", keyOf(obj))
-	m.enqueue(owner)
+	c.log.Debug("owner added", "key", keyOf(obj))
+	c.enqueue(owner)
 }
 
 // updateOwner enqueues an owner on every change, not only when its
 // replicas or generation change: a resync then retries an owner whose last
 // creates failed, and a status write echoing back costs one cheap sync.
-func (m *Manager[T]) updateOwner(oldObj, newObj api.Object) {
+func (c *Controller[T]) updateOwner(oldObj, newObj api.Object) {
 	oldOwner, ok1 := oldObj.(T)
 	newOwner, ok2 := newObj.(T)
 	if !ok1 || !ok2 {
@@ -38,36 +38,29 @@ func (m *Manager[T]) updateOwner(oldObj, newObj api.Object) {
 	// update (a relist merged them); treat the old one as deleted so its
 	// expectations do not leak into the new one.
 	if oldObj.GetObjectMeta().UID != newObj.GetObjectMeta().UID {
-		m.deleteOwner(informer.DeletedFinalStateUnknown{Key: keyOf(oldObj), Obj: oldOwner})
+		c.deleteOwner(oldOwner)
 	}
-	m.enqueue(newOwner)
+	c.enqueue(newOwner)
 }
 
 // deleteOwner forgets a deleted owner's expectations, so that a new owner
 // with the same name starts clean, and enqueues its key (the sync finds it
-// gone).
-func (m *Manager[T]) deleteOwner(obj any) {
-	owner, ok := obj.(T)
+// gone). obj is a T or a tombstone holding one.
+func (c *Controller[T]) deleteOwner(obj any) {
+	owner, ok := informer.DeletedObject[T](obj)
 	if !ok {
-		tombstone, isTombstone := obj.(informer.DeletedFinalStateUnknown)
-		if !isTombstone {
-			m.log.Error("unexpected object in owner delete", "type", typeName(obj))
-			return
-		}
-		if owner, ok = tombstone.Obj.(T); !ok {
-			m.log.Error("tombstone holds an unexpected object", "key", tombstone.Key, "type", typeName(tombstone.Obj))
-			return
-		}
+		c.log.Error("unexpected object in owner delete", "type", typeName(obj))
+		return
 	}
 	key := keyOf(owner)
-	m.log.Debug("owner deleted", "key", key)
-	m.expectations.Delete(key)
-	m.queue.Add(key)
+	c.log.Debug("owner deleted", "key", key)
+	c.expectations.Delete(key)
+	c.queue.Add(key)
 }
 
 // addPod tells the pod's controller that one of the pods it expected has
 // arrived, or, for an orphan, wakes every owner that might adopt it.
-func (m *Manager[T]) addPod(obj api.Object) {
+func (c *Controller[T]) addPod(obj api.Object) {
 	pod, ok := obj.(*api.Pod)
 	if !ok {
 		return
@@ -75,32 +68,32 @@ func (m *Manager[T]) addPod(obj api.Object) {
 	if pod.DeletionTimestamp != nil {
 		// After a controller-manager restart a pod can appear already
 		// being deleted; that is a deletion to observe, not a creation.
-		m.deletePod(pod)
+		c.deletePod(pod)
 		return
 	}
 	if ref := controllerutil.GetControllerOf(&pod.ObjectMeta); ref != nil {
-		owner, found := m.resolveControllerRef(pod.Namespace, ref)
+		owner, found := c.resolveControllerRef(pod.Namespace, ref)
 		if !found {
 			return
 		}
 		key := keyOf(owner)
-		m.log.Debug("pod created", "pod", keyOf(pod), "owner", key)
-		m.expectations.CreationObserved(key)
-		m.queue.Add(key)
+		c.log.Debug("pod created", "pod", keyOf(pod), "owner", key)
+		c.expectations.CreationObserved(key)
+		c.queue.Add(key)
 		return
 	}
 	// An orphan: no one waits for it, so no expectation is lowered; every
 	// owner whose selector matches gets a chance to adopt it.
-	for _, owner := range m.ownersSelecting(pod) {
-		m.log.Debug("orphan pod created", "pod", keyOf(pod), "owner", keyOf(owner))
-		m.enqueue(owner)
+	for _, owner := range c.ownersSelecting(pod) {
+		c.log.Debug("orphan pod created", "pod", keyOf(pod), "owner", keyOf(owner))
+		c.enqueue(owner)
 	}
 }
 
 // updatePod wakes the owners a pod change concerns: its controller, its
 // former controller if the controllerRef changed, and, for an orphan whose
 // labels or controllerRef changed, every owner that might adopt it.
-func (m *Manager[T]) updatePod(oldObj, newObj api.Object) {
+func (c *Controller[T]) updatePod(oldObj, newObj api.Object) {
 	oldPod, ok1 := oldObj.(*api.Pod)
 	curPod, ok2 := newObj.(*api.Pod)
 	if !ok1 || !ok2 || curPod.ResourceVersion == oldPod.ResourceVersion {
@@ -111,9 +104,9 @@ func (m *Manager[T]) updatePod(oldObj, newObj api.Object) {
 		// A graceful deletion starts by setting deletionTimestamp; the pod
 		// leaves much later. Count the deletion now so the owner replaces
 		// the pod at once instead of waiting for the kubelet.
-		m.deletePod(curPod)
+		c.deletePod(curPod)
 		if labelsChanged {
-			m.deletePod(oldPod) // the old labels' owner may wait for it too
+			c.deletePod(oldPod) // the old labels' owner may wait for it too
 		}
 		return
 	}
@@ -122,31 +115,31 @@ func (m *Manager[T]) updatePod(oldObj, newObj api.Object) {
 	oldRef := controllerutil.GetControllerOf(&oldPod.ObjectMeta)
 	refChanged := !sameRef(oldRef, curRef)
 	if refChanged && oldRef != nil {
-		if owner, found := m.resolveControllerRef(oldPod.Namespace, oldRef); found {
-			m.enqueue(owner)
+		if owner, found := c.resolveControllerRef(oldPod.Namespace, oldRef); found {
+			c.enqueue(owner)
 		}
 	}
 
 	if curRef != nil {
-		owner, found := m.resolveControllerRef(curPod.Namespace, curRef)
+		owner, found := c.resolveControllerRef(curPod.Namespace, curRef)
 		if !found {
 			return
 		}
-		m.enqueue(owner)
+		c.enqueue(owner)
 		// Nothing will announce the moment a ready pod becomes available
 		// (ready for minReadySeconds), so look again then; the extra
 		// second absorbs clock skew between here and the kubelet, as
 		// upstream does.
-		if view, err := m.kind.View(owner); err == nil && view.MinReadySeconds > 0 &&
+		if view, err := c.kind.View(owner); err == nil && view.MinReadySeconds > 0 &&
 			!controllerutil.IsPodReady(oldPod) && controllerutil.IsPodReady(curPod) {
-			m.enqueueAfter(owner, time.Duration(view.MinReadySeconds)*time.Second+time.Second)
+			c.enqueueAfter(owner, time.Duration(view.MinReadySeconds)*time.Second+time.Second)
 		}
 		return
 	}
 
 	if labelsChanged || refChanged {
-		for _, owner := range m.ownersSelecting(curPod) {
-			m.enqueue(owner)
+		for _, owner := range c.ownersSelecting(curPod) {
+			c.enqueue(owner)
 		}
 	}
 }
@@ -155,42 +148,35 @@ func (m *Manager[T]) updatePod(oldObj, newObj api.Object) {
 // obj is a *api.Pod or a DeletedFinalStateUnknown tombstone, whose pod may
 // be stale: if its labels changed in between, the new owner only learns
 // of it at its next sync.
-func (m *Manager[T]) deletePod(obj any) {
-	pod, ok := obj.(*api.Pod)
+func (c *Controller[T]) deletePod(obj any) {
+	pod, ok := informer.DeletedObject[*api.Pod](obj)
 	if !ok {
-		tombstone, isTombstone := obj.(informer.DeletedFinalStateUnknown)
-		if !isTombstone {
-			m.log.Error("unexpected object in pod delete", "type", typeName(obj))
-			return
-		}
-		if pod, ok = tombstone.Obj.(*api.Pod); !ok {
-			m.log.Error("tombstone holds an unexpected object", "key", tombstone.Key, "type", typeName(tombstone.Obj))
-			return
-		}
+		c.log.Error("unexpected object in pod delete", "type", typeName(obj))
+		return
 	}
 	ref := controllerutil.GetControllerOf(&pod.ObjectMeta)
 	if ref == nil {
 		return // no owner cares about an orphan leaving
 	}
-	owner, found := m.resolveControllerRef(pod.Namespace, ref)
+	owner, found := c.resolveControllerRef(pod.Namespace, ref)
 	if !found {
 		return
 	}
 	key := keyOf(owner)
-	m.log.Debug("pod deleted", "pod", keyOf(pod), "owner", key, "deletionTimestamp", pod.DeletionTimestamp)
-	m.expectations.DeletionObserved(key, keyOf(pod))
-	m.queue.Add(key)
+	c.log.Debug("pod deleted", "pod", keyOf(pod), "owner", key, "deletionTimestamp", pod.DeletionTimestamp)
+	c.expectations.DeletionObserved(key, keyOf(pod))
+	c.queue.Add(key)
 }
 
 // resolveControllerRef returns the owner a controllerRef points to, if it
 // is of this manager's kind and the cached owner of that name has the same
 // UID (a lister cannot look up by UID).
-func (m *Manager[T]) resolveControllerRef(namespace string, ref *api.OwnerReference) (T, bool) {
+func (c *Controller[T]) resolveControllerRef(namespace string, ref *api.OwnerReference) (T, bool) {
 	var zero T
-	if ref.Kind != m.kind.Kind {
+	if ref.Kind != c.kind.Kind {
 		return zero, false
 	}
-	owner, err := m.kind.Informer.Lister().Namespace(namespace).Get(ref.Name)
+	owner, err := c.kind.Informer.Lister().Namespace(namespace).Get(ref.Name)
 	if err != nil || owner.GetObjectMeta().UID != ref.UID {
 		return zero, false
 	}
@@ -200,15 +186,15 @@ func (m *Manager[T]) resolveControllerRef(namespace string, ref *api.OwnerRefere
 // ownersSelecting returns the owners in pod's namespace whose selector
 // matches its labels: the candidates to adopt an orphan. An owner with an
 // empty selector matches nothing here, as upstream's GetPodReplicaSets.
-func (m *Manager[T]) ownersSelecting(pod *api.Pod) []T {
-	owners, err := m.kind.Informer.Lister().Namespace(pod.Namespace).List(nil)
+func (c *Controller[T]) ownersSelecting(pod *api.Pod) []T {
+	owners, err := c.kind.Informer.Lister().Namespace(pod.Namespace).List(nil)
 	if err != nil {
-		m.log.Error("list owners", "namespace", pod.Namespace, "err", err)
+		c.log.Error("list owners", "namespace", pod.Namespace, "err", err)
 		return nil
 	}
 	var matching []T
 	for _, owner := range owners {
-		view, err := m.kind.View(owner)
+		view, err := c.kind.View(owner)
 		if err != nil || view.Selector.Empty() || !view.Selector.Matches(pod.Labels) {
 			continue
 		}
@@ -217,7 +203,7 @@ func (m *Manager[T]) ownersSelecting(pod *api.Pod) []T {
 	if len(matching) > 1 {
 		// ControllerRefs keep this safe (only one adopts), but it is a
 		// user error worth a line in the log.
-		m.log.Warn("more than one owner selects the same pod", "pod", keyOf(pod), "owners", len(matching))
+		c.log.Warn("more than one owner selects the same pod", "pod", keyOf(pod), "owners", len(matching))
 	}
 	return matching
 }

@@ -9,7 +9,7 @@ import (
 )
 
 // The event handlers only enqueue keys and keep expectations: each case
-// feeds one event and checks the queue and the expectations.
+// feeds one event and checks the queue, and that no request was made.
 func TestPodHandlers(t *testing.T) {
 	rsA := newRS("a", 1, map[string]string{"app": "a"})
 	rsB := newRS("b", 1, map[string]string{"app": "b"})
@@ -20,19 +20,19 @@ func TestPodHandlers(t *testing.T) {
 
 	tests := []struct {
 		name string
-		// event feeds one event to the manager.
+		// event feeds one event to the controller.
 		event       func(f *fixture)
 		wantQueued  []string
 		wantWaiting []string
 	}{
 		{
 			name:       "pod added with a controllerRef wakes its controller",
-			event:      func(f *fixture) { f.ctrl.manager.addPod(newPod("p", appA, ownedBy(rsA))) },
+			event:      func(f *fixture) { f.ctrl.addPod(newPod("p", appA, ownedBy(rsA))) },
 			wantQueued: []string{"default/a"},
 		},
 		{
 			name:       "orphan added wakes every owner whose selector matches",
-			event:      func(f *fixture) { f.ctrl.manager.addPod(newPod("p", appB)) },
+			event:      func(f *fixture) { f.ctrl.addPod(newPod("p", appB)) },
 			wantQueued: []string{"default/b"},
 		},
 		{
@@ -40,7 +40,7 @@ func TestPodHandlers(t *testing.T) {
 			event: func(f *fixture) {
 				stale := api.DeepCopy(rsA)
 				stale.UID = "uid-old-a"
-				f.ctrl.manager.addPod(newPod("p", appA, ownedBy(stale)))
+				f.ctrl.addPod(newPod("p", appA, ownedBy(stale)))
 			},
 		},
 		{
@@ -49,7 +49,7 @@ func TestPodHandlers(t *testing.T) {
 				old := newPod("p", appA)
 				cur := api.DeepCopy(old)
 				cur.Labels, cur.ResourceVersion = appB, "2"
-				f.ctrl.manager.updatePod(old, cur)
+				f.ctrl.updatePod(old, cur)
 			},
 			wantQueued: []string{"default/b"},
 		},
@@ -60,7 +60,7 @@ func TestPodHandlers(t *testing.T) {
 				cur := api.DeepCopy(old)
 				ownedBy(rsB)(cur)
 				cur.ResourceVersion = "2"
-				f.ctrl.manager.updatePod(old, cur)
+				f.ctrl.updatePod(old, cur)
 			},
 			wantQueued: []string{"default/a", "default/b"},
 		},
@@ -70,7 +70,7 @@ func TestPodHandlers(t *testing.T) {
 				old := newPod("p", appB, ownedBy(rsA))
 				cur := api.DeepCopy(old)
 				cur.OwnerReferences, cur.ResourceVersion = nil, "2"
-				f.ctrl.manager.updatePod(old, cur)
+				f.ctrl.updatePod(old, cur)
 			},
 			wantQueued: []string{"default/a", "default/b"},
 		},
@@ -78,7 +78,7 @@ func TestPodHandlers(t *testing.T) {
 			name: "resync (same resourceVersion) does nothing",
 			event: func(f *fixture) {
 				pod := newPod("p", appA, ownedBy(rsA))
-				f.ctrl.manager.updatePod(pod, pod)
+				f.ctrl.updatePod(pod, pod)
 			},
 		},
 		{
@@ -88,7 +88,7 @@ func TestPodHandlers(t *testing.T) {
 				cur := api.DeepCopy(old)
 				readyFor(0)(cur)
 				cur.ResourceVersion = "2"
-				f.ctrl.manager.updatePod(old, cur)
+				f.ctrl.updatePod(old, cur)
 			},
 			wantQueued:  []string{"default/slow"},
 			wantWaiting: []string{"default/slow"},
@@ -96,20 +96,20 @@ func TestPodHandlers(t *testing.T) {
 		{
 			name: "pod deleted (tombstone) wakes its controller",
 			event: func(f *fixture) {
-				f.ctrl.manager.deletePod(informer.DeletedFinalStateUnknown{Key: "default/p", Obj: newPod("p", appA, ownedBy(rsA))})
+				f.ctrl.deletePod(informer.DeletedFinalStateUnknown{Key: "default/p", Obj: newPod("p", appA, ownedBy(rsA))})
 			},
 			wantQueued: []string{"default/a"},
 		},
 		{
 			name:  "orphan deleted wakes no one",
-			event: func(f *fixture) { f.ctrl.manager.deletePod(newPod("p", appA)) },
+			event: func(f *fixture) { f.ctrl.deletePod(newPod("p", appA)) },
 		},
 		{
 			name: "owner updated is enqueued",
 			event: func(f *fixture) {
 				cur := api.DeepCopy(rsA)
 				cur.ResourceVersion = "2"
-				f.ctrl.manager.updateOwner(rsA, cur)
+				f.ctrl.updateOwner(rsA, cur)
 			},
 			wantQueued: []string{"default/a"},
 		},
@@ -121,10 +121,14 @@ func TestPodHandlers(t *testing.T) {
 			if got := f.queued(); !slices.Equal(got, tt.wantQueued) {
 				t.Errorf("queued = %v, want %v", got, tt.wantQueued)
 			}
-			waiting := f.ctrl.manager.Queue().Waiting()
+			waiting := f.ctrl.queue.Waiting()
 			slices.Sort(waiting)
 			if !slices.Equal(waiting, tt.wantWaiting) {
 				t.Errorf("waiting = %v, want %v", waiting, tt.wantWaiting)
+			}
+			// Handlers only read the caches: no request at all.
+			if actions := f.server.Actions(); len(actions) != 0 {
+				t.Errorf("a handler called the apiserver: %v", actions)
 			}
 		})
 	}
@@ -143,10 +147,10 @@ var rsSlow = func() *api.ReplicaSet {
 func TestHandlersKeepExpectations(t *testing.T) {
 	rs := newRS("a", 3, map[string]string{"app": "a"})
 	f := newFixture(t, rs)
-	exp := f.ctrl.manager.Expectations()
+	exp := f.ctrl.expectations
 
 	exp.ExpectCreations("default/a", 2)
-	f.ctrl.manager.addPod(newPod("p1", rs.Spec.Template.Labels, ownedBy(rs)))
+	f.ctrl.addPod(newPod("p1", rs.Spec.Template.Labels, ownedBy(rs)))
 	if adds, _ := exp.Pending("default/a"); adds != 1 {
 		t.Fatalf("pending creates after one pod added = %d, want 1", adds)
 	}
@@ -157,16 +161,16 @@ func TestHandlersKeepExpectations(t *testing.T) {
 	terminating.DeletionTimestamp = &ts
 	// A pod that shows up already terminating (after a restart) is a
 	// deletion, not a creation.
-	f.ctrl.manager.addPod(terminating)
+	f.ctrl.addPod(terminating)
 	old := newPod("p2", rs.Spec.Template.Labels, ownedBy(rs))
 	cur := api.DeepCopy(old)
 	cur.DeletionTimestamp, cur.ResourceVersion = &ts, "2"
-	f.ctrl.manager.updatePod(old, cur)
+	f.ctrl.updatePod(old, cur)
 	if _, deletes := exp.Pending("default/a"); deletes != 1 {
 		t.Fatalf("pending deletes = %d, want 1 (p3)", deletes)
 	}
 
-	f.ctrl.manager.deleteOwner(informer.DeletedFinalStateUnknown{Key: "default/a", Obj: rs})
+	f.ctrl.deleteOwner(informer.DeletedFinalStateUnknown{Key: "default/a", Obj: rs})
 	if adds, deletes := exp.Pending("default/a"); adds != 0 || deletes != 0 {
 		t.Fatalf("expectations of a deleted owner = %d creates, %d deletes; want forgotten", adds, deletes)
 	}
@@ -180,11 +184,11 @@ func TestHandlersKeepExpectations(t *testing.T) {
 func TestUpdateOwnerWithNewUIDForgetsExpectations(t *testing.T) {
 	rs := newRS("a", 3, map[string]string{"app": "a"})
 	f := newFixture(t, rs)
-	f.ctrl.manager.Expectations().ExpectCreations("default/a", 3)
+	f.ctrl.expectations.ExpectCreations("default/a", 3)
 	recreated := api.DeepCopy(rs)
 	recreated.UID, recreated.ResourceVersion = "uid-a-2", "9"
-	f.ctrl.manager.updateOwner(rs, recreated)
-	if !f.ctrl.manager.Expectations().Satisfied("default/a") {
+	f.ctrl.updateOwner(rs, recreated)
+	if !f.ctrl.expectations.Satisfied("default/a") {
 		t.Fatalf("expectations of the old owner survived its re-creation")
 	}
 }

@@ -184,7 +184,7 @@ func TestAdoptsOrphan(t *testing.T) {
 // startController runs a ReplicaSet controller on c until the test ends.
 func startController(t *testing.T, c *client.Client) {
 	t.Helper()
-	controllertest.RunController(t, c, "replicaset-controller", 2, func(f *informer.SharedInformerFactory, rec events.EventRecorder, logger *slog.Logger) (*replicaset.Controller, error) {
+	controllertest.RunController(t, c, "replicaset-controller", 2, func(f *informer.SharedInformerFactory, rec events.EventRecorder, logger *slog.Logger) (*replicaset.Controller[*api.ReplicaSet], error) {
 		return replicaset.New(c, f, rec, replicaset.Options{Logger: logger})
 	})
 }

@@ -2,19 +2,21 @@ package replicaset
 
 import (
 	"context"
+	"fmt"
 
 	"kplane/pkg/api"
 	"kplane/pkg/api/labels"
+	"kplane/pkg/client"
 	"kplane/pkg/informer"
 )
 
-// Kind tells the shared replica logic (Manager) how to read and write one
+// Kind tells the controller (Controller[T]) how to read and write one
 // kind of replica owner. ReplicaSet and ReplicationController do the same
 // job — keep spec.replicas pods matching a selector — and differ only in
 // their Go types: an RC's selector is a plain map and its template a
 // pointer. Upstream handles RCs by converting them to ReplicaSets on the
 // way in and back on the way out (pkg/controller/replication); kplane keeps
-// the objects as they are and gives the Manager this small adapter
+// the objects as they are and gives the controller this small adapter
 // instead, so events and ownerReferences name the real object.
 type Kind[T api.Object] struct {
 	// Name is the controller's name: the workqueue's name and the
@@ -40,7 +42,7 @@ type Kind[T api.Object] struct {
 	UpdateStatus func(ctx context.Context, owner T, status api.ReplicaSetStatus) (T, error)
 }
 
-// Owner is the Manager's view of one ReplicaSet or ReplicationController:
+// Owner is the controller's view of one ReplicaSet or ReplicationController:
 // what it asks for and what its status says now. The status uses the
 // ReplicaSet's shape for both kinds (the fields are the same; an RC has no
 // terminatingReplicas).
@@ -56,4 +58,42 @@ type Owner struct {
 	Template *api.PodTemplateSpec
 	// Status is the owner's current status.
 	Status api.ReplicaSetStatus
+}
+
+// replicaSetKind adapts ReplicaSets to the controller.
+func replicaSetKind(c *client.Client, informers *informer.SharedInformerFactory) Kind[*api.ReplicaSet] {
+	return Kind[*api.ReplicaSet]{
+		Name:       Name,
+		APIVersion: "apps/v1",
+		Kind:       "ReplicaSet",
+		Informer:   informers.ReplicaSets(),
+		View:       viewReplicaSet,
+		Get: func(ctx context.Context, namespace, name string) (*api.ReplicaSet, error) {
+			return c.ReplicaSets(namespace).Get(ctx, name, client.GetOptions{})
+		},
+		UpdateStatus: func(ctx context.Context, rs *api.ReplicaSet, status api.ReplicaSetStatus) (*api.ReplicaSet, error) {
+			updated := api.DeepCopy(rs)
+			updated.Status = status
+			return c.ReplicaSets(rs.Namespace).UpdateStatus(ctx, updated, client.UpdateOptions{})
+		},
+	}
+}
+
+// viewReplicaSet reads what the controller needs from a ReplicaSet.
+func viewReplicaSet(rs *api.ReplicaSet) (Owner, error) {
+	selector, err := labels.FromLabelSelector(rs.Spec.Selector)
+	if err != nil {
+		return Owner{}, fmt.Errorf("invalid selector: %w", err)
+	}
+	replicas := int32(1)
+	if rs.Spec.Replicas != nil {
+		replicas = *rs.Spec.Replicas
+	}
+	return Owner{
+		Selector:        selector,
+		Replicas:        replicas,
+		MinReadySeconds: rs.Spec.MinReadySeconds,
+		Template:        &rs.Spec.Template,
+		Status:          rs.Status,
+	}, nil
 }

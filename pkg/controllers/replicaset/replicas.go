@@ -14,13 +14,13 @@ import (
 // active pods the owner controls; they are not modified. An error means
 // some creates or deletes failed; the caller records it in the
 // ReplicaFailure condition and the key is retried with back-off.
-func (m *Manager[T]) manageReplicas(ctx context.Context, key string, owner T, view Owner, pods []*api.Pod) error {
+func (c *Controller[T]) manageReplicas(ctx context.Context, key string, owner T, view Owner, pods []*api.Pod) error {
 	diff := len(pods) - int(view.Replicas)
 	switch {
 	case diff < 0:
-		return m.createPods(ctx, key, owner, view, min(-diff, m.burstReplicas))
+		return c.createPods(ctx, key, owner, view, min(-diff, c.burstReplicas))
 	case diff > 0:
-		return m.deletePods(ctx, key, owner, view, pods, min(diff, m.burstReplicas))
+		return c.deletePods(ctx, key, owner, view, pods, min(diff, c.burstReplicas))
 	}
 	return nil
 }
@@ -28,25 +28,25 @@ func (m *Manager[T]) manageReplicas(ctx context.Context, key string, owner T, vi
 // createPods creates n pods from the owner's template in slow-start
 // batches (1, 2, 4, …), so that a template the apiserver rejects costs one
 // request and one FailedCreate event, not n.
-func (m *Manager[T]) createPods(ctx context.Context, key string, owner T, view Owner, n int) error {
+func (c *Controller[T]) createPods(ctx context.Context, key string, owner T, view Owner, n int) error {
 	// Expect before creating: the informer may deliver a new pod before
 	// CreatePod has even returned.
-	m.expectations.ExpectCreations(key, n)
-	m.log.Info("too few replicas", "key", key, "want", view.Replicas, "creating", n)
+	c.expectations.ExpectCreations(key, n)
+	c.log.Info("too few replicas", "key", key, "want", view.Replicas, "creating", n)
 
 	namespace := owner.GetObjectMeta().Namespace
-	ref := controllerutil.NewControllerRef(owner, m.kind.APIVersion, m.kind.Kind)
+	ref := controllerutil.NewControllerRef(owner, c.kind.APIVersion, c.kind.Kind)
 	successes, err := controllerutil.SlowStartBatch(n, controllerutil.SlowStartInitialBatchSize, func() error {
-		return m.podControl.CreatePod(ctx, namespace, view.Template, owner, ref)
+		return c.podControl.CreatePod(ctx, namespace, view.Template, owner, ref)
 	})
 	// Pods whose create failed, or was never tried, will never be seen by
 	// the informer: stop waiting for them, or the owner would stall until
 	// the expectations time out. The next sync tries again.
 	if skipped := n - successes; skipped > 0 {
-		m.log.Info("slow start stopped after a failed create; not expecting the pods it skipped",
+		c.log.Info("slow start stopped after a failed create; not expecting the pods it skipped",
 			"key", key, "created", successes, "skipped", skipped, "err", err)
 		for range skipped {
-			m.expectations.CreationObserved(key)
+			c.expectations.CreationObserved(key)
 		}
 	}
 	if apierrors.HasStatusCause(err, apierrors.NamespaceTerminatingCause) {
@@ -61,8 +61,8 @@ func (m *Manager[T]) createPods(ctx context.Context, key string, owner T, view O
 // deletePods deletes the n pods that matter least (controllerutil.PodsToDelete:
 // unscheduled, pending, not ready, on crowded nodes, newest …), in
 // parallel.
-func (m *Manager[T]) deletePods(ctx context.Context, key string, owner T, view Owner, pods []*api.Pod, n int) error {
-	victims := controllerutil.PodsToDelete(pods, m.relatedPods(owner, pods), n, m.clock.Now())
+func (c *Controller[T]) deletePods(ctx context.Context, key string, owner T, view Owner, pods []*api.Pod, n int) error {
+	victims := controllerutil.PodsToDelete(pods, c.relatedPods(owner, pods), n, c.clock.Now())
 	podKeys := make([]string, len(victims))
 	names := make([]string, len(victims))
 	for i, pod := range victims {
@@ -70,8 +70,8 @@ func (m *Manager[T]) deletePods(ctx context.Context, key string, owner T, view O
 	}
 	// Deletions are expected by pod key, so that a pod seen first with a
 	// deletionTimestamp and later gone counts once.
-	m.expectations.ExpectDeletions(key, podKeys)
-	m.log.Info("too many replicas", "key", key, "want", view.Replicas, "deleting", n, "pods", names)
+	c.expectations.ExpectDeletions(key, podKeys)
+	c.log.Info("too many replicas", "key", key, "want", view.Replicas, "deleting", n, "pods", names)
 
 	namespace := owner.GetObjectMeta().Namespace
 	var (
@@ -81,13 +81,13 @@ func (m *Manager[T]) deletePods(ctx context.Context, key string, owner T, view O
 	)
 	for _, pod := range victims {
 		wg.Go(func() {
-			err := m.podControl.DeletePod(ctx, namespace, pod.Name, owner)
+			err := c.podControl.DeletePod(ctx, namespace, pod.Name, owner)
 			if err == nil {
 				return
 			}
 			// The informer will not report this deletion (it failed, or
 			// the pod was already gone): stop waiting for it.
-			m.expectations.DeletionObserved(key, keyOf(pod))
+			c.expectations.DeletionObserved(key, keyOf(pod))
 			if apierrors.IsNotFound(err) {
 				return
 			}
@@ -109,15 +109,15 @@ func (m *Manager[T]) deletePods(ctx context.Context, key string, owner T, view O
 // getIndirectlyRelatedPods; for a standalone owner, its own pods, so that
 // scale down also thins the nodes that hold most of them (upstream ranks
 // all of a standalone ReplicaSet's pods equally here).
-func (m *Manager[T]) relatedPods(owner T, own []*api.Pod) []*api.Pod {
+func (c *Controller[T]) relatedPods(owner T, own []*api.Pod) []*api.Pod {
 	meta := owner.GetObjectMeta()
 	ref := controllerutil.GetControllerOf(meta)
 	if ref == nil {
 		return own
 	}
-	siblings, err := m.kind.Informer.Lister().Namespace(meta.Namespace).List(nil)
+	siblings, err := c.kind.Informer.Lister().Namespace(meta.Namespace).List(nil)
 	if err != nil {
-		m.log.Error("list sibling owners; ranking without them", "key", keyOf(owner), "err", err)
+		c.log.Error("list sibling owners; ranking without them", "key", keyOf(owner), "err", err)
 		return own
 	}
 	seen := map[string]bool{}
@@ -126,13 +126,13 @@ func (m *Manager[T]) relatedPods(owner T, own []*api.Pod) []*api.Pod {
 		if !controllerutil.IsControlledBy(sibling.GetObjectMeta(), ref.UID) {
 			continue
 		}
-		view, err := m.kind.View(sibling)
+		view, err := c.kind.View(sibling)
 		if err != nil {
 			continue // an invalid selector matches no pods
 		}
-		pods, err := m.podLister.Namespace(meta.Namespace).List(view.Selector)
+		pods, err := c.podLister.Namespace(meta.Namespace).List(view.Selector)
 		if err != nil {
-			m.log.Error("list pods of a sibling; ranking without them", "key", keyOf(sibling), "err", err)
+			c.log.Error("list pods of a sibling; ranking without them", "key", keyOf(sibling), "err", err)
 			continue
 		}
 		for _, pod := range pods {

@@ -117,28 +117,28 @@ func statusEqual(current, status api.ReplicaSetStatus) bool {
 // (someone wrote the owner since the cache saw it) it reads the owner
 // fresh and tries once more; any other failure is returned and the key
 // retried with back-off.
-func (m *Manager[T]) updateStatus(ctx context.Context, owner T, view Owner, status api.ReplicaSetStatus) error {
+func (c *Controller[T]) updateStatus(ctx context.Context, owner T, view Owner, status api.ReplicaSetStatus) error {
 	if statusEqual(view.Status, status) {
 		return nil
 	}
 	meta := owner.GetObjectMeta()
-	m.log.Debug("updating status", "key", keyOf(owner),
+	c.log.Debug("updating status", "key", keyOf(owner),
 		"replicas", fmt.Sprintf("%d->%d (want %d)", view.Status.Replicas, status.Replicas, view.Replicas),
 		"readyReplicas", fmt.Sprintf("%d->%d", view.Status.ReadyReplicas, status.ReadyReplicas),
 		"availableReplicas", fmt.Sprintf("%d->%d", view.Status.AvailableReplicas, status.AvailableReplicas),
 		"observedGeneration", status.ObservedGeneration)
-	_, err := m.kind.UpdateStatus(ctx, owner, status)
+	_, err := c.kind.UpdateStatus(ctx, owner, status)
 	if apierrors.IsConflict(err) {
-		fresh, getErr := m.kind.Get(ctx, meta.Namespace, meta.Name)
+		fresh, getErr := c.kind.Get(ctx, meta.Namespace, meta.Name)
 		if getErr != nil {
-			return fmt.Errorf("update status of %s %s: re-read after conflict: %w", m.kind.Kind, keyOf(owner), getErr)
+			return fmt.Errorf("update status of %s %s: re-read after conflict: %w", c.kind.Kind, keyOf(owner), getErr)
 		}
 		// status keeps the generation this sync acted on, not the fresh
 		// one: claiming to have seen a newer spec would be a lie.
-		_, err = m.kind.UpdateStatus(ctx, fresh, status)
+		_, err = c.kind.UpdateStatus(ctx, fresh, status)
 	}
 	if err != nil {
-		return fmt.Errorf("update status of %s %s: %w", m.kind.Kind, keyOf(owner), err)
+		return fmt.Errorf("update status of %s %s: %w", c.kind.Kind, keyOf(owner), err)
 	}
 	return nil
 }

@@ -2,8 +2,10 @@
 // A ReplicationController is the ReplicaSet's predecessor (core/v1, a
 // selector that is a plain label map, a template pointer) and is managed
 // by exactly the same logic: this package only adapts
-// ReplicationControllers to the shared core, replicaset.Manager, through a
-// replicaset.Kind. See docs/controllers/replicationcontroller.md.
+// ReplicationControllers to the ReplicaSet controller, replicaset.Controller,
+// through a replicaset.Kind. Where to start reading: New and
+// replicationControllerKind below, then the replicaset package. See
+// docs/controllers/replicationcontroller.md.
 package replicationcontroller
 
 import (
@@ -12,51 +14,32 @@ import (
 	"kplane/pkg/api"
 	"kplane/pkg/api/labels"
 	"kplane/pkg/client"
-	"kplane/pkg/controllers/controllerutil"
 	"kplane/pkg/controllers/replicaset"
 	"kplane/pkg/events"
 	"kplane/pkg/informer"
 )
 
-// Name is the controller's name: its workqueue's and its logs'.
+// Name is the controller's name as --controllers spells it: its
+// workqueue's and its logs'.
 const Name = "replicationcontroller"
 
 // Options configure the controller; they are the ReplicaSet controller's.
 type Options = replicaset.Options
 
-// Controller is the ReplicationController controller.
-type Controller struct {
-	manager *replicaset.Manager[*api.ReplicationController]
-}
+// Controller is the ReplicationController controller: the ReplicaSet
+// controller run over ReplicationControllers.
+type Controller = replicaset.Controller[*api.ReplicationController]
 
 // New builds the ReplicationController controller on the shared informers
-// (it registers the ReplicationController and Pod informers); pods are
-// created and deleted through c, and their events recorded with recorder
-// (whose source is "replication-controller").
+// (it registers the ReplicationController and Pod informers); it writes
+// through c and records events with recorder (whose source is
+// "replication-controller").
 func New(c *client.Client, informers *informer.SharedInformerFactory, recorder events.EventRecorder, opts Options) (*Controller, error) {
-	podControl := controllerutil.RealPodControl{Client: c, Recorder: recorder}
-	return newController(replicationControllerKind(c, informers), informers, podControl, opts)
+	return replicaset.NewForKind(replicationControllerKind(c, informers), c, informers, recorder, opts)
 }
 
-// newController is New with the API access injected, for tests.
-func newController(kind replicaset.Kind[*api.ReplicationController], informers *informer.SharedInformerFactory, podControl controllerutil.PodControl, opts Options) (*Controller, error) {
-	m, err := replicaset.NewManager(kind, informers, podControl, opts)
-	if err != nil {
-		return nil, err
-	}
-	return &Controller{manager: m}, nil
-}
-
-// Run waits for the caches to sync and runs workers workers until ctx
-// ends.
-func (c *Controller) Run(ctx context.Context, workers int) { c.manager.Run(ctx, workers) }
-
-// sync reconciles the ReplicationController under key; see
-// replicaset.Manager.Sync.
-func (c *Controller) sync(ctx context.Context, key string) error { return c.manager.Sync(ctx, key) }
-
-// replicationControllerKind adapts ReplicationControllers to the shared
-// replica logic.
+// replicationControllerKind adapts ReplicationControllers to the
+// ReplicaSet controller.
 func replicationControllerKind(c *client.Client, informers *informer.SharedInformerFactory) replicaset.Kind[*api.ReplicationController] {
 	return replicaset.Kind[*api.ReplicationController]{
 		Name:       Name,
@@ -75,7 +58,7 @@ func replicationControllerKind(c *client.Client, informers *informer.SharedInfor
 	}
 }
 
-// viewReplicationController reads what the shared logic needs from a
+// viewReplicationController reads what the controller needs from a
 // ReplicationController. Its selector is a set of label equalities; an
 // empty one (which validation refuses) would match everything, as
 // upstream's conversion to a ReplicaSet gives.

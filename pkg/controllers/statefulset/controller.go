@@ -11,12 +11,12 @@
 // a worker calls sync(key) — sync.go — which claims the set's pods and
 // revisions, finds the update revision — revisions.go —, asks plan — plan.go
 // — for the next pod writes, carries them out — pods.go — and writes
-// status — status.go. See docs/controllers/statefulset.md.
+// status — status.go. Where to start reading: New and Run below, then
+// sync. See docs/controllers/statefulset.md.
 package statefulset
 
 import (
 	"context"
-	"fmt"
 	"log/slog"
 
 	"kplane/pkg/api"
@@ -28,7 +28,8 @@ import (
 	"kplane/pkg/informer/workqueue"
 )
 
-// Name is the controller's name: its workqueue's and its logs'.
+// Name is the controller's name as --controllers spells it: its
+// workqueue's and its logs'.
 const Name = "statefulset"
 
 // Options configure the controller.
@@ -79,24 +80,25 @@ func New(c *client.Client, informers *informer.SharedInformerFactory, recorder e
 		log:            opts.Logger.With("controller", Name),
 		queue:          controllerutil.NewQueue(Name, opts.Clock, informers),
 	}
-	setReg, err := sets.Informer().AddEventHandler(informer.ResourceEventHandlerFuncs{
-		AddFunc:    ctrl.addSet,
-		UpdateFunc: ctrl.updateSet,
-		DeleteFunc: ctrl.deleteSet,
-	})
+	var err error
+	ctrl.cachesSynced, err = controllerutil.AddEventHandlers(Name,
+		controllerutil.Handlers{Informer: sets.Informer(), Handler: informer.ResourceEventHandlerFuncs{
+			AddFunc:    ctrl.addSet,
+			UpdateFunc: ctrl.updateSet,
+			DeleteFunc: ctrl.deleteSet,
+		}},
+		controllerutil.Handlers{Informer: pods.Informer(), Handler: informer.ResourceEventHandlerFuncs{
+			AddFunc:    ctrl.addPod,
+			UpdateFunc: ctrl.updatePod,
+			DeleteFunc: ctrl.deletePod,
+		}},
+		// Claims and revisions are only read, in sync.
+		controllerutil.Handlers{Informer: claims.Informer(), Handler: informer.ResourceEventHandlerFuncs{}},
+		controllerutil.Handlers{Informer: revisions.Informer(), Handler: informer.ResourceEventHandlerFuncs{}},
+	)
 	if err != nil {
-		return nil, fmt.Errorf("%s: watch statefulsets: %w", Name, err)
+		return nil, err
 	}
-	podReg, err := pods.Informer().AddEventHandler(informer.ResourceEventHandlerFuncs{
-		AddFunc:    ctrl.addPod,
-		UpdateFunc: ctrl.updatePod,
-		DeleteFunc: ctrl.deletePod,
-	})
-	if err != nil {
-		return nil, fmt.Errorf("%s: watch pods: %w", Name, err)
-	}
-	ctrl.cachesSynced = []func() bool{setReg.HasSynced, podReg.HasSynced,
-		claims.Informer().HasSynced, revisions.Informer().HasSynced}
 	return ctrl, nil
 }
 
@@ -111,9 +113,6 @@ func (c *Controller) Run(ctx context.Context, workers int) {
 	}
 	controllerutil.RunWorkers(ctx, c.queue, workers, c.sync, c.log)
 }
-
-// Queue returns the controller's workqueue (for tests and views).
-func (c *Controller) Queue() *workqueue.Queue[string] { return c.queue }
 
 // enqueue adds obj's key to the queue.
 func (c *Controller) enqueue(obj api.Object) {

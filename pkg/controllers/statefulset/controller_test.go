@@ -1,131 +1,138 @@
 package statefulset
 
-// Fixture tests: the listers are filled by hand (the informer factory is
-// never started), one sync runs, and the test reads what it wrote from a
-// real in-process apiserver. No goroutines of our own, no sleeps.
+// Each test gives the apiserver and the caches some objects, runs one
+// sync on a fakeapi.Server and lists the complete, ordered API writes it
+// made, then checks what those writes carried and the Events recorded.
+// The StatefulSet controller writes one step at a time, in order, so the
+// order of the writes is fixed. No goroutines of our own, no sleeps.
 
 import (
 	"context"
 	"log/slog"
+	"slices"
 	"testing"
 
-	apierrors "kplane/pkg/api/errors"
-
 	"kplane/pkg/api"
-	"kplane/pkg/client"
+	apierrors "kplane/pkg/api/errors"
+	"kplane/pkg/controllers/controllerutil"
 	"kplane/pkg/events"
-	"kplane/pkg/informer"
-	"kplane/test/framework"
+	"kplane/test/framework/fakeapi"
 )
 
+// fixture runs one StatefulSet controller against a fake apiserver.
 type fixture struct {
 	t        *testing.T
-	c        *client.Client
-	factory  *informer.SharedInformerFactory
+	server   *fakeapi.Server
 	recorder *events.FakeRecorder
 	ctrl     *Controller
 }
 
-func newFixture(t *testing.T) *fixture {
+// newFixture builds the controller and puts objects in the apiserver and
+// the informers' caches.
+func newFixture(t *testing.T, objects ...api.Object) *fixture {
 	t.Helper()
-	c := framework.StartAPIServer(t).Client(t, nil)
-	f := &fixture{t: t, c: c, factory: informer.NewSharedInformerFactory(c, 0), recorder: &events.FakeRecorder{}}
-	ctrl, err := New(c, f.factory, f.recorder, Options{Logger: slog.New(slog.DiscardHandler)})
+	server := fakeapi.New(t)
+	recorder := &events.FakeRecorder{}
+	ctrl, err := New(server.Client(), server.Informers(), recorder, Options{Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(ctrl.queue.ShutDown)
-	f.ctrl = ctrl
-	return f
+	server.Put(t, objects...)
+	return &fixture{t: t, server: server, recorder: recorder, ctrl: ctrl}
 }
 
-// createSet writes set to the apiserver and puts what came back in the cache.
-func (f *fixture) createSet(set *api.StatefulSet) *api.StatefulSet {
-	f.t.Helper()
-	created, err := f.c.StatefulSets("default").Create(context.Background(), set, client.CreateOptions{})
+// sync runs one sync of the set "default/web".
+func (f *fixture) sync() error {
+	return f.ctrl.sync(context.Background(), "default/web")
+}
+
+// storedSet returns testSet() as the apiserver first holds it: with a
+// resourceVersion, so that a status write from a stale copy conflicts.
+func storedSet() *api.StatefulSet {
+	set := testSet()
+	set.ResourceVersion, set.Generation = "1", 1
+	return set
+}
+
+// templateRevision is the ControllerRevision the controller makes of the
+// set's template as its first revision.
+func templateRevision(t *testing.T, set *api.StatefulSet) *api.ControllerRevision {
+	t.Helper()
+	data, err := controllerutil.RevisionData(&set.Spec.Template)
 	if err != nil {
-		f.t.Fatal(err)
+		t.Fatal(err)
 	}
-	if err := f.factory.StatefulSets().Informer().GetIndexer().Add(created); err != nil {
-		f.t.Fatal(err)
-	}
-	return created
-}
-
-func (f *fixture) cachePod(pod *api.Pod) {
-	f.t.Helper()
-	if err := f.factory.Pods().Informer().GetIndexer().Add(pod); err != nil {
-		f.t.Fatal(err)
-	}
-}
-
-func (f *fixture) sync(set *api.StatefulSet) {
-	f.t.Helper()
-	if err := f.ctrl.sync(context.Background(), "default/"+set.Name); err != nil {
-		f.t.Fatalf("sync: %v", err)
-	}
-}
-
-func (f *fixture) podNames() []string {
-	f.t.Helper()
-	list, err := f.c.Pods("default").List(context.Background(), client.ListOptions{})
-	if err != nil {
-		f.t.Fatal(err)
-	}
-	var names []string
-	for _, p := range list.Items {
-		names = append(names, p.Name)
-	}
-	return names
+	var collisions int32
+	rev := controllerutil.NewControllerRevision(set, "apps/v1", "StatefulSet", set.Spec.Template.Labels, data, 1, &collisions)
+	rev.UID, rev.ResourceVersion = "uid-"+rev.Name, "1"
+	return rev
 }
 
 // A new OrderedReady set: one sync makes the revision, web-0's claim and
 // web-0, nothing more, and records both events.
 func TestSyncNewSetCreatesFirstPodOnly(t *testing.T) {
-	f := newFixture(t)
-	set := f.createSet(testSet())
-	f.sync(set)
-
-	if got := f.podNames(); len(got) != 1 || got[0] != "web-0" {
-		t.Fatalf("pods after one sync %v, want [web-0]", got)
-	}
-	pvcs, err := f.c.PersistentVolumeClaims("default").List(context.Background(), client.ListOptions{})
-	if err != nil || len(pvcs.Items) != 1 || pvcs.Items[0].Name != "www-web-0" {
-		t.Fatalf("claims %v (err %v)", pvcs, err)
-	}
-	revs, err := f.c.ControllerRevisions("default").List(context.Background(), client.ListOptions{})
-	if err != nil || len(revs.Items) != 1 || revs.Items[0].Revision != 1 {
-		t.Fatalf("revisions %v (err %v)", revs, err)
-	}
-	fresh, err := f.c.StatefulSets("default").Get(context.Background(), "web", client.GetOptions{})
-	if err != nil {
+	set := storedSet()
+	rev := templateRevision(t, set)
+	f := newFixture(t, set)
+	if err := f.sync(); err != nil {
 		t.Fatal(err)
 	}
-	if fresh.Status.UpdateRevision != revs.Items[0].Name || fresh.Status.ObservedGeneration != fresh.Generation {
-		t.Errorf("status %+v, revision %s", fresh.Status, revs.Items[0].Name)
+	f.server.ExpectActions(t,
+		"create controllerrevisions "+rev.Name,
+		"create persistentvolumeclaims www-web-0",
+		"create pods web-0",
+		"update statefulsets/status web")
+	if stored := fakeapi.Result[*api.ControllerRevision](t, f.server, "create controllerrevisions "+rev.Name); stored.Revision != 1 {
+		t.Errorf("revision number = %d, want 1", stored.Revision)
+	}
+	if pod := fakeapi.Sent[*api.Pod](t, f.server, "create pods web-0"); pod.Labels[api.ControllerRevisionHashLabelKey] != rev.Name {
+		t.Errorf("web-0 labels %v, want the revision %s", pod.Labels, rev.Name)
+	}
+	status := fakeapi.Sent[*api.StatefulSet](t, f.server, "update statefulsets/status web").Status
+	if status.UpdateRevision != rev.Name || status.ObservedGeneration != set.Generation {
+		t.Errorf("status %+v, revision %s", status, rev.Name)
 	}
 	want := []string{
 		"Normal SuccessfulCreate create Claim www-web-0 Pod web-0 in StatefulSet web success",
 		"Normal SuccessfulCreate create Pod web-0 in StatefulSet web successful",
 	}
-	if got := f.recorder.Events(); len(got) != 2 || got[0] != want[0] || got[1] != want[1] {
+	if got := f.recorder.Events(); !slices.Equal(got, want) {
 		t.Errorf("events %q, want %q", got, want)
 	}
 }
 
 // A stale cache that has seen neither web-0 nor the status write: the
-// second sync's create hits AlreadyExists, which is fine and creates
+// second sync's creates hit AlreadyExists, which is fine and creates
 // nothing new; its status write conflicts, which requeues.
 func TestSyncOnStaleCacheIsHarmless(t *testing.T) {
-	f := newFixture(t)
-	set := f.createSet(testSet())
-	f.sync(set)
-	err := f.ctrl.sync(context.Background(), "default/web")
+	set := storedSet()
+	rev := templateRevision(t, set)
+	f := newFixture(t, set)
+	if err := f.sync(); err != nil {
+		t.Fatal(err)
+	}
+	writes := []string{
+		"create controllerrevisions " + rev.Name,
+		"create persistentvolumeclaims www-web-0",
+		"create pods web-0",
+		"update statefulsets/status web",
+	}
+	f.server.ExpectActions(t, writes...)
+
+	err := f.sync()
 	if !apierrors.IsConflict(err) {
 		t.Errorf("second sync on a stale set: %v, want a conflict on the status write", err)
 	}
-	if got := f.podNames(); len(got) != 1 {
-		t.Errorf("pods %v after two syncs on a stale cache, want only web-0", got)
+	f.server.ExpectActions(t, writes...) // the same writes, each refused
+	second := f.server.Writes()[len(writes):]
+	for _, w := range second[:3] {
+		if !apierrors.IsAlreadyExists(w.Err) {
+			t.Errorf("%s answered %v, want AlreadyExists", w, w.Err)
+		}
+	}
+	if !apierrors.IsConflict(second[3].Err) {
+		t.Errorf("%s answered %v, want Conflict", second[3], second[3].Err)
 	}
 	if n := len(f.recorder.Events()); n != 2 {
 		t.Errorf("%d events, want the first sync's 2: %q", n, f.recorder.Events())
@@ -133,38 +140,31 @@ func TestSyncOnStaleCacheIsHarmless(t *testing.T) {
 }
 
 // Scale down on a cache whose pods are all ready: one sync deletes web-2
-// only.
+// only, guarded by its uid.
 func TestSyncScaleDownDeletesHighestOnly(t *testing.T) {
-	f := newFixture(t)
-	s := testSet()
-	s.Spec.Replicas = ptrInt32(1)
-	set := f.createSet(s)
-	f.sync(set) // creates the revision and web-0
-	fresh, err := f.c.StatefulSets("default").Get(context.Background(), "web", client.GetOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	rev := fresh.Status.UpdateRevision
-	if err := f.factory.StatefulSets().Informer().GetIndexer().Update(fresh); err != nil {
-		t.Fatal(err)
-	}
-	for i := 0; i < 3; i++ {
-		var pod *api.Pod
-		if i == 0 {
-			pod, err = f.c.Pods("default").Get(context.Background(), "web-0", client.GetOptions{})
-		} else {
-			pod, err = f.c.Pods("default").Create(context.Background(), newPod(set, &set.Spec.Template, rev, i), client.CreateOptions{})
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
+	set := storedSet()
+	set.Spec.Replicas = ptrInt32(1)
+	rev := templateRevision(t, set)
+	set.Status = api.StatefulSetStatus{CurrentRevision: rev.Name, UpdateRevision: rev.Name}
+	objects := []api.Object{set, rev}
+	for i := range 3 {
+		pod := newPod(set, &set.Spec.Template, rev.Name, i)
+		pod.Namespace, pod.UID, pod.ResourceVersion = "default", "uid-"+pod.Name, "1"
 		pod.Status.Phase = api.PodRunning
 		pod.Status.Conditions = []api.PodCondition{{Type: api.PodReady, Status: api.ConditionTrue}}
-		f.cachePod(pod)
+		objects = append(objects, pod)
 	}
-	f.sync(set)
-	if got := f.podNames(); len(got) != 2 || got[0] != "web-0" || got[1] != "web-1" {
-		t.Errorf("pods %v, want web-0 and web-1 (web-2 deleted first, one at a time)", got)
+	f := newFixture(t, objects...)
+	if err := f.sync(); err != nil {
+		t.Fatal(err)
+	}
+	f.server.ExpectActions(t, "delete pods web-2", "update statefulsets/status web")
+	opts := fakeapi.Sent[api.DeleteOptions](t, f.server, "delete pods web-2")
+	if opts.Preconditions == nil || opts.Preconditions.UID == nil || *opts.Preconditions.UID != "uid-web-2" {
+		t.Errorf("delete options %+v, want web-2's uid as a precondition", opts)
+	}
+	if want := []string{"Normal SuccessfulDelete delete Pod web-2 in StatefulSet web successful"}; !slices.Equal(f.recorder.Events(), want) {
+		t.Errorf("events %q, want %q", f.recorder.Events(), want)
 	}
 }
 

@@ -27,10 +27,7 @@ func (c *Controller) updateSet(_, newObj api.Object) {
 }
 
 func (c *Controller) deleteSet(obj any) {
-	if tombstone, ok := obj.(informer.DeletedFinalStateUnknown); ok {
-		obj = tombstone.Obj
-	}
-	if set, ok := obj.(*api.StatefulSet); ok {
+	if set, ok := informer.DeletedObject[*api.StatefulSet](obj); ok {
 		c.enqueue(set)
 	}
 }
@@ -63,10 +60,7 @@ func (c *Controller) updatePod(oldObj, newObj api.Object) {
 // deletePod wakes the pod's set: OrderedReady scale down and rolling
 // updates wait for exactly this.
 func (c *Controller) deletePod(obj any) {
-	if tombstone, ok := obj.(informer.DeletedFinalStateUnknown); ok {
-		obj = tombstone.Obj
-	}
-	pod, ok := obj.(*api.Pod)
+	pod, ok := informer.DeletedObject[*api.Pod](obj)
 	if !ok {
 		return
 	}

@@ -2,7 +2,8 @@ package statefulset
 
 // This file carries out plan's actions against the API, as upstream's
 // stateful_pod_control.go: claims before their pod, pods under their fixed
-// names, and the events `kubectl describe sts` shows.
+// names, and the events `kubectl describe sts` shows (with PodControl's
+// reasons, upstream's messages).
 
 import (
 	"context"
@@ -12,14 +13,7 @@ import (
 	"kplane/pkg/api"
 	apierrors "kplane/pkg/api/errors"
 	"kplane/pkg/client"
-)
-
-// The reasons of the events the controller records, as upstream's.
-const (
-	reasonSuccessfulCreate = "SuccessfulCreate"
-	reasonFailedCreate     = "FailedCreate"
-	reasonSuccessfulDelete = "SuccessfulDelete"
-	reasonFailedDelete     = "FailedDelete"
+	"kplane/pkg/controllers/controllerutil"
 )
 
 // apply makes the pod writes of actions, in order, and returns the errors
@@ -63,10 +57,10 @@ func (c *Controller) createPod(ctx context.Context, set *api.StatefulSet, pod *a
 		c.log.Debug("pod already exists", "pod", pod.Name)
 		return nil
 	case err != nil:
-		c.recorder.Eventf(set, api.EventTypeWarning, reasonFailedCreate, "create Pod %s in StatefulSet %s failed error: %v", pod.Name, set.Name, err)
+		c.recorder.Eventf(set, api.EventTypeWarning, controllerutil.ReasonFailedCreate, "create Pod %s in StatefulSet %s failed error: %v", pod.Name, set.Name, err)
 		return fmt.Errorf("create pod %s/%s: %w", set.Namespace, pod.Name, err)
 	}
-	c.recorder.Eventf(set, api.EventTypeNormal, reasonSuccessfulCreate, "create Pod %s in StatefulSet %s successful", pod.Name, set.Name)
+	c.recorder.Eventf(set, api.EventTypeNormal, controllerutil.ReasonSuccessfulCreate, "create Pod %s in StatefulSet %s successful", pod.Name, set.Name)
 	return nil
 }
 
@@ -85,10 +79,10 @@ func (c *Controller) createClaim(ctx context.Context, set *api.StatefulSet, pod 
 	case apierrors.IsAlreadyExists(err):
 		return nil
 	case err != nil:
-		c.recorder.Eventf(set, api.EventTypeWarning, reasonFailedCreate, "create Claim %s for Pod %s in StatefulSet %s failed error: %v", claim.Name, pod.Name, set.Name, err)
+		c.recorder.Eventf(set, api.EventTypeWarning, controllerutil.ReasonFailedCreate, "create Claim %s for Pod %s in StatefulSet %s failed error: %v", claim.Name, pod.Name, set.Name, err)
 		return fmt.Errorf("create claim %s/%s: %w", set.Namespace, claim.Name, err)
 	}
-	c.recorder.Eventf(set, api.EventTypeNormal, reasonSuccessfulCreate, "create Claim %s Pod %s in StatefulSet %s success", claim.Name, pod.Name, set.Name)
+	c.recorder.Eventf(set, api.EventTypeNormal, controllerutil.ReasonSuccessfulCreate, "create Claim %s Pod %s in StatefulSet %s success", claim.Name, pod.Name, set.Name)
 	return nil
 }
 
@@ -102,9 +96,9 @@ func (c *Controller) deletePodOf(ctx context.Context, set *api.StatefulSet, pod 
 		c.log.Debug("pod already gone or replaced", "pod", pod.Name, "err", err)
 		return nil
 	case err != nil:
-		c.recorder.Eventf(set, api.EventTypeWarning, reasonFailedDelete, "delete Pod %s in StatefulSet %s failed error: %v", pod.Name, set.Name, err)
+		c.recorder.Eventf(set, api.EventTypeWarning, controllerutil.ReasonFailedDelete, "delete Pod %s in StatefulSet %s failed error: %v", pod.Name, set.Name, err)
 		return fmt.Errorf("delete pod %s/%s: %w", set.Namespace, pod.Name, err)
 	}
-	c.recorder.Eventf(set, api.EventTypeNormal, reasonSuccessfulDelete, "delete Pod %s in StatefulSet %s successful", pod.Name, set.Name)
+	c.recorder.Eventf(set, api.EventTypeNormal, controllerutil.ReasonSuccessfulDelete, "delete Pod %s in StatefulSet %s successful", pod.Name, set.Name)
 	return nil
 }

@@ -101,7 +101,8 @@ func (s *Server) Writes() []Action {
 // previous ExpectActions (or since New) are exactly want, in order: an
 // extra write, a missing one or two swapped ones all fail, and the
 // message lists both sequences. Reads are not compared; Actions has them.
-// Calling it with no want asserts that nothing was written.
+// Calling it with no want asserts that nothing was written. A want entry
+// made by InAnyOrder matches concurrent writes in any order.
 func (s *Server) ExpectActions(t testing.TB, want ...string) {
 	t.Helper()
 	s.mu.Lock()
@@ -113,10 +114,61 @@ func (s *Server) ExpectActions(t testing.TB, want ...string) {
 	}
 	s.checked = len(s.actions)
 	s.mu.Unlock()
-	if slices.Equal(got, want) {
+	if matches(got, want) {
 		return
 	}
-	t.Errorf("API writes differ from the expected ones\n got: %s\nwant: %s", list(got), list(want))
+	wanted := make([]string, len(want))
+	for i, w := range want {
+		wanted[i] = w
+		if group, ok := anyOrderGroup(w); ok {
+			wanted[i] = "in any order: " + strings.Join(group, ", ")
+		}
+	}
+	t.Errorf("API writes differ from the expected ones\n got: %s\nwant: %s", list(got), list(wanted))
+}
+
+// anyOrderMark starts, and separates the actions of, a want entry made by
+// InAnyOrder; no action's spelling contains it.
+const anyOrderMark = "\x00"
+
+// InAnyOrder stands in ExpectActions' want for writes that a controller
+// makes concurrently, whose order is not deterministic (the creates of one
+// slow-start batch, parallel deletes): the next len(actions) writes must
+// be these, in any order. The writes before and after the group keep
+// their order.
+func InAnyOrder(actions ...string) string {
+	return anyOrderMark + strings.Join(actions, anyOrderMark)
+}
+
+// anyOrderGroup returns the actions of a want entry made by InAnyOrder.
+func anyOrderGroup(w string) ([]string, bool) {
+	if !strings.HasPrefix(w, anyOrderMark) {
+		return nil, false
+	}
+	if w == anyOrderMark {
+		return nil, true
+	}
+	return strings.Split(w[len(anyOrderMark):], anyOrderMark), true
+}
+
+// matches reports whether the writes got are want, in order, but for the
+// InAnyOrder groups in want, which match their writes in any order.
+func matches(got, want []string) bool {
+	i := 0
+	for _, w := range want {
+		group, ok := anyOrderGroup(w)
+		if !ok {
+			group = []string{w}
+		}
+		if i+len(group) > len(got) {
+			return false
+		}
+		if !slices.Equal(slices.Sorted(slices.Values(got[i:i+len(group)])), slices.Sorted(slices.Values(group))) {
+			return false
+		}
+		i += len(group)
+	}
+	return i == len(got)
 }
 
 // list formats actions one per line for a failure message.

@@ -27,6 +27,7 @@
 // request is recorded as an Action; ExpectActions compares the writes
 // (create, update, patch, delete, deletecollection) since the previous
 // call with the expected ones and fails the test on any extra, missing or
-// reordered write. Sent and Result decode what a write sent and what it
-// stored.
+// reordered write; InAnyOrder groups the writes a controller makes
+// concurrently. Sent and Result decode what a write sent and what it
+// stored; Get and List read what the server holds.
 package fakeapi

@@ -13,6 +13,7 @@ import (
 
 	"kplane/pkg/api"
 	apierrors "kplane/pkg/api/errors"
+	"kplane/pkg/api/labels"
 	"kplane/pkg/client"
 	"kplane/pkg/clock"
 	"kplane/pkg/informer"
@@ -102,15 +103,12 @@ func (s *Server) Add(t testing.TB, objects ...api.Object) {
 // Get returns the object the server holds as T, and whether there is one.
 func Get[T api.Object](t testing.TB, s *Server, namespace, name string) (T, bool) {
 	t.Helper()
-	var zero T
-	res, ok := resourceOf(zero)
-	if !ok {
-		t.Fatalf("fakeapi: Get of %T: not a kind kplane serves", zero)
-	}
+	res := resourceFor[T](t, "Get")
 	s.mu.Lock()
 	m, found := s.objects[storeKey(res.Resource, namespace, name)]
 	s.mu.Unlock()
 	if !found {
+		var zero T
 		return zero, false
 	}
 	data, err := json.Marshal(m)
@@ -118,6 +116,41 @@ func Get[T api.Object](t testing.TB, s *Server, namespace, name string) (T, bool
 		t.Fatalf("fakeapi: Get: %v", err)
 	}
 	return decode[T](t, "get "+res.Resource+" "+name, "object", data), true
+}
+
+// List returns the objects of T's kind the server holds in namespace
+// ("" for every namespace, and for cluster-scoped kinds), sorted by
+// namespace and name: for example the pods a sync created under
+// generated names.
+func List[T api.Object](t testing.TB, s *Server, namespace string) []T {
+	t.Helper()
+	res := resourceFor[T](t, "List")
+	type objectName struct{ namespace, name string }
+	var names []objectName
+	s.mu.Lock()
+	for _, key := range s.keysOf(request{resource: res.Resource, namespace: namespace, collectionOfNamespace: namespace != ""}, labels.Everything()) {
+		names = append(names, objectName{metaString(s.objects[key], "namespace"), metaString(s.objects[key], "name")})
+	}
+	s.mu.Unlock()
+	var out []T
+	for _, n := range names {
+		if obj, ok := Get[T](t, s, n.namespace, n.name); ok {
+			out = append(out, obj)
+		}
+	}
+	return out
+}
+
+// resourceFor returns the resource that serves T, failing the test (on
+// behalf of caller) for a type kplane does not serve.
+func resourceFor[T api.Object](t testing.TB, caller string) client.Resource {
+	t.Helper()
+	var zero T
+	res, ok := resourceOf(zero)
+	if !ok {
+		t.Fatalf("fakeapi: %s of %T: not a kind kplane serves", caller, zero)
+	}
+	return res
 }
 
 // FailOn makes every request with this verb on resource (with its

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -249,6 +250,13 @@ func TestExpectActionsFailsOnExtraMissingAndReorderedWrites(t *testing.T) {
 		{"reordered", []string{"g", "h"}, []string{"create configmaps h", "create configmaps g"}, true},
 		{"nothing expected, nothing written", nil, nil, false},
 		{"nothing expected, one written", []string{"i"}, nil, true},
+		{"a group in any order", []string{"j", "l", "k", "m"},
+			[]string{"create configmaps j", InAnyOrder("create configmaps k", "create configmaps l"), "create configmaps m"}, false},
+		{"a group does not reorder what follows it", []string{"n", "o", "p"},
+			[]string{InAnyOrder("create configmaps n", "create configmaps p"), "create configmaps o"}, true},
+		{"a group missing a write", []string{"q"},
+			[]string{InAnyOrder("create configmaps q", "create configmaps r")}, true},
+		{"an empty group is no write", nil, []string{InAnyOrder()}, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			write(tc.written...)
@@ -311,4 +319,29 @@ func TestPutFillsTheServerAndTheCaches(t *testing.T) {
 		t.Errorf("cache after Uncache: %v, want NotFound", err)
 	}
 	s.ExpectActions(t) // none of this is a write
+}
+
+func TestListReturnsTheStoredObjectsOfAKindSorted(t *testing.T) {
+	s := New(t)
+	elsewhere := replicaSet("web", 1)
+	elsewhere.Namespace = "prod"
+	s.Add(t, replicaSet("web", 1), replicaSet("api", 2), elsewhere,
+		&api.Node{ObjectMeta: api.ObjectMeta{Name: "node1"}})
+	var names []string
+	for _, rs := range List[*api.ReplicaSet](t, s, "default") {
+		names = append(names, rs.Namespace+"/"+rs.Name)
+	}
+	if want := []string{"default/api", "default/web"}; !slices.Equal(names, want) {
+		t.Errorf("List in default = %v, want %v", names, want)
+	}
+	if all := List[*api.ReplicaSet](t, s, ""); len(all) != 3 {
+		t.Errorf("List across namespaces = %d replicasets, want 3", len(all))
+	}
+	if nodes := List[*api.Node](t, s, ""); len(nodes) != 1 || nodes[0].Name != "node1" {
+		t.Errorf("List of nodes = %v", nodes)
+	}
+	s.ExpectActions(t) // List reads the store; it sends no request
+	if len(s.Actions()) != 0 {
+		t.Errorf("List recorded requests: %v", s.Actions())
+	}
 }
