@@ -59,3 +59,13 @@ func withRemainder(major int, majorUnit string, minor int, minorUnit string) str
 	}
 	return fmt.Sprintf("%d%s%d%s", major, majorUnit, minor, minorUnit)
 }
+
+// Since is how long before now t was, as Duration renders it, or
+// "<unknown>" for an unset time: kubectl's translateTimestampSince, which
+// the AGE column and `kubectl describe` both print.
+func Since(t, now time.Time) string {
+	if t.IsZero() {
+		return "<unknown>"
+	}
+	return Duration(now.Sub(t))
+}

@@ -43,3 +43,19 @@ func TestDuration(t *testing.T) {
 		}
 	}
 }
+
+func TestSince(t *testing.T) {
+	now := time.Date(2026, 11, 27, 10, 0, 0, 0, time.UTC)
+	for _, tc := range []struct {
+		t    time.Time
+		want string
+	}{
+		{time.Time{}, "<unknown>"},
+		{now.Add(-325 * time.Second), "5m25s"},
+		{now.Add(time.Hour), "<invalid>"},
+	} {
+		if got := Since(tc.t, now); got != tc.want {
+			t.Errorf("Since(%v) = %q, want %q", tc.t, got, tc.want)
+		}
+	}
+}

@@ -14,9 +14,4 @@ func age(t api.Time, now time.Time) string {
 }
 
 // since is age for any timestamp type (Events carry MicroTimes).
-func since(t time.Time, now time.Time) string {
-	if t.IsZero() {
-		return "<unknown>"
-	}
-	return humanize.Duration(now.Sub(t))
-}
+func since(t time.Time, now time.Time) string { return humanize.Since(t, now) }

@@ -33,12 +33,7 @@ func (s Settings) timestamp(t time.Time) string {
 
 // since is how long ago t was, as kubectl's translateTimestampSince says
 // it: "5m25s", or "<unknown>" for an unset time.
-func (s Settings) since(t time.Time) string {
-	if t.IsZero() {
-		return "<unknown>"
-	}
-	return humanize.Duration(s.Now.Sub(t))
-}
+func (s Settings) since(t time.Time) string { return humanize.Since(t, s.Now) }
 
 // printLabelsMultiline prints a map one "key=value" per line, sorted,
 // aligned after the title, or <none>.
