@@ -119,7 +119,7 @@ var registry = []Descriptor{
 		New: func(cc ControllerContext) (Controller, error) {
 			return namespace.New(cc.Client, cc.Informers, cc.Recorder, namespace.Options{Logger: cc.Logger, Clock: cc.Clock})
 		}},
-	{Name: "endpoint", EventSource: "endpoint-controller", SyncsFlag: "concurrent-endpoint-syncs", DefaultWorkers: 5,
+	{Name: endpoints.Name, EventSource: "endpoint-controller", SyncsFlag: "concurrent-endpoint-syncs", DefaultWorkers: 5,
 		New: func(cc ControllerContext) (Controller, error) {
 			return endpoints.New(cc.Client, cc.Informers, cc.Recorder, endpoints.Options{Logger: cc.Logger, Clock: cc.Clock})
 		}},

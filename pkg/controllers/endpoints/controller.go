@@ -33,8 +33,10 @@ import (
 	"kplane/pkg/informer/workqueue"
 )
 
-// controllerName names the workqueue, the logs and the metrics.
-const controllerName = "endpoint"
+// Name is the controller's name: its --controllers name (upstream's,
+// singular), its workqueue's name (which labels its metrics) and its
+// "controller" log attribute.
+const Name = "endpoint"
 
 // leaderElectionAnnotation marks Endpoints that older components used as
 // leader-election locks; such Endpoints have no Service and must not be
@@ -86,16 +88,16 @@ func New(c *client.Client, informers *informer.SharedInformerFactory, recorder e
 	ctrl := &Controller{
 		client:          c,
 		recorder:        recorder,
-		log:             opts.Logger.With("controller", controllerName),
+		log:             opts.Logger.With("controller", Name),
 		clock:           opts.Clock,
 		serviceLister:   informers.Services().Lister(),
 		podLister:       informers.Pods().Lister(),
 		endpointsLister: informers.Endpoints().Lister(),
-		queue:           controllerutil.NewQueue(controllerName, opts.Clock, informers),
+		queue:           controllerutil.NewQueue(Name, opts.Clock, informers),
 	}
 
 	var err error
-	ctrl.cachesSynced, err = controllerutil.AddEventHandlers(controllerName,
+	ctrl.cachesSynced, err = controllerutil.AddEventHandlers(Name,
 		controllerutil.Handlers{Informer: informers.Services().Informer(), Handler: informer.ResourceEventHandlerFuncs{
 			AddFunc:    ctrl.addService,
 			UpdateFunc: ctrl.updateService,
@@ -114,8 +116,9 @@ func New(c *client.Client, informers *informer.SharedInformerFactory, recorder e
 	return ctrl, nil
 }
 
-// enqueueKey queues the key of obj (an object or a tombstone).
-func (c *Controller) enqueueKey(obj any) {
+// enqueueKey queues the key of obj: a Service's, or the key of the
+// Service an Endpoints object belongs to (they share namespace and name).
+func (c *Controller) enqueueKey(obj api.Object) {
 	key, err := informer.MetaNamespaceKeyFunc(obj)
 	if err != nil {
 		c.log.Error("cannot compute key", "err", err)
@@ -131,11 +134,21 @@ func (c *Controller) addService(obj api.Object) { c.enqueueKey(obj) }
 func (c *Controller) updateService(_, newObj api.Object) { c.enqueueKey(newObj) }
 
 // deleteService queues a deleted Service, whose sync deletes its Endpoints.
-func (c *Controller) deleteService(obj any) { c.enqueueKey(obj) }
+// obj may be a tombstone.
+func (c *Controller) deleteService(obj any) {
+	if svc, ok := informer.DeletedObject[*api.Service](obj); ok {
+		c.enqueueKey(svc)
+	}
+}
 
 // deleteEndpoints queues the Service of deleted Endpoints, so that Endpoints
 // someone deleted by hand are written again (and leftovers stay gone).
-func (c *Controller) deleteEndpoints(obj any) { c.enqueueKey(obj) }
+// obj may be a tombstone.
+func (c *Controller) deleteEndpoints(obj any) {
+	if ep, ok := informer.DeletedObject[*api.Endpoints](obj); ok {
+		c.enqueueKey(ep)
+	}
+}
 
 // Run waits for the caches, queues every existing Endpoints once (to find
 // leftovers whose Service was deleted while no controller ran), then runs
