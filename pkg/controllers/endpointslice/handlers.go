@@ -2,7 +2,7 @@ package endpointslice
 
 // This file holds the informer event handlers. They only compute Service
 // keys and queue them; all the work happens in sync. The pod handlers are
-// controller.ServicePodHandlers, which the endpoints controller registers
+// controllerutil.ServicePodHandlers, which the endpoints controller registers
 // too: both controllers resync the Services a pod event concerns by the
 // same rule.
 
@@ -11,8 +11,8 @@ import (
 	"kplane/pkg/informer"
 )
 
-// enqueueKey queues the key of obj (an object or a tombstone).
-func (c *Controller) enqueueKey(obj any) {
+// enqueueKey queues the key of a Service.
+func (c *Controller) enqueueKey(obj api.Object) {
 	key, err := informer.MetaNamespaceKeyFunc(obj)
 	if err != nil {
 		c.log.Error("cannot compute key", "err", err)
@@ -28,8 +28,13 @@ func (c *Controller) addService(obj api.Object) { c.enqueueKey(obj) }
 // may differ).
 func (c *Controller) updateService(_, newObj api.Object) { c.enqueueKey(newObj) }
 
-// deleteService queues a deleted Service, whose sync forgets it.
-func (c *Controller) deleteService(obj any) { c.enqueueKey(obj) }
+// deleteService queues a deleted Service, whose sync forgets it. obj may
+// be a tombstone.
+func (c *Controller) deleteService(obj any) {
+	if svc, ok := informer.DeletedObject[*api.Service](obj); ok {
+		c.enqueueKey(svc)
+	}
+}
 
 // addSlice queues the Service of a slice this controller manages but did
 // not just write: one found at start-up, or created by someone else with
@@ -62,12 +67,9 @@ func (c *Controller) updateSlice(oldObj, newObj api.Object) {
 }
 
 // deleteSlice queues the Service of a managed slice deleted by someone
-// else, so that the slice is written again.
+// else, so that the slice is written again. obj may be a tombstone.
 func (c *Controller) deleteSlice(obj any) {
-	if tombstone, ok := obj.(informer.DeletedFinalStateUnknown); ok {
-		obj = tombstone.Obj
-	}
-	slice, ok := obj.(*api.EndpointSlice)
+	slice, ok := informer.DeletedObject[*api.EndpointSlice](obj)
 	if !ok || !managed(slice) {
 		return
 	}
