@@ -118,7 +118,11 @@ func New(c *client.Client, informers *informer.SharedInformerFactory, recorder e
 
 // enqueueKey queues the key of obj: a Service's, or the key of the
 // Service an Endpoints object belongs to (they share namespace and name).
-func (c *Controller) enqueueKey(obj api.Object) {
+// obj may be a delete handler's tombstone: MetaNamespaceKeyFunc reads the
+// key it carries, even when the tombstone lost the object's last state,
+// so the delete handlers below need not unwrap it (upstream's
+// DeletionHandlingMetaNamespaceKeyFunc).
+func (c *Controller) enqueueKey(obj any) {
 	key, err := informer.MetaNamespaceKeyFunc(obj)
 	if err != nil {
 		c.log.Error("cannot compute key", "err", err)
@@ -134,21 +138,13 @@ func (c *Controller) addService(obj api.Object) { c.enqueueKey(obj) }
 func (c *Controller) updateService(_, newObj api.Object) { c.enqueueKey(newObj) }
 
 // deleteService queues a deleted Service, whose sync deletes its Endpoints.
-// obj may be a tombstone.
-func (c *Controller) deleteService(obj any) {
-	if svc, ok := informer.DeletedObject[*api.Service](obj); ok {
-		c.enqueueKey(svc)
-	}
-}
+// obj may be a tombstone; only its key is needed.
+func (c *Controller) deleteService(obj any) { c.enqueueKey(obj) }
 
 // deleteEndpoints queues the Service of deleted Endpoints, so that Endpoints
-// someone deleted by hand are written again (and leftovers stay gone).
-// obj may be a tombstone.
-func (c *Controller) deleteEndpoints(obj any) {
-	if ep, ok := informer.DeletedObject[*api.Endpoints](obj); ok {
-		c.enqueueKey(ep)
-	}
-}
+// someone deleted by hand are written again (and leftovers stay gone). obj
+// may be a tombstone; only its key is needed.
+func (c *Controller) deleteEndpoints(obj any) { c.enqueueKey(obj) }
 
 // Run waits for the caches, queues every existing Endpoints once (to find
 // leftovers whose Service was deleted while no controller ran), then runs

@@ -169,20 +169,22 @@ func TestSyncCreateFailures(t *testing.T) {
 }
 
 // Service and Endpoints events queue the Service's key, once however many
-// arrive before a worker takes it. (The pod handlers are
-// controllerutil.ServicePodHandlers, tested with it.)
+// arrive before a worker takes it; a Service's tombstone is queued by the
+// key it carries even when it lost the Service's last state. (The pod
+// handlers are controllerutil.ServicePodHandlers, tested with it.)
 func TestHandlersQueueServiceKeys(t *testing.T) {
 	f := newFixture(t)
 	f.ctrl.deleteEndpoints(&api.Endpoints{ObjectMeta: api.ObjectMeta{Name: "web", Namespace: "default"}})
 	f.ctrl.updateService(controllertest.WebService(), controllertest.WebService())
 	f.ctrl.deleteService(informer.DeletedFinalStateUnknown{Key: "default/web", Obj: controllertest.WebService()})
+	f.ctrl.deleteService(informer.DeletedFinalStateUnknown{Key: "default/lost"})
 	var queued []string
 	for f.ctrl.queue.Len() > 0 {
 		k, _ := f.ctrl.queue.Get()
 		queued = append(queued, k)
 		f.ctrl.queue.Done(k)
 	}
-	if !slices.Equal(queued, []string{"default/web"}) {
-		t.Errorf("endpoints delete, service update and delete (tombstone) queued %v, want [default/web] once", queued)
+	if !slices.Equal(queued, []string{"default/web", "default/lost"}) {
+		t.Errorf("endpoints delete, service update and deletes (tombstones) queued %v, want [default/web default/lost]", queued)
 	}
 }

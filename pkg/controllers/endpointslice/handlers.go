@@ -11,8 +11,11 @@ import (
 	"kplane/pkg/informer"
 )
 
-// enqueueKey queues the key of a Service.
-func (c *Controller) enqueueKey(obj api.Object) {
+// enqueueKey queues the key of a Service. obj may be a delete handler's
+// tombstone: MetaNamespaceKeyFunc reads the key it carries, even when the
+// tombstone lost the Service's last state, so deleteService need not
+// unwrap it (upstream's DeletionHandlingMetaNamespaceKeyFunc).
+func (c *Controller) enqueueKey(obj any) {
 	key, err := informer.MetaNamespaceKeyFunc(obj)
 	if err != nil {
 		c.log.Error("cannot compute key", "err", err)
@@ -29,12 +32,8 @@ func (c *Controller) addService(obj api.Object) { c.enqueueKey(obj) }
 func (c *Controller) updateService(_, newObj api.Object) { c.enqueueKey(newObj) }
 
 // deleteService queues a deleted Service, whose sync forgets it. obj may
-// be a tombstone.
-func (c *Controller) deleteService(obj any) {
-	if svc, ok := informer.DeletedObject[*api.Service](obj); ok {
-		c.enqueueKey(svc)
-	}
-}
+// be a tombstone; only its key is needed.
+func (c *Controller) deleteService(obj any) { c.enqueueKey(obj) }
 
 // addSlice queues the Service of a slice this controller manages but did
 // not just write: one found at start-up, or created by someone else with
