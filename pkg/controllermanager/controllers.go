@@ -119,15 +119,15 @@ var registry = []Descriptor{
 		New: func(cc ControllerContext) (Controller, error) {
 			return namespace.New(cc.Client, cc.Informers, cc.Recorder, namespace.Options{Logger: cc.Logger, Clock: cc.Clock})
 		}},
-	{Name: "endpoint", EventSource: "endpoint-controller", SyncsFlag: "concurrent-endpoint-syncs", DefaultWorkers: 5,
+	{Name: endpoints.Name, EventSource: "endpoint-controller", SyncsFlag: "concurrent-endpoint-syncs", DefaultWorkers: 5,
 		New: func(cc ControllerContext) (Controller, error) {
 			return endpoints.New(cc.Client, cc.Informers, cc.Recorder, endpoints.Options{Logger: cc.Logger, Clock: cc.Clock})
 		}},
-	{Name: "endpointslice", EventSource: "endpoint-slice-controller", SyncsFlag: "concurrent-service-endpoint-syncs", DefaultWorkers: 5,
+	{Name: endpointslice.Name, EventSource: "endpoint-slice-controller", SyncsFlag: "concurrent-service-endpoint-syncs", DefaultWorkers: 5,
 		New: func(cc ControllerContext) (Controller, error) {
 			return endpointslice.New(cc.Client, cc.Informers, cc.Recorder, endpointslice.Options{Logger: cc.Logger, Clock: cc.Clock})
 		}},
-	{Name: "serviceaccount", EventSource: "serviceaccount-controller", SyncsFlag: "concurrent-serviceaccount-syncs", DefaultWorkers: 1,
+	{Name: serviceaccount.Name, EventSource: "serviceaccount-controller", SyncsFlag: "concurrent-serviceaccount-syncs", DefaultWorkers: 1,
 		New: func(cc ControllerContext) (Controller, error) {
 			return serviceaccount.New(cc.Client, cc.Informers, cc.Recorder, serviceaccount.Options{Logger: cc.Logger, Clock: cc.Clock})
 		}},

@@ -5,7 +5,11 @@ package informer
 // 42" is a map lookup instead of a scan of the whole cache. The bookkeeping
 // that keeps indexes in step with the objects is in thread_safe_store.go.
 
-import "kplane/pkg/api"
+import (
+	"fmt"
+
+	"kplane/pkg/api"
+)
 
 // IndexFunc computes the values an object is indexed under. It may return
 // several values (an object with two owners appears under both UIDs) or
@@ -96,6 +100,22 @@ func NodeNameIndexFunc(obj api.Object) ([]string, error) {
 		return nil, nil
 	}
 	return []string{pod.Spec.NodeName}, nil
+}
+
+// IndexPodsByNode adds NodeNameIndex to a pod informer unless it has it
+// already. Several components share the factory's one pod informer and
+// read pods by node (the node lifecycle and taint eviction controllers);
+// each asks for the index, the first adds it, and the others find it
+// there (AddIndexers would refuse to add it twice). Like AddIndexers it
+// must run before the informer starts.
+func IndexPodsByNode(pods SharedIndexInformer) error {
+	if _, ok := pods.GetIndexer().GetIndexers()[NodeNameIndex]; ok {
+		return nil
+	}
+	if err := pods.AddIndexers(Indexers{NodeNameIndex: NodeNameIndexFunc}); err != nil {
+		return fmt.Errorf("index pods by node: %w", err)
+	}
+	return nil
 }
 
 // LabelIndexFunc indexes an object by each of its labels, as "key=value".

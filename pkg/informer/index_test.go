@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"kplane/pkg/api"
+	"kplane/pkg/api/errors"
 )
 
 func TestStandardIndexFuncs(t *testing.T) {
@@ -49,5 +50,25 @@ func TestStandardIndexersNames(t *testing.T) {
 	}
 	if len(got) != 4 {
 		t.Errorf("StandardIndexers has %d indexes, want 4", len(got))
+	}
+}
+
+// Two components that share the pod informer may both ask for the node
+// index; the second finds it there, and the lister reads pods by node.
+func TestIndexPodsByNodeIsIdempotent(t *testing.T) {
+	inf := newPodInformer(newFakeListWatch(), 0)
+	for i := range 2 {
+		if err := IndexPodsByNode(inf); err != nil {
+			t.Fatalf("IndexPodsByNode, call %d: %v", i+1, err)
+		}
+	}
+	for _, pod := range []*api.Pod{fixturePod("default", "a", withNode("node-1")), fixturePod("default", "b", withNode("node-2")), fixturePod("default", "c")} {
+		if err := inf.GetIndexer().Add(pod); err != nil {
+			t.Fatal(err)
+		}
+	}
+	pods, err := NewLister[*api.Pod](inf.GetIndexer(), errors.Resource{Resource: "pods"}).ByIndex(NodeNameIndex, "node-1")
+	if err != nil || len(pods) != 1 || pods[0].Name != "a" {
+		t.Errorf("pods on node-1 = %v, %v; want [a]", pods, err)
 	}
 }

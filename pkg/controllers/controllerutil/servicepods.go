@@ -68,10 +68,7 @@ func (h *servicePodHandlers) updatePod(oldObj, newObj api.Object) {
 // deletePod queues the Services that selected a deleted pod. obj may be a
 // tombstone when the deletion was only noticed by a relist.
 func (h *servicePodHandlers) deletePod(obj any) {
-	if tombstone, ok := obj.(informer.DeletedFinalStateUnknown); ok {
-		obj = tombstone.Obj
-	}
-	if pod, ok := obj.(*api.Pod); ok {
+	if pod, ok := informer.DeletedObject[*api.Pod](obj); ok {
 		h.addPod(pod)
 	}
 }

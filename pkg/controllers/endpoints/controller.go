@@ -33,8 +33,10 @@ import (
 	"kplane/pkg/informer/workqueue"
 )
 
-// controllerName names the workqueue, the logs and the metrics.
-const controllerName = "endpoint"
+// Name is the controller's name: its --controllers name (upstream's,
+// singular), its workqueue's name (which labels its metrics) and its
+// "controller" log attribute.
+const Name = "endpoint"
 
 // leaderElectionAnnotation marks Endpoints that older components used as
 // leader-election locks; such Endpoints have no Service and must not be
@@ -86,16 +88,16 @@ func New(c *client.Client, informers *informer.SharedInformerFactory, recorder e
 	ctrl := &Controller{
 		client:          c,
 		recorder:        recorder,
-		log:             opts.Logger.With("controller", controllerName),
+		log:             opts.Logger.With("controller", Name),
 		clock:           opts.Clock,
 		serviceLister:   informers.Services().Lister(),
 		podLister:       informers.Pods().Lister(),
 		endpointsLister: informers.Endpoints().Lister(),
-		queue:           controllerutil.NewQueue(controllerName, opts.Clock, informers),
+		queue:           controllerutil.NewQueue(Name, opts.Clock, informers),
 	}
 
 	var err error
-	ctrl.cachesSynced, err = controllerutil.AddEventHandlers(controllerName,
+	ctrl.cachesSynced, err = controllerutil.AddEventHandlers(Name,
 		controllerutil.Handlers{Informer: informers.Services().Informer(), Handler: informer.ResourceEventHandlerFuncs{
 			AddFunc:    ctrl.addService,
 			UpdateFunc: ctrl.updateService,
@@ -114,7 +116,12 @@ func New(c *client.Client, informers *informer.SharedInformerFactory, recorder e
 	return ctrl, nil
 }
 
-// enqueueKey queues the key of obj (an object or a tombstone).
+// enqueueKey queues the key of obj: a Service's, or the key of the
+// Service an Endpoints object belongs to (they share namespace and name).
+// obj may be a delete handler's tombstone: MetaNamespaceKeyFunc reads the
+// key it carries, even when the tombstone lost the object's last state,
+// so the delete handlers below need not unwrap it (upstream's
+// DeletionHandlingMetaNamespaceKeyFunc).
 func (c *Controller) enqueueKey(obj any) {
 	key, err := informer.MetaNamespaceKeyFunc(obj)
 	if err != nil {
@@ -131,10 +138,12 @@ func (c *Controller) addService(obj api.Object) { c.enqueueKey(obj) }
 func (c *Controller) updateService(_, newObj api.Object) { c.enqueueKey(newObj) }
 
 // deleteService queues a deleted Service, whose sync deletes its Endpoints.
+// obj may be a tombstone; only its key is needed.
 func (c *Controller) deleteService(obj any) { c.enqueueKey(obj) }
 
 // deleteEndpoints queues the Service of deleted Endpoints, so that Endpoints
-// someone deleted by hand are written again (and leftovers stay gone).
+// someone deleted by hand are written again (and leftovers stay gone). obj
+// may be a tombstone; only its key is needed.
 func (c *Controller) deleteEndpoints(obj any) { c.enqueueKey(obj) }
 
 // Run waits for the caches, queues every existing Endpoints once (to find

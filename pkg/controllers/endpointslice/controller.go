@@ -37,8 +37,10 @@ import (
 	"kplane/pkg/informer/workqueue"
 )
 
-// controllerName names the workqueue, the logs and the metrics.
-const controllerName = "endpointslice"
+// Name is the controller's name: its --controllers name (upstream's), its
+// workqueue's name (which labels its metrics) and its "controller" log
+// attribute.
+const Name = "endpointslice"
 
 // DefaultMaxEndpointsPerSlice is how many endpoints the controller puts in
 // one slice: upstream's --max-endpoints-per-slice default. Smaller slices
@@ -100,18 +102,18 @@ func New(c *client.Client, informers *informer.SharedInformerFactory, recorder e
 	ctrl := &Controller{
 		client:        c,
 		recorder:      recorder,
-		log:           opts.Logger.With("controller", controllerName),
+		log:           opts.Logger.With("controller", Name),
 		maxPerSlice:   opts.MaxEndpointsPerSlice,
 		serviceLister: informers.Services().Lister(),
 		podLister:     informers.Pods().Lister(),
 		nodeLister:    informers.Nodes().Lister(),
 		sliceLister:   informers.EndpointSlices().Lister(),
 		tracker:       newTracker(),
-		queue:         controllerutil.NewQueue(controllerName, opts.Clock, informers),
+		queue:         controllerutil.NewQueue(Name, opts.Clock, informers),
 	}
 
 	var err error
-	ctrl.cachesSynced, err = controllerutil.AddEventHandlers(controllerName,
+	ctrl.cachesSynced, err = controllerutil.AddEventHandlers(Name,
 		controllerutil.Handlers{Informer: informers.Services().Informer(), Handler: informer.ResourceEventHandlerFuncs{
 			AddFunc:    ctrl.addService,
 			UpdateFunc: ctrl.updateService,

@@ -2,7 +2,7 @@ package endpointslice
 
 // This file holds the informer event handlers. They only compute Service
 // keys and queue them; all the work happens in sync. The pod handlers are
-// controller.ServicePodHandlers, which the endpoints controller registers
+// controllerutil.ServicePodHandlers, which the endpoints controller registers
 // too: both controllers resync the Services a pod event concerns by the
 // same rule.
 
@@ -11,7 +11,10 @@ import (
 	"kplane/pkg/informer"
 )
 
-// enqueueKey queues the key of obj (an object or a tombstone).
+// enqueueKey queues the key of a Service. obj may be a delete handler's
+// tombstone: MetaNamespaceKeyFunc reads the key it carries, even when the
+// tombstone lost the Service's last state, so deleteService need not
+// unwrap it (upstream's DeletionHandlingMetaNamespaceKeyFunc).
 func (c *Controller) enqueueKey(obj any) {
 	key, err := informer.MetaNamespaceKeyFunc(obj)
 	if err != nil {
@@ -28,7 +31,8 @@ func (c *Controller) addService(obj api.Object) { c.enqueueKey(obj) }
 // may differ).
 func (c *Controller) updateService(_, newObj api.Object) { c.enqueueKey(newObj) }
 
-// deleteService queues a deleted Service, whose sync forgets it.
+// deleteService queues a deleted Service, whose sync forgets it. obj may
+// be a tombstone; only its key is needed.
 func (c *Controller) deleteService(obj any) { c.enqueueKey(obj) }
 
 // addSlice queues the Service of a slice this controller manages but did
@@ -62,12 +66,9 @@ func (c *Controller) updateSlice(oldObj, newObj api.Object) {
 }
 
 // deleteSlice queues the Service of a managed slice deleted by someone
-// else, so that the slice is written again.
+// else, so that the slice is written again. obj may be a tombstone.
 func (c *Controller) deleteSlice(obj any) {
-	if tombstone, ok := obj.(informer.DeletedFinalStateUnknown); ok {
-		obj = tombstone.Obj
-	}
-	slice, ok := obj.(*api.EndpointSlice)
+	slice, ok := informer.DeletedObject[*api.EndpointSlice](obj)
 	if !ok || !managed(slice) {
 		return
 	}

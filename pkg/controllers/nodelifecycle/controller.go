@@ -105,10 +105,10 @@ type Controller struct {
 
 	nodes  *informer.Lister[*api.Node]
 	leases *informer.Lister[*api.Lease]
-	// podsByNode lists the pods bound to a node (the NodeNameIndex of the
-	// shared pod informer).
-	podsByNode func(nodeName string) ([]*api.Pod, error)
-	synced     []func() bool
+	// pods is read by node, through the shared pod informer's
+	// NodeNameIndex.
+	pods   *informer.Lister[*api.Pod]
+	synced []func() bool
 
 	health *healthTracker
 	cidrs  *cidrAllocator
@@ -155,53 +155,31 @@ func New(c *client.Client, informers *informer.SharedInformerFactory, recorder e
 		queue:              controllerutil.NewQueue(Name, clk, informers),
 	}
 
-	nodes := informers.Nodes()
-	ctrl.nodes = nodes.Lister()
-	nodeReg, err := nodes.Informer().AddEventHandler(informer.ResourceEventHandlerFuncs{
-		AddFunc:    func(obj api.Object) { ctrl.queue.Add(obj.GetObjectMeta().Name) },
-		UpdateFunc: func(_, obj api.Object) { ctrl.queue.Add(obj.GetObjectMeta().Name) },
-		DeleteFunc: ctrl.nodeDeleted,
-	})
-	if err != nil {
-		return nil, fmt.Errorf("%s: watch nodes: %w", Name, err)
-	}
-
-	leases := informers.Leases()
-	ctrl.leases = leases.Lister()
-	leaseReg, err := leases.Informer().AddEventHandler(informer.ResourceEventHandlerFuncs{
-		AddFunc:    ctrl.leaseChanged,
-		UpdateFunc: func(_, obj api.Object) { ctrl.leaseChanged(obj) },
-	})
-	if err != nil {
-		return nil, fmt.Errorf("%s: watch leases: %w", Name, err)
-	}
-
 	pods := informers.Pods()
-	if err := ensureNodeNameIndex(pods.Informer()); err != nil {
+	if err := informer.IndexPodsByNode(pods.Informer()); err != nil {
 		return nil, fmt.Errorf("%s: %w", Name, err)
 	}
-	podIndex := pods.Informer().GetIndexer()
-	ctrl.podsByNode = func(nodeName string) ([]*api.Pod, error) {
-		objs, err := podIndex.ByIndex(informer.NodeNameIndex, nodeName)
-		if err != nil {
-			return nil, err
-		}
-		out := make([]*api.Pod, 0, len(objs))
-		for _, obj := range objs {
-			if pod, ok := obj.(*api.Pod); ok {
-				out = append(out, pod)
-			}
-		}
-		return out, nil
-	}
-	podReg, err := pods.Informer().AddEventHandler(informer.ResourceEventHandlerFuncs{
-		AddFunc:    func(obj api.Object) { ctrl.podBound(nil, obj) },
-		UpdateFunc: ctrl.podBound,
-	})
+	ctrl.nodes = informers.Nodes().Lister()
+	ctrl.leases = informers.Leases().Lister()
+	ctrl.pods = pods.Lister()
+	ctrl.synced, err = controllerutil.AddEventHandlers(Name,
+		controllerutil.Handlers{Informer: informers.Nodes().Informer(), Handler: informer.ResourceEventHandlerFuncs{
+			AddFunc:    func(obj api.Object) { ctrl.queue.Add(obj.GetObjectMeta().Name) },
+			UpdateFunc: func(_, obj api.Object) { ctrl.queue.Add(obj.GetObjectMeta().Name) },
+			DeleteFunc: ctrl.nodeDeleted,
+		}},
+		controllerutil.Handlers{Informer: informers.Leases().Informer(), Handler: informer.ResourceEventHandlerFuncs{
+			AddFunc:    ctrl.leaseChanged,
+			UpdateFunc: func(_, obj api.Object) { ctrl.leaseChanged(obj) },
+		}},
+		controllerutil.Handlers{Informer: pods.Informer(), Handler: informer.ResourceEventHandlerFuncs{
+			AddFunc:    func(obj api.Object) { ctrl.podBound(nil, obj) },
+			UpdateFunc: ctrl.podBound,
+		}},
+	)
 	if err != nil {
-		return nil, fmt.Errorf("%s: watch pods: %w", Name, err)
+		return nil, err
 	}
-	ctrl.synced = []func() bool{nodeReg.HasSynced, leaseReg.HasSynced, podReg.HasSynced}
 	return ctrl, nil
 }
 

@@ -9,19 +9,8 @@ import (
 
 	"kplane/pkg/api"
 	apierrors "kplane/pkg/api/errors"
+	"kplane/test/framework/fakeapi"
 )
-
-const (
-	putNode1       = "PUT /api/v1/nodes/node1"
-	putNode1Status = "PUT /api/v1/nodes/node1/status"
-)
-
-func wantActions(t *testing.T, got []string, want ...string) {
-	t.Helper()
-	if !slices.Equal(got, want) {
-		t.Fatalf("requests = %q, want %q", got, want)
-	}
-}
 
 // A node is marked Unknown only once the grace period has passed since
 // the controller last saw a heartbeat — not at the boundary, one second
@@ -29,23 +18,26 @@ func wantActions(t *testing.T, got []string, want ...string) {
 // unreachable taints, and a NodeNotReady event.
 func TestSilentNodeIsMarkedUnknownAfterGracePeriod(t *testing.T) {
 	f := newFixture(t)
-	f.put(t, healthyNode("node1", t0.Add(-2*time.Second)), nodeLease("node1", t0.Add(-time.Second)))
+	f.server.Put(t, healthyNode("node1", t0.Add(-2*time.Second)), nodeLease("node1", t0.Add(-time.Second)))
 
-	wantActions(t, f.sync(t, "node1"))
+	f.sync(t, "node1")
+	f.server.ExpectActions(t)
 	if got := f.events(); !slices.Equal(got, []string{"Normal RegisteredNode Node node1 event: Registered Node node1 in Controller"}) {
 		t.Errorf("first sync events = %q", got)
 	}
 
 	f.clock.Step(DefaultNodeMonitorGracePeriod)
-	wantActions(t, f.sync(t, "node1")) // exactly the grace period: still healthy
+	f.sync(t, "node1") // exactly the grace period: still healthy
+	f.server.ExpectActions(t)
 
 	f.clock.Step(time.Second)
-	wantActions(t, f.sync(t, "node1"), putNode1Status, putNode1)
+	f.sync(t, "node1")
+	f.server.ExpectActions(t, updateNode1Status, updateNode1)
 
-	status := body[api.Node](t, f.api, putNode1Status)
+	status := fakeapi.Sent[*api.Node](t, f.server, updateNode1Status)
 	const want = "MemoryPressure=Unknown(NodeStatusUnknown) DiskPressure=Unknown(NodeStatusUnknown) " +
 		"PIDPressure=Unknown(NodeStatusUnknown) Ready=Unknown(NodeStatusUnknown)"
-	if got := conditionSummary(&status); got != want {
+	if got := conditionSummary(status); got != want {
 		t.Errorf("conditions written = %s\nwant %s", got, want)
 	}
 	ready := findCondition(&status.Status, api.NodeReady)
@@ -59,7 +51,7 @@ func TestSilentNodeIsMarkedUnknownAfterGracePeriod(t *testing.T) {
 		t.Errorf("Ready lastHeartbeatTime = %v, want the kubelet's last heartbeat kept", ready.LastHeartbeatTime)
 	}
 
-	tainted := body[api.Node](t, f.api, putNode1)
+	tainted := fakeapi.Sent[*api.Node](t, f.server, updateNode1)
 	if got := taintSummary(tainted.Spec.Taints); got != "node.kubernetes.io/unreachable:NoSchedule node.kubernetes.io/unreachable:NoExecute" {
 		t.Errorf("taints written = %q", got)
 	}
@@ -76,8 +68,9 @@ func TestSilentNodeIsMarkedUnknownAfterGracePeriod(t *testing.T) {
 	}
 
 	// The cache catches up with both writes: nothing more to do.
-	f.put(t, &tainted)
-	wantActions(t, f.sync(t, "node1"))
+	f.server.Put(t, fakeapi.Result[*api.Node](t, f.server, updateNode1))
+	f.sync(t, "node1")
+	f.server.ExpectActions(t)
 	if got := f.events(); len(got) != 0 {
 		t.Errorf("second sync recorded %q", got)
 	}
@@ -89,21 +82,23 @@ func TestHeartbeatsRestartTheGracePeriod(t *testing.T) {
 	for _, viaLease := range []bool{true, false} {
 		t.Run(fmt.Sprintf("lease=%v", viaLease), func(t *testing.T) {
 			f := newFixture(t)
-			f.put(t, healthyNode("node1", t0), nodeLease("node1", t0))
+			f.server.Put(t, healthyNode("node1", t0), nodeLease("node1", t0))
 			f.sync(t, "node1")
 
 			f.clock.Step(40 * time.Second)
 			if viaLease {
-				f.put(t, nodeLease("node1", f.clock.Now()))
+				f.server.Put(t, nodeLease("node1", f.clock.Now()))
 			} else {
-				f.put(t, healthyNode("node1", f.clock.Now()))
+				f.server.Put(t, healthyNode("node1", f.clock.Now()))
 			}
 			f.sync(t, "node1")
 
 			f.clock.Step(40 * time.Second) // 80 s after t0, 40 s after the heartbeat
-			wantActions(t, f.sync(t, "node1"))
+			f.sync(t, "node1")
+			f.server.ExpectActions(t)
 			f.clock.Step(11 * time.Second)
-			wantActions(t, f.sync(t, "node1"), putNode1Status, putNode1)
+			f.sync(t, "node1")
+			f.server.ExpectActions(t, updateNode1Status, updateNode1)
 		})
 	}
 }
@@ -113,19 +108,20 @@ func TestHeartbeatsRestartTheGracePeriod(t *testing.T) {
 // pods that became Ready after the node went Unknown are left alone.
 func TestPodsOfUnknownNodeAreMarkedNotReady(t *testing.T) {
 	f := newFixture(t)
-	f.put(t, healthyNode("node1", t0), nodeLease("node1", t0),
+	f.server.Put(t, healthyNode("node1", t0), nodeLease("node1", t0),
 		readyPod("web-1", "node1", t0.Add(-time.Minute)),
 		readyPod("web-2", "node2", t0.Add(-time.Minute)))
 	notReady := readyPod("starting", "node1", t0.Add(-time.Minute))
 	notReady.Status.Conditions[0].Status = api.ConditionFalse
-	f.put(t, notReady)
+	f.server.Put(t, notReady)
 	f.sync(t, "node1")
 	f.events()
 
 	f.clock.Step(DefaultNodeMonitorGracePeriod + time.Second)
-	wantActions(t, f.sync(t, "node1"), putNode1Status, "PUT /api/v1/namespaces/default/pods/web-1/status", putNode1)
-	pod := body[api.Pod](t, f.api, "PUT /api/v1/namespaces/default/pods/web-1/status")
-	ready := podReadyCondition(&pod)
+	f.sync(t, "node1")
+	f.server.ExpectActions(t, updateNode1Status, "update pods/status web-1", updateNode1)
+	pod := fakeapi.Sent[*api.Pod](t, f.server, "update pods/status web-1")
+	ready := podReadyCondition(pod)
 	if ready.Status != api.ConditionFalse || !ready.LastTransitionTime.Time.Equal(f.clock.Now()) {
 		t.Errorf("web-1 Ready = %s since %v, want False since now", ready.Status, ready.LastTransitionTime)
 	}
@@ -136,34 +132,41 @@ func TestPodsOfUnknownNodeAreMarkedNotReady(t *testing.T) {
 
 	// The caches catch up; the kubelet is still gone. A retry marks
 	// nothing again.
-	unknown := body[api.Node](t, f.api, putNode1)
-	f.put(t, &unknown, &pod)
-	wantActions(t, f.sync(t, "node1"))
+	f.server.Put(t, fakeapi.Result[*api.Node](t, f.server, updateNode1), fakeapi.Result[*api.Pod](t, f.server, "update pods/status web-1"))
+	f.sync(t, "node1")
+	f.server.ExpectActions(t)
 
 	// The kubelet comes back and makes web-1 Ready before it reposts its
 	// node: a pod that became Ready after the node went Unknown stays so.
 	f.clock.Step(time.Minute)
-	f.put(t, readyPod("web-1", "node1", f.clock.Now()))
-	wantActions(t, f.sync(t, "node1"))
+	f.server.Put(t, readyPod("web-1", "node1", f.clock.Now()))
+	f.sync(t, "node1")
+	f.server.ExpectActions(t)
 }
 
 // A pod status write that fails is retried by failing the sync; the node
 // writes that succeeded are not repeated.
 func TestFailedPodMarkIsRetried(t *testing.T) {
 	f := newFixture(t)
-	f.put(t, healthyNode("node1", t0), nodeLease("node1", t0), readyPod("web-1", "node1", t0.Add(-time.Minute)))
+	f.server.Put(t, healthyNode("node1", t0), nodeLease("node1", t0), readyPod("web-1", "node1", t0.Add(-time.Minute)))
 	f.sync(t, "node1")
 	f.clock.Step(DefaultNodeMonitorGracePeriod + time.Second)
-	f.api.fail["PUT /api/v1/namespaces/default/pods/web-1/status"] = apierrors.NewConflict(apierrors.Resource{Resource: "pods"}, "web-1", "changed")
+	failing := true
+	f.server.React(func(a fakeapi.Action) error {
+		if failing && a.String() == "update pods/status web-1" {
+			return apierrors.NewConflict(apierrors.Resource{Resource: "pods"}, "web-1", "changed")
+		}
+		return nil
+	})
 	err := f.controller.sync(t.Context(), "node1")
 	if err == nil || !strings.Contains(err.Error(), "web-1") {
 		t.Fatalf("sync error = %v, want the failed pod write", err)
 	}
-	f.api.take()
-	unknown := body[api.Node](t, f.api, putNode1)
-	f.put(t, &unknown)
-	delete(f.api.fail, "PUT /api/v1/namespaces/default/pods/web-1/status")
-	wantActions(t, f.sync(t, "node1"), "PUT /api/v1/namespaces/default/pods/web-1/status")
+	f.server.ExpectActions(t, updateNode1Status, "update pods/status web-1", updateNode1)
+	f.server.Put(t, fakeapi.Result[*api.Node](t, f.server, updateNode1))
+	failing = false
+	f.sync(t, "node1")
+	f.server.ExpectActions(t, "update pods/status web-1")
 }
 
 // When the kubelet posts Ready=True again the taints go; taints the
@@ -177,9 +180,10 @@ func TestTaintsRemovedWhenNodeIsReadyAgain(t *testing.T) {
 		{Key: api.TaintNodeUnreachable, Effect: api.TaintEffectNoSchedule},
 		{Key: api.TaintNodeUnreachable, Effect: api.TaintEffectNoExecute, TimeAdded: &added},
 	}
-	f.put(t, node, nodeLease("node1", t0))
-	wantActions(t, f.sync(t, "node1"), putNode1)
-	got := body[api.Node](t, f.api, putNode1)
+	f.server.Put(t, node, nodeLease("node1", t0))
+	f.sync(t, "node1")
+	f.server.ExpectActions(t, updateNode1)
+	got := fakeapi.Sent[*api.Node](t, f.server, updateNode1)
 	if s := taintSummary(got.Spec.Taints); s != "node-role.kubernetes.io/control-plane:NoSchedule" {
 		t.Errorf("taints after recovery = %q", s)
 	}
@@ -196,18 +200,20 @@ func TestNotReadyNodeGetsNotReadyTaints(t *testing.T) {
 	node := healthyNode("node1", t0)
 	ready := findCondition(&node.Status, api.NodeReady)
 	ready.Status, ready.Reason = api.ConditionFalse, "KubeletNotReady"
-	f.put(t, node, nodeLease("node1", t0), readyPod("web-1", "node1", t0.Add(-time.Minute)))
-	wantActions(t, f.sync(t, "node1"), putNode1)
-	got := body[api.Node](t, f.api, putNode1)
+	f.server.Put(t, node, nodeLease("node1", t0), readyPod("web-1", "node1", t0.Add(-time.Minute)))
+	f.sync(t, "node1")
+	f.server.ExpectActions(t, updateNode1)
+	got := fakeapi.Sent[*api.Node](t, f.server, updateNode1)
 	if s := taintSummary(got.Spec.Taints); s != "node.kubernetes.io/not-ready:NoSchedule node.kubernetes.io/not-ready:NoExecute" {
 		t.Errorf("taints = %q", s)
 	}
 
 	// Ready=False turning Unknown swaps not-ready for unreachable.
-	f.put(t, &got)
+	f.server.Put(t, fakeapi.Result[*api.Node](t, f.server, updateNode1))
 	f.clock.Step(DefaultNodeMonitorGracePeriod + time.Second)
 	f.sync(t, "node1")
-	swapped := body[api.Node](t, f.api, putNode1)
+	f.server.ExpectActions(t, updateNode1Status, "update pods/status web-1", updateNode1)
+	swapped := fakeapi.Sent[*api.Node](t, f.server, updateNode1)
 	if s := taintSummary(swapped.Spec.Taints); s != "node.kubernetes.io/unreachable:NoSchedule node.kubernetes.io/unreachable:NoExecute" {
 		t.Errorf("taints after the node went Unknown = %q", s)
 	}
@@ -222,13 +228,15 @@ func TestNodeThatNeverPostedStatus(t *testing.T) {
 		Spec: api.NodeSpec{PodCIDR: "10.244.7.0/24"}}
 	old := &api.Node{ObjectMeta: api.ObjectMeta{Name: "old", CreationTimestamp: api.NewTime(t0.Add(-61 * time.Second))},
 		Spec: api.NodeSpec{PodCIDR: "10.244.8.0/24"}}
-	f.put(t, young, old)
-	wantActions(t, f.sync(t, "young"))
-	wantActions(t, f.sync(t, "old"), "PUT /api/v1/nodes/old/status", "PUT /api/v1/nodes/old")
-	got := body[api.Node](t, f.api, "PUT /api/v1/nodes/old/status")
+	f.server.Put(t, young, old)
+	f.sync(t, "young")
+	f.server.ExpectActions(t)
+	f.sync(t, "old")
+	f.server.ExpectActions(t, "update nodes/status old", "update nodes old")
+	got := fakeapi.Sent[*api.Node](t, f.server, "update nodes/status old")
 	const want = "Ready=Unknown(NodeStatusNeverUpdated) MemoryPressure=Unknown(NodeStatusNeverUpdated) " +
 		"DiskPressure=Unknown(NodeStatusNeverUpdated) PIDPressure=Unknown(NodeStatusNeverUpdated)"
-	if s := conditionSummary(&got); s != want {
+	if s := conditionSummary(got); s != want {
 		t.Errorf("conditions = %s\nwant %s", s, want)
 	}
 	if c := findCondition(&got.Status, api.NodeReady); c.Message != "Kubelet never posted node status." || !c.LastHeartbeatTime.Time.Equal(old.CreationTimestamp.Time) {
@@ -236,9 +244,10 @@ func TestNodeThatNeverPostedStatus(t *testing.T) {
 	}
 
 	// A node that renews its Lease but never posts status counts as alive.
-	f.put(t, nodeLease("young", t0))
+	f.server.Put(t, nodeLease("young", t0))
 	f.clock.Step(45 * time.Second)
-	wantActions(t, f.sync(t, "young"))
+	f.sync(t, "young")
+	f.server.ExpectActions(t)
 }
 
 // Nodes without a pod range get the lowest free 10.244.N.0/24; two synced
@@ -253,14 +262,17 @@ func TestPodCIDRAssignment(t *testing.T) {
 		}
 		return n
 	}
-	f.put(t, withCIDR("control-plane", "10.244.0.0/24"), withCIDR("node1", "10.244.1.0/24"), withCIDR("node3", "10.244.3.0/24"),
+	f.server.Put(t, withCIDR("control-plane", "10.244.0.0/24"), withCIDR("node1", "10.244.1.0/24"), withCIDR("node3", "10.244.3.0/24"),
 		withCIDR("new-a", ""), withCIDR("new-b", ""))
 
-	wantActions(t, f.sync(t, "node1"))
-	wantActions(t, f.sync(t, "new-a"), "PUT /api/v1/nodes/new-a")
-	wantActions(t, f.sync(t, "new-b"), "PUT /api/v1/nodes/new-b")
-	a := body[api.Node](t, f.api, "PUT /api/v1/nodes/new-a")
-	b := body[api.Node](t, f.api, "PUT /api/v1/nodes/new-b")
+	f.sync(t, "node1")
+	f.server.ExpectActions(t)
+	f.sync(t, "new-a")
+	f.server.ExpectActions(t, "update nodes new-a")
+	f.sync(t, "new-b")
+	f.server.ExpectActions(t, "update nodes new-b")
+	a := fakeapi.Sent[*api.Node](t, f.server, "update nodes new-a")
+	b := fakeapi.Sent[*api.Node](t, f.server, "update nodes new-b")
 	if a.Spec.PodCIDR != "10.244.2.0/24" || !slices.Equal(a.Spec.PodCIDRs, []string{"10.244.2.0/24"}) {
 		t.Errorf("new-a got %q %q, want 10.244.2.0/24", a.Spec.PodCIDR, a.Spec.PodCIDRs)
 	}
@@ -272,8 +284,9 @@ func TestPodCIDRAssignment(t *testing.T) {
 	}
 
 	// The cache shows new-a's range; syncing it again writes nothing.
-	f.put(t, &a)
-	wantActions(t, f.sync(t, "new-a"))
+	f.server.Put(t, fakeapi.Result[*api.Node](t, f.server, "update nodes new-a"))
+	f.sync(t, "new-a")
+	f.server.ExpectActions(t)
 }
 
 // A full cluster CIDR is reported as upstream does, and the node's health
@@ -291,11 +304,12 @@ func TestPodCIDRRangeFull(t *testing.T) {
 	other.Spec.PodCIDR, other.Spec.PodCIDRs = "10.244.128.0/17", []string{"10.244.128.0/17"}
 	late := healthyNode("late", t0)
 	late.Spec.PodCIDR, late.Spec.PodCIDRs = "", nil
-	f.put(t, taken, other, late)
+	f.server.Put(t, taken, other, late)
 	err = f.controller.sync(t.Context(), "late")
 	if err == nil || !strings.Contains(err.Error(), "no remaining CIDRs") {
 		t.Fatalf("sync error = %v, want the range to be full", err)
 	}
+	f.server.ExpectActions(t)
 	if got := f.events(); !slices.Contains(got, "Normal CIDRNotAvailable Node late status is now: CIDRNotAvailable") {
 		t.Errorf("events = %q", got)
 	}
@@ -305,13 +319,12 @@ func TestPodCIDRRangeFull(t *testing.T) {
 func TestDeletedNodeIsForgotten(t *testing.T) {
 	f := newFixture(t)
 	node := healthyNode("node1", t0)
-	f.put(t, node)
+	f.server.Put(t, node)
 	f.sync(t, "node1")
-	if err := f.informers.Nodes().Informer().GetIndexer().Delete(node); err != nil {
-		t.Fatal(err)
-	}
-	wantActions(t, f.sync(t, "node1"))
-	f.put(t, node)
+	f.server.Uncache(t, node) // the informer saw the node's deletion
+	f.sync(t, "node1")
+	f.server.ExpectActions(t)
+	f.server.Put(t, node)
 	f.events()
 	f.sync(t, "node1")
 	if got := f.events(); len(got) != 1 || !strings.Contains(got[0], "RegisteredNode") {

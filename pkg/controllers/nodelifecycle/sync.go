@@ -10,6 +10,7 @@ import (
 	apierrors "kplane/pkg/api/errors"
 	"kplane/pkg/api/labels"
 	"kplane/pkg/client"
+	"kplane/pkg/informer"
 )
 
 // sync brings one node in line with its heartbeats, in upstream's order:
@@ -44,7 +45,7 @@ func (c *Controller) sync(ctx context.Context, name string) error {
 		c.recorder.Eventf(node, api.EventTypeNormal, eventNodeNotReady, "Node %s status is now: %s", name, eventNodeNotReady)
 	}
 
-	pods, err := c.podsByNode(name)
+	pods, err := c.pods.ByIndex(informer.NodeNameIndex, name)
 	if err != nil {
 		return errors.Join(append(errs, fmt.Errorf("list pods of node %s: %w", name, err))...)
 	}

@@ -121,23 +121,22 @@ func New(c *client.Client, informers *informer.SharedInformerFactory, recorder e
 		claimQueue:   controllerutil.NewQueue(Name+"-claims", opts.Clock, informers),
 		volumeQueue:  controllerutil.NewQueue(Name+"-volumes", opts.Clock, informers),
 	}
-	volumeReg, err := volumes.Informer().AddEventHandler(informer.ResourceEventHandlerFuncs{
-		AddFunc:    ctrl.addVolume,
-		UpdateFunc: func(_, newObj api.Object) { ctrl.addVolume(newObj) },
-		DeleteFunc: ctrl.deleteVolume,
-	})
+	var err error
+	ctrl.cachesSynced, err = controllerutil.AddEventHandlers(Name,
+		controllerutil.Handlers{Informer: volumes.Informer(), Handler: informer.ResourceEventHandlerFuncs{
+			AddFunc:    ctrl.addVolume,
+			UpdateFunc: func(_, newObj api.Object) { ctrl.addVolume(newObj) },
+			DeleteFunc: ctrl.deleteVolume,
+		}},
+		controllerutil.Handlers{Informer: claims.Informer(), Handler: informer.ResourceEventHandlerFuncs{
+			AddFunc:    ctrl.addClaim,
+			UpdateFunc: func(_, newObj api.Object) { ctrl.addClaim(newObj) },
+			DeleteFunc: ctrl.deleteClaim,
+		}},
+	)
 	if err != nil {
-		return nil, fmt.Errorf("%s: watch persistentvolumes: %w", Name, err)
+		return nil, err
 	}
-	claimReg, err := claims.Informer().AddEventHandler(informer.ResourceEventHandlerFuncs{
-		AddFunc:    ctrl.addClaim,
-		UpdateFunc: func(_, newObj api.Object) { ctrl.addClaim(newObj) },
-		DeleteFunc: ctrl.deleteClaim,
-	})
-	if err != nil {
-		return nil, fmt.Errorf("%s: watch persistentvolumeclaims: %w", Name, err)
-	}
-	ctrl.cachesSynced = []func() bool{volumeReg.HasSynced, claimReg.HasSynced}
 	return ctrl, nil
 }
 

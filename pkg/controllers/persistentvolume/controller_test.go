@@ -2,130 +2,42 @@ package persistentvolume
 
 import (
 	"context"
-	"encoding/json"
-	"fmt"
-	"io"
 	"log/slog"
-	"net/http"
-	"net/http/httptest"
 	"slices"
-	"strings"
-	"sync"
 	"testing"
 
 	"kplane/pkg/api"
-	"kplane/pkg/client"
 	"kplane/pkg/events"
 	"kplane/pkg/informer"
+	"kplane/test/framework/fakeapi"
 )
 
 // These tests follow sample-controller's fixture pattern: objects go into
-// the informers' caches by hand, one sync runs, and the test compares the
-// API requests the controller made with the expected ones. The apiserver
-// is an httptest server that records each request and accepts it.
+// the fake apiserver and the informers' caches (fakeapi's Put), one sync
+// runs, and the test lists the API writes the controller made, in order
+// (ExpectActions), and checks what they sent.
 
-// action is one request the controller sent.
-type action struct {
-	verb, path string
-	body       []byte
-}
-
-func (a action) String() string { return a.verb + " " + a.path }
-
-// fakeAPI records requests. Writes are accepted and echoed back; GETs
-// answer from objects (by path), or 404.
-type fakeAPI struct {
-	mu      sync.Mutex
-	actions []action
-	objects map[string]any // path → object a GET returns
-}
-
-func (f *fakeAPI) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	body, _ := io.ReadAll(r.Body)
-	f.mu.Lock()
-	f.actions = append(f.actions, action{verb: r.Method, path: r.URL.Path, body: body})
-	obj, found := f.objects[r.URL.Path]
-	f.mu.Unlock()
-	w.Header().Set("Content-Type", "application/json")
-	switch r.Method {
-	case http.MethodGet:
-		if !found {
-			w.WriteHeader(http.StatusNotFound)
-			_, _ = fmt.Fprintf(w, `{"kind":"Status","apiVersion":"v1","status":"Failure","reason":"NotFound","code":404,"message":"%s not found"}`, r.URL.Path)
-			return
-		}
-		_ = json.NewEncoder(w).Encode(obj)
-	case http.MethodDelete:
-		_, _ = w.Write([]byte(`{"kind":"Status","apiVersion":"v1","status":"Success"}`))
-	default:
-		_, _ = w.Write(body)
-	}
-}
-
-// writes returns the recorded requests other than GETs (the live lookups
-// of claims missing from the cache).
-func (f *fakeAPI) writes() []action {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return slices.DeleteFunc(slices.Clone(f.actions), func(a action) bool { return a.verb == http.MethodGet })
-}
-
-// gets counts the GETs recorded: the live lookups of claims.
-func (f *fakeAPI) gets() int {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	n := 0
-	for _, a := range f.actions {
-		if a.verb == http.MethodGet {
-			n++
-		}
-	}
-	return n
-}
-
-// fixture is a controller whose caches the test fills and whose client
-// talks to a fakeAPI.
+// fixture is a controller built on a fakeapi server.
 type fixture struct {
-	api     *fakeAPI
-	ctrl    *Controller
-	events  *events.FakeRecorder
-	volumes informer.Indexer
-	claims  informer.Indexer
+	server *fakeapi.Server
+	ctrl   *Controller
+	events *events.FakeRecorder
 }
 
+// newFixture builds the controller and puts objs in the apiserver and the
+// caches.
 func newFixture(t *testing.T, objs ...api.Object) *fixture {
 	t.Helper()
-	fake := &fakeAPI{objects: map[string]any{}}
-	srv := httptest.NewServer(fake)
-	t.Cleanup(srv.Close)
-	c, err := client.New(&client.Config{Host: srv.URL, MaxRetries: -1, Logger: slog.New(slog.DiscardHandler)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	factory := informer.NewSharedInformerFactory(c, 0)
+	server := fakeapi.New(t)
 	rec := &events.FakeRecorder{}
-	ctrl, err := New(c, factory, rec, Options{Logger: slog.New(slog.DiscardHandler)})
+	ctrl, err := New(server.Client(), server.Informers(), rec, Options{Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(ctrl.claimQueue.ShutDown)
 	t.Cleanup(ctrl.volumeQueue.ShutDown)
-	f := &fixture{api: fake, ctrl: ctrl, events: rec,
-		volumes: factory.PersistentVolumes().Informer().GetIndexer(),
-		claims:  factory.PersistentVolumeClaims().Informer().GetIndexer()}
-	for _, obj := range objs {
-		var err error
-		switch obj.(type) {
-		case *api.PersistentVolume:
-			err = f.volumes.Add(obj)
-		case *api.PersistentVolumeClaim:
-			err = f.claims.Add(obj)
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
-	return f
+	server.Put(t, objs...)
+	return &fixture{server: server, ctrl: ctrl, events: rec}
 }
 
 func (f *fixture) syncClaim(t *testing.T, key string) {
@@ -142,20 +54,6 @@ func (f *fixture) syncVolume(t *testing.T, name string) {
 	}
 }
 
-// expectWrites fails unless the writes made were exactly want ("VERB path").
-func (f *fixture) expectWrites(t *testing.T, want ...string) []action {
-	t.Helper()
-	got := f.api.writes()
-	var gotStrings []string
-	for _, a := range got {
-		gotStrings = append(gotStrings, a.String())
-	}
-	if !slices.Equal(gotStrings, want) {
-		t.Fatalf("writes:\n  %s\nwant:\n  %s", strings.Join(gotStrings, "\n  "), strings.Join(want, "\n  "))
-	}
-	return got
-}
-
 // expectEvents fails unless the events recorded were exactly want.
 func (f *fixture) expectEvents(t *testing.T, want ...string) {
 	t.Helper()
@@ -164,28 +62,25 @@ func (f *fixture) expectEvents(t *testing.T, want ...string) {
 	}
 }
 
-func decode[T any](t *testing.T, a action) *T {
-	t.Helper()
-	var obj T
-	if err := json.Unmarshal(a.body, &obj); err != nil {
-		t.Fatalf("decode %s body: %v", a, err)
+// gets counts the GETs the server received: the live lookups of claims
+// missing from the cache.
+func (f *fixture) gets() int {
+	n := 0
+	for _, a := range f.server.Actions() {
+		if a.Verb == fakeapi.VerbGet {
+			n++
+		}
 	}
-	return &obj
+	return n
 }
-
-// The request paths the tests expect.
-const (
-	claimsPath  = "/api/v1/namespaces/default/persistentvolumeclaims/"
-	volumesPath = "/api/v1/persistentvolumes/"
-)
 
 // bindWrites are the four writes of a binding of claim to pv, in order.
 func bindWrites(pv, claim string) []string {
 	return []string{
-		"PUT " + volumesPath + pv,
-		"PUT " + volumesPath + pv + "/status",
-		"PUT " + claimsPath + claim,
-		"PUT " + claimsPath + claim + "/status",
+		"update persistentvolumes " + pv,
+		"update persistentvolumes/status " + pv,
+		"update persistentvolumeclaims " + claim,
+		"update persistentvolumeclaims/status " + claim,
 	}
 }
 
@@ -196,23 +91,23 @@ func bindWrites(pv, claim string) []string {
 func TestSyncClaimBindsSmallestFit(t *testing.T) {
 	f := newFixture(t, testClaim("data", "1Gi"), testVolume("big", "5Gi"), testVolume("small", "2Gi"), testVolume("tiny", "500Mi"))
 	f.syncClaim(t, "default/data")
-	writes := f.expectWrites(t, bindWrites("small", "data")...)
+	f.server.ExpectActions(t, bindWrites("small", "data")...)
 
-	pv := decode[api.PersistentVolume](t, writes[0])
+	pv := fakeapi.Sent[*api.PersistentVolume](t, f.server, "update persistentvolumes small")
 	if ref := pv.Spec.ClaimRef; ref == nil || ref.Kind != "PersistentVolumeClaim" || ref.Namespace != "default" || ref.Name != "data" || ref.UID != "uid-data" {
 		t.Errorf("claimRef %+v, want default/data with uid-data", pv.Spec.ClaimRef)
 	}
 	if pv.Annotations[annBoundByController] != "yes" {
 		t.Errorf("volume annotations %v, want %s", pv.Annotations, annBoundByController)
 	}
-	if status := decode[api.PersistentVolume](t, writes[1]); status.Status.Phase != api.VolumeBound || status.Status.LastPhaseTransitionTime == nil {
+	if status := fakeapi.Sent[*api.PersistentVolume](t, f.server, "update persistentvolumes/status small"); status.Status.Phase != api.VolumeBound || status.Status.LastPhaseTransitionTime == nil {
 		t.Errorf("volume status %+v, want Bound with a transition time", status.Status)
 	}
-	claim := decode[api.PersistentVolumeClaim](t, writes[2])
+	claim := fakeapi.Sent[*api.PersistentVolumeClaim](t, f.server, "update persistentvolumeclaims data")
 	if claim.Spec.VolumeName != "small" || claim.Annotations[annBindCompleted] != "yes" || claim.Annotations[annBoundByController] != "yes" {
 		t.Errorf("claim volumeName %q annotations %v", claim.Spec.VolumeName, claim.Annotations)
 	}
-	status := decode[api.PersistentVolumeClaim](t, writes[3]).Status
+	status := fakeapi.Sent[*api.PersistentVolumeClaim](t, f.server, "update persistentvolumeclaims/status data").Status
 	size := status.Capacity[api.ResourceStorage]
 	if status.Phase != api.ClaimBound || size.String() != "2Gi" || !slices.Equal(status.AccessModes, []api.PersistentVolumeAccessMode{api.ReadWriteOnce}) {
 		t.Errorf("claim status %+v, want Bound with 2Gi RWO", status)
@@ -226,7 +121,7 @@ func TestSyncOfBoundPairWritesNothing(t *testing.T) {
 	f := newFixture(t, testClaim("data", "1Gi", boundTo("pv001", "1Gi")), pv)
 	f.syncClaim(t, "default/data")
 	f.syncVolume(t, "pv001")
-	f.expectWrites(t)
+	f.server.ExpectActions(t)
 }
 
 // No volume fits a claim without a class: it stays Pending, with upstream's
@@ -234,7 +129,7 @@ func TestSyncOfBoundPairWritesNothing(t *testing.T) {
 func TestSyncClaimWithoutVolume(t *testing.T) {
 	f := newFixture(t, testClaim("data", "10Gi"), testVolume("small", "1Gi"))
 	f.syncClaim(t, "default/data")
-	f.expectWrites(t)
+	f.server.ExpectActions(t)
 	f.expectEvents(t, "Normal FailedBinding no persistent volumes available for this claim and no storage class is set")
 }
 
@@ -244,7 +139,7 @@ func TestSyncClaimWithoutVolume(t *testing.T) {
 func TestSyncClaimWithClassWithoutVolume(t *testing.T) {
 	f := newFixture(t, testClaim("data", "1Gi", claimClassName("fast")), testVolume("plain", "1Gi"))
 	f.syncClaim(t, "default/data")
-	f.expectWrites(t)
+	f.server.ExpectActions(t)
 	f.expectEvents(t, `Warning ProvisioningFailed storageclass.storage.k8s.io "fast" not found`)
 }
 
@@ -253,11 +148,11 @@ func TestSyncClaimWithClassWithoutVolume(t *testing.T) {
 func TestSyncClaimWithVolumeName(t *testing.T) {
 	f := newFixture(t, testClaim("data", "1Gi", volumeName("big")), testVolume("big", "5Gi"), testVolume("small", "1Gi"))
 	f.syncClaim(t, "default/data")
-	writes := f.expectWrites(t, bindWrites("big", "data")...)
-	if pv := decode[api.PersistentVolume](t, writes[0]); pv.Annotations[annBoundByController] != "yes" {
+	f.server.ExpectActions(t, bindWrites("big", "data")...)
+	if pv := fakeapi.Sent[*api.PersistentVolume](t, f.server, "update persistentvolumes big"); pv.Annotations[annBoundByController] != "yes" {
 		t.Errorf("volume annotations %v, want %s", pv.Annotations, annBoundByController)
 	}
-	claim := decode[api.PersistentVolumeClaim](t, writes[2])
+	claim := fakeapi.Sent[*api.PersistentVolumeClaim](t, f.server, "update persistentvolumeclaims data")
 	if _, ok := claim.Annotations[annBoundByController]; ok || claim.Annotations[annBindCompleted] != "yes" {
 		t.Errorf("claim annotations %v, want only %s", claim.Annotations, annBindCompleted)
 	}
@@ -267,7 +162,7 @@ func TestSyncClaimWithVolumeName(t *testing.T) {
 func TestSyncClaimWithVolumeNameThatDoesNotFit(t *testing.T) {
 	f := newFixture(t, testClaim("data", "2Gi", volumeName("small")), testVolume("small", "1Gi"))
 	f.syncClaim(t, "default/data")
-	f.expectWrites(t)
+	f.server.ExpectActions(t)
 	f.expectEvents(t, `Warning VolumeMismatch Cannot bind to requested volume "small": requested PV is too small`)
 }
 
@@ -276,7 +171,7 @@ func TestSyncClaimWithVolumeNameOfBusyVolume(t *testing.T) {
 	f := newFixture(t, testClaim("data", "1Gi", volumeName("pv")),
 		testVolume("pv", "1Gi", claimRefTo("default", "other", "uid-other"), volumePhase(api.VolumeBound)))
 	f.syncClaim(t, "default/data")
-	f.expectWrites(t)
+	f.server.ExpectActions(t)
 }
 
 // A volume an admin pre-bound to a claim by name is bound to it: its
@@ -286,8 +181,8 @@ func TestSyncClaimTakesPreBoundVolume(t *testing.T) {
 	f := newFixture(t, testClaim("data", "1Gi"), testVolume("free", "1Gi"),
 		testVolume("reserved", "3Gi", claimRefTo("default", "data", "")))
 	f.syncClaim(t, "default/data")
-	writes := f.expectWrites(t, bindWrites("reserved", "data")...)
-	pv := decode[api.PersistentVolume](t, writes[0])
+	f.server.ExpectActions(t, bindWrites("reserved", "data")...)
+	pv := fakeapi.Sent[*api.PersistentVolume](t, f.server, "update persistentvolumes reserved")
 	if pv.Spec.ClaimRef.UID != "uid-data" {
 		t.Errorf("claimRef %+v, want the claim's UID", pv.Spec.ClaimRef)
 	}
@@ -302,15 +197,15 @@ func TestSyncClaimFinishesHalfDoneBinding(t *testing.T) {
 	pv := testVolume("pv001", "1Gi", claimRefTo("default", "data", "uid-data"), boundByController, volumePhase(api.VolumeBound))
 	f := newFixture(t, testClaim("data", "1Gi"), pv)
 	f.syncClaim(t, "default/data")
-	f.expectWrites(t, "PUT "+claimsPath+"data", "PUT "+claimsPath+"data/status")
+	f.server.ExpectActions(t, "update persistentvolumeclaims data", "update persistentvolumeclaims/status data")
 }
 
 // A bound claim whose volume was deleted is Lost, told once.
 func TestSyncBoundClaimLosesVolume(t *testing.T) {
 	f := newFixture(t, testClaim("data", "1Gi", boundTo("pv001", "1Gi")))
 	f.syncClaim(t, "default/data")
-	writes := f.expectWrites(t, "PUT "+claimsPath+"data/status")
-	status := decode[api.PersistentVolumeClaim](t, writes[0]).Status
+	f.server.ExpectActions(t, "update persistentvolumeclaims/status data")
+	status := fakeapi.Sent[*api.PersistentVolumeClaim](t, f.server, "update persistentvolumeclaims/status data").Status
 	if status.Phase != api.ClaimLost || status.Capacity != nil || status.AccessModes != nil {
 		t.Errorf("claim status %+v, want Lost without capacity", status)
 	}
@@ -322,8 +217,8 @@ func TestSyncBoundClaimLosesVolume(t *testing.T) {
 func TestSyncVolumeMakesNewVolumeAvailable(t *testing.T) {
 	f := newFixture(t, testVolume("pv001", "1Gi", volumePhase(api.VolumePending)))
 	f.syncVolume(t, "pv001")
-	writes := f.expectWrites(t, "PUT "+volumesPath+"pv001/status")
-	if pv := decode[api.PersistentVolume](t, writes[0]); pv.Status.Phase != api.VolumeAvailable {
+	f.server.ExpectActions(t, "update persistentvolumes/status pv001")
+	if pv := fakeapi.Sent[*api.PersistentVolume](t, f.server, "update persistentvolumes/status pv001"); pv.Status.Phase != api.VolumeAvailable {
 		t.Errorf("phase %q, want Available", pv.Status.Phase)
 	}
 }
@@ -333,8 +228,8 @@ func TestSyncVolumeBound(t *testing.T) {
 	pv := testVolume("pv001", "1Gi", claimRefTo("default", "data", "uid-data"), volumePhase(api.VolumeAvailable))
 	f := newFixture(t, testClaim("data", "1Gi", boundTo("pv001", "1Gi")), pv)
 	f.syncVolume(t, "pv001")
-	writes := f.expectWrites(t, "PUT "+volumesPath+"pv001/status")
-	if got := decode[api.PersistentVolume](t, writes[0]); got.Status.Phase != api.VolumeBound {
+	f.server.ExpectActions(t, "update persistentvolumes/status pv001")
+	if got := fakeapi.Sent[*api.PersistentVolume](t, f.server, "update persistentvolumes/status pv001"); got.Status.Phase != api.VolumeBound {
 		t.Errorf("phase %q, want Bound", got.Status.Phase)
 	}
 }
@@ -349,20 +244,19 @@ func TestSyncVolumeReleasedWhenClaimDeleted(t *testing.T) {
 			f := newFixture(t, testVolume("pv001", "1Gi", claimRefTo("default", "data", "uid-data"), boundByController,
 				volumePhase(api.VolumeBound), reclaimPolicy(policy)))
 			f.syncVolume(t, "pv001")
-			writes := f.expectWrites(t, "PUT "+volumesPath+"pv001/status")
-			pv := decode[api.PersistentVolume](t, writes[0])
+			f.server.ExpectActions(t, "update persistentvolumes/status pv001")
+			pv := fakeapi.Sent[*api.PersistentVolume](t, f.server, "update persistentvolumes/status pv001")
 			if pv.Status.Phase != api.VolumeReleased || pv.Spec.ClaimRef == nil || pv.Spec.ClaimRef.Name != "data" {
 				t.Errorf("volume phase %q claimRef %+v, want Released still naming data", pv.Status.Phase, pv.Spec.ClaimRef)
 			}
-			if gets := f.api.gets(); gets != 1 {
+			if gets := f.gets(); gets != 1 {
 				t.Errorf("%d GETs, want one live lookup of the claim", gets)
 			}
-			// A second sync (the volume now Released) changes nothing.
-			if err := f.volumes.Update(pv); err != nil {
-				t.Fatal(err)
-			}
+			// A second sync (the cache now shows the volume Released)
+			// changes nothing.
+			f.server.Put(t, fakeapi.Result[*api.PersistentVolume](t, f.server, "update persistentvolumes/status pv001"))
 			f.syncVolume(t, "pv001")
-			f.expectWrites(t, "PUT "+volumesPath+"pv001/status")
+			f.server.ExpectActions(t)
 		})
 	}
 }
@@ -374,16 +268,16 @@ func TestSyncVolumeReleasedWhenClaimRecreated(t *testing.T) {
 	f := newFixture(t, testClaim("data", "1Gi", func(c *api.PersistentVolumeClaim) { c.UID = "uid-new" }),
 		testVolume("pv001", "1Gi", claimRefTo("default", "data", "uid-data"), volumePhase(api.VolumeBound)))
 	f.syncVolume(t, "pv001")
-	f.expectWrites(t, "PUT "+volumesPath+"pv001/status")
+	f.server.ExpectActions(t, "update persistentvolumes/status pv001")
 }
 
 // A claim the cache has not seen yet but the apiserver has keeps its
 // volume: nothing is released.
 func TestSyncVolumeTrustsAPIServerOverStaleCache(t *testing.T) {
 	f := newFixture(t, testVolume("pv001", "1Gi", claimRefTo("default", "data", "uid-data"), volumePhase(api.VolumeBound)))
-	f.api.objects[claimsPath+"data"] = testClaim("data", "1Gi", boundTo("pv001", "1Gi"))
+	f.server.Add(t, testClaim("data", "1Gi", boundTo("pv001", "1Gi"))) // in the apiserver, not yet in the cache
 	f.syncVolume(t, "pv001")
-	f.expectWrites(t)
+	f.server.ExpectActions(t)
 }
 
 // A released volume with policy Delete is deleted, with its UID as a
@@ -392,10 +286,13 @@ func TestSyncVolumeDeletePolicy(t *testing.T) {
 	f := newFixture(t, testVolume("pv001", "1Gi", claimRefTo("default", "data", "uid-data"),
 		volumePhase(api.VolumeBound), reclaimPolicy(api.PersistentVolumeReclaimDelete)))
 	f.syncVolume(t, "pv001")
-	writes := f.expectWrites(t, "PUT "+volumesPath+"pv001/status", "DELETE "+volumesPath+"pv001")
-	opts := decode[api.DeleteOptions](t, writes[1])
+	f.server.ExpectActions(t, "update persistentvolumes/status pv001", "delete persistentvolumes pv001")
+	opts := fakeapi.Sent[api.DeleteOptions](t, f.server, "delete persistentvolumes pv001")
 	if opts.Preconditions == nil || opts.Preconditions.UID == nil || *opts.Preconditions.UID != "uid-pv001" {
 		t.Errorf("delete options %+v, want the volume's UID as precondition", opts)
+	}
+	if _, ok := fakeapi.Get[*api.PersistentVolume](t, f.server, "", "pv001"); ok {
+		t.Error("pv001 is still stored after its delete")
 	}
 }
 
@@ -407,19 +304,19 @@ func TestSyncVolumeUnbindsWhenClaimBoundElsewhere(t *testing.T) {
 	t.Run("bound by the controller", func(t *testing.T) {
 		f := newFixture(t, claim, testVolume("pv001", "1Gi", claimRefTo("default", "data", "uid-data"), boundByController, volumePhase(api.VolumeBound)))
 		f.syncVolume(t, "pv001")
-		writes := f.expectWrites(t, "PUT "+volumesPath+"pv001", "PUT "+volumesPath+"pv001/status")
-		if pv := decode[api.PersistentVolume](t, writes[0]); pv.Spec.ClaimRef != nil || pv.Annotations != nil {
+		f.server.ExpectActions(t, "update persistentvolumes pv001", "update persistentvolumes/status pv001")
+		if pv := fakeapi.Sent[*api.PersistentVolume](t, f.server, "update persistentvolumes pv001"); pv.Spec.ClaimRef != nil || pv.Annotations != nil {
 			t.Errorf("claimRef %+v annotations %v, want both gone", pv.Spec.ClaimRef, pv.Annotations)
 		}
-		if pv := decode[api.PersistentVolume](t, writes[1]); pv.Status.Phase != api.VolumeAvailable {
+		if pv := fakeapi.Sent[*api.PersistentVolume](t, f.server, "update persistentvolumes/status pv001"); pv.Status.Phase != api.VolumeAvailable {
 			t.Errorf("phase %q, want Available", pv.Status.Phase)
 		}
 	})
 	t.Run("pre-bound by the user", func(t *testing.T) {
 		f := newFixture(t, claim, testVolume("pv001", "1Gi", claimRefTo("default", "data", "uid-data"), volumePhase(api.VolumeBound)))
 		f.syncVolume(t, "pv001")
-		writes := f.expectWrites(t, "PUT "+volumesPath+"pv001", "PUT "+volumesPath+"pv001/status")
-		if ref := decode[api.PersistentVolume](t, writes[0]).Spec.ClaimRef; ref == nil || ref.Name != "data" || ref.UID != "" {
+		f.server.ExpectActions(t, "update persistentvolumes pv001", "update persistentvolumes/status pv001")
+		if ref := fakeapi.Sent[*api.PersistentVolume](t, f.server, "update persistentvolumes pv001").Spec.ClaimRef; ref == nil || ref.Name != "data" || ref.UID != "" {
 			t.Errorf("claimRef %+v, want default/data without UID", ref)
 		}
 	})

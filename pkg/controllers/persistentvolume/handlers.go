@@ -35,10 +35,7 @@ func (c *Controller) addVolume(obj api.Object) {
 // then marks it Lost (upstream does the same, so the claim need not wait for
 // a resync). obj may be a tombstone.
 func (c *Controller) deleteVolume(obj any) {
-	if tombstone, ok := obj.(informer.DeletedFinalStateUnknown); ok {
-		obj = tombstone.Obj
-	}
-	pv, ok := obj.(*api.PersistentVolume)
+	pv, ok := informer.DeletedObject[*api.PersistentVolume](obj)
 	if !ok {
 		c.log.Warn("persistentvolume delete event without a PersistentVolume", "object", fmt.Sprintf("%T", obj))
 		return
@@ -58,10 +55,7 @@ func (c *Controller) addClaim(obj api.Object) {
 // deleteClaim queues the volume a deleted claim was bound to, whose sync
 // then releases it. obj may be a tombstone.
 func (c *Controller) deleteClaim(obj any) {
-	if tombstone, ok := obj.(informer.DeletedFinalStateUnknown); ok {
-		obj = tombstone.Obj
-	}
-	claim, ok := obj.(*api.PersistentVolumeClaim)
+	claim, ok := informer.DeletedObject[*api.PersistentVolumeClaim](obj)
 	if !ok {
 		c.log.Warn("persistentvolumeclaim delete event without a PersistentVolumeClaim", "object", fmt.Sprintf("%T", obj))
 		return

@@ -77,37 +77,29 @@ func New(c *client.Client, informers *informer.SharedInformerFactory, _ events.E
 		ensure = []string{DefaultServiceAccountName}
 	}
 	ctrl := &Controller{
-		client: c,
-		log:    logger.With("controller", Name),
-		ensure: slices.Clone(ensure),
-		queue: workqueue.New(workqueue.Options[string]{
-			Name:  Name,
-			Clock: opts.Clock, // nil: the wall clock; the rate limiter is the default controller one on it
-			Trace: informers.Tracer().QueueTrace(Name),
-		}),
+		client:          c,
+		log:             logger.With("controller", Name),
+		ensure:          slices.Clone(ensure),
+		namespaces:      informers.Namespaces().Lister(),
+		serviceAccounts: informers.ServiceAccounts().Lister(),
+		queue:           controllerutil.NewQueue(Name, opts.Clock, informers),
 	}
-
-	namespaces := informers.Namespaces()
-	ctrl.namespaces = namespaces.Lister()
-	nsReg, err := namespaces.Informer().AddEventHandler(informer.ResourceEventHandlerFuncs{
-		AddFunc: ctrl.namespaceAdded,
-		// Every update is a chance to repair: upstream also enqueues on each
-		// namespace update (and on resyncs), not only on phase changes.
-		UpdateFunc: func(_, newObj api.Object) { ctrl.namespaceAdded(newObj) },
-	})
+	var err error
+	ctrl.synced, err = controllerutil.AddEventHandlers(Name,
+		controllerutil.Handlers{Informer: informers.Namespaces().Informer(), Handler: informer.ResourceEventHandlerFuncs{
+			AddFunc: ctrl.namespaceAdded,
+			// Every update is a chance to repair: upstream also enqueues on
+			// each namespace update (and on resyncs), not only on phase
+			// changes.
+			UpdateFunc: func(_, newObj api.Object) { ctrl.namespaceAdded(newObj) },
+		}},
+		controllerutil.Handlers{Informer: informers.ServiceAccounts().Informer(), Handler: informer.ResourceEventHandlerFuncs{
+			DeleteFunc: ctrl.serviceAccountDeleted,
+		}},
+	)
 	if err != nil {
-		return nil, fmt.Errorf("%s controller: watch namespaces: %w", Name, err)
+		return nil, err
 	}
-
-	serviceAccounts := informers.ServiceAccounts()
-	ctrl.serviceAccounts = serviceAccounts.Lister()
-	saReg, err := serviceAccounts.Informer().AddEventHandler(informer.ResourceEventHandlerFuncs{
-		DeleteFunc: ctrl.serviceAccountDeleted,
-	})
-	if err != nil {
-		return nil, fmt.Errorf("%s controller: watch serviceaccounts: %w", Name, err)
-	}
-	ctrl.synced = []func() bool{nsReg.HasSynced, saReg.HasSynced}
 	return ctrl, nil
 }
 
@@ -121,10 +113,7 @@ func (c *Controller) namespaceAdded(obj api.Object) {
 // tombstone when the informer missed the delete itself and learned of it
 // from a relist.
 func (c *Controller) serviceAccountDeleted(obj any) {
-	if tombstone, ok := obj.(informer.DeletedFinalStateUnknown); ok {
-		obj = tombstone.Obj
-	}
-	sa, ok := obj.(*api.ServiceAccount)
+	sa, ok := informer.DeletedObject[*api.ServiceAccount](obj)
 	if !ok {
 		c.log.Warn("serviceaccount delete event without a ServiceAccount", "object", fmt.Sprintf("%T", obj))
 		return

@@ -2,215 +2,160 @@ package serviceaccount
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
-	"io"
 	"log/slog"
-	"net/http"
-	"net/http/httptest"
 	"slices"
-	"sync"
 	"testing"
 
 	"kplane/pkg/api"
 	apierrors "kplane/pkg/api/errors"
-	"kplane/pkg/client"
 	"kplane/pkg/events"
 	"kplane/pkg/informer"
+	"kplane/test/framework/fakeapi"
 )
 
-// These tests follow sample-controller's fixture pattern: put objects in
-// the informers' caches by hand, run one sync, and compare the API requests
-// the controller made with the expected ones. The "apiserver" is an
-// httptest server that records each request and answers creates as told.
+// These tests follow sample-controller's fixture pattern: objects go into
+// the fake apiserver and the informers' caches (fakeapi's Put), one sync
+// runs, and the test lists the API writes the controller made
+// (ExpectActions). Failures of the create are injected with FailOn.
 
-// fakeAPI records requests and answers each with answerFn's code and body;
-// without answerFn it answers 201 with the object it was sent.
-type fakeAPI struct {
-	mu       sync.Mutex
-	actions  []string // e.g. "POST /api/v1/namespaces/team-a/serviceaccounts default"
-	answerFn func(sa *api.ServiceAccount) (int, any)
-}
-
-func (f *fakeAPI) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	body, _ := io.ReadAll(r.Body)
-	action := r.Method + " " + r.URL.Path
-	var sa api.ServiceAccount
-	if r.Method == http.MethodPost && json.Unmarshal(body, &sa) == nil {
-		action += " " + sa.Name
-	}
-	f.mu.Lock()
-	f.actions = append(f.actions, action)
-	answer := f.answerFn
-	f.mu.Unlock()
-
-	code, out := http.StatusCreated, any(&sa)
-	if answer != nil {
-		code, out = answer(&sa)
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(code)
-	_ = json.NewEncoder(w).Encode(out)
-}
-
-func (f *fakeAPI) recorded() []string {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return slices.Clone(f.actions)
-}
-
-// fixture is a controller whose caches the test fills and whose client
-// talks to a fakeAPI.
+// fixture is a controller built on a fakeapi server.
 type fixture struct {
-	api        *fakeAPI
+	server     *fakeapi.Server
 	controller *Controller
-	informers  *informer.SharedInformerFactory
 }
 
-func newFixture(t *testing.T, answer func(sa *api.ServiceAccount) (int, any)) *fixture {
+func newFixture(t *testing.T) *fixture {
 	t.Helper()
-	fake := &fakeAPI{answerFn: answer}
-	srv := httptest.NewServer(fake)
-	t.Cleanup(srv.Close)
-	// MaxRetries -1: a 500 must reach the controller, not be retried by
-	// the client, so the test sees what the workqueue would requeue.
-	c, err := client.New(&client.Config{Host: srv.URL, MaxRetries: -1, Logger: slog.New(slog.DiscardHandler)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(c.Close)
-	factory := informer.NewSharedInformerFactory(c, 0)
-	ctrl, err := New(c, factory, &events.FakeRecorder{}, Options{Logger: slog.New(slog.DiscardHandler)})
+	server := fakeapi.New(t)
+	ctrl, err := New(server.Client(), server.Informers(), &events.FakeRecorder{}, Options{Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(ctrl.queue.ShutDown)
-	return &fixture{api: fake, controller: ctrl, informers: factory}
-}
-
-// addNamespace and addServiceAccount put objects in the caches, as the
-// informers would after a list.
-func (f *fixture) addNamespace(t *testing.T, ns *api.Namespace) {
-	t.Helper()
-	if err := f.informers.Namespaces().Informer().GetIndexer().Add(ns); err != nil {
-		t.Fatal(err)
-	}
-}
-
-func (f *fixture) addServiceAccount(t *testing.T, namespace, name string) {
-	t.Helper()
-	sa := &api.ServiceAccount{ObjectMeta: api.ObjectMeta{Name: name, Namespace: namespace}}
-	if err := f.informers.ServiceAccounts().Informer().GetIndexer().Add(sa); err != nil {
-		t.Fatal(err)
-	}
+	return &fixture{server: server, controller: ctrl}
 }
 
 func activeNamespace(name string) *api.Namespace {
 	return &api.Namespace{ObjectMeta: api.ObjectMeta{Name: name}, Status: api.NamespaceStatus{Phase: api.NamespaceActive}}
 }
 
-func statusAnswer(err *apierrors.StatusError) func(*api.ServiceAccount) (int, any) {
-	return func(*api.ServiceAccount) (int, any) {
-		s := err.Status()
-		return int(s.Code), s
-	}
+func serviceAccount(namespace, name string) *api.ServiceAccount {
+	return &api.ServiceAccount{ObjectMeta: api.ObjectMeta{Name: name, Namespace: namespace}}
 }
 
 var saResource = apierrors.Resource{Resource: "serviceaccounts"}
 
 func TestSync(t *testing.T) {
-	const create = "POST /api/v1/namespaces/team-a/serviceaccounts default"
+	const create = "create serviceaccounts default"
 	now := api.Now()
 	tests := []struct {
-		name        string
-		namespace   *api.Namespace // nil: not in the cache
-		existingSAs []string
-		answer      func(*api.ServiceAccount) (int, any)
+		name      string
+		namespace *api.Namespace // nil: not in the cache
+		// cached are accounts in team-a the cache (and the apiserver)
+		// holds; stored are accounts only the apiserver holds yet.
+		cached, stored []string
+		// createFails is the error the apiserver answers the create with.
+		createFails error
 		wantActions []string
 		wantErr     bool
 	}{
 		{name: "new namespace gets default", namespace: activeNamespace("team-a"),
 			wantActions: []string{create}},
-		{name: "default already there: no request", namespace: activeNamespace("team-a"), existingSAs: []string{"default"}},
-		{name: "another account does not stand in for default", namespace: activeNamespace("team-a"), existingSAs: []string{"builder"},
+		{name: "default already there: no request", namespace: activeNamespace("team-a"), cached: []string{"default"}},
+		{name: "another account does not stand in for default", namespace: activeNamespace("team-a"), cached: []string{"builder"},
 			wantActions: []string{create}},
 		{name: "terminating namespace: no request",
 			namespace: &api.Namespace{ObjectMeta: api.ObjectMeta{Name: "team-a", DeletionTimestamp: &now}, Status: api.NamespaceStatus{Phase: api.NamespaceTerminating}}},
 		{name: "namespace gone: no request, no error"},
 		{name: "AlreadyExists is success (stale cache or a second leader)", namespace: activeNamespace("team-a"),
-			answer:      statusAnswer(apierrors.NewAlreadyExists(saResource, "default")),
+			stored:      []string{"default"},
 			wantActions: []string{create}},
 		{name: "refused by NamespaceLifecycle (namespace terminating): not retried", namespace: activeNamespace("team-a"),
-			answer:      statusAnswer(apierrors.NewNamespaceTerminating(saResource, "default", "team-a")),
+			createFails: apierrors.NewNamespaceTerminating(saResource, "default", "team-a"),
 			wantActions: []string{create}},
 		{name: "namespace gone at the apiserver: not retried", namespace: activeNamespace("team-a"),
-			answer:      statusAnswer(apierrors.NewNotFound(apierrors.Resource{Resource: "namespaces"}, "team-a")),
+			createFails: apierrors.NewNotFound(apierrors.Resource{Resource: "namespaces"}, "team-a"),
 			wantActions: []string{create}},
 		{name: "another Forbidden is returned for a retry", namespace: activeNamespace("team-a"),
-			answer:      statusAnswer(apierrors.NewForbidden(saResource, "default", errors.New("quota exceeded"))),
+			createFails: apierrors.NewForbidden(saResource, "default", errors.New("quota exceeded")),
 			wantActions: []string{create}, wantErr: true},
 		{name: "a server error is returned for a retry", namespace: activeNamespace("team-a"),
-			answer:      statusAnswer(apierrors.NewInternalError(errors.New("etcd is down"))),
+			createFails: apierrors.NewInternalError(errors.New("etcd is down")),
 			wantActions: []string{create}, wantErr: true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			f := newFixture(t, tt.answer)
+			f := newFixture(t)
 			if tt.namespace != nil {
-				f.addNamespace(t, tt.namespace)
+				f.server.Put(t, tt.namespace)
 			}
-			for _, name := range tt.existingSAs {
-				f.addServiceAccount(t, "team-a", name)
+			for _, name := range tt.cached {
+				f.server.Put(t, serviceAccount("team-a", name))
+			}
+			for _, name := range tt.stored {
+				f.server.Add(t, serviceAccount("team-a", name))
+			}
+			if tt.createFails != nil {
+				f.server.FailOn(fakeapi.VerbCreate, "serviceaccounts", "", tt.createFails)
 			}
 			err := f.controller.sync(context.Background(), "team-a")
 			if (err != nil) != tt.wantErr {
 				t.Fatalf("sync error = %v, want error: %v", err, tt.wantErr)
 			}
-			if got := f.api.recorded(); !slices.Equal(got, tt.wantActions) {
-				t.Fatalf("API requests = %q, want %q", got, tt.wantActions)
-			}
+			f.server.ExpectActions(t, tt.wantActions...)
 		})
+	}
+}
+
+// The account is created in the namespace, named "default", and nothing
+// else is set on it: the apiserver fills in the rest.
+func TestSyncCreatesDefaultInTheNamespace(t *testing.T) {
+	f := newFixture(t)
+	f.server.Put(t, activeNamespace("team-a"))
+	if err := f.controller.sync(context.Background(), "team-a"); err != nil {
+		t.Fatal(err)
+	}
+	f.server.ExpectActions(t, "create serviceaccounts default")
+	if sa, ok := fakeapi.Get[*api.ServiceAccount](t, f.server, "team-a", "default"); !ok || sa.Namespace != "team-a" {
+		t.Errorf("stored account = %+v, %v; want team-a/default", sa, ok)
 	}
 }
 
 // Running sync twice changes nothing the second time once the cache has
 // caught up with the first sync's create.
 func TestSyncIsIdempotent(t *testing.T) {
-	f := newFixture(t, nil)
-	f.addNamespace(t, activeNamespace("team-a"))
+	f := newFixture(t)
+	f.server.Put(t, activeNamespace("team-a"))
 	if err := f.controller.sync(context.Background(), "team-a"); err != nil {
 		t.Fatal(err)
 	}
-	f.addServiceAccount(t, "team-a", "default") // the watch event of the create
+	f.server.ExpectActions(t, "create serviceaccounts default")
+	f.server.Cache(t, fakeapi.Result[*api.ServiceAccount](t, f.server, "create serviceaccounts default")) // the watch event of the create
 	if err := f.controller.sync(context.Background(), "team-a"); err != nil {
 		t.Fatal(err)
 	}
-	if got := f.api.recorded(); len(got) != 1 {
-		t.Fatalf("API requests = %q, want exactly one create", got)
-	}
+	f.server.ExpectActions(t)
 }
 
 // The handlers only turn events into namespace keys.
 func TestHandlersEnqueueNamespaces(t *testing.T) {
-	sa := func(namespace, name string) *api.ServiceAccount {
-		return &api.ServiceAccount{ObjectMeta: api.ObjectMeta{Name: name, Namespace: namespace}}
-	}
 	tests := []struct {
 		name  string
 		event func(c *Controller)
 		want  []string
 	}{
 		{"namespace added", func(c *Controller) { c.namespaceAdded(activeNamespace("team-a")) }, []string{"team-a"}},
-		{"default deleted", func(c *Controller) { c.serviceAccountDeleted(sa("team-b", "default")) }, []string{"team-b"}},
+		{"default deleted", func(c *Controller) { c.serviceAccountDeleted(serviceAccount("team-b", "default")) }, []string{"team-b"}},
 		{"default deleted, seen as a tombstone", func(c *Controller) {
-			c.serviceAccountDeleted(informer.DeletedFinalStateUnknown{Key: "team-c/default", Obj: sa("team-c", "default")})
+			c.serviceAccountDeleted(informer.DeletedFinalStateUnknown{Key: "team-c/default", Obj: serviceAccount("team-c", "default")})
 		}, []string{"team-c"}},
-		{"another account deleted: nothing to recreate", func(c *Controller) { c.serviceAccountDeleted(sa("team-b", "builder")) }, nil},
+		{"another account deleted: nothing to recreate", func(c *Controller) { c.serviceAccountDeleted(serviceAccount("team-b", "builder")) }, nil},
 		{"not a ServiceAccount: ignored", func(c *Controller) { c.serviceAccountDeleted("garbage") }, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			f := newFixture(t, nil)
+			f := newFixture(t)
 			tt.event(f.controller)
 			queue, _, _ := f.controller.queue.Debug()
 			if !slices.Equal(queue, tt.want) {

@@ -59,11 +59,10 @@ type Controller struct {
 	clock    clock.Clock
 
 	nodes *informer.Lister[*api.Node]
-	pods  *informer.Lister[*api.Pod]
-	// podsByNode lists the pods bound to a node (the NodeNameIndex of the
-	// shared pod informer).
-	podsByNode func(nodeName string) ([]*api.Pod, error)
-	synced     []func() bool
+	// pods is read by key, and by node through the shared pod informer's
+	// NodeNameIndex.
+	pods   *informer.Lister[*api.Pod]
+	synced []func() bool
 
 	// queue holds pod keys ("namespace/name"). A node whose NoExecute
 	// taints change enqueues all its pods; a pod is enqueued when it is
@@ -94,44 +93,27 @@ func New(c *client.Client, informers *informer.SharedInformerFactory, recorder e
 	}
 
 	pods := informers.Pods()
-	ctrl.pods = pods.Lister()
-	if err := ensureNodeNameIndex(pods.Informer()); err != nil {
+	if err := informer.IndexPodsByNode(pods.Informer()); err != nil {
 		return nil, fmt.Errorf("%s: %w", Name, err)
 	}
-	podIndex := pods.Informer().GetIndexer()
-	ctrl.podsByNode = func(nodeName string) ([]*api.Pod, error) {
-		objs, err := podIndex.ByIndex(informer.NodeNameIndex, nodeName)
-		if err != nil {
-			return nil, err
-		}
-		out := make([]*api.Pod, 0, len(objs))
-		for _, obj := range objs {
-			if pod, ok := obj.(*api.Pod); ok {
-				out = append(out, pod)
-			}
-		}
-		return out, nil
-	}
-	podReg, err := pods.Informer().AddEventHandler(informer.ResourceEventHandlerFuncs{
-		AddFunc:    func(obj api.Object) { ctrl.podChanged(nil, obj) },
-		UpdateFunc: ctrl.podChanged,
-		DeleteFunc: ctrl.podDeleted,
-	})
+	ctrl.pods = pods.Lister()
+	ctrl.nodes = informers.Nodes().Lister()
+	var err error
+	ctrl.synced, err = controllerutil.AddEventHandlers(Name,
+		controllerutil.Handlers{Informer: pods.Informer(), Handler: informer.ResourceEventHandlerFuncs{
+			AddFunc:    func(obj api.Object) { ctrl.podChanged(nil, obj) },
+			UpdateFunc: ctrl.podChanged,
+			DeleteFunc: ctrl.podDeleted,
+		}},
+		controllerutil.Handlers{Informer: informers.Nodes().Informer(), Handler: informer.ResourceEventHandlerFuncs{
+			AddFunc:    func(obj api.Object) { ctrl.nodeChanged(nil, obj) },
+			UpdateFunc: ctrl.nodeChanged,
+			DeleteFunc: ctrl.nodeDeleted,
+		}},
+	)
 	if err != nil {
-		return nil, fmt.Errorf("%s: watch pods: %w", Name, err)
+		return nil, err
 	}
-
-	nodes := informers.Nodes()
-	ctrl.nodes = nodes.Lister()
-	nodeReg, err := nodes.Informer().AddEventHandler(informer.ResourceEventHandlerFuncs{
-		AddFunc:    func(obj api.Object) { ctrl.nodeChanged(nil, obj) },
-		UpdateFunc: ctrl.nodeChanged,
-		DeleteFunc: ctrl.nodeDeleted,
-	})
-	if err != nil {
-		return nil, fmt.Errorf("%s: watch nodes: %w", Name, err)
-	}
-	ctrl.synced = []func() bool{podReg.HasSynced, nodeReg.HasSynced}
 	return ctrl, nil
 }
 

@@ -6,36 +6,30 @@ import (
 	"time"
 
 	"kplane/pkg/api"
+	"kplane/test/framework/fakeapi"
 )
 
 const (
-	deleteFast   = "DELETE /api/v1/namespaces/default/pods/fast"
-	statusFast   = "PUT /api/v1/namespaces/default/pods/fast/status"
-	deletePlain  = "DELETE /api/v1/namespaces/default/pods/plain"
-	statusPlain  = "PUT /api/v1/namespaces/default/pods/plain/status"
+	deleteFast   = "delete pods fast"
+	statusFast   = "update pods/status fast"
+	deletePlain  = "delete pods plain"
+	statusPlain  = "update pods/status plain"
 	keyFast      = "default/fast"
 	keyPlain     = "default/plain"
 	markingFast  = "Normal TaintManagerEviction Marking for deletion Pod default/fast"
 	markingPlain = "Normal TaintManagerEviction Marking for deletion Pod default/plain"
 )
 
-func wantActions(t *testing.T, got []string, want ...string) {
-	t.Helper()
-	if !slices.Equal(got, want) {
-		t.Fatalf("requests = %q, want %q", got, want)
-	}
-}
-
 // A pod with no toleration of a NoExecute taint is deleted at once: the
 // DisruptionTarget condition first, then a graceful delete with its UID as
 // precondition, and upstream's event.
 func TestUntoleratedTaintEvictsAtOnce(t *testing.T) {
 	f := newFixture(t)
-	f.put(t, taintedNode("node1", unreachable), podOn("plain", "node1"))
-	wantActions(t, f.sync(t, keyPlain), statusPlain, deletePlain)
+	f.server.Put(t, taintedNode("node1", unreachable), podOn("plain", "node1"))
+	f.sync(t, keyPlain)
+	f.server.ExpectActions(t, statusPlain, deletePlain)
 
-	var withCondition api.Pod
-	f.api.body(t, statusPlain, &withCondition)
+	withCondition := fakeapi.Sent[*api.Pod](t, f.server, statusPlain)
 	found := false
 	for _, c := range withCondition.Status.Conditions {
 		if c.Type == api.DisruptionTarget && c.Status == api.ConditionTrue && c.Reason == "DeletionByTaintManager" &&
@@ -46,13 +40,17 @@ func TestUntoleratedTaintEvictsAtOnce(t *testing.T) {
 	if !found {
 		t.Errorf("status written = %+v, want DisruptionTarget=True (DeletionByTaintManager)", withCondition.Status.Conditions)
 	}
-	var opts api.DeleteOptions
-	f.api.body(t, deletePlain, &opts)
+	opts := fakeapi.Sent[api.DeleteOptions](t, f.server, deletePlain)
 	if opts.Preconditions == nil || opts.Preconditions.UID == nil || *opts.Preconditions.UID != "uid-plain" {
 		t.Errorf("delete options = %+v, want the pod's UID as precondition", opts)
 	}
 	if got := f.events(); !slices.Equal(got, []string{markingPlain}) {
 		t.Errorf("events = %q", got)
+	}
+	// The delete is graceful: the pod stays, Terminating, until its
+	// kubelet confirms.
+	if stored, ok := fakeapi.Get[*api.Pod](t, f.server, "default", "plain"); !ok || stored.DeletionTimestamp == nil {
+		t.Errorf("pod after eviction = %v, %v; want it kept and marked for deletion", stored, ok)
 	}
 }
 
@@ -66,16 +64,19 @@ func TestTolerationSecondsDelayEviction(t *testing.T) {
 	}{{"5 s", 5}, {"the default 300 s", 300}} {
 		t.Run(tt.name, func(t *testing.T) {
 			f := newFixture(t)
-			f.put(t, taintedNode("node1", unreachable), podOn("fast", "node1", tolerate(api.TaintNodeUnreachable, seconds(tt.seconds))))
-			wantActions(t, f.sync(t, keyFast))
+			f.server.Put(t, taintedNode("node1", unreachable), podOn("fast", "node1", tolerate(api.TaintNodeUnreachable, seconds(tt.seconds))))
+			f.sync(t, keyFast)
+			f.server.ExpectActions(t)
 			if got := f.controller.queue.Waiting(); !slices.Equal(got, []string{keyFast}) {
 				t.Errorf("waiting keys = %q, want the pod parked until its time is up", got)
 			}
 
 			f.clock.Step(time.Duration(tt.seconds-1) * time.Second)
-			wantActions(t, f.sync(t, keyFast)) // one second early
+			f.sync(t, keyFast) // one second early
+			f.server.ExpectActions(t)
 			f.clock.Step(time.Second)
-			wantActions(t, f.sync(t, keyFast), statusFast, deleteFast)
+			f.sync(t, keyFast)
+			f.server.ExpectActions(t, statusFast, deleteFast)
 			if got := f.events(); !slices.Equal(got, []string{markingFast}) {
 				t.Errorf("events = %q", got)
 			}
@@ -87,15 +88,19 @@ func TestTolerationSecondsDelayEviction(t *testing.T) {
 // toleration for ever keeps the pod.
 func TestShortestTolerationWins(t *testing.T) {
 	f := newFixture(t)
-	f.put(t, taintedNode("node1", unreachable, notReady),
+	f.server.Put(t, taintedNode("node1", unreachable, notReady),
 		podOn("fast", "node1", tolerate(api.TaintNodeUnreachable, seconds(60)), tolerate(api.TaintNodeNotReady, seconds(10))),
 		podOn("daemon", "node1", tolerate(api.TaintNodeUnreachable, nil), tolerate(api.TaintNodeNotReady, nil)))
-	wantActions(t, f.sync(t, keyFast))
-	wantActions(t, f.sync(t, "default/daemon"))
+	f.sync(t, keyFast)
+	f.server.ExpectActions(t)
+	f.sync(t, "default/daemon")
+	f.server.ExpectActions(t)
 	f.clock.Step(10 * time.Second)
-	wantActions(t, f.sync(t, keyFast), statusFast, deleteFast)
+	f.sync(t, keyFast)
+	f.server.ExpectActions(t, statusFast, deleteFast)
 	f.clock.Step(time.Hour)
-	wantActions(t, f.sync(t, "default/daemon"))
+	f.sync(t, "default/daemon")
+	f.server.ExpectActions(t)
 	if f.controller.schedule.has("default/daemon") {
 		t.Error("a pod tolerating for ever was scheduled for eviction")
 	}
@@ -107,29 +112,33 @@ func TestShortestTolerationWins(t *testing.T) {
 func TestEvictionCancelledWhenTaintGoes(t *testing.T) {
 	f := newFixture(t)
 	pod := podOn("fast", "node1", tolerate(api.TaintNodeUnreachable, seconds(5)))
-	f.put(t, taintedNode("node1", unreachable), pod)
+	f.server.Put(t, taintedNode("node1", unreachable), pod)
 	f.sync(t, keyFast)
 
 	f.clock.Step(3 * time.Second)
-	f.put(t, taintedNode("node1")) // the kubelet is back; the node lifecycle controller removed the taint
-	wantActions(t, f.sync(t, keyFast))
+	f.server.Put(t, taintedNode("node1")) // the kubelet is back; the node lifecycle controller removed the taint
+	f.sync(t, keyFast)
+	f.server.ExpectActions(t)
 	if got := f.events(); !slices.Equal(got, []string{"Normal TaintManagerEviction Cancelling deletion of Pod default/fast"}) {
 		t.Errorf("events = %q", got)
 	}
 
 	f.clock.Step(time.Minute) // the parked key comes back: nothing to do
-	wantActions(t, f.sync(t, keyFast))
+	f.sync(t, keyFast)
+	f.server.ExpectActions(t)
 	if got := f.events(); len(got) != 0 {
 		t.Errorf("events after the time ran out = %q, want none", got)
 	}
 
 	// Tainted again later: the clock starts afresh.
-	f.put(t, taintedNode("node1", unreachable))
+	f.server.Put(t, taintedNode("node1", unreachable))
 	f.sync(t, keyFast)
 	f.clock.Step(4 * time.Second)
-	wantActions(t, f.sync(t, keyFast))
+	f.sync(t, keyFast)
+	f.server.ExpectActions(t)
 	f.clock.Step(time.Second)
-	wantActions(t, f.sync(t, keyFast), statusFast, deleteFast)
+	f.sync(t, keyFast)
+	f.server.ExpectActions(t, statusFast, deleteFast)
 }
 
 // A pod deleted by someone else while its eviction was pending, or moved
@@ -137,10 +146,11 @@ func TestEvictionCancelledWhenTaintGoes(t *testing.T) {
 func TestEvictionCancelledWhenPodGoes(t *testing.T) {
 	f := newFixture(t)
 	pod := podOn("fast", "node1", tolerate(api.TaintNodeUnreachable, seconds(5)))
-	f.put(t, taintedNode("node1", unreachable), pod)
+	f.server.Put(t, taintedNode("node1", unreachable), pod)
 	f.sync(t, keyFast)
-	f.remove(t, pod)
-	wantActions(t, f.sync(t, keyFast))
+	f.server.Uncache(t, pod) // the informer saw the pod's deletion
+	f.sync(t, keyFast)
+	f.server.ExpectActions(t)
 	if f.controller.schedule.has(keyFast) {
 		t.Error("deleted pod still scheduled")
 	}
@@ -156,12 +166,13 @@ func TestPodsThatStay(t *testing.T) {
 	now := api.NewTime(t0)
 	terminating := podOn("terminating", "node1")
 	terminating.DeletionTimestamp = &now
-	f.put(t,
+	f.server.Put(t,
 		taintedNode("node1", unreachable),
 		taintedNode("cordoned", api.Taint{Key: api.TaintNodeUnschedulable, Effect: api.TaintEffectNoSchedule}),
 		podOn("on-cordoned", "cordoned"), podOn("pending", ""), podOn("orphan", "gone"), terminating)
 	for _, key := range []string{"default/on-cordoned", "default/pending", "default/orphan", "default/terminating"} {
-		wantActions(t, f.sync(t, key))
+		f.sync(t, key)
+		f.server.ExpectActions(t)
 	}
 	if got := f.events(); len(got) != 0 {
 		t.Errorf("events = %q", got)
@@ -172,7 +183,7 @@ func TestPodsThatStay(t *testing.T) {
 // pod whose binding or tolerations change — nothing else.
 func TestHandlersEnqueue(t *testing.T) {
 	f := newFixture(t)
-	f.put(t, podOn("a", "node1"), podOn("b", "node1"), podOn("c", "node2"))
+	f.server.Put(t, podOn("a", "node1"), podOn("b", "node1"), podOn("c", "node2"))
 	queued := func() []string {
 		var keys []string
 		for f.controller.queue.Len() > 0 {

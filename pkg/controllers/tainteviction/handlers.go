@@ -3,24 +3,11 @@ package tainteviction
 // The informer handlers: they only decide which pods to enqueue.
 
 import (
-	"fmt"
 	"reflect"
 
 	"kplane/pkg/api"
 	"kplane/pkg/informer"
 )
-
-// ensureNodeNameIndex adds the NodeNameIndex to the shared pod informer
-// unless another controller already did.
-func ensureNodeNameIndex(pods informer.SharedIndexInformer) error {
-	if _, ok := pods.GetIndexer().GetIndexers()[informer.NodeNameIndex]; ok {
-		return nil
-	}
-	if err := pods.AddIndexers(informer.Indexers{informer.NodeNameIndex: informer.NodeNameIndexFunc}); err != nil {
-		return fmt.Errorf("index pods by node: %w", err)
-	}
-	return nil
-}
 
 // podChanged enqueues a pod that was bound or whose tolerations changed:
 // the only changes to a pod that can change its fate. (Upstream's
@@ -40,10 +27,7 @@ func (c *Controller) podChanged(oldObj, newObj api.Object) {
 // podDeleted enqueues a deleted pod, so that a scheduled eviction of it is
 // cancelled. The object may be a tombstone.
 func (c *Controller) podDeleted(obj any) {
-	if tombstone, ok := obj.(informer.DeletedFinalStateUnknown); ok {
-		obj = tombstone.Obj
-	}
-	if pod, ok := obj.(*api.Pod); ok {
+	if pod, ok := informer.DeletedObject[*api.Pod](obj); ok {
 		c.enqueuePod(pod)
 	}
 }
@@ -70,16 +54,14 @@ func (c *Controller) nodeChanged(oldObj, newObj api.Object) {
 // cancelled (the pod garbage collector, not this controller, deals with
 // pods of nodes that are gone).
 func (c *Controller) nodeDeleted(obj any) {
-	if tombstone, ok := obj.(informer.DeletedFinalStateUnknown); ok {
-		obj = tombstone.Obj
-	}
-	if node, ok := obj.(*api.Node); ok {
+	if node, ok := informer.DeletedObject[*api.Node](obj); ok {
 		c.enqueuePodsOf(node.Name)
 	}
 }
 
+// enqueuePodsOf enqueues every pod the cache has bound to nodeName.
 func (c *Controller) enqueuePodsOf(nodeName string) {
-	pods, err := c.podsByNode(nodeName)
+	pods, err := c.pods.ByIndex(informer.NodeNameIndex, nodeName)
 	if err != nil {
 		c.log.Error("list pods of node from cache", "node", nodeName, "err", err)
 		return
@@ -89,6 +71,7 @@ func (c *Controller) enqueuePodsOf(nodeName string) {
 	}
 }
 
+// enqueuePod enqueues pod's key, "namespace/name".
 func (c *Controller) enqueuePod(pod *api.Pod) {
 	c.queue.Add(pod.Namespace + "/" + pod.Name)
 }
