@@ -82,7 +82,7 @@ func Run(ctx context.Context, opts Options) error {
 	}
 	factory := informer.NewSharedInformerFactory(c, 0, factoryOpts...)
 	podInformer := factory.Pods()
-	if err := podInformer.Informer().AddIndexers(informer.Indexers{informer.NodeNameIndex: informer.NodeNameIndexFunc}); err != nil {
+	if err := informer.IndexPodsByNode(podInformer.Informer()); err != nil {
 		return fmt.Errorf("kubelet: %w", err)
 	}
 	defer factory.Shutdown()
