@@ -17,7 +17,6 @@ package job
 
 import (
 	"context"
-	"fmt"
 	"log/slog"
 	"sync"
 	"time"
@@ -31,7 +30,8 @@ import (
 	"kplane/pkg/informer/workqueue"
 )
 
-// Name is the controller's name: its workqueue's and its logs'.
+// Name is the controller's name as --controllers spells it; its workqueue
+// and its logs carry it too.
 const Name = "job"
 
 // OrphanQueueName names the queue of pods whose tracking finalizer must go
@@ -53,10 +53,14 @@ type Options struct {
 
 // Controller is the Job controller.
 type Controller struct {
-	jobs         *informer.Lister[*api.Job]
-	pods         *informer.Lister[*api.Pod]
+	// client reads Jobs past the cache (before adopting pods, before the
+	// TTL delete) and writes their status and TTL deletes.
+	client *client.Client
+	jobs   *informer.Lister[*api.Job]
+	pods   *informer.Lister[*api.Pod]
+	// podControl creates, deletes and patches the Jobs' pods and records
+	// the SuccessfulCreate / SuccessfulDelete events.
 	podControl   controllerutil.PodControl
-	jobControl   jobControl
 	recorder     events.EventRecorder
 	expectations *controllerutil.Expectations
 	// removals are the tracking-finalizer removals sent but not yet seen.
@@ -73,47 +77,11 @@ type Controller struct {
 	cachesSynced []func() bool
 }
 
-// jobControl is the controller's access to Jobs on the apiserver: a fresh
-// read (before adopting pods or deleting for the TTL), the status write and
-// the TTL delete. An interface so fixture tests can record the calls.
-type jobControl interface {
-	Get(ctx context.Context, namespace, name string) (*api.Job, error)
-	UpdateStatus(ctx context.Context, job *api.Job) (*api.Job, error)
-	// Delete deletes the Job with uid with Background propagation (its
-	// pods go afterwards, through the garbage collector).
-	Delete(ctx context.Context, namespace, name, uid string) error
-}
-
-// realJobControl is the jobControl that talks to the apiserver.
-type realJobControl struct{ c *client.Client }
-
-func (r realJobControl) Get(ctx context.Context, namespace, name string) (*api.Job, error) {
-	return r.c.Jobs(namespace).Get(ctx, name, client.GetOptions{})
-}
-
-func (r realJobControl) UpdateStatus(ctx context.Context, job *api.Job) (*api.Job, error) {
-	return r.c.Jobs(job.Namespace).UpdateStatus(ctx, job, client.UpdateOptions{})
-}
-
-func (r realJobControl) Delete(ctx context.Context, namespace, name, uid string) error {
-	background := api.DeletePropagationBackground
-	return r.c.Jobs(namespace).Delete(ctx, name, client.DeleteOptions{
-		PropagationPolicy: &background,
-		// The name may belong to a new Job by now; the precondition makes
-		// the delete fail rather than remove a stranger.
-		Preconditions: &api.Preconditions{UID: &uid},
-	})
-}
-
 // New builds the Job controller on the shared informers (it registers the
-// Job and Pod informers); pods are created and deleted through c, and
-// events recorded with recorder (whose source is "job-controller").
-func New(c *client.Client, informers *informer.SharedInformerFactory, recorder events.EventRecorder, opts Options) (*Controller, error) {
-	return newController(informers, controllerutil.RealPodControl{Client: c, Recorder: recorder}, realJobControl{c}, recorder, opts)
-}
-
-// newController is New with the API access injected, for tests.
-func newController(informers *informer.SharedInformerFactory, podControl controllerutil.PodControl, jobControl jobControl, recorder events.EventRecorder, opts Options) (*Controller, error) {
+// Job and Pod informers); Jobs and pods are read and written through
+// kubeClient, and events recorded with recorder (whose source is
+// "job-controller").
+func New(kubeClient *client.Client, informers *informer.SharedInformerFactory, recorder events.EventRecorder, opts Options) (*Controller, error) {
 	if opts.Logger == nil {
 		opts.Logger = slog.Default()
 	}
@@ -128,10 +96,10 @@ func newController(informers *informer.SharedInformerFactory, podControl control
 	}
 	jobs, pods := informers.Jobs(), informers.Pods()
 	c := &Controller{
+		client:       kubeClient,
 		jobs:         jobs.Lister(),
 		pods:         pods.Lister(),
-		podControl:   podControl,
-		jobControl:   jobControl,
+		podControl:   controllerutil.RealPodControl{Client: kubeClient, Recorder: recorder},
 		recorder:     recorder,
 		expectations: controllerutil.NewExpectations(opts.Clock),
 		removals:     newFinalizerRemovals(),
@@ -142,23 +110,22 @@ func newController(informers *informer.SharedInformerFactory, podControl control
 		queue:        controllerutil.NewQueue(Name, opts.Clock, informers),
 		orphans:      controllerutil.NewQueue(OrphanQueueName, opts.Clock, informers),
 	}
-	jobReg, err := jobs.Informer().AddEventHandler(informer.ResourceEventHandlerFuncs{
-		AddFunc:    c.addJob,
-		UpdateFunc: c.updateJob,
-		DeleteFunc: c.deleteJob,
-	})
+	synced, err := controllerutil.AddEventHandlers(Name,
+		controllerutil.Handlers{Informer: jobs.Informer(), Handler: informer.ResourceEventHandlerFuncs{
+			AddFunc:    c.addJob,
+			UpdateFunc: c.updateJob,
+			DeleteFunc: c.deleteJob,
+		}},
+		controllerutil.Handlers{Informer: pods.Informer(), Handler: informer.ResourceEventHandlerFuncs{
+			AddFunc:    c.addPod,
+			UpdateFunc: c.updatePod,
+			DeleteFunc: c.deletePod,
+		}},
+	)
 	if err != nil {
-		return nil, fmt.Errorf("%s: watch jobs: %w", Name, err)
+		return nil, err
 	}
-	podReg, err := pods.Informer().AddEventHandler(informer.ResourceEventHandlerFuncs{
-		AddFunc:    c.addPod,
-		UpdateFunc: c.updatePod,
-		DeleteFunc: c.deletePod,
-	})
-	if err != nil {
-		return nil, fmt.Errorf("%s: watch pods: %w", Name, err)
-	}
-	c.cachesSynced = []func() bool{jobReg.HasSynced, podReg.HasSynced}
+	c.cachesSynced = synced
 	return c, nil
 }
 

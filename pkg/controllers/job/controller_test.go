@@ -1,15 +1,18 @@
 package job
 
-// Fixture tests: listers filled by hand (an informer factory that is never
-// started), a PodControl and jobControl that record what one sync asks
-// for. No apiserver, no goroutines of our own.
+// Fixture tests, sample-controller's way: the objects a test starts from
+// are put in a fakeapi server and in the informers' caches (the factory is
+// never started), one sync runs, and the test lists the complete, ordered
+// API writes it made and the Events it recorded. No goroutines of our own.
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
 	"fmt"
+	"log/slog"
+	"reflect"
 	"slices"
-	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -17,140 +20,36 @@ import (
 	apierrors "kplane/pkg/api/errors"
 	"kplane/pkg/clock"
 	"kplane/pkg/events"
-	"kplane/pkg/informer"
+	"kplane/test/framework/fakeapi"
 )
 
-// actionLog is the order in which one sync's API calls happened, shared by
-// the fake PodControl and jobControl: "status", "patch -finalizer a",
-// "delete a", "create".
-type actionLog struct {
-	mu      sync.Mutex
-	actions []string
-}
-
-func (l *actionLog) add(action string) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.actions = append(l.actions, action)
-}
-
-type fakePodControl struct {
-	log     *actionLog
-	mu      sync.Mutex
-	created int
-	// createdFinalizers are the finalizers of the templates CreatePod got.
-	createdFinalizers [][]string
-	deleted           []string
-	// gone names pods the apiserver no longer has: patches get NotFound.
-	gone map[string]bool
-	// onPatch, if set, runs after each patch: an informer event arriving
-	// in the middle of a sync.
-	onPatch func(name string)
-}
-
-func (f *fakePodControl) CreatePod(_ context.Context, _ string, template *api.PodTemplateSpec, _ api.Object, _ api.OwnerReference) error {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.created++
-	f.createdFinalizers = append(f.createdFinalizers, slices.Clone(template.Finalizers))
-	f.log.add("create")
-	return nil
-}
-
-func (f *fakePodControl) DeletePod(_ context.Context, _, name string, _ api.Object) error {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.deleted = append(f.deleted, name)
-	f.log.add("delete " + name)
-	return nil
-}
-
-// PatchPod records the patches that add or remove the tracking finalizer
-// as "patch +finalizer <name>" and "patch -finalizer <name>".
-func (f *fakePodControl) PatchPod(_ context.Context, _, name string, patch []byte) error {
-	switch string(patch) {
-	case string(removeFinalizerPatch()):
-		f.log.add("patch -finalizer " + name)
-	case string(addFinalizerPatch()):
-		f.log.add("patch +finalizer " + name)
-	default:
-		f.log.add("patch " + name)
-	}
-	if f.onPatch != nil {
-		f.onPatch(name)
-	}
-	if f.gone[name] {
-		return apierrors.NewNotFound(apierrors.Resource{Resource: "pods"}, name)
-	}
-	return nil
-}
-
-type fakeJobControl struct {
-	log      *actionLog
-	live     *api.Job // what Get returns
-	statuses []api.JobStatus
-	deleted  []string
-}
-
-func (f *fakeJobControl) Get(_ context.Context, _, name string) (*api.Job, error) {
-	return api.DeepCopy(f.live), nil
-}
-
-func (f *fakeJobControl) UpdateStatus(_ context.Context, job *api.Job) (*api.Job, error) {
-	f.statuses = append(f.statuses, api.DeepCopyValue(job.Status))
-	f.log.add("status")
-	return api.DeepCopy(job), nil
-}
-
-func (f *fakeJobControl) Delete(_ context.Context, _, name, _ string) error {
-	f.deleted = append(f.deleted, name)
-	return nil
-}
-
 type fixture struct {
-	t       *testing.T
-	factory *informer.SharedInformerFactory
-	log     *actionLog
-	pods    *fakePodControl
-	jobs    *fakeJobControl
-	ctrl    *Controller
-	clock   *clock.Fake
+	t        *testing.T
+	server   *fakeapi.Server
+	recorder *events.FakeRecorder
+	// eventsSeen is how many of recorder's events expectEvents has checked.
+	eventsSeen int
+	ctrl       *Controller
 }
 
+// newFixture builds the controller on a fakeapi server holding objects, in
+// the apiserver and in the caches.
 func newFixture(t *testing.T, objects ...api.Object) *fixture {
-	log := &actionLog{}
-	f := &fixture{t: t, factory: informer.NewSharedInformerFactory(nil, 0), log: log,
-		pods: &fakePodControl{log: log, gone: map[string]bool{}}, jobs: &fakeJobControl{log: log},
-		clock: clock.NewFake(testNow)}
-	ctrl, err := newController(f.factory, f.pods, f.jobs, &events.FakeRecorder{}, Options{Clock: f.clock})
+	t.Helper()
+	clk := clock.NewFake(testNow)
+	server := fakeapi.New(t, fakeapi.WithClock(clk))
+	recorder := &events.FakeRecorder{}
+	ctrl, err := New(server.Client(), server.Informers(), recorder, Options{Clock: clk, Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {
-		t.Fatalf("newController: %v", err)
+		t.Fatalf("New: %v", err)
 	}
 	t.Cleanup(ctrl.queue.ShutDown)
 	t.Cleanup(ctrl.orphans.ShutDown)
-	f.ctrl = ctrl
-	for _, obj := range objects {
-		f.add(obj)
-	}
-	return f
+	server.Put(t, objects...)
+	return &fixture{t: t, server: server, recorder: recorder, ctrl: ctrl}
 }
 
-// add puts obj in the informer cache (a Job also becomes what Get returns).
-func (f *fixture) add(obj api.Object) {
-	f.t.Helper()
-	var err error
-	switch o := obj.(type) {
-	case *api.Job:
-		f.jobs.live = o
-		err = f.factory.Jobs().Informer().GetIndexer().Add(o)
-	case *api.Pod:
-		err = f.factory.Pods().Informer().GetIndexer().Add(o)
-	}
-	if err != nil {
-		f.t.Fatal(err)
-	}
-}
-
+// sync runs one sync of the Job "pi" and fails the test on an error.
 func (f *fixture) sync() {
 	f.t.Helper()
 	if err := f.ctrl.sync(context.Background(), "default/pi"); err != nil {
@@ -158,35 +57,40 @@ func (f *fixture) sync() {
 	}
 }
 
-// lastStatus is the status the last write left.
-func (f *fixture) lastStatus() api.JobStatus {
+// expectEvents fails the test unless the Events recorded since the
+// previous call are exactly want, in order, as ExpectActions does for the
+// writes.
+func (f *fixture) expectEvents(want ...string) {
 	f.t.Helper()
-	if len(f.jobs.statuses) == 0 {
-		f.t.Fatal("no status was written")
+	got := f.recorder.Events()[f.eventsSeen:]
+	f.eventsSeen += len(got)
+	if !slices.Equal(got, want) {
+		f.t.Errorf("events differ\n got: %q\nwant: %q", got, want)
 	}
-	return f.jobs.statuses[len(f.jobs.statuses)-1]
 }
 
-// actions returns the API calls in the order they happened. The pods of
-// one batch are handled in the cache's (random) order, so a run of calls
-// of one kind ("patch -finalizer b, patch -finalizer a") is sorted.
-func (f *fixture) actions() string {
-	actions := slices.Clone(f.log.actions)
-	kind := func(action string) string { // the action without the pod's name
-		if i := strings.LastIndex(action, " "); i >= 0 {
-			return action[:i]
+// statusWrites are the statuses the successful writes of the Job's status
+// stored, oldest first.
+func (f *fixture) statusWrites() []api.JobStatus {
+	f.t.Helper()
+	var statuses []api.JobStatus
+	for _, a := range f.server.Writes() {
+		if a.String() != "update jobs/status pi" || a.Err != nil {
+			continue
 		}
-		return action
-	}
-	for start := 0; start < len(actions); {
-		end := start + 1
-		for end < len(actions) && kind(actions[end]) == kind(actions[start]) {
-			end++
+		var job api.Job
+		if err := json.Unmarshal(a.Result, &job); err != nil {
+			f.t.Fatalf("decode the stored Job: %v", err)
 		}
-		slices.Sort(actions[start:end])
-		start = end
+		statuses = append(statuses, job.Status)
 	}
-	return strings.Join(actions, ", ")
+	return statuses
+}
+
+// lastStatus is the status the last successful status write stored.
+func (f *fixture) lastStatus() api.JobStatus {
+	f.t.Helper()
+	return fakeapi.Result[*api.Job](f.t, f.server, "update jobs/status pi").Status
 }
 
 // jobPod is a pod the Job "pi" created: its labels, its controller
@@ -226,16 +130,21 @@ func uncounted(s api.JobStatus) string {
 func TestSyncCreatesOnceUntilThePodsArrive(t *testing.T) {
 	f := newFixture(t, newJob(2, i32(5)))
 	f.sync()
-	if f.pods.created != 2 {
-		t.Fatalf("first sync created %d pods, want 2", f.pods.created)
+	// Slow start: a batch of 1, then the 1 left; one pod at a time, so the
+	// order of the names is fixed.
+	f.server.ExpectActions(t, "create pods pi-", "create pods pi-", "update jobs/status pi")
+	f.expectEvents("Normal SuccessfulCreate Created pod: pi-00001", "Normal SuccessfulCreate Created pod: pi-00002")
+	if s := f.lastStatus(); s.Active != 2 || s.StartTime == nil {
+		t.Fatalf("status active %d, startTime %v; want active 2 and a startTime", s.Active, s.StartTime)
 	}
-	if len(f.jobs.statuses) != 1 || f.jobs.statuses[0].Active != 2 || f.jobs.statuses[0].StartTime == nil {
-		t.Fatalf("status writes %+v, want active 2 and a startTime", f.jobs.statuses)
-	}
+
+	// The status write's echo arrives; the pods' creates have not yet.
+	f.server.Cache(t, fakeapi.Result[*api.Job](t, f.server, "update jobs/status pi"))
 	f.sync()
-	if f.pods.created != 2 {
-		t.Errorf("second sync created more pods: %d in all", f.pods.created)
-	}
+	// The status follows the cache, which shows no pod yet (upstream does
+	// the same); what matters is that no pod is created twice.
+	f.server.ExpectActions(t, "update jobs/status pi")
+	f.expectEvents()
 }
 
 // Every pod the Job creates carries the tracking finalizer, next to the
@@ -245,13 +154,15 @@ func TestCreatedPodsCarryTheTrackingFinalizer(t *testing.T) {
 	job.Spec.Template.Finalizers = []string{"example.com/keep"}
 	f := newFixture(t, job)
 	f.sync()
+	f.server.ExpectActions(t, "create pods pi-", "create pods pi-", "update jobs/status pi")
 	want := []string{"example.com/keep", api.JobTrackingFinalizer}
-	if len(f.pods.createdFinalizers) != 2 {
-		t.Fatalf("created %d pods, want 2", len(f.pods.createdFinalizers))
-	}
-	for _, got := range f.pods.createdFinalizers {
-		if !slices.Equal(got, want) {
-			t.Errorf("created pod's finalizers %v, want %v", got, want)
+	for _, name := range []string{"pi-00001", "pi-00002"} {
+		created, ok := fakeapi.Get[*api.Pod](t, f.server, "default", name)
+		if !ok {
+			t.Fatalf("pod %s was not created", name)
+		}
+		if !slices.Equal(created.Finalizers, want) {
+			t.Errorf("created pod %s's finalizers %v, want %v", name, created.Finalizers, want)
 		}
 	}
 	if !slices.Equal(job.Spec.Template.Finalizers, []string{"example.com/keep"}) {
@@ -267,11 +178,17 @@ func TestSyncCountsFinishedPodsInTwoPhases(t *testing.T) {
 	f := newFixture(t, newJob(3, i32(5)),
 		jobPod("a", api.PodSucceeded), jobPod("b", api.PodFailed), jobPod("c", api.PodRunning))
 	f.sync()
+	// Record, release, then count (and run the pods it needs: 5 - 1 = 4
+	// still to succeed, parallelism 3, one running → 2 more).
+	f.server.ExpectActions(t,
+		"update jobs/status pi",
+		"patch pods a", "patch pods b",
+		"create pods pi-", "create pods pi-",
+		"update jobs/status pi")
+	f.expectEvents("Normal SuccessfulCreate Created pod: pi-00001", "Normal SuccessfulCreate Created pod: pi-00002")
 
-	if len(f.jobs.statuses) != 2 {
-		t.Fatalf("status writes: %d (%s), want 2", len(f.jobs.statuses), f.actions())
-	}
-	first, second := f.jobs.statuses[0], f.jobs.statuses[1]
+	statuses := f.statusWrites()
+	first, second := statuses[0], statuses[1]
 	if got := uncounted(first); got != "succeeded [uid-a] failed [uid-b]" || first.Succeeded != 0 || first.Failed != 0 {
 		t.Errorf("first write: uncounted %s, succeeded %d, failed %d; want a and b recorded, nothing counted yet",
 			got, first.Succeeded, first.Failed)
@@ -279,11 +196,11 @@ func TestSyncCountsFinishedPodsInTwoPhases(t *testing.T) {
 	if got := uncounted(second); got != "succeeded [] failed []" || second.Succeeded != 1 || second.Failed != 1 {
 		t.Errorf("second write: uncounted %s, succeeded %d, failed %d; want both counted", got, second.Succeeded, second.Failed)
 	}
-	// Record, release, then count (and run the pods it needs: 5 - 1 = 4
-	// still to succeed, parallelism 3, one running → 2 more).
-	want := "status, patch -finalizer a, patch -finalizer b, create, create, status"
-	if got := f.actions(); got != want {
-		t.Errorf("actions:\n got %s\nwant %s", got, want)
+	for name, wantFinalizer := range map[string]bool{"a": false, "b": false, "c": true} {
+		p, _ := fakeapi.Get[*api.Pod](t, f.server, "default", name)
+		if got := hasTrackingFinalizer(p); got != wantFinalizer {
+			t.Errorf("pod %s has the tracking finalizer: %v, want %v", name, got, wantFinalizer)
+		}
 	}
 }
 
@@ -296,15 +213,14 @@ func TestSyncCountsSurviveDeletedFinishedPods(t *testing.T) {
 	job.Status.Succeeded = 3
 	f := newFixture(t, job, jobPod("d", api.PodSucceeded), jobPod("e", api.PodSucceeded))
 	f.sync()
+	f.server.ExpectActions(t, "update jobs/status pi", "patch pods d", "patch pods e", "update jobs/status pi")
+	f.expectEvents("Normal Completed Job completed")
 	s := f.lastStatus()
 	if s.Succeeded != 5 {
 		t.Fatalf("succeeded = %d, want 5 (3 counted before + 2 new)", s.Succeeded)
 	}
 	if !hasTrueCondition(&s, api.JobComplete) || s.CompletionTime == nil {
 		t.Errorf("conditions %q, completionTime %v: want Complete", conditionTypes(s), s.CompletionTime)
-	}
-	if f.pods.created != 0 {
-		t.Errorf("created %d pods for a Job that has all its completions", f.pods.created)
 	}
 }
 
@@ -316,13 +232,12 @@ func TestSyncDoesNotCountReleasedPodsAgain(t *testing.T) {
 	job.Status.UncountedTerminatedPods = &api.UncountedTerminatedPods{}
 	f := newFixture(t, job, withoutFinalizer(jobPod("a", api.PodSucceeded)), jobPod("b", api.PodRunning))
 	f.sync()
-	for _, s := range f.jobs.statuses {
-		if s.Succeeded != 1 {
-			t.Errorf("a status write says succeeded %d, want 1", s.Succeeded)
-		}
-	}
-	if strings.Contains(f.actions(), "patch") {
-		t.Errorf("actions %s: nothing to release", f.actions())
+	// Only the status the sync always fills in (startTime, active): nothing
+	// to record, release or count.
+	f.server.ExpectActions(t, "update jobs/status pi")
+	f.expectEvents()
+	if s := f.lastStatus(); s.Succeeded != 1 || s.Active != 1 {
+		t.Errorf("succeeded %d, active %d; want 1, 1", s.Succeeded, s.Active)
 	}
 }
 
@@ -334,18 +249,14 @@ func TestSyncStaleCacheDoesNotCountTwice(t *testing.T) {
 	a := jobPod("a", api.PodSucceeded)
 	f := newFixture(t, newJob(1, i32(5)), a, jobPod("b", api.PodRunning))
 	f.sync()
+	f.server.ExpectActions(t, "update jobs/status pi", "patch pods a", "update jobs/status pi")
 	if got := f.lastStatus().Succeeded; got != 1 {
 		t.Fatalf("succeeded = %d after the first sync, want 1", got)
 	}
 	// The Job's cache catches up with the write; the pod's does not.
-	written := api.DeepCopy(f.jobs.live)
-	written.Status = f.lastStatus()
-	written.ResourceVersion = "2"
-	f.add(written)
+	f.server.Cache(t, fakeapi.Result[*api.Job](t, f.server, "update jobs/status pi"))
 	f.sync()
-	if got := f.lastStatus().Succeeded; got != 1 {
-		t.Errorf("succeeded = %d after a sync on a stale pod cache, want 1", got)
-	}
+	f.server.ExpectActions(t) // a is neither recorded nor counted again
 	// The pod update without the finalizer arrives: nothing is pending.
 	released := withoutFinalizer(api.DeepCopy(a))
 	released.ResourceVersion = "3"
@@ -362,12 +273,16 @@ func TestSyncStaleCacheDoesNotCountTwice(t *testing.T) {
 func TestSyncCountsARemovalSeenDuringTheSync(t *testing.T) {
 	a := jobPod("a", api.PodSucceeded)
 	f := newFixture(t, newJob(1, i32(5)), a, jobPod("b", api.PodRunning))
-	f.pods.onPatch = func(name string) {
-		released := withoutFinalizer(api.DeepCopy(a))
-		released.ResourceVersion = "2"
-		f.ctrl.updatePod(a, released) // the handler only; the sync's list is older
-	}
+	f.server.React(func(action fakeapi.Action) error {
+		if action.String() == "patch pods a" {
+			released := withoutFinalizer(api.DeepCopy(a))
+			released.ResourceVersion = "2"
+			f.ctrl.updatePod(a, released) // the handler only; the sync's list is older
+		}
+		return nil
+	})
 	f.sync()
+	f.server.ExpectActions(t, "update jobs/status pi", "patch pods a", "update jobs/status pi")
 	if s := f.lastStatus(); s.Succeeded != 1 || uncounted(s) != "succeeded [] failed []" {
 		t.Errorf("succeeded %d, uncounted %s; want a counted in this sync", s.Succeeded, uncounted(s))
 	}
@@ -382,9 +297,7 @@ func TestSyncCountsWhatAnInterruptedSyncReleased(t *testing.T) {
 	job.Status.UncountedTerminatedPods = &api.UncountedTerminatedPods{Succeeded: []string{"uid-a", "uid-gone"}}
 	f := newFixture(t, job, withoutFinalizer(jobPod("a", api.PodSucceeded)), jobPod("b", api.PodRunning))
 	f.sync()
-	if got := f.actions(); got != "status" {
-		t.Errorf("actions %q, want one status write", got)
-	}
+	f.server.ExpectActions(t, "update jobs/status pi")
 	if s := f.lastStatus(); s.Succeeded != 3 || uncounted(s) != "succeeded [] failed []" {
 		t.Errorf("succeeded %d, uncounted %s; want 3 and none left", s.Succeeded, uncounted(s))
 	}
@@ -395,24 +308,27 @@ func TestSyncCountsWhatAnInterruptedSyncReleased(t *testing.T) {
 func TestSyncCountsPodDeletedWhileRunningAsFailed(t *testing.T) {
 	f := newFixture(t, newJob(1, i32(5)), deleting(jobPod("a", api.PodRunning)))
 	f.sync()
-	if got := uncounted(f.jobs.statuses[0]); got != "succeeded [] failed [uid-a]" {
+	f.server.ExpectActions(t, "update jobs/status pi", "patch pods a", "create pods pi-", "update jobs/status pi")
+	f.expectEvents("Normal SuccessfulCreate Created pod: pi-00001")
+	if got := uncounted(f.statusWrites()[0]); got != "succeeded [] failed [uid-a]" {
 		t.Errorf("first write: uncounted %s, want a recorded as failed", got)
 	}
-	s := f.lastStatus()
-	if s.Failed != 1 || s.Succeeded != 0 {
+	if s := f.lastStatus(); s.Failed != 1 || s.Succeeded != 0 {
 		t.Errorf("failed %d, succeeded %d; want 1, 0", s.Failed, s.Succeeded)
 	}
-	if !strings.Contains(f.actions(), "patch -finalizer a") || f.pods.created != 1 {
-		t.Errorf("actions %s: want a released and one replacement created", f.actions())
+	if _, ok := fakeapi.Get[*api.Pod](t, f.server, "default", "a"); ok {
+		t.Error("pod a is still stored; without its finalizer its deletion should have completed")
 	}
 }
 
 // A pod that finished and was then deleted by a user is counted by how it
 // finished, and a patch that finds it already gone is fine.
 func TestSyncCountsDeletedFinishedPodByItsPhase(t *testing.T) {
-	f := newFixture(t, newJob(1, i32(2)), deleting(jobPod("a", api.PodSucceeded)), jobPod("b", api.PodRunning))
-	f.pods.gone["a"] = true
+	f := newFixture(t, newJob(1, i32(2)), jobPod("b", api.PodRunning))
+	// The apiserver no longer has a; the cache still shows it being deleted.
+	f.server.Cache(t, deleting(jobPod("a", api.PodSucceeded)))
 	f.sync()
+	f.server.ExpectActions(t, "update jobs/status pi", "patch pods a", "update jobs/status pi")
 	if s := f.lastStatus(); s.Succeeded != 1 || s.Failed != 0 || uncounted(s) != "succeeded [] failed []" {
 		t.Errorf("succeeded %d, failed %d, uncounted %s; want 1, 0, none", s.Succeeded, s.Failed, uncounted(s))
 	}
@@ -422,51 +338,52 @@ func TestSyncCountsDeletedFinishedPodByItsPhase(t *testing.T) {
 // that fails leaves the pod recorded, the sync returns the error, and no
 // terminal condition is written.
 func TestSyncTerminalConditionWaitsForUncountedPods(t *testing.T) {
-	job := newJob(1, i32(1))
-	f := newFixture(t, job, jobPod("a", api.PodSucceeded))
-	f.ctrl.podControl = failingPatches{f.pods}
+	f := newFixture(t, newJob(1, i32(1)), jobPod("a", api.PodSucceeded))
+	f.server.FailOn(fakeapi.VerbPatch, "pods", "", apierrors.NewInternalError(errors.New("etcd is down")))
 	if err := f.ctrl.sync(context.Background(), "default/pi"); err == nil {
 		t.Fatal("sync succeeded although the finalizer could not be removed")
 	}
-	for _, s := range f.jobs.statuses {
-		if hasTrueCondition(&s, api.JobComplete) || s.Succeeded != 0 {
-			t.Errorf("written: succeeded %d, conditions %q; want nothing counted or completed", s.Succeeded, conditionTypes(s))
-		}
+	f.server.ExpectActions(t, "update jobs/status pi", "patch pods a")
+	f.expectEvents()
+	s := f.lastStatus()
+	if hasTrueCondition(&s, api.JobComplete) || s.Succeeded != 0 {
+		t.Errorf("written: succeeded %d, conditions %q; want nothing counted or completed", s.Succeeded, conditionTypes(s))
 	}
-	if got := uncounted(f.lastStatus()); got != "succeeded [uid-a] failed []" {
+	if got := uncounted(s); got != "succeeded [uid-a] failed []" {
 		t.Errorf("uncounted %s, want a recorded", got)
 	}
-}
-
-// failingPatches is a PodControl whose patches fail.
-type failingPatches struct{ *fakePodControl }
-
-func (failingPatches) PatchPod(context.Context, string, string, []byte) error {
-	return apierrors.NewInternalError(fmt.Errorf("etcd is down"))
 }
 
 // Suspending deletes the running pods without counting them as failed:
 // each loses its finalizer before it is deleted. A failing Job keeps the
 // finalizer on the pods it stops, so they count as failed next time.
 func TestDeletedPodsKeepTheirFinalizerOnlyWhenTheJobFails(t *testing.T) {
-	suspended := newJob(1, i32(5))
-	suspended.Spec.Suspend = ptr(true)
-	f := newFixture(t, suspended, jobPod("a", api.PodRunning))
-	f.sync()
-	if got := f.actions(); !strings.HasPrefix(got, "patch -finalizer a, delete a") {
-		t.Errorf("suspend: actions %s, want the finalizer removed, then the delete", got)
-	}
-
-	failing := newJob(2, i32(5))
-	failing.Spec.BackoffLimit = i32(0)
-	f = newFixture(t, failing, jobPod("a", api.PodRunning), jobPod("b", api.PodFailed))
-	f.sync()
-	if got := f.actions(); !strings.Contains(got, "delete a") || strings.Contains(got, "patch -finalizer a") {
-		t.Errorf("failing job: actions %s, want a deleted with its finalizer on", got)
-	}
-	if s := f.lastStatus(); !hasTrueCondition(&s, api.JobFailureTarget) || hasTrueCondition(&s, api.JobFailed) || s.Failed != 1 {
-		t.Errorf("failing job: failed %d, conditions %q; want FailureTarget, not Failed yet", s.Failed, conditionTypes(s))
-	}
+	t.Run("suspended", func(t *testing.T) {
+		suspended := newJob(1, i32(5))
+		suspended.Spec.Suspend = ptr(true)
+		f := newFixture(t, suspended, jobPod("a", api.PodRunning))
+		f.sync()
+		f.server.ExpectActions(t, "patch pods a", "delete pods a", "update jobs/status pi")
+		f.expectEvents("Normal SuccessfulDelete Deleted pod: a", "Normal Suspended Job suspended")
+		if _, ok := fakeapi.Get[*api.Pod](t, f.server, "default", "a"); ok {
+			t.Error("pod a is still stored; released first, its delete should have removed it")
+		}
+	})
+	t.Run("failing", func(t *testing.T) {
+		failing := newJob(2, i32(5))
+		failing.Spec.BackoffLimit = i32(0)
+		f := newFixture(t, failing, jobPod("a", api.PodRunning), jobPod("b", api.PodFailed))
+		f.sync()
+		// b is recorded and released; a is deleted with its finalizer on.
+		f.server.ExpectActions(t, "update jobs/status pi", "patch pods b", "delete pods a", "update jobs/status pi")
+		f.expectEvents("Normal SuccessfulDelete Deleted pod: a")
+		if a, ok := fakeapi.Get[*api.Pod](t, f.server, "default", "a"); !ok || a.DeletionTimestamp == nil || !hasTrackingFinalizer(a) {
+			t.Errorf("pod a = %+v (stored %v); want it held by its finalizer, being deleted", a, ok)
+		}
+		if s := f.lastStatus(); !hasTrueCondition(&s, api.JobFailureTarget) || hasTrueCondition(&s, api.JobFailed) || s.Failed != 1 {
+			t.Errorf("failed %d, conditions %q; want FailureTarget, not Failed yet", s.Failed, conditionTypes(s))
+		}
+	})
 }
 
 // A pod whose Job is gone, or that has no controller any more, loses its
@@ -486,8 +403,9 @@ func TestSyncOrphanPod(t *testing.T) {
 			t.Fatalf("syncOrphanPod(%s): %v", name, err)
 		}
 	}
-	if got, want := f.actions(), "patch -finalizer of-gone-job, patch -finalizer orphan"; got != want {
-		t.Errorf("actions %q, want %q", got, want)
+	f.server.ExpectActions(t, "patch pods orphan", "patch pods of-gone-job")
+	if got := fakeapi.Sent[map[string]any](t, f.server, "patch pods orphan"); !reflect.DeepEqual(got, jsonMap(t, removeFinalizerPatch())) {
+		t.Errorf("patch sent %v, want the tracking finalizer's removal", got)
 	}
 }
 
@@ -496,9 +414,7 @@ func TestSyncOrphanPod(t *testing.T) {
 func TestDeletedJobReleasesItsPods(t *testing.T) {
 	job := newJob(2, i32(5))
 	f := newFixture(t, job, jobPod("a", api.PodRunning), jobPod("b", api.PodSucceeded), withoutFinalizer(jobPod("c", api.PodSucceeded)))
-	if err := f.factory.Jobs().Informer().GetIndexer().Delete(job); err != nil {
-		t.Fatal(err)
-	}
+	f.server.Uncache(t, job) // the watch delivered the deletion
 	f.ctrl.deleteJob(job)
 	if got := f.ctrl.orphans.Len(); got != 2 {
 		t.Fatalf("orphan queue holds %d pods, want a and b", got)
@@ -510,11 +426,8 @@ func TestDeletedJobReleasesItsPods(t *testing.T) {
 		}
 		f.ctrl.orphans.Done(key)
 	}
-	got := f.log.actions
-	slices.Sort(got)
-	if want := []string{"patch -finalizer a", "patch -finalizer b"}; !slices.Equal(got, want) {
-		t.Errorf("actions %q, want %q", got, want)
-	}
+	// The pods are queued in name order (the controller lists them so).
+	f.server.ExpectActions(t, "patch pods a", "patch pods b")
 }
 
 // A Job being deleted (foreground: it waits for its pods) creates and
@@ -524,11 +437,11 @@ func TestSyncJobBeingDeletedReleasesEveryPod(t *testing.T) {
 	job := newJob(2, i32(5))
 	now := api.NewTime(testNow)
 	job.DeletionTimestamp = &now
+	job.Finalizers = []string{api.FinalizerDeleteDependents}
 	f := newFixture(t, job, jobPod("a", api.PodRunning), jobPod("b", api.PodSucceeded))
 	f.sync()
-	if got, want := f.actions(), "status, patch -finalizer a, patch -finalizer b, status"; got != want {
-		t.Errorf("actions %q, want %q", got, want)
-	}
+	f.server.ExpectActions(t, "update jobs/status pi", "patch pods a", "patch pods b", "update jobs/status pi")
+	f.expectEvents()
 	if s := f.lastStatus(); s.Succeeded != 1 || s.Failed != 0 {
 		t.Errorf("succeeded %d, failed %d; want b counted, a (running) not", s.Succeeded, s.Failed)
 	}
@@ -541,9 +454,8 @@ func TestSyncFinishedJobReleasesLeftoverPods(t *testing.T) {
 	job.Status.Conditions = []api.JobCondition{{Type: api.JobComplete, Status: api.ConditionTrue}}
 	f := newFixture(t, job, jobPod("late", api.PodRunning), withoutFinalizer(jobPod("done", api.PodSucceeded)))
 	f.sync()
-	if got := f.actions(); got != "patch -finalizer late" {
-		t.Errorf("actions %q, want the late pod released and nothing else", got)
-	}
+	f.server.ExpectActions(t, "patch pods late") // and nothing else
+	f.expectEvents()
 }
 
 // An orphan the Job adopts gets the tracking finalizer, so how it ends is
@@ -553,36 +465,84 @@ func TestSyncAdoptedPodGetsTheFinalizer(t *testing.T) {
 	adoptee.OwnerReferences, adoptee.Finalizers = nil, nil
 	f := newFixture(t, newJob(1, i32(2)), adoptee)
 	f.sync()
-	if got := f.actions(); !strings.HasPrefix(got, "patch adoptee, patch +finalizer adoptee, status, patch -finalizer adoptee") {
-		t.Errorf("actions %s: want adopt, add the finalizer, record, release", got)
+	// Adopt, add the finalizer, record, release, count; and run the one
+	// pod still needed.
+	f.server.ExpectActions(t,
+		"patch pods adoptee", "patch pods adoptee",
+		"update jobs/status pi",
+		"patch pods adoptee",
+		"create pods pi-",
+		"update jobs/status pi")
+	f.expectEvents("Normal SuccessfulCreate Created pod: pi-00001")
+	patches := f.server.Writes()[:2]
+	if addFinalizer := jsonMap(t, addFinalizerPatch()); !reflect.DeepEqual(jsonMap(t, patches[1].Body), addFinalizer) {
+		t.Errorf("second patch %s, want the tracking finalizer added", patches[1].Body)
+	}
+	adopted, _ := fakeapi.Get[*api.Pod](t, f.server, "default", "adoptee")
+	if ref := adopted.OwnerReferences; len(ref) != 1 || ref[0].UID != "uid-pi" || hasTrackingFinalizer(adopted) {
+		t.Errorf("adoptee ownerReferences %+v, finalizers %v; want owned by pi and released", ref, adopted.Finalizers)
 	}
 	if got := f.lastStatus().Succeeded; got != 1 {
 		t.Errorf("succeeded %d, want the adopted pod counted", got)
 	}
 }
 
-// A finished Job with a TTL that has passed is deleted; one whose TTL has
-// not passed waits for it.
+// A finished Job with a TTL that has passed is deleted (in the background,
+// only if it is still the same Job); one whose TTL has not passed waits
+// for it.
 func TestSyncTTLAfterFinished(t *testing.T) {
 	finished := api.NewTime(testNow.Add(-time.Minute))
-	for _, tt := range []struct {
-		ttl         int32
-		wantDeleted bool
-	}{{30, true}, {120, false}} {
+	finishedJob := func(ttl int32) *api.Job {
 		job := newJob(1, i32(1))
-		job.Spec.TTLSecondsAfterFinished = &tt.ttl
+		job.Spec.TTLSecondsAfterFinished = &ttl
 		job.Status.CompletionTime = &finished
 		job.Status.Conditions = []api.JobCondition{{Type: api.JobComplete, Status: api.ConditionTrue}}
-		f := newFixture(t, job)
-		f.sync()
-		if got := len(f.jobs.deleted) == 1; got != tt.wantDeleted {
-			t.Errorf("ttl %d s, finished 60 s ago: deleted %v, want %v", tt.ttl, f.jobs.deleted, tt.wantDeleted)
-		}
-		if !tt.wantDeleted && len(f.ctrl.queue.Waiting()) != 1 {
-			t.Errorf("ttl %d s: nothing waits for the TTL to pass", tt.ttl)
-		}
-		if f.pods.created != 0 || len(f.jobs.statuses) != 0 {
-			t.Errorf("a finished job was touched: created %d, status writes %d", f.pods.created, len(f.jobs.statuses))
-		}
+		return job
 	}
+	t.Run("ttl 30 s, finished 60 s ago: deleted", func(t *testing.T) {
+		f := newFixture(t, finishedJob(30))
+		f.sync()
+		f.server.ExpectActions(t, "delete jobs pi")
+		opts := fakeapi.Sent[api.DeleteOptions](t, f.server, "delete jobs pi")
+		if opts.PropagationPolicy == nil || *opts.PropagationPolicy != api.DeletePropagationBackground ||
+			opts.Preconditions == nil || opts.Preconditions.UID == nil || *opts.Preconditions.UID != "uid-pi" {
+			t.Errorf("delete options %+v; want Background with the Job's uid as precondition", opts)
+		}
+	})
+	t.Run("ttl 120 s, finished 60 s ago: waits", func(t *testing.T) {
+		f := newFixture(t, finishedJob(120))
+		f.sync()
+		f.server.ExpectActions(t)
+		if got := f.ctrl.queue.Waiting(); !slices.Equal(got, []string{"default/pi"}) {
+			t.Errorf("waiting keys %v; want the Job back when its TTL passes", got)
+		}
+	})
+}
+
+// A failed status write is returned, so the key is retried, and the
+// Events wait for a write that lands.
+func TestSyncStatusWriteConflictIsRetriedWithoutEvents(t *testing.T) {
+	job := newJob(1, i32(1))
+	job.Status.Succeeded = 1
+	job.Status.UncountedTerminatedPods = &api.UncountedTerminatedPods{}
+	f := newFixture(t, job)
+	f.server.FailOn(fakeapi.VerbUpdate, "jobs/status", "pi",
+		apierrors.NewConflict(apierrors.Resource{Group: "batch", Resource: "jobs"}, "pi", "injected"))
+	err := f.ctrl.sync(context.Background(), "default/pi")
+	if !apierrors.IsConflict(err) {
+		t.Fatalf("sync = %v, want the Conflict", err)
+	}
+	f.server.ExpectActions(t, "update jobs/status pi")
+	f.expectEvents() // Completed waits for the write that records it
+}
+
+// jsonMap decodes a JSON object, to compare patches whatever their key
+// order.
+func jsonMap(t *testing.T, data []byte) map[string]any {
+	t.Helper()
+	var m map[string]any
+	if err := json.Unmarshal(data, &m); err != nil {
+		t.Fatalf("decode %s: %v", data, err)
+	}
+	return m
 }

@@ -42,16 +42,10 @@ func (c *Controller) updateJob(oldObj, newObj api.Object) {
 // starts clean, and hands the pods it still tracks to the orphan queue:
 // with the Job gone, nobody else would remove their finalizer.
 func (c *Controller) deleteJob(obj any) {
-	job, ok := obj.(*api.Job)
+	job, ok := informer.DeletedObject[*api.Job](obj)
 	if !ok {
-		tombstone, isTombstone := obj.(informer.DeletedFinalStateUnknown)
-		if !isTombstone {
-			c.log.Error("unexpected object in job delete", "type", fmt.Sprintf("%T", obj))
-			return
-		}
-		if job, ok = tombstone.Obj.(*api.Job); !ok {
-			return
-		}
+		c.log.Error("unexpected object in job delete", "type", fmt.Sprintf("%T", obj))
+		return
 	}
 	key := keyOf(job)
 	c.expectations.Delete(key)
@@ -131,16 +125,10 @@ func (c *Controller) updatePod(oldObj, newObj api.Object) {
 
 // deletePod handles a pod's final deletion.
 func (c *Controller) deletePod(obj any) {
-	pod, ok := obj.(*api.Pod)
+	pod, ok := informer.DeletedObject[*api.Pod](obj)
 	if !ok {
-		tombstone, isTombstone := obj.(informer.DeletedFinalStateUnknown)
-		if !isTombstone {
-			c.log.Error("unexpected object in pod delete", "type", fmt.Sprintf("%T", obj))
-			return
-		}
-		if pod, ok = tombstone.Obj.(*api.Pod); !ok {
-			return
-		}
+		c.log.Error("unexpected object in pod delete", "type", fmt.Sprintf("%T", obj))
+		return
 	}
 	c.podDeleted(pod, true)
 }

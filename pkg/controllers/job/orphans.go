@@ -92,11 +92,11 @@ func (c *Controller) releaseFinishedJobPods(ctx context.Context, key string, job
 	return err
 }
 
-// controlledPods returns the cached pods whose controller is the Job,
-// without adopting or releasing any (for a Job that is finished or being
-// deleted).
+// controlledPods returns the cached pods whose controller is the Job, in
+// name order, without adopting or releasing any (for a Job that is
+// finished or being deleted).
 func (c *Controller) controlledPods(job *api.Job) []*api.Pod {
-	all, err := c.pods.Namespace(job.Namespace).List(nil)
+	all, err := c.listPods(job.Namespace)
 	if err != nil {
 		return nil
 	}

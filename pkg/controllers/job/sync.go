@@ -6,10 +6,12 @@ import (
 	"fmt"
 	"reflect"
 	"slices"
+	"strings"
 
 	"kplane/pkg/api"
 	apierrors "kplane/pkg/api/errors"
 	"kplane/pkg/api/labels"
+	"kplane/pkg/client"
 	"kplane/pkg/controllers/controllerutil"
 	"kplane/pkg/informer"
 )
@@ -57,9 +59,9 @@ func (c *Controller) sync(ctx context.Context, key string) error {
 	// removal no longer pending now is already in it too.
 	satisfied := c.expectations.Satisfied(key)
 	released := c.removals.pendingFor(key)
-	all, err := c.pods.Namespace(namespace).List(nil)
+	all, err := c.listPods(namespace)
 	if err != nil {
-		return fmt.Errorf("list pods in %s: %w", namespace, err)
+		return err
 	}
 	pods, err := c.claimPods(ctx, job, selector, all)
 	if err != nil {
@@ -97,7 +99,7 @@ func (c *Controller) sync(ctx context.Context, key string) error {
 	if !reflect.DeepEqual(status, job.Status) {
 		updated := api.DeepCopy(job)
 		updated.Status = status
-		if _, err := c.jobControl.UpdateStatus(ctx, updated); err != nil {
+		if _, err := c.client.Jobs(updated.Namespace).UpdateStatus(ctx, updated, client.UpdateOptions{}); err != nil {
 			// A conflict means the cache was behind our own last write;
 			// the worker requeues, and the events wait for a write that
 			// lands, so none is recorded twice. Released pods stay in
@@ -139,7 +141,7 @@ func (c *Controller) syncDeleting(ctx context.Context, key string, job *api.Job)
 	}
 	updated := api.DeepCopy(job)
 	updated.Status = status
-	if _, err := c.jobControl.UpdateStatus(ctx, updated); err != nil && !apierrors.IsNotFound(err) {
+	if _, err := c.client.Jobs(updated.Namespace).UpdateStatus(ctx, updated, client.UpdateOptions{}); err != nil && !apierrors.IsNotFound(err) {
 		return fmt.Errorf("update status of job %s being deleted: %w", key, err)
 	}
 	return nil
@@ -210,6 +212,18 @@ func (c *Controller) stopPod(ctx context.Context, job *api.Job, p *api.Pod, coun
 	return c.podControl.DeletePod(ctx, p.Namespace, p.Name, job)
 }
 
+// listPods returns the cached pods in namespace in name order. The cache
+// lists them in no particular order; a fixed one makes the writes of a
+// sync (and its log lines) come in the same order every time.
+func (c *Controller) listPods(namespace string) ([]*api.Pod, error) {
+	pods, err := c.pods.Namespace(namespace).List(nil)
+	if err != nil {
+		return nil, fmt.Errorf("list pods in %s: %w", namespace, err)
+	}
+	slices.SortFunc(pods, func(a, b *api.Pod) int { return strings.Compare(a.Name, b.Name) })
+	return pods, nil
+}
+
 // claimPods adopts the orphans that match the Job's selector and releases
 // its pods that no longer do, and returns the pods the Job controls.
 func (c *Controller) claimPods(ctx context.Context, job *api.Job, selector labels.Selector, pods []*api.Pod) ([]*api.Pod, error) {
@@ -219,7 +233,7 @@ func (c *Controller) claimPods(ctx context.Context, job *api.Job, selector label
 		Kind:       "Job",
 		Selector:   selector,
 		CanAdopt: controllerutil.RecheckDeletionTimestamp(job.UID, func(ctx context.Context) (*api.ObjectMeta, error) {
-			fresh, err := c.jobControl.Get(ctx, job.Namespace, job.Name)
+			fresh, err := c.client.Jobs(job.Namespace).Get(ctx, job.Name, client.GetOptions{})
 			if err != nil {
 				return nil, err
 			}

@@ -32,6 +32,7 @@ import (
 
 	"kplane/pkg/api"
 	apierrors "kplane/pkg/api/errors"
+	"kplane/pkg/client"
 )
 
 // MaxUncountedPods caps the UIDs status.uncountedTerminatedPods holds at
@@ -184,7 +185,7 @@ func (c *Controller) trackFinishedPods(ctx context.Context, key string, job *api
 	if plan.recorded > 0 {
 		updated := api.DeepCopy(job)
 		updated.Status = plan.status
-		stored, err := c.jobControl.UpdateStatus(ctx, updated)
+		stored, err := c.client.Jobs(updated.Namespace).UpdateStatus(ctx, updated, client.UpdateOptions{})
 		if err != nil {
 			return job, fmt.Errorf("record finished pods of job %s in uncountedTerminatedPods: %w", key, err)
 		}

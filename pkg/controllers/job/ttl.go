@@ -11,6 +11,7 @@ import (
 
 	"kplane/pkg/api"
 	apierrors "kplane/pkg/api/errors"
+	"kplane/pkg/client"
 )
 
 // ttlRemaining is how long a finished Job still has before it is deleted,
@@ -38,7 +39,7 @@ func (c *Controller) syncTTL(ctx context.Context, key string, job *api.Job) erro
 		c.queue.AddAfter(key, left)
 		return nil
 	}
-	fresh, err := c.jobControl.Get(ctx, job.Namespace, job.Name)
+	fresh, err := c.client.Jobs(job.Namespace).Get(ctx, job.Name, client.GetOptions{})
 	if apierrors.IsNotFound(err) {
 		return nil
 	}
@@ -56,7 +57,14 @@ func (c *Controller) syncTTL(ctx context.Context, key string, job *api.Job) erro
 		return nil
 	}
 	c.log.Info("deleting finished job whose TTL expired", "key", key, "ttlSecondsAfterFinished", *fresh.Spec.TTLSecondsAfterFinished)
-	if err := c.jobControl.Delete(ctx, job.Namespace, job.Name, string(job.UID)); err != nil && !apierrors.IsNotFound(err) {
+	background, uid := api.DeletePropagationBackground, job.UID
+	err = c.client.Jobs(job.Namespace).Delete(ctx, job.Name, client.DeleteOptions{
+		PropagationPolicy: &background,
+		// The name may belong to a new Job by now; the precondition makes
+		// the delete fail rather than remove a stranger.
+		Preconditions: &api.Preconditions{UID: &uid},
+	})
+	if err != nil && !apierrors.IsNotFound(err) {
 		return fmt.Errorf("delete job %s after its TTL: %w", key, err)
 	}
 	return nil
