@@ -15,7 +15,6 @@ package cronjob
 
 import (
 	"context"
-	"fmt"
 	"log/slog"
 
 	"kplane/pkg/api"
@@ -27,7 +26,8 @@ import (
 	"kplane/pkg/informer/workqueue"
 )
 
-// Name is the controller's name: its workqueue's and its logs'.
+// Name is the controller's name as --controllers spells it; its workqueue
+// and its logs carry it too.
 const Name = "cronjob"
 
 // Options configure the controller.
@@ -38,62 +38,24 @@ type Options struct {
 
 // Controller is the CronJob controller.
 type Controller struct {
-	cronJobs   *informer.Lister[*api.CronJob]
-	jobs       *informer.Lister[*api.Job]
-	jobControl jobControl
-	recorder   events.EventRecorder
-	queue      *workqueue.Queue[string]
-	clock      clock.Clock
-	log        *slog.Logger
+	// client creates and deletes Jobs, writes the CronJobs' status, and
+	// reads both past the cache when the cache may be behind.
+	client   *client.Client
+	cronJobs *informer.Lister[*api.CronJob]
+	jobs     *informer.Lister[*api.Job]
+	recorder events.EventRecorder
+	queue    *workqueue.Queue[string]
+	clock    clock.Clock
+	log      *slog.Logger
 
+	// cachesSynced are the handler registrations' HasSynced.
 	cachesSynced []func() bool
 }
 
-// jobControl is the controller's access to the apiserver, an interface so
-// fixture tests can record the calls.
-type jobControl interface {
-	GetJob(ctx context.Context, namespace, name string) (*api.Job, error)
-	CreateJob(ctx context.Context, job *api.Job) (*api.Job, error)
-	// DeleteJob deletes a Job with Background propagation: the Job goes
-	// now, its pods after it through the garbage collector.
-	DeleteJob(ctx context.Context, namespace, name string) error
-	UpdateStatus(ctx context.Context, cj *api.CronJob) (*api.CronJob, error)
-	// GetCronJob reads a CronJob from the apiserver, past the cache.
-	GetCronJob(ctx context.Context, namespace, name string) (*api.CronJob, error)
-}
-
-type realJobControl struct{ c *client.Client }
-
-func (r realJobControl) GetJob(ctx context.Context, namespace, name string) (*api.Job, error) {
-	return r.c.Jobs(namespace).Get(ctx, name, client.GetOptions{})
-}
-
-func (r realJobControl) CreateJob(ctx context.Context, job *api.Job) (*api.Job, error) {
-	return r.c.Jobs(job.Namespace).Create(ctx, job, client.CreateOptions{})
-}
-
-func (r realJobControl) DeleteJob(ctx context.Context, namespace, name string) error {
-	background := api.DeletePropagationBackground
-	return r.c.Jobs(namespace).Delete(ctx, name, client.DeleteOptions{PropagationPolicy: &background})
-}
-
-func (r realJobControl) GetCronJob(ctx context.Context, namespace, name string) (*api.CronJob, error) {
-	return r.c.CronJobs(namespace).Get(ctx, name, client.GetOptions{})
-}
-
-func (r realJobControl) UpdateStatus(ctx context.Context, cj *api.CronJob) (*api.CronJob, error) {
-	return r.c.CronJobs(cj.Namespace).UpdateStatus(ctx, cj, client.UpdateOptions{})
-}
-
 // New builds the CronJob controller on the shared informers (it registers
-// the CronJob and Job informers); Jobs are created and deleted through c
-// and events recorded with recorder ("cronjob-controller").
-func New(c *client.Client, informers *informer.SharedInformerFactory, recorder events.EventRecorder, opts Options) (*Controller, error) {
-	return newController(informers, realJobControl{c}, recorder, opts)
-}
-
-// newController is New with the API access injected, for tests.
-func newController(informers *informer.SharedInformerFactory, jobControl jobControl, recorder events.EventRecorder, opts Options) (*Controller, error) {
+// the CronJob and Job informers); Jobs are created and deleted through
+// kubeClient and events recorded with recorder ("cronjob-controller").
+func New(kubeClient *client.Client, informers *informer.SharedInformerFactory, recorder events.EventRecorder, opts Options) (*Controller, error) {
 	if opts.Logger == nil {
 		opts.Logger = slog.Default()
 	}
@@ -102,65 +64,31 @@ func newController(informers *informer.SharedInformerFactory, jobControl jobCont
 	}
 	cronJobs, jobs := informers.CronJobs(), informers.Jobs()
 	c := &Controller{
-		cronJobs:   cronJobs.Lister(),
-		jobs:       jobs.Lister(),
-		jobControl: jobControl,
-		recorder:   recorder,
-		clock:      opts.Clock,
-		log:        opts.Logger.With("controller", Name),
-		queue:      controllerutil.NewQueue(Name, opts.Clock, informers),
+		client:   kubeClient,
+		cronJobs: cronJobs.Lister(),
+		jobs:     jobs.Lister(),
+		recorder: recorder,
+		clock:    opts.Clock,
+		log:      opts.Logger.With("controller", Name),
+		queue:    controllerutil.NewQueue(Name, opts.Clock, informers),
 	}
-	cjReg, err := cronJobs.Informer().AddEventHandler(informer.ResourceEventHandlerFuncs{
-		AddFunc:    func(obj api.Object) { c.queue.Add(keyOf(obj)) },
-		UpdateFunc: func(_, obj api.Object) { c.queue.Add(keyOf(obj)) },
-		DeleteFunc: func(obj any) {
-			if tombstone, ok := obj.(informer.DeletedFinalStateUnknown); ok {
-				c.queue.Add(tombstone.Key)
-				return
-			}
-			if o, ok := obj.(api.Object); ok {
-				c.queue.Add(keyOf(o))
-			}
-		},
-	})
+	synced, err := controllerutil.AddEventHandlers(Name,
+		controllerutil.Handlers{Informer: cronJobs.Informer(), Handler: informer.ResourceEventHandlerFuncs{
+			AddFunc:    c.addCronJob,
+			UpdateFunc: c.updateCronJob,
+			DeleteFunc: c.deleteCronJob,
+		}},
+		controllerutil.Handlers{Informer: jobs.Informer(), Handler: informer.ResourceEventHandlerFuncs{
+			AddFunc:    c.addJob,
+			UpdateFunc: c.updateJob,
+			DeleteFunc: c.deleteJob,
+		}},
+	)
 	if err != nil {
-		return nil, fmt.Errorf("%s: watch cronjobs: %w", Name, err)
+		return nil, err
 	}
-	jobReg, err := jobs.Informer().AddEventHandler(informer.ResourceEventHandlerFuncs{
-		AddFunc:    c.jobChanged,
-		UpdateFunc: func(_, obj api.Object) { c.jobChanged(obj) },
-		DeleteFunc: func(obj any) {
-			if tombstone, ok := obj.(informer.DeletedFinalStateUnknown); ok {
-				obj = tombstone.Obj
-			}
-			if o, ok := obj.(api.Object); ok {
-				c.jobChanged(o)
-			}
-		},
-	})
-	if err != nil {
-		return nil, fmt.Errorf("%s: watch jobs: %w", Name, err)
-	}
-	c.cachesSynced = []func() bool{cjReg.HasSynced, jobReg.HasSynced}
+	c.cachesSynced = synced
 	return c, nil
-}
-
-// jobChanged enqueues the CronJob that controls a Job that was created,
-// changed (it finished) or deleted.
-func (c *Controller) jobChanged(obj api.Object) {
-	job, ok := obj.(*api.Job)
-	if !ok {
-		return
-	}
-	ref := controllerutil.GetControllerOf(&job.ObjectMeta)
-	if ref == nil || ref.Kind != "CronJob" {
-		return
-	}
-	cj, err := c.cronJobs.Namespace(job.Namespace).Get(ref.Name)
-	if err != nil || cj.UID != ref.UID {
-		return
-	}
-	c.queue.Add(keyOf(cj))
 }
 
 // Run waits for the caches to sync, then runs workers workers until ctx
@@ -177,9 +105,3 @@ func (c *Controller) Run(ctx context.Context, workers int) {
 
 // Queue returns the controller's workqueue (for tests and views).
 func (c *Controller) Queue() *workqueue.Queue[string] { return c.queue }
-
-// keyOf returns obj's "namespace/name" key.
-func keyOf(obj api.Object) string {
-	key, _ := informer.MetaNamespaceKeyFunc(obj)
-	return key
-}

@@ -10,6 +10,7 @@ import (
 
 	"kplane/pkg/api"
 	apierrors "kplane/pkg/api/errors"
+	"kplane/pkg/client"
 	"kplane/pkg/controllers/controllerutil"
 	"kplane/pkg/informer"
 )
@@ -49,7 +50,7 @@ func (c *Controller) sync(ctx context.Context, key string) error {
 	requeue, syncErr := c.syncCronJob(ctx, cj, jobs)
 	cleanErr := c.cleanupFinishedJobs(ctx, cj, jobs)
 	if !reflect.DeepEqual(cj.Status, cached.Status) {
-		if _, err := c.jobControl.UpdateStatus(ctx, cj); err != nil {
+		if _, err := c.client.CronJobs(cj.Namespace).UpdateStatus(ctx, cj, client.UpdateOptions{}); err != nil {
 			return errors.Join(syncErr, fmt.Errorf("update status of cronjob %s: %w", key, err))
 		}
 	}
@@ -114,7 +115,7 @@ func (c *Controller) syncCronJob(ctx context.Context, cj *api.CronJob, jobs []*a
 	}
 	if cj.Spec.ConcurrencyPolicy == api.ReplaceConcurrent {
 		for _, ref := range append([]api.ObjectReference(nil), cj.Status.Active...) {
-			if err := c.jobControl.DeleteJob(ctx, ref.Namespace, ref.Name); err != nil && !apierrors.IsNotFound(err) {
+			if err := c.deleteJobInBackground(ctx, ref.Namespace, ref.Name); err != nil && !apierrors.IsNotFound(err) {
 				c.recorder.Eventf(cj, api.EventTypeWarning, "FailedDelete", "Deleted job: %v", err)
 				return 0, fmt.Errorf("replace job %s: %w", ref.Name, err)
 			}
@@ -124,12 +125,12 @@ func (c *Controller) syncCronJob(ctx context.Context, cj *api.CronJob, jobs []*a
 	}
 
 	job := jobFromTemplate(cj, name, scheduled)
-	created, err := c.jobControl.CreateJob(ctx, job)
+	created, err := c.client.Jobs(job.Namespace).Create(ctx, job, client.CreateOptions{})
 	switch {
 	case apierrors.IsAlreadyExists(err):
 		// Another leader (or this one before a crash) created it; adopt the
 		// outcome if the Job is ours.
-		existing, getErr := c.jobControl.GetJob(ctx, cj.Namespace, name)
+		existing, getErr := c.client.Jobs(cj.Namespace).Get(ctx, name, client.GetOptions{})
 		if getErr != nil {
 			return 0, fmt.Errorf("get existing job %s: %w", name, getErr)
 		}
@@ -183,7 +184,7 @@ func (c *Controller) reconcileActive(ctx context.Context, cj *api.CronJob, jobs 
 		if children[ref.UID] {
 			continue
 		}
-		_, err := c.jobControl.GetJob(ctx, ref.Namespace, ref.Name)
+		_, err := c.client.Jobs(ref.Namespace).Get(ctx, ref.Name, client.GetOptions{})
 		switch {
 		case apierrors.IsNotFound(err):
 			c.recorder.Eventf(cj, api.EventTypeNormal, "MissingJob", "Active job went missing: %v", ref.Name)
@@ -199,7 +200,7 @@ func (c *Controller) reconcileActive(ctx context.Context, cj *api.CronJob, jobs 
 func (c *Controller) cleanupFinishedJobs(ctx context.Context, cj *api.CronJob, jobs []*api.Job) error {
 	var errs []error
 	for _, j := range jobsToDelete(jobs, cj.Spec.SuccessfulJobsHistoryLimit, cj.Spec.FailedJobsHistoryLimit) {
-		if err := c.jobControl.DeleteJob(ctx, j.Namespace, j.Name); err != nil && !apierrors.IsNotFound(err) {
+		if err := c.deleteJobInBackground(ctx, j.Namespace, j.Name); err != nil && !apierrors.IsNotFound(err) {
 			c.recorder.Eventf(cj, api.EventTypeWarning, "FailedDelete", "Deleted job: %v", err)
 			errs = append(errs, fmt.Errorf("delete old job %s: %w", j.Name, err))
 			continue
@@ -208,6 +209,13 @@ func (c *Controller) cleanupFinishedJobs(ctx context.Context, cj *api.CronJob, j
 		removeActive(cj, j.UID)
 	}
 	return errors.Join(errs...)
+}
+
+// deleteJobInBackground deletes a Job with Background propagation: the
+// Job goes now, its pods after it through the garbage collector.
+func (c *Controller) deleteJobInBackground(ctx context.Context, namespace, name string) error {
+	background := api.DeletePropagationBackground
+	return c.client.Jobs(namespace).Delete(ctx, name, client.DeleteOptions{PropagationPolicy: &background})
 }
 
 // jobFromTemplate builds the Job for start time scheduled: the template's
@@ -283,7 +291,7 @@ func (c *Controller) refreshIfBehind(ctx context.Context, cj *api.CronJob, jobs 
 	if !behind {
 		return nil
 	}
-	fresh, err := c.jobControl.GetCronJob(ctx, cj.Namespace, cj.Name)
+	fresh, err := c.client.CronJobs(cj.Namespace).Get(ctx, cj.Name, client.GetOptions{})
 	if err != nil {
 		return fmt.Errorf("re-read cronjob %s/%s: %w", cj.Namespace, cj.Name, err)
 	}
