@@ -345,3 +345,38 @@ func TestListReturnsTheStoredObjectsOfAKindSorted(t *testing.T) {
 		t.Errorf("List recorded requests: %v", s.Actions())
 	}
 }
+
+// A namespace is held by its spec.finalizers as well as its
+// metadata.finalizers: marked for deletion it outlives status writes, and
+// goes when /finalize removes the last one.
+func TestNamespaceSpecFinalizersHoldItUntilFinalized(t *testing.T) {
+	s := New(t, WithClock(clock.NewFake(now)))
+	ctx := context.Background()
+	ns := &api.Namespace{ObjectMeta: api.ObjectMeta{Name: "shop", ResourceVersion: "1"},
+		Spec: api.NamespaceSpec{Finalizers: []string{api.FinalizerKubernetes}}}
+	s.Add(t, ns)
+	if err := s.Client().Namespaces().Delete(ctx, "shop", client.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	marked, ok := Get[*api.Namespace](t, s, "", "shop")
+	if !ok || marked.DeletionTimestamp == nil {
+		t.Fatalf("namespace after delete = %+v, %v; want kept and marked", marked, ok)
+	}
+	marked.Status.Phase = api.NamespaceTerminating
+	updated, err := s.Client().Namespaces().UpdateStatus(ctx, marked, client.UpdateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := Get[*api.Namespace](t, s, "", "shop"); !ok {
+		t.Fatal("a status write deleted the namespace its spec.finalizers still hold")
+	}
+	updated.Spec.Finalizers = nil
+	body, _ := json.Marshal(updated)
+	if _, _, err := s.Client().Do(ctx, "PUT", "/api/v1/namespaces/shop/finalize", body, nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := Get[*api.Namespace](t, s, "", "shop"); ok {
+		t.Error("the namespace is still stored after its last finalizer went")
+	}
+	s.ExpectActions(t, "delete namespaces shop", "update namespaces/status shop", "update namespaces/finalize shop")
+}

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"net/http"
 	"reflect"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -337,9 +338,17 @@ func metaString(obj map[string]any, field string) string {
 	return s
 }
 
-// finalizers returns obj's metadata.finalizers.
+// finalizers returns what still holds obj once it is marked for deletion:
+// its metadata.finalizers and, for a namespace, its spec.finalizers too
+// ("kubernetes", which the namespace controller removes through
+// /finalize once the namespace is empty), as the apiserver counts them.
 func finalizers(obj map[string]any) []any {
 	f, _ := metadata(obj)["finalizers"].([]any)
+	if obj["kind"] == "Namespace" {
+		spec, _ := obj["spec"].(map[string]any)
+		specFinalizers, _ := spec["finalizers"].([]any)
+		f = append(slices.Clone(f), specFinalizers...)
+	}
 	return f
 }
 
