@@ -33,8 +33,9 @@ import (
 	"kplane/pkg/informer/workqueue"
 )
 
-// controllerName names the workqueue, the logs and the metrics.
-const controllerName = "namespace"
+// Name is the controller's name as --controllers spells it; its workqueue,
+// its logs and its metrics carry it too.
+const Name = "namespace"
 
 // DefaultDeletionGracePeriod is how long the controller waits after seeing
 // a namespace marked for deletion before it starts emptying it (upstream's
@@ -74,9 +75,9 @@ type Controller struct {
 
 	// namespaceLister reads namespaces from the shared informer's cache.
 	namespaceLister *informer.Lister[*api.Namespace]
-	// namespacesSynced is true once the handler has seen every namespace of
-	// the initial list.
-	namespacesSynced func() bool
+	// cachesSynced are the handler registrations' HasSynced: true once the
+	// handler has seen every namespace of the initial list.
+	cachesSynced []func() bool
 
 	// queue holds namespace names. A name is queued only while the
 	// namespace is marked for deletion.
@@ -90,19 +91,20 @@ type Controller struct {
 }
 
 // New creates the controller and registers its handler on the namespace
-// informer of informers. recorder is kept for symmetry with the other
+// informer of informers; namespaces and their content are read and
+// deleted through kubeClient. recorder is kept for symmetry with the other
 // controllers; upstream's namespace controller records no events.
-func New(c *client.Client, informers *informer.SharedInformerFactory, recorder events.EventRecorder, opts Options) (*Controller, error) {
+func New(kubeClient *client.Client, informers *informer.SharedInformerFactory, recorder events.EventRecorder, opts Options) (*Controller, error) {
 	if opts.Logger == nil {
 		opts.Logger = slog.Default()
 	}
 	if opts.Clock == nil {
 		opts.Clock = clock.Real{}
 	}
-	ctrl := &Controller{
-		client:              c,
+	c := &Controller{
+		client:              kubeClient,
 		recorder:            recorder,
-		log:                 opts.Logger.With("controller", controllerName),
+		log:                 opts.Logger.With("controller", Name),
 		clock:               opts.Clock,
 		namespaceLister:     informers.Namespaces().Lister(),
 		resources:           namespacedResources(),
@@ -110,28 +112,32 @@ func New(c *client.Client, informers *informer.SharedInformerFactory, recorder e
 		maxRecheckDelay:     opts.MaxRecheckDelay,
 	}
 	switch {
-	case ctrl.deletionGracePeriod == 0:
-		ctrl.deletionGracePeriod = DefaultDeletionGracePeriod
-	case ctrl.deletionGracePeriod < 0:
-		ctrl.deletionGracePeriod = 0
+	case c.deletionGracePeriod == 0:
+		c.deletionGracePeriod = DefaultDeletionGracePeriod
+	case c.deletionGracePeriod < 0:
+		c.deletionGracePeriod = 0
 	}
 	switch {
-	case ctrl.maxRecheckDelay == 0:
-		ctrl.maxRecheckDelay = DefaultMaxRecheckDelay
-	case ctrl.maxRecheckDelay < 0:
-		ctrl.maxRecheckDelay = 0
+	case c.maxRecheckDelay == 0:
+		c.maxRecheckDelay = DefaultMaxRecheckDelay
+	case c.maxRecheckDelay < 0:
+		c.maxRecheckDelay = 0
 	}
-	ctrl.queue = controllerutil.NewQueue(controllerName, opts.Clock, informers)
+	c.queue = controllerutil.NewQueue(Name, opts.Clock, informers)
 
-	reg, err := informers.Namespaces().Informer().AddEventHandler(informer.ResourceEventHandlerFuncs{
-		AddFunc:    ctrl.addNamespace,
-		UpdateFunc: ctrl.updateNamespace,
-	})
+	// No delete handler: a namespace that is gone has nothing left to
+	// empty, and a sync of its name finds it gone anyway.
+	synced, err := controllerutil.AddEventHandlers(Name,
+		controllerutil.Handlers{Informer: informers.Namespaces().Informer(), Handler: informer.ResourceEventHandlerFuncs{
+			AddFunc:    c.addNamespace,
+			UpdateFunc: c.updateNamespace,
+		}},
+	)
 	if err != nil {
 		return nil, err
 	}
-	ctrl.namespacesSynced = reg.HasSynced
-	return ctrl, nil
+	c.cachesSynced = synced
+	return c, nil
 }
 
 // addNamespace enqueues a namespace that is already marked for deletion
@@ -156,7 +162,7 @@ func (c *Controller) enqueue(obj api.Object) {
 func (c *Controller) Run(ctx context.Context, workers int) {
 	c.log.Info("starting controller", "workers", workers)
 	defer c.log.Info("stopped controller")
-	if !informer.WaitForCacheSync(ctx, c.namespacesSynced) {
+	if !informer.WaitForCacheSync(ctx, c.cachesSynced...) {
 		c.queue.ShutDown()
 		return
 	}

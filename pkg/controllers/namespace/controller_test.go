@@ -1,177 +1,144 @@
 package namespace
 
+// Fixture tests, sample-controller's way: a namespace and its content are
+// put in a fakeapi server (which deletes as the apiserver does: an object
+// held by a finalizer, or a pod on a node still in its grace period, is
+// only marked) and the namespace in the informer's cache; one sync runs
+// on a fake clock, and the test lists the complete, ordered API writes it
+// made.
+
 import (
 	"context"
-	"encoding/json"
-	"io"
+	"errors"
 	"log/slog"
-	"net/http"
-	"net/http/httptest"
 	"slices"
-	"strconv"
-	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"kplane/pkg/api"
+	apierrors "kplane/pkg/api/errors"
 	"kplane/pkg/client"
 	"kplane/pkg/clock"
 	"kplane/pkg/events"
-	"kplane/pkg/informer"
+	"kplane/test/framework/fakeapi"
 )
-
-// fakeAPI is a tiny stand-in for the apiserver that holds one namespace
-// and, per resource path ("pods", "deployments"…), the objects in it. It
-// deletes the way kplane's apiserver does: a DELETE of a collection
-// removes every object except those held by a finalizer and pods already
-// marked for graceful deletion. It records every request as "METHOD path".
-type fakeAPI struct {
-	mu        sync.Mutex
-	namespace *api.Namespace
-	objects   map[string][]map[string]any
-	actions   []string
-	rv        int
-}
-
-func (f *fakeAPI) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.actions = append(f.actions, r.Method+" "+r.URL.Path)
-	body, _ := io.ReadAll(r.Body)
-	parts := strings.Split(strings.Trim(r.URL.Path, "/"), "/")
-	// parts: api v1 namespaces <ns> [<resource> | status | finalize]
-	//    or: apis <group> <version> namespaces <ns> <resource>
-	i := slices.Index(parts, "namespaces")
-	rest := parts[i+1:]
-	switch {
-	case len(rest) == 1 && r.Method == http.MethodGet:
-		writeJSONResponse(w, f.namespace)
-	case len(rest) == 2 && (rest[1] == "status" || rest[1] == "finalize") && r.Method == http.MethodPut:
-		var in api.Namespace
-		_ = json.Unmarshal(body, &in)
-		if in.ResourceVersion != f.namespace.ResourceVersion {
-			http.Error(w, `{"kind":"Status","status":"Failure","reason":"Conflict","code":409}`, http.StatusConflict)
-			return
-		}
-		if rest[1] == "status" {
-			f.namespace.Status = in.Status
-		} else {
-			f.namespace.Spec.Finalizers = in.Spec.Finalizers
-		}
-		f.rv++
-		f.namespace.ResourceVersion = strconv.Itoa(f.rv)
-		writeJSONResponse(w, f.namespace)
-	case len(rest) == 2 && r.Method == http.MethodDelete:
-		var kept []map[string]any
-		for _, item := range f.objects[rest[1]] {
-			meta := item["metadata"].(map[string]any)
-			if meta["finalizers"] != nil || meta["deletionTimestamp"] != nil {
-				kept = append(kept, item)
-			}
-		}
-		f.objects[rest[1]] = kept
-		writeJSONResponse(w, map[string]any{"kind": "Status", "status": "Success"})
-	case len(rest) == 2 && r.Method == http.MethodGet:
-		items := f.objects[rest[1]]
-		if items == nil {
-			items = []map[string]any{}
-		}
-		writeJSONResponse(w, map[string]any{"metadata": map[string]any{}, "items": items})
-	default:
-		http.Error(w, `{"kind":"Status","status":"Failure","reason":"NotFound","code":404}`, http.StatusNotFound)
-	}
-}
-
-func writeJSONResponse(w http.ResponseWriter, v any) {
-	w.Header().Set("Content-Type", "application/json")
-	_ = json.NewEncoder(w).Encode(v)
-}
-
-// did reports whether an action was recorded.
-func (f *fakeAPI) did(action string) bool {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return slices.Contains(f.actions, action)
-}
-
-// fixture is a controller wired to a fakeAPI, with the namespace in its
-// lister's cache and a fake clock, so one sync runs with no goroutines of
-// its own and no waiting.
-type fixture struct {
-	api   *fakeAPI
-	ctrl  *Controller
-	clock *clock.Fake
-}
 
 var fixtureNow = time.Date(2025, 1, 1, 12, 0, 0, 0, time.UTC)
 
-func newFixture(t *testing.T, ns *api.Namespace, objects map[string][]map[string]any) *fixture {
+// fixture is a controller on a fakeapi server, with a fake clock, so one
+// sync runs with no goroutines of its own and no waiting.
+type fixture struct {
+	server *fakeapi.Server
+	ctrl   *Controller
+}
+
+// newFixture puts ns in the apiserver and the cache, and content in the
+// apiserver only: the controller lists content there, not from a cache.
+func newFixture(t *testing.T, ns *api.Namespace, content ...api.Object) *fixture {
 	t.Helper()
-	fake := &fakeAPI{namespace: ns, objects: objects}
-	srv := httptest.NewServer(fake)
-	t.Cleanup(srv.Close)
-	c, err := client.New(&client.Config{Host: srv.URL, MaxRetries: -1, Logger: slog.New(slog.DiscardHandler)})
-	if err != nil {
-		t.Fatal(err)
-	}
 	clk := clock.NewFake(fixtureNow)
-	factory := informer.NewSharedInformerFactory(c, 0)
-	ctrl, err := New(c, factory, &events.FakeRecorder{}, Options{Logger: slog.New(slog.DiscardHandler), Clock: clk})
+	server := fakeapi.New(t, fakeapi.WithClock(clk))
+	ctrl, err := New(server.Client(), server.Informers(), &events.FakeRecorder{}, Options{Logger: slog.New(slog.DiscardHandler), Clock: clk})
 	if err != nil {
-		t.Fatal(err)
-	}
-	if err := factory.Namespaces().Informer().GetIndexer().Add(api.DeepCopy(ns)); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(ctrl.queue.ShutDown)
-	return &fixture{api: fake, ctrl: ctrl, clock: clk}
+	server.Put(t, ns)
+	server.Add(t, content...)
+	return &fixture{server: server, ctrl: ctrl}
 }
 
 func terminatingNamespace(name string) *api.Namespace {
 	deleted := api.NewTime(fixtureNow)
 	return &api.Namespace{
-		TypeMeta:   api.TypeMeta{Kind: "Namespace", APIVersion: "v1"},
 		ObjectMeta: api.ObjectMeta{Name: name, UID: "uid-" + name, ResourceVersion: "1", DeletionTimestamp: &deleted},
 		Spec:       api.NamespaceSpec{Finalizers: []string{api.FinalizerKubernetes}},
 		Status:     api.NamespaceStatus{Phase: api.NamespaceTerminating},
 	}
 }
 
-func object(name string, meta map[string]any) map[string]any {
-	m := map[string]any{"name": name}
-	for k, v := range meta {
-		m[k] = v
+// contentPass is the writes of one pass over a namespace's content: a
+// deletecollection of every namespaced resource, in the controller's
+// order (events last).
+func contentPass() []string {
+	var writes []string
+	for _, res := range namespacedResources() {
+		writes = append(writes, "deletecollection "+res.Resource)
 	}
-	return map[string]any{"metadata": m}
+	return writes
+}
+
+// then appends writes to a pass's.
+func then(pass []string, writes ...string) []string {
+	return append(slices.Clone(pass), writes...)
+}
+
+// stoppingPod is a pod on a node that was deleted with a 30 s grace
+// period: it stays until its kubelet confirms the stop.
+func stoppingPod(namespace, name string) *api.Pod {
+	deleted, grace := api.NewTime(fixtureNow), int64(30)
+	return &api.Pod{
+		ObjectMeta: api.ObjectMeta{Name: name, Namespace: namespace, DeletionTimestamp: &deleted, DeletionGracePeriodSeconds: &grace},
+		Spec:       api.PodSpec{NodeName: "node1", TerminationGracePeriodSeconds: &grace},
+		Status:     api.PodStatus{Phase: api.PodRunning},
+	}
+}
+
+// condition is the condition of type t in the status the latest status
+// write stored.
+func (f *fixture) condition(t *testing.T, ns string, condType api.NamespaceConditionType) *api.NamespaceCondition {
+	t.Helper()
+	stored := fakeapi.Result[*api.Namespace](t, f.server, "update namespaces/status "+ns)
+	return findCondition(stored.Status.Conditions, condType)
+}
+
+// Events are deleted last, so that those about the objects being deleted
+// can be read for as long as possible; every namespaced resource is swept.
+func TestNamespacedResourcesDeleteEventsLast(t *testing.T) {
+	resources := namespacedResources()
+	if last := resources[len(resources)-1]; last != client.EventsResource {
+		t.Errorf("last resource %s, want events", last)
+	}
+	for _, res := range client.BuiltinResources() {
+		if slices.Contains(resources, res) != res.Namespaced {
+			t.Errorf("%s (namespaced %v) swept: %v", res, res.Namespaced, !res.Namespaced)
+		}
+	}
 }
 
 // An empty-able namespace is emptied and finalized in one sync.
 func TestSyncDeletesContentAndFinalizes(t *testing.T) {
-	f := newFixture(t, terminatingNamespace("shop"), map[string][]map[string]any{
-		"configmaps":  {object("settings", nil)},
-		"deployments": {object("web", nil)},
-		"pods":        {object("unscheduled", nil)},
-	})
+	f := newFixture(t, terminatingNamespace("shop"),
+		&api.ConfigMap{ObjectMeta: api.ObjectMeta{Name: "settings", Namespace: "shop"}},
+		&api.Deployment{ObjectMeta: api.ObjectMeta{Name: "web", Namespace: "shop"}},
+		&api.Pod{ObjectMeta: api.ObjectMeta{Name: "unscheduled", Namespace: "shop"}},
+		&api.ConfigMap{ObjectMeta: api.ObjectMeta{Name: "settings", Namespace: "elsewhere"}})
 	if err := f.ctrl.sync(context.Background(), "shop"); err != nil {
 		t.Fatalf("sync: %v", err)
 	}
-	for _, want := range []string{
-		"DELETE /api/v1/namespaces/shop/pods",
-		"DELETE /api/v1/namespaces/shop/configmaps",
-		"DELETE /apis/apps/v1/namespaces/shop/deployments",
-		"DELETE /api/v1/namespaces/shop/events",
-		"PUT /api/v1/namespaces/shop/status",
-		"PUT /api/v1/namespaces/shop/finalize",
-	} {
-		if !f.api.did(want) {
-			t.Errorf("missing action %q; actions: %v", want, f.api.actions)
+	f.server.ExpectActions(t, then(contentPass(), "update namespaces/status shop", "update namespaces/finalize shop")...)
+	for _, w := range f.server.Writes() {
+		if w.Verb == fakeapi.VerbDeleteCollection && w.Namespace != "shop" {
+			t.Errorf("%s in namespace %q, want shop", w, w.Namespace)
 		}
 	}
-	if got := f.api.namespace.Spec.Finalizers; len(got) != 0 {
+	if opts := fakeapi.Sent[api.DeleteOptions](t, f.server, "deletecollection pods"); opts.PropagationPolicy == nil ||
+		*opts.PropagationPolicy != api.DeletePropagationBackground {
+		t.Errorf("deletecollection options %+v, want Background propagation", opts)
+	}
+	if _, ok := fakeapi.Get[*api.ConfigMap](t, f.server, "shop", "settings"); ok {
+		t.Error("configmap shop/settings is still stored")
+	}
+	if _, ok := fakeapi.Get[*api.ConfigMap](t, f.server, "elsewhere", "settings"); !ok {
+		t.Error("configmap elsewhere/settings was deleted with namespace shop")
+	}
+	if got := fakeapi.Result[*api.Namespace](t, f.server, "update namespaces/finalize shop").Spec.Finalizers; len(got) != 0 {
 		t.Errorf("spec.finalizers after sync = %v, want none", got)
 	}
-	c := findCondition(f.api.namespace.Status.Conditions, api.NamespaceContentRemaining)
+	if _, ok := fakeapi.Get[*api.Namespace](t, f.server, "", "shop"); ok {
+		t.Error("namespace shop is still stored after its last finalizer went")
+	}
+	c := f.condition(t, "shop", api.NamespaceContentRemaining)
 	if c == nil || c.Status != api.ConditionFalse || c.Message != "All content successfully removed" {
 		t.Errorf("NamespaceContentRemaining = %+v, want False/All content successfully removed", c)
 	}
@@ -183,23 +150,13 @@ func TestSyncDeletesContentAndFinalizes(t *testing.T) {
 // Pods that are stopping gracefully hold the finalizer back: the sync
 // reports them in the conditions and requeues the namespace, without error.
 func TestSyncWaitsForTerminatingPods(t *testing.T) {
-	marked := map[string]any{"deletionTimestamp": fixtureNow.Format(time.RFC3339)}
-	pod := func(name string) map[string]any {
-		p := object(name, marked)
-		p["spec"] = map[string]any{"terminationGracePeriodSeconds": 30}
-		p["status"] = map[string]any{"phase": "Running"}
-		return p
-	}
-	f := newFixture(t, terminatingNamespace("shop"), map[string][]map[string]any{
-		"pods": {pod("web-1"), pod("web-2")},
-	})
-	if err := f.ctrl.sync(context.Background(), "shop"); err != nil {
+	f := newFixture(t, terminatingNamespace("shop"), stoppingPod("shop", "web-1"), stoppingPod("shop", "web-2"))
+	ctx := context.Background()
+	if err := f.ctrl.sync(ctx, "shop"); err != nil {
 		t.Fatalf("sync: %v", err)
 	}
-	if f.api.did("PUT /api/v1/namespaces/shop/finalize") {
-		t.Error("finalized while pods remain")
-	}
-	c := findCondition(f.api.namespace.Status.Conditions, api.NamespaceContentRemaining)
+	f.server.ExpectActions(t, then(contentPass(), "update namespaces/status shop")...) // no finalize
+	c := f.condition(t, "shop", api.NamespaceContentRemaining)
 	if want := "Some resources are remaining: pods. has 2 resource instances"; c == nil || c.Status != api.ConditionTrue || c.Message != want {
 		t.Errorf("NamespaceContentRemaining = %+v, want True/%q", c, want)
 	}
@@ -207,35 +164,57 @@ func TestSyncWaitsForTerminatingPods(t *testing.T) {
 		t.Errorf("queue waiting = %v, want [shop] requeued after a delay", waiting)
 	}
 
-	// The "kubelet" finishes the pods; the next pass finalizes.
-	f.api.mu.Lock()
-	f.api.objects["pods"] = nil
-	f.api.mu.Unlock()
-	if err := f.ctrl.sync(context.Background(), "shop"); err != nil {
+	// The kubelet confirms both stops; the next pass finalizes.
+	zero := int64(0)
+	for _, name := range []string{"web-1", "web-2"} {
+		if err := f.server.Client().Pods("shop").Delete(ctx, name, client.DeleteOptions{GracePeriodSeconds: &zero}); err != nil {
+			t.Fatalf("the kubelet's delete of %s: %v", name, err)
+		}
+	}
+	f.server.ExpectActions(t, "delete pods web-1", "delete pods web-2")
+	if err := f.ctrl.sync(ctx, "shop"); err != nil {
 		t.Fatalf("second sync: %v", err)
 	}
-	if !f.api.did("PUT /api/v1/namespaces/shop/finalize") {
-		t.Errorf("not finalized once empty; actions: %v", f.api.actions)
-	}
+	f.server.ExpectActions(t, then(contentPass(), "update namespaces/status shop", "update namespaces/finalize shop")...)
 }
 
 // Objects held by a finalizer are reported per finalizer and waited for.
 func TestSyncReportsFinalizersRemaining(t *testing.T) {
-	f := newFixture(t, terminatingNamespace("shop"), map[string][]map[string]any{
-		"configmaps": {object("held", map[string]any{"finalizers": []any{"example.com/hold"}})},
-	})
+	f := newFixture(t, terminatingNamespace("shop"),
+		&api.ConfigMap{ObjectMeta: api.ObjectMeta{Name: "held", Namespace: "shop", Finalizers: []string{"example.com/hold"}}})
 	if err := f.ctrl.sync(context.Background(), "shop"); err != nil {
 		t.Fatalf("sync: %v", err)
 	}
-	c := findCondition(f.api.namespace.Status.Conditions, api.NamespaceFinalizersRemaining)
+	f.server.ExpectActions(t, then(contentPass(), "update namespaces/status shop")...) // no finalize
+	c := f.condition(t, "shop", api.NamespaceFinalizersRemaining)
 	if want := "Some content in the namespace has finalizers remaining: example.com/hold in 1 resource instances"; c == nil || c.Message != want {
 		t.Errorf("NamespaceFinalizersRemaining = %+v, want %q", c, want)
 	}
-	if f.api.did("PUT /api/v1/namespaces/shop/finalize") {
-		t.Error("finalized while a finalizer holds content")
+	if held, ok := fakeapi.Get[*api.ConfigMap](t, f.server, "shop", "held"); !ok || held.DeletionTimestamp == nil {
+		t.Errorf("configmap held = %+v (stored %v); want it marked for deletion, held by its finalizer", held, ok)
 	}
 	if waiting := f.ctrl.queue.Waiting(); !slices.Equal(waiting, []string{"shop"}) {
 		t.Errorf("queue waiting = %v, want [shop]", waiting)
+	}
+}
+
+// One resource that cannot be deleted does not stop the others: the pass
+// goes on, the failure is a condition, the error requeues with back-off,
+// and the namespace is not finalized.
+func TestSyncCarriesOnPastAFailingResource(t *testing.T) {
+	f := newFixture(t, terminatingNamespace("shop"),
+		&api.ConfigMap{ObjectMeta: api.ObjectMeta{Name: "settings", Namespace: "shop"}},
+		&api.Secret{ObjectMeta: api.ObjectMeta{Name: "token", Namespace: "shop"}})
+	f.server.FailOn(fakeapi.VerbDeleteCollection, "configmaps", "", apierrors.NewInternalError(errors.New("etcd is down")))
+	if err := f.ctrl.sync(context.Background(), "shop"); err == nil {
+		t.Fatal("sync succeeded although configmaps could not be deleted")
+	}
+	f.server.ExpectActions(t, then(contentPass(), "update namespaces/status shop")...)
+	if _, ok := fakeapi.Get[*api.Secret](t, f.server, "shop", "token"); ok {
+		t.Error("secret shop/token is still stored: the pass stopped at the failing resource")
+	}
+	if c := f.condition(t, "shop", api.NamespaceDeletionContentFailure); c == nil || c.Status != api.ConditionTrue {
+		t.Errorf("NamespaceDeletionContentFailure = %+v, want True", c)
 	}
 }
 
@@ -249,15 +228,11 @@ func TestSyncLeavesOtherNamespacesAlone(t *testing.T) {
 	finalized.Spec.Finalizers = nil
 
 	for _, ns := range []*api.Namespace{active, finalized} {
-		f := newFixture(t, ns, map[string][]map[string]any{"configmaps": {object("settings", nil)}})
+		f := newFixture(t, ns, &api.ConfigMap{ObjectMeta: api.ObjectMeta{Name: "settings", Namespace: ns.Name}})
 		if err := f.ctrl.sync(context.Background(), ns.Name); err != nil {
 			t.Fatalf("sync %s: %v", ns.Name, err)
 		}
-		for _, a := range f.api.actions {
-			if !strings.HasPrefix(a, "GET ") {
-				t.Errorf("namespace %s: unexpected write %q", ns.Name, a)
-			}
-		}
+		f.server.ExpectActions(t)
 	}
 }
 
@@ -265,22 +240,42 @@ func TestSyncLeavesOtherNamespacesAlone(t *testing.T) {
 func TestSyncSetsTerminatingPhase(t *testing.T) {
 	ns := terminatingNamespace("shop")
 	ns.Status.Phase = api.NamespaceActive
-	f := newFixture(t, ns, nil)
-	f.api.objects = map[string][]map[string]any{}
+	f := newFixture(t, ns)
 	if err := f.ctrl.sync(context.Background(), "shop"); err != nil {
 		t.Fatalf("sync: %v", err)
 	}
-	if f.api.actions[1] != "PUT /api/v1/namespaces/shop/status" {
-		t.Errorf("second action = %q, want the phase update; actions: %v", f.api.actions[1], f.api.actions)
+	f.server.ExpectActions(t, then(append([]string{"update namespaces/status shop"}, contentPass()...),
+		"update namespaces/status shop", "update namespaces/finalize shop")...)
+	if phase := fakeapi.Result[*api.Namespace](t, f.server, "update namespaces/finalize shop").Status.Phase; phase != api.NamespaceTerminating {
+		t.Errorf("phase = %s, want Terminating", phase)
 	}
-	if f.api.namespace.Status.Phase != api.NamespaceTerminating {
-		t.Errorf("phase = %s, want Terminating", f.api.namespace.Status.Phase)
+}
+
+// A write that conflicts (another writer got there first) is retried on
+// the namespace read again, not given up.
+func TestSyncRetriesAConflictingFinalize(t *testing.T) {
+	f := newFixture(t, terminatingNamespace("shop"))
+	conflicts := 0
+	f.server.React(func(a fakeapi.Action) error {
+		if a.String() == "update namespaces/finalize shop" && conflicts == 0 {
+			conflicts++
+			return apierrors.NewConflict(apierrors.Resource{Resource: "namespaces"}, "shop", "injected")
+		}
+		return nil
+	})
+	if err := f.ctrl.sync(context.Background(), "shop"); err != nil {
+		t.Fatalf("sync: %v", err)
+	}
+	f.server.ExpectActions(t, then(contentPass(), "update namespaces/status shop",
+		"update namespaces/finalize shop", "update namespaces/finalize shop")...)
+	if _, ok := fakeapi.Get[*api.Namespace](t, f.server, "", "shop"); ok {
+		t.Error("namespace shop is still stored after the retried finalize")
 	}
 }
 
 // Only namespaces marked for deletion are queued, after the grace period.
 func TestHandlersEnqueueOnlyDeletedNamespaces(t *testing.T) {
-	f := newFixture(t, terminatingNamespace("shop"), nil)
+	f := newFixture(t, terminatingNamespace("shop"))
 	live := &api.Namespace{ObjectMeta: api.ObjectMeta{Name: "live"}}
 	f.ctrl.addNamespace(live)
 	f.ctrl.updateNamespace(live, live)
