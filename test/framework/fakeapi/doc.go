@@ -19,8 +19,9 @@
 // (names from generateName, uid, resourceVersion, creationTimestamp),
 // get, list (label selectors), update and update of status (optimistic
 // concurrency on resourceVersion), JSON, merge and strategic merge
-// patches, delete (preconditions; an object with finalizers — for a
-// namespace, spec.finalizers too — or a pod bound to a node, is only
+// patches, delete (preconditions; propagationPolicy Foreground and Orphan
+// add the garbage collector's finalizers; an object with finalizers — for
+// a namespace, spec.finalizers too — or a pod bound to a node, is only
 // marked for deletion) and deletecollection. It
 // serves no watches: a unit test fills the informers' caches itself.
 //

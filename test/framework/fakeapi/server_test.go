@@ -380,3 +380,28 @@ func TestNamespaceSpecFinalizersHoldItUntilFinalized(t *testing.T) {
 	}
 	s.ExpectActions(t, "delete namespaces shop", "update namespaces/status shop", "update namespaces/finalize shop")
 }
+
+// A delete's propagation policy adds the garbage collector's finalizer, so
+// the object is only marked: Foreground adds foregroundDeletion, Orphan
+// adds orphan; Background removes it at once.
+func TestDeletePropagationPolicyAddsTheCollectorsFinalizer(t *testing.T) {
+	s := New(t)
+	s.Add(t, replicaSet("fg", 1), replicaSet("orphaned", 1), replicaSet("bg", 1))
+	ctx := context.Background()
+	for name, policy := range map[string]api.DeletionPropagation{
+		"fg": api.DeletePropagationForeground, "orphaned": api.DeletePropagationOrphan, "bg": api.DeletePropagationBackground,
+	} {
+		if err := s.Client().ReplicaSets("default").Delete(ctx, name, client.DeleteOptions{PropagationPolicy: &policy}); err != nil {
+			t.Fatalf("delete %s (%s): %v", name, policy, err)
+		}
+	}
+	for name, want := range map[string]string{"fg": api.FinalizerDeleteDependents, "orphaned": api.FinalizerOrphanDependents} {
+		rs, ok := Get[*api.ReplicaSet](t, s, "default", name)
+		if !ok || rs.DeletionTimestamp == nil || !slices.Equal(rs.Finalizers, []string{want}) {
+			t.Errorf("%s after delete = %+v (stored %v); want marked with the finalizer %s", name, rs, ok, want)
+		}
+	}
+	if _, ok := Get[*api.ReplicaSet](t, s, "default", "bg"); ok {
+		t.Error("bg is still stored after a Background delete")
+	}
+}

@@ -89,6 +89,7 @@ func (s *Server) serve(req request, action *Action) (int, []byte, error) {
 		if err := preconditionsHold(opts.Preconditions, stored, errResource, req.name); err != nil {
 			return 0, nil, err
 		}
+		addPropagationFinalizer(stored, opts)
 		return s.delete(req, res, key, stored, opts.GracePeriodSeconds, action)
 	}
 	return 0, nil, apierrors.NewMethodNotSupported(errResource, req.verb)
@@ -161,6 +162,30 @@ func (s *Server) delete(req request, res client.Resource, key string, stored map
 		meta["deletionGracePeriodSeconds"] = grace
 	}
 	return s.write(req, res, stored, action)
+}
+
+// addPropagationFinalizer adds the finalizer a delete's propagation policy
+// asks for, as the apiserver does before it decides between removing and
+// marking: Orphan (or orphanDependents) adds "orphan", so the garbage
+// collector strips the dependents' ownerReferences first; Foreground adds
+// "foregroundDeletion", so the owner waits for its dependents.
+// Background, the default, adds nothing.
+func addPropagationFinalizer(stored map[string]any, opts api.DeleteOptions) {
+	finalizer := ""
+	switch {
+	case opts.PropagationPolicy != nil && *opts.PropagationPolicy == api.DeletePropagationOrphan,
+		opts.PropagationPolicy == nil && opts.OrphanDependents != nil && *opts.OrphanDependents:
+		finalizer = api.FinalizerOrphanDependents
+	case opts.PropagationPolicy != nil && *opts.PropagationPolicy == api.DeletePropagationForeground:
+		finalizer = api.FinalizerDeleteDependents
+	default:
+		return
+	}
+	meta := metadata(stored)
+	list, _ := meta["finalizers"].([]any)
+	if !slices.Contains(list, any(finalizer)) {
+		meta["finalizers"] = append(list, finalizer)
+	}
 }
 
 // deleteCollection deletes every object of the resource in the request's
