@@ -23,8 +23,8 @@ import (
 //  4. A dependent: each ownerReference is checked against the apiserver
 //     (isDangling) and decideDependentAction says whether to keep it,
 //     patch dangling references away, or delete it.
-func (gc *Controller) syncAttemptToDelete(ctx context.Context, uid string) error {
-	item, ok := gc.graph.view(uid)
+func (c *Controller) syncAttemptToDelete(ctx context.Context, uid string) error {
+	item, ok := c.graph.view(uid)
 	if !ok {
 		return nil // left the graph: its deletion was observed
 	}
@@ -32,7 +32,7 @@ func (gc *Controller) syncAttemptToDelete(ctx context.Context, uid string) error
 		return nil
 	}
 
-	latest, err := gc.getObject(ctx, item.identity)
+	latest, err := c.getObject(ctx, item.identity)
 	switch {
 	case isUnknownKind(err):
 		// Upstream retries a reference to a type it cannot map, in
@@ -40,8 +40,8 @@ func (gc *Controller) syncAttemptToDelete(ctx context.Context, uid string) error
 		return controllerutil.DoNotRetry(fmt.Errorf("check %s: %w", item.identity, err))
 	case apierrors.IsNotFound(err) || (err == nil && latest.UID != item.identity.UID):
 		if item.virtual {
-			gc.log.Info("owner does not exist; removing it from the graph", "object", item.identity)
-			gc.graph.removeVirtual(uid)
+			c.log.Info("owner does not exist; removing it from the graph", "object", item.identity)
+			c.graph.removeVirtual(uid)
 		}
 		return nil
 	case err != nil:
@@ -51,11 +51,11 @@ func (gc *Controller) syncAttemptToDelete(ctx context.Context, uid string) error
 		// It exists but no informer has reported it yet: look again
 		// later, so that the node leaves the graph if the object goes
 		// before an informer ever sees it.
-		defer gc.attemptToDelete.AddAfter(uid, virtualNodeRecheckPeriod)
+		defer c.attemptToDelete.AddAfter(uid, virtualNodeRecheckPeriod)
 	}
 
 	if item.deletingDependents {
-		return gc.processDeletingDependents(ctx, item)
+		return c.processDeletingDependents(ctx, item)
 	}
 	if len(latest.OwnerReferences) == 0 {
 		return nil // no owner, nothing to collect
@@ -63,11 +63,11 @@ func (gc *Controller) syncAttemptToDelete(ctx context.Context, uid string) error
 
 	var refs classifiedReferences
 	for _, ref := range latest.OwnerReferences {
-		state, err := gc.isDangling(ctx, item.identity, ref)
+		state, err := c.isDangling(ctx, item.identity, ref)
 		if isUnknownKind(err) {
 			// An owner of a kind kplane does not serve: do not guess
 			// that it is gone (upstream's TODO says the same), keep it.
-			gc.log.Warn("ownerReference to an unknown kind; keeping the object", "object", item.identity, "owner", ref.Kind, "err", err)
+			c.log.Warn("ownerReference to an unknown kind; keeping the object", "object", item.identity, "owner", ref.Kind, "err", err)
 			state = ownerState{meta: &api.ObjectMeta{UID: ref.UID}}
 		} else if err != nil {
 			return err
@@ -78,19 +78,19 @@ func (gc *Controller) syncAttemptToDelete(ctx context.Context, uid string) error
 	action := decideDependentAction(refs, item, latest.Finalizers)
 	switch action.kind {
 	case removeReferences:
-		gc.log.Info("removing dangling ownerReferences", "object", item.identity, "owners", action.removeUIDs)
+		c.log.Info("removing dangling ownerReferences", "object", item.identity, "owners", action.removeUIDs)
 		patch, err := deleteOwnerRefsPatch(uid, action.removeUIDs...)
 		if err != nil {
 			return err
 		}
-		return ignoreNotFound(gc.patchObject(ctx, item.identity, client.StrategicMergePatchType, patch))
+		return ignoreNotFound(c.patchObject(ctx, item.identity, client.StrategicMergePatchType, patch))
 	case deleteObject:
 		if action.unblockFirst {
-			if err := gc.unblockOwnerReferences(ctx, item.identity, latest.OwnerReferences); err != nil {
+			if err := c.unblockOwnerReferences(ctx, item.identity, latest.OwnerReferences); err != nil {
 				return err
 			}
 		}
-		return gc.deleteObject(ctx, item.identity, latest, action.policy)
+		return c.deleteObject(ctx, item.identity, latest, action.policy)
 	}
 	return nil
 }
@@ -100,14 +100,14 @@ func (gc *Controller) syncAttemptToDelete(ctx context.Context, uid string) error
 // apiserver deletes the owner. Until then its blocking dependents are
 // queued (each is deleted when it has no owner left alive); the owner is
 // queued again by the graph when one of them leaves or stops blocking.
-func (gc *Controller) processDeletingDependents(ctx context.Context, owner nodeView) error {
+func (c *Controller) processDeletingDependents(ctx context.Context, owner nodeView) error {
 	blocking := blockingDependents(owner.dependents)
 	if len(blocking) == 0 {
-		return gc.removeFinalizer(ctx, owner.identity, api.FinalizerDeleteDependents)
+		return c.removeFinalizer(ctx, owner.identity, api.FinalizerDeleteDependents)
 	}
 	for _, dep := range blocking {
 		if !dep.deletingDependents {
-			gc.attemptToDelete.Add(dep.identity.UID)
+			c.attemptToDelete.Add(dep.identity.UID)
 		}
 	}
 	return nil
@@ -115,13 +115,13 @@ func (gc *Controller) processDeletingDependents(ctx context.Context, owner nodeV
 
 // unblockOwnerReferences turns off blockOwnerDeletion on every reference
 // of the object, so that owners waiting for it stop waiting.
-func (gc *Controller) unblockOwnerReferences(ctx context.Context, ref objectReference, owners []api.OwnerReference) error {
+func (c *Controller) unblockOwnerReferences(ctx context.Context, ref objectReference, owners []api.OwnerReference) error {
 	patch, err := unblockOwnerRefsPatch(ref.UID, owners)
 	if err != nil || patch == nil {
 		return err
 	}
-	gc.log.Info("a dependent also waits for its dependents; unblocking the owners to avoid a cycle", "object", ref)
-	return ignoreNotFound(gc.patchObject(ctx, ref, client.StrategicMergePatchType, patch))
+	c.log.Info("a dependent also waits for its dependents; unblocking the owners to avoid a cycle", "object", ref)
+	return ignoreNotFound(c.patchObject(ctx, ref, client.StrategicMergePatchType, patch))
 }
 
 // ignoreNotFound treats an object that is already gone as done.

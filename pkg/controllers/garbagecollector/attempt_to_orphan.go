@@ -17,8 +17,8 @@ import (
 // stays and the owner is retried with back-off: removing it first would let
 // the owner go and its dependents be collected in the background. This is
 // upstream's attemptToOrphanWorker.
-func (gc *Controller) syncAttemptToOrphan(ctx context.Context, uid string) error {
-	owner, ok := gc.graph.view(uid)
+func (c *Controller) syncAttemptToOrphan(ctx context.Context, uid string) error {
+	owner, ok := c.graph.view(uid)
 	if !ok {
 		return nil // already gone
 	}
@@ -30,7 +30,7 @@ func (gc *Controller) syncAttemptToOrphan(ctx context.Context, uid string) error
 		}
 		// A dependent that is gone needs no orphaning; a patch naming a
 		// reference the dependent no longer has changes nothing.
-		err = ignoreNotFound(gc.patchObject(ctx, dep.identity, client.StrategicMergePatchType, patch))
+		err = ignoreNotFound(c.patchObject(ctx, dep.identity, client.StrategicMergePatchType, patch))
 		if err != nil {
 			errs = append(errs, err)
 		}
@@ -39,7 +39,7 @@ func (gc *Controller) syncAttemptToOrphan(ctx context.Context, uid string) error
 		return fmt.Errorf("orphan the dependents of %s: %w", owner.identity, err)
 	}
 	if len(owner.dependents) > 0 {
-		gc.log.Info("orphaned dependents", "owner", owner.identity, "dependents", len(owner.dependents))
+		c.log.Info("orphaned dependents", "owner", owner.identity, "dependents", len(owner.dependents))
 	}
-	return gc.removeFinalizer(ctx, owner.identity, api.FinalizerOrphanDependents)
+	return c.removeFinalizer(ctx, owner.identity, api.FinalizerOrphanDependents)
 }

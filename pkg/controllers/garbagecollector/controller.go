@@ -25,7 +25,6 @@ package garbagecollector
 
 import (
 	"context"
-	"fmt"
 	"log/slog"
 	"sync"
 	"time"
@@ -38,11 +37,16 @@ import (
 	"kplane/pkg/informer/workqueue"
 )
 
-// Queue names. They label the workqueue metrics and logs; they are upstream's
-// two queue names under the controller's name.
+// Name is the controller's name as --controllers spells it; its logs
+// carry it, and its two queues' names start with it.
+const Name = "garbagecollector"
+
+// Queue names. They label the workqueue metrics, the logs and
+// --trace-informers; they are upstream's two queue names under the
+// controller's name.
 const (
-	attemptToDeleteQueueName = "garbagecollector_attempt_to_delete"
-	attemptToOrphanQueueName = "garbagecollector_attempt_to_orphan"
+	attemptToDeleteQueueName = Name + "_attempt_to_delete"
+	attemptToOrphanQueueName = Name + "_attempt_to_orphan"
 )
 
 // DefaultWorkers is the number of workers per queue the controller-manager
@@ -85,61 +89,58 @@ type Controller struct {
 }
 
 // New builds the garbage collector and registers its graph builder's
-// handlers on the shared informers of every monitored resource.
-func New(c *client.Client, informers *informer.SharedInformerFactory, recorder events.EventRecorder, opts Options) (*Controller, error) {
+// handlers on the shared informers of every monitored resource; objects
+// are read, patched and deleted through kubeClient's dynamic client.
+func New(kubeClient *client.Client, informers *informer.SharedInformerFactory, recorder events.EventRecorder, opts Options) (*Controller, error) {
 	if opts.Logger == nil {
 		opts.Logger = slog.Default()
 	}
 	if opts.Clock == nil {
 		opts.Clock = clock.Real{}
 	}
-	log := opts.Logger.With("controller", "garbagecollector")
-	gc := &Controller{
-		client:       c,
-		recorder:     recorder,
-		log:          log,
-		absentOwners: newAbsentOwnerCache(absentOwnerCacheSize),
-		attemptToDelete: workqueue.New(workqueue.Options[string]{
-			Name: attemptToDeleteQueueName, Clock: opts.Clock,
-			RateLimiter: workqueue.DefaultControllerRateLimiter[string](opts.Clock),
-		}),
-		attemptToOrphan: workqueue.New(workqueue.Options[string]{
-			Name: attemptToOrphanQueueName, Clock: opts.Clock,
-			RateLimiter: workqueue.DefaultControllerRateLimiter[string](opts.Clock),
-		}),
+	log := opts.Logger.With("controller", Name)
+	c := &Controller{
+		client:          kubeClient,
+		recorder:        recorder,
+		log:             log,
+		absentOwners:    newAbsentOwnerCache(absentOwnerCacheSize),
+		attemptToDelete: controllerutil.NewQueue(attemptToDeleteQueueName, opts.Clock, informers),
+		attemptToOrphan: controllerutil.NewQueue(attemptToOrphanQueueName, opts.Clock, informers),
 	}
-	gc.graph = &graphBuilder{
+	c.graph = &graphBuilder{
 		log:             log,
 		graph:           newGraph(),
-		attemptToDelete: gc.attemptToDelete,
-		attemptToOrphan: gc.attemptToOrphan,
+		attemptToDelete: c.attemptToDelete,
+		attemptToOrphan: c.attemptToOrphan,
 	}
+	var handlers []controllerutil.Handlers
 	for _, m := range monitors(informers) {
-		reg, err := m.informer.AddEventHandler(gc.graph.handlerFor(m.resource))
-		if err != nil {
-			return nil, fmt.Errorf("garbagecollector: watch %s: %w", m.resource, err)
-		}
-		gc.synced = append(gc.synced, reg.HasSynced)
+		handlers = append(handlers, controllerutil.Handlers{Informer: m.informer, Handler: c.graph.handlerFor(m.resource)})
 	}
-	return gc, nil
+	synced, err := controllerutil.AddEventHandlers(Name, handlers...)
+	if err != nil {
+		return nil, err
+	}
+	c.synced = synced
+	return c, nil
 }
 
 // Run waits until the graph holds the informers' initial state, then runs
 // workers workers on each of the two queues until ctx ends.
-func (gc *Controller) Run(ctx context.Context, workers int) {
-	gc.log.Info("starting", "workers", workers)
-	defer gc.log.Info("stopped")
-	if !informer.WaitForCacheSync(ctx, gc.synced...) {
-		gc.attemptToDelete.ShutDown()
-		gc.attemptToOrphan.ShutDown()
+func (c *Controller) Run(ctx context.Context, workers int) {
+	c.log.Info("starting", "workers", workers)
+	defer c.log.Info("stopped")
+	if !informer.WaitForCacheSync(ctx, c.synced...) {
+		c.attemptToDelete.ShutDown()
+		c.attemptToOrphan.ShutDown()
 		return
 	}
 	var wg sync.WaitGroup
 	wg.Go(func() {
-		controllerutil.RunWorkers(ctx, gc.attemptToDelete, workers, gc.syncAttemptToDelete, gc.log)
+		controllerutil.RunWorkers(ctx, c.attemptToDelete, workers, c.syncAttemptToDelete, c.log)
 	})
 	wg.Go(func() {
-		controllerutil.RunWorkers(ctx, gc.attemptToOrphan, workers, gc.syncAttemptToOrphan, gc.log)
+		controllerutil.RunWorkers(ctx, c.attemptToOrphan, workers, c.syncAttemptToOrphan, c.log)
 	})
 	wg.Wait()
 }

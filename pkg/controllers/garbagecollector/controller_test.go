@@ -2,8 +2,9 @@ package garbagecollector
 
 import (
 	"context"
-	"fmt"
+	"errors"
 	"log/slog"
+	"reflect"
 	"slices"
 	"testing"
 
@@ -13,36 +14,38 @@ import (
 	"kplane/pkg/events"
 	"kplane/pkg/informer"
 	"kplane/pkg/informer/workqueue"
-	"kplane/test/framework"
-	"kplane/test/framework/controllertest"
+	"kplane/test/framework/fakeapi"
 )
 
-// Fixture tests: objects are created in a real apiserver, fed to the graph
-// by hand (no informer runs), and one sync is run; the test then checks
-// what the sync did to the objects and which uids it queued.
+// Fixture tests, sample-controller's way: the objects are put in a fakeapi
+// server and fed to the graph by hand (no informer runs; the collector
+// reads no cache, only its graph and the apiserver), one sync runs, and
+// the test lists the complete, ordered API writes it made and the uids it
+// queued. The collector records no Events.
 
 // holdFinalizer is a finalizer of the tests' own that keeps a dependent in
 // existence (being deleted) until the test removes it.
 const holdFinalizer = "kplane.test/hold"
 
 type fixture struct {
-	t   *testing.T
-	ctx context.Context
-	c   *client.Client
-	gc  *Controller
+	t      *testing.T
+	ctx    context.Context
+	server *fakeapi.Server
+	gc     *Controller
 }
 
-func newFixture(t *testing.T) *fixture {
+// newFixture starts a fakeapi server holding objects and a collector on it.
+func newFixture(t *testing.T, objects ...api.Object) *fixture {
 	t.Helper()
-	a := framework.StartAPIServer(t)
-	c := a.Client(t, nil)
-	return &fixture{t: t, ctx: context.Background(), c: c, gc: newCollector(t, c, controllertest.TestLogger())}
+	server := fakeapi.New(t)
+	server.Add(t, objects...)
+	return &fixture{t: t, ctx: context.Background(), server: server, gc: newCollector(t, server.Client(), server.Informers())}
 }
 
 // newCollector builds a collector whose informers are never started.
-func newCollector(t *testing.T, c *client.Client, log *slog.Logger) *Controller {
+func newCollector(t *testing.T, c *client.Client, informers *informer.SharedInformerFactory) *Controller {
 	t.Helper()
-	gc, err := New(c, informer.NewSharedInformerFactory(c, 0), &events.FakeRecorder{}, Options{Logger: log})
+	gc, err := New(c, informers, &events.FakeRecorder{}, Options{Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {
 		t.Fatalf("New: %v", err)
 	}
@@ -51,8 +54,29 @@ func newCollector(t *testing.T, c *client.Client, log *slog.Logger) *Controller 
 	return gc
 }
 
-func (f *fixture) observe(gc *Controller, res client.Resource, old, obj api.Object) {
+// observe feeds an informer's add (old nil) or update to gc's graph.
+func observe(gc *Controller, res client.Resource, old, obj api.Object) {
 	gc.graph.observe(res, old, obj)
+}
+
+// syncDelete runs one sync of uid's attemptToDelete and fails the test on
+// an error.
+func (f *fixture) syncDelete(gc *Controller, uid string) {
+	f.t.Helper()
+	if err := gc.syncAttemptToDelete(f.ctx, uid); err != nil {
+		f.t.Fatalf("sync %s: %v", uid, err)
+	}
+}
+
+// userDeletes deletes a ReplicaSet as a user would (kubectl delete
+// --cascade=…), and returns it as the apiserver then holds it, if it does.
+func (f *fixture) userDeletes(name string, policy api.DeletionPropagation) (*api.ReplicaSet, bool) {
+	f.t.Helper()
+	if err := f.server.Client().ReplicaSets("default").Delete(f.ctx, name, client.DeleteOptions{PropagationPolicy: &policy}); err != nil {
+		f.t.Fatalf("delete ReplicaSet %s (%s): %v", name, policy, err)
+	}
+	f.server.ExpectActions(f.t, "delete replicasets "+name) // the user's write, not the collector's
+	return fakeapi.Get[*api.ReplicaSet](f.t, f.server, "default", name)
 }
 
 // drain empties q and returns what it held, sorted.
@@ -67,12 +91,17 @@ func drain(q *workqueue.Queue[string]) []string {
 	return keys
 }
 
+func sorted(s ...string) []string {
+	slices.Sort(s)
+	return s
+}
+
 func labelsFor(name string) map[string]string { return map[string]string{"app": name} }
 
-func createRS(t *testing.T, c *client.Client, ns, name string) *api.ReplicaSet {
-	t.Helper()
+// newReplicaSet is a ReplicaSet of no pods, as a user would create it.
+func newReplicaSet(ns, name string) *api.ReplicaSet {
 	replicas := int32(0)
-	rs, err := c.ReplicaSets(ns).Create(context.Background(), &api.ReplicaSet{
+	return &api.ReplicaSet{
 		ObjectMeta: api.ObjectMeta{Name: name, Namespace: ns},
 		Spec: api.ReplicaSetSpec{
 			Replicas: &replicas,
@@ -82,25 +111,29 @@ func createRS(t *testing.T, c *client.Client, ns, name string) *api.ReplicaSet {
 				Spec:       api.PodSpec{Containers: []api.Container{{Name: "web", Image: "nginx"}}},
 			},
 		},
-	}, client.CreateOptions{})
-	if err != nil {
-		t.Fatalf("create ReplicaSet %s: %v", name, err)
 	}
+}
+
+// newPod is a pod (never scheduled) with the given owners and finalizers.
+func newPod(ns, name string, owners []api.OwnerReference, finalizers ...string) *api.Pod {
+	return &api.Pod{
+		ObjectMeta: api.ObjectMeta{Name: name, Namespace: ns, OwnerReferences: owners, Finalizers: finalizers},
+		Spec:       api.PodSpec{Containers: []api.Container{{Name: "web", Image: "nginx"}}},
+	}
+}
+
+// replicaSet is newReplicaSet in "default" as the apiserver stores it.
+func replicaSet(name string) *api.ReplicaSet {
+	rs := newReplicaSet("default", name)
+	rs.UID, rs.ResourceVersion = "uid-"+name, "1"
 	return rs
 }
 
-// createPod creates a pod (never scheduled) with the given owners and
-// finalizers.
-func createPod(t *testing.T, c *client.Client, ns, name string, owners []api.OwnerReference, finalizers ...string) *api.Pod {
-	t.Helper()
-	pod, err := c.Pods(ns).Create(context.Background(), &api.Pod{
-		ObjectMeta: api.ObjectMeta{Name: name, Namespace: ns, OwnerReferences: owners, Finalizers: finalizers},
-		Spec:       api.PodSpec{Containers: []api.Container{{Name: "web", Image: "nginx"}}},
-	}, client.CreateOptions{})
-	if err != nil {
-		t.Fatalf("create pod %s: %v", name, err)
-	}
-	return pod
+// pod is newPod in "default" as the apiserver stores it.
+func pod(name string, owners []api.OwnerReference, finalizers ...string) *api.Pod {
+	p := newPod("default", name, owners, finalizers...)
+	p.UID, p.ResourceVersion = "uid-"+name, "1"
+	return p
 }
 
 // refTo is the ownerReference a ReplicaSet controller puts on its pods.
@@ -120,46 +153,6 @@ func ghostRef(name, uid string) api.OwnerReference {
 	return api.OwnerReference{APIVersion: "apps/v1", Kind: "ReplicaSet", Name: name, UID: uid}
 }
 
-func getPod(t *testing.T, c *client.Client, ns, name string) (*api.Pod, bool) {
-	t.Helper()
-	pod, err := c.Pods(ns).Get(context.Background(), name, client.GetOptions{})
-	if apierrors.IsNotFound(err) {
-		return nil, false
-	}
-	if err != nil {
-		t.Fatalf("get pod %s: %v", name, err)
-	}
-	return pod, true
-}
-
-func getRS(t *testing.T, c *client.Client, ns, name string) (*api.ReplicaSet, bool) {
-	t.Helper()
-	rs, err := c.ReplicaSets(ns).Get(context.Background(), name, client.GetOptions{})
-	if apierrors.IsNotFound(err) {
-		return nil, false
-	}
-	if err != nil {
-		t.Fatalf("get ReplicaSet %s: %v", name, err)
-	}
-	return rs, true
-}
-
-func deleteRS(t *testing.T, c *client.Client, ns, name string, policy api.DeletionPropagation) {
-	t.Helper()
-	if err := c.ReplicaSets(ns).Delete(context.Background(), name, client.DeleteOptions{PropagationPolicy: &policy}); err != nil {
-		t.Fatalf("delete ReplicaSet %s (%s): %v", name, policy, err)
-	}
-}
-
-// removeHold takes the test's finalizer off a pod, letting it go.
-func removeHold(t *testing.T, c *client.Client, ns, name string) {
-	t.Helper()
-	patch := fmt.Appendf(nil, `{"metadata":{"$deleteFromPrimitiveList/finalizers":[%q]}}`, holdFinalizer)
-	if _, err := c.Pods(ns).Patch(context.Background(), name, client.StrategicMergePatchType, patch, client.PatchOptions{}); err != nil && !apierrors.IsNotFound(err) {
-		t.Fatalf("remove finalizer from pod %s: %v", name, err)
-	}
-}
-
 func ownerRefUIDs(meta api.ObjectMeta) []string {
 	var uids []string
 	for _, r := range meta.OwnerReferences {
@@ -169,29 +162,33 @@ func ownerRefUIDs(meta api.ObjectMeta) []string {
 }
 
 // A pod whose owner never existed: the virtual owner is checked, found
-// absent and dropped; then the pod is deleted.
+// absent and dropped; then the pod is deleted, in the background, only if
+// it is still the pod that was judged (uid and resourceVersion).
 func TestSyncCollectsPodOfOwnerThatNeverExisted(t *testing.T) {
-	f := newFixture(t)
-	pod := createPod(t, f.c, "default", "p", []api.OwnerReference{ghostRef("ghost", "ghost-uid")})
-	f.observe(f.gc, client.PodsResource, nil, pod)
+	p := pod("p", []api.OwnerReference{ghostRef("ghost", "ghost-uid")})
+	f := newFixture(t, p)
+	observe(f.gc, client.PodsResource, nil, p)
 	if got := drain(f.gc.attemptToDelete); !slices.Equal(got, []string{"ghost-uid"}) {
 		t.Fatalf("queued %v, want the virtual owner ghost-uid", got)
 	}
 
-	if err := f.gc.syncAttemptToDelete(f.ctx, "ghost-uid"); err != nil {
-		t.Fatalf("sync ghost: %v", err)
-	}
+	f.syncDelete(f.gc, "ghost-uid")
+	f.server.ExpectActions(t)
 	if _, ok := f.gc.graph.view("ghost-uid"); ok {
 		t.Fatalf("virtual owner still in the graph after the apiserver said it does not exist")
 	}
-	if got := drain(f.gc.attemptToDelete); !slices.Equal(got, []string{pod.UID}) {
-		t.Fatalf("queued %v, want the dependent %s", got, pod.UID)
+	if got := drain(f.gc.attemptToDelete); !slices.Equal(got, []string{p.UID}) {
+		t.Fatalf("queued %v, want the dependent %s", got, p.UID)
 	}
 
-	if err := f.gc.syncAttemptToDelete(f.ctx, pod.UID); err != nil {
-		t.Fatalf("sync pod: %v", err)
+	f.syncDelete(f.gc, p.UID)
+	f.server.ExpectActions(t, "delete pods p")
+	opts := fakeapi.Sent[api.DeleteOptions](t, f.server, "delete pods p")
+	if opts.PropagationPolicy == nil || *opts.PropagationPolicy != api.DeletePropagationBackground ||
+		opts.Preconditions == nil || *opts.Preconditions.UID != p.UID || *opts.Preconditions.ResourceVersion != p.ResourceVersion {
+		t.Errorf("delete options %+v; want Background, on the pod's uid and resourceVersion", opts)
 	}
-	if _, ok := getPod(t, f.c, "default", "p"); ok {
+	if _, ok := fakeapi.Get[*api.Pod](t, f.server, "default", "p"); ok {
 		t.Fatalf("pod still exists; want it collected")
 	}
 }
@@ -199,38 +196,35 @@ func TestSyncCollectsPodOfOwnerThatNeverExisted(t *testing.T) {
 // An owner whose name now belongs to another object (another uid) is
 // absent too.
 func TestSyncTreatsReplacedOwnerAsAbsent(t *testing.T) {
-	f := newFixture(t)
-	rs := createRS(t, f.c, "default", "web")
-	pod := createPod(t, f.c, "default", "p", []api.OwnerReference{ghostRef("web", "old-web-uid")})
-	f.observe(f.gc, client.PodsResource, nil, pod)
+	rs := replicaSet("web")
+	p := pod("p", []api.OwnerReference{ghostRef("web", "old-web-uid")})
+	f := newFixture(t, rs, p)
+	observe(f.gc, client.PodsResource, nil, p)
 	drain(f.gc.attemptToDelete)
-	if err := f.gc.syncAttemptToDelete(f.ctx, pod.UID); err != nil {
-		t.Fatalf("sync pod: %v", err)
-	}
-	if _, ok := getPod(t, f.c, "default", "p"); ok {
-		t.Fatalf("pod of the replaced owner still exists")
-	}
-	if _, ok := getRS(t, f.c, "default", rs.Name); !ok {
+	f.syncDelete(f.gc, p.UID)
+	f.server.ExpectActions(t, "delete pods p") // and not the new ReplicaSet of the same name
+	if _, ok := fakeapi.Get[*api.ReplicaSet](t, f.server, "default", rs.Name); !ok {
 		t.Fatalf("the new ReplicaSet of the same name was deleted")
 	}
 }
 
 // A dependent with one live and one absent owner loses only the dangling
-// reference.
+// reference, by a strategic merge patch that names just that reference.
 func TestSyncRemovesOnlyTheDanglingReference(t *testing.T) {
-	f := newFixture(t)
-	rs := createRS(t, f.c, "default", "live")
-	pod := createPod(t, f.c, "default", "p", []api.OwnerReference{refTo(rs, true), ghostRef("gone", "gone-uid")})
-	f.observe(f.gc, client.ReplicaSetsResource, nil, rs)
-	f.observe(f.gc, client.PodsResource, nil, pod)
+	rs := replicaSet("live")
+	p := pod("p", []api.OwnerReference{refTo(rs, true), ghostRef("gone", "gone-uid")})
+	f := newFixture(t, rs, p)
+	observe(f.gc, client.ReplicaSetsResource, nil, rs)
+	observe(f.gc, client.PodsResource, nil, p)
 
-	if err := f.gc.syncAttemptToDelete(f.ctx, pod.UID); err != nil {
-		t.Fatalf("sync pod: %v", err)
+	f.syncDelete(f.gc, p.UID)
+	f.server.ExpectActions(t, "patch pods p")
+	want := map[string]any{"metadata": map[string]any{"uid": p.UID,
+		"ownerReferences": []any{map[string]any{"$patch": "delete", "uid": "gone-uid"}}}}
+	if got := fakeapi.Sent[map[string]any](t, f.server, "patch pods p"); !reflect.DeepEqual(got, want) {
+		t.Errorf("patch %v, want %v", got, want)
 	}
-	got, ok := getPod(t, f.c, "default", "p")
-	if !ok {
-		t.Fatalf("pod deleted; it has a live owner")
-	}
+	got, _ := fakeapi.Get[*api.Pod](t, f.server, "default", "p")
 	if uids := ownerRefUIDs(got.ObjectMeta); !slices.Equal(uids, []string{rs.UID}) {
 		t.Fatalf("ownerReferences = %v, want only the live owner %s", uids, rs.UID)
 	}
@@ -238,108 +232,91 @@ func TestSyncRemovesOnlyTheDanglingReference(t *testing.T) {
 
 // A dependent of a live owner is left exactly as it is.
 func TestSyncKeepsDependentOfLiveOwner(t *testing.T) {
-	f := newFixture(t)
-	rs := createRS(t, f.c, "default", "live")
-	pod := createPod(t, f.c, "default", "p", []api.OwnerReference{refTo(rs, true)})
-	f.observe(f.gc, client.ReplicaSetsResource, nil, rs)
-	f.observe(f.gc, client.PodsResource, nil, pod)
-	if err := f.gc.syncAttemptToDelete(f.ctx, pod.UID); err != nil {
-		t.Fatalf("sync pod: %v", err)
-	}
-	got, ok := getPod(t, f.c, "default", "p")
-	if !ok || got.ResourceVersion != pod.ResourceVersion {
-		t.Fatalf("pod changed or deleted (exists %v, resourceVersion %s → %v); want untouched", ok, pod.ResourceVersion, got)
-	}
+	rs := replicaSet("live")
+	p := pod("p", []api.OwnerReference{refTo(rs, true)})
+	f := newFixture(t, rs, p)
+	observe(f.gc, client.ReplicaSetsResource, nil, rs)
+	observe(f.gc, client.PodsResource, nil, p)
+	f.syncDelete(f.gc, p.UID)
+	f.server.ExpectActions(t)
 }
 
 // Foreground: the owner keeps its finalizer while a blocking dependent
 // exists (even one being deleted) and loses it when that dependent is gone.
 func TestSyncForegroundOwnerWaitsForBlockingDependent(t *testing.T) {
-	f := newFixture(t)
-	rs := createRS(t, f.c, "default", "web")
-	blocking := createPod(t, f.c, "default", "blocking", []api.OwnerReference{refTo(rs, true)}, holdFinalizer)
-	loose := createPod(t, f.c, "default", "loose", []api.OwnerReference{refTo(rs, false)})
-	f.observe(f.gc, client.ReplicaSetsResource, nil, rs)
-	f.observe(f.gc, client.PodsResource, nil, blocking)
-	f.observe(f.gc, client.PodsResource, nil, loose)
+	rs := replicaSet("web")
+	blocking := pod("blocking", []api.OwnerReference{refTo(rs, true)}, holdFinalizer)
+	loose := pod("loose", []api.OwnerReference{refTo(rs, false)})
+	f := newFixture(t, rs, blocking, loose)
+	observe(f.gc, client.ReplicaSetsResource, nil, rs)
+	observe(f.gc, client.PodsResource, nil, blocking)
+	observe(f.gc, client.PodsResource, nil, loose)
 	drain(f.gc.attemptToDelete)
 
-	deleteRS(t, f.c, "default", "web", api.DeletePropagationForeground)
-	deletingRS, ok := getRS(t, f.c, "default", "web")
+	deletingRS, ok := f.userDeletes("web", api.DeletePropagationForeground)
 	if !ok || deletingRS.DeletionTimestamp == nil || !slices.Contains(deletingRS.Finalizers, api.FinalizerDeleteDependents) {
 		t.Fatalf("after a foreground delete the ReplicaSet is %+v; want it marked with foregroundDeletion", deletingRS)
 	}
-	f.observe(f.gc, client.ReplicaSetsResource, rs, deletingRS)
+	observe(f.gc, client.ReplicaSetsResource, rs, deletingRS)
 	if got, want := drain(f.gc.attemptToDelete), sorted(rs.UID, blocking.UID, loose.UID); !slices.Equal(got, want) {
 		t.Fatalf("queued %v, want the owner and both dependents %v", got, want)
 	}
 
 	// Both dependents are deleted: their only owner waits for them.
-	for _, pod := range []*api.Pod{blocking, loose} {
-		if err := f.gc.syncAttemptToDelete(f.ctx, pod.UID); err != nil {
-			t.Fatalf("sync %s: %v", pod.Name, err)
-		}
-	}
-	if _, ok := getPod(t, f.c, "default", "loose"); ok {
+	f.syncDelete(f.gc, blocking.UID)
+	f.syncDelete(f.gc, loose.UID)
+	f.server.ExpectActions(t, "delete pods blocking", "delete pods loose")
+	if _, ok := fakeapi.Get[*api.Pod](t, f.server, "default", "loose"); ok {
 		t.Fatalf("pod loose still exists")
 	}
 	f.gc.graph.observeDeletion(loose.UID)
-	held, ok := getPod(t, f.c, "default", "blocking")
+	held, ok := fakeapi.Get[*api.Pod](t, f.server, "default", "blocking")
 	if !ok || held.DeletionTimestamp == nil {
 		t.Fatalf("pod blocking = %+v; want it being deleted, held by its finalizer", held)
 	}
-	f.observe(f.gc, client.PodsResource, blocking, held)
+	observe(f.gc, client.PodsResource, blocking, held)
 	drain(f.gc.attemptToDelete)
 
 	// The owner waits: the blocking pod still exists.
-	if err := f.gc.syncAttemptToDelete(f.ctx, rs.UID); err != nil {
-		t.Fatalf("sync owner: %v", err)
-	}
-	if got, ok := getRS(t, f.c, "default", "web"); !ok || !slices.Contains(got.Finalizers, api.FinalizerDeleteDependents) {
-		t.Fatalf("ReplicaSet = %+v (exists %v); want it kept with foregroundDeletion while a blocking pod exists", got, ok)
-	}
+	f.syncDelete(f.gc, rs.UID)
+	f.server.ExpectActions(t)
 	if got := drain(f.gc.attemptToDelete); !slices.Equal(got, []string{blocking.UID}) {
 		t.Fatalf("queued %v while waiting, want the blocking dependent %s", got, blocking.UID)
 	}
 
-	removeHold(t, f.c, "default", "blocking")
+	// The test's finalizer goes, and with it the pod.
+	removeHold(t, f.server.Client(), "default", "blocking")
+	f.server.ExpectActions(t, "patch pods blocking") // the test's write
 	f.gc.graph.observeDeletion(blocking.UID)
 	if got := drain(f.gc.attemptToDelete); !slices.Equal(got, []string{rs.UID}) {
 		t.Fatalf("queued %v after the blocking pod left, want the owner %s", got, rs.UID)
 	}
-	if err := f.gc.syncAttemptToDelete(f.ctx, rs.UID); err != nil {
-		t.Fatalf("sync owner: %v", err)
+	f.syncDelete(f.gc, rs.UID)
+	f.server.ExpectActions(t, "patch replicasets web")
+	want := map[string]any{"metadata": map[string]any{"finalizers": []any{}, "resourceVersion": deletingRS.ResourceVersion}}
+	if got := fakeapi.Sent[map[string]any](t, f.server, "patch replicasets web"); !reflect.DeepEqual(got, want) {
+		t.Errorf("finalizer patch %v, want %v (at the resourceVersion read)", got, want)
 	}
-	if got, ok := getRS(t, f.c, "default", "web"); ok {
+	if got, ok := fakeapi.Get[*api.ReplicaSet](t, f.server, "default", "web"); ok {
 		t.Fatalf("ReplicaSet still exists (%v); want it gone once no dependent blocks it", got.Finalizers)
 	}
-}
-
-func sorted(s ...string) []string {
-	slices.Sort(s)
-	return s
 }
 
 // Orphan: the dependents lose the ownerReference, then the owner its
 // finalizer — and with that the owner is gone.
 func TestSyncOrphanRemovesReferencesThenFinalizer(t *testing.T) {
-	f := newFixture(t)
-	rs := createRS(t, f.c, "default", "web")
-	p1 := createPod(t, f.c, "default", "p1", []api.OwnerReference{refTo(rs, true)})
-	p2 := createPod(t, f.c, "default", "p2", []api.OwnerReference{refTo(rs, true)})
-	for _, o := range []api.Object{rs, p1, p2} {
-		res := client.PodsResource
-		if o == api.Object(rs) {
-			res = client.ReplicaSetsResource
-		}
-		f.observe(f.gc, res, nil, o)
-	}
-	deleteRS(t, f.c, "default", "web", api.DeletePropagationOrphan)
-	marked, ok := getRS(t, f.c, "default", "web")
+	rs := replicaSet("web")
+	p1 := pod("p1", []api.OwnerReference{refTo(rs, true)})
+	p2 := pod("p2", []api.OwnerReference{refTo(rs, true)})
+	f := newFixture(t, rs, p1, p2)
+	observe(f.gc, client.ReplicaSetsResource, nil, rs)
+	observe(f.gc, client.PodsResource, nil, p1)
+	observe(f.gc, client.PodsResource, nil, p2)
+	marked, ok := f.userDeletes("web", api.DeletePropagationOrphan)
 	if !ok || !slices.Contains(marked.Finalizers, api.FinalizerOrphanDependents) {
 		t.Fatalf("after an orphan delete the ReplicaSet is %+v; want it marked with the orphan finalizer", marked)
 	}
-	f.observe(f.gc, client.ReplicaSetsResource, rs, marked)
+	observe(f.gc, client.ReplicaSetsResource, rs, marked)
 	if got := drain(f.gc.attemptToOrphan); !slices.Equal(got, []string{rs.UID}) {
 		t.Fatalf("orphan queue %v, want %s", got, rs.UID)
 	}
@@ -347,97 +324,137 @@ func TestSyncOrphanRemovesReferencesThenFinalizer(t *testing.T) {
 	if err := f.gc.syncAttemptToOrphan(f.ctx, rs.UID); err != nil {
 		t.Fatalf("sync orphan: %v", err)
 	}
+	// The dependents in uid order (the graph's view sorts them), then the
+	// owner.
+	f.server.ExpectActions(t, "patch pods p1", "patch pods p2", "patch replicasets web")
 	for _, name := range []string{"p1", "p2"} {
-		pod, ok := getPod(t, f.c, "default", name)
-		if !ok || len(pod.OwnerReferences) != 0 {
-			t.Fatalf("pod %s = %+v (exists %v); want it kept without ownerReferences", name, pod, ok)
+		p, ok := fakeapi.Get[*api.Pod](t, f.server, "default", name)
+		if !ok || len(p.OwnerReferences) != 0 {
+			t.Fatalf("pod %s = %+v (exists %v); want it kept without ownerReferences", name, p, ok)
 		}
 	}
-	if _, ok := getRS(t, f.c, "default", "web"); ok {
+	if _, ok := fakeapi.Get[*api.ReplicaSet](t, f.server, "default", "web"); ok {
 		t.Fatalf("ReplicaSet still exists after its orphan finalizer was removed")
 	}
+}
+
+// A dependent that cannot be orphaned keeps the owner's finalizer on, so
+// the owner does not go and take the dependent with it; the error
+// requeues the owner.
+func TestSyncOrphanKeepsTheFinalizerWhileADependentFails(t *testing.T) {
+	rs := replicaSet("web")
+	rs.DeletionTimestamp, rs.Finalizers = ptr(api.Now()), []string{api.FinalizerOrphanDependents}
+	p := pod("p", []api.OwnerReference{refTo(rs, true)})
+	f := newFixture(t, rs, p)
+	observe(f.gc, client.ReplicaSetsResource, nil, rs)
+	observe(f.gc, client.PodsResource, nil, p)
+	f.server.FailOn(fakeapi.VerbPatch, "pods", "p", apierrors.NewInternalError(errors.New("etcd is down")))
+	if err := f.gc.syncAttemptToOrphan(f.ctx, rs.UID); err == nil {
+		t.Fatal("sync succeeded although the dependent could not be orphaned")
+	}
+	f.server.ExpectActions(t, "patch pods p") // and no finalizer removal
 }
 
 // Two collectors acting on the same stale graph: whichever comes second
 // finds the work done and reports no error.
 func TestSyncTwoCollectorsDoTheSameWork(t *testing.T) {
-	f := newFixture(t)
-	second := newCollector(t, f.c, controllertest.TestLogger())
-	rs := createRS(t, f.c, "default", "web")
-	pod := createPod(t, f.c, "default", "p", []api.OwnerReference{refTo(rs, true)})
-	orphanRS := createRS(t, f.c, "default", "orphaner")
-	kept := createPod(t, f.c, "default", "kept", []api.OwnerReference{refTo(orphanRS, true)})
-	for _, gc := range []*Controller{f.gc, second} {
-		f.observe(gc, client.ReplicaSetsResource, nil, rs)
-		f.observe(gc, client.PodsResource, nil, pod)
-		f.observe(gc, client.ReplicaSetsResource, nil, orphanRS)
-		f.observe(gc, client.PodsResource, nil, kept)
+	rs, orphanRS := replicaSet("web"), replicaSet("orphaner")
+	p := pod("p", []api.OwnerReference{refTo(rs, true)})
+	kept := pod("kept", []api.OwnerReference{refTo(orphanRS, true)})
+	f := newFixture(t, rs, p, orphanRS, kept)
+	// A second controller-manager, with informers of its own.
+	second := newCollector(t, f.server.Client(), informer.NewSharedInformerFactory(f.server.Client(), 0))
+	collectors := []*Controller{f.gc, second}
+	for _, gc := range collectors {
+		observe(gc, client.ReplicaSetsResource, nil, rs)
+		observe(gc, client.PodsResource, nil, p)
+		observe(gc, client.ReplicaSetsResource, nil, orphanRS)
+		observe(gc, client.PodsResource, nil, kept)
 	}
 
-	// Background: both see the owner go and both try to collect the pod.
-	deleteRS(t, f.c, "default", "web", api.DeletePropagationBackground)
-	for i, gc := range []*Controller{f.gc, second} {
+	// Background: both see the owner go and both try to collect the pod;
+	// the second finds it gone.
+	f.userDeletes("web", api.DeletePropagationBackground)
+	for _, gc := range collectors {
 		gc.graph.observeDeletion(rs.UID)
-		if err := gc.syncAttemptToDelete(f.ctx, pod.UID); err != nil {
-			t.Fatalf("collector %d: sync pod: %v", i, err)
-		}
+		f.syncDelete(gc, p.UID)
 	}
-	if _, ok := getPod(t, f.c, "default", "p"); ok {
-		t.Fatalf("pod still exists")
-	}
+	f.server.ExpectActions(t, "delete pods p")
 
-	// Orphan: both strip the reference and remove the finalizer.
-	deleteRS(t, f.c, "default", "orphaner", api.DeletePropagationOrphan)
-	marked, _ := getRS(t, f.c, "default", "orphaner")
-	for i, gc := range []*Controller{f.gc, second} {
-		f.observe(gc, client.ReplicaSetsResource, orphanRS, marked)
+	// Orphan: both strip the reference (the second patch changes nothing)
+	// and try to remove the finalizer; the second finds the owner gone.
+	marked, _ := f.userDeletes("orphaner", api.DeletePropagationOrphan)
+	for i, gc := range collectors {
+		observe(gc, client.ReplicaSetsResource, orphanRS, marked)
 		if err := gc.syncAttemptToOrphan(f.ctx, orphanRS.UID); err != nil {
 			t.Fatalf("collector %d: sync orphan: %v", i, err)
 		}
 	}
-	if _, ok := getRS(t, f.c, "default", "orphaner"); ok {
+	f.server.ExpectActions(t, "patch pods kept", "patch replicasets orphaner", "patch pods kept")
+	if _, ok := fakeapi.Get[*api.ReplicaSet](t, f.server, "default", "orphaner"); ok {
 		t.Fatalf("orphaned ReplicaSet still exists")
 	}
-	if got, ok := getPod(t, f.c, "default", "kept"); !ok || len(got.OwnerReferences) != 0 {
+	if got, ok := fakeapi.Get[*api.Pod](t, f.server, "default", "kept"); !ok || len(got.OwnerReferences) != 0 {
 		t.Fatalf("orphaned pod = %+v (exists %v); want kept without ownerReferences", got, ok)
+	}
+}
+
+// A dependent that changed since it was judged (its resourceVersion
+// precondition fails) is deleted anyway when its ownerReferences are
+// still the ones judged: a status update does not matter.
+func TestSyncDeletesADependentThatChangedSinceItWasJudged(t *testing.T) {
+	p := pod("p", []api.OwnerReference{ghostRef("ghost", "ghost-uid")})
+	f := newFixture(t, p)
+	observe(f.gc, client.PodsResource, nil, p)
+	deletes := 0
+	f.server.React(func(a fakeapi.Action) error {
+		if a.String() == "delete pods p" {
+			if deletes++; deletes == 1 {
+				return apierrors.NewConflict(apierrors.Resource{Resource: "pods"}, "p", "the object has been modified")
+			}
+		}
+		return nil
+	})
+	f.syncDelete(f.gc, p.UID)
+	f.server.ExpectActions(t, "delete pods p", "delete pods p")
+	if opts := fakeapi.Sent[api.DeleteOptions](t, f.server, "delete pods p"); opts.Preconditions == nil ||
+		opts.Preconditions.ResourceVersion != nil || *opts.Preconditions.UID != p.UID {
+		t.Errorf("second delete's preconditions %+v; want the uid only", opts.Preconditions)
+	}
+	if _, ok := fakeapi.Get[*api.Pod](t, f.server, "default", "p"); ok {
+		t.Fatalf("pod still exists; want it collected")
 	}
 }
 
 // An owner that exists but no informer has reported stays virtual and is
 // looked at again later.
 func TestSyncRechecksVirtualOwnerThatExists(t *testing.T) {
-	f := newFixture(t)
-	rs := createRS(t, f.c, "default", "web")
-	pod := createPod(t, f.c, "default", "p", []api.OwnerReference{refTo(rs, true)})
-	f.observe(f.gc, client.PodsResource, nil, pod)
+	rs := replicaSet("web")
+	p := pod("p", []api.OwnerReference{refTo(rs, true)})
+	f := newFixture(t, rs, p)
+	observe(f.gc, client.PodsResource, nil, p)
 	drain(f.gc.attemptToDelete)
-	if err := f.gc.syncAttemptToDelete(f.ctx, rs.UID); err != nil {
-		t.Fatalf("sync virtual owner: %v", err)
-	}
+	f.syncDelete(f.gc, rs.UID)
+	f.server.ExpectActions(t)
 	if v, ok := f.gc.graph.view(rs.UID); !ok || !v.virtual {
 		t.Fatalf("virtual owner node = %+v (in graph %v); want it kept, still virtual", v, ok)
 	}
 	if waiting := f.gc.attemptToDelete.Waiting(); !slices.Equal(waiting, []string{rs.UID}) {
 		t.Fatalf("waiting keys %v, want a recheck of %s", waiting, rs.UID)
 	}
-	if _, ok := getPod(t, f.c, "default", "p"); !ok {
-		t.Fatalf("pod of a live owner deleted")
-	}
 }
 
 // A reference to a kind kplane does not serve is never taken as dangling.
 func TestSyncKeepsDependentOfUnknownKind(t *testing.T) {
-	f := newFixture(t)
 	widget := api.OwnerReference{APIVersion: "example.com/v1", Kind: "Widget", Name: "w", UID: "widget-uid"}
-	pod := createPod(t, f.c, "default", "p", []api.OwnerReference{widget})
-	f.observe(f.gc, client.PodsResource, nil, pod)
-	if err := f.gc.syncAttemptToDelete(f.ctx, "widget-uid"); err == nil {
-		t.Fatalf("sync of an unknown kind: no error; want a not-retried error")
+	p := pod("p", []api.OwnerReference{widget})
+	f := newFixture(t, p)
+	observe(f.gc, client.PodsResource, nil, p)
+	if err := f.gc.syncAttemptToDelete(f.ctx, "widget-uid"); !errors.Is(err, errUnknownKind) {
+		t.Fatalf("sync of an unknown kind = %v; want an unknown-kind error (not retried)", err)
 	}
-	if err := f.gc.syncAttemptToDelete(f.ctx, pod.UID); err != nil {
-		t.Fatalf("sync pod: %v", err)
-	}
-	if _, ok := getPod(t, f.c, "default", "p"); !ok {
-		t.Fatalf("pod with an owner of an unknown kind was deleted")
-	}
+	f.syncDelete(f.gc, p.UID)
+	f.server.ExpectActions(t)
 }
+
+func ptr[T any](v T) *T { return &v }

@@ -42,10 +42,7 @@ func (gb *graphBuilder) handlerFor(res client.Resource) informer.ResourceEventHa
 			gb.observe(res, oldObj, newObj)
 		},
 		DeleteFunc: func(obj any) {
-			if tombstone, ok := obj.(informer.DeletedFinalStateUnknown); ok {
-				obj = tombstone.Obj
-			}
-			o, ok := obj.(api.Object)
+			o, ok := informer.DeletedObject[api.Object](obj)
 			if !ok || o == nil {
 				gb.log.Warn("deletion without an object; ignored", "resource", res.String(), "object", obj)
 				return

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"kplane/pkg/api"
+	apierrors "kplane/pkg/api/errors"
 	"kplane/pkg/client"
 	"kplane/pkg/events"
 	"kplane/pkg/informer"
@@ -63,6 +64,69 @@ func waitRSGone(t *testing.T, c *client.Client, ns, name string) {
 		}
 		return false, fmt.Sprintf("ReplicaSet %s still exists (deletionTimestamp %v, finalizers %v)", name, rs.DeletionTimestamp, rs.Finalizers)
 	})
+}
+
+// The helpers below create, read and change objects through a client, as
+// a user would, for the collector running with its informers to react to.
+
+// createRS creates newReplicaSet(ns, name).
+func createRS(t *testing.T, c *client.Client, ns, name string) *api.ReplicaSet {
+	t.Helper()
+	rs, err := c.ReplicaSets(ns).Create(context.Background(), newReplicaSet(ns, name), client.CreateOptions{})
+	if err != nil {
+		t.Fatalf("create ReplicaSet %s: %v", name, err)
+	}
+	return rs
+}
+
+// createPod creates newPod(ns, name, owners, finalizers...).
+func createPod(t *testing.T, c *client.Client, ns, name string, owners []api.OwnerReference, finalizers ...string) *api.Pod {
+	t.Helper()
+	pod, err := c.Pods(ns).Create(context.Background(), newPod(ns, name, owners, finalizers...), client.CreateOptions{})
+	if err != nil {
+		t.Fatalf("create pod %s: %v", name, err)
+	}
+	return pod
+}
+
+func getPod(t *testing.T, c *client.Client, ns, name string) (*api.Pod, bool) {
+	t.Helper()
+	pod, err := c.Pods(ns).Get(context.Background(), name, client.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		return nil, false
+	}
+	if err != nil {
+		t.Fatalf("get pod %s: %v", name, err)
+	}
+	return pod, true
+}
+
+func getRS(t *testing.T, c *client.Client, ns, name string) (*api.ReplicaSet, bool) {
+	t.Helper()
+	rs, err := c.ReplicaSets(ns).Get(context.Background(), name, client.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		return nil, false
+	}
+	if err != nil {
+		t.Fatalf("get ReplicaSet %s: %v", name, err)
+	}
+	return rs, true
+}
+
+func deleteRS(t *testing.T, c *client.Client, ns, name string, policy api.DeletionPropagation) {
+	t.Helper()
+	if err := c.ReplicaSets(ns).Delete(context.Background(), name, client.DeleteOptions{PropagationPolicy: &policy}); err != nil {
+		t.Fatalf("delete ReplicaSet %s (%s): %v", name, policy, err)
+	}
+}
+
+// removeHold takes the test's finalizer off a pod, letting it go.
+func removeHold(t *testing.T, c *client.Client, ns, name string) {
+	t.Helper()
+	patch := fmt.Appendf(nil, `{"metadata":{"$deleteFromPrimitiveList/finalizers":[%q]}}`, holdFinalizer)
+	if _, err := c.Pods(ns).Patch(context.Background(), name, client.StrategicMergePatchType, patch, client.PatchOptions{}); err != nil && !apierrors.IsNotFound(err) {
+		t.Fatalf("remove finalizer from pod %s: %v", name, err)
+	}
 }
 
 // Background (the default): the owner goes at once and the collector

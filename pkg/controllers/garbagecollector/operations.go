@@ -17,12 +17,12 @@ import (
 // it uses the dynamic client and reads only the object's metadata.
 
 // dynamicFor returns a dynamic client for the object ref names.
-func (gc *Controller) dynamicFor(ref objectReference) (*client.DynamicClient, error) {
+func (c *Controller) dynamicFor(ref objectReference) (*client.DynamicClient, error) {
 	res, err := resourceFor(ref.APIVersion, ref.Kind)
 	if err != nil {
 		return nil, err
 	}
-	d := gc.client.Dynamic(res)
+	d := c.client.Dynamic(res)
 	if res.Namespaced {
 		d = d.Namespace(ref.Namespace)
 	}
@@ -31,8 +31,8 @@ func (gc *Controller) dynamicFor(ref objectReference) (*client.DynamicClient, er
 
 // getObject reads the live metadata of the object named by ref's kind,
 // namespace and name. The uid is not checked here: callers compare it.
-func (gc *Controller) getObject(ctx context.Context, ref objectReference) (*api.ObjectMeta, error) {
-	d, err := gc.dynamicFor(ref)
+func (c *Controller) getObject(ctx context.Context, ref objectReference) (*api.ObjectMeta, error) {
+	d, err := c.dynamicFor(ref)
 	if err != nil {
 		return nil, err
 	}
@@ -57,8 +57,8 @@ func metadataOf(obj map[string]any) (*api.ObjectMeta, error) {
 }
 
 // patchObject sends a patch to the object ref names.
-func (gc *Controller) patchObject(ctx context.Context, ref objectReference, pt client.PatchType, patch []byte) error {
-	d, err := gc.dynamicFor(ref)
+func (c *Controller) patchObject(ctx context.Context, ref objectReference, pt client.PatchType, patch []byte) error {
+	d, err := c.dynamicFor(ref)
 	if err != nil {
 		return err
 	}
@@ -76,8 +76,8 @@ func (gc *Controller) patchObject(ctx context.Context, ref objectReference, pt c
 // judged again (it may have been adopted in between). This is upstream's
 // deleteObject. An object already gone (deleted by someone else, a second
 // collector say, or replaced by a new object of the same name) is done.
-func (gc *Controller) deleteObject(ctx context.Context, ref objectReference, latest *api.ObjectMeta, policy api.DeletionPropagation) error {
-	d, err := gc.dynamicFor(ref)
+func (c *Controller) deleteObject(ctx context.Context, ref objectReference, latest *api.ObjectMeta, policy api.DeletionPropagation) error {
+	d, err := c.dynamicFor(ref)
 	if err != nil {
 		return err
 	}
@@ -87,7 +87,7 @@ func (gc *Controller) deleteObject(ctx context.Context, ref objectReference, lat
 		PropagationPolicy: &policy,
 	})
 	if apierrors.IsConflict(err) {
-		fresh, getErr := gc.getObject(ctx, ref)
+		fresh, getErr := c.getObject(ctx, ref)
 		switch {
 		case apierrors.IsNotFound(getErr):
 			return nil
@@ -105,7 +105,7 @@ func (gc *Controller) deleteObject(ctx context.Context, ref objectReference, lat
 	}
 	switch {
 	case err == nil:
-		gc.log.Info("deleted object", "object", ref, "propagationPolicy", policy)
+		c.log.Info("deleted object", "object", ref, "propagationPolicy", policy)
 		return nil
 	case apierrors.IsNotFound(err):
 		return nil
@@ -126,11 +126,11 @@ const removeFinalizerAttempts = 4
 // again. An object already gone, replaced (another uid) or without the
 // finalizer is done. When the last finalizer goes, the apiserver deletes
 // the object.
-func (gc *Controller) removeFinalizer(ctx context.Context, ref objectReference, finalizer string) error {
+func (c *Controller) removeFinalizer(ctx context.Context, ref objectReference, finalizer string) error {
 	var err error
 	for range removeFinalizerAttempts {
 		var meta *api.ObjectMeta
-		meta, err = gc.getObject(ctx, ref)
+		meta, err = c.getObject(ctx, ref)
 		if apierrors.IsNotFound(err) {
 			return nil
 		}
@@ -144,9 +144,9 @@ func (gc *Controller) removeFinalizer(ctx context.Context, ref objectReference, 
 		if perr != nil {
 			return perr
 		}
-		err = gc.patchObject(ctx, ref, client.MergePatchType, patch)
+		err = c.patchObject(ctx, ref, client.MergePatchType, patch)
 		if err == nil {
-			gc.log.Info("removed finalizer", "object", ref, "finalizer", finalizer)
+			c.log.Info("removed finalizer", "object", ref, "finalizer", finalizer)
 			return nil
 		}
 		if apierrors.IsNotFound(err) {
@@ -163,7 +163,7 @@ func (gc *Controller) removeFinalizer(ctx context.Context, ref objectReference, 
 // names an owner that does not exist, asking the apiserver unless the
 // absent-owner cache already knows. For an owner that exists it returns
 // the owner's live metadata.
-func (gc *Controller) isDangling(ctx context.Context, item objectReference, ref api.OwnerReference) (ownerState, error) {
+func (c *Controller) isDangling(ctx context.Context, item objectReference, ref api.OwnerReference) (ownerState, error) {
 	owner := objectReference{
 		APIVersion: ref.APIVersion,
 		Kind:       ref.Kind,
@@ -171,18 +171,18 @@ func (gc *Controller) isDangling(ctx context.Context, item objectReference, ref 
 		Name:       ref.Name,
 		UID:        ref.UID,
 	}
-	if gc.absentOwners.Has(owner) {
+	if c.absentOwners.Has(owner) {
 		return ownerState{absent: true}, nil
 	}
-	meta, err := gc.getObject(ctx, owner)
+	meta, err := c.getObject(ctx, owner)
 	switch {
 	case apierrors.IsNotFound(err):
-		gc.absentOwners.Add(owner)
+		c.absentOwners.Add(owner)
 		return ownerState{absent: true}, nil
 	case err != nil:
 		return ownerState{}, fmt.Errorf("look up owner %s of %s: %w", owner, item, err)
 	case meta.UID != ref.UID:
-		gc.absentOwners.Add(owner)
+		c.absentOwners.Add(owner)
 		return ownerState{absent: true}, nil
 	}
 	return ownerState{meta: meta}, nil
