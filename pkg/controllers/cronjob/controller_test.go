@@ -18,7 +18,7 @@ import (
 	apierrors "kplane/pkg/api/errors"
 	"kplane/pkg/clock"
 	"kplane/pkg/controllers/controllerutil"
-	"kplane/pkg/events"
+	"kplane/test/framework/controllertest"
 	"kplane/test/framework/fakeapi"
 )
 
@@ -29,10 +29,8 @@ var now = base.Add(30 * time.Second)
 type fixture struct {
 	t        *testing.T
 	server   *fakeapi.Server
-	recorder *events.FakeRecorder
-	// eventsSeen is how many of recorder's events expectEvents has checked.
-	eventsSeen int
-	ctrl       *Controller
+	recorder *controllertest.Recorder
+	ctrl     *Controller
 }
 
 // newFixture builds the controller on a fakeapi server holding objects, in
@@ -41,7 +39,7 @@ func newFixture(t *testing.T, objects ...api.Object) *fixture {
 	t.Helper()
 	clk := clock.NewFake(now)
 	server := fakeapi.New(t, fakeapi.WithClock(clk))
-	recorder := &events.FakeRecorder{}
+	recorder := &controllertest.Recorder{}
 	ctrl, err := New(server.Client(), server.Informers(), recorder, Options{Clock: clk, Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {
 		t.Fatalf("New: %v", err)
@@ -55,18 +53,6 @@ func newFixture(t *testing.T, objects ...api.Object) *fixture {
 func (f *fixture) sync() error {
 	f.t.Helper()
 	return f.ctrl.sync(context.Background(), "default/hello")
-}
-
-// expectEvents fails the test unless the Events recorded since the
-// previous call are exactly want, in order, as ExpectActions does for the
-// writes.
-func (f *fixture) expectEvents(want ...string) {
-	f.t.Helper()
-	got := f.recorder.Events()[f.eventsSeen:]
-	f.eventsSeen += len(got)
-	if !slices.Equal(got, want) {
-		f.t.Errorf("events differ\n got: %q\nwant: %q", got, want)
-	}
 }
 
 // cronJob is "hello", every minute in UTC, created at 09:58:30, which has
@@ -118,7 +104,7 @@ func TestSyncCreatesTheJobThatIsDue(t *testing.T) {
 	}
 	name := jobName("hello", base) // 09:59 was missed too; only the latest runs
 	f.server.ExpectActions(t, "create jobs "+name, "update cronjobs/status hello")
-	f.expectEvents("Normal SuccessfulCreate Created job " + name)
+	f.recorder.ExpectEvents(t, "Normal SuccessfulCreate Created job "+name)
 
 	job := fakeapi.Sent[*api.Job](t, f.server, "create jobs "+name)
 	if ref := controllerutil.GetControllerOf(&job.ObjectMeta); ref == nil || ref.UID != "uid-hello" || ref.Kind != "CronJob" {
@@ -146,7 +132,7 @@ func TestSyncCreatesTheJobThatIsDue(t *testing.T) {
 		t.Fatalf("second sync: %v", err)
 	}
 	f.server.ExpectActions(t)
-	f.expectEvents()
+	f.recorder.ExpectEvents(t)
 }
 
 // Forbid: while the previous Job runs the start time is skipped, not
@@ -158,7 +144,7 @@ func TestSyncForbidSkipsWhileAJobRuns(t *testing.T) {
 		t.Fatalf("sync: %v", err)
 	}
 	f.server.ExpectActions(t)
-	f.expectEvents("Normal JobAlreadyActive Not starting job because prior execution is running and concurrency policy is Forbid")
+	f.recorder.ExpectEvents(t, "Normal JobAlreadyActive Not starting job because prior execution is running and concurrency policy is Forbid")
 }
 
 // Replace: the running Job is deleted (in the background: its pods go
@@ -171,7 +157,7 @@ func TestSyncReplaceDeletesTheRunningJob(t *testing.T) {
 	}
 	name := jobName("hello", base)
 	f.server.ExpectActions(t, "delete jobs "+running.Name, "create jobs "+name, "update cronjobs/status hello")
-	f.expectEvents("Normal SuccessfulDelete Deleted job "+running.Name, "Normal SuccessfulCreate Created job "+name)
+	f.recorder.ExpectEvents(t, "Normal SuccessfulDelete Deleted job "+running.Name, "Normal SuccessfulCreate Created job "+name)
 	if opts := fakeapi.Sent[api.DeleteOptions](t, f.server, "delete jobs "+running.Name); opts.PropagationPolicy == nil ||
 		*opts.PropagationPolicy != api.DeletePropagationBackground {
 		t.Errorf("delete options %+v, want Background propagation", opts)
@@ -202,7 +188,7 @@ func TestSyncFinishedJobLeavesActiveAndHistoryIsTrimmed(t *testing.T) {
 		t.Fatalf("sync: %v", err)
 	}
 	f.server.ExpectActions(t, "delete jobs "+jobs[0].Name, "delete jobs "+jobs[1].Name, "update cronjobs/status hello")
-	f.expectEvents(
+	f.recorder.ExpectEvents(t,
 		"Normal SawCompletedJob Saw completed job: "+jobs[2].Name+", condition: Complete",
 		"Normal SuccessfulDelete Deleted job "+jobs[0].Name,
 		"Normal SuccessfulDelete Deleted job "+jobs[1].Name)
@@ -224,7 +210,7 @@ func TestSyncMissingActiveJobLeavesActive(t *testing.T) {
 		t.Fatalf("sync: %v", err)
 	}
 	f.server.ExpectActions(t, "update cronjobs/status hello")
-	f.expectEvents("Normal MissingJob Active job went missing: " + gone.Name)
+	f.recorder.ExpectEvents(t, "Normal MissingJob Active job went missing: "+gone.Name)
 	if !slices.ContainsFunc(f.server.Actions(), func(a fakeapi.Action) bool { return a.String() == "get jobs "+gone.Name }) {
 		t.Errorf("the apiserver was not asked for %s before it was dropped; requests: %s", gone.Name, f.server)
 	}
@@ -245,7 +231,7 @@ func TestSyncWarnsAboutAnUnexpectedJob(t *testing.T) {
 		t.Fatalf("sync: %v", err)
 	}
 	f.server.ExpectActions(t)
-	f.expectEvents("Warning UnexpectedJob Saw a job that the controller did not create or forgot: " + stranger.Name)
+	f.recorder.ExpectEvents(t, "Warning UnexpectedJob Saw a job that the controller did not create or forgot: "+stranger.Name)
 	if !slices.ContainsFunc(f.server.Actions(), func(a fakeapi.Action) bool { return a.String() == "get cronjobs hello" }) {
 		t.Errorf("the CronJob was not re-read from the apiserver; requests: %s", f.server)
 	}
@@ -262,7 +248,7 @@ func TestSyncAdoptsItsJobThatAlreadyExists(t *testing.T) {
 		t.Fatalf("sync: %v", err)
 	}
 	f.server.ExpectActions(t, "create jobs "+existing.Name, "update cronjobs/status hello")
-	f.expectEvents()
+	f.recorder.ExpectEvents(t)
 	if got := fakeapi.Result[*api.CronJob](t, f.server, "update cronjobs/status hello").Status.Active; len(got) != 1 || got[0].UID != existing.UID {
 		t.Errorf("status.active %+v, want the existing Job", got)
 	}
@@ -277,7 +263,7 @@ func TestSyncCreateFailureIsRetried(t *testing.T) {
 		t.Fatal("sync succeeded although the Job could not be created")
 	}
 	f.server.ExpectActions(t, "create jobs "+jobName("hello", base))
-	f.expectEvents("Warning FailedCreate Error creating job: Internal error occurred: etcd is down")
+	f.recorder.ExpectEvents(t, "Warning FailedCreate Error creating job: Internal error occurred: etcd is down")
 }
 
 // A suspended CronJob starts nothing and waits for the update that
@@ -290,7 +276,7 @@ func TestSyncSuspendedCreatesNothing(t *testing.T) {
 		t.Fatalf("sync: %v", err)
 	}
 	f.server.ExpectActions(t)
-	f.expectEvents()
+	f.recorder.ExpectEvents(t)
 	if got := f.ctrl.queue.Waiting(); len(got) != 0 {
 		t.Errorf("waiting keys %v, want none", got)
 	}

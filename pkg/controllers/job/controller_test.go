@@ -19,17 +19,15 @@ import (
 	"kplane/pkg/api"
 	apierrors "kplane/pkg/api/errors"
 	"kplane/pkg/clock"
-	"kplane/pkg/events"
+	"kplane/test/framework/controllertest"
 	"kplane/test/framework/fakeapi"
 )
 
 type fixture struct {
 	t        *testing.T
 	server   *fakeapi.Server
-	recorder *events.FakeRecorder
-	// eventsSeen is how many of recorder's events expectEvents has checked.
-	eventsSeen int
-	ctrl       *Controller
+	recorder *controllertest.Recorder
+	ctrl     *Controller
 }
 
 // newFixture builds the controller on a fakeapi server holding objects, in
@@ -38,7 +36,7 @@ func newFixture(t *testing.T, objects ...api.Object) *fixture {
 	t.Helper()
 	clk := clock.NewFake(testNow)
 	server := fakeapi.New(t, fakeapi.WithClock(clk))
-	recorder := &events.FakeRecorder{}
+	recorder := &controllertest.Recorder{}
 	ctrl, err := New(server.Client(), server.Informers(), recorder, Options{Clock: clk, Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {
 		t.Fatalf("New: %v", err)
@@ -54,18 +52,6 @@ func (f *fixture) sync() {
 	f.t.Helper()
 	if err := f.ctrl.sync(context.Background(), "default/pi"); err != nil {
 		f.t.Fatalf("sync: %v", err)
-	}
-}
-
-// expectEvents fails the test unless the Events recorded since the
-// previous call are exactly want, in order, as ExpectActions does for the
-// writes.
-func (f *fixture) expectEvents(want ...string) {
-	f.t.Helper()
-	got := f.recorder.Events()[f.eventsSeen:]
-	f.eventsSeen += len(got)
-	if !slices.Equal(got, want) {
-		f.t.Errorf("events differ\n got: %q\nwant: %q", got, want)
 	}
 }
 
@@ -133,7 +119,7 @@ func TestSyncCreatesOnceUntilThePodsArrive(t *testing.T) {
 	// Slow start: a batch of 1, then the 1 left; one pod at a time, so the
 	// order of the names is fixed.
 	f.server.ExpectActions(t, "create pods pi-", "create pods pi-", "update jobs/status pi")
-	f.expectEvents("Normal SuccessfulCreate Created pod: pi-00001", "Normal SuccessfulCreate Created pod: pi-00002")
+	f.recorder.ExpectEvents(t, "Normal SuccessfulCreate Created pod: pi-00001", "Normal SuccessfulCreate Created pod: pi-00002")
 	if s := f.lastStatus(); s.Active != 2 || s.StartTime == nil {
 		t.Fatalf("status active %d, startTime %v; want active 2 and a startTime", s.Active, s.StartTime)
 	}
@@ -144,7 +130,7 @@ func TestSyncCreatesOnceUntilThePodsArrive(t *testing.T) {
 	// The status follows the cache, which shows no pod yet (upstream does
 	// the same); what matters is that no pod is created twice.
 	f.server.ExpectActions(t, "update jobs/status pi")
-	f.expectEvents()
+	f.recorder.ExpectEvents(t)
 }
 
 // Every pod the Job creates carries the tracking finalizer, next to the
@@ -185,7 +171,7 @@ func TestSyncCountsFinishedPodsInTwoPhases(t *testing.T) {
 		"patch pods a", "patch pods b",
 		"create pods pi-", "create pods pi-",
 		"update jobs/status pi")
-	f.expectEvents("Normal SuccessfulCreate Created pod: pi-00001", "Normal SuccessfulCreate Created pod: pi-00002")
+	f.recorder.ExpectEvents(t, "Normal SuccessfulCreate Created pod: pi-00001", "Normal SuccessfulCreate Created pod: pi-00002")
 
 	statuses := f.statusWrites()
 	first, second := statuses[0], statuses[1]
@@ -214,7 +200,7 @@ func TestSyncCountsSurviveDeletedFinishedPods(t *testing.T) {
 	f := newFixture(t, job, jobPod("d", api.PodSucceeded), jobPod("e", api.PodSucceeded))
 	f.sync()
 	f.server.ExpectActions(t, "update jobs/status pi", "patch pods d", "patch pods e", "update jobs/status pi")
-	f.expectEvents("Normal Completed Job completed")
+	f.recorder.ExpectEvents(t, "Normal Completed Job completed")
 	s := f.lastStatus()
 	if s.Succeeded != 5 {
 		t.Fatalf("succeeded = %d, want 5 (3 counted before + 2 new)", s.Succeeded)
@@ -235,7 +221,7 @@ func TestSyncDoesNotCountReleasedPodsAgain(t *testing.T) {
 	// Only the status the sync always fills in (startTime, active): nothing
 	// to record, release or count.
 	f.server.ExpectActions(t, "update jobs/status pi")
-	f.expectEvents()
+	f.recorder.ExpectEvents(t)
 	if s := f.lastStatus(); s.Succeeded != 1 || s.Active != 1 {
 		t.Errorf("succeeded %d, active %d; want 1, 1", s.Succeeded, s.Active)
 	}
@@ -309,7 +295,7 @@ func TestSyncCountsPodDeletedWhileRunningAsFailed(t *testing.T) {
 	f := newFixture(t, newJob(1, i32(5)), deleting(jobPod("a", api.PodRunning)))
 	f.sync()
 	f.server.ExpectActions(t, "update jobs/status pi", "patch pods a", "create pods pi-", "update jobs/status pi")
-	f.expectEvents("Normal SuccessfulCreate Created pod: pi-00001")
+	f.recorder.ExpectEvents(t, "Normal SuccessfulCreate Created pod: pi-00001")
 	if got := uncounted(f.statusWrites()[0]); got != "succeeded [] failed [uid-a]" {
 		t.Errorf("first write: uncounted %s, want a recorded as failed", got)
 	}
@@ -344,7 +330,7 @@ func TestSyncTerminalConditionWaitsForUncountedPods(t *testing.T) {
 		t.Fatal("sync succeeded although the finalizer could not be removed")
 	}
 	f.server.ExpectActions(t, "update jobs/status pi", "patch pods a")
-	f.expectEvents()
+	f.recorder.ExpectEvents(t)
 	s := f.lastStatus()
 	if hasTrueCondition(&s, api.JobComplete) || s.Succeeded != 0 {
 		t.Errorf("written: succeeded %d, conditions %q; want nothing counted or completed", s.Succeeded, conditionTypes(s))
@@ -364,7 +350,7 @@ func TestDeletedPodsKeepTheirFinalizerOnlyWhenTheJobFails(t *testing.T) {
 		f := newFixture(t, suspended, jobPod("a", api.PodRunning))
 		f.sync()
 		f.server.ExpectActions(t, "patch pods a", "delete pods a", "update jobs/status pi")
-		f.expectEvents("Normal SuccessfulDelete Deleted pod: a", "Normal Suspended Job suspended")
+		f.recorder.ExpectEvents(t, "Normal SuccessfulDelete Deleted pod: a", "Normal Suspended Job suspended")
 		if _, ok := fakeapi.Get[*api.Pod](t, f.server, "default", "a"); ok {
 			t.Error("pod a is still stored; released first, its delete should have removed it")
 		}
@@ -376,7 +362,7 @@ func TestDeletedPodsKeepTheirFinalizerOnlyWhenTheJobFails(t *testing.T) {
 		f.sync()
 		// b is recorded and released; a is deleted with its finalizer on.
 		f.server.ExpectActions(t, "update jobs/status pi", "patch pods b", "delete pods a", "update jobs/status pi")
-		f.expectEvents("Normal SuccessfulDelete Deleted pod: a")
+		f.recorder.ExpectEvents(t, "Normal SuccessfulDelete Deleted pod: a")
 		if a, ok := fakeapi.Get[*api.Pod](t, f.server, "default", "a"); !ok || a.DeletionTimestamp == nil || !hasTrackingFinalizer(a) {
 			t.Errorf("pod a = %+v (stored %v); want it held by its finalizer, being deleted", a, ok)
 		}
@@ -441,7 +427,7 @@ func TestSyncJobBeingDeletedReleasesEveryPod(t *testing.T) {
 	f := newFixture(t, job, jobPod("a", api.PodRunning), jobPod("b", api.PodSucceeded))
 	f.sync()
 	f.server.ExpectActions(t, "update jobs/status pi", "patch pods a", "patch pods b", "update jobs/status pi")
-	f.expectEvents()
+	f.recorder.ExpectEvents(t)
 	if s := f.lastStatus(); s.Succeeded != 1 || s.Failed != 0 {
 		t.Errorf("succeeded %d, failed %d; want b counted, a (running) not", s.Succeeded, s.Failed)
 	}
@@ -455,7 +441,7 @@ func TestSyncFinishedJobReleasesLeftoverPods(t *testing.T) {
 	f := newFixture(t, job, jobPod("late", api.PodRunning), withoutFinalizer(jobPod("done", api.PodSucceeded)))
 	f.sync()
 	f.server.ExpectActions(t, "patch pods late") // and nothing else
-	f.expectEvents()
+	f.recorder.ExpectEvents(t)
 }
 
 // An orphan the Job adopts gets the tracking finalizer, so how it ends is
@@ -473,7 +459,7 @@ func TestSyncAdoptedPodGetsTheFinalizer(t *testing.T) {
 		"patch pods adoptee",
 		"create pods pi-",
 		"update jobs/status pi")
-	f.expectEvents("Normal SuccessfulCreate Created pod: pi-00001")
+	f.recorder.ExpectEvents(t, "Normal SuccessfulCreate Created pod: pi-00001")
 	patches := f.server.Writes()[:2]
 	if addFinalizer := jsonMap(t, addFinalizerPatch()); !reflect.DeepEqual(jsonMap(t, patches[1].Body), addFinalizer) {
 		t.Errorf("second patch %s, want the tracking finalizer added", patches[1].Body)
@@ -533,7 +519,7 @@ func TestSyncStatusWriteConflictIsRetriedWithoutEvents(t *testing.T) {
 		t.Fatalf("sync = %v, want the Conflict", err)
 	}
 	f.server.ExpectActions(t, "update jobs/status pi")
-	f.expectEvents() // Completed waits for the write that records it
+	f.recorder.ExpectEvents(t) // Completed waits for the write that records it
 }
 
 // jsonMap decodes a JSON object, to compare patches whatever their key

@@ -6,7 +6,9 @@
 //
 // It also holds fixtures for unit tests: WebService and WebPod
 // (servicefixtures.go), the objects the tests of the controllers that list
-// a Service's pods start from.
+// a Service's pods start from, and Recorder (events.go), whose
+// ExpectEvents compares the Events of one sync as fakeapi's ExpectActions
+// compares its API writes.
 package controllertest
 
 import (

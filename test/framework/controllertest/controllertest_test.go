@@ -35,3 +35,27 @@ func TestEventMatch(t *testing.T) {
 		}
 	}
 }
+
+func TestRecorderExpectEventsComparesTheEventsSinceTheLastCall(t *testing.T) {
+	r := &Recorder{}
+	r.Event(nil, api.EventTypeNormal, "SuccessfulCreate", "Created pod: web-1")
+	r.Eventf(nil, api.EventTypeWarning, "FailedCreate", "Error creating: %s", "quota")
+	r.ExpectEvents(t, "Normal SuccessfulCreate Created pod: web-1", "Warning FailedCreate Error creating: quota")
+	r.ExpectEvents(t) // nothing since
+
+	r.Event(nil, api.EventTypeNormal, "SuccessfulDelete", "Deleted pod: web-1")
+	rec := &failureRecorder{TB: t}
+	r.ExpectEvents(rec, "Normal SuccessfulDelete Deleted pod: web-2")
+	if !rec.failed {
+		t.Error("ExpectEvents passed with a different message")
+	}
+}
+
+// failureRecorder notes that a check failed instead of failing the test.
+type failureRecorder struct {
+	testing.TB
+	failed bool
+}
+
+func (f *failureRecorder) Helper()               {}
+func (f *failureRecorder) Errorf(string, ...any) { f.failed = true }
