@@ -18,6 +18,7 @@ import (
 	apierrors "kplane/pkg/api/errors"
 	"kplane/pkg/clock"
 	"kplane/pkg/controllers/controllerutil"
+	"kplane/pkg/informer"
 	"kplane/test/framework/controllertest"
 	"kplane/test/framework/fakeapi"
 )
@@ -294,5 +295,42 @@ func TestSyncUnparseableScheduleIsAWarning(t *testing.T) {
 	f.server.ExpectActions(t)
 	if got := f.recorder.Events(); len(got) != 1 || !strings.HasPrefix(got[0], "Warning UnparseableSchedule unparseable schedule \"not a schedule\"") {
 		t.Errorf("events %q, want one UnparseableSchedule warning", got)
+	}
+}
+
+// The handlers queue the CronJob a change concerns: its own key (from a
+// tombstone too, even one that lost the CronJob's last state), or, for a
+// Job, the CronJob that controls it — and nothing for a Job of anyone
+// else.
+func TestHandlersEnqueueTheCronJobOfAChange(t *testing.T) {
+	cj, job := ranAt(cronJob(api.AllowConcurrent), base)
+	f := newFixture(t, cj, job)
+	queued := func() []string {
+		var keys []string
+		for f.ctrl.queue.Len() > 0 {
+			key, _ := f.ctrl.queue.Get()
+			f.ctrl.queue.Done(key)
+			keys = append(keys, key)
+		}
+		return keys
+	}
+
+	f.ctrl.deleteCronJob(informer.DeletedFinalStateUnknown{Key: "default/lost"})
+	if got := queued(); !slices.Equal(got, []string{"default/lost"}) {
+		t.Errorf("a tombstone without its last state queued %v, want [default/lost]", got)
+	}
+	f.ctrl.updateJob(job, finished(api.DeepCopy(job), base, base.Add(20*time.Second)))
+	if got := queued(); !slices.Equal(got, []string{"default/hello"}) {
+		t.Errorf("a Job's update queued %v, want its CronJob", got)
+	}
+	f.ctrl.deleteJob(informer.DeletedFinalStateUnknown{Key: "default/" + job.Name, Obj: job})
+	if got := queued(); !slices.Equal(got, []string{"default/hello"}) {
+		t.Errorf("a Job's tombstone queued %v, want its CronJob", got)
+	}
+	stranger := api.DeepCopy(job)
+	stranger.OwnerReferences[0].UID = "uid-of-another-hello"
+	f.ctrl.addJob(stranger)
+	if got := queued(); len(got) != 0 {
+		t.Errorf("a Job another CronJob controls queued %v, want nothing", got)
 	}
 }

@@ -19,14 +19,17 @@ func (c *Controller) addCronJob(obj api.Object) { c.queue.Add(keyOf(obj)) }
 func (c *Controller) updateCronJob(_, newObj api.Object) { c.queue.Add(keyOf(newObj)) }
 
 // deleteCronJob enqueues a deleted CronJob's key; its sync finds it gone
-// and does nothing (its Jobs go through the garbage collector).
+// and does nothing (its Jobs go through the garbage collector). obj may be
+// a tombstone: only the key is needed, and MetaNamespaceKeyFunc reads the
+// one it carries, even when it lost the CronJob's last state (upstream's
+// DeletionHandlingMetaNamespaceKeyFunc).
 func (c *Controller) deleteCronJob(obj any) {
-	cj, ok := informer.DeletedObject[*api.CronJob](obj)
-	if !ok {
-		c.log.Error("unexpected object in cronjob delete", "type", fmt.Sprintf("%T", obj))
+	key, err := informer.MetaNamespaceKeyFunc(obj)
+	if err != nil {
+		c.log.Warn("cronjob delete event without a key", "object", fmt.Sprintf("%T", obj), "err", err)
 		return
 	}
-	c.queue.Add(keyOf(cj))
+	c.queue.Add(key)
 }
 
 func (c *Controller) addJob(obj api.Object) { c.jobChanged(obj) }
@@ -36,7 +39,7 @@ func (c *Controller) updateJob(_, newObj api.Object) { c.jobChanged(newObj) }
 func (c *Controller) deleteJob(obj any) {
 	job, ok := informer.DeletedObject[*api.Job](obj)
 	if !ok {
-		c.log.Error("unexpected object in job delete", "type", fmt.Sprintf("%T", obj))
+		c.log.Warn("job delete event without a Job", "object", fmt.Sprintf("%T", obj))
 		return
 	}
 	c.jobChanged(job)

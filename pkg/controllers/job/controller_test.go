@@ -19,6 +19,7 @@ import (
 	"kplane/pkg/api"
 	apierrors "kplane/pkg/api/errors"
 	"kplane/pkg/clock"
+	"kplane/pkg/informer"
 	"kplane/test/framework/controllertest"
 	"kplane/test/framework/fakeapi"
 )
@@ -396,12 +397,14 @@ func TestSyncOrphanPod(t *testing.T) {
 }
 
 // Deleting a Job (Background: it goes at once) hands the pods it still
-// tracks to the orphan queue, whose sync removes their finalizers.
+// tracks to the orphan queue, whose sync removes their finalizers; a
+// tombstone does the same as the Job itself.
 func TestDeletedJobReleasesItsPods(t *testing.T) {
 	job := newJob(2, i32(5))
 	f := newFixture(t, job, jobPod("a", api.PodRunning), jobPod("b", api.PodSucceeded), withoutFinalizer(jobPod("c", api.PodSucceeded)))
-	f.server.Uncache(t, job) // the watch delivered the deletion
-	f.ctrl.deleteJob(job)
+	// The deletion, found by a relist: the handler gets a tombstone.
+	f.server.Uncache(t, job)
+	f.ctrl.deleteJob(informer.DeletedFinalStateUnknown{Key: "default/pi", Obj: job})
 	if got := f.ctrl.orphans.Len(); got != 2 {
 		t.Fatalf("orphan queue holds %d pods, want a and b", got)
 	}

@@ -44,7 +44,7 @@ func (c *Controller) updateJob(oldObj, newObj api.Object) {
 func (c *Controller) deleteJob(obj any) {
 	job, ok := informer.DeletedObject[*api.Job](obj)
 	if !ok {
-		c.log.Error("unexpected object in job delete", "type", fmt.Sprintf("%T", obj))
+		c.log.Warn("job delete event without a Job", "object", fmt.Sprintf("%T", obj))
 		return
 	}
 	key := keyOf(job)
@@ -127,7 +127,7 @@ func (c *Controller) updatePod(oldObj, newObj api.Object) {
 func (c *Controller) deletePod(obj any) {
 	pod, ok := informer.DeletedObject[*api.Pod](obj)
 	if !ok {
-		c.log.Error("unexpected object in pod delete", "type", fmt.Sprintf("%T", obj))
+		c.log.Warn("pod delete event without a Pod", "object", fmt.Sprintf("%T", obj))
 		return
 	}
 	c.podDeleted(pod, true)
