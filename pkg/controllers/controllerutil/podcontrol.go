@@ -9,23 +9,13 @@ import (
 	"kplane/pkg/events"
 )
 
-// PodControl creates and deletes pods on an owner's behalf and records the
-// SuccessfulCreate / FailedCreate / SuccessfulDelete / FailedDelete events
-// that `kubectl describe rs` shows. Controllers take it as an interface so
-// that unit tests can count the pods a sync asked for without an apiserver.
-type PodControl interface {
-	// CreatePod creates a pod from template in namespace, named
-	// "<owner name>-<5 random characters>" by the apiserver (generateName),
-	// with ownerRef as its controller.
-	CreatePod(ctx context.Context, namespace string, template *api.PodTemplateSpec, owner api.Object, ownerRef api.OwnerReference) error
-	// DeletePod deletes the pod namespace/name owned by owner.
-	DeletePod(ctx context.Context, namespace, name string, owner api.Object) error
-	// PatchPod applies a strategic merge patch to a pod (adoption, release).
-	PatchPod(ctx context.Context, namespace, name string, patch []byte) error
-}
-
-// RealPodControl is the PodControl that talks to the apiserver.
-type RealPodControl struct {
+// PodControl creates and deletes pods on an owner's behalf through the
+// apiserver and records the SuccessfulCreate / FailedCreate /
+// SuccessfulDelete / FailedDelete events that `kubectl describe rs` shows.
+// It is the one place the ReplicaSet, ReplicationController, DaemonSet and
+// Job controllers write pods; their unit tests see those writes on
+// test/framework/fakeapi.
+type PodControl struct {
 	Client   *client.Client
 	Recorder events.EventRecorder
 }
@@ -68,8 +58,10 @@ func PodNamePrefix(ownerName string) string {
 	return prefix
 }
 
-// CreatePod implements PodControl.
-func (r RealPodControl) CreatePod(ctx context.Context, namespace string, template *api.PodTemplateSpec, owner api.Object, ownerRef api.OwnerReference) error {
+// CreatePod creates a pod from template in namespace, named
+// "<owner name>-<5 random characters>" by the apiserver (generateName),
+// with ownerRef as its controller.
+func (r PodControl) CreatePod(ctx context.Context, namespace string, template *api.PodTemplateSpec, owner api.Object, ownerRef api.OwnerReference) error {
 	pod := PodFromTemplate(template, owner, ownerRef)
 	created, err := r.Client.Pods(namespace).Create(ctx, pod, client.CreateOptions{})
 	if err != nil {
@@ -80,8 +72,8 @@ func (r RealPodControl) CreatePod(ctx context.Context, namespace string, templat
 	return nil
 }
 
-// DeletePod implements PodControl.
-func (r RealPodControl) DeletePod(ctx context.Context, namespace, name string, owner api.Object) error {
+// DeletePod deletes the pod namespace/name owned by owner.
+func (r PodControl) DeletePod(ctx context.Context, namespace, name string, owner api.Object) error {
 	if err := r.Client.Pods(namespace).Delete(ctx, name, client.DeleteOptions{}); err != nil {
 		r.Recorder.Eventf(owner, api.EventTypeWarning, ReasonFailedDelete, "Error deleting: %v", err)
 		return fmt.Errorf("delete pod %s/%s: %w", namespace, name, err)
@@ -90,8 +82,8 @@ func (r RealPodControl) DeletePod(ctx context.Context, namespace, name string, o
 	return nil
 }
 
-// PatchPod implements PodControl.
-func (r RealPodControl) PatchPod(ctx context.Context, namespace, name string, patch []byte) error {
+// PatchPod applies a strategic merge patch to a pod (adoption, release).
+func (r PodControl) PatchPod(ctx context.Context, namespace, name string, patch []byte) error {
 	_, err := r.Client.Pods(namespace).Patch(ctx, name, client.StrategicMergePatchType, patch, client.PatchOptions{})
 	return err
 }

@@ -62,7 +62,7 @@ type Controller struct {
 	revisionLister *informer.Lister[*api.ControllerRevision]
 	// podControl creates and deletes pods and records the
 	// SuccessfulCreate/SuccessfulDelete events.
-	podControl controllerutil.RealPodControl
+	podControl controllerutil.PodControl
 	recorder   events.EventRecorder
 
 	// creations and deletions are the pod creates and deletes each
@@ -103,7 +103,7 @@ func New(c *client.Client, informers *informer.SharedInformerFactory, recorder e
 		podLister:      pods.Lister(),
 		nodeLister:     nodes.Lister(),
 		revisionLister: revisions.Lister(),
-		podControl:     controllerutil.RealPodControl{Client: c, Recorder: recorder},
+		podControl:     controllerutil.PodControl{Client: c, Recorder: recorder},
 		recorder:       recorder,
 		creations:      controllerutil.NewExpectations(opts.Clock),
 		deletions:      controllerutil.NewExpectations(opts.Clock),

@@ -99,7 +99,7 @@ func New(kubeClient *client.Client, informers *informer.SharedInformerFactory, r
 		client:       kubeClient,
 		jobs:         jobs.Lister(),
 		pods:         pods.Lister(),
-		podControl:   controllerutil.RealPodControl{Client: kubeClient, Recorder: recorder},
+		podControl:   controllerutil.PodControl{Client: kubeClient, Recorder: recorder},
 		recorder:     recorder,
 		expectations: controllerutil.NewExpectations(opts.Clock),
 		removals:     newFinalizerRemovals(),

@@ -64,7 +64,7 @@ type Controller[T api.Object] struct {
 	podLister *informer.Lister[*api.Pod]
 	// podControl creates, deletes and patches pods and records the
 	// SuccessfulCreate/SuccessfulDelete events.
-	podControl   controllerutil.RealPodControl
+	podControl   controllerutil.PodControl
 	expectations *controllerutil.Expectations
 	queue        *workqueue.Queue[string]
 	clock        clock.Clock
@@ -103,7 +103,7 @@ func NewForKind[T api.Object](kind Kind[T], c *client.Client, informers *informe
 	ctrl := &Controller[T]{
 		kind:          kind,
 		podLister:     pods.Lister(),
-		podControl:    controllerutil.RealPodControl{Client: c, Recorder: recorder},
+		podControl:    controllerutil.PodControl{Client: c, Recorder: recorder},
 		expectations:  controllerutil.NewExpectations(opts.Clock),
 		queue:         controllerutil.NewQueue(kind.Name, opts.Clock, informers),
 		clock:         opts.Clock,
