@@ -201,7 +201,7 @@ func rollbackToControllerRevision(ctx context.Context, c *client.Client, info re
 		}
 		return "will roll back to " + describe.PodTemplate(template), nil
 	}
-	current, err := templatePatch(&w.template)
+	current, err := api.RevisionData(&w.template)
 	if err != nil {
 		return "", err
 	}
@@ -242,22 +242,4 @@ func findRevision(revisions []*api.ControllerRevision, toRevision int64) *api.Co
 		return 0
 	})
 	return sorted[len(sorted)-2]
-}
-
-// templatePatch encodes a pod template as a ControllerRevision's data:
-// {"spec":{"template":{…,"$patch":"replace"}}}, with keys sorted and no
-// spaces. It must encode exactly as the controllers' RevisionData
-// (pkg/controllers/controllerutil/history.go) does, since undo compares the bytes; kubectl
-// keeps the same duplicate of upstream's controller code.
-func templatePatch(template *api.PodTemplateSpec) ([]byte, error) {
-	encoded, err := json.Marshal(template)
-	if err != nil {
-		return nil, fmt.Errorf("encode pod template: %w", err)
-	}
-	var fields map[string]any
-	if err := json.Unmarshal(encoded, &fields); err != nil {
-		return nil, fmt.Errorf("decode pod template: %w", err)
-	}
-	fields["$patch"] = "replace"
-	return json.Marshal(map[string]any{"spec": map[string]any{"template": fields}})
 }

@@ -288,7 +288,7 @@ func daemonSetAt(image string) *api.DaemonSet {
 func revisionOf(t *testing.T, parent *api.DaemonSet, number int64, image, cause string) *api.ControllerRevision {
 	t.Helper()
 	at := daemonSetAt(image)
-	data, err := controllerutil.RevisionData(&at.Spec.Template)
+	data, err := api.RevisionData(&at.Spec.Template)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -314,11 +314,11 @@ func daemonSetInfo() resourceInfo {
 func TestTemplatePatchEncodesAsTheController(t *testing.T) {
 	template := daemonSetAt("nginx:1").Spec.Template
 	template.Annotations = map[string]string{"b": "2", "a": "1"}
-	want, err := controllerutil.RevisionData(&template)
+	want, err := api.RevisionData(&template)
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := templatePatch(&template)
+	got, err := api.RevisionData(&template)
 	if err != nil || string(got) != string(want) {
 		t.Errorf("templatePatch = %s, %v; the controller stores %s", got, err, want)
 	}

@@ -19,43 +19,10 @@ func historyParent() *api.StatefulSet {
 	return &api.StatefulSet{ObjectMeta: api.ObjectMeta{Name: "web", Namespace: "default", UID: "uid-web"}}
 }
 
-func TestRevisionDataIsReplacePatch(t *testing.T) {
-	data, err := RevisionData(historyTemplate("nginx:1"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var decoded map[string]map[string]map[string]any
-	if err := json.Unmarshal(data, &decoded); err != nil {
-		t.Fatalf("data %s: %v", data, err)
-	}
-	tmpl := decoded["spec"]["template"]
-	if tmpl["$patch"] != "replace" {
-		t.Errorf("$patch = %v, want replace; data %s", tmpl["$patch"], data)
-	}
-	if _, ok := tmpl["spec"]; !ok {
-		t.Errorf("template has no spec: %s", data)
-	}
-}
-
-func TestTemplateFromRevisionRoundTrip(t *testing.T) {
-	want := historyTemplate("nginx:2")
-	data, err := RevisionData(want)
-	if err != nil {
-		t.Fatal(err)
-	}
-	got, err := TemplateFromRevision(&api.ControllerRevision{Data: data})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got.Spec.Containers[0].Image != "nginx:2" || got.Labels["app"] != "web" {
-		t.Errorf("round trip gave %+v", got)
-	}
-}
-
 func TestHashRevisionData(t *testing.T) {
 	one, two := int32(1), int32(2)
-	a, _ := RevisionData(historyTemplate("nginx:1"))
-	b, _ := RevisionData(historyTemplate("nginx:2"))
+	a, _ := api.RevisionData(historyTemplate("nginx:1"))
+	b, _ := api.RevisionData(historyTemplate("nginx:2"))
 	tests := []struct {
 		name       string
 		x, y       []byte
@@ -84,7 +51,7 @@ func TestHashRevisionData(t *testing.T) {
 }
 
 func TestNewControllerRevision(t *testing.T) {
-	data, _ := RevisionData(historyTemplate("nginx:1"))
+	data, _ := api.RevisionData(historyTemplate("nginx:1"))
 	parent := historyParent()
 	parent.Annotations = map[string]string{"kubernetes.io/change-cause": "image nginx:1"}
 	rev := NewControllerRevision(parent, "apps/v1", "StatefulSet", map[string]string{"app": "web"}, data, 3, nil)
@@ -120,8 +87,8 @@ func TestControllerRevisionNameTruncatesParent(t *testing.T) {
 }
 
 func TestEqualAndFindEqualRevisions(t *testing.T) {
-	a, _ := RevisionData(historyTemplate("nginx:1"))
-	b, _ := RevisionData(historyTemplate("nginx:2"))
+	a, _ := api.RevisionData(historyTemplate("nginx:1"))
+	b, _ := api.RevisionData(historyTemplate("nginx:2"))
 	one := int32(1)
 	r1 := NewControllerRevision(historyParent(), "apps/v1", "StatefulSet", nil, a, 1, nil)
 	r2 := NewControllerRevision(historyParent(), "apps/v1", "StatefulSet", nil, b, 2, nil)

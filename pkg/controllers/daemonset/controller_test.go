@@ -107,7 +107,7 @@ func createdOn(t *testing.T, pods []*api.Pod) []string {
 // and label pods with revisionHash of it to make them current.
 func currentRevision(t *testing.T, ds *api.DaemonSet) *api.ControllerRevision {
 	t.Helper()
-	data, err := controllerutil.RevisionData(&ds.Spec.Template)
+	data, err := api.RevisionData(&ds.Spec.Template)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -40,7 +40,7 @@ func (c *Controller) constructHistory(ctx context.Context, ds *api.DaemonSet, se
 	if err != nil {
 		return revisionState{}, fmt.Errorf("claim revisions: %w", err)
 	}
-	data, err := controllerutil.RevisionData(&ds.Spec.Template)
+	data, err := api.RevisionData(&ds.Spec.Template)
 	if err != nil {
 		return revisionState{}, err
 	}

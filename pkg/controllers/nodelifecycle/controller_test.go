@@ -9,6 +9,7 @@ import (
 
 	"kplane/pkg/api"
 	apierrors "kplane/pkg/api/errors"
+	"kplane/pkg/controllers/controllerutil"
 	"kplane/test/framework/fakeapi"
 )
 
@@ -121,7 +122,7 @@ func TestPodsOfUnknownNodeAreMarkedNotReady(t *testing.T) {
 	f.sync(t, "node1")
 	f.server.ExpectActions(t, updateNode1Status, "update pods/status web-1", updateNode1)
 	pod := fakeapi.Sent[*api.Pod](t, f.server, "update pods/status web-1")
-	ready := podReadyCondition(pod)
+	ready := controllerutil.GetPodReadyCondition(pod)
 	if ready.Status != api.ConditionFalse || !ready.LastTransitionTime.Time.Equal(f.clock.Now()) {
 		t.Errorf("web-1 Ready = %s since %v, want False since now", ready.Status, ready.LastTransitionTime)
 	}

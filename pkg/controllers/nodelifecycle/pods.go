@@ -9,6 +9,7 @@ import (
 	"kplane/pkg/api"
 	apierrors "kplane/pkg/api/errors"
 	"kplane/pkg/client"
+	"kplane/pkg/controllers/controllerutil"
 )
 
 // Events the controller records, with upstream's reasons and messages.
@@ -45,7 +46,7 @@ func podsToMarkNotReady(node *api.Node, pods []*api.Pod) []*api.Pod {
 		if pod.Spec.NodeName != node.Name {
 			continue
 		}
-		ready := podReadyCondition(pod)
+		ready := controllerutil.GetPodReadyCondition(pod)
 		if ready == nil || ready.Status != api.ConditionTrue {
 			continue
 		}
@@ -57,16 +58,6 @@ func podsToMarkNotReady(node *api.Node, pods []*api.Pod) []*api.Pod {
 	return out
 }
 
-// podReadyCondition is pod's Ready condition, or nil.
-func podReadyCondition(pod *api.Pod) *api.PodCondition {
-	for i := range pod.Status.Conditions {
-		if pod.Status.Conditions[i].Type == api.PodReady {
-			return &pod.Status.Conditions[i]
-		}
-	}
-	return nil
-}
-
 // markPodsNotReady sets the Ready condition of pods to False (upstream's
 // MarkPodsNotReady) and records a NodeNotReady Warning on each. A pod that
 // is gone is skipped; other errors are returned together, so the node is
@@ -75,7 +66,7 @@ func (c *Controller) markPodsNotReady(ctx context.Context, pods []*api.Pod, now 
 	var errs []error
 	for _, cached := range pods {
 		pod := api.DeepCopy(cached)
-		ready := podReadyCondition(pod)
+		ready := controllerutil.GetPodReadyCondition(pod)
 		ready.Status = api.ConditionFalse
 		ready.LastTransitionTime = api.NewTime(now.UTC().Truncate(time.Second))
 		_, err := c.client.Pods(pod.Namespace).UpdateStatus(ctx, pod, client.UpdateOptions{})

@@ -59,7 +59,7 @@ func storedSet() *api.StatefulSet {
 // set's template as its first revision.
 func templateRevision(t *testing.T, set *api.StatefulSet) *api.ControllerRevision {
 	t.Helper()
-	data, err := controllerutil.RevisionData(&set.Spec.Template)
+	data, err := api.RevisionData(&set.Spec.Template)
 	if err != nil {
 		t.Fatal(err)
 	}

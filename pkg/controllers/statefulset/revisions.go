@@ -37,7 +37,7 @@ func (c *Controller) syncRevisions(ctx context.Context, set *api.StatefulSet, re
 	if set.Status.CollisionCount != nil {
 		out.collisionCount = *set.Status.CollisionCount
 	}
-	data, err := controllerutil.RevisionData(&set.Spec.Template)
+	data, err := api.RevisionData(&set.Spec.Template)
 	if err != nil {
 		return out, err
 	}
@@ -71,10 +71,10 @@ func (c *Controller) syncRevisions(ctx context.Context, set *api.StatefulSet, re
 			break
 		}
 	}
-	if out.updateTemplate, err = controllerutil.TemplateFromRevision(out.update); err != nil {
+	if out.updateTemplate, err = api.TemplateFromRevision(out.update); err != nil {
 		return out, err
 	}
-	if out.currentTemplate, err = controllerutil.TemplateFromRevision(out.current); err != nil {
+	if out.currentTemplate, err = api.TemplateFromRevision(out.current); err != nil {
 		return out, err
 	}
 	return out, nil

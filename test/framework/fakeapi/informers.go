@@ -35,16 +35,8 @@ func (s *Server) Put(t testing.TB, objects ...api.Object) {
 func (s *Server) Cache(t testing.TB, objects ...api.Object) {
 	t.Helper()
 	for _, obj := range objects {
-		res, ok := resourceOf(obj)
-		if !ok {
-			t.Fatalf("fakeapi: Cache of %T: not a kind kplane serves", obj)
-		}
-		inf := s.Informers().InformerFor(res, func() informer.SharedIndexInformer {
-			t.Fatalf("fakeapi: Cache of a %s: the controller has no informer for %s", res.Kind, res)
-			return nil
-		})
-		if err := inf.GetIndexer().Update(obj); err != nil {
-			t.Fatalf("fakeapi: cache %s %s: %v", res.Kind, obj.GetObjectMeta().Name, err)
+		if err := s.cacheOf(t, "Cache", obj).Update(obj); err != nil {
+			t.Fatalf("fakeapi: cache %T %s: %v", obj, obj.GetObjectMeta().Name, err)
 		}
 	}
 }
@@ -54,16 +46,22 @@ func (s *Server) Cache(t testing.TB, objects ...api.Object) {
 func (s *Server) Uncache(t testing.TB, objects ...api.Object) {
 	t.Helper()
 	for _, obj := range objects {
-		res, ok := resourceOf(obj)
-		if !ok {
-			t.Fatalf("fakeapi: Uncache of %T: not a kind kplane serves", obj)
-		}
-		inf := s.Informers().InformerFor(res, func() informer.SharedIndexInformer {
-			t.Fatalf("fakeapi: Uncache of a %s: the controller has no informer for %s", res.Kind, res)
-			return nil
-		})
-		if err := inf.GetIndexer().Delete(obj); err != nil {
-			t.Fatalf("fakeapi: uncache %s %s: %v", res.Kind, obj.GetObjectMeta().Name, err)
+		if err := s.cacheOf(t, "Uncache", obj).Delete(obj); err != nil {
+			t.Fatalf("fakeapi: uncache %T %s: %v", obj, obj.GetObjectMeta().Name, err)
 		}
 	}
+}
+
+// cacheOf returns the cache of the informer the controller has for obj's
+// kind, failing the test (in the name of caller) if it has none.
+func (s *Server) cacheOf(t testing.TB, caller string, obj api.Object) informer.Indexer {
+	t.Helper()
+	res, ok := resourceOf(obj)
+	if !ok {
+		t.Fatalf("fakeapi: %s of %T: not a kind kplane serves", caller, obj)
+	}
+	return s.Informers().InformerFor(res, func() informer.SharedIndexInformer {
+		t.Fatalf("fakeapi: %s of a %s: the controller has no informer for %s", caller, res.Kind, res)
+		return nil
+	}).GetIndexer()
 }
