@@ -73,6 +73,13 @@ type runningManager struct {
 // fast leader election, named identity, until the test ends.
 func startManager(t *testing.T, kubeconfigPath, identity string) *runningManager {
 	t.Helper()
+	return startManagerWith(t, kubeconfigPath, identity, nil)
+}
+
+// startManagerWith is startManager with the options changed by configure
+// (nil: none) before the manager is built.
+func startManagerWith(t *testing.T, kubeconfigPath, identity string, configure func(*controllermanager.Options)) *runningManager {
+	t.Helper()
 	opts := controllermanager.DefaultOptions()
 	opts.Kubeconfig = kubeconfigPath
 	opts.Controllers = []string{"serviceaccount"}
@@ -80,6 +87,9 @@ func startManager(t *testing.T, kubeconfigPath, identity string) *runningManager
 	opts.LeaderElect = true
 	opts.LeaseDuration, opts.RenewDeadline, opts.RetryPeriod = 4*time.Second, 2*time.Second, 200*time.Millisecond
 	opts.Identity = identity
+	if configure != nil {
+		configure(&opts)
+	}
 	logs := &logBuffer{}
 	var out io.Writer = logs
 	if os.Getenv("KPLANE_TEST_LOGS") != "" {
@@ -275,4 +285,55 @@ func TestLostLeadershipEndsRun(t *testing.T) {
 	if holder := leaseHolder(t, c); holder != "thief" {
 		t.Fatalf("holderIdentity = %q, want the thief's (a manager that lost must not release another's Lease)", holder)
 	}
+}
+
+// --trace-informers follows a key from the informer's handler into the
+// controller's own workqueue: the deployment controller's queue and the
+// garbage collector's attempt-to-delete queue both report their adds.
+func TestTraceInformersShowsTheControllersQueues(t *testing.T) {
+	a := framework.StartAPIServer(t)
+	c := a.Client(t, nil)
+	m := startManagerWith(t, writeKubeconfig(t, a), "manager-trace", func(o *controllermanager.Options) {
+		o.Controllers = []string{"deployment", "garbagecollector"}
+		o.LeaderElect = false
+		o.TraceInformers = true
+	})
+	ctx := context.Background()
+	replicas := int32(1)
+	labels := map[string]string{"app": "traced"}
+	d := &api.Deployment{
+		ObjectMeta: api.ObjectMeta{Name: "traced", Namespace: "default"},
+		Spec: api.DeploymentSpec{Replicas: &replicas, Selector: &api.LabelSelector{MatchLabels: labels},
+			Template: api.PodTemplateSpec{ObjectMeta: api.ObjectMeta{Labels: labels},
+				Spec: api.PodSpec{Containers: []api.Container{{Name: "app", Image: "nginx"}}}}},
+	}
+	if _, err := c.Deployments("default").Create(ctx, d, client.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	const deploymentQueue = `msg="key enqueued" component=workqueue stage=enqueue key=default/traced queue=deployment`
+	framework.Eventually(t, waitTimeout, func() (bool, string) {
+		return strings.Contains(m.logs.String(), deploymentQueue), "no trace line with " + deploymentQueue
+	})
+	// The ReplicaSet the deployment controller made must exist before the
+	// Deployment goes, so that the garbage collector has a dependent to
+	// delete; its queues hold objects by uid.
+	var replicaSetUID string
+	framework.Eventually(t, waitTimeout, func() (bool, string) {
+		list, err := c.ReplicaSets("default").List(ctx, client.ListOptions{LabelSelector: "app=traced"})
+		if err != nil {
+			return false, err.Error()
+		}
+		if len(list.Items) != 1 {
+			return false, fmt.Sprintf("%d ReplicaSets", len(list.Items))
+		}
+		replicaSetUID = list.Items[0].UID
+		return true, ""
+	})
+	if err := c.Deployments("default").Delete(ctx, "traced", client.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	gcQueue := "stage=enqueue key=" + replicaSetUID + " queue=garbagecollector_attempt_to_delete"
+	framework.Eventually(t, waitTimeout, func() (bool, string) {
+		return strings.Contains(m.logs.String(), gcQueue), "no trace line with " + gcQueue
+	})
 }
