@@ -171,3 +171,31 @@ func TestDocsReadOnlyCommands(t *testing.T) {
 		}
 	}
 }
+
+func TestDocsMarkdownSection(t *testing.T) {
+	doc := strings.Join([]string{
+		"# Title",
+		"## Walkthroughs",
+		"### More walkthroughs",
+		"- [b](docs/walkthrough-b.md) — see also [a](docs/walkthrough-a.md)",
+		"#### A sub-heading stays in the section",
+		"- [a](docs/walkthrough-a.md)",
+		"### Next section",
+		"- [c](docs/walkthrough-c.md)",
+	}, "\n")
+	section, ok := markdownSection(doc, "More walkthroughs")
+	if !ok {
+		t.Fatal("section not found")
+	}
+	var links []string
+	for _, m := range walkthroughLinkRE.FindAllStringSubmatch(section, -1) {
+		links = append(links, m[1])
+	}
+	want := []string{"docs/walkthrough-b.md", "docs/walkthrough-a.md", "docs/walkthrough-a.md"}
+	if !reflect.DeepEqual(links, want) {
+		t.Errorf("links = %q, want %q (section %q)", links, want, section)
+	}
+	if _, ok := markdownSection(doc, "Walkthrough"); ok {
+		t.Error("a title that is only a prefix of a heading was found")
+	}
+}

@@ -45,6 +45,8 @@ const (
 //     the built binaries, `ctl up` with two worker nodes), documents in
 //     parallel, the blocks of one document in order, each command with
 //     `bash -c` and its output (stdout and stderr together) captured.
+//     TestDocsInSequence runs the README and the walkthroughs again, one
+//     after another on one cluster.
 //     Commands do not share shell state: a variable set by one is gone in
 //     the next; use $(...) inside one command instead.
 //   - The working directory looks like the repository root after `make up`:
@@ -77,11 +79,7 @@ const (
 func TestDocs(t *testing.T) {
 	root := framework.RepoRoot(t)
 	for _, rel := range docFiles(t, root) {
-		content, err := os.ReadFile(filepath.Join(root, rel))
-		if err != nil {
-			t.Fatal(err)
-		}
-		blocks, err := parseDoc(rel, string(content))
+		blocks, err := readDoc(root, rel)
 		if err != nil {
 			t.Errorf("%v", err)
 			continue
@@ -100,6 +98,118 @@ func TestDocs(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestDocsInSequence follows the README and then every walkthrough, in the
+// order the README lists them under "More walkthroughs", on one cluster, as
+// a reader who reads on does: TestDocs shows each page works on a fresh
+// cluster, this test that each page also works on the cluster the pages
+// before it leave behind — which holds only if every walkthrough cleans up
+// after itself and waits for what it deleted to be gone. The commands and
+// their comparison are TestDocs'; a page that fails ends the sequence,
+// since the pages after it would start from a state no reader has.
+func TestDocsInSequence(t *testing.T) {
+	t.Parallel()
+	root := framework.RepoRoot(t)
+	pages := append([]string{"README.md"}, readmeWalkthroughs(t, root)...)
+	framework.RequireKubectl(t)
+	requireControllerManager(t)
+	c := framework.StartCluster(t, nil)
+	sh := newDocShell(t, root, c)
+	for i, rel := range pages {
+		blocks, err := readDoc(root, rel)
+		if err != nil {
+			t.Fatal(err)
+		}
+		start := time.Now()
+		ok := t.Run(rel, func(t *testing.T) {
+			for _, b := range blocks {
+				runDocBlock(t, sh, b)
+			}
+		})
+		t.Logf("%s: %v", rel, time.Since(start).Round(time.Second))
+		if !ok {
+			t.Fatalf("%s failed; not run, as they would start from the state it left: %s", rel, strings.Join(pages[i+1:], ", "))
+		}
+	}
+}
+
+// readDoc reads and parses one document, rel being its path relative to
+// the repository root.
+func readDoc(root, rel string) ([]docBlock, error) {
+	content, err := os.ReadFile(filepath.Join(root, rel))
+	if err != nil {
+		return nil, err
+	}
+	return parseDoc(rel, string(content))
+}
+
+// walkthroughLinkRE finds a link to a walkthrough page in the README.
+var walkthroughLinkRE = regexp.MustCompile(`\]\((docs/walkthrough-[a-z0-9-]+\.md)\)`)
+
+// readmeWalkthroughs returns the walkthrough pages in the order the
+// README's "More walkthroughs" section lists them, and fails the test if
+// that list and the docs/walkthrough-*.md files differ: a page missing
+// from the list would be missing from the reader's path, and from
+// TestDocsInSequence.
+func readmeWalkthroughs(t *testing.T, root string) []string {
+	t.Helper()
+	content, err := os.ReadFile(filepath.Join(root, "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	section, ok := markdownSection(string(content), "More walkthroughs")
+	if !ok {
+		t.Fatalf("README.md has no \"More walkthroughs\" section: it gives the order walkthroughs are read in")
+	}
+	var listed []string
+	seen := map[string]bool{}
+	for _, m := range walkthroughLinkRE.FindAllStringSubmatch(section, -1) {
+		if !seen[m[1]] {
+			seen[m[1]] = true
+			listed = append(listed, m[1])
+		}
+	}
+	files, err := filepath.Glob(filepath.Join(root, "docs", "walkthrough-*.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range files {
+		rel := "docs/" + filepath.Base(f)
+		if !seen[rel] {
+			t.Errorf("%s is not listed under \"More walkthroughs\" in README.md", rel)
+		}
+		delete(seen, rel)
+	}
+	for rel := range seen {
+		t.Errorf("README.md lists %s under \"More walkthroughs\", but there is no such file", rel)
+	}
+	if t.Failed() {
+		t.FailNow()
+	}
+	return listed
+}
+
+// markdownSection returns the text under the heading whose title is
+// title, up to the next heading of the same or a higher level.
+func markdownSection(content, title string) (string, bool) {
+	lines := strings.Split(content, "\n")
+	for i, line := range lines {
+		level := len(line) - len(strings.TrimLeft(line, "#"))
+		if level == 0 || strings.TrimSpace(line[level:]) != title {
+			continue
+		}
+		end := len(lines)
+		for j := i + 1; j < len(lines); j++ {
+			l := len(lines[j]) - len(strings.TrimLeft(lines[j], "#"))
+			if l > 0 && l <= level && strings.HasPrefix(lines[j][l:], " ") {
+				end = j
+				break
+			}
+		}
+		return strings.Join(lines[i+1:end], "\n"), true
+	}
+	return "", false
 }
 
 // docFiles lists README.md and every Markdown file under docs/, relative to
