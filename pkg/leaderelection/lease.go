@@ -2,6 +2,7 @@ package leaderelection
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	"kplane/pkg/api"
@@ -169,17 +170,36 @@ func (le *LeaderElector) heldSpec(old api.LeaseSpec, now time.Time) api.LeaseSpe
 // one-second duration and fresh times, as upstream writes it, so standbys
 // see it free at their next retry. It only touches a Lease that still names
 // this candidate, and only through a conditional update.
+//
+// A conflict is read again and retried (unlike upstream, which gives up):
+// the last renew, cut off client-side by the cancelled context, may still
+// land on the server after release has read the Lease, and the Lease would
+// then stay held for its whole duration.
 func (le *LeaderElector) release() {
 	ctx, cancel := le.contextWithin(context.Background(), le.config.RenewDeadline)
 	defer cancel()
+	const attempts = 3
+	for attempt := 1; ; attempt++ {
+		err := le.releaseOnce(ctx)
+		if err == nil || !apierrors.IsConflict(err) || attempt == attempts {
+			if err != nil {
+				le.log.Error("failed to release lease", "err", err)
+			}
+			return
+		}
+	}
+}
+
+// releaseOnce reads the Lease and, if this candidate still holds it, writes
+// it back released. Not holding it is not an error.
+func (le *LeaderElector) releaseOnce(ctx context.Context) error {
 	lease, err := le.config.Leases.Get(ctx, le.config.Name, client.GetOptions{})
 	if err != nil {
-		le.log.Error("failed to read lease to release it", "err", err)
-		return
+		return fmt.Errorf("read lease to release it: %w", err)
 	}
 	if holder := recordOf(lease.Spec).holder; holder != le.config.Identity {
 		le.log.Info("not releasing lease held by another candidate", "holder", holder)
-		return
+		return nil
 	}
 	now := &api.MicroTime{Time: le.clock.Now()}
 	empty, oneSecond := "", int32(1)
@@ -189,11 +209,11 @@ func (le *LeaderElector) release() {
 	released.Spec.AcquireTime, released.Spec.RenewTime = now, now
 	updated, err := le.config.Leases.Update(ctx, released, client.UpdateOptions{})
 	if err != nil {
-		le.log.Error("failed to release lease", "err", err)
-		return
+		return fmt.Errorf("release lease: %w", err)
 	}
 	le.observe(updated)
 	le.log.Info("released lease")
+	return nil
 }
 
 // observe remembers lease as the latest version seen, and restarts the

@@ -307,3 +307,30 @@ func TestReleaseWritesAFreeLease(t *testing.T) {
 		t.Errorf("release wrote %d times to a lease held by another candidate", got-writes)
 	}
 }
+
+// The last renew, cut off by the cancelled context on the client's side,
+// can still land on the server after release has read the Lease; release
+// reads it again and still hands it back rather than leaving it held.
+func TestReleaseRetriesAfterALateRenewLands(t *testing.T) {
+	store := newFakeLeaseStore()
+	clk := clock.NewFake(t0)
+	le := newTestElector(t, &fakeLeaseClient{store: store}, clk, me)
+	if !le.tryAcquireOrRenew(context.Background()) {
+		t.Fatal("acquire failed")
+	}
+	lateRenewLanded := false
+	store.beforeUpdate = func() {
+		if lateRenewLanded {
+			return
+		}
+		lateRenewLanded = true
+		held, _ := store.get("kube-scheduler")
+		store.put(held) // the same holder, a newer resourceVersion
+	}
+	le.release()
+
+	lease, _ := store.get("kube-scheduler")
+	if h := lease.Spec.HolderIdentity; h == nil || *h != "" {
+		t.Errorf("holderIdentity after release = %v, want \"\" (released despite the conflict)", h)
+	}
+}
