@@ -1,21 +1,71 @@
 package apiserver
 
 import (
+	"crypto/sha512"
+	"encoding/json"
+	"fmt"
 	"net/http"
 	"runtime"
+	"slices"
 	"strings"
 
 	"github.com/go-chi/chi/v5"
+
+	apierrors "kplane/pkg/api/errors"
 )
 
 // Discovery tells clients what the server serves. kubectl reads it before
 // anything else to map "po" or "deploy" onto a group, version and resource.
-// Two forms exist: the legacy documents (/api, /apis, then one request per
-// group/version) and aggregated discovery (everything in /api and /apis, sent
-// when the client's Accept header asks for APIGroupDiscoveryList). kubectl
-// 1.32 asks for the aggregated form first; both are served.
+// Two forms exist:
+//
+//   - the legacy documents: /api (APIVersions) and /apis (APIGroupList),
+//     then one APIResourceList per group-version (/api/v1, /apis/apps/v1);
+//   - aggregated discovery: every resource of every version in one
+//     APIGroupDiscoveryList at /api (the core group) and one at /apis (the
+//     named groups), sent when the client's Accept header asks for it.
+//
+// /api and /apis choose between them by content negotiation, as upstream
+// 1.32 does (negotiateDiscovery): the aggregated list in
+// apidiscovery.k8s.io/v2 or v2beta1, whichever the Accept header asks for
+// first, and the legacy document when it asks for neither. kubectl 1.30 and
+// later ask for v2, then v2beta1, then plain JSON; kubectl 1.27–1.29 know
+// only v2beta1 and take a v2 answer for an empty server. The two versions
+// have the same shape and differ only in apiVersion. Both answers carry
+// `Vary: Accept`, since the same URL gives different documents.
 
-const contentTypeAggregatedDiscovery = "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList"
+// discoveryAPIGroup is the API group of the aggregated discovery documents.
+const discoveryAPIGroup = "apidiscovery.k8s.io"
+
+// aggregatedDiscoveryVersions are the versions of APIGroupDiscoveryList
+// served, as upstream 1.32 serves them (v2beta1 is deprecated there and
+// removed in a later release).
+var aggregatedDiscoveryVersions = []string{"v2", "v2beta1"}
+
+// negotiateDiscovery returns the version of aggregated discovery the Accept
+// header asks for ("v2" or "v2beta1"), or "" when it asks for neither and
+// the legacy document is the answer.
+//
+// Upstream's rule (negotiation.NegotiateMediaTypeOptions with the
+// discovery endpoint's restrictions): media ranges are tried in order of
+// preference (parseAccept); a range that names no conversion (plain
+// application/json) cannot select the aggregated form, so the search goes
+// on to later ranges; the first range whose g, v and as name a served
+// APIGroupDiscoveryList wins. So
+// `application/json, application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList`
+// gets the aggregated document too. kplane writes aggregated discovery only
+// as JSON (upstream also speaks YAML and protobuf), so only ranges that
+// admit JSON count.
+func negotiateDiscovery(accept string) string {
+	for _, r := range parseAccept(accept) {
+		if !r.matches(contentTypeJSON) || r.params["g"] != discoveryAPIGroup || r.params["as"] != "APIGroupDiscoveryList" {
+			continue
+		}
+		if slices.Contains(aggregatedDiscoveryVersions, r.params["v"]) {
+			return r.params["v"]
+		}
+	}
+	return ""
+}
 
 type groupVersionForDiscovery struct {
 	GroupVersion string `json:"groupVersion"`
@@ -67,15 +117,12 @@ func (s *Server) serveVersion(w http.ResponseWriter, _ *http.Request) {
 	})
 }
 
-func wantsAggregatedDiscovery(r *http.Request) bool {
-	accept := r.Header.Get("Accept")
-	return strings.Contains(accept, "as=APIGroupDiscoveryList") && strings.Contains(accept, "apidiscovery.k8s.io")
-}
-
-// serveLegacyVersions answers /api.
+// serveLegacyVersions answers /api: the core group's aggregated document,
+// or the legacy APIVersions.
 func (s *Server) serveLegacyVersions(w http.ResponseWriter, r *http.Request) {
-	if wantsAggregatedDiscovery(r) {
-		s.serveAggregated(w, true)
+	w.Header().Set("Vary", "Accept")
+	if version := negotiateDiscovery(r.Header.Get("Accept")); version != "" {
+		s.serveAggregated(w, r, version, true)
 		return
 	}
 	writeJSON(w, http.StatusOK, map[string]any{
@@ -104,10 +151,12 @@ func (s *Server) groups() []apiGroup {
 	return groups
 }
 
-// serveGroups answers /apis.
+// serveGroups answers /apis: the named groups' aggregated document, or the
+// legacy APIGroupList.
 func (s *Server) serveGroups(w http.ResponseWriter, r *http.Request) {
-	if wantsAggregatedDiscovery(r) {
-		s.serveAggregated(w, false)
+	w.Header().Set("Vary", "Accept")
+	if version := negotiateDiscovery(r.Header.Get("Accept")); version != "" {
+		s.serveAggregated(w, r, version, false)
 		return
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"kind": "APIGroupList", "apiVersion": "v1", "groups": s.groups()})
@@ -160,7 +209,8 @@ func (s *Server) serveResourceList(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, map[string]any{"kind": "APIResourceList", "apiVersion": "v1", "groupVersion": gv, "resources": list})
 }
 
-// Aggregated discovery (apidiscovery.k8s.io/v2) shapes.
+// Aggregated discovery shapes, the same in apidiscovery.k8s.io/v2 and
+// v2beta1.
 type discoveryKind struct {
 	Group   string `json:"group"`
 	Version string `json:"version"`
@@ -196,8 +246,13 @@ type discoveryGroup struct {
 }
 
 // serveAggregated answers /api (core only) or /apis (named groups) in the
-// aggregated form: every resource of every version in one document.
-func (s *Server) serveAggregated(w http.ResponseWriter, core bool) {
+// aggregated form, in apidiscovery.k8s.io/<version>: every resource of
+// every version in one document.
+//
+// As upstream, the answer carries an ETag (a hash of the items, the same
+// for both versions, which Vary: Accept keeps apart in caches) and a
+// request whose If-None-Match names it gets 304 Not Modified.
+func (s *Server) serveAggregated(w http.ResponseWriter, r *http.Request, version string, core bool) {
 	var items []discoveryGroup
 	index := map[string]int{}
 	for _, res := range s.reg.all {
@@ -239,8 +294,21 @@ func (s *Server) serveAggregated(w http.ResponseWriter, core bool) {
 		}
 		v.Resources = append(v.Resources, dr)
 	}
-	body := map[string]any{"kind": "APIGroupDiscoveryList", "apiVersion": "apidiscovery.k8s.io/v2",
-		"metadata": map[string]any{}, "items": items}
-	w.Header().Set("Vary", "Accept")
-	writeJSONAs(w, contentTypeAggregatedDiscovery, body)
+	itemsJSON, err := json.Marshal(items)
+	if err != nil {
+		writeError(w, apierrors.NewInternalError(fmt.Errorf("encode aggregated discovery: %w", err)))
+		return
+	}
+	etag := fmt.Sprintf("%q", fmt.Sprintf("%X", sha512.Sum512(itemsJSON)))
+	w.Header().Set("ETag", etag)
+	w.Header().Set("Cache-Control", "public")
+	if r.Header.Get("If-None-Match") == etag {
+		w.WriteHeader(http.StatusNotModified)
+		return
+	}
+	body := map[string]any{"kind": "APIGroupDiscoveryList", "apiVersion": discoveryAPIGroup + "/" + version,
+		"metadata": map[string]any{}, "items": json.RawMessage(itemsJSON)}
+	// kubectl 1.27 compares this header with the media type it asked for
+	// as a whole string, so the parameters keep upstream's order: g, v, as.
+	writeJSONAs(w, "application/json;g="+discoveryAPIGroup+";v="+version+";as=APIGroupDiscoveryList", body)
 }

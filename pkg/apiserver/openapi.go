@@ -35,6 +35,7 @@ type openAPIDocs struct {
 	once  sync.Once
 	index []byte
 	docs  map[string][]byte // "apis/apps/v1" → document
+	v2    swaggerDoc        // /openapi/v2 (openapi_v2.go)
 }
 
 // buildOpenAPI builds every group-version document and the index that
@@ -98,6 +99,15 @@ var patchContentTypes = []string{
 	"application/strategic-merge-patch+json",
 }
 
+// writeQueryParameters are the query parameters of PUT and PATCH, by name
+// and description. kubectl learns from fieldValidation's presence on a
+// kind's PATCH that the server checks unknown fields itself.
+var writeQueryParameters = []struct{ name, description string }{
+	{"dryRun", "When present, indicates that modifications should not be persisted."},
+	{"fieldManager", "A name associated with the actor or entity that is making these changes."},
+	{"fieldValidation", "How the server handles unknown or duplicate fields: Ignore, Warn (the default) or Strict."},
+}
+
 // itemPathOperations are the GET, PUT and PATCH operations of a kind's item
 // path, each tagged with the kind, as kubectl looks them up.
 func itemPathOperations(res *resource) map[string]any {
@@ -115,17 +125,17 @@ func itemPathOperations(res *resource) map[string]any {
 		for _, ct := range contentTypes {
 			content[ct] = map[string]any{"schema": bodySchema}
 		}
+		var params []any
+		for _, p := range writeQueryParameters {
+			params = append(params, param(p.name, p.description))
+		}
 		return map[string]any{
 			"operationId":                     action + res.kind,
 			"x-kubernetes-action":             action,
 			"x-kubernetes-group-version-kind": gvk,
-			"parameters": []any{
-				param("dryRun", "When present, indicates that modifications should not be persisted."),
-				param("fieldManager", "A name associated with the actor or entity that is making these changes."),
-				param("fieldValidation", "How the server handles unknown or duplicate fields: Ignore, Warn (the default) or Strict."),
-			},
-			"requestBody": map[string]any{"content": content, "required": true},
-			"responses":   ok,
+			"parameters":                      params,
+			"requestBody":                     map[string]any{"content": content, "required": true},
+			"responses":                       ok,
 		}
 	}
 	return map[string]any{

@@ -33,6 +33,7 @@ func (s *Server) router() http.Handler {
 	r.Get("/api/v1", s.serveResourceList)
 	r.Get("/apis/{group}", s.serveGroup)
 	r.Get("/apis/{group}/{version}", s.serveResourceList)
+	r.Get("/openapi/v2", s.serveOpenAPIV2)
 	r.Get("/openapi/v3", s.serveOpenAPIIndex)
 	r.Get("/openapi/v3/*", s.serveOpenAPIDocument)
 

@@ -5,12 +5,10 @@ import (
 	"context"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"kplane/pkg/client"
 	"kplane/pkg/cluster"
@@ -93,17 +91,7 @@ func (c *LocalCluster) MustKubectl(t testing.TB, args ...string) string {
 // (for its discovery cache); it skips the test when kubectl is missing.
 func KubectlWith(t testing.TB, kubeconfigPath, home, stdin string, args ...string) KubectlResult {
 	t.Helper()
-	kubectl := RequireKubectl(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	full := append([]string{"--kubeconfig", kubeconfigPath, "--cache-dir", filepath.Join(home, "cache")}, args...)
-	cmd := exec.CommandContext(ctx, kubectl, full...)
-	cmd.Env = append(os.Environ(), "HOME="+home, "KUBECONFIG=")
-	cmd.Stdin = strings.NewReader(stdin)
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	err := cmd.Run()
-	return KubectlResult{Stdout: stdout.String(), Stderr: stderr.String(), Err: err}
+	return RunKubectl(t, RequireKubectl(t), kubeconfigPath, home, stdin, args...)
 }
 
 // SyncBuffer is a bytes.Buffer safe for concurrent writers and readers.

@@ -126,6 +126,27 @@ func Encode(obj any, apiVersion, kind string) ([]byte, error) {
 	return out.buf, nil
 }
 
+// EncodeMessage writes obj (a struct or a pointer to one) as a bare
+// protobuf message, without the "k8s\x00" prefix and runtime.Unknown
+// envelope of API objects: the form of documents that are not API objects,
+// such as the OpenAPI v2 document client-go reads (gnostic's
+// openapi_v2.Document). The struct's fields carry protobuf tags, as
+// Encode's do.
+func EncodeMessage(obj any) ([]byte, error) {
+	v := reflect.ValueOf(obj)
+	if v.Kind() == reflect.Pointer && !v.IsNil() {
+		v = v.Elem()
+	}
+	if v.Kind() != reflect.Struct {
+		return nil, fmt.Errorf("protobuf: EncodeMessage needs a struct or a pointer to one, not %T", obj)
+	}
+	var w writer
+	if err := encodeMessage(&w, v); err != nil {
+		return nil, err
+	}
+	return w.buf, nil
+}
+
 // readEnvelope checks the magic prefix and decodes the runtime.Unknown
 // around the object.
 func readEnvelope(body []byte) (unknown, error) {

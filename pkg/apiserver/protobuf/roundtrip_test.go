@@ -1,6 +1,7 @@
 package protobuf
 
 import (
+	"bytes"
 	"encoding/json"
 	"reflect"
 	"testing"
@@ -240,5 +241,29 @@ func BenchmarkDecodeDeployment(b *testing.B) {
 		if err := Decode(body, &d); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// TestEncodeMessageIsTheEnvelopesRaw checks that EncodeMessage writes the
+// bare message: exactly the raw bytes Encode puts inside its envelope.
+func TestEncodeMessageIsTheEnvelopesRaw(t *testing.T) {
+	cm := &api.ConfigMap{ObjectMeta: api.ObjectMeta{Name: "settings", Namespace: "default"}, Data: map[string]string{"a": "1"}}
+	bare, err := EncodeMessage(cm)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, err := Encode(cm, "v1", "ConfigMap")
+	if err != nil {
+		t.Fatal(err)
+	}
+	env, err := readEnvelope(body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(bare, env.Raw) {
+		t.Errorf("EncodeMessage = %x, want the envelope's raw %x", bare, env.Raw)
+	}
+	if _, err := EncodeMessage("not a struct"); err == nil {
+		t.Error("EncodeMessage of a string: no error")
 	}
 }
