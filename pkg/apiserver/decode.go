@@ -32,7 +32,7 @@ func readBody(r *http.Request) ([]byte, error) {
 // fieldValidation is the request's unknown-field policy: Strict (reject),
 // Warn (drop with a Warning header; the default) or Ignore.
 func fieldValidation(r *http.Request) (string, error) {
-	switch v := r.URL.Query().Get("fieldValidation"); v {
+	switch v := queryOf(r).string("fieldValidation"); v {
 	case "":
 		return "Warn", nil
 	case "Strict", "Warn", "Ignore":
@@ -133,7 +133,7 @@ func decodeBody(r *http.Request, res *resource) (api.Object, []string, error) {
 
 // isDryRun reports whether the request asked for dryRun=All.
 func isDryRun(r *http.Request) (bool, error) {
-	values := r.URL.Query()["dryRun"]
+	values := queryOf(r).list("dryRun")
 	for _, v := range values {
 		if v != "All" {
 			return false, apierrors.NewBadRequest(fmt.Sprintf("dryRun value %q is not supported; only \"All\" is", v))
