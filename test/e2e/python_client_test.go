@@ -19,8 +19,10 @@ import (
 // write: testdata/python_client.py lists, creates, patches with a
 // strategic merge, reads and patches the scale subresource, pages with
 // _continue, watches (the client sends ?watch=True), asks /version/, sees
-// an invalid create fail with the Status as the ApiException's body, and
-// deletes its namespace. Each line below is what a Kubernetes 1.32 cluster
+// an invalid create fail with the Status as the ApiException's body,
+// creates with dry_run, deletes a Deployment with orphan_dependents=True
+// (?orphanDependents=True: its ReplicaSets stay), and deletes its
+// namespace. Each line below is what a Kubernetes 1.32 cluster
 // answers to the same script.
 func TestPythonClient(t *testing.T) {
 	t.Parallel()
@@ -48,6 +50,8 @@ func TestPythonClient(t *testing.T) {
 		"paginated list: pages=[2, 2, 1] names=page-0,page-1,page-2,page-3,page-4",
 		"watch: ADDED watched k=1; MODIFIED watched k=2",
 		"invalid create: http=422 kind=Status status=Failure reason=Invalid code=422 name=Not_A_Name field=metadata.name",
+		"dry run: answered=dry stored=False",
+		"orphan delete: deployment gone, replicasets left=2 with owners=0",
 		"delete namespace: gone (404)",
 	}, "\n") + "\n"
 	if got := stdout.String(); got != want {

@@ -20,6 +20,26 @@ def step(name, detail):
     print(f"{name}: {detail}", flush=True)
 
 
+def gone(read):
+    """Reports whether read() answers 404."""
+    try:
+        read()
+    except ApiException as e:
+        if e.status == 404:
+            return True
+        raise
+    return False
+
+
+def wait_for(condition, what, timeout=60):
+    """Polls condition() until it is truthy; fails naming what it waited for."""
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"waited {timeout}s for {what}")
+        time.sleep(0.2)
+
+
 def main():
     kubeconfig, ns = sys.argv[1], sys.argv[2]
     config.load_kube_config(config_file=kubeconfig)
@@ -105,6 +125,21 @@ def main():
         step("invalid create", f"http={e.status} kind={status['kind']} status={status['status']} "
              f"reason={status['reason']} code={status['code']} name={status['details']['name']} "
              f"field={status['details']['causes'][0]['field']}")
+
+    # dry_run="All" answers with the object it would create and stores nothing.
+    dry = core.create_namespaced_config_map(ns, client.V1ConfigMap(metadata=client.V1ObjectMeta(name="dry")), dry_run="All")
+    stored = [cm.metadata.name for cm in core.list_namespaced_config_map(ns).items if cm.metadata.name == "dry"]
+    step("dry run", f"answered={dry.metadata.name} stored={bool(stored)}")
+
+    # orphan_dependents=True (sent as ?orphanDependents=True) deletes the
+    # Deployment and leaves its ReplicaSets (one per template: the patch
+    # made the second) behind, without an owner.
+    wait_for(lambda: len(apps.list_namespaced_replica_set(ns, label_selector="app=web").items) == 2,
+             "the Deployment's two ReplicaSets")
+    apps.delete_namespaced_deployment("web", ns, orphan_dependents=True)
+    wait_for(lambda: gone(lambda: apps.read_namespaced_deployment("web", ns)), "the Deployment to be deleted")
+    owners = [len(rs.metadata.owner_references or []) for rs in apps.list_namespaced_replica_set(ns, label_selector="app=web").items]
+    step("orphan delete", f"deployment gone, replicasets left={len(owners)} with owners={sum(owners)}")
 
     # Deleting the namespace empties it, then it is gone.
     core.delete_namespace(ns)
