@@ -122,3 +122,43 @@ func TestTrailingSlashPaths(t *testing.T) {
 		})
 	}
 }
+
+// Answers are indented JSON when the request asks for ?pretty=true or comes
+// from curl; a watch stays one compact event per line, and other answers
+// stay compact.
+func TestPrettyAnswers(t *testing.T) {
+	a := framework.StartAPIServer(t)
+	const indented = "{\n  \"kind\": \"Namespace\",\n  \"apiVersion\": \"v1\",\n  \"metadata\": {\n    \"name\": \"default\","
+	tests := []struct {
+		path, userAgent string
+		wantPrefix      string
+	}{
+		{"/api/v1/namespaces/default?pretty=true", "", indented},
+		{"/api/v1/namespaces/default", "curl/8.5.0", indented},
+		{"/api/v1/namespaces/default", "", `{"kind":"Namespace","apiVersion":"v1","metadata":{"name":"default",`},
+		{"/api/v1/namespaces/default?pretty=false", "curl/8.5.0", `{"kind":"Namespace","apiVersion":"v1","metadata":{"name":"default",`},
+		{"/api/v1/namespaces/nosuch?pretty=1", "", "{\n  \"kind\": \"Status\",\n"},
+		{"/healthz?pretty=true", "", "ok"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.path+" "+tt.userAgent, func(t *testing.T) {
+			headers := []string{}
+			if tt.userAgent != "" {
+				headers = append(headers, "User-Agent", tt.userAgent)
+			}
+			r := a.Do(t, "GET", tt.path, nil, headers...)
+			if !strings.HasPrefix(string(r.Body), tt.wantPrefix) {
+				t.Fatalf("GET %s = %d\n%.300s\nwant it to start with\n%s", tt.path, r.Code, r.Body, tt.wantPrefix)
+			}
+		})
+	}
+
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	resp := a.Stream(t, ctx, "/api/v1/namespaces?watch=true&pretty=true&timeoutSeconds=1")
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	if !strings.HasPrefix(string(body), `{"type":"ADDED","object":{"kind":"Namespace"`) {
+		t.Errorf("watch with ?pretty=true = %.300s, want compact events", body)
+	}
+}

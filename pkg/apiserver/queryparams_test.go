@@ -2,6 +2,7 @@ package apiserver
 
 import (
 	"fmt"
+	"net/http/httptest"
 	"net/url"
 	"strings"
 	"testing"
@@ -116,4 +117,34 @@ func mustParseQuery(t *testing.T, raw string) queryParams {
 		t.Fatalf("parse %q: %v", raw, err)
 	}
 	return queryParams(v)
+}
+
+// ?pretty= is read with strconv.ParseBool, as upstream's serializer reads
+// it; without it, curl, Wget and browsers get indented answers.
+func TestPrettyRequest(t *testing.T) {
+	tests := []struct {
+		query, userAgent string
+		want             bool
+	}{
+		{query: "", userAgent: "kubectl/v1.32.0", want: false},
+		{query: "", userAgent: "OpenAPI-Generator/22.6.0/python", want: false},
+		{query: "", userAgent: "curl/8.5.0", want: true},
+		{query: "", userAgent: "Wget/1.21", want: true},
+		{query: "", userAgent: "Mozilla/5.0 (X11; Linux x86_64)", want: true},
+		{query: "pretty=true", userAgent: "kubectl/v1.32.0", want: true},
+		{query: "pretty=1", userAgent: "", want: true},
+		{query: "pretty=T", userAgent: "", want: true},
+		{query: "pretty=yes", userAgent: "", want: false}, // not a ParseBool value
+		{query: "pretty=false", userAgent: "curl/8.5.0", want: false},
+		{query: "pretty=", userAgent: "curl/8.5.0", want: true}, // empty: the user agent decides
+	}
+	for _, tt := range tests {
+		t.Run(tt.query+" "+tt.userAgent, func(t *testing.T) {
+			r := httptest.NewRequest("GET", "/api/v1/pods?"+tt.query, nil)
+			r.Header.Set("User-Agent", tt.userAgent)
+			if got := prettyRequest(r); got != tt.want {
+				t.Errorf("prettyRequest = %v, want %v", got, tt.want)
+			}
+		})
+	}
 }

@@ -20,7 +20,7 @@ func (s *Server) router() http.Handler {
 	r := chi.NewRouter()
 	// Health and version answer without a token, as upstream lets anonymous
 	// clients probe them.
-	r.Use(recoverPanics, s.limitBody, auth.Middleware(s.tokens, auth.DefaultPublicPaths))
+	r.Use(recoverPanics, prettyJSON, s.limitBody, auth.Middleware(s.tokens, auth.DefaultPublicPaths))
 
 	for _, p := range []string{"/healthz", "/livez", "/readyz"} {
 		r.Get(p, func(w http.ResponseWriter, _ *http.Request) { writeRaw(w, http.StatusOK, "text/plain", []byte("ok")) })
