@@ -66,6 +66,9 @@ func parseDeleteOptions(r *http.Request) (api.DeleteOptions, error) {
 		opts.OrphanDependents = orphan
 	}
 	opts.DryRun = append(opts.DryRun, q.list("dryRun")...)
+	if err := validateDryRun("DeleteOptions", opts.DryRun); err != nil {
+		return opts, err
+	}
 	if opts.PropagationPolicy != nil {
 		switch *opts.PropagationPolicy {
 		case api.DeletePropagationBackground, api.DeletePropagationForeground, api.DeletePropagationOrphan:

@@ -79,6 +79,9 @@ func encodeList(res *resource, result listResult) []byte {
 // list computes one page of a list request.
 func (s *Server) list(ctx context.Context, r *http.Request, res *resource, namespace string, sel selectors) (listResult, error) {
 	q := queryOf(r)
+	if err := validateListOptions(q, false); err != nil {
+		return listResult{}, err
+	}
 	limit, err := q.int64("limit")
 	if err != nil {
 		return listResult{}, err

@@ -101,3 +101,55 @@ func parseQueryBool(v string) bool {
 	}
 	return true
 }
+
+// validateListOptions checks the combinations of list and watch parameters
+// that upstream's ListOptions validation rejects, all reported together in
+// one 422 Invalid ListOptions Status. A list may pin its read with
+// resourceVersionMatch only alongside a resourceVersion and without a
+// continue token, and never asks for initial events; a watch takes
+// resourceVersionMatch=NotOlderThan only as part of a sendInitialEvents
+// request (client-go's WatchList), which in turn requires it.
+func validateListOptions(q queryParams, watch bool) error {
+	var errs apierrors.FieldErrorList
+	match, rv := q.string("resourceVersionMatch"), q.string("resourceVersion")
+	continues := q.string("continue") != ""
+	sendInitialEvents := q.optionalBool("sendInitialEvents")
+	if watch {
+		if sendInitialEvents != nil && match != "NotOlderThan" {
+			errs = append(errs, apierrors.Forbidden("resourceVersionMatch", "sendInitialEvents requires setting resourceVersionMatch to NotOlderThan"))
+		}
+		if match != "" {
+			if sendInitialEvents == nil {
+				errs = append(errs, apierrors.Forbidden("resourceVersionMatch", "resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided"))
+			}
+			if match != "NotOlderThan" {
+				errs = append(errs, apierrors.NotSupported("resourceVersionMatch", match, []string{"NotOlderThan"}))
+			}
+			if continues {
+				errs = append(errs, apierrors.Forbidden("resourceVersionMatch", "resourceVersionMatch is forbidden when continue is provided"))
+			}
+		}
+	} else {
+		if match != "" {
+			if rv == "" {
+				errs = append(errs, apierrors.Forbidden("resourceVersionMatch", "resourceVersionMatch is forbidden unless resourceVersion is provided"))
+			}
+			if continues {
+				errs = append(errs, apierrors.Forbidden("resourceVersionMatch", "resourceVersionMatch is forbidden when continue is provided"))
+			}
+			if match != "Exact" && match != "NotOlderThan" {
+				errs = append(errs, apierrors.NotSupported("resourceVersionMatch", match, []string{"Exact", "NotOlderThan", ""}))
+			}
+			if match == "Exact" && rv == "0" {
+				errs = append(errs, apierrors.Forbidden("resourceVersionMatch", `resourceVersionMatch "exact" is forbidden for resourceVersion "0"`))
+			}
+		}
+		if sendInitialEvents != nil {
+			errs = append(errs, apierrors.Forbidden("sendInitialEvents", "sendInitialEvents is forbidden for list"))
+		}
+	}
+	if len(errs) > 0 {
+		return apierrors.NewInvalid("ListOptions", "meta.k8s.io", "", errs)
+	}
+	return nil
+}

@@ -162,3 +162,50 @@ func TestPrettyAnswers(t *testing.T) {
 		t.Errorf("watch with ?pretty=true = %.300s, want compact events", body)
 	}
 }
+
+// Combinations of options upstream's validation rejects are one 422
+// Invalid Status naming every broken rule, as upstream reports them.
+func TestInvalidOptionsCombinations(t *testing.T) {
+	a := framework.StartAPIServer(t)
+	const configmaps = "/api/v1/namespaces/default/configmaps"
+	tests := []struct {
+		method, path, body string
+		wantMessage        string
+	}{
+		{"GET", configmaps + "?resourceVersionMatch=Exact", "",
+			`ListOptions.meta.k8s.io "" is invalid: resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden unless resourceVersion is provided`},
+		{"GET", configmaps + "?resourceVersion=0&resourceVersionMatch=Exact", "",
+			`resourceVersionMatch: Forbidden: resourceVersionMatch "exact" is forbidden for resourceVersion "0"`},
+		{"GET", configmaps + "?resourceVersion=5&resourceVersionMatch=Newest", "",
+			`resourceVersionMatch: Unsupported value: "Newest": supported values: "Exact", "NotOlderThan", ""`},
+		{"GET", configmaps + "?sendInitialEvents=true", "",
+			`sendInitialEvents: Forbidden: sendInitialEvents is forbidden for list`},
+		{"GET", configmaps + "?watch=1&sendInitialEvents=true", "",
+			`resourceVersionMatch: Forbidden: sendInitialEvents requires setting resourceVersionMatch to NotOlderThan`},
+		{"GET", configmaps + "?watch=1&resourceVersion=1&resourceVersionMatch=Exact", "",
+			`ListOptions.meta.k8s.io "" is invalid: [resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided, resourceVersionMatch: Unsupported value: "Exact": supported values: "NotOlderThan"]`},
+		{"POST", configmaps + "?dryRun=Some", `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"dry"}}`,
+			`CreateOptions.meta.k8s.io "" is invalid: dryRun: Unsupported value:`},
+		{"DELETE", configmaps + "/whatever?dryRun=", "",
+			`DeleteOptions.meta.k8s.io "" is invalid: dryRun: Unsupported value:`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.method+" "+tt.path, func(t *testing.T) {
+			r := a.Do(t, tt.method, tt.path, []byte(tt.body))
+			var status api.Status
+			if err := json.Unmarshal(r.Body, &status); err != nil || r.Code != http.StatusUnprocessableEntity ||
+				status.Reason != "Invalid" || !strings.Contains(status.Message, tt.wantMessage) {
+				t.Fatalf("= %d %s\nwant a 422 Invalid Status containing %s", r.Code, r.Body, tt.wantMessage)
+			}
+		})
+	}
+	// The client-go WatchList request is accepted.
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	resp := a.Stream(t, ctx, configmaps+"?watch=1&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true&timeoutSeconds=1")
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		body, _ := io.ReadAll(resp.Body)
+		t.Fatalf("WatchList request = %d %s, want 200", resp.StatusCode, body)
+	}
+}

@@ -47,6 +47,10 @@ func (s *Server) serveWatch(w http.ResponseWriter, r *http.Request, info *reques
 		sel.name = info.name
 	}
 	q := queryOf(r)
+	if err := validateListOptions(q, true); err != nil {
+		writeError(w, err)
+		return
+	}
 	rvParam := q.string("resourceVersion")
 	rv, err := parseResourceVersion(rvParam)
 	if err != nil {
