@@ -32,7 +32,7 @@ func readBody(r *http.Request) ([]byte, error) {
 // fieldValidation is the request's unknown-field policy: Strict (reject),
 // Warn (drop with a Warning header; the default) or Ignore.
 func fieldValidation(r *http.Request) (string, error) {
-	switch v := r.URL.Query().Get("fieldValidation"); v {
+	switch v := queryOf(r).string("fieldValidation"); v {
 	case "":
 		return "Warn", nil
 	case "Strict", "Warn", "Ignore":
@@ -131,13 +131,37 @@ func decodeBody(r *http.Request, res *resource) (api.Object, []string, error) {
 	return decodeObject(r, res, jsonBody)
 }
 
-// isDryRun reports whether the request asked for dryRun=All.
+// isDryRun reports whether the request asked for dryRun=All. Any other
+// value makes the request's options Invalid (422), as upstream validates
+// CreateOptions, UpdateOptions and PatchOptions.
 func isDryRun(r *http.Request) (bool, error) {
-	values := r.URL.Query()["dryRun"]
-	for _, v := range values {
-		if v != "All" {
-			return false, apierrors.NewBadRequest(fmt.Sprintf("dryRun value %q is not supported; only \"All\" is", v))
-		}
+	values := queryOf(r).list("dryRun")
+	if err := validateDryRun(optionsKind(r.Method), values); err != nil {
+		return false, err
 	}
 	return len(values) > 0, nil
+}
+
+// validateDryRun accepts only "All", the one dry-run mode upstream has.
+func validateDryRun(optionsKind string, values []string) error {
+	for _, v := range values {
+		if v != "All" {
+			return apierrors.NewInvalid(optionsKind, "meta.k8s.io", "", apierrors.FieldErrorList{
+				apierrors.NotSupported("dryRun", values, []string{"All"})})
+		}
+	}
+	return nil
+}
+
+// optionsKind names the meta/v1 options a write with this method carries.
+func optionsKind(method string) string {
+	switch method {
+	case http.MethodPut:
+		return "UpdateOptions"
+	case http.MethodPatch:
+		return "PatchOptions"
+	case http.MethodDelete:
+		return "DeleteOptions"
+	}
+	return "CreateOptions"
 }

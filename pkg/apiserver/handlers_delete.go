@@ -8,7 +8,6 @@ import (
 	"io"
 	"net/http"
 	"slices"
-	"strconv"
 	"time"
 
 	"kplane/pkg/api"
@@ -49,23 +48,27 @@ func parseDeleteOptions(r *http.Request) (api.DeleteOptions, error) {
 			return opts, apierrors.NewBadRequest(fmt.Sprintf("invalid DeleteOptions: %v", err))
 		}
 	}
-	q := r.URL.Query()
-	if v := q.Get("gracePeriodSeconds"); v != "" {
-		n, err := strconv.ParseInt(v, 10, 64)
-		if err != nil {
-			return opts, apierrors.NewBadRequest(fmt.Sprintf("invalid gracePeriodSeconds %q", v))
-		}
-		opts.GracePeriodSeconds = &n
+	// The query's options override the body's, as upstream decodes the
+	// query into the same DeleteOptions after the body.
+	q := queryOf(r)
+	gracePeriod, err := q.optionalInt64("gracePeriodSeconds")
+	if err != nil {
+		return opts, err
 	}
-	if v := q.Get("propagationPolicy"); v != "" {
+	if gracePeriod != nil {
+		opts.GracePeriodSeconds = gracePeriod
+	}
+	if v := q.string("propagationPolicy"); v != "" {
 		p := api.DeletionPropagation(v)
 		opts.PropagationPolicy = &p
 	}
-	if v := q.Get("orphanDependents"); v != "" {
-		b := v == "true"
-		opts.OrphanDependents = &b
+	if orphan := q.optionalBool("orphanDependents"); orphan != nil {
+		opts.OrphanDependents = orphan
 	}
-	opts.DryRun = append(opts.DryRun, q["dryRun"]...)
+	opts.DryRun = append(opts.DryRun, q.list("dryRun")...)
+	if err := validateDryRun("DeleteOptions", opts.DryRun); err != nil {
+		return opts, err
+	}
 	if opts.PropagationPolicy != nil {
 		switch *opts.PropagationPolicy {
 		case api.DeletePropagationBackground, api.DeletePropagationForeground, api.DeletePropagationOrphan:

@@ -66,7 +66,7 @@ func (s *Server) serveList(w http.ResponseWriter, r *http.Request, info *request
 		return
 	}
 	if tableRequest(r) {
-		t := s.table(info.res, result.items, r.URL.Query().Get("includeObject"), true)
+		t := s.table(info.res, result.items, queryOf(r).string("includeObject"), true)
 		t.ResourceVersion = strconv.FormatInt(result.revision, 10)
 		t.Continue = result.next
 		t.RemainingItemCount = result.remaining

@@ -78,15 +78,21 @@ func encodeList(res *resource, result listResult) []byte {
 
 // list computes one page of a list request.
 func (s *Server) list(ctx context.Context, r *http.Request, res *resource, namespace string, sel selectors) (listResult, error) {
-	q := r.URL.Query()
-	limit, err := strconv.ParseInt(q.Get("limit"), 10, 64)
-	if q.Get("limit") != "" && (err != nil || limit < 0) {
-		return listResult{}, apierrors.NewBadRequest(fmt.Sprintf("invalid limit %q", q.Get("limit")))
+	q := queryOf(r)
+	if err := validateListOptions(q, false); err != nil {
+		return listResult{}, err
+	}
+	limit, err := q.int64("limit")
+	if err != nil {
+		return listResult{}, err
+	}
+	if limit < 0 {
+		return listResult{}, apierrors.NewBadRequest(fmt.Sprintf("invalid value %q for limit: must not be negative", q.string("limit")))
 	}
 	prefix := res.keyPrefix(namespace)
 	c := s.caches[res]
 
-	if token := q.Get("continue"); token != "" {
+	if token := q.string("continue"); token != "" {
 		t, err := decodeContinue(token)
 		if err != nil {
 			return listResult{}, err
@@ -102,15 +108,15 @@ func (s *Server) list(ctx context.Context, r *http.Request, res *resource, names
 		return s.listFromStore(ctx, res, prefix, t.Revision, t.StartKey, limit, sel)
 	}
 
-	rv, err := parseResourceVersion(q.Get("resourceVersion"))
+	rv, err := parseResourceVersion(q.string("resourceVersion"))
 	if err != nil {
 		return listResult{}, apierrors.NewBadRequest(err.Error())
 	}
-	if rv > 0 && q.Get("resourceVersionMatch") == "Exact" {
+	if rv > 0 && q.string("resourceVersionMatch") == "Exact" {
 		return s.listFromStore(ctx, res, prefix, rv, "", limit, sel)
 	}
 	minRevision := rv // "NotOlderThan"
-	if q.Get("resourceVersion") == "0" {
+	if q.string("resourceVersion") == "0" {
 		minRevision = 1 // "any": whatever the cache has
 	}
 	entries, rev, err := c.List(ctx, prefix, minRevision)

@@ -64,7 +64,7 @@ func (s *Server) servePodLog(w http.ResponseWriter, r *http.Request, info *reque
 		writeError(w, apierrors.NewMethodNotSupported(apierrors.Resource{Resource: "pods/log"}, r.Method))
 		return
 	}
-	opts, err := parsePodLogOptions(r.URL.Query(), info.name)
+	opts, err := parsePodLogOptions(queryOf(r), info.name)
 	if err != nil {
 		writeError(w, err)
 		return
@@ -111,27 +111,23 @@ func (s *Server) servePodLog(w http.ResponseWriter, r *http.Request, info *reque
 // parsePodLogOptions reads and validates the query, with upstream's
 // messages: a value that is not a number is a BadRequest, a number out of
 // range makes the PodLogOptions Invalid.
-func parsePodLogOptions(q url.Values, podName string) (podLogOptions, error) {
+func parsePodLogOptions(q queryParams, podName string) (podLogOptions, error) {
 	o := podLogOptions{
-		container:  q.Get("container"),
-		follow:     queryBool(q, "follow"),
-		previous:   queryBool(q, "previous"),
-		timestamps: queryBool(q, "timestamps"),
-		sinceTime:  q.Get("sinceTime"),
+		container:  q.string("container"),
+		follow:     q.bool("follow"),
+		previous:   q.bool("previous"),
+		timestamps: q.bool("timestamps"),
+		sinceTime:  q.string("sinceTime"),
 	}
 	for _, n := range []struct {
 		name string
 		dst  **int64
 	}{{"tailLines", &o.tailLines}, {"limitBytes", &o.limitBytes}, {"sinceSeconds", &o.sinceSeconds}} {
-		v := q.Get(n.name)
-		if v == "" {
-			continue
-		}
-		i, err := strconv.ParseInt(v, 10, 64)
+		v, err := q.optionalInt64(n.name)
 		if err != nil {
-			return o, apierrors.NewBadRequest(fmt.Sprintf("invalid value %q for %s: %v", v, n.name, err))
+			return o, err
 		}
-		*n.dst = &i
+		*n.dst = v
 	}
 	if o.sinceTime != "" {
 		if _, err := time.Parse(time.RFC3339, o.sinceTime); err != nil {
@@ -155,16 +151,6 @@ func parsePodLogOptions(q url.Values, podName string) (podLogOptions, error) {
 		return o, apierrors.NewInvalid("PodLogOptions", "", podName, errs)
 	}
 	return o, nil
-}
-
-// queryBool reads a boolean query parameter as upstream's parameter codec
-// does: absent, empty, "false" and "0" are false, anything else true.
-func queryBool(q url.Values, name string) bool {
-	switch strings.ToLower(q.Get(name)) {
-	case "", "false", "0":
-		return false
-	}
-	return true
 }
 
 // kubeletQuery is the query forwarded to the kubelet.

@@ -35,7 +35,7 @@ func TestParsePodLogOptions(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			opts, err := parsePodLogOptions(q, "web")
+			opts, err := parsePodLogOptions(queryParams(q), "web")
 			if tt.wantReason != "" {
 				if got := apierrors.ReasonOf(err); got != tt.wantReason {
 					t.Fatalf("reason = %q (err %v), want %q", got, err, tt.wantReason)

@@ -90,9 +90,10 @@ func verbFor(r *http.Request, hasName bool) string {
 	return strings.ToLower(r.Method)
 }
 
+// isWatch reports whether the request asks for a watch (?watch=true, or
+// any other value upstream reads as true, such as the Python client's True).
 func isWatch(r *http.Request) bool {
-	w := r.URL.Query().Get("watch")
-	return w == "1" || w == "true"
+	return queryOf(r).bool("watch")
 }
 
 func splitPath(p string) []string {

@@ -14,6 +14,9 @@ func TestParseRequest(t *testing.T) {
 		{"GET", "/api/v1/pods", "pods", "", "", "", "list"},
 		{"GET", "/api/v1/namespaces/default/pods", "pods", "default", "", "", "list"},
 		{"GET", "/api/v1/namespaces/default/pods?watch=1", "pods", "default", "", "", "watch"},
+		{"GET", "/api/v1/namespaces/default/pods?watch=True", "pods", "default", "", "", "watch"}, // the Python client
+		{"GET", "/api/v1/namespaces/default/pods?watch=False", "pods", "default", "", "", "list"},
+		{"GET", "/api/v1/namespaces/default/pods?watch=0", "pods", "default", "", "", "list"},
 		{"GET", "/api/v1/namespaces/default/pods/web-0", "pods", "default", "web-0", "", "get"},
 		{"PUT", "/api/v1/namespaces/default/pods/web-0/status", "pods", "default", "web-0", "status", "update"},
 		{"POST", "/api/v1/namespaces/default/pods/web-0/binding", "pods", "default", "web-0", "binding", "create"},

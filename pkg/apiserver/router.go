@@ -20,19 +20,32 @@ func (s *Server) router() http.Handler {
 	r := chi.NewRouter()
 	// Health and version answer without a token, as upstream lets anonymous
 	// clients probe them.
-	r.Use(recoverPanics, s.limitBody, auth.Middleware(s.tokens, auth.DefaultPublicPaths))
+	r.Use(recoverPanics, prettyJSON, s.limitBody, auth.Middleware(s.tokens, auth.DefaultPublicPaths))
 
 	for _, p := range []string{"/healthz", "/livez", "/readyz"} {
 		r.Get(p, func(w http.ResponseWriter, _ *http.Request) { writeRaw(w, http.StatusOK, "text/plain", []byte("ok")) })
 	}
-	r.Get("/version", s.serveVersion)
 	r.Method(http.MethodGet, "/metrics", s.metrics.handler())
 
-	r.Get("/api", s.serveLegacyVersions)
-	r.Get("/apis", s.serveGroups)
-	r.Get("/api/v1", s.serveResourceList)
-	r.Get("/apis/{group}", s.serveGroup)
-	r.Get("/apis/{group}/{version}", s.serveResourceList)
+	// Version and discovery answer with or without a trailing slash, as
+	// upstream's go-restful web services and the aggregator's "/apis/"
+	// handlers do (the Python client asks for /version/). Health checks,
+	// /metrics and /openapi/v3 are exact paths upstream, so /healthz/ and
+	// /openapi/v3/ stay 404 here too.
+	for _, route := range []struct {
+		path    string
+		handler http.HandlerFunc
+	}{
+		{"/version", s.serveVersion},
+		{"/api", s.serveLegacyVersions},
+		{"/apis", s.serveGroups},
+		{"/api/v1", s.serveResourceList},
+		{"/apis/{group}", s.serveGroup},
+		{"/apis/{group}/{version}", s.serveResourceList},
+	} {
+		r.Get(route.path, route.handler)
+		r.Get(route.path+"/", route.handler)
+	}
 	r.Get("/openapi/v2", s.serveOpenAPIV2)
 	r.Get("/openapi/v3", s.serveOpenAPIIndex)
 	r.Get("/openapi/v3/*", s.serveOpenAPIDocument)

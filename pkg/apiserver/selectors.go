@@ -30,12 +30,12 @@ func (sel selectors) matches(so *storedObject) bool {
 
 // parseSelectors reads labelSelector and fieldSelector; a bad one is 400.
 func parseSelectors(r *http.Request, res *resource) (selectors, error) {
-	q := r.URL.Query()
-	ls, err := labels.Parse(q.Get("labelSelector"))
+	q := queryOf(r)
+	ls, err := labels.Parse(q.string("labelSelector"))
 	if err != nil {
 		return selectors{}, apierrors.NewBadRequest(fmt.Sprintf("unable to parse requirement: %v", err))
 	}
-	fs, err := fields.Parse(q.Get("fieldSelector"))
+	fs, err := fields.Parse(q.string("fieldSelector"))
 	if err != nil {
 		return selectors{}, apierrors.NewBadRequest(err.Error())
 	}

@@ -16,7 +16,7 @@ import (
 // writeObject answers with one object, as JSON or as a one-row Table.
 func (s *Server) writeObject(w http.ResponseWriter, r *http.Request, code int, res *resource, so *storedObject) {
 	if tableRequest(r) {
-		t := s.table(res, []*storedObject{so}, r.URL.Query().Get("includeObject"), true)
+		t := s.table(res, []*storedObject{so}, queryOf(r).string("includeObject"), true)
 		t.ResourceVersion = so.obj.GetObjectMeta().ResourceVersion
 		writeJSONAs(w, contentTypeTable, t)
 		return

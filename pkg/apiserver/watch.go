@@ -46,26 +46,34 @@ func (s *Server) serveWatch(w http.ResponseWriter, r *http.Request, info *reques
 		// GET /…/pods/x?watch=1 is a watch with metadata.name=x.
 		sel.name = info.name
 	}
-	q := r.URL.Query()
-	rvParam := q.Get("resourceVersion")
+	q := queryOf(r)
+	if err := validateListOptions(q, true); err != nil {
+		writeError(w, err)
+		return
+	}
+	rvParam := q.string("resourceVersion")
 	rv, err := parseResourceVersion(rvParam)
 	if err != nil {
 		writeError(w, apierrors.NewBadRequest(err.Error()))
 		return
 	}
 	timeout := time.Duration(30+rand.IntN(30)) * time.Minute // upstream: --min-request-timeout 1800 s × [1, 2)
-	if t := q.Get("timeoutSeconds"); t != "" {
-		n, err := strconv.Atoi(t)
-		if err != nil || n < 0 {
-			writeError(w, apierrors.NewBadRequest(fmt.Sprintf("invalid timeoutSeconds %q", t)))
+	timeoutSeconds, err := q.optionalInt64("timeoutSeconds")
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	if timeoutSeconds != nil {
+		if *timeoutSeconds < 0 {
+			writeError(w, apierrors.NewBadRequest(fmt.Sprintf("invalid value %d for timeoutSeconds: must not be negative", *timeoutSeconds)))
 			return
 		}
-		timeout = time.Duration(n) * time.Second
+		timeout = time.Duration(*timeoutSeconds) * time.Second
 	}
-	bookmarks := q.Get("allowWatchBookmarks") == "true"
-	sendInitial := q.Get("sendInitialEvents") == "true"
+	bookmarks := q.bool("allowWatchBookmarks")
+	sendInitial := q.bool("sendInitialEvents")
 	asTable := tableRequest(r)
-	includeObject := q.Get("includeObject")
+	includeObject := q.string("includeObject")
 
 	ctx, cancel := context.WithTimeout(r.Context(), timeout)
 	defer cancel()
