@@ -117,6 +117,23 @@ func builtinResources() []*resource {
 		{group: "discovery.k8s.io", version: "v1", kind: "EndpointSlice", plural: "endpointslices", singular: "endpointslice",
 			namespaced: true, newObject: func() api.Object { return &api.EndpointSlice{} }, tracksGeneration: true},
 
+		// networking.k8s.io/v1. Stored, defaulted and validated; no ingress
+		// controller or network plugin acts on them yet.
+		{group: "networking.k8s.io", version: "v1", kind: "Ingress", plural: "ingresses", singular: "ingress",
+			shortNames: []string{"ing"}, namespaced: true, newObject: func() api.Object { return &api.Ingress{} },
+			hasStatus: true, tracksGeneration: true, clearStatusOnCreate: true},
+		{group: "networking.k8s.io", version: "v1", kind: "IngressClass", plural: "ingressclasses", singular: "ingressclass",
+			newObject: func() api.Object { return &api.IngressClass{} }, tracksGeneration: true},
+		{group: "networking.k8s.io", version: "v1", kind: "NetworkPolicy", plural: "networkpolicies", singular: "networkpolicy",
+			shortNames: []string{"netpol"}, namespaced: true, newObject: func() api.Object { return &api.NetworkPolicy{} },
+			tracksGeneration: true},
+
+		// policy/v1. The budget is stored and validated; the disruption
+		// controller and the eviction API that honour it come later.
+		{group: "policy", version: "v1", kind: "PodDisruptionBudget", plural: "poddisruptionbudgets", singular: "poddisruptionbudget",
+			shortNames: []string{"pdb"}, namespaced: true, newObject: func() api.Object { return &api.PodDisruptionBudget{} },
+			hasStatus: true, tracksGeneration: true, clearStatusOnCreate: true},
+
 		// rbac.authorization.k8s.io/v1
 		{group: "rbac.authorization.k8s.io", version: "v1", kind: "Role", plural: "roles", singular: "role", namespaced: true,
 			newObject: func() api.Object { return &api.Role{} }},
