@@ -93,6 +93,17 @@ func builtinResources() []*resource {
 		{group: "apps", version: "v1", kind: "ControllerRevision", plural: "controllerrevisions", singular: "controllerrevision",
 			namespaced: true, newObject: func() api.Object { return &api.ControllerRevision{} }},
 
+		// events.k8s.io/v1: the core/v1 Events above, read and written in
+		// their newer shape (conversion.go). Field selectors take the new
+		// field names, as upstream's.
+		{group: "events.k8s.io", version: "v1", kind: "Event", plural: "events", singular: "event", shortNames: []string{"ev"},
+			namespaced: true, newObject: func() api.Object { return &api.EventsV1Event{} }, allowCreateOnUpdate: true,
+			conversion: eventsV1Conversion,
+			selectableFields: []string{"regarding.kind", "regarding.namespace", "regarding.name", "regarding.uid",
+				"regarding.apiVersion", "regarding.resourceVersion", "regarding.fieldPath", "reason",
+				"reportingController", "source", "type"},
+			fieldsOf: eventsV1Fields},
+
 		// autoscaling/v2
 		{group: "autoscaling", version: "v2", kind: "HorizontalPodAutoscaler", plural: "horizontalpodautoscalers",
 			singular: "horizontalpodautoscaler", shortNames: []string{"hpa"}, namespaced: true, categories: []string{"all"},
@@ -174,6 +185,30 @@ func eventFields(o api.Object) map[string]string {
 		"reportingComponent":             e.ReportingController,
 		"source":                         e.Source.Component,
 		"type":                           e.Type,
+	}
+}
+
+// eventsV1Fields are the selectable fields of an events.k8s.io/v1 Event.
+// "source" is the deprecated source's component, or the reporting
+// controller when the event has none, as upstream.
+func eventsV1Fields(o api.Object) map[string]string {
+	e := o.(*api.EventsV1Event)
+	source := e.DeprecatedSource.Component
+	if source == "" {
+		source = e.ReportingController
+	}
+	return map[string]string{
+		"regarding.kind":            e.Regarding.Kind,
+		"regarding.namespace":       e.Regarding.Namespace,
+		"regarding.name":            e.Regarding.Name,
+		"regarding.uid":             e.Regarding.UID,
+		"regarding.apiVersion":      e.Regarding.APIVersion,
+		"regarding.resourceVersion": e.Regarding.ResourceVersion,
+		"regarding.fieldPath":       e.Regarding.FieldPath,
+		"reason":                    e.Reason,
+		"reportingController":       e.ReportingController,
+		"source":                    source,
+		"type":                      e.Type,
 	}
 }
 

@@ -126,6 +126,12 @@ func (c *Client) EndpointSlices(namespace string) *TypedClient[*api.EndpointSlic
 	return For[*api.EndpointSlice](c, EndpointSlicesResource).Namespace(namespace)
 }
 
+// EventsV1Events returns a typed client for events.k8s.io/v1 Event objects
+// in namespace: the core Events, with the newer field names.
+func (c *Client) EventsV1Events(namespace string) *TypedClient[*api.EventsV1Event] {
+	return For[*api.EventsV1Event](c, EventsV1EventsResource).Namespace(namespace)
+}
+
 // Ingresses returns a typed client for Ingress objects in namespace.
 func (c *Client) Ingresses(namespace string) *TypedClient[*api.Ingress] {
 	return For[*api.Ingress](c, IngressesResource).Namespace(namespace)

@@ -64,6 +64,12 @@ var (
 	// discovery.k8s.io/v1
 	EndpointSlicesResource = Resource{Group: "discovery.k8s.io", Version: "v1", Resource: "endpointslices", Kind: "EndpointSlice", Namespaced: true}
 
+	// events.k8s.io/v1: the core/v1 Events in their newer shape, from the
+	// same storage. It is left out of BuiltinResources: everything that
+	// walks every resource (the garbage collector, the namespace
+	// controller) would otherwise see each Event twice.
+	EventsV1EventsResource = Resource{Group: "events.k8s.io", Version: "v1", Resource: "events", Kind: "Event", Namespaced: true}
+
 	// networking.k8s.io/v1
 	IngressesResource       = Resource{Group: "networking.k8s.io", Version: "v1", Resource: "ingresses", Kind: "Ingress", Namespaced: true}
 	IngressClassesResource  = Resource{Group: "networking.k8s.io", Version: "v1", Resource: "ingressclasses", Kind: "IngressClass"}

@@ -129,6 +129,11 @@ func (f *SharedInformerFactory) EndpointSlices() TypedInformer[*api.EndpointSlic
 	return ForResource[*api.EndpointSlice](f, client.EndpointSlicesResource)
 }
 
+// EventsV1Events returns the shared informer and lister for events.k8s.io/v1 Event objects.
+func (f *SharedInformerFactory) EventsV1Events() TypedInformer[*api.EventsV1Event] {
+	return ForResource[*api.EventsV1Event](f, client.EventsV1EventsResource)
+}
+
 // Ingresses returns the shared informer and lister for Ingress objects.
 func (f *SharedInformerFactory) Ingresses() TypedInformer[*api.Ingress] {
 	return ForResource[*api.Ingress](f, client.IngressesResource)

@@ -41,6 +41,8 @@ func ValidateCreate(obj api.Object) errors.FieldErrorList {
 		return validateLimitRange(o)
 	case *api.Event:
 		return validateEvent(o)
+	case *api.EventsV1Event:
+		return validateEventsV1Event(o)
 	case *api.ReplicationController:
 		return validateReplicationController(o)
 	case *api.Deployment:
@@ -124,6 +126,8 @@ func ValidateUpdate(obj, old api.Object) errors.FieldErrorList {
 		return validateLimitRangeUpdate(o, old.(*api.LimitRange))
 	case *api.Event:
 		return validateEventUpdate(o, old.(*api.Event))
+	case *api.EventsV1Event:
+		return validateEventsV1EventUpdate(o, old.(*api.EventsV1Event))
 	case *api.ReplicationController:
 		return validateReplicationControllerUpdate(o, old.(*api.ReplicationController))
 	case *api.Deployment:

@@ -73,6 +73,10 @@ func Cells(obj api.Object, now time.Time) []any {
 		return leaseCells(o, now)
 	case *api.EndpointSlice:
 		return endpointSliceCells(o, now)
+	case *api.EventsV1Event:
+		// The same columns as core/v1's: upstream prints both from the
+		// one stored form.
+		return eventCells(o.ToCore(), now)
 	case *api.Ingress:
 		return ingressCells(o, now)
 	case *api.IngressClass:
