@@ -121,6 +121,19 @@ poddisruptionbudget.policy/web   1               N/A               0            
 		t.Errorf("kubectl get ingress,ingressclass,netpol,pdb:\n%s\nwant:\n%s", got, want)
 	}
 
+	// kubectl's create subcommands send Kubernetes protobuf.
+	for _, args := range [][]string{
+		{"create", "ingress", "shop", "--class=nginx", "--rule=shop.example.com/*=shop:http,tls=shop-tls"},
+		{"create", "pdb", "shop", "--selector=app=shop", "--max-unavailable=25%"},
+	} {
+		a.MustKubectl(t, args...)
+	}
+	out = a.MustKubectl(t, "get", "ingress/shop", "pdb/shop", "-o",
+		"jsonpath={.items[0].spec.rules[0].http.paths[0].pathType} {.items[0].spec.rules[0].http.paths[0].backend.service.port.name} {.items[0].spec.tls[0].secretName} {.items[1].spec.maxUnavailable}")
+	if out != "Prefix http shop-tls 25%" {
+		t.Errorf("objects kubectl create sent as protobuf: %q", out)
+	}
+
 	// A core Event, read through events.k8s.io/v1.
 	event := `apiVersion: v1
 kind: Event
