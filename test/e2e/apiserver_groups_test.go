@@ -161,6 +161,17 @@ source:
 		t.Errorf("kubectl get events.events.k8s.io:\n%s", out)
 	}
 
+	// The OpenAPI schemas behind kubectl explain.
+	for _, tt := range []struct{ args []string }{
+		{[]string{"explain", "ingress.spec.rules.http.paths.pathType"}},
+		{[]string{"explain", "events.note", "--api-version=events.k8s.io/v1"}},
+	} {
+		out := a.MustKubectl(t, tt.args...)
+		if !strings.Contains(out, "FIELD: ") || !strings.Contains(out, "<string>") {
+			t.Errorf("kubectl %s:\n%s", strings.Join(tt.args, " "), out)
+		}
+	}
+
 	// An invalid Ingress: every error, as upstream prints them.
 	bad := `apiVersion: networking.k8s.io/v1
 kind: Ingress
