@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"kplane/pkg/api"
 	"kplane/test/framework"
@@ -223,5 +224,55 @@ func TestPodDisruptionBudgetStatusSubresource(t *testing.T) {
 	if afterMain.Status.DisruptionsAllowed != 2 || afterMain.Spec.MinAvailable.IntValue() != 3 || afterMain.Generation != 2 {
 		t.Errorf("after PUT: disruptionsAllowed %d, minAvailable %v, generation %d; want status kept (2), spec changed (3), generation 2",
 			afterMain.Status.DisruptionsAllowed, afterMain.Spec.MinAvailable, afterMain.Generation)
+	}
+}
+
+// TestDefaultIngressClass: a new Ingress without a class gets the class
+// annotated as the default — the newest such class, the first by name on a
+// tie — and keeps the class (or the old class annotation) it names.
+func TestDefaultIngressClass(t *testing.T) {
+	a := framework.StartAPIServer(t)
+	createClass := func(name string, isDefault bool) {
+		t.Helper()
+		class := `{"apiVersion":"networking.k8s.io/v1","kind":"IngressClass","metadata":{"name":"` + name + `"` +
+			map[bool]string{true: `,"annotations":{"ingressclass.kubernetes.io/is-default-class":"true"}`}[isDefault] +
+			`},"spec":{"controller":"example.com/` + name + `"}}`
+		if r := a.Do(t, "POST", "/apis/networking.k8s.io/v1/ingressclasses", []byte(class)); r.Code != 201 {
+			t.Fatalf("create ingressclass %s: %d %s", name, r.Code, r.Body)
+		}
+	}
+	classOf := func(name, extra string) string {
+		t.Helper()
+		ing := strings.Replace(helmIngress, `"name":"web"}`, `"name":"`+name+`"`+extra+`}`, 1)
+		ing = strings.Replace(ing, `"ingressClassName":"nginx",`, "", 1)
+		r := a.Do(t, "POST", "/apis/networking.k8s.io/v1/namespaces/default/ingresses", []byte(ing))
+		var created api.Ingress
+		if r.Code != 201 || json.Unmarshal(r.Body, &created) != nil {
+			t.Fatalf("create ingress %s: %d %s", name, r.Code, r.Body)
+		}
+		if created.Spec.IngressClassName == nil {
+			return "<nil>"
+		}
+		return *created.Spec.IngressClassName
+	}
+
+	createClass("plain", false)
+	if got := classOf("no-default", ""); got != "<nil>" {
+		t.Errorf("without a default class, ingressClassName = %s, want none", got)
+	}
+	// b-old first: within one second a-old wins by name, and across a
+	// second boundary by age, so the expectation holds either way.
+	createClass("b-old", true)
+	createClass("a-old", true)
+	if got := classOf("tie", ""); got != "a-old" {
+		t.Errorf("two defaults: ingressClassName = %s, want a-old (the first name, or the newer)", got)
+	}
+	time.Sleep(1100 * time.Millisecond) // creationTimestamp counts seconds
+	createClass("z-new", true)
+	if got := classOf("newest", ""); got != "z-new" {
+		t.Errorf("ingressClassName = %s, want z-new (the newest default)", got)
+	}
+	if got := classOf("annotated", `,"annotations":{"kubernetes.io/ingress.class":"nginx"}`); got != "<nil>" {
+		t.Errorf("an Ingress with the class annotation got ingressClassName %s, want none", got)
 	}
 }
