@@ -24,6 +24,10 @@ func SetDefaults(obj Object) {
 		setDefaultsEndpoints(o)
 	case *EndpointSlice:
 		setDefaultsEndpointSlice(o)
+	case *NetworkPolicy:
+		setDefaultsNetworkPolicy(o)
+	case *IngressClass:
+		setDefaultsIngressClass(o)
 	case *Node:
 		setDefaultsNode(o)
 	case *Namespace:

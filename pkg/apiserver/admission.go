@@ -20,7 +20,8 @@ import (
 //  3. Per-kind mutations — a Service gets its ClusterIP and node ports, a Pod
 //     its ServiceAccount and its default not-ready/unreachable tolerations
 //     (admission_tolerations.go), a Job its selector, a Namespace its name
-//     label.
+//     label, an Ingress without a class the default IngressClass
+//     (admission_ingressclass.go).
 //
 // admit returns a release function that gives back anything it allocated,
 // for the caller to call if the write does not happen.
@@ -51,6 +52,12 @@ func (s *Server) admit(ctx context.Context, res *resource, obj, old api.Object, 
 	case *api.Job:
 		if old == nil {
 			generateJobSelector(o)
+		}
+	case *api.Ingress:
+		if old == nil {
+			if err := s.admitDefaultIngressClass(ctx, o); err != nil {
+				return release, err
+			}
 		}
 	}
 

@@ -93,6 +93,17 @@ func builtinResources() []*resource {
 		{group: "apps", version: "v1", kind: "ControllerRevision", plural: "controllerrevisions", singular: "controllerrevision",
 			namespaced: true, newObject: func() api.Object { return &api.ControllerRevision{} }},
 
+		// events.k8s.io/v1: the core/v1 Events above, read and written in
+		// their newer shape (conversion.go). Field selectors take the new
+		// field names, as upstream's.
+		{group: "events.k8s.io", version: "v1", kind: "Event", plural: "events", singular: "event", shortNames: []string{"ev"},
+			namespaced: true, newObject: func() api.Object { return &api.EventsV1Event{} }, allowCreateOnUpdate: true,
+			conversion: eventsV1Conversion,
+			selectableFields: []string{"regarding.kind", "regarding.namespace", "regarding.name", "regarding.uid",
+				"regarding.apiVersion", "regarding.resourceVersion", "regarding.fieldPath", "reason",
+				"reportingController", "source", "type"},
+			fieldsOf: eventsV1Fields},
+
 		// autoscaling/v2
 		{group: "autoscaling", version: "v2", kind: "HorizontalPodAutoscaler", plural: "horizontalpodautoscalers",
 			singular: "horizontalpodautoscaler", shortNames: []string{"hpa"}, namespaced: true, categories: []string{"all"},
@@ -116,6 +127,23 @@ func builtinResources() []*resource {
 		// endpointslice controller compares it to spot a stale cache.
 		{group: "discovery.k8s.io", version: "v1", kind: "EndpointSlice", plural: "endpointslices", singular: "endpointslice",
 			namespaced: true, newObject: func() api.Object { return &api.EndpointSlice{} }, tracksGeneration: true},
+
+		// networking.k8s.io/v1. Stored, defaulted and validated; no ingress
+		// controller or network plugin acts on them yet.
+		{group: "networking.k8s.io", version: "v1", kind: "Ingress", plural: "ingresses", singular: "ingress",
+			shortNames: []string{"ing"}, namespaced: true, newObject: func() api.Object { return &api.Ingress{} },
+			hasStatus: true, tracksGeneration: true, clearStatusOnCreate: true},
+		{group: "networking.k8s.io", version: "v1", kind: "IngressClass", plural: "ingressclasses", singular: "ingressclass",
+			newObject: func() api.Object { return &api.IngressClass{} }, tracksGeneration: true},
+		{group: "networking.k8s.io", version: "v1", kind: "NetworkPolicy", plural: "networkpolicies", singular: "networkpolicy",
+			shortNames: []string{"netpol"}, namespaced: true, newObject: func() api.Object { return &api.NetworkPolicy{} },
+			tracksGeneration: true},
+
+		// policy/v1. The budget is stored and validated; the disruption
+		// controller and the eviction API that honour it come later.
+		{group: "policy", version: "v1", kind: "PodDisruptionBudget", plural: "poddisruptionbudgets", singular: "poddisruptionbudget",
+			shortNames: []string{"pdb"}, namespaced: true, newObject: func() api.Object { return &api.PodDisruptionBudget{} },
+			hasStatus: true, tracksGeneration: true, clearStatusOnCreate: true},
 
 		// rbac.authorization.k8s.io/v1
 		{group: "rbac.authorization.k8s.io", version: "v1", kind: "Role", plural: "roles", singular: "role", namespaced: true,
@@ -157,6 +185,30 @@ func eventFields(o api.Object) map[string]string {
 		"reportingComponent":             e.ReportingController,
 		"source":                         e.Source.Component,
 		"type":                           e.Type,
+	}
+}
+
+// eventsV1Fields are the selectable fields of an events.k8s.io/v1 Event.
+// "source" is the deprecated source's component, or the reporting
+// controller when the event has none, as upstream.
+func eventsV1Fields(o api.Object) map[string]string {
+	e := o.(*api.EventsV1Event)
+	source := e.DeprecatedSource.Component
+	if source == "" {
+		source = e.ReportingController
+	}
+	return map[string]string{
+		"regarding.kind":            e.Regarding.Kind,
+		"regarding.namespace":       e.Regarding.Namespace,
+		"regarding.name":            e.Regarding.Name,
+		"regarding.uid":             e.Regarding.UID,
+		"regarding.apiVersion":      e.Regarding.APIVersion,
+		"regarding.resourceVersion": e.Regarding.ResourceVersion,
+		"regarding.fieldPath":       e.Regarding.FieldPath,
+		"reason":                    e.Reason,
+		"reportingController":       e.ReportingController,
+		"source":                    source,
+		"type":                      e.Type,
 	}
 }
 

@@ -16,6 +16,7 @@ import (
 // label and field selectors. The watch cache holds these, so a LIST or a watch
 // event costs no decoding. A storedObject is shared: never modify obj.
 type storedObject struct {
+	res      *resource // the resource whose form obj and raw are in
 	obj      api.Object
 	raw      []byte
 	labels   map[string]string
@@ -25,6 +26,13 @@ type storedObject struct {
 
 // decodeStored turns a stored value into a storedObject of resource res.
 func (s *Server) decodeStored(res *resource, kv store.KV) (*storedObject, error) {
+	if conv := res.conversion; conv != nil {
+		stored := conv.newStored()
+		if err := json.Unmarshal(kv.Value, stored); err != nil {
+			return nil, fmt.Errorf("decode %s: %w", kv.Key, err)
+		}
+		return newStoredObject(res, conv.fromStored(stored), kv.ModRevision)
+	}
 	obj := res.newObject()
 	if err := json.Unmarshal(kv.Value, obj); err != nil {
 		return nil, fmt.Errorf("decode %s: %w", kv.Key, err)
@@ -47,7 +55,7 @@ func newStoredObject(res *resource, obj api.Object, revision int64) (*storedObje
 			fields[k] = v
 		}
 	}
-	return &storedObject{obj: obj, raw: raw, labels: meta.Labels, fields: fields, revision: revision}, nil
+	return &storedObject{res: res, obj: obj, raw: raw, labels: meta.Labels, fields: fields, revision: revision}, nil
 }
 
 // setTypeMeta fills kind and apiVersion, which every response carries.
@@ -60,6 +68,19 @@ func setTypeMeta(res *resource, obj api.Object) {
 // resourceVersion, since that is the etcd revision of the write itself.
 func encodeForStorage(res *resource, obj api.Object) ([]byte, error) {
 	setTypeMeta(res, obj)
+	if conv := res.conversion; conv != nil {
+		// Stored in the other form; the copy needs no resourceVersion
+		// restored afterwards.
+		stored := conv.toStored(obj)
+		tm := stored.GetTypeMeta()
+		tm.Kind, tm.APIVersion = conv.storedKind, conv.storedAPIVersion
+		stored.GetObjectMeta().ResourceVersion = ""
+		b, err := json.Marshal(stored)
+		if err != nil {
+			return nil, fmt.Errorf("encode %s %q: %w", res.kind, obj.GetObjectMeta().Name, err)
+		}
+		return b, nil
+	}
 	meta := obj.GetObjectMeta()
 	rv := meta.ResourceVersion
 	meta.ResourceVersion = ""

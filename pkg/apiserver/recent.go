@@ -28,12 +28,18 @@ func (rw *recentWrites) remember(key string, so *storedObject) {
 }
 
 // take returns the object written under key at exactly revision, if this
-// server wrote it, and forgets it.
-func (rw *recentWrites) take(key string, revision int64) *storedObject {
+// server wrote it through res, and forgets it. Two resources may share keys
+// (core/v1 and events.k8s.io/v1 Events, conversion.go), each with its own
+// watch cache: an object written through one is left for that one's cache,
+// and the other decodes the write in its own form.
+func (rw *recentWrites) take(res *resource, key string, revision int64) *storedObject {
 	rw.mu.Lock()
 	defer rw.mu.Unlock()
 	so, ok := rw.byKey[key]
 	if !ok || so.revision > revision {
+		return nil
+	}
+	if so.res != res && so.revision == revision {
 		return nil
 	}
 	delete(rw.byKey, key)

@@ -44,6 +44,10 @@ type resource struct {
 	// metadata.namespace; fieldsOf computes their values for one object.
 	selectableFields []string
 	fieldsOf         func(obj api.Object) map[string]string
+	// conversion, when set, says this kind is another representation of
+	// a kind stored under the same etcd keys — events.k8s.io/v1 Event is
+	// core/v1 Event — and how to convert between the two (conversion.go).
+	conversion *conversion
 }
 
 // groupVersion is "v1" for the core group, "apps/v1" otherwise.
@@ -148,7 +152,11 @@ func newRegistry(resources []*resource) *registry {
 		reg.byPath[r.group+"/"+r.version+"/"+r.plural] = r
 		reg.byKind[r.groupVersion()+"/"+r.kind] = r
 		reg.byGoType[r.goType()] = r
-		reg.byPluralAny[r.plural] = r
+		if r.conversion == nil {
+			// The kind that owns the etcd keys; a converted view of it
+			// shares its plural.
+			reg.byPluralAny[r.plural] = r
+		}
 	}
 	sort.SliceStable(reg.all, func(i, j int) bool { return groupOrder(reg.all[i].group) < groupOrder(reg.all[j].group) })
 	return reg
@@ -156,7 +164,7 @@ func newRegistry(resources []*resource) *registry {
 
 // groupOrder puts the groups in the order upstream's discovery lists them.
 func groupOrder(group string) int {
-	for i, g := range []string{"", "apps", "autoscaling", "batch", "coordination.k8s.io", "rbac.authorization.k8s.io"} {
+	for i, g := range []string{"", "apps", "events.k8s.io", "autoscaling", "batch", "coordination.k8s.io", "networking.k8s.io", "policy", "rbac.authorization.k8s.io"} {
 		if g == group {
 			return i
 		}

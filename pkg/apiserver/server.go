@@ -181,7 +181,7 @@ func (s *Server) start(ctx context.Context) error {
 	for _, res := range s.reg.all {
 		res := res
 		c := cache.New(s.store, res.keyPrefix(""), func(kv store.KV) (any, error) {
-			if so := s.recent.take(kv.Key, kv.ModRevision); so != nil {
+			if so := s.recent.take(res, kv.Key, kv.ModRevision); so != nil {
 				return so, nil
 			}
 			return s.decodeStored(res, kv)

@@ -126,6 +126,32 @@ func (c *Client) EndpointSlices(namespace string) *TypedClient[*api.EndpointSlic
 	return For[*api.EndpointSlice](c, EndpointSlicesResource).Namespace(namespace)
 }
 
+// EventsV1Events returns a typed client for events.k8s.io/v1 Event objects
+// in namespace: the core Events, with the newer field names.
+func (c *Client) EventsV1Events(namespace string) *TypedClient[*api.EventsV1Event] {
+	return For[*api.EventsV1Event](c, EventsV1EventsResource).Namespace(namespace)
+}
+
+// Ingresses returns a typed client for Ingress objects in namespace.
+func (c *Client) Ingresses(namespace string) *TypedClient[*api.Ingress] {
+	return For[*api.Ingress](c, IngressesResource).Namespace(namespace)
+}
+
+// IngressClasses returns a typed client for IngressClass objects.
+func (c *Client) IngressClasses() *TypedClient[*api.IngressClass] {
+	return For[*api.IngressClass](c, IngressClassesResource)
+}
+
+// NetworkPolicies returns a typed client for NetworkPolicy objects in namespace.
+func (c *Client) NetworkPolicies(namespace string) *TypedClient[*api.NetworkPolicy] {
+	return For[*api.NetworkPolicy](c, NetworkPoliciesResource).Namespace(namespace)
+}
+
+// PodDisruptionBudgets returns a typed client for PodDisruptionBudget objects in namespace.
+func (c *Client) PodDisruptionBudgets(namespace string) *TypedClient[*api.PodDisruptionBudget] {
+	return For[*api.PodDisruptionBudget](c, PodDisruptionBudgetsResource).Namespace(namespace)
+}
+
 // Roles returns a typed client for Role objects in namespace.
 func (c *Client) Roles(namespace string) *TypedClient[*api.Role] {
 	return For[*api.Role](c, RolesResource).Namespace(namespace)

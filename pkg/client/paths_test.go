@@ -87,7 +87,7 @@ func TestResourceForKind(t *testing.T) {
 			t.Errorf("ResourceForKind(%q, %q) = %v, %v", tt.apiVersion, tt.kind, got, ok)
 		}
 	}
-	if n := len(BuiltinResources()); n != 28 {
-		t.Errorf("BuiltinResources has %d entries, want 28 (14 core, 5 apps, 2 batch, HPA, Lease, EndpointSlice, 4 RBAC)", n)
+	if n := len(BuiltinResources()); n != 32 {
+		t.Errorf("BuiltinResources has %d entries, want 32 (14 core, 5 apps, 2 batch, HPA, Lease, EndpointSlice, 3 networking, PDB, 4 RBAC)", n)
 	}
 }

@@ -64,6 +64,20 @@ var (
 	// discovery.k8s.io/v1
 	EndpointSlicesResource = Resource{Group: "discovery.k8s.io", Version: "v1", Resource: "endpointslices", Kind: "EndpointSlice", Namespaced: true}
 
+	// events.k8s.io/v1: the core/v1 Events in their newer shape, from the
+	// same storage. It is left out of BuiltinResources: everything that
+	// walks every resource (the garbage collector, the namespace
+	// controller) would otherwise see each Event twice.
+	EventsV1EventsResource = Resource{Group: "events.k8s.io", Version: "v1", Resource: "events", Kind: "Event", Namespaced: true}
+
+	// networking.k8s.io/v1
+	IngressesResource       = Resource{Group: "networking.k8s.io", Version: "v1", Resource: "ingresses", Kind: "Ingress", Namespaced: true}
+	IngressClassesResource  = Resource{Group: "networking.k8s.io", Version: "v1", Resource: "ingressclasses", Kind: "IngressClass"}
+	NetworkPoliciesResource = Resource{Group: "networking.k8s.io", Version: "v1", Resource: "networkpolicies", Kind: "NetworkPolicy", Namespaced: true}
+
+	// policy/v1
+	PodDisruptionBudgetsResource = Resource{Group: "policy", Version: "v1", Resource: "poddisruptionbudgets", Kind: "PodDisruptionBudget", Namespaced: true}
+
 	// rbac.authorization.k8s.io/v1
 	RolesResource               = Resource{Group: "rbac.authorization.k8s.io", Version: "v1", Resource: "roles", Kind: "Role", Namespaced: true}
 	ClusterRolesResource        = Resource{Group: "rbac.authorization.k8s.io", Version: "v1", Resource: "clusterroles", Kind: "ClusterRole"}
@@ -84,6 +98,8 @@ func BuiltinResources() []Resource {
 		HorizontalPodAutoscalersResource,
 		LeasesResource,
 		EndpointSlicesResource,
+		IngressesResource, IngressClassesResource, NetworkPoliciesResource,
+		PodDisruptionBudgetsResource,
 		RolesResource, ClusterRolesResource, RoleBindingsResource, ClusterRoleBindingsResource,
 	}
 }

@@ -129,6 +129,31 @@ func (f *SharedInformerFactory) EndpointSlices() TypedInformer[*api.EndpointSlic
 	return ForResource[*api.EndpointSlice](f, client.EndpointSlicesResource)
 }
 
+// EventsV1Events returns the shared informer and lister for events.k8s.io/v1 Event objects.
+func (f *SharedInformerFactory) EventsV1Events() TypedInformer[*api.EventsV1Event] {
+	return ForResource[*api.EventsV1Event](f, client.EventsV1EventsResource)
+}
+
+// Ingresses returns the shared informer and lister for Ingress objects.
+func (f *SharedInformerFactory) Ingresses() TypedInformer[*api.Ingress] {
+	return ForResource[*api.Ingress](f, client.IngressesResource)
+}
+
+// IngressClasses returns the shared informer and lister for IngressClass objects.
+func (f *SharedInformerFactory) IngressClasses() TypedInformer[*api.IngressClass] {
+	return ForResource[*api.IngressClass](f, client.IngressClassesResource)
+}
+
+// NetworkPolicies returns the shared informer and lister for NetworkPolicy objects.
+func (f *SharedInformerFactory) NetworkPolicies() TypedInformer[*api.NetworkPolicy] {
+	return ForResource[*api.NetworkPolicy](f, client.NetworkPoliciesResource)
+}
+
+// PodDisruptionBudgets returns the shared informer and lister for PodDisruptionBudget objects.
+func (f *SharedInformerFactory) PodDisruptionBudgets() TypedInformer[*api.PodDisruptionBudget] {
+	return ForResource[*api.PodDisruptionBudget](f, client.PodDisruptionBudgetsResource)
+}
+
 // Roles returns the shared informer and lister for Role objects.
 func (f *SharedInformerFactory) Roles() TypedInformer[*api.Role] {
 	return ForResource[*api.Role](f, client.RolesResource)

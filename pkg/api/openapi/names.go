@@ -61,8 +61,10 @@ var packageOfType = map[string]string{
 // types share one Go package: discovery/v1's EndpointPort would clash with
 // core/v1's, so kplane calls it EndpointSlicePort, and its schema takes the
 // upstream name back (explain shows <[]EndpointPort>, as on a real cluster).
+// events.k8s.io/v1's Event is EventsV1Event beside core/v1's Event.
 var upstreamTypeName = map[string]string{
 	"EndpointSlicePort": "EndpointPort",
+	"EventsV1Event":     "Event",
 }
 
 // apiPackagePath is the import path of kplane's API types.

@@ -38,6 +38,10 @@ func newObjectForKind(kind string) (api.Object, bool) {
 		"HorizontalPodAutoscaler": func() api.Object { return &api.HorizontalPodAutoscaler{} },
 		"Lease":                   func() api.Object { return &api.Lease{} },
 		"EndpointSlice":           func() api.Object { return &api.EndpointSlice{} },
+		"Ingress":                 func() api.Object { return &api.Ingress{} },
+		"IngressClass":            func() api.Object { return &api.IngressClass{} },
+		"NetworkPolicy":           func() api.Object { return &api.NetworkPolicy{} },
+		"PodDisruptionBudget":     func() api.Object { return &api.PodDisruptionBudget{} },
 		"Role":                    func() api.Object { return &api.Role{} },
 		"ClusterRole":             func() api.Object { return &api.ClusterRole{} },
 		"RoleBinding":             func() api.Object { return &api.RoleBinding{} },
@@ -53,6 +57,7 @@ func newObjectForKind(kind string) (api.Object, bool) {
 // clusterScoped lists the kinds that live outside namespaces.
 var clusterScoped = map[string]bool{
 	"Namespace": true, "Node": true, "PersistentVolume": true, "ClusterRole": true, "ClusterRoleBinding": true,
+	"IngressClass": true,
 }
 
 // decodeDocument turns one YAML document into its typed object, the way the

@@ -22,15 +22,19 @@ const (
 // reported them and what happened.
 func validateEvent(ev *api.Event) errors.FieldErrorList {
 	allErrs := ValidateObjectMeta(&ev.ObjectMeta, true, NameIsDNSSubdomain, "metadata")
-	return append(allErrs, validateEventFields(ev)...)
+	return append(allErrs, validateEventFields(ev, "reportingComponent")...)
 }
 
 func validateEventUpdate(ev, old *api.Event) errors.FieldErrorList {
 	allErrs := ValidateObjectMetaUpdate(&ev.ObjectMeta, &old.ObjectMeta, "metadata")
-	return append(allErrs, validateEventFields(ev)...)
+	return append(allErrs, validateEventFields(ev, "reportingComponent")...)
 }
 
-func validateEventFields(ev *api.Event) errors.FieldErrorList {
+// validateEventFields checks what every Event must satisfy, whichever API
+// wrote it. reportingPath names the reporting controller's field in the
+// caller's API: reportingComponent in core/v1, reportingController in
+// events.k8s.io/v1.
+func validateEventFields(ev *api.Event, reportingPath string) errors.FieldErrorList {
 	var allErrs errors.FieldErrorList
 	const nsPath = "involvedObject.namespace"
 	involvedNS := ev.InvolvedObject.Namespace
@@ -48,10 +52,10 @@ func validateEventFields(ev *api.Event) errors.FieldErrorList {
 		allErrs = append(allErrs, errors.Invalid(nsPath, involvedNS, "does not match event.namespace"))
 	}
 	if ev.ReportingController == "" {
-		allErrs = append(allErrs, errors.Required("reportingComponent", ""))
+		allErrs = append(allErrs, errors.Required(reportingPath, ""))
 	} else {
 		for _, msg := range IsQualifiedName(ev.ReportingController) {
-			allErrs = append(allErrs, errors.Invalid("reportingComponent", ev.ReportingController, msg))
+			allErrs = append(allErrs, errors.Invalid(reportingPath, ev.ReportingController, msg))
 		}
 	}
 	allErrs = append(allErrs, validateEventText(ev.ReportingInstance, "reportingInstance", eventInstanceMaxLength, true)...)

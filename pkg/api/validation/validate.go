@@ -41,6 +41,8 @@ func ValidateCreate(obj api.Object) errors.FieldErrorList {
 		return validateLimitRange(o)
 	case *api.Event:
 		return validateEvent(o)
+	case *api.EventsV1Event:
+		return validateEventsV1Event(o)
 	case *api.ReplicationController:
 		return validateReplicationController(o)
 	case *api.Deployment:
@@ -63,6 +65,14 @@ func ValidateCreate(obj api.Object) errors.FieldErrorList {
 		return validateLease(o)
 	case *api.EndpointSlice:
 		return validateEndpointSlice(o)
+	case *api.Ingress:
+		return validateIngress(o)
+	case *api.IngressClass:
+		return validateIngressClass(o)
+	case *api.NetworkPolicy:
+		return validateNetworkPolicy(o)
+	case *api.PodDisruptionBudget:
+		return validatePodDisruptionBudget(o)
 	case *api.Role:
 		return validateRole(o)
 	case *api.ClusterRole:
@@ -116,6 +126,8 @@ func ValidateUpdate(obj, old api.Object) errors.FieldErrorList {
 		return validateLimitRangeUpdate(o, old.(*api.LimitRange))
 	case *api.Event:
 		return validateEventUpdate(o, old.(*api.Event))
+	case *api.EventsV1Event:
+		return validateEventsV1EventUpdate(o, old.(*api.EventsV1Event))
 	case *api.ReplicationController:
 		return validateReplicationControllerUpdate(o, old.(*api.ReplicationController))
 	case *api.Deployment:
@@ -138,6 +150,14 @@ func ValidateUpdate(obj, old api.Object) errors.FieldErrorList {
 		return validateLeaseUpdate(o, old.(*api.Lease))
 	case *api.EndpointSlice:
 		return validateEndpointSliceUpdate(o, old.(*api.EndpointSlice))
+	case *api.Ingress:
+		return validateIngressUpdate(o, old.(*api.Ingress))
+	case *api.IngressClass:
+		return validateIngressClassUpdate(o, old.(*api.IngressClass))
+	case *api.NetworkPolicy:
+		return validateNetworkPolicyUpdate(o, old.(*api.NetworkPolicy))
+	case *api.PodDisruptionBudget:
+		return validatePodDisruptionBudgetUpdate(o, old.(*api.PodDisruptionBudget))
 	case *api.Role:
 		return validateRoleUpdate(o, old.(*api.Role))
 	case *api.ClusterRole:

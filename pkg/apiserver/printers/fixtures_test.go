@@ -76,6 +76,10 @@ func fixtures() []fixture {
 			&api.LimitRange{ObjectMeta: meta("cpu-defaults", 2*day)},
 		}},
 		{"events", "Event", eventFixtures()},
+		{"ingresses", "Ingress", ingressFixtures()},
+		{"ingressclasses", "IngressClass", ingressClassFixtures()},
+		{"networkpolicies", "NetworkPolicy", networkPolicyFixtures()},
+		{"poddisruptionbudgets", "PodDisruptionBudget", podDisruptionBudgetFixtures()},
 		{"replicationcontrollers", "ReplicationController", []api.Object{
 			&api.ReplicationController{ObjectMeta: meta("nginx-rc", 10*minute), Spec: api.ReplicationControllerSpec{
 				Replicas: ptr[int32](3), Selector: map[string]string{"app": "nginx-rc"},

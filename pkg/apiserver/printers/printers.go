@@ -73,6 +73,18 @@ func Cells(obj api.Object, now time.Time) []any {
 		return leaseCells(o, now)
 	case *api.EndpointSlice:
 		return endpointSliceCells(o, now)
+	case *api.EventsV1Event:
+		// The same columns as core/v1's: upstream prints both from the
+		// one stored form.
+		return eventCells(o.ToCore(), now)
+	case *api.Ingress:
+		return ingressCells(o, now)
+	case *api.IngressClass:
+		return ingressClassCells(o, now)
+	case *api.NetworkPolicy:
+		return networkPolicyCells(o, now)
+	case *api.PodDisruptionBudget:
+		return podDisruptionBudgetCells(o, now)
 	case *api.RoleBinding:
 		return roleBindingCells(&o.ObjectMeta, o.RoleRef, o.Subjects, now)
 	case *api.ClusterRoleBinding:
@@ -121,6 +133,10 @@ var columnsByKind = map[string][]api.TableColumnDefinition{
 	"HorizontalPodAutoscaler": horizontalPodAutoscalerColumns,
 	"Lease":                   leaseColumns,
 	"EndpointSlice":           endpointSliceColumns,
+	"Ingress":                 ingressColumns,
+	"IngressClass":            ingressClassColumns,
+	"NetworkPolicy":           networkPolicyColumns,
+	"PodDisruptionBudget":     podDisruptionBudgetColumns,
 	"RoleBinding":             roleBindingColumns,
 	"ClusterRoleBinding":      roleBindingColumns,
 }

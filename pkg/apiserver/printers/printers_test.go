@@ -32,6 +32,10 @@ var zeroObjects = map[string]api.Object{
 	"HorizontalPodAutoscaler": &api.HorizontalPodAutoscaler{},
 	"Lease":                   &api.Lease{},
 	"EndpointSlice":           &api.EndpointSlice{},
+	"Ingress":                 &api.Ingress{},
+	"IngressClass":            &api.IngressClass{},
+	"NetworkPolicy":           &api.NetworkPolicy{},
+	"PodDisruptionBudget":     &api.PodDisruptionBudget{},
 	"RoleBinding":             &api.RoleBinding{},
 	"ClusterRoleBinding":      &api.ClusterRoleBinding{},
 }
