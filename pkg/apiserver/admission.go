@@ -20,7 +20,8 @@ import (
 //  3. Per-kind mutations — a Service gets its ClusterIP and node ports, a Pod
 //     its ServiceAccount and its default not-ready/unreachable tolerations
 //     (admission_tolerations.go), a Job its selector, a Namespace its name
-//     label.
+//     label, a PersistentVolumeClaim without a class the default StorageClass
+//     (admission_storageclass.go).
 //
 // admit returns a release function that gives back anything it allocated,
 // for the caller to call if the write does not happen.
@@ -71,6 +72,10 @@ func (s *Server) admit(ctx context.Context, res *resource, obj, old api.Object, 
 			return release, err
 		}
 		release = r
+	case *api.PersistentVolumeClaim:
+		if old == nil {
+			s.admitDefaultStorageClass(ctx, o)
+		}
 	}
 	return release, nil
 }

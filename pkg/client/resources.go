@@ -69,6 +69,9 @@ var (
 	ClusterRolesResource        = Resource{Group: "rbac.authorization.k8s.io", Version: "v1", Resource: "clusterroles", Kind: "ClusterRole"}
 	RoleBindingsResource        = Resource{Group: "rbac.authorization.k8s.io", Version: "v1", Resource: "rolebindings", Kind: "RoleBinding", Namespaced: true}
 	ClusterRoleBindingsResource = Resource{Group: "rbac.authorization.k8s.io", Version: "v1", Resource: "clusterrolebindings", Kind: "ClusterRoleBinding"}
+
+	// storage.k8s.io/v1
+	StorageClassesResource = Resource{Group: "storage.k8s.io", Version: "v1", Resource: "storageclasses", Kind: "StorageClass"}
 )
 
 // BuiltinResources returns every resource kplane serves, in the order of
@@ -85,6 +88,7 @@ func BuiltinResources() []Resource {
 		LeasesResource,
 		EndpointSlicesResource,
 		RolesResource, ClusterRolesResource, RoleBindingsResource, ClusterRoleBindingsResource,
+		StorageClassesResource,
 	}
 }
 

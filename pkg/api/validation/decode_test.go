@@ -42,6 +42,7 @@ func newObjectForKind(kind string) (api.Object, bool) {
 		"ClusterRole":             func() api.Object { return &api.ClusterRole{} },
 		"RoleBinding":             func() api.Object { return &api.RoleBinding{} },
 		"ClusterRoleBinding":      func() api.Object { return &api.ClusterRoleBinding{} },
+		"StorageClass":            func() api.Object { return &api.StorageClass{} },
 	}
 	newObj, ok := objects[kind]
 	if !ok {
@@ -53,6 +54,7 @@ func newObjectForKind(kind string) (api.Object, bool) {
 // clusterScoped lists the kinds that live outside namespaces.
 var clusterScoped = map[string]bool{
 	"Namespace": true, "Node": true, "PersistentVolume": true, "ClusterRole": true, "ClusterRoleBinding": true,
+	"StorageClass": true,
 }
 
 // decodeDocument turns one YAML document into its typed object, the way the

@@ -77,6 +77,8 @@ func Cells(obj api.Object, now time.Time) []any {
 		return roleBindingCells(&o.ObjectMeta, o.RoleRef, o.Subjects, now)
 	case *api.ClusterRoleBinding:
 		return roleBindingCells(&o.ObjectMeta, o.RoleRef, o.Subjects, now)
+	case *api.StorageClass:
+		return storageClassCells(o, now)
 	}
 	return defaultCells(obj)
 }
@@ -123,6 +125,7 @@ var columnsByKind = map[string][]api.TableColumnDefinition{
 	"EndpointSlice":           endpointSliceColumns,
 	"RoleBinding":             roleBindingColumns,
 	"ClusterRoleBinding":      roleBindingColumns,
+	"StorageClass":            storageClassColumns,
 }
 
 // defaultColumns is upstream's default table (rest.NewDefaultTableConvertor),

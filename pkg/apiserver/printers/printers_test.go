@@ -34,6 +34,7 @@ var zeroObjects = map[string]api.Object{
 	"EndpointSlice":           &api.EndpointSlice{},
 	"RoleBinding":             &api.RoleBinding{},
 	"ClusterRoleBinding":      &api.ClusterRoleBinding{},
+	"StorageClass":            &api.StorageClass{},
 }
 
 func TestEveryKindHasOneCellPerColumn(t *testing.T) {

@@ -39,6 +39,7 @@ var kinds = map[string]func() api.Object{
 	"clusterroles":             func() api.Object { return &api.ClusterRole{} },
 	"rolebindings":             func() api.Object { return &api.RoleBinding{} },
 	"clusterrolebindings":      func() api.Object { return &api.ClusterRoleBinding{} },
+	"storageclasses":           func() api.Object { return &api.StorageClass{} },
 }
 
 // resources indexes client.BuiltinResources by plural.
