@@ -121,7 +121,7 @@ func Up(ctx context.Context, o Options) (*Cluster, error) {
 	// The default StorageClass, before any claim can be created: its
 	// provisioner runs in the controller-manager, so a cluster without one
 	// gets no class.
-	if slices.ContainsFunc(plan, func(p component) bool { return p.name == ControllerManagerComponent }) {
+	if o.DefaultStorageClass && slices.ContainsFunc(plan, func(p component) bool { return p.name == ControllerManagerComponent }) {
 		if err := ensureDefaultStorageClass(ctx, c.admin); err != nil {
 			return failed(err)
 		}
