@@ -7,13 +7,19 @@ import (
 	"kplane/pkg/api"
 	apierrors "kplane/pkg/api/errors"
 	"kplane/pkg/client"
-	"kplane/pkg/controllers/hostpathprovisioner"
 )
 
 // DefaultStorageClassName is the name of the StorageClass every new
 // cluster starts with: kind's, so manifests and charts written for kind
 // find it.
 const DefaultStorageClassName = "standard"
+
+// hostPathProvisioner is hostpathprovisioner.ProvisionerName, the
+// provisioner `ctl up` runs in the controller-manager. It is spelt out
+// here because the test framework imports this package and the
+// controller's package imports the informers, whose tests import the
+// framework (a test checks the two names agree).
+const hostPathProvisioner = "kplane.io/hostpath"
 
 // defaultStorageClass is kind's default class with kplane's provisioner:
 // marked default (so the DefaultStorageClass admission gives it to every
@@ -28,7 +34,7 @@ func defaultStorageClass() *api.StorageClass {
 			Name:        DefaultStorageClassName,
 			Annotations: map[string]string{api.AnnDefaultStorageClass: "true"},
 		},
-		Provisioner:       hostpathprovisioner.ProvisionerName,
+		Provisioner:       hostPathProvisioner,
 		ReclaimPolicy:     &reclaim,
 		VolumeBindingMode: &mode,
 	}
