@@ -43,16 +43,16 @@ type StorageClass struct {
 	// ("kplane.io/hostpath", "rancher.io/local-path", a CSI driver's name).
 	Provisioner string `json:"provisioner" protobuf:"bytes,2,opt,name=provisioner"`
 	// Parameters are handed to the provisioner as they are.
-	Parameters map[string]string `json:"parameters,omitempty" protobuf:"bytes,3,rep,name=parameters"`
+	Parameters map[string]string `json:"parameters,omitempty" protobuf:"bytes,3,rep,name=parameters" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
 	// ReclaimPolicy is given to every volume provisioned for the class;
 	// Delete when unset.
 	ReclaimPolicy *PersistentVolumeReclaimPolicy `json:"reclaimPolicy,omitempty" protobuf:"bytes,4,opt,name=reclaimPolicy,casttype=PersistentVolumeReclaimPolicy"`
 	// MountOptions are copied to the provisioned volumes.
-	MountOptions []string `json:"mountOptions,omitempty" protobuf:"bytes,5,opt,name=mountOptions"`
+	MountOptions []string `json:"mountOptions,omitempty" protobuf:"bytes,5,rep,name=mountOptions"`
 	// AllowVolumeExpansion lets claims of the class grow.
 	AllowVolumeExpansion *bool `json:"allowVolumeExpansion,omitempty" protobuf:"varint,6,opt,name=allowVolumeExpansion"`
 	// VolumeBindingMode is when claims are bound; Immediate when unset.
-	VolumeBindingMode *VolumeBindingMode `json:"volumeBindingMode,omitempty" protobuf:"bytes,7,opt,name=volumeBindingMode"`
+	VolumeBindingMode *VolumeBindingMode `json:"volumeBindingMode,omitempty" protobuf:"bytes,7,opt,name=volumeBindingMode,casttype=VolumeBindingMode"`
 	// AllowedTopologies restricts where volumes may be provisioned.
 	AllowedTopologies []TopologySelectorTerm `json:"allowedTopologies,omitempty" protobuf:"bytes,8,rep,name=allowedTopologies"`
 }
