@@ -156,7 +156,7 @@ func newRegistry(resources []*resource) *registry {
 
 // groupOrder puts the groups in the order upstream's discovery lists them.
 func groupOrder(group string) int {
-	for i, g := range []string{"", "apps", "autoscaling", "batch", "coordination.k8s.io", "rbac.authorization.k8s.io"} {
+	for i, g := range []string{"", "apps", "autoscaling", "batch", "coordination.k8s.io", "rbac.authorization.k8s.io", "storage.k8s.io"} {
 		if g == group {
 			return i
 		}
