@@ -61,6 +61,8 @@ their caches warm and take over within one lease duration when it goes away.
 	f.DurationVar(&opts.RetryPeriod, "leader-elect-retry-period", opts.RetryPeriod, "how often candidates try to acquire and the leader renews")
 	f.DurationVar(&opts.NodeMonitorGracePeriod, "node-monitor-grace-period", opts.NodeMonitorGracePeriod,
 		"how long a node may miss heartbeats before the node-lifecycle controller marks it Unknown and taints it unreachable")
+	f.StringVar(&opts.HostPathVolumesDir, "hostpath-volumes-dir", opts.HostPathVolumesDir,
+		"directory the hostpath-provisioner controller makes volumes in (required when that controller runs; off by default)")
 	f.StringVar(&opts.BindAddress, "bind-address", opts.BindAddress, "loopback host:port serving /metrics and /healthz; port 0 picks a free port (the bound address is logged)")
 	f.BoolVar(&opts.TraceInformers, "trace-informers", opts.TraceInformers, "log each object's path through the informers and into the controllers' workqueues, for lessons")
 	f.IntVarP(&opts.Verbosity, "v", "v", opts.Verbosity, "log verbosity: 4 and above log at debug level (every API request, per-key detail)")

@@ -186,3 +186,16 @@ type ModifyVolumeStatus struct {
 	TargetVolumeAttributesClassName string `json:"targetVolumeAttributesClassName,omitempty" protobuf:"bytes,1,opt,name=targetVolumeAttributesClassName"`
 	Status                          string `json:"status" protobuf:"bytes,2,opt,name=status,casttype=PersistentVolumeClaimModifyVolumeStatus"`
 }
+
+// TopologySelectorTerm is one term of a StorageClass's allowedTopologies:
+// every requirement must hold (terms are ORed).
+type TopologySelectorTerm struct {
+	MatchLabelExpressions []TopologySelectorLabelRequirement `json:"matchLabelExpressions,omitempty" protobuf:"bytes,1,rep,name=matchLabelExpressions"`
+}
+
+// TopologySelectorLabelRequirement requires a topology label to have one
+// of the values.
+type TopologySelectorLabelRequirement struct {
+	Key    string   `json:"key" protobuf:"bytes,1,opt,name=key"`
+	Values []string `json:"values" protobuf:"bytes,2,rep,name=values"`
+}

@@ -71,6 +71,8 @@ func SetDefaults(obj Object) {
 	case *ClusterRoleBinding:
 		setDefaultsRoleRef(&o.RoleRef)
 		setDefaultsSubjects(o.Subjects)
+	case *StorageClass:
+		setDefaultsStorageClass(o)
 	}
 }
 
@@ -498,6 +500,17 @@ func setDefaultsPersistentVolume(pv *PersistentVolume) {
 		pv.Spec.ISCSI.ISCSIInterface = "default"
 	}
 	roundResourceList(pv.Spec.Capacity)
+}
+
+// setDefaultsStorageClass applies upstream's StorageClass defaults: the
+// volumes of a class are deleted with their claims, and bound at once.
+func setDefaultsStorageClass(class *StorageClass) {
+	if class.ReclaimPolicy == nil {
+		class.ReclaimPolicy = ptrTo(PersistentVolumeReclaimDelete)
+	}
+	if class.VolumeBindingMode == nil {
+		class.VolumeBindingMode = ptrTo(VolumeBindingImmediate)
+	}
 }
 
 // setDefaultsPersistentVolumeClaim applies the claim defaults.

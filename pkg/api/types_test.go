@@ -25,6 +25,7 @@ func newObjectForKind(kind string) any {
 		"Scale": &Scale{}, "Lease": &Lease{}, "Role": &Role{}, "ClusterRole": &ClusterRole{},
 		"RoleBinding": &RoleBinding{}, "ClusterRoleBinding": &ClusterRoleBinding{}, "Eviction": &Eviction{},
 		"EndpointSlice": &EndpointSlice{},
+		"StorageClass":  &StorageClass{},
 	}[kind]
 }
 
@@ -220,6 +221,7 @@ func TestTopLevelTypesAreObjects(t *testing.T) {
 		"ReplicationController", "Binding", "Deployment", "ReplicaSet", "StatefulSet", "DaemonSet",
 		"ControllerRevision", "Job", "CronJob", "HorizontalPodAutoscaler", "Scale", "Lease", "Role",
 		"ClusterRole", "RoleBinding", "ClusterRoleBinding", "Eviction", "EndpointSlice",
+		"StorageClass",
 	} {
 		obj, ok := newObjectForKind(kind).(Object)
 		if !ok {

@@ -21,7 +21,8 @@ import (
 //     its ServiceAccount and its default not-ready/unreachable tolerations
 //     (admission_tolerations.go), a Job its selector, a Namespace its name
 //     label, an Ingress without a class the default IngressClass
-//     (admission_ingressclass.go).
+//     (admission_ingressclass.go), a PersistentVolumeClaim without a class the
+//     default StorageClass (admission_storageclass.go).
 //
 // admit returns a release function that gives back anything it allocated,
 // for the caller to call if the write does not happen.
@@ -78,6 +79,10 @@ func (s *Server) admit(ctx context.Context, res *resource, obj, old api.Object, 
 			return release, err
 		}
 		release = r
+	case *api.PersistentVolumeClaim:
+		if old == nil {
+			s.admitDefaultStorageClass(ctx, o)
+		}
 	}
 	return release, nil
 }

@@ -154,6 +154,10 @@ func builtinResources() []*resource {
 			newObject: func() api.Object { return &api.RoleBinding{} }},
 		{group: "rbac.authorization.k8s.io", version: "v1", kind: "ClusterRoleBinding", plural: "clusterrolebindings", singular: "clusterrolebinding",
 			newObject: func() api.Object { return &api.ClusterRoleBinding{} }},
+
+		// storage.k8s.io/v1
+		{group: "storage.k8s.io", version: "v1", kind: "StorageClass", plural: "storageclasses", singular: "storageclass",
+			shortNames: []string{"sc"}, newObject: func() api.Object { return &api.StorageClass{} }},
 	}
 }
 

@@ -171,3 +171,8 @@ func (c *Client) RoleBindings(namespace string) *TypedClient[*api.RoleBinding] {
 func (c *Client) ClusterRoleBindings() *TypedClient[*api.ClusterRoleBinding] {
 	return For[*api.ClusterRoleBinding](c, ClusterRoleBindingsResource)
 }
+
+// StorageClasses returns a typed client for StorageClass objects (cluster-scoped).
+func (c *Client) StorageClasses() *TypedClient[*api.StorageClass] {
+	return For[*api.StorageClass](c, StorageClassesResource)
+}

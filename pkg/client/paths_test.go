@@ -78,6 +78,7 @@ func TestResourceForKind(t *testing.T) {
 		{"apps/v1", "Deployment", DeploymentsResource, true},
 		{"v1", "Pod", PodsResource, true},
 		{"autoscaling/v2", "HorizontalPodAutoscaler", HorizontalPodAutoscalersResource, true},
+		{"storage.k8s.io/v1", "StorageClass", StorageClassesResource, true},
 		{"apps/v1beta1", "Deployment", Resource{}, false},
 		{"v1", "Widget", Resource{}, false},
 	}
@@ -87,7 +88,7 @@ func TestResourceForKind(t *testing.T) {
 			t.Errorf("ResourceForKind(%q, %q) = %v, %v", tt.apiVersion, tt.kind, got, ok)
 		}
 	}
-	if n := len(BuiltinResources()); n != 32 {
-		t.Errorf("BuiltinResources has %d entries, want 32 (14 core, 5 apps, 2 batch, HPA, Lease, EndpointSlice, 3 networking, PDB, 4 RBAC)", n)
+	if n := len(BuiltinResources()); n != 33 {
+		t.Errorf("BuiltinResources has %d entries, want 33 (14 core, 5 apps, 2 batch, HPA, Lease, EndpointSlice, 3 networking, PDB, 4 RBAC, StorageClass)", n)
 	}
 }

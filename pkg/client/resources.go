@@ -83,6 +83,9 @@ var (
 	ClusterRolesResource        = Resource{Group: "rbac.authorization.k8s.io", Version: "v1", Resource: "clusterroles", Kind: "ClusterRole"}
 	RoleBindingsResource        = Resource{Group: "rbac.authorization.k8s.io", Version: "v1", Resource: "rolebindings", Kind: "RoleBinding", Namespaced: true}
 	ClusterRoleBindingsResource = Resource{Group: "rbac.authorization.k8s.io", Version: "v1", Resource: "clusterrolebindings", Kind: "ClusterRoleBinding"}
+
+	// storage.k8s.io/v1
+	StorageClassesResource = Resource{Group: "storage.k8s.io", Version: "v1", Resource: "storageclasses", Kind: "StorageClass"}
 )
 
 // BuiltinResources returns every resource kplane serves, in the order of
@@ -101,6 +104,7 @@ func BuiltinResources() []Resource {
 		IngressesResource, IngressClassesResource, NetworkPoliciesResource,
 		PodDisruptionBudgetsResource,
 		RolesResource, ClusterRolesResource, RoleBindingsResource, ClusterRoleBindingsResource,
+		StorageClassesResource,
 	}
 }
 

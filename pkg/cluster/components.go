@@ -86,6 +86,7 @@ func (l layout) adminKubeconfig() string { return filepath.Join(l.dir, "kubeconf
 func (l layout) pkiDir() string          { return filepath.Join(l.dir, "pki") }
 func (l layout) logsDir() string         { return filepath.Join(l.dir, "logs") }
 func (l layout) kubeconfigsDir() string  { return filepath.Join(l.dir, "kubeconfigs") }
+func (l layout) volumesDir() string      { return filepath.Join(l.dir, "volumes") }
 func (l layout) stateFile() string       { return filepath.Join(l.dir, StateFileName) }
 func (l layout) logFile(component string) string {
 	return filepath.Join(l.logsDir(), component+".log")
@@ -121,8 +122,12 @@ func planComponents(o Options) ([]component, error) {
 			role: roleController,
 			user: auth.ControllerManagerUser(),
 			// Port 0: several clusters (the e2e tests start many) must not
-			// fight over kube-controller-manager's default 10257.
-			args: []string{bin(controllerManagerBinary), "--kubeconfig", l.kubeconfig(ControllerManagerComponent), "--leader-elect", "--bind-address", "127.0.0.1:0"},
+			// fight over kube-controller-manager's default 10257. The
+			// hostpath provisioner, kind's local-path provisioner in
+			// kplane, keeps its volumes in the data dir, so they stay with
+			// the cluster's etcd data across `ctl down` and `ctl up`.
+			args: []string{bin(controllerManagerBinary), "--kubeconfig", l.kubeconfig(ControllerManagerComponent), "--leader-elect", "--bind-address", "127.0.0.1:0",
+				"--controllers", "*,hostpath-provisioner", "--hostpath-volumes-dir", l.volumesDir()},
 		})
 	}
 	for i, node := range NodeNames(o.Nodes) {

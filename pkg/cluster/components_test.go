@@ -89,7 +89,8 @@ func TestPlanComponentsControllerManagerWhenBuilt(t *testing.T) {
 	if len(plan) != 4 || plan[2].name != ControllerManagerComponent || plan[2].user.Name != auth.ControllerManagerUserName {
 		t.Fatalf("plan = %+v, want apiserver, scheduler, controller-manager, kubelet-control-plane", plan)
 	}
-	if got := strings.Join(plan[2].args[1:], " "); got != "--kubeconfig /data/kubeconfigs/controller-manager.kubeconfig --leader-elect --bind-address 127.0.0.1:0" {
+	if got := strings.Join(plan[2].args[1:], " "); got != "--kubeconfig /data/kubeconfigs/controller-manager.kubeconfig --leader-elect --bind-address 127.0.0.1:0"+
+		" --controllers *,hostpath-provisioner --hostpath-volumes-dir /data/volumes" {
 		t.Errorf("controller-manager args = %s", got)
 	}
 }

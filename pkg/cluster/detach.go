@@ -26,6 +26,7 @@ func SupervisorArgs(o Options) []string {
 		"--port", strconv.Itoa(o.Port),
 		"--bin-dir", o.BinDir,
 		"--ready-timeout", o.ReadyTimeout.String(),
+		"--default-storage-class=" + strconv.FormatBool(o.DefaultStorageClass),
 	}
 }
 

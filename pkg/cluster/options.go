@@ -39,6 +39,11 @@ type Options struct {
 	// ctl binaries. Empty means the directory of the running executable,
 	// which is bin/ for `bin/ctl up`.
 	BinDir string
+	// DefaultStorageClass creates the StorageClass "standard" (provisioner
+	// kplane.io/hostpath, marked default) in a cluster that has no class,
+	// as kind does (--default-storage-class, default true). Without it,
+	// claims without a class bind only to volumes made by hand.
+	DefaultStorageClass bool
 	// Detach runs the cluster under a background supervisor process
 	// (`ctl up --supervise`, from BinDir) instead of this one: Up returns once
 	// the cluster is ready and the cluster outlives the caller. Down stops it.
@@ -60,11 +65,12 @@ type Options struct {
 // the simulated runtime, port 6443, binaries next to the running executable.
 func DefaultOptions() Options {
 	return Options{
-		DataDir:      ".kplane",
-		Nodes:        2,
-		Runtime:      RuntimeSimulated,
-		Port:         6443,
-		ReadyTimeout: time.Minute,
+		DataDir:             ".kplane",
+		Nodes:               2,
+		Runtime:             RuntimeSimulated,
+		Port:                6443,
+		ReadyTimeout:        time.Minute,
+		DefaultStorageClass: true,
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -116,6 +117,14 @@ func Up(ctx context.Context, o Options) (*Cluster, error) {
 	}
 	if u, err := url.Parse(c.server); err == nil {
 		apiserver.setPort(u.Port())
+	}
+	// The default StorageClass, before any claim can be created: its
+	// provisioner runs in the controller-manager, so a cluster without one
+	// gets no class.
+	if o.DefaultStorageClass && slices.ContainsFunc(plan, func(p component) bool { return p.name == ControllerManagerComponent }) {
+		if err := ensureDefaultStorageClass(ctx, c.admin); err != nil {
+			return failed(err)
+		}
 	}
 
 	// 2. Everything that talks to it, each with its own kubeconfig.

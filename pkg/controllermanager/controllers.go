@@ -12,6 +12,7 @@ import (
 	"kplane/pkg/controllers/endpoints"
 	"kplane/pkg/controllers/endpointslice"
 	"kplane/pkg/controllers/garbagecollector"
+	"kplane/pkg/controllers/hostpathprovisioner"
 	"kplane/pkg/controllers/job"
 	"kplane/pkg/controllers/namespace"
 	"kplane/pkg/controllers/nodelifecycle"
@@ -166,6 +167,17 @@ var registry = []Descriptor{
 	{Name: tainteviction.Name, EventSource: tainteviction.Name, SyncsFlag: "concurrent-taint-eviction-syncs", DefaultWorkers: tainteviction.DefaultWorkers,
 		New: func(cc ControllerContext) (Controller, error) {
 			return tainteviction.New(cc.Client, cc.Informers, cc.Recorder, tainteviction.Options{Logger: cc.Logger, Clock: cc.Clock})
+		}},
+	// The hostpath provisioner is not an upstream controller: on kind the
+	// same job is done by the local-path provisioner, a Deployment the
+	// cluster tool installs. So it is off in "*", and `ctl up` turns it on
+	// with a volumes directory in the cluster's data dir. Its events'
+	// source is its provisioner name, as external provisioners report.
+	{Name: hostpathprovisioner.Name, EventSource: hostpathprovisioner.ProvisionerName, SyncsFlag: "concurrent-hostpath-provisioner-syncs",
+		DefaultWorkers: 1, DisabledByDefault: true,
+		New: func(cc ControllerContext) (Controller, error) {
+			return hostpathprovisioner.New(cc.Client, cc.Informers, cc.Recorder, hostpathprovisioner.Options{Logger: cc.Logger, Clock: cc.Clock,
+				VolumesDir: cc.Options.HostPathVolumesDir})
 		}},
 }
 

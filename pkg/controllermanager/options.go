@@ -5,11 +5,13 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"slices"
 	"strconv"
 	"time"
 
 	"kplane/pkg/client"
 	"kplane/pkg/clock"
+	"kplane/pkg/controllers/hostpathprovisioner"
 	"kplane/pkg/leaderelection"
 )
 
@@ -60,6 +62,12 @@ type Options struct {
 	// unreachable (--node-monitor-grace-period; 50 s, the upstream default
 	// since Kubernetes 1.32).
 	NodeMonitorGracePeriod time.Duration
+
+	// HostPathVolumesDir is where the hostpath-provisioner controller
+	// makes its volumes, one directory each (--hostpath-volumes-dir).
+	// Required when that controller is selected; `ctl up` passes
+	// <data-dir>/volumes. kplane's own: upstream has no such controller.
+	HostPathVolumesDir string
 
 	// BindAddress is the loopback host:port of the HTTP server for
 	// /metrics and /healthz (--bind-address, default 127.0.0.1:10257,
@@ -142,6 +150,10 @@ func (o *Options) Validate() error {
 	}
 	if o.NodeMonitorGracePeriod <= 0 {
 		errs = append(errs, fmt.Errorf("--node-monitor-grace-period must be positive, got %v", o.NodeMonitorGracePeriod))
+	}
+	if o.HostPathVolumesDir == "" && slices.ContainsFunc(enabledControllers(o.Controllers, Controllers()),
+		func(d Descriptor) bool { return d.Name == hostpathprovisioner.Name }) {
+		errs = append(errs, fmt.Errorf("--hostpath-volumes-dir is required by the %s controller", hostpathprovisioner.Name))
 	}
 	if err := checkBindAddress(o.BindAddress); err != nil {
 		errs = append(errs, err)

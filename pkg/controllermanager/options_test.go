@@ -45,6 +45,11 @@ func TestValidate(t *testing.T) {
 		{"election timings out of order", func(o *Options) { o.LeaderElect, o.RenewDeadline = true, 20*time.Second }, "leaseDuration (15s) > renewDeadline (20s)"},
 		{"bad timings without election are ignored", func(o *Options) { o.RenewDeadline = 20 * time.Second }, ""},
 		{"no grace period", func(o *Options) { o.NodeMonitorGracePeriod = 0 }, "--node-monitor-grace-period must be positive"},
+		{"hostpath provisioner without a dir", func(o *Options) { o.Controllers = []string{"*", "hostpath-provisioner"} },
+			"--hostpath-volumes-dir is required by the hostpath-provisioner controller"},
+		{"hostpath provisioner with a dir", func(o *Options) {
+			o.Controllers, o.HostPathVolumesDir = []string{"*", "hostpath-provisioner"}, "/tmp/volumes"
+		}, ""},
 		{"free port", func(o *Options) { o.BindAddress = "127.0.0.1:0" }, ""},
 		{"IPv6 loopback", func(o *Options) { o.BindAddress = "[::1]:10257" }, ""},
 		{"localhost", func(o *Options) { o.BindAddress = "localhost:10257" }, ""},

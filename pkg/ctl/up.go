@@ -44,6 +44,8 @@ back with everything it stored.`,
 	f.IntVar(&opts.Nodes, "nodes", opts.Nodes, "number of worker nodes besides the control-plane node")
 	f.StringVar(&opts.Runtime, "runtime", opts.Runtime, `container runtime of every kubelet: "simulated" or "process"`)
 	f.IntVar(&opts.Port, "port", opts.Port, "apiserver secure port; 0 picks a free port")
+	f.BoolVar(&opts.DefaultStorageClass, "default-storage-class", opts.DefaultStorageClass,
+		"create the default StorageClass \"standard\" (provisioner kplane.io/hostpath, volumes under DATA_DIR/volumes) in a cluster without classes, as kind does")
 	f.BoolVarP(&opts.Detach, "detach", "d", false, "run the cluster in the background; stop it with `ctl down`")
 	f.StringVar(&opts.BinDir, "bin-dir", "", "directory with the component binaries (default: the directory ctl is in)")
 	f.DurationVar(&opts.ReadyTimeout, "ready-timeout", opts.ReadyTimeout, "how long to wait for the apiserver and every node to be Ready")

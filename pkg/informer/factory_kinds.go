@@ -173,3 +173,8 @@ func (f *SharedInformerFactory) RoleBindings() TypedInformer[*api.RoleBinding] {
 func (f *SharedInformerFactory) ClusterRoleBindings() TypedInformer[*api.ClusterRoleBinding] {
 	return ForResource[*api.ClusterRoleBinding](f, client.ClusterRoleBindingsResource)
 }
+
+// StorageClasses returns the shared informer and lister for StorageClass objects.
+func (f *SharedInformerFactory) StorageClasses() TypedInformer[*api.StorageClass] {
+	return ForResource[*api.StorageClass](f, client.StorageClassesResource)
+}

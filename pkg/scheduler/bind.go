@@ -9,7 +9,9 @@ import (
 )
 
 // bind is the binding cycle of one assumed pod, run in the API pool beside
-// the scheduling loop. It POSTs pods/<name>/binding; the apiserver sets
+// the scheduling loop. It runs the PreBind plugins (VolumeBinding waits
+// there for the volumes of WaitForFirstConsumer claims), then POSTs
+// pods/<name>/binding; the apiserver sets
 // spec.nodeName (and PodScheduled=True), and the node's kubelet takes over
 // from there. On success the Scheduled event is recorded; on failure the
 // assumption is taken back, the freed room is announced to the waiting
@@ -17,6 +19,15 @@ import (
 func (s *Scheduler) bind(ctx context.Context, qp *QueuedPodInfo, assumed *framework.PodInfo) {
 	pod := assumed.Pod
 	node := pod.Spec.NodeName
+	if st := s.profile.RunPreBinds(ctx, assumed, node); !st.IsSuccess() {
+		s.cache.ForgetPod(assumed.UID)
+		if ctx.Err() != nil {
+			return
+		}
+		s.moveAllToActiveOrBackoff(eventAssignedPodDelete)
+		s.handleSchedulingFailure(ctx, qp, fmt.Errorf("running PreBind plugin %q: %s", st.Plugin(), st.Message()), true)
+		return
+	}
 	binding := &api.Binding{
 		ObjectMeta: api.ObjectMeta{Namespace: pod.Namespace, Name: pod.Name, UID: pod.UID},
 		Target:     api.ObjectReference{Kind: "Node", Name: node},

@@ -31,8 +31,9 @@
 // What kplane leaves out of upstream's scheduler: preemption (so no
 // "preemption: …" sentence in FailedScheduling messages), inter-pod
 // affinity and topology spread, the volume plugins other than
-// VolumeBinding (and, of VolumeBinding, the WaitForFirstConsumer mode
-// that binds volumes itself), extenders, multiple profiles per process,
+// VolumeBinding (whose WaitForFirstConsumer support writes the selected
+// node on a claim and waits in PreBind, but leaves binding pre-made
+// volumes to the binder), extenders, multiple profiles per process,
 // and queueing hints (a cluster event moves every unschedulable pod, not
 // just the ones it could help).
 //

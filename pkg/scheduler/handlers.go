@@ -39,11 +39,12 @@ const (
 	eventClaimUpdate       = "PersistentVolumeClaimUpdate"
 	eventVolumeAdd         = "PersistentVolumeAdd"
 	eventVolumeUpdate      = "PersistentVolumeUpdate"
+	eventStorageClassAdd   = "StorageClassAdd"
 )
 
 // addEventHandlers registers the scheduler's handlers and returns their
 // registrations, whose HasSynced says the initial lists were handled.
-func (s *Scheduler) addEventHandlers(pods, nodes, claims, volumes informer.SharedIndexInformer) ([]informer.ResourceEventHandlerRegistration, error) {
+func (s *Scheduler) addEventHandlers(pods, nodes, claims, volumes, classes informer.SharedIndexInformer) ([]informer.ResourceEventHandlerRegistration, error) {
 	var regs []informer.ResourceEventHandlerRegistration
 	for _, h := range []struct {
 		inf     informer.SharedIndexInformer
@@ -85,6 +86,12 @@ func (s *Scheduler) addEventHandlers(pods, nodes, claims, volumes informer.Share
 		{volumes, informer.ResourceEventHandlerFuncs{
 			AddFunc:    func(api.Object) { s.moveAllToActiveOrBackoff(eventVolumeAdd) },
 			UpdateFunc: func(_, _ api.Object) { s.moveAllToActiveOrBackoff(eventVolumeUpdate) },
+		}},
+		// A new WaitForFirstConsumer class turns its unbound claims from
+		// "unbound immediate" into delayed ones, which no longer block
+		// their pods (upstream registers StorageClass Add too).
+		{classes, informer.ResourceEventHandlerFuncs{
+			AddFunc: func(api.Object) { s.moveAllToActiveOrBackoff(eventStorageClassAdd) },
 		}},
 	} {
 		reg, err := h.inf.AddEventHandler(h.handler)

@@ -25,9 +25,15 @@ func emptyVolumeListers() (*informer.Lister[*api.PersistentVolumeClaim], *inform
 		informer.NewLister[*api.PersistentVolume](newStore(), apierrors.Resource{Resource: "persistentvolumes"})
 }
 
+// emptyProfile is the default profile over empty claim and volume caches.
+func emptyProfile() *framework.Profile {
+	claims, volumes := emptyVolumeListers()
+	return plugins.DefaultProfile(claims, volumes, nil, nil)
+}
+
 // bareScheduler is a Scheduler with only what a scheduling cycle needs.
 func bareScheduler(opts Options) *Scheduler {
-	return &Scheduler{opts: opts, cache: NewCache(), profile: plugins.DefaultProfile(emptyVolumeListers()), rand: rand.New(rand.NewPCG(1, 2))}
+	return &Scheduler{opts: opts, cache: NewCache(), profile: emptyProfile(), rand: rand.New(rand.NewPCG(1, 2))}
 }
 
 func TestNumFeasibleNodesToFind(t *testing.T) {

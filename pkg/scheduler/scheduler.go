@@ -115,10 +115,10 @@ func New(opts Options) (*Scheduler, error) {
 		}))...)
 	s.factory = informer.NewSharedInformerFactory(c, 0, factoryOpts...)
 	pods, nodes := s.podFactory.Pods(), s.factory.Nodes()
-	claims, volumes := s.factory.PersistentVolumeClaims(), s.factory.PersistentVolumes()
+	claims, volumes, classes := s.factory.PersistentVolumeClaims(), s.factory.PersistentVolumes(), s.factory.StorageClasses()
 	s.podLister = pods.Lister()
-	s.profile = plugins.DefaultProfile(claims.Lister(), volumes.Lister())
-	s.handlers, err = s.addEventHandlers(pods.Informer(), nodes.Informer(), claims.Informer(), volumes.Informer())
+	s.profile = plugins.DefaultProfile(claims.Lister(), volumes.Lister(), classes.Lister(), c)
+	s.handlers, err = s.addEventHandlers(pods.Informer(), nodes.Informer(), claims.Informer(), volumes.Informer(), classes.Informer())
 	if err != nil {
 		return nil, fmt.Errorf("scheduler: %w", err)
 	}

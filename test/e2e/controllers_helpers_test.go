@@ -39,7 +39,10 @@ func startControllersCluster(t *testing.T, nodes int) *framework.LocalCluster {
 	t.Helper()
 	framework.RequireKubectl(t)
 	requireControllerManager(t)
-	return framework.StartCluster(t, func(o *cluster.Options) { o.Nodes = nodes })
+	// The seeds' flows these tests replay were recorded on a cluster
+	// without a default StorageClass: their claims bind to hand-made
+	// volumes of no class.
+	return framework.StartCluster(t, func(o *cluster.Options) { o.Nodes, o.DefaultStorageClass = nodes, false })
 }
 
 // requireControllerManager fails the test when ./cmd/controller-manager is

@@ -46,6 +46,7 @@ func newObjectForKind(kind string) (api.Object, bool) {
 		"ClusterRole":             func() api.Object { return &api.ClusterRole{} },
 		"RoleBinding":             func() api.Object { return &api.RoleBinding{} },
 		"ClusterRoleBinding":      func() api.Object { return &api.ClusterRoleBinding{} },
+		"StorageClass":            func() api.Object { return &api.StorageClass{} },
 	}
 	newObj, ok := objects[kind]
 	if !ok {
@@ -58,6 +59,7 @@ func newObjectForKind(kind string) (api.Object, bool) {
 var clusterScoped = map[string]bool{
 	"Namespace": true, "Node": true, "PersistentVolume": true, "ClusterRole": true, "ClusterRoleBinding": true,
 	"IngressClass": true,
+	"StorageClass": true,
 }
 
 // decodeDocument turns one YAML document into its typed object, the way the

@@ -63,6 +63,8 @@ func ValidateCreate(obj api.Object) errors.FieldErrorList {
 		return validateHorizontalPodAutoscaler(o)
 	case *api.Lease:
 		return validateLease(o)
+	case *api.StorageClass:
+		return validateStorageClass(o)
 	case *api.EndpointSlice:
 		return validateEndpointSlice(o)
 	case *api.Ingress:
@@ -148,6 +150,8 @@ func ValidateUpdate(obj, old api.Object) errors.FieldErrorList {
 		return validateHorizontalPodAutoscalerUpdate(o, old.(*api.HorizontalPodAutoscaler))
 	case *api.Lease:
 		return validateLeaseUpdate(o, old.(*api.Lease))
+	case *api.StorageClass:
+		return validateStorageClassUpdate(o, old.(*api.StorageClass))
 	case *api.EndpointSlice:
 		return validateEndpointSliceUpdate(o, old.(*api.EndpointSlice))
 	case *api.Ingress:

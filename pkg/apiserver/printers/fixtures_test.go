@@ -179,7 +179,19 @@ func fixtures() []fixture {
 				RoleRef:  api.RoleRef{Kind: "ClusterRole", Name: "cluster-admin"},
 				Subjects: []api.Subject{{Kind: "Group", Name: "system:masters"}}},
 		}},
+		{"storageclasses", "StorageClass", []api.Object{
+			&api.StorageClass{ObjectMeta: withAnnotation(meta("standard", 3*day), "storageclass.kubernetes.io/is-default-class", "true"),
+				Provisioner: "kplane.io/hostpath", ReclaimPolicy: ptr(api.PersistentVolumeReclaimDelete),
+				VolumeBindingMode: ptr(api.VolumeBindingWaitForFirstConsumer)},
+			&api.StorageClass{ObjectMeta: meta("fast", 2*hour), Provisioner: "ebs.csi.aws.com",
+				ReclaimPolicy: ptr(api.PersistentVolumeReclaimRetain), AllowVolumeExpansion: ptr(true)},
+		}},
 	}
+}
+
+func withAnnotation(m api.ObjectMeta, key, value string) api.ObjectMeta {
+	m.Annotations = map[string]string{key: value}
+	return m
 }
 
 func withOwner(m api.ObjectMeta, apiVersion, kind, name string) api.ObjectMeta {

@@ -89,6 +89,8 @@ func Cells(obj api.Object, now time.Time) []any {
 		return roleBindingCells(&o.ObjectMeta, o.RoleRef, o.Subjects, now)
 	case *api.ClusterRoleBinding:
 		return roleBindingCells(&o.ObjectMeta, o.RoleRef, o.Subjects, now)
+	case *api.StorageClass:
+		return storageClassCells(o, now)
 	}
 	return defaultCells(obj)
 }
@@ -139,6 +141,7 @@ var columnsByKind = map[string][]api.TableColumnDefinition{
 	"PodDisruptionBudget":     podDisruptionBudgetColumns,
 	"RoleBinding":             roleBindingColumns,
 	"ClusterRoleBinding":      roleBindingColumns,
+	"StorageClass":            storageClassColumns,
 }
 
 // defaultColumns is upstream's default table (rest.NewDefaultTableConvertor),

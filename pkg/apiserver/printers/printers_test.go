@@ -38,6 +38,7 @@ var zeroObjects = map[string]api.Object{
 	"PodDisruptionBudget":     &api.PodDisruptionBudget{},
 	"RoleBinding":             &api.RoleBinding{},
 	"ClusterRoleBinding":      &api.ClusterRoleBinding{},
+	"StorageClass":            &api.StorageClass{},
 }
 
 func TestEveryKindHasOneCellPerColumn(t *testing.T) {

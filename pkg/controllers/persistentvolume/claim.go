@@ -51,14 +51,10 @@ func (c *Controller) syncUnboundClaim(ctx context.Context, claim *api.Persistent
 			return c.bind(ctx, pv, claim)
 		}
 		if class := claimClass(claim); class != "" {
-			// Upstream would now ask the class's provisioner for a new
-			// volume. kplane serves no StorageClasses, so the lookup of the
-			// class fails as it would upstream for a class that does not
-			// exist.
-			c.recorder.Eventf(claim, api.EventTypeWarning, ReasonProvisioningFailed, messageStorageClassMissing, class)
-		} else {
-			c.recorder.Event(claim, api.EventTypeNormal, ReasonFailedBinding, messageNoVolumeNoClass)
+			// A class's provisioner may make a volume (provision.go).
+			return c.provisionClaim(ctx, claim, class)
 		}
+		c.recorder.Event(claim, api.EventTypeNormal, ReasonFailedBinding, messageNoVolumeNoClass)
 		_, err = c.updateClaimStatus(ctx, claim, api.ClaimPending, nil)
 		return err
 	}

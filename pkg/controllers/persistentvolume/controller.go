@@ -83,6 +83,7 @@ type Controller struct {
 
 	volumeLister *informer.Lister[*api.PersistentVolume]
 	claimLister  *informer.Lister[*api.PersistentVolumeClaim]
+	classLister  *informer.Lister[*api.StorageClass]
 	// cachesSynced are the handler registrations' HasSynced: no worker
 	// starts before both caches hold the whole cluster, or a claim would
 	// be told no volume fits while the volumes are still being listed.
@@ -118,6 +119,7 @@ func New(c *client.Client, informers *informer.SharedInformerFactory, recorder e
 		resync:       opts.ResyncPeriod,
 		volumeLister: volumes.Lister(),
 		claimLister:  claims.Lister(),
+		classLister:  informers.StorageClasses().Lister(),
 		claimQueue:   controllerutil.NewQueue(Name+"-claims", opts.Clock, informers),
 		volumeQueue:  controllerutil.NewQueue(Name+"-volumes", opts.Clock, informers),
 	}
@@ -133,6 +135,9 @@ func New(c *client.Client, informers *informer.SharedInformerFactory, recorder e
 			UpdateFunc: func(_, newObj api.Object) { ctrl.addClaim(newObj) },
 			DeleteFunc: ctrl.deleteClaim,
 		}},
+		// Classes are only read; a claim waiting for its class gets
+		// another look at the next resync.
+		controllerutil.Handlers{Informer: informers.StorageClasses().Informer(), Handler: informer.ResourceEventHandlerFuncs{}},
 	)
 	if err != nil {
 		return nil, err

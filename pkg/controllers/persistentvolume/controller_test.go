@@ -133,9 +133,8 @@ func TestSyncClaimWithoutVolume(t *testing.T) {
 	f.expectEvents(t, "Normal FailedBinding no persistent volumes available for this claim and no storage class is set")
 }
 
-// A claim with a class and no volume of it would be provisioned upstream;
-// kplane serves no StorageClass, so provisioning fails as for a missing
-// class.
+// A claim of a class that does not exist and no volume of it stays
+// Pending with upstream's warning.
 func TestSyncClaimWithClassWithoutVolume(t *testing.T) {
 	f := newFixture(t, testClaim("data", "1Gi", claimClassName("fast")), testVolume("plain", "1Gi"))
 	f.syncClaim(t, "default/data")
@@ -356,4 +355,47 @@ func TestHandlersQueueTheOtherEnd(t *testing.T) {
 	if got := drain(f.ctrl.volumeQueue); !slices.Equal(got, []string{"pv002"}) {
 		t.Errorf("a new volume queued volumes %v, want [pv002]", got)
 	}
+}
+
+func testStorageClass(name, provisioner string, mode api.VolumeBindingMode) *api.StorageClass {
+	return &api.StorageClass{ObjectMeta: api.ObjectMeta{Name: name}, Provisioner: provisioner, VolumeBindingMode: &mode}
+}
+
+// A claim of an Immediate class with no volume of it is handed to the
+// class's provisioner (both annotations, as upstream writes them) and
+// stays Pending, with upstream's ExternalProvisioning event; a second
+// sync hands nothing over again.
+func TestSyncClaimHandsClaimToProvisioner(t *testing.T) {
+	f := newFixture(t, testStorageClass("fast", "kplane.io/hostpath", api.VolumeBindingImmediate),
+		testClaim("data", "1Gi", claimClassName("fast")), testVolume("plain", "1Gi"))
+	f.syncClaim(t, "default/data")
+	f.server.ExpectActions(t, "update persistentvolumeclaims data")
+	claim := fakeapi.Sent[api.PersistentVolumeClaim](t, f.server, "update persistentvolumeclaims data")
+	for _, key := range []string{"volume.kubernetes.io/storage-provisioner", "volume.beta.kubernetes.io/storage-provisioner"} {
+		if claim.Annotations[key] != "kplane.io/hostpath" {
+			t.Errorf("annotation %s = %q, want kplane.io/hostpath", key, claim.Annotations[key])
+		}
+	}
+	f.expectEvents(t, "Normal ExternalProvisioning Waiting for a volume to be created either by the external provisioner 'kplane.io/hostpath' "+
+		"or manually by the system administrator. If volume creation is delayed, please verify that the provisioner is running and correctly registered.")
+
+	stored, _ := fakeapi.Get[*api.PersistentVolumeClaim](t, f.server, "default", "data")
+	f.server.Put(t, stored)
+	f.syncClaim(t, "default/data")
+	f.server.ExpectActions(t)
+}
+
+// A claim of a WaitForFirstConsumer class waits for the scheduler's
+// selected-node before it is handed over.
+func TestSyncClaimWaitsForFirstConsumer(t *testing.T) {
+	placed := testClaim("placed", "1Gi", claimClassName("standard"))
+	placed.Annotations = map[string]string{"volume.kubernetes.io/selected-node": "node1"}
+	f := newFixture(t, testStorageClass("standard", "kplane.io/hostpath", api.VolumeBindingWaitForFirstConsumer),
+		testClaim("data", "1Gi", claimClassName("standard")), placed)
+	f.syncClaim(t, "default/data")
+	f.server.ExpectActions(t)
+	f.expectEvents(t, "Normal WaitForFirstConsumer waiting for first consumer to be created before binding")
+
+	f.syncClaim(t, "default/placed")
+	f.server.ExpectActions(t, "update persistentvolumeclaims placed")
 }

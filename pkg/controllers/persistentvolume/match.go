@@ -32,8 +32,8 @@ const (
 
 // claimClass is the storage class a claim asks for: the beta annotation if
 // present, else spec.storageClassName, where unset means "" — no class.
-// Upstream would first give an unset claim the default StorageClass;
-// kplane serves no StorageClasses, so there is never a default.
+// An unset class has already been replaced by the default StorageClass's
+// name, if there is one, by the apiserver's DefaultStorageClass admission.
 func claimClass(claim *api.PersistentVolumeClaim) string {
 	if class, ok := claim.Annotations[annBetaStorageClass]; ok {
 		return class

@@ -13,8 +13,10 @@
 // for every node at once (VolumeBinding, while a claim of the pod is not
 // bound) or leave what it found in the pod's CycleState for its Filter.
 // Upstream has more extension points (PostFilter for preemption, Reserve,
-// Permit, PreBind…); kplane keeps PreFilter, Filter and Score, the ones
-// that decide where a pod goes, and precomputes per pod the resource and
+// Permit…); kplane keeps PreFilter, Filter and Score, the ones that decide
+// where a pod goes, and PreBind, where VolumeBinding has the volumes of
+// WaitForFirstConsumer claims made on the chosen node before the pod is
+// bound to it; and it precomputes per pod the resource and
 // port sums upstream's PreFilter and PreScore would (see PodInfo).
 //
 // Plugins live in kplane/pkg/scheduler/plugins; the scheduler that runs

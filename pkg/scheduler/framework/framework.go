@@ -1,6 +1,9 @@
 package framework
 
-import "strings"
+import (
+	"context"
+	"strings"
+)
 
 // MaxNodeScore is the highest score a Score plugin may give a node, and
 // MinNodeScore the lowest (upstream's framework.MaxNodeScore and
@@ -117,6 +120,16 @@ type PreFilterPlugin interface {
 	PreFilter(pod *PodInfo) *Status
 }
 
+// PreBindPlugin prepares what a pod needs on its chosen node before the
+// pod is bound to it: VolumeBinding has the volumes of its
+// WaitForFirstConsumer claims provisioned there, and waits for them. It
+// runs in the binding cycle, beside the scheduling loop, so it may block;
+// it must return when ctx ends.
+type PreBindPlugin interface {
+	Plugin
+	PreBind(ctx context.Context, pod *PodInfo, nodeName string) *Status
+}
+
 // FilterPlugin decides whether a pod may run on a node at all. Filter must
 // be cheap, must not modify pod or node, and must be safe to call from
 // several goroutines: the scheduler calls it for every node of every
@@ -160,6 +173,20 @@ type Profile struct {
 	PreFilters []PreFilterPlugin
 	Filters    []FilterPlugin
 	Scores     []WeightedScorePlugin
+	PreBinds   []PreBindPlugin
+}
+
+// RunPreBinds runs the PreBind plugins in order, in the binding cycle,
+// and returns the first status that is not Success, tagged with the
+// plugin's name, or nil: the pod is then not bound, and goes back to the
+// queue.
+func (p *Profile) RunPreBinds(ctx context.Context, pod *PodInfo, nodeName string) *Status {
+	for _, pb := range p.PreBinds {
+		if st := pb.PreBind(ctx, pod, nodeName); !st.IsSuccess() {
+			return st.WithPlugin(pb.Name())
+		}
+	}
+	return nil
 }
 
 // RunPreFilters runs the PreFilter plugins in order and returns the first

@@ -50,7 +50,8 @@ func TestNodeNameFilter(t *testing.T) {
 }
 
 func TestDefaultProfileOrderAndWeights(t *testing.T) {
-	p := DefaultProfile(volumeListers(t, nil, nil))
+	claims, volumes := volumeListers(t, nil, nil)
+	p := DefaultProfile(claims, volumes, nil, nil)
 	var preFilters []string
 	for _, f := range p.PreFilters {
 		preFilters = append(preFilters, f.Name())

@@ -1,10 +1,14 @@
 package plugins
 
 import (
+	"context"
 	"fmt"
+	"maps"
+	"time"
 
 	"kplane/pkg/api"
 	apierrors "kplane/pkg/api/errors"
+	"kplane/pkg/client"
 	"kplane/pkg/informer"
 	"kplane/pkg/scheduler/framework"
 )
@@ -27,12 +31,21 @@ import (
 // upstream does). A claim is bound once the persistentvolume-binder has
 // finished with it: spec.volumeName is set and the claim carries the
 // pv.kubernetes.io/bind-completed annotation (upstream's
-// isPVCFullyBound). kplane serves no StorageClass, so every claim is in
-// upstream's Immediate binding mode: the binder binds it on its own and
-// the scheduler only waits. Upstream's WaitForFirstConsumer mode, in which
-// the scheduler chooses the volume together with the node, is left out,
-// and so are generic ephemeral volumes (kplane has no controller that
-// would create their claims).
+// isPVCFullyBound). That is a claim in upstream's Immediate binding mode:
+// the binder binds it on its own and the scheduler only waits.
+//
+// A claim of a WaitForFirstConsumer StorageClass is different: its volume
+// is made (or chosen) only once the scheduler has chosen a node for its
+// first pod. Such an unbound claim passes PreFilter and Filter ("delayed");
+// in the binding cycle, PreBind writes the chosen node on the claim
+// (volume.kubernetes.io/selected-node, upstream's annotation), which the
+// binder and the class's provisioner wait for, and then waits until the
+// claim is bound — at most BindTimeout — before the pod is bound to the
+// node. Upstream also checks in Filter that a volume can be made on each
+// node (allowedTopologies, capacity) and binds matching pre-made volumes
+// itself; kplane's provisioner can make a volume on any node, and leaves
+// matching to the binder. Generic ephemeral volumes are left out (kplane
+// has no controller that would create their claims).
 //
 // As a Filter it checks the volumes of the bound claims against each node:
 // a volume with spec.nodeAffinity (a local disk, a zonal volume) can only
@@ -48,6 +61,16 @@ import (
 type VolumeBinding struct {
 	claims  *informer.Lister[*api.PersistentVolumeClaim]
 	volumes *informer.Lister[*api.PersistentVolume]
+	// classes tells delayed claims apart; nil treats every claim as
+	// Immediate.
+	classes *informer.Lister[*api.StorageClass]
+	// client writes the selected-node annotation on delayed claims.
+	client *client.Client
+	// BindTimeout is how long PreBind waits for a delayed claim to be
+	// bound; upstream's --bind-timeout-seconds default is 600 s.
+	BindTimeout time.Duration
+	// pollInterval is how often PreBind looks at the claims again.
+	pollInterval time.Duration
 }
 
 // Upstream's reason texts.
@@ -63,14 +86,31 @@ const (
 	ErrReasonVolumeNotExist = "node(s) unavailable due to one or more pvc(s) bound to non-existent pv(s)"
 )
 
-// annBindCompleted is the annotation the persistentvolume-binder puts on a
-// claim once the binding is complete on both sides.
-const annBindCompleted = "pv.kubernetes.io/bind-completed"
+// Annotations on claims, upstream's names.
+const (
+	// annBindCompleted is put on a claim by the persistentvolume-binder
+	// once the binding is complete on both sides.
+	annBindCompleted = "pv.kubernetes.io/bind-completed"
+	// AnnSelectedNode is put on a delayed claim by PreBind: the node
+	// chosen for its first pod, where its volume is to be made.
+	AnnSelectedNode = "volume.kubernetes.io/selected-node"
+	// annBetaStorageClass named a claim's class before
+	// spec.storageClassName existed.
+	annBetaStorageClass = "volume.beta.kubernetes.io/storage-class"
+)
 
-// NewVolumeBinding returns the plugin reading claims and volumes from the
-// given informer caches.
-func NewVolumeBinding(claims *informer.Lister[*api.PersistentVolumeClaim], volumes *informer.Lister[*api.PersistentVolume]) *VolumeBinding {
-	return &VolumeBinding{claims: claims, volumes: volumes}
+// DefaultBindTimeout is how long PreBind waits for the volumes of delayed
+// claims: upstream's --bind-timeout-seconds default.
+const DefaultBindTimeout = 600 * time.Second
+
+// NewVolumeBinding returns the plugin reading claims, volumes and storage
+// classes from the given informer caches and writing the selected node on
+// delayed claims through c. Without classes (nil) every claim is treated
+// as Immediate, and c is not used.
+func NewVolumeBinding(claims *informer.Lister[*api.PersistentVolumeClaim], volumes *informer.Lister[*api.PersistentVolume],
+	classes *informer.Lister[*api.StorageClass], c *client.Client) *VolumeBinding {
+	return &VolumeBinding{claims: claims, volumes: volumes, classes: classes, client: c,
+		BindTimeout: DefaultBindTimeout, pollInterval: 100 * time.Millisecond}
 }
 
 // Name returns "VolumeBinding".
@@ -82,6 +122,9 @@ func (*VolumeBinding) Name() string { return "VolumeBinding" }
 // claims gets no state, and Filter passes every node.
 type volumeBindingState struct {
 	volumes []*api.PersistentVolume
+	// delayed are the pod's unbound claims of WaitForFirstConsumer
+	// classes, for PreBind.
+	delayed []*api.PersistentVolumeClaim
 }
 
 // PreFilter rejects the pod while any of its claims is missing, lost,
@@ -114,6 +157,10 @@ func (pl *VolumeBinding) PreFilter(pod *framework.PodInfo) *framework.Status {
 
 	state := &volumeBindingState{volumes: make([]*api.PersistentVolume, 0, len(claims))}
 	for _, claim := range claims {
+		if !claimIsBound(claim) && pl.waitsForFirstConsumer(claim) {
+			state.delayed = append(state.delayed, claim)
+			continue
+		}
 		if !claimIsBound(claim) {
 			return framework.NewStatus(framework.UnschedulableAndUnresolvable, ErrReasonUnboundImmediateClaims)
 		}
@@ -185,4 +232,79 @@ func claimNames(pod *api.Pod) []string {
 		}
 	}
 	return names
+}
+
+// waitsForFirstConsumer reports whether claim's StorageClass binds
+// WaitForFirstConsumer. A claim without a class, or of a class that does
+// not exist (yet), is Immediate.
+func (pl *VolumeBinding) waitsForFirstConsumer(claim *api.PersistentVolumeClaim) bool {
+	if pl.classes == nil {
+		return false
+	}
+	name, ok := claim.Annotations[annBetaStorageClass]
+	if !ok && claim.Spec.StorageClassName != nil {
+		name = *claim.Spec.StorageClassName
+	}
+	if name == "" {
+		return false
+	}
+	class, err := pl.classes.Get(name)
+	return err == nil && class.VolumeBindingMode != nil && *class.VolumeBindingMode == api.VolumeBindingWaitForFirstConsumer
+}
+
+// PreBind writes nodeName on each delayed claim of the pod
+// (AnnSelectedNode), so that the binder and the class's provisioner make
+// its volume there, and waits until every one of them is bound. The pod is
+// bound only after that, as upstream's PreBind does, so it never runs
+// before its volumes exist. An error, or no binding within BindTimeout,
+// sends the pod back to the queue.
+func (pl *VolumeBinding) PreBind(ctx context.Context, pod *framework.PodInfo, nodeName string) *framework.Status {
+	state, _ := pod.CycleState.Read(pl.Name()).(*volumeBindingState)
+	if state == nil || len(state.delayed) == 0 {
+		return nil
+	}
+	for _, claim := range state.delayed {
+		// The cache may be newer than the claim PreFilter saw (an earlier
+		// attempt wrote the node already).
+		if current, err := pl.claims.Namespace(claim.Namespace).Get(claim.Name); err == nil {
+			claim = current
+		}
+		if claim.Annotations[AnnSelectedNode] == nodeName {
+			continue
+		}
+		updated := api.DeepCopy(claim)
+		updated.Annotations = maps.Clone(updated.Annotations)
+		if updated.Annotations == nil {
+			updated.Annotations = map[string]string{}
+		}
+		updated.Annotations[AnnSelectedNode] = nodeName
+		if _, err := pl.client.PersistentVolumeClaims(claim.Namespace).Update(ctx, updated, client.UpdateOptions{}); err != nil {
+			return framework.NewStatus(framework.Error, fmt.Sprintf("select node %s for persistentvolumeclaim %q: %v", nodeName, claim.Name, err))
+		}
+	}
+	deadline := time.Now().Add(pl.BindTimeout)
+	for {
+		waiting := ""
+		for _, claim := range state.delayed {
+			current, err := pl.claims.Namespace(claim.Namespace).Get(claim.Name)
+			if err != nil {
+				return framework.NewStatus(framework.Error, fmt.Sprintf("persistentvolumeclaim %q: %v", claim.Name, err))
+			}
+			if !claimIsBound(current) {
+				waiting = claim.Name
+				break
+			}
+		}
+		if waiting == "" {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return framework.NewStatus(framework.Error, fmt.Sprintf("binding volumes: timed out waiting for persistentvolumeclaim %q to be bound", waiting))
+		}
+		select {
+		case <-ctx.Done():
+			return framework.NewStatus(framework.Error, fmt.Sprintf("binding volumes: %v", ctx.Err()))
+		case <-time.After(pl.pollInterval):
+		}
+	}
 }

@@ -118,7 +118,7 @@ func TestVolumeBindingPreFilter(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			claims, volumes := volumeListers(t, tt.claims, []*api.PersistentVolume{volume("pv1"), volume("pv2")})
-			if got := verdict(NewVolumeBinding(claims, volumes).PreFilter(info(tt.pod))); got != tt.want {
+			if got := verdict(NewVolumeBinding(claims, volumes, nil, nil).PreFilter(info(tt.pod))); got != tt.want {
 				t.Errorf("PreFilter = %q, want %q", got, tt.want)
 			}
 		})
@@ -152,7 +152,7 @@ func TestVolumeBindingFilter(t *testing.T) {
 				names = append(names, name)
 			}
 			claimLister, volumeLister := volumeListers(t, claims, volumes)
-			pl := NewVolumeBinding(claimLister, volumeLister)
+			pl := NewVolumeBinding(claimLister, volumeLister, nil, nil)
 			p := info(pod("", "", withClaims(names...)))
 			if st := pl.PreFilter(p); !st.IsSuccess() {
 				t.Fatalf("PreFilter = %s", verdict(st))
@@ -172,7 +172,7 @@ func TestVolumeBindingFilter(t *testing.T) {
 func TestVolumeBindingFilterUsesPreFilterState(t *testing.T) {
 	volumeStore := informer.NewIndexer(informer.MetaNamespaceKeyFunc, informer.Indexers{})
 	claimLister, _ := volumeListers(t, []*api.PersistentVolumeClaim{claim("data", boundTo("in-a"))}, nil)
-	pl := NewVolumeBinding(claimLister, informer.NewLister[*api.PersistentVolume](volumeStore, apierrors.Resource{Resource: "persistentvolumes"}))
+	pl := NewVolumeBinding(claimLister, informer.NewLister[*api.PersistentVolume](volumeStore, apierrors.Resource{Resource: "persistentvolumes"}), nil, nil)
 	pinned := volume("in-a", "a")
 	if err := volumeStore.Add(pinned); err != nil {
 		t.Fatal(err)

@@ -43,6 +43,7 @@ var kinds = map[string]func() api.Object{
 	"clusterroles":             func() api.Object { return &api.ClusterRole{} },
 	"rolebindings":             func() api.Object { return &api.RoleBinding{} },
 	"clusterrolebindings":      func() api.Object { return &api.ClusterRoleBinding{} },
+	"storageclasses":           func() api.Object { return &api.StorageClass{} },
 }
 
 // resources indexes client.BuiltinResources by plural.
