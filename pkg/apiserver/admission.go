@@ -18,7 +18,8 @@ import (
 //     being deleted.
 //  2. Defaulting — the Kubernetes defaults (replicas 1, restartPolicy Always…).
 //  3. Per-kind mutations — a Service gets its ClusterIP and node ports, a Pod
-//     its ServiceAccount and its default not-ready/unreachable tolerations
+//     its ServiceAccount and token volume (admission_serviceaccount.go) and
+//     its default not-ready/unreachable tolerations
 //     (admission_tolerations.go), a Job its selector, a Namespace its name
 //     label.
 //
@@ -40,8 +41,12 @@ func (s *Server) admit(ctx context.Context, res *resource, obj, old api.Object, 
 			o.Status.Phase = api.NamespaceActive
 		}
 	case *api.Pod:
-		if o.Spec.ServiceAccountName == "" {
-			o.Spec.ServiceAccountName = "default"
+		if old == nil {
+			if err := s.admitServiceAccount(ctx, o); err != nil {
+				return release, err
+			}
+		} else if o.Spec.ServiceAccountName == "" {
+			o.Spec.ServiceAccountName = DefaultServiceAccountName
 		}
 		oldPod, _ := old.(*api.Pod)
 		addDefaultTolerations(o, oldPod)
