@@ -45,10 +45,13 @@ func (s *Server) admit(ctx context.Context, res *resource, obj, old api.Object, 
 			if err := s.admitServiceAccount(ctx, o); err != nil {
 				return release, err
 			}
-		} else if o.Spec.ServiceAccountName == "" {
-			o.Spec.ServiceAccountName = DefaultServiceAccountName
 		}
 		oldPod, _ := old.(*api.Pod)
+		if oldPod != nil && o.Spec.ServiceAccountName == "" {
+			// A replace that leaves the account out keeps the stored one
+			// (a mirror pod's stays empty, as upstream leaves it).
+			o.Spec.ServiceAccountName = oldPod.Spec.ServiceAccountName
+		}
 		addDefaultTolerations(o, oldPod)
 		if old == nil {
 			o.Status = api.PodStatus{Phase: api.PodPending}
