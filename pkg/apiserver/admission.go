@@ -21,7 +21,7 @@ import (
 //     its ServiceAccount and token volume (admission_serviceaccount.go) and
 //     its default not-ready/unreachable tolerations
 //     (admission_tolerations.go), a Job its selector, a Namespace its name
-//     label.
+//     label, a DaemonSet its template generation (admission_daemonset.go).
 //
 // admit returns a release function that gives back anything it allocated,
 // for the caller to call if the write does not happen.
@@ -69,6 +69,9 @@ func (s *Server) admit(ctx context.Context, res *resource, obj, old api.Object, 
 		if old == nil {
 			o.Status.QOSClass = qosClass(&o.Spec)
 		}
+	case *api.DaemonSet:
+		oldDS, _ := old.(*api.DaemonSet)
+		setDaemonSetTemplateGeneration(o, oldDS)
 	case *api.Service:
 		var oldSvc *api.Service
 		if old != nil {
