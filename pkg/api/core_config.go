@@ -47,3 +47,12 @@ type ServiceAccount struct {
 	ImagePullSecrets             []LocalObjectReference `json:"imagePullSecrets,omitempty" protobuf:"bytes,3,rep,name=imagePullSecrets"`
 	AutomountServiceAccountToken *bool                  `json:"automountServiceAccountToken,omitempty" protobuf:"varint,4,opt,name=automountServiceAccountToken"`
 }
+
+// The ConfigMap that holds the cluster's CA certificate in every namespace,
+// so that a pod can verify the apiserver it talks to: the
+// root-ca-cert-publisher controller keeps it, and the token volume of
+// every pod projects its key into the file ca.crt.
+const (
+	RootCAConfigMapName = "kube-root-ca.crt"
+	RootCAConfigMapKey  = "ca.crt"
+)

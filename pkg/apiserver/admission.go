@@ -18,11 +18,13 @@ import (
 //     being deleted.
 //  2. Defaulting — the Kubernetes defaults (replicas 1, restartPolicy Always…).
 //  3. Per-kind mutations — a Service gets its ClusterIP and node ports, a Pod
-//     its ServiceAccount and its default not-ready/unreachable tolerations
+//     its ServiceAccount and token volume (admission_serviceaccount.go) and
+//     its default not-ready/unreachable tolerations
 //     (admission_tolerations.go), a Job its selector, a Namespace its name
 //     label, an Ingress without a class the default IngressClass
 //     (admission_ingressclass.go), a PersistentVolumeClaim without a class the
-//     default StorageClass (admission_storageclass.go).
+//     default StorageClass (admission_storageclass.go), a DaemonSet its template
+//     generation (admission_daemonset.go).
 //
 // admit returns a release function that gives back anything it allocated,
 // for the caller to call if the write does not happen.
@@ -42,10 +44,17 @@ func (s *Server) admit(ctx context.Context, res *resource, obj, old api.Object, 
 			o.Status.Phase = api.NamespaceActive
 		}
 	case *api.Pod:
-		if o.Spec.ServiceAccountName == "" {
-			o.Spec.ServiceAccountName = "default"
+		if old == nil {
+			if err := s.admitServiceAccount(ctx, o); err != nil {
+				return release, err
+			}
 		}
 		oldPod, _ := old.(*api.Pod)
+		if oldPod != nil && o.Spec.ServiceAccountName == "" {
+			// A replace that leaves the account out keeps the stored one
+			// (a mirror pod's stays empty, as upstream leaves it).
+			o.Spec.ServiceAccountName = oldPod.Spec.ServiceAccountName
+		}
 		addDefaultTolerations(o, oldPod)
 		if old == nil {
 			o.Status = api.PodStatus{Phase: api.PodPending}
@@ -69,6 +78,9 @@ func (s *Server) admit(ctx context.Context, res *resource, obj, old api.Object, 
 		if old == nil {
 			o.Status.QOSClass = qosClass(&o.Spec)
 		}
+	case *api.DaemonSet:
+		oldDS, _ := old.(*api.DaemonSet)
+		setDaemonSetTemplateGeneration(o, oldDS)
 	case *api.Service:
 		var oldSvc *api.Service
 		if old != nil {

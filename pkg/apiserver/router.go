@@ -50,6 +50,8 @@ func (s *Server) router() http.Handler {
 	r.Get("/openapi/v3", s.serveOpenAPIIndex)
 	r.Get("/openapi/v3/*", s.serveOpenAPIDocument)
 
+	r.Post("/apis/authentication.k8s.io/{version}/selfsubjectreviews", serveSelfSubjectReviewNotServed)
+
 	r.HandleFunc("/api/v1/*", s.serveResource)
 	r.HandleFunc("/apis/{group}/{version}/*", s.serveResource)
 
@@ -152,7 +154,7 @@ func (s *Server) dispatch(w http.ResponseWriter, r *http.Request, info *requestI
 			s.servePodLog(w, r, info)
 			return
 		}
-		writeError(w, apierrors.NewNotImplemented(fmt.Sprintf("pods/%s is not served yet: it arrives with the kubelet", info.subresource)))
+		servePodSubresourceNotServed(w, info)
 	default:
 		writeError(w, notFoundPath())
 	}

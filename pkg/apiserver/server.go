@@ -48,6 +48,14 @@ type Options struct {
 	MaxRequestBodyBytes int64
 	// Logger receives the server's logs; nil uses slog.Default().
 	Logger *slog.Logger
+
+	// IdentityLeaseDuration, IdentityLeaseRenewInterval and
+	// IdentityLeaseGCPeriod time the apiserver's identity Lease
+	// (identitylease.go); zero takes upstream's 1 h, 10 s and 1 h. Tests
+	// shorten them; upstream has no flags for them, nor does kplane.
+	IdentityLeaseDuration      time.Duration
+	IdentityLeaseRenewInterval time.Duration
+	IdentityLeaseGCPeriod      time.Duration
 }
 
 // DefaultOptions returns the defaults: data in ./.kplane, HTTPS on
@@ -231,6 +239,18 @@ func (s *Server) start(ctx context.Context) error {
 		ln.Close()
 		return fmt.Errorf("bootstrap: %w", err)
 	}
+
+	identity, err := s.newIdentityLease()
+	if err != nil {
+		ln.Close()
+		return err
+	}
+	// The first renewal creates the Lease before the server reports ready,
+	// so that a client that asks at once finds it.
+	if err := identity.renew(ctx); err != nil {
+		s.log.Warn("create apiserver identity lease", "lease", identity.name, "err", err)
+	}
+	go identity.run(ctx)
 
 	s.httpServer = &http.Server{
 		Handler:           s.router(),

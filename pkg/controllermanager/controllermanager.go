@@ -39,7 +39,9 @@ type ControllerManager struct {
 	clock    clock.Clock
 	identity string
 
-	client    *client.Client
+	client *client.Client
+	// rootCA is the CA of the kubeconfig, for root-ca-cert-publisher.
+	rootCA    []byte
 	informers *informer.SharedInformerFactory
 	// recorders are one per controller, so each controller's Events carry
 	// its own source component; Run flushes them on the way out.
@@ -99,6 +101,7 @@ func New(opts Options) (*ControllerManager, error) {
 	cfg.UserAgent = userAgent
 	cfg.Logger = base
 	cfg.QPS, cfg.Burst = opts.KubeAPIQPS, opts.KubeAPIBurst
+	m.rootCA = cfg.CAData
 	if m.client, err = client.New(cfg); err != nil {
 		return nil, fmt.Errorf("controller-manager: %w", err)
 	}
@@ -133,7 +136,7 @@ func (m *ControllerManager) buildControllers() error {
 		m.recorders = append(m.recorders, recorder)
 		ctrl, err := d.New(ControllerContext{
 			Client: m.client, Informers: m.informers, Recorder: recorder,
-			Logger: m.base, Clock: m.clock, Options: m.opts,
+			Logger: m.base, Clock: m.clock, Options: m.opts, RootCA: m.rootCA,
 		})
 		if err != nil {
 			return fmt.Errorf("controller-manager: build %s controller: %w", d.Name, err)

@@ -19,6 +19,7 @@ import (
 	"kplane/pkg/controllers/persistentvolume"
 	"kplane/pkg/controllers/replicaset"
 	"kplane/pkg/controllers/replicationcontroller"
+	"kplane/pkg/controllers/rootcacertpublisher"
 	"kplane/pkg/controllers/serviceaccount"
 	"kplane/pkg/controllers/statefulset"
 	"kplane/pkg/controllers/tainteviction"
@@ -50,6 +51,10 @@ type ControllerContext struct {
 	// Options are the manager's, for settings some controller needs
 	// (NodeMonitorGracePeriod for node-lifecycle).
 	Options Options
+	// RootCA is the PEM of the cluster's CA, from the manager's kubeconfig
+	// (certificate-authority or certificate-authority-data), which the
+	// root-ca-cert-publisher publishes in every namespace.
+	RootCA []byte
 }
 
 // Descriptor describes one controller the manager can run.
@@ -89,7 +94,7 @@ type Descriptor struct {
 //	namespace*, nodeipam, nodelifecycle*, persistentvolume-binder*,
 //	persistentvolume-expander, persistentvolumeclaim-protection,
 //	persistentvolume-protection, pod-garbage-collector, replicaset*,
-//	replicationcontroller*, resourcequota, root-ca-cert-publisher, route,
+//	replicationcontroller*, resourcequota, root-ca-cert-publisher*, route,
 //	service, serviceaccount*, serviceaccount-token, statefulset,
 //	taint-eviction-controller*, tokencleaner (off by default), ttl,
 //	ttl-after-finished.
@@ -131,6 +136,11 @@ var registry = []Descriptor{
 	{Name: serviceaccount.Name, EventSource: "serviceaccount-controller", SyncsFlag: "concurrent-serviceaccount-syncs", DefaultWorkers: 1,
 		New: func(cc ControllerContext) (Controller, error) {
 			return serviceaccount.New(cc.Client, cc.Informers, cc.Recorder, serviceaccount.Options{Logger: cc.Logger, Clock: cc.Clock})
+		}},
+	// Upstream runs the publisher with one worker and no flag.
+	{Name: rootcacertpublisher.Name, SyncsFlag: "concurrent-root-ca-cert-publisher-syncs", DefaultWorkers: 1,
+		New: func(cc ControllerContext) (Controller, error) {
+			return rootcacertpublisher.New(cc.Client, cc.Informers, cc.Recorder, rootcacertpublisher.Options{Logger: cc.Logger, Clock: cc.Clock, RootCA: cc.RootCA})
 		}},
 	{Name: "statefulset", EventSource: "statefulset-controller", SyncsFlag: "concurrent-statefulset-syncs", DefaultWorkers: 5,
 		New: func(cc ControllerContext) (Controller, error) {

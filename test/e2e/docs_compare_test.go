@@ -34,6 +34,9 @@ var normalisers = []struct {
 	// UIDs, and the <hostname>_<uuid> identities of leader election.
 	{regexp.MustCompile(`[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}`), "<uid>"},
 	{regexp.MustCompile(`[A-Za-z0-9.-]+_<uid>`), "<identity>"},
+	// An apiserver's identity Lease is named after a hash of its host
+	// (apiserver-<26 base32 characters>).
+	{regexp.MustCompile(`\bapiserver-[a-z2-7]{26}\b`), "apiserver-<id>"},
 	// resourceVersions in YAML, JSON and trace lines.
 	{regexp.MustCompile(`(resourceVersion"?:\s*)"?\d+"?`), "${1}<rv>"},
 	{regexp.MustCompile(`\brv=\d+`), "rv=<rv>"},

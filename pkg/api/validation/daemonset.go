@@ -19,7 +19,7 @@ func validateDaemonSetUpdate(ds, old *api.DaemonSet) errors.FieldErrorList {
 }
 
 func validateDaemonSetSpec(spec *api.DaemonSetSpec, fldPath string) errors.FieldErrorList {
-	allErrs := validateWorkloadSelector(spec.Selector, &spec.Template, "daemonset", fldPath)
+	allErrs := validateWorkloadSelector(spec.Selector, &spec.Template, "daemonset", false, fldPath)
 	allErrs = append(allErrs, validateAlwaysRestartingTemplate(&spec.Template, "DaemonSet", child(fldPath, "template"), nil)...)
 	allErrs = append(allErrs, validateNonnegative32(spec.MinReadySeconds, child(fldPath, "minReadySeconds"))...)
 	allErrs = append(allErrs, validateOptionalNonnegative(spec.RevisionHistoryLimit, child(fldPath, "revisionHistoryLimit"))...)

@@ -21,7 +21,7 @@ func validateDeploymentUpdate(d, old *api.Deployment) errors.FieldErrorList {
 
 func validateDeploymentSpec(spec *api.DeploymentSpec, fldPath string) errors.FieldErrorList {
 	allErrs := validateOptionalNonnegative(spec.Replicas, child(fldPath, "replicas"))
-	allErrs = append(allErrs, validateWorkloadSelector(spec.Selector, &spec.Template, "deployment", fldPath)...)
+	allErrs = append(allErrs, validateWorkloadSelector(spec.Selector, &spec.Template, "deployment", true, fldPath)...)
 	allErrs = append(allErrs, validateAlwaysRestartingTemplate(&spec.Template, "Deployment", child(fldPath, "template"), nil)...)
 	allErrs = append(allErrs, validateDeploymentStrategy(&spec.Strategy, child(fldPath, "strategy"))...)
 	allErrs = append(allErrs, validateNonnegative32(spec.MinReadySeconds, child(fldPath, "minReadySeconds"))...)

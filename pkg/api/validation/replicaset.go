@@ -21,7 +21,7 @@ func validateReplicaSetUpdate(rs, old *api.ReplicaSet) errors.FieldErrorList {
 func validateReplicaSetSpec(spec *api.ReplicaSetSpec, fldPath string) errors.FieldErrorList {
 	allErrs := validateOptionalNonnegative(spec.Replicas, child(fldPath, "replicas"))
 	allErrs = append(allErrs, validateNonnegative32(spec.MinReadySeconds, child(fldPath, "minReadySeconds"))...)
-	allErrs = append(allErrs, validateWorkloadSelector(spec.Selector, &spec.Template, "replicaset", fldPath)...)
+	allErrs = append(allErrs, validateWorkloadSelector(spec.Selector, &spec.Template, "replicaset", true, fldPath)...)
 	return append(allErrs, validateAlwaysRestartingTemplate(&spec.Template, "ReplicaSet", child(fldPath, "template"), nil)...)
 }
 

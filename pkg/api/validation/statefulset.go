@@ -61,7 +61,7 @@ func validateStatefulSetSpec(spec *api.StatefulSetSpec, fldPath string) errors.F
 	// The governing Service's name becomes every pod's DNS subdomain
 	// (<pod>.<serviceName>.<namespace>.svc), so it must be a DNS label.
 	allErrs = append(allErrs, validateDNS1123LabelIfSet(spec.ServiceName, child(fldPath, "serviceName"))...)
-	allErrs = append(allErrs, validateWorkloadSelector(spec.Selector, &spec.Template, "statefulset", fldPath)...)
+	allErrs = append(allErrs, validateWorkloadSelector(spec.Selector, &spec.Template, "statefulset", true, fldPath)...)
 
 	claimNames, claimErrs := validateVolumeClaimTemplates(spec.VolumeClaimTemplates, child(fldPath, "volumeClaimTemplates"))
 	allErrs = append(allErrs, claimErrs...)

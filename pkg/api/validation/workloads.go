@@ -19,13 +19,26 @@ import (
 const selectorDoesNotMatch = "`selector` does not match template `labels`"
 
 // validateWorkloadSelector checks the selector of a Deployment, ReplicaSet,
-// StatefulSet or DaemonSet: required, well formed, not empty (an empty
-// selector would adopt every pod in the namespace), and matching the pod
-// template's labels. kind names the kind in the "empty selector" message.
-func validateWorkloadSelector(sel *api.LabelSelector, template *api.PodTemplateSpec, kind, fldPath string) errors.FieldErrorList {
+// StatefulSet or DaemonSet: well formed, not empty (an empty selector would
+// adopt every pod in the namespace), and matching the pod template's labels.
+// kind names the kind in the "empty selector" message.
+//
+// A missing selector is reported as upstream does: Required for a
+// Deployment, ReplicaSet or StatefulSet (required says so), not for a
+// DaemonSet, whose upstream validation has no such check; and for all four
+// the template's labels are then reported too, because a missing selector
+// selects nothing (upstream's LabelSelectorAsSelector(nil)), so no labels
+// match it. `kubectl create` of a Deployment without a selector thus prints
+// two errors, as on a real cluster.
+func validateWorkloadSelector(sel *api.LabelSelector, template *api.PodTemplateSpec, kind string, required bool, fldPath string) errors.FieldErrorList {
 	selPath := child(fldPath, "selector")
+	labelsPath := child(fldPath, "template", "metadata", "labels")
 	if sel == nil {
-		return errors.FieldErrorList{errors.Required(selPath, "")}
+		var allErrs errors.FieldErrorList
+		if required {
+			allErrs = append(allErrs, errors.Required(selPath, ""))
+		}
+		return append(allErrs, invalidLabels(labelsPath, template.Labels, selectorDoesNotMatch))
 	}
 	allErrs := ValidateLabelSelector(sel, selPath)
 	if len(allErrs) > 0 {
@@ -36,7 +49,7 @@ func validateWorkloadSelector(sel *api.LabelSelector, template *api.PodTemplateS
 		return append(allErrs, errors.Invalid(selPath, sel, "empty selector is invalid for "+kind))
 	}
 	if !selectorMatches(sel, template.Labels) {
-		allErrs = append(allErrs, invalidLabels(child(fldPath, "template", "metadata", "labels"), template.Labels, selectorDoesNotMatch))
+		allErrs = append(allErrs, invalidLabels(labelsPath, template.Labels, selectorDoesNotMatch))
 	}
 	return allErrs
 }

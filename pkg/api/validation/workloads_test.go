@@ -47,7 +47,7 @@ func TestValidateDeployment(t *testing.T) {
 	}{
 		{"seed", func(d *api.Deployment) {}, nil},
 		{"invalid name", func(d *api.Deployment) { d.Name = "Ng_Dep" }, []fieldErr{{invalid, "metadata.name"}}},
-		{"missing selector", func(d *api.Deployment) { d.Spec.Selector = nil }, []fieldErr{{required, "spec.selector"}}},
+		{"missing selector", func(d *api.Deployment) { d.Spec.Selector = nil }, []fieldErr{{required, "spec.selector"}, {invalid, "spec.template.metadata.labels"}}},
 		{"empty selector", func(d *api.Deployment) { d.Spec.Selector = &api.LabelSelector{} }, []fieldErr{{invalid, "spec.selector"}}},
 		{"selector does not match labels", func(d *api.Deployment) { d.Spec.Template.Labels = map[string]string{"app": "x"} },
 			[]fieldErr{{invalid, "spec.template.metadata.labels"}}},
@@ -105,7 +105,8 @@ func TestWorkloadMessagesReadLikeUpstream(t *testing.T) {
 
 	d = decode[*api.Deployment](t, seedDeployment)
 	d.Spec.Selector = nil
-	expectMessages(t, ValidateCreate(d), "spec.selector: Required value")
+	expectMessages(t, ValidateCreate(d), "spec.selector: Required value",
+		"spec.template.metadata.labels: Invalid value: map[string]string{\"dep\":\"ng-dep-pod\"}: `selector` does not match template `labels`")
 
 	d = decode[*api.Deployment](t, seedDeployment)
 	d.Spec.Strategy.RollingUpdate = &api.RollingUpdateDeployment{MaxSurge: intOrStr(api.FromInt(0)), MaxUnavailable: intOrStr(api.FromInt(0))}
@@ -176,7 +177,7 @@ func TestValidateReplicaSet(t *testing.T) {
 		want   []fieldErr
 	}{
 		{"seed", func(rs *api.ReplicaSet) {}, nil},
-		{"missing selector", func(rs *api.ReplicaSet) { rs.Spec.Selector = nil }, []fieldErr{{required, "spec.selector"}}},
+		{"missing selector", func(rs *api.ReplicaSet) { rs.Spec.Selector = nil }, []fieldErr{{required, "spec.selector"}, {invalid, "spec.template.metadata.labels"}}},
 		{"selector by expression", func(rs *api.ReplicaSet) {
 			rs.Spec.Selector = &api.LabelSelector{MatchExpressions: []api.LabelSelectorRequirement{{Key: "replicaset", Operator: "In", Values: []string{"test", "prod"}}}}
 		}, nil},
@@ -267,7 +268,8 @@ func TestValidateDaemonSet(t *testing.T) {
 		want   []fieldErr
 	}{
 		{"seed", func(ds *api.DaemonSet) {}, nil},
-		{"missing selector", func(ds *api.DaemonSet) { ds.Spec.Selector = nil }, []fieldErr{{required, "spec.selector"}}},
+		// Upstream has no Required check for a DaemonSet's selector.
+		{"missing selector", func(ds *api.DaemonSet) { ds.Spec.Selector = nil }, []fieldErr{{invalid, "spec.template.metadata.labels"}}},
 		{"empty selector", func(ds *api.DaemonSet) { ds.Spec.Selector = &api.LabelSelector{} }, []fieldErr{{invalid, "spec.selector"}}},
 		{"mismatch", func(ds *api.DaemonSet) { ds.Spec.Template.Labels["app"] = "apache" }, []fieldErr{{invalid, "spec.template.metadata.labels"}}},
 		{"surge and unavailable", func(ds *api.DaemonSet) { ds.Spec.UpdateStrategy.RollingUpdate.MaxSurge = intOrStr(api.FromInt(1)) },
@@ -337,7 +339,7 @@ func TestValidateStatefulSet(t *testing.T) {
 	}{
 		{"seed", func(s *api.StatefulSet) {}, nil},
 		{"name with dots", func(s *api.StatefulSet) { s.Name = "ng.headless" }, []fieldErr{{invalid, "metadata.name"}}},
-		{"missing selector", func(s *api.StatefulSet) { s.Spec.Selector = nil }, []fieldErr{{required, "spec.selector"}}},
+		{"missing selector", func(s *api.StatefulSet) { s.Spec.Selector = nil }, []fieldErr{{required, "spec.selector"}, {invalid, "spec.template.metadata.labels"}}},
 		{"mount of unknown claim", func(s *api.StatefulSet) { s.Spec.VolumeClaimTemplates[0].Name = "data" },
 			[]fieldErr{{errorsNotFound, "spec.template.spec.containers[0].volumeMounts[0].name"}}},
 		{"claim without storage", func(s *api.StatefulSet) { s.Spec.VolumeClaimTemplates[0].Spec.Resources.Requests = nil },

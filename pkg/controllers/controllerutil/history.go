@@ -41,9 +41,23 @@ import (
 // when spec.revisionHistoryLimit is unset (upstream's default, 10).
 const DefaultRevisionHistoryLimit = 10
 
-// RevisionHashLabel is the label upstream puts on every ControllerRevision
-// with the hash of its data, so two revisions can be compared cheaply.
+// RevisionHashLabel is the label upstream's history package puts on a
+// StatefulSet's ControllerRevisions with the hash of their data, so two
+// revisions can be compared cheaply.
 const RevisionHashLabel = "controller.kubernetes.io/hash"
+
+// RevisionHashLabelFor returns the label that holds the hash on the
+// revisions of a parent of kind. Upstream's DaemonSet controller builds its
+// revisions itself and labels them controller-revision-hash (the label its
+// pods carry too, apps.DefaultDaemonSetUniqueLabelKey); every other parent
+// (StatefulSet) goes through the history package and its
+// controller.kubernetes.io/hash.
+func RevisionHashLabelFor(kind string) string {
+	if kind == "DaemonSet" {
+		return api.ControllerRevisionHashLabelKey
+	}
+	return RevisionHashLabel
+}
 
 // maxRevisionPrefix keeps "<parent>-<hash>" within the 253 characters of a
 // name: upstream truncates the parent's name to 223 characters.
@@ -76,7 +90,7 @@ func ControllerRevisionName(parentName, hash string) string {
 // NewControllerRevision builds (does not create) the revision number
 // revision of parent holding data: named "<parent>-<hash>" after
 // HashRevisionData(data, collisionCount), labelled with templateLabels plus
-// RevisionHashLabel, annotated with a copy of parent's annotations (as
+// the hash under RevisionHashLabelFor(kind), annotated with a copy of parent's annotations (as
 // upstream's DaemonSet and StatefulSet controllers annotate theirs, which is
 // where `kubectl rollout history` finds each revision's change-cause), and
 // controlled by parent (apiVersion/kind, e.g. "apps/v1", "StatefulSet").
@@ -87,7 +101,7 @@ func NewControllerRevision(parent api.Object, apiVersion, kind string, templateL
 	for k, v := range templateLabels {
 		revLabels[k] = v
 	}
-	revLabels[RevisionHashLabel] = hash
+	revLabels[RevisionHashLabelFor(kind)] = hash
 	return &api.ControllerRevision{
 		TypeMeta: api.TypeMeta{APIVersion: "apps/v1", Kind: "ControllerRevision"},
 		ObjectMeta: api.ObjectMeta{
@@ -206,7 +220,7 @@ func CreateControllerRevision(ctx context.Context, c *client.Client, parent api.
 		if clone.Labels == nil {
 			clone.Labels = map[string]string{}
 		}
-		clone.Labels[RevisionHashLabel] = hash
+		clone.Labels[revisionHashLabelOf(clone)] = hash
 		created, err := c.ControllerRevisions(clone.Namespace).Create(ctx, clone, client.CreateOptions{})
 		if err == nil {
 			return created, nil
@@ -223,6 +237,16 @@ func CreateControllerRevision(ctx context.Context, c *client.Client, parent api.
 		}
 		*collisionCount++
 	}
+}
+
+// revisionHashLabelOf is the hash label of revision, after the kind of
+// the parent that controls it.
+func revisionHashLabelOf(revision *api.ControllerRevision) string {
+	kind := ""
+	if ref := GetControllerOf(&revision.ObjectMeta); ref != nil {
+		kind = ref.Kind
+	}
+	return RevisionHashLabelFor(kind)
 }
 
 // RevisionsToTruncate returns the revisions to delete so that at most limit

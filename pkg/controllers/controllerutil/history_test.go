@@ -2,6 +2,7 @@ package controllerutil
 
 import (
 	"encoding/json"
+	"maps"
 	"strings"
 	"testing"
 
@@ -62,8 +63,9 @@ func TestNewControllerRevision(t *testing.T) {
 	if rev.Namespace != "default" || rev.Revision != 3 {
 		t.Errorf("namespace/revision = %q/%d", rev.Namespace, rev.Revision)
 	}
-	if rev.Labels["app"] != "web" || rev.Labels[RevisionHashLabel] != hash {
-		t.Errorf("labels = %v", rev.Labels)
+	want := map[string]string{"app": "web", "controller.kubernetes.io/hash": hash}
+	if !maps.Equal(rev.Labels, want) {
+		t.Errorf("labels = %v, want %v", rev.Labels, want)
 	}
 	if !IsControlledBy(&rev.ObjectMeta, "uid-web") {
 		t.Errorf("ownerReferences = %+v", rev.OwnerReferences)
@@ -165,5 +167,25 @@ func TestRevisionsToTruncate(t *testing.T) {
 				t.Errorf("truncate = %q, want %q", got, tt.want)
 			}
 		})
+	}
+}
+
+// A DaemonSet's revisions carry the hash under controller-revision-hash, as
+// upstream's DaemonSet controller labels them; a StatefulSet's under
+// controller.kubernetes.io/hash, as upstream's history package does.
+func TestRevisionHashLabelByKind(t *testing.T) {
+	data, _ := api.RevisionData(historyTemplate("nginx:1"))
+	hash := HashRevisionData(data, nil)
+	for kind, want := range map[string]map[string]string{
+		"DaemonSet":   {"app": "web", "controller-revision-hash": hash},
+		"StatefulSet": {"app": "web", "controller.kubernetes.io/hash": hash},
+	} {
+		rev := NewControllerRevision(historyParent(), "apps/v1", kind, map[string]string{"app": "web"}, data, 1, nil)
+		if !maps.Equal(rev.Labels, want) {
+			t.Errorf("%s revision labels = %v, want %v", kind, rev.Labels, want)
+		}
+		if got := revisionHashLabelOf(rev); got != RevisionHashLabelFor(kind) {
+			t.Errorf("%s revision: hash label read back as %q", kind, got)
+		}
 	}
 }

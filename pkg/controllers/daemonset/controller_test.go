@@ -130,8 +130,14 @@ func TestSyncCreatesOnePodPerEligibleNode(t *testing.T) {
 		"create controllerrevisions "+rev.Name,
 		"create pods ds-", "create pods ds-",
 		"update daemonsets/status ds")
-	if stored := fakeapi.Result[*api.ControllerRevision](t, f.server, "create controllerrevisions "+rev.Name); stored.Revision != 1 {
+	stored := fakeapi.Result[*api.ControllerRevision](t, f.server, "create controllerrevisions "+rev.Name)
+	if stored.Revision != 1 {
 		t.Errorf("revision number = %d, want 1", stored.Revision)
+	}
+	// Upstream's DaemonSet revisions: the pods' hash label, not the history
+	// package's controller.kubernetes.io/hash.
+	if stored.Labels["controller-revision-hash"] == "" || stored.Labels["controller.kubernetes.io/hash"] != "" {
+		t.Errorf("revision labels = %v, want controller-revision-hash only", stored.Labels)
 	}
 	created := fakeapi.List[*api.Pod](t, f.server, "default")
 	if got := createdOn(t, created); !slices.Equal(got, []string{"n1", "n2"}) {

@@ -114,11 +114,14 @@ func (c *Controller) cleanupHistory(ctx context.Context, ds *api.DaemonSet, old 
 }
 
 // revisionHash is the hash a revision's pods are labelled with: its
-// controller.kubernetes.io/hash label, or else the suffix of its
-// "<ds>-<hash>" name.
+// controller-revision-hash label, or the controller.kubernetes.io/hash
+// label a revision made by an earlier kplane carries, or else the suffix
+// of its "<ds>-<hash>" name.
 func revisionHash(r *api.ControllerRevision) string {
-	if hash := r.Labels[controllerutil.RevisionHashLabel]; hash != "" {
-		return hash
+	for _, label := range []string{controllerutil.RevisionHashLabelFor(kind), controllerutil.RevisionHashLabel} {
+		if hash := r.Labels[label]; hash != "" {
+			return hash
+		}
 	}
 	if i := strings.LastIndex(r.Name, "-"); i >= 0 {
 		return r.Name[i+1:]

@@ -11,17 +11,19 @@ const (
 	// PodTemplateGenerationLabel holds the template generation a daemon
 	// pod was made from (upstream's extensions.DaemonSetTemplateGenerationKey).
 	PodTemplateGenerationLabel = "pod-template-generation"
-	// TemplateGenerationAnnotation is where upstream's apiserver keeps a
-	// DaemonSet's template generation (bumped on every template change).
+	// TemplateGenerationAnnotation is where the apiserver keeps a
+	// DaemonSet's template generation (bumped on every template change),
+	// as upstream's does.
 	TemplateGenerationAnnotation = "deprecated.daemonset.template.generation"
 )
 
 // templateGeneration returns ds's template generation: upstream's
-// annotation when set, otherwise metadata.generation. kplane's apiserver
-// does not maintain the annotation; metadata.generation moves on every
-// spec change, template or not, so a pod labelled with the current value
-// was made from the current template, which is all isPodUpdated needs
-// (a stale value only makes it fall back to the revision hash).
+// annotation, which the apiserver sets to 1 on create and bumps on every
+// template change, or metadata.generation for a DaemonSet stored before
+// kplane's apiserver kept the annotation. metadata.generation moves on
+// every spec change, template or not, so a pod labelled with the current
+// value was made from the current template, which is all isPodUpdated
+// needs (a stale value only makes it fall back to the revision hash).
 func templateGeneration(ds *api.DaemonSet) int64 {
 	if v, ok := ds.Annotations[TemplateGenerationAnnotation]; ok {
 		if g, err := strconv.ParseInt(v, 10, 64); err == nil {

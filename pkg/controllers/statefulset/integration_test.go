@@ -248,7 +248,9 @@ func TestOrderedReadyCreateAndScaleDown(t *testing.T) {
 		web0.Labels[api.StatefulSetPodNameLabel] != "web-0" || web0.Labels[api.PodIndexLabel] != "0" || web0.Labels[api.ControllerRevisionHashLabelKey] == "" {
 		t.Errorf("web-0 identity: hostname %q subdomain %q labels %v", web0.Spec.Hostname, web0.Spec.Subdomain, web0.Labels)
 	}
-	if v := web0.Spec.Volumes; len(v) != 1 || v[0].PersistentVolumeClaim == nil || v[0].PersistentVolumeClaim.ClaimName != "www-web-0" {
+	// The claim's volume, then the token volume ServiceAccount admission adds.
+	if v := web0.Spec.Volumes; len(v) != 2 || v[0].PersistentVolumeClaim == nil || v[0].PersistentVolumeClaim.ClaimName != "www-web-0" ||
+		!strings.HasPrefix(v[1].Name, "kube-api-access-") {
 		t.Errorf("web-0 volumes %+v", v)
 	}
 	if got := claims(t, c); !slices.Equal(got, []string{"www-web-0"}) {

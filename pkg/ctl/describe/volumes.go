@@ -152,18 +152,22 @@ func printFCVolumeSource(fc *api.FCVolumeSource, w prefixWriter) {
 		"    ReadOnly:\t%v\n", strings.Join(fc.TargetWWNs, ", "), lun, fc.FSType, fc.ReadOnly)
 }
 
+// printProjectedVolumeSource prints a projected volume with kubectl's
+// labels (SecretOptionalName, ConfigMapOptional). kubectl prints the
+// optional flag as a Go pointer: <nil> when unset, as on the token volume
+// every pod gets, and an address when set, where ctl prints the value.
 func printProjectedVolumeSource(p *api.ProjectedVolumeSource, w prefixWriter) {
 	w.write(level2, "Type:\tProjected (a volume that contains injected data from multiple sources)\n")
 	for _, src := range p.Sources {
 		switch {
 		case src.Secret != nil:
 			w.write(level2, "SecretName:\t%v\n"+
-				"    Optional:\t%v\n", src.Secret.Name, deref(src.Secret.Optional))
+				"    SecretOptionalName:\t%v\n", src.Secret.Name, optionalFlag(src.Secret.Optional))
 		case src.DownwardAPI != nil:
 			w.write(level2, "DownwardAPI:\ttrue\n")
 		case src.ConfigMap != nil:
 			w.write(level2, "ConfigMapName:\t%v\n"+
-				"    Optional:\t%v\n", src.ConfigMap.Name, deref(src.ConfigMap.Optional))
+				"    ConfigMapOptional:\t%v\n", src.ConfigMap.Name, optionalFlag(src.ConfigMap.Optional))
 		case src.ServiceAccountToken != nil:
 			w.write(level2, "TokenExpirationSeconds:\t%d\n", deref(src.ServiceAccountToken.ExpirationSeconds))
 		}
@@ -190,4 +194,12 @@ func printVolumeAttributes(w prefixWriter, attributes map[string]string) {
 			w.write(level2, "%s\n", line)
 		}
 	}
+}
+
+// optionalFlag is an optional *bool as kubectl shows an unset one: <nil>.
+func optionalFlag(b *bool) string {
+	if b == nil {
+		return "<nil>"
+	}
+	return strconv.FormatBool(*b)
 }
