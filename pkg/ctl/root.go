@@ -124,6 +124,7 @@ else ./.kplane/kubeconfig (the cluster ` + "`ctl up`" + ` started here), else
 	root.AddCommand(newDrainCommand(f))
 	root.AddCommand(newEditCommand(f))
 	root.AddCommand(newExplainCommand(f))
+	root.AddCommand(newWaitCommand(f))
 	return root, f
 }
 
