@@ -125,6 +125,7 @@ else ./.kplane/kubeconfig (the cluster ` + "`ctl up`" + ` started here), else
 	root.AddCommand(newEditCommand(f))
 	root.AddCommand(newExplainCommand(f))
 	root.AddCommand(newWaitCommand(f))
+	root.AddCommand(newSetCommand(f))
 	return root, f
 }
 

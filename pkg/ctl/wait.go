@@ -200,7 +200,7 @@ func (o *waitOptions) run(ctx context.Context, commandPath string, args []string
 		return err
 	}
 	if o.sel.empty(args) {
-		return fmt.Errorf("You must provide one or more resources by argument or filename.\nExample resource specifications include:\n   '-f rsrc.yaml'\n   '--filename=rsrc.json'\n   '<resource> <name>'\n   '<resource>'")
+		return errNoResources
 	}
 	timeout := o.timeout
 	if timeout < 0 {
