@@ -2,10 +2,11 @@ package apiserver
 
 import (
 	"net/http"
-	"runtime"
 	"strings"
 
 	"github.com/go-chi/chi/v5"
+
+	"kplane/pkg/version"
 )
 
 // Discovery tells clients what the server serves. kubectl reads it before
@@ -60,11 +61,7 @@ func subresourceKind(res *resource, sub string) (group, version, kind string, ve
 }
 
 func (s *Server) serveVersion(w http.ResponseWriter, _ *http.Request) {
-	writeJSON(w, http.StatusOK, map[string]string{
-		"major": "1", "minor": "32", "gitVersion": "v1.32.0-kplane", "gitCommit": "kplane",
-		"gitTreeState": "clean", "buildDate": "2026-11-22T00:00:00Z",
-		"goVersion": runtime.Version(), "compiler": runtime.Compiler, "platform": runtime.GOOS + "/" + runtime.GOARCH,
-	})
+	writeJSON(w, http.StatusOK, version.Get())
 }
 
 func wantsAggregatedDiscovery(r *http.Request) bool {

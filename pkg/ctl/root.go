@@ -126,6 +126,9 @@ else ./.kplane/kubeconfig (the cluster ` + "`ctl up`" + ` started here), else
 	root.AddCommand(newExplainCommand(f))
 	root.AddCommand(newWaitCommand(f))
 	root.AddCommand(newSetCommand(f))
+	root.AddCommand(newVersionCommand(f))
+	root.AddCommand(newAPIVersionsCommand(f))
+	root.AddCommand(newClusterInfoCommand(f))
 	return root, f
 }
 
