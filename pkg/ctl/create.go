@@ -96,6 +96,7 @@ would update it. Directories contribute their .yaml, .yml and .json files;
 	cmd.AddCommand(newCreateNamespaceCommand(f))
 	cmd.AddCommand(newCreateConfigMapCommand(f))
 	cmd.AddCommand(newCreateDeploymentCommand(f))
+	cmd.AddCommand(newCreateServiceCommand(f))
 	return cmd
 }
 

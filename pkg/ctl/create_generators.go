@@ -22,6 +22,19 @@ import (
 // kubectl's configmap and deployment generators do (its namespace one
 // returns the API error as it is).
 func generated(ctx context.Context, f *factory, w *writeFlags, obj map[string]any, wrapErrors bool) error {
+	failure := ""
+	if wrapErrors {
+		kind, _ := obj["kind"].(string)
+		failure = "failed to create " + strings.ToLower(kind)
+	}
+	return generatedAs(ctx, f, w, obj, failure, "created")
+}
+
+// generatedAs is generated with the words of its messages: failure
+// prefixes an error ("failed to create ClusterIP service"; "" leaves the
+// API error as it is) and operation ends the success message ("created",
+// "exposed").
+func generatedAs(ctx context.Context, f *factory, w *writeFlags, obj map[string]any, failure, operation string) error {
 	dryRun, out, validation, err := w.parsed()
 	if err != nil {
 		return err
@@ -46,14 +59,14 @@ func generated(ctx context.Context, f *factory, w *writeFlags, obj map[string]an
 		}
 	}
 	created, err := createObject(ctx, f, target, dryRun, client.CreateOptions{FieldValidation: validation, FieldManager: w.fieldManager})
-	if err != nil && wrapErrors {
+	if err != nil && failure != "" {
 		// A plain error (%v): the API error's reason is not printed.
-		return fmt.Errorf("failed to create %s: %v", strings.ToLower(kind), err)
+		return fmt.Errorf("%s: %v", failure, err)
 	}
 	if err != nil {
 		return err
 	}
-	return printResult(f.out(), out, created, "created", dryRun)
+	return printResult(f.out(), out, created, operation, dryRun)
 }
 
 // exactlyOneName is the argument check of the subcommands, worded as

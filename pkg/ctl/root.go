@@ -129,6 +129,7 @@ else ./.kplane/kubeconfig (the cluster ` + "`ctl up`" + ` started here), else
 	root.AddCommand(newVersionCommand(f))
 	root.AddCommand(newAPIVersionsCommand(f))
 	root.AddCommand(newClusterInfoCommand(f))
+	root.AddCommand(newRunCommand(f))
 	return root, f
 }
 
