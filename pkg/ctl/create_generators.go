@@ -51,10 +51,13 @@ func generatedAs(ctx context.Context, f *factory, w *writeFlags, obj map[string]
 	}
 	target := fileObject{resource: r, object: obj, name: nameOf(obj)}
 	if r.Namespaced {
-		if target.namespace, _, err = f.Namespace(); err != nil {
+		var explicit bool
+		if target.namespace, explicit, err = f.Namespace(); err != nil {
 			return err
 		}
-		if dryRun != "client" {
+		// A client dry run shows the namespace only when -n chose it, as
+		// kubectl's generators set it only then (EnforceNamespace).
+		if dryRun != "client" || explicit {
 			obj["metadata"].(map[string]any)["namespace"] = target.namespace
 		}
 	}

@@ -130,6 +130,7 @@ else ./.kplane/kubeconfig (the cluster ` + "`ctl up`" + ` started here), else
 	root.AddCommand(newAPIVersionsCommand(f))
 	root.AddCommand(newClusterInfoCommand(f))
 	root.AddCommand(newRunCommand(f))
+	root.AddCommand(newExposeCommand(f))
 	return root, f
 }
 
