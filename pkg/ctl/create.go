@@ -97,6 +97,9 @@ would update it. Directories contribute their .yaml, .yml and .json files;
 	cmd.AddCommand(newCreateConfigMapCommand(f))
 	cmd.AddCommand(newCreateDeploymentCommand(f))
 	cmd.AddCommand(newCreateServiceCommand(f))
+	cmd.AddCommand(newCreateSecretCommand(f))
+	cmd.AddCommand(newCreateServiceAccountCommand(f))
+	cmd.AddCommand(newCreateQuotaCommand(f))
 	return cmd
 }
 
