@@ -100,6 +100,8 @@ would update it. Directories contribute their .yaml, .yml and .json files;
 	cmd.AddCommand(newCreateSecretCommand(f))
 	cmd.AddCommand(newCreateServiceAccountCommand(f))
 	cmd.AddCommand(newCreateQuotaCommand(f))
+	cmd.AddCommand(newCreateJobCommand(f))
+	cmd.AddCommand(newCreateCronJobCommand(f))
 	return cmd
 }
 
