@@ -102,6 +102,8 @@ would update it. Directories contribute their .yaml, .yml and .json files;
 	cmd.AddCommand(newCreateQuotaCommand(f))
 	cmd.AddCommand(newCreateJobCommand(f))
 	cmd.AddCommand(newCreateCronJobCommand(f))
+	cmd.AddCommand(newCreateRoleCommand(f))
+	cmd.AddCommand(newCreateRoleBindingCommand(f))
 	return cmd
 }
 
