@@ -24,6 +24,8 @@ edit of the same field would.`,
 		RunE: func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
 	}
 	cmd.AddCommand(newSetImageCommand(f))
+	cmd.AddCommand(newSetEnvCommand(f))
+	cmd.AddCommand(newSetResourcesCommand(f))
 	return cmd
 }
 
@@ -98,8 +100,9 @@ type setChange struct {
 	out     outputFormat
 	dryRun  dryRunStrategy
 	message string
-	// failure prefixes a refused patch: "failed to patch image update to
-	// pod template".
+	// failure prefixes a refused patch, separator included: "failed to
+	// patch image update to pod template: " (kubectl's resources verb
+	// has no colon).
 	failure string
 }
 
@@ -120,7 +123,7 @@ func (s setChange) send(ctx context.Context, info resourceInfo, changed map[stri
 	if err != nil {
 		// kubectl words it with %v: the Status' message, without the
 		// reason, after the prefix.
-		return fmt.Errorf("%s: %s", s.failure, err.Error())
+		return fmt.Errorf("%s%s", s.failure, err.Error())
 	}
 	return printResult(s.f.out(), s.out, result, s.message, s.dryRun)
 }

@@ -88,7 +88,7 @@ func (o *setImageOptions) run(ctx context.Context, rootName string, args []strin
 	if len(invalid) > 0 {
 		return bracketedErrors(invalid)
 	}
-	change := setChange{f: o.f, out: out, dryRun: dryRun, message: "image updated", failure: "failed to patch image update to pod template"}
+	change := setChange{f: o.f, out: out, dryRun: dryRun, message: "image updated", failure: "failed to patch image update to pod template: "}
 	var errs []error
 	for _, info := range infos {
 		changed := deepCopyObject(info.object)
