@@ -117,16 +117,11 @@ func (o *applyOptions) applyOne(ctx context.Context, obj fileObject, dryRun dryR
 			return sourceError("retrieving current configuration of", obj.source, err)
 		}
 
-		original := metadataAnnotation(live, lastAppliedAnnotation)
-		if original == "" && attempt == 0 {
+		if metadataAnnotation(live, lastAppliedAnnotation) == "" && attempt == 0 {
 			fmt.Fprintf(o.f.errOut(), "Warning: resource %s/%s is missing the %s annotation which is required by ctl apply. ctl apply should only be used on resources created declaratively by either ctl create --save-config or ctl apply. The missing annotation will be patched automatically.\n",
 				obj.resource.GroupResource(), obj.name, lastAppliedAnnotation)
 		}
-		current, err := json.Marshal(live)
-		if err != nil {
-			return err
-		}
-		body, err := patch.CreateThreeWayMergePatch([]byte(original), modified, current, typ)
+		body, err := applyPatch(live, modified, typ)
 		if err != nil {
 			return fmt.Errorf("error when computing the patch for %q: %w", obj.source, err)
 		}
@@ -156,6 +151,20 @@ func (o *applyOptions) applyOne(ctx context.Context, obj fileObject, dryRun dryR
 		}
 		return printResult(o.f.out(), out, patched, operation, dryRun)
 	}
+}
+
+// applyPatch is the strategic merge patch apply sends to turn live into
+// modified: three-way, from the configuration last applied (live's
+// annotation), modified (the file now) and live itself. "{}" means
+// nothing to change. `diff` computes the same patch to show what apply
+// would do.
+func applyPatch(live map[string]any, modified []byte, typ *schema.Type) ([]byte, error) {
+	original := metadataAnnotation(live, lastAppliedAnnotation)
+	current, err := json.Marshal(live)
+	if err != nil {
+		return nil, fmt.Errorf("encode the live object: %w", err)
+	}
+	return patch.CreateThreeWayMergePatch([]byte(original), modified, current, typ)
 }
 
 // setLastApplied records the object in its own last-applied annotation, as

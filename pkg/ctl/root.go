@@ -131,6 +131,7 @@ else ./.kplane/kubeconfig (the cluster ` + "`ctl up`" + ` started here), else
 	root.AddCommand(newClusterInfoCommand(f))
 	root.AddCommand(newRunCommand(f))
 	root.AddCommand(newExposeCommand(f))
+	root.AddCommand(newDiffCommand(f))
 	return root, f
 }
 
