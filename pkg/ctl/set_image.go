@@ -3,7 +3,6 @@ package ctl
 import (
 	"context"
 	"fmt"
-	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -115,38 +114,4 @@ func (o *setImageOptions) run(ctx context.Context, rootName string, args []strin
 		}
 	}
 	return joinErrors(errs)
-}
-
-// visitForSet reads the objects a set verb changes. As kubectl's set verbs
-// (which ask the builder for all infos at once), any object that cannot be
-// read stops the command before anything changes.
-func visitForSet(ctx context.Context, f *factory, sel *selection, resources []string, rootName string) ([]resourceInfo, error) {
-	if sel.empty(resources) && !sel.selecting() {
-		return nil, errNoResources
-	}
-	if (sel.labelSelector != "" || sel.fieldSelector != "") && hasTypeNameArg(resources) {
-		return nil, fmt.Errorf("selectors and the all flag cannot be used when passing resource/name arguments")
-	}
-	if len(resources) == 0 && len(sel.filenames) == 0 && sel.selecting() {
-		return nil, fmt.Errorf("at least one resource must be specified to use a selector")
-	}
-	if sel.all && len(resources) > 0 && hasTypeNameArg(resources) {
-		// kubectl's builder ignores --all beside TYPE/NAME.
-		sel.all = false
-	}
-	// kubectl's set verbs leave the builder's command name at its
-	// default, so its hints say "kubectl get".
-	found, err := sel.visit(ctx, f, resources, rootName+" get")
-	if err != nil {
-		return nil, err
-	}
-	if len(found.errs) > 0 {
-		return nil, found.errs[0]
-	}
-	return found.infos, nil
-}
-
-// hasTypeNameArg reports whether an argument is in TYPE/NAME form.
-func hasTypeNameArg(args []string) bool {
-	return slices.ContainsFunc(args, func(a string) bool { return strings.Contains(a, "/") })
 }
