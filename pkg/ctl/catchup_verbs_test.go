@@ -276,6 +276,9 @@ func TestSetVerbs(t *testing.T) {
 		{[]string{"wait", "--for=jsonpath={.spec.type}=NodePort", "svc/web", "--timeout=5s"}, 0, "service/web condition met\n", ""},
 		{[]string{"wait", "--for=condition=Available", "deploy/web", "--timeout=0"}, 1, "", "error: condition not met for deployments/web\n"},
 		{[]string{"wait", "--for=condition=Available", "deploy/web", "--timeout=300ms"}, 1, "", "error: timed out waiting for the condition on deployments/web\n"},
+		// One --timeout for all: the second object times out at once.
+		{[]string{"wait", "--for=jsonpath={.spec.type}=ClusterIP", "svc/web", "cm/settings", "--timeout=300ms"}, 1, "",
+			"timed out waiting for the condition on services/web\ntimed out waiting for the condition on configmaps/settings\n"},
 		{[]string{"wait", "--for=delete", "cm/nope"}, 0, "", ""},
 		{[]string{"wait", "--for=create", "cm", "-l", "x=y"}, 1, "", "error: no matching resources found\n"},
 	}

@@ -221,11 +221,12 @@ func (o *waitOptions) run(ctx context.Context, commandPath string, args []string
 	}
 	var errs []error
 	for _, info := range found.infos {
+		// As kubectl, every object is waited for within the one --timeout:
+		// once it has passed, each object left times out at once.
 		obj, err := o.waitFor(ctx, c, info, cond, timeout)
 		if err != nil {
 			errs = append(errs, err)
-			// kubectl stops at the first object that fails.
-			break
+			continue
 		}
 		if err := printResult(o.f.out(), out, obj, "condition met", ""); err != nil {
 			return err
@@ -279,7 +280,7 @@ func (o *waitOptions) waitFor(ctx context.Context, c *client.Client, info resour
 		return true, apierrors.NewNotFound(apierrors.Resource{Group: info.resource.Group, Resource: info.resource.Name}, info.name)
 	}
 	err := watchUntil(ctx, info.dynamic(c), info.name, check, gone)
-	if errors.Is(err, context.DeadlineExceeded) {
+	if errors.Is(err, context.DeadlineExceeded) || errors.Is(ctx.Err(), context.DeadlineExceeded) {
 		return nil, fmt.Errorf("timed out waiting for the condition on %s", pluralName)
 	}
 	return result, err

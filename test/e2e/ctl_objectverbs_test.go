@@ -296,7 +296,7 @@ func TestCtlObjectVerbs(t *testing.T) {
 		for _, args := range [][]string{
 			{"wait", "--for=condition=Available", "deploy/NAME", "--timeout=60s"},
 			{"wait", "--for=jsonpath={.spec.replicas}=2", "deploy/NAME"},
-			{"wait", "--for=jsonpath={.spec.replicas}=9", "deploy/NAME", "--timeout=1s"},
+			{"wait", "--for=jsonpath={.spec.replicas}=9", "deploy/NAME", "cm/NAME", "--timeout=1s"},
 			{"wait", "--for=condition=Available", "deploy/NAME-nope"},
 			{"wait", "--for=delete", "deploy/NAME-nope"},
 			{"wait", "--for=bogus", "deploy/NAME"},
