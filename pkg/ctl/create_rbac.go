@@ -1,11 +1,14 @@
 package ctl
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
+
+	"kplane/pkg/ctl/restmapper"
 )
 
 // rbacGroupVersion is the API version of Roles and RoleBindings.
@@ -75,6 +78,13 @@ func roleRules(cmd *cobra.Command, f *factory, verbs, resources, resourceNames [
 		group, resource := "", typ
 		if typ != "*" {
 			r, err := m.ResourceFor(typ)
+			var noMatch *restmapper.NoResourceMatchError
+			if errors.As(err, &noMatch) {
+				// kubectl prints the mapper's own error, which its
+				// CheckErr words without "error: ".
+				fmt.Fprintln(f.errOut(), noMatch.Error())
+				return nil, ExitError{Code: 1}
+			}
 			if err != nil {
 				return nil, err
 			}
