@@ -366,3 +366,13 @@ func TestApplyPruneAndDiff(t *testing.T) {
 		t.Errorf("diff of a missing file: exit %d %q", code, errOut)
 	}
 }
+
+func TestGroupingCommandsFailWithHelp(t *testing.T) {
+	a := framework.StartAPIServer(t)
+	for _, args := range [][]string{{"set"}, {"create", "service"}, {"create", "secret"}} {
+		code, out, errOut := runIn(t, a, "", args...)
+		if code != 1 || out != "" || !strings.Contains(errOut, "\nAvailable Commands:\n") {
+			t.Errorf("ctl %s: exit %d\nstdout %q\nstderr %q", strings.Join(args, " "), code, out, errOut)
+		}
+	}
+}

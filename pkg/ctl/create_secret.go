@@ -23,7 +23,7 @@ func newCreateSecretCommand(f *factory) *cobra.Command {
 otherwise) from literals and files, tls from a certificate and its key,
 docker-registry with the credentials a kubelet pulls private images with.`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
+		RunE: helpWithoutSubcommand,
 	}
 	cmd.AddCommand(newCreateSecretGenericCommand(f))
 	cmd.AddCommand(newCreateSecretTLSCommand(f))

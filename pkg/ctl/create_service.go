@@ -67,7 +67,7 @@ nodeport (also a port on every node), loadbalancer (also an external
 address, which nothing in kplane provides) or externalname (a DNS alias,
 no selector).`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
+		RunE: helpWithoutSubcommand,
 	}
 	cmd.AddCommand(newCreateServiceTypeCommand(f, "clusterip", "ClusterIP", "a virtual IP that load-balances to the selected pods inside the cluster"))
 	cmd.AddCommand(newCreateServiceTypeCommand(f, "nodeport", "NodePort", "a ClusterIP service that every node also serves on one port (30000-32767)"))

@@ -23,7 +23,7 @@ workload (Deployment, ReplicaSet, StatefulSet, DaemonSet, Job, CronJob,
 ReplicationController). A changed template starts a rollout, exactly as an
 edit of the same field would.`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
+		RunE: helpWithoutSubcommand,
 	}
 	cmd.AddCommand(newSetImageCommand(f))
 	cmd.AddCommand(newSetEnvCommand(f))
@@ -63,6 +63,17 @@ func visitForSet(ctx context.Context, f *factory, sel *selection, resources []st
 // hasTypeNameArg reports whether an argument is in TYPE/NAME form.
 func hasTypeNameArg(args []string) bool {
 	return slices.ContainsFunc(args, func(a string) bool { return strings.Contains(a, "/") })
+}
+
+// helpWithoutSubcommand is the RunE of a command that only groups
+// subcommands (set, create service, create secret): as kubectl's
+// DefaultSubCommandRun, it prints the help to standard error and fails.
+func helpWithoutSubcommand(cmd *cobra.Command, _ []string) error {
+	cmd.SetOut(cmd.ErrOrStderr())
+	if err := cmd.Help(); err != nil {
+		return err
+	}
+	return ExitError{Code: 1}
 }
 
 // podSpecOf finds the pod spec inside obj, where kubectl's
