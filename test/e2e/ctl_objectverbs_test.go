@@ -332,6 +332,7 @@ func TestCtlObjectVerbs(t *testing.T) {
 			{"create", "job", "NAME", "--image=busybox", "--dry-run=server", "--", "true"},
 			{"create", "cronjob", "NAME", "--image=busybox", "--schedule=@hourly", "--dry-run=client", "-o", "yaml", "--", "date"},
 			{"create", "role", "NAME", "--verb=get,list", "--resource=pods,deployments.apps,pods/log"},
+			{"create", "role", "NAME-x", "--verb=get", "--resource=nopes"},
 			{"create", "rolebinding", "NAME", "--role=NAME", "--user=alice", "--serviceaccount=default:NAME"},
 			{"create", "rolebinding", "NAME-x", "--user=alice"},
 			{"create", "quota", "NAME", "--hard=pods=50,cpu=4"},
