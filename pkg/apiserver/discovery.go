@@ -5,13 +5,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"runtime"
 	"slices"
 	"strings"
 
 	"github.com/go-chi/chi/v5"
 
 	apierrors "kplane/pkg/api/errors"
+	"kplane/pkg/version"
 )
 
 // Discovery tells clients what the server serves. kubectl reads it before
@@ -110,11 +110,7 @@ func subresourceKind(res *resource, sub string) (group, version, kind string, ve
 }
 
 func (s *Server) serveVersion(w http.ResponseWriter, _ *http.Request) {
-	writeJSON(w, http.StatusOK, map[string]string{
-		"major": "1", "minor": "32", "gitVersion": "v1.32.0-kplane", "gitCommit": "kplane",
-		"gitTreeState": "clean", "buildDate": "2026-11-22T00:00:00Z",
-		"goVersion": runtime.Version(), "compiler": runtime.Compiler, "platform": runtime.GOOS + "/" + runtime.GOARCH,
-	})
+	writeJSON(w, http.StatusOK, version.Get())
 }
 
 // serveLegacyVersions answers /api: the core group's aggregated document,

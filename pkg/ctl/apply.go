@@ -11,6 +11,7 @@ import (
 
 	"kplane/pkg/api"
 	apierrors "kplane/pkg/api/errors"
+	"kplane/pkg/api/labels"
 	"kplane/pkg/api/patch"
 	"kplane/pkg/api/schema"
 	"kplane/pkg/client"
@@ -30,6 +31,13 @@ type applyOptions struct {
 	write     writeFlags
 	filenames []string
 	recursive bool
+
+	// selector (-l) applies only the objects of the files it matches and,
+	// with prune, is the set pruned; all prunes without a selector.
+	selector       string
+	all            bool
+	prune          bool
+	pruneAllowlist []string
 }
 
 // newApplyCommand is `ctl apply -f`: client-side apply, as kubectl does it.
@@ -59,6 +67,10 @@ apply), ctl says "unchanged" where kubectl says "configured".`,
 	}
 	cmd.Flags().StringSliceVarP(&o.filenames, "filename", "f", nil, "files, directories or - (stdin) with the objects to apply")
 	cmd.Flags().BoolVarP(&o.recursive, "recursive", "R", false, "process the directories given with -f recursively")
+	cmd.Flags().StringVarP(&o.selector, "selector", "l", "", "apply only the objects of the files with these labels; with --prune, prune only such objects")
+	cmd.Flags().BoolVar(&o.prune, "prune", false, "delete the objects of the selection (-l or --all) that an earlier apply created but the files no longer contain")
+	cmd.Flags().BoolVar(&o.all, "all", false, "with --prune, prune every object of the allowlisted kinds applied before, whatever its labels")
+	cmd.Flags().StringArrayVar(&o.pruneAllowlist, "prune-allowlist", nil, "a kind --prune looks at, group/version/kind (core/v1/ConfigMap); repeat for more (default: kubectl's list of common kinds)")
 	o.write.add(cmd.Flags(), "kubectl-client-side-apply")
 	return cmd
 }
@@ -75,7 +87,22 @@ func (o *applyOptions) run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	if o.all && o.selector != "" {
+		return fmt.Errorf("cannot set --all and --selector at the same time")
+	}
+	var prune *pruner
+	if o.prune {
+		if !o.all && o.selector == "" {
+			return fmt.Errorf("all resources selected for prune without explicitly passing --all. To prune all resources, pass the --all flag. If you did not mean to prune all resources, specify a label selector")
+		}
+		if prune, err = newPruner(m, o.pruneAllowlist, o.selector, dryRun, o.f); err != nil {
+			return err
+		}
+	}
 	objects, errs := readFileObjects(o.f, m, o.filenames, o.recursive, o.write.validates())
+	if objects, err = selectByLabels(objects, o.selector); err != nil {
+		return err
+	}
 	if len(objects) == 0 && len(errs) == 0 {
 		return fmt.Errorf("no objects passed to apply")
 	}
@@ -83,6 +110,16 @@ func (o *applyOptions) run(ctx context.Context) error {
 	for _, obj := range objects {
 		if err := o.applyOne(ctx, obj, dryRun, out, opts); err != nil {
 			errs = append(errs, err)
+			continue
+		}
+		if prune != nil {
+			prune.visit(obj)
+		}
+	}
+	// kubectl prunes only after an apply without errors.
+	if prune != nil && len(errs) == 0 {
+		if err := prune.prune(ctx); err != nil {
+			return err
 		}
 	}
 	return joinErrors(errs)
@@ -117,24 +154,21 @@ func (o *applyOptions) applyOne(ctx context.Context, obj fileObject, dryRun dryR
 			return sourceError("retrieving current configuration of", obj.source, err)
 		}
 
-		original := metadataAnnotation(live, lastAppliedAnnotation)
-		if original == "" && attempt == 0 {
+		if dryRun == "client" {
+			// As kubectl: a client dry run of an existing object computes
+			// no patch and always says "configured".
+			return printResult(o.f.out(), out, obj.object, "configured", dryRun)
+		}
+		if metadataAnnotation(live, lastAppliedAnnotation) == "" && attempt == 0 {
 			fmt.Fprintf(o.f.errOut(), "Warning: resource %s/%s is missing the %s annotation which is required by ctl apply. ctl apply should only be used on resources created declaratively by either ctl create --save-config or ctl apply. The missing annotation will be patched automatically.\n",
 				obj.resource.GroupResource(), obj.name, lastAppliedAnnotation)
 		}
-		current, err := json.Marshal(live)
-		if err != nil {
-			return err
-		}
-		body, err := patch.CreateThreeWayMergePatch([]byte(original), modified, current, typ)
+		body, err := applyPatch(live, modified, typ)
 		if err != nil {
 			return fmt.Errorf("error when computing the patch for %q: %w", obj.source, err)
 		}
 		if string(body) == "{}" {
 			return printResult(o.f.out(), out, live, "unchanged", dryRun)
-		}
-		if dryRun == "client" {
-			return printResult(o.f.out(), out, obj.object, "configured", dryRun)
 		}
 		patchOpts := opts
 		patchOpts.DryRun = dryRun == "server"
@@ -156,6 +190,39 @@ func (o *applyOptions) applyOne(ctx context.Context, obj fileObject, dryRun dryR
 		}
 		return printResult(o.f.out(), out, patched, operation, dryRun)
 	}
+}
+
+// selectByLabels keeps the objects whose labels match selector ("" keeps
+// all), as kubectl's builder filters file objects with -l.
+func selectByLabels(objects []fileObject, selector string) ([]fileObject, error) {
+	if selector == "" {
+		return objects, nil
+	}
+	s, err := labels.Parse(selector)
+	if err != nil {
+		return nil, err
+	}
+	var out []fileObject
+	for _, obj := range objects {
+		if s.Matches(stringMap(obj.object, "labels")) {
+			out = append(out, obj)
+		}
+	}
+	return out, nil
+}
+
+// applyPatch is the strategic merge patch apply sends to turn live into
+// modified: three-way, from the configuration last applied (live's
+// annotation), modified (the file now) and live itself. "{}" means
+// nothing to change. `diff` computes the same patch to show what apply
+// would do.
+func applyPatch(live map[string]any, modified []byte, typ *schema.Type) ([]byte, error) {
+	original := metadataAnnotation(live, lastAppliedAnnotation)
+	current, err := json.Marshal(live)
+	if err != nil {
+		return nil, fmt.Errorf("encode the live object: %w", err)
+	}
+	return patch.CreateThreeWayMergePatch([]byte(original), modified, current, typ)
 }
 
 // setLastApplied records the object in its own last-applied annotation, as

@@ -167,3 +167,9 @@ func sourceError(verb, source string, err error) error {
 func usageError(commandPath, format string, args ...any) error {
 	return fmt.Errorf("%s\nSee '%s -h' for help and examples", fmt.Sprintf(format, args...), commandPath)
 }
+
+// isAPIError reports whether err is an error the server answered.
+func isAPIError(err error) bool {
+	var status *apierrors.StatusError
+	return errors.As(err, &status)
+}

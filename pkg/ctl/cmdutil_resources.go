@@ -250,3 +250,7 @@ func jsonTypeName(v any) string {
 
 // errNoFilenames is what a verb that needs -f says without one.
 var errNoFilenames = errors.New("must specify one of -f and -k")
+
+// errNoResources is what kubectl's resource builder says when a verb that
+// needs objects was given neither arguments nor files.
+var errNoResources = errors.New("You must provide one or more resources by argument or filename.\nExample resource specifications include:\n   '-f rsrc.yaml'\n   '--filename=rsrc.json'\n   '<resource> <name>'\n   '<resource>'")

@@ -96,6 +96,14 @@ would update it. Directories contribute their .yaml, .yml and .json files;
 	cmd.AddCommand(newCreateNamespaceCommand(f))
 	cmd.AddCommand(newCreateConfigMapCommand(f))
 	cmd.AddCommand(newCreateDeploymentCommand(f))
+	cmd.AddCommand(newCreateServiceCommand(f))
+	cmd.AddCommand(newCreateSecretCommand(f))
+	cmd.AddCommand(newCreateServiceAccountCommand(f))
+	cmd.AddCommand(newCreateQuotaCommand(f))
+	cmd.AddCommand(newCreateJobCommand(f))
+	cmd.AddCommand(newCreateCronJobCommand(f))
+	cmd.AddCommand(newCreateRoleCommand(f))
+	cmd.AddCommand(newCreateRoleBindingCommand(f))
 	return cmd
 }
 

@@ -22,6 +22,19 @@ import (
 // kubectl's configmap and deployment generators do (its namespace one
 // returns the API error as it is).
 func generated(ctx context.Context, f *factory, w *writeFlags, obj map[string]any, wrapErrors bool) error {
+	failure := ""
+	if wrapErrors {
+		kind, _ := obj["kind"].(string)
+		failure = "failed to create " + strings.ToLower(kind)
+	}
+	return generatedAs(ctx, f, w, obj, failure, "created")
+}
+
+// generatedAs is generated with the words of its messages: failure
+// prefixes an error ("failed to create ClusterIP service"; "" leaves the
+// API error as it is) and operation ends the success message ("created",
+// "exposed").
+func generatedAs(ctx context.Context, f *factory, w *writeFlags, obj map[string]any, failure, operation string) error {
 	dryRun, out, validation, err := w.parsed()
 	if err != nil {
 		return err
@@ -38,22 +51,25 @@ func generated(ctx context.Context, f *factory, w *writeFlags, obj map[string]an
 	}
 	target := fileObject{resource: r, object: obj, name: nameOf(obj)}
 	if r.Namespaced {
-		if target.namespace, _, err = f.Namespace(); err != nil {
+		var explicit bool
+		if target.namespace, explicit, err = f.Namespace(); err != nil {
 			return err
 		}
-		if dryRun != "client" {
+		// A client dry run shows the namespace only when -n chose it, as
+		// kubectl's generators set it only then (EnforceNamespace).
+		if dryRun != "client" || explicit {
 			obj["metadata"].(map[string]any)["namespace"] = target.namespace
 		}
 	}
 	created, err := createObject(ctx, f, target, dryRun, client.CreateOptions{FieldValidation: validation, FieldManager: w.fieldManager})
-	if err != nil && wrapErrors {
+	if err != nil && failure != "" {
 		// A plain error (%v): the API error's reason is not printed.
-		return fmt.Errorf("failed to create %s: %v", strings.ToLower(kind), err)
+		return fmt.Errorf("%s: %v", failure, err)
 	}
 	if err != nil {
 		return err
 	}
-	return printResult(f.out(), out, created, "created", dryRun)
+	return printResult(f.out(), out, created, operation, dryRun)
 }
 
 // exactlyOneName is the argument check of the subcommands, worded as
@@ -90,7 +106,7 @@ func newCreateNamespaceCommand(f *factory) *cobra.Command {
 // --from-file=…`.
 func newCreateConfigMapCommand(f *factory) *cobra.Command {
 	var w writeFlags
-	var literals, files []string
+	var literals, files, envFiles []string
 	cmd := &cobra.Command{
 		Use:     "configmap NAME [--from-literal=key=value] [--from-file=[key=]path]",
 		Aliases: []string{"cm"},
@@ -102,21 +118,9 @@ chooses the key; a directory contributes each of its files).`,
   ctl create configmap nginx-conf --from-file=nginx.conf`,
 		Args: exactlyOneName,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			data := map[string]any{}
-			for _, l := range literals {
-				key, value, ok := strings.Cut(l, "=")
-				if !ok || key == "" {
-					return fmt.Errorf("invalid literal source %s, expected key=value", l)
-				}
-				if _, dup := data[key]; dup {
-					return fmt.Errorf("cannot add key %q, another key by that name already exists in Data for ConfigMap %q", key, args[0])
-				}
-				data[key] = value
-			}
-			for _, spec := range files {
-				if err := addFileData(data, spec); err != nil {
-					return err
-				}
+			data, err := dataFromSources(literals, files, envFiles, "ConfigMap", args[0])
+			if err != nil {
+				return err
 			}
 			obj := map[string]any{
 				"apiVersion": "v1", "kind": "ConfigMap",
@@ -130,8 +134,53 @@ chooses the key; a directory contributes each of its files).`,
 	}
 	cmd.Flags().StringArrayVar(&literals, "from-literal", nil, "a key and a literal value (key=value); repeat for more")
 	cmd.Flags().StringSliceVar(&files, "from-file", nil, "a file ([key=]path) or a directory whose files become keys")
+	cmd.Flags().StringSliceVar(&envFiles, "from-env-file", nil, "a file of KEY=value lines (blank lines and # comments skipped)")
 	w.add(cmd.Flags(), "kubectl-create")
 	return cmd
+}
+
+// dataFromSources reads the data of a generated ConfigMap or Secret (kind
+// and name word the duplicate-key error): --from-literal pairs, then
+// --from-file files, then --from-env-file lines.
+func dataFromSources(literals, files, envFiles []string, kind, name string) (map[string]any, error) {
+	data := map[string]any{}
+	for _, l := range literals {
+		key, value, ok := strings.Cut(l, "=")
+		if !ok || key == "" {
+			return nil, fmt.Errorf("invalid literal source %s, expected key=value", l)
+		}
+		if _, dup := data[key]; dup {
+			return nil, fmt.Errorf("cannot add key %q, another key by that name already exists in Data for %s %q", key, kind, name)
+		}
+		data[key] = value
+	}
+	for _, spec := range files {
+		if err := addFileData(data, spec); err != nil {
+			return nil, err
+		}
+	}
+	for _, file := range envFiles {
+		content, err := os.ReadFile(file)
+		if err != nil {
+			return nil, fmt.Errorf("error reading %s: no such file or directory", file)
+		}
+		for i, line := range strings.Split(string(content), "\n") {
+			line = strings.TrimSpace(line)
+			if line == "" || strings.HasPrefix(line, "#") {
+				continue
+			}
+			key, value, ok := strings.Cut(line, "=")
+			if !ok {
+				// As kubectl: a bare name takes its value from the environment.
+				key, value = line, os.Getenv(line)
+			}
+			if key == "" {
+				return nil, fmt.Errorf("line %d has no key in %s", i+1, file)
+			}
+			data[key] = value
+		}
+	}
+	return data, nil
 }
 
 // addFileData adds a --from-file source to a ConfigMap's data.

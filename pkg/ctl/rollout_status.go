@@ -9,7 +9,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"kplane/pkg/api"
-	apierrors "kplane/pkg/api/errors"
 	"kplane/pkg/client"
 )
 
@@ -140,14 +139,10 @@ func statusViewerFor(info resourceInfo) (statusViewer, error) {
 	return nil, fmt.Errorf("no status viewer has been implemented for %s", kind)
 }
 
-// watchStatus is kubectl's UntilWithSync: list the one object (by a
-// metadata.name field selector), print its status, then watch it and
-// print the status at every change until done. A watch the server closes
-// is resumed from the last version seen; a version too old to resume from
-// starts over with a list.
+// watchStatus prints the rollout's status at every change of the
+// object until it is done (watchUntil: a list, then a watch resumed when
+// the server closes it).
 func (o *rolloutStatusOptions) watchStatus(ctx context.Context, c *client.Client, info resourceInfo, viewer statusViewer) error {
-	dyn := info.dynamic(c)
-	opts := client.ListOptions{FieldSelector: "metadata.name=" + info.name}
 	// check prints the status of one version of the object and reports
 	// whether to stop.
 	check := func(obj map[string]any) (bool, error) {
@@ -158,65 +153,13 @@ func (o *rolloutStatusOptions) watchStatus(ctx context.Context, c *client.Client
 		fmt.Fprint(o.f.out(), status)
 		return done || !o.watch, nil
 	}
-	resourceVersion := ""
-	for {
-		if resourceVersion == "" {
-			list, err := dyn.List(ctx, opts)
-			if err != nil {
-				return timeoutOr(ctx, err)
-			}
-			for _, item := range list.Items {
-				if stop, err := check(item); stop {
-					return err
-				}
-			}
-			resourceVersion = list.ResourceVersion
-		}
-		watchOpts := opts
-		watchOpts.ResourceVersion = resourceVersion
-		w, err := dyn.Watch(ctx, watchOpts)
-		if err != nil {
-			return timeoutOr(ctx, err)
-		}
-		stop, err := o.consume(ctx, w, check, &resourceVersion)
-		w.Stop()
-		if stop || ctx.Err() != nil {
-			return timeoutOr(ctx, err)
-		}
+	// A new object of the same name would be another rollout; kubectl
+	// stops rather than watch it. An object missing from the first list
+	// is waited for, as kubectl's precondition-less UntilWithSync does.
+	gone := func(deleted bool) (bool, error) {
+		return deleted, fmt.Errorf("object has been deleted")
 	}
-}
-
-// consume handles the events of one watch. It returns stop when the
-// command is done (with err its outcome); otherwise the watch ended and
-// resourceVersion says where to resume ("" to list again).
-func (o *rolloutStatusOptions) consume(ctx context.Context, w client.DynamicWatcher, check func(map[string]any) (bool, error), resourceVersion *string) (bool, error) {
-	for {
-		select {
-		case <-ctx.Done():
-			return true, ctx.Err()
-		case ev, ok := <-w.ResultChan():
-			if !ok {
-				return false, nil
-			}
-			switch ev.Type {
-			case client.Added, client.Modified:
-				*resourceVersion = metadataString(ev.Object, "resourceVersion")
-				if stop, err := check(ev.Object); stop {
-					return true, err
-				}
-			case client.Deleted:
-				// A new object of the same name would be another
-				// rollout; kubectl stops rather than watch it.
-				return true, fmt.Errorf("object has been deleted")
-			case client.Error:
-				if apierrors.IsGone(ev.Err) {
-					*resourceVersion = ""
-					return false, nil
-				}
-				return true, ev.Err
-			}
-		}
-	}
+	return timeoutOr(ctx, watchUntil(ctx, info.dynamic(c), info.name, check, gone))
 }
 
 // timeoutOr turns the end of --timeout into kubectl's message.

@@ -68,12 +68,19 @@ Cluster:
 
 Objects (kubectl's verbs, messages and exit codes):
   ctl get             list objects or show some, as tables, YAML, JSON, names or JSONPath; -w watches
-  ctl apply -f        create or update objects from files, remembering what was applied
-  ctl create -f       create objects from files (or: create namespace|configmap|deployment)
+  ctl apply -f        create or update objects from files, remembering what was applied;
+                      --prune -l deletes what the files no longer hold
+  ctl create -f       create objects from files, or one from flags: create namespace|configmap|
+                      deployment|service|secret|serviceaccount|job|cronjob|role|rolebinding|quota
+  ctl diff -f         show what apply would change (a server dry run), as a unified diff
+  ctl run             start a bare pod from an image (--expose: and a Service for it)
+  ctl expose          create a Service for a pod, deployment, replica set or service
   ctl delete          delete objects by name, label, file or --all, and wait until they are gone
   ctl describe        show objects in detail, with their Events
   ctl events          list Events, newest last; --for TYPE/NAME, -w
   ctl scale           set the replicas of a Deployment, ReplicaSet, StatefulSet…
+  ctl set             change a pod template's image, env or resources (set image|env|resources)
+  ctl wait            wait for a condition, a JSONPath value, a creation or a deletion
   ctl rollout         status, history, undo, pause, resume, restart a rollout
   ctl logs            print (-f: follow) a container's logs
   ctl edit            edit an object in $KUBE_EDITOR / $EDITOR
@@ -81,7 +88,9 @@ Objects (kubectl's verbs, messages and exit codes):
   ctl patch           change an object with a strategic, merge or JSON patch
   ctl cordon|uncordon mark a node unschedulable or schedulable again
   ctl drain           cordon a node and delete its pods
-  ctl api-resources   list the resource types the server serves
+  ctl api-resources   list the resource types the server serves (api-versions: their versions)
+  ctl version         the client's and the server's versions
+  ctl cluster-info    where the control plane listens
   ctl explain         describe a kind's fields (ctl explain deployment.spec)
   ctl config          show and change the kubeconfig's contexts
   ctl completion      shell completion for verbs, kinds and object names
@@ -124,6 +133,14 @@ else ./.kplane/kubeconfig (the cluster ` + "`ctl up`" + ` started here), else
 	root.AddCommand(newDrainCommand(f))
 	root.AddCommand(newEditCommand(f))
 	root.AddCommand(newExplainCommand(f))
+	root.AddCommand(newWaitCommand(f))
+	root.AddCommand(newSetCommand(f))
+	root.AddCommand(newVersionCommand(f))
+	root.AddCommand(newAPIVersionsCommand(f))
+	root.AddCommand(newClusterInfoCommand(f))
+	root.AddCommand(newRunCommand(f))
+	root.AddCommand(newExposeCommand(f))
+	root.AddCommand(newDiffCommand(f))
 	return root, f
 }
 

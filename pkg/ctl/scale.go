@@ -89,7 +89,7 @@ func (o *scaleOptions) run(ctx context.Context, commandPath string, args []strin
 		return fmt.Errorf("The --current-replicas must specify an integer of -1 or greater")
 	}
 	if o.sel.empty(args) {
-		return fmt.Errorf("You must provide one or more resources by argument or filename.\nExample resource specifications include:\n   '-f rsrc.yaml'\n   '--filename=rsrc.json'\n   '<resource> <name>'\n   '<resource>'")
+		return errNoResources
 	}
 	found, err := o.sel.visit(ctx, o.f, args, commandPath)
 	if err != nil {

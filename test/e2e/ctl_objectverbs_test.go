@@ -134,7 +134,9 @@ spec:
 `
 
 // TestCtlObjectVerbs runs scale, rollout, label, annotate, patch, logs,
-// edit, cordon, uncordon, drain, explain and completion with the ctl
+// edit, wait, set, expose, run, create <kind>, diff, apply --prune,
+// version, api-versions, cluster-info, cordon, uncordon, drain, explain
+// and completion with the ctl
 // binary on a `ctl up` cluster and, where kubectl has the verb, the same
 // command with the real kubectl, and compares what they print and how
 // they exit.
@@ -287,6 +289,70 @@ func TestCtlObjectVerbs(t *testing.T) {
 		r.twinsEnv(t, editor("badtype.sh", `sed -i '0,/^  replicas: [0-9][0-9]*$/s//  replicas: many/' "$1"`+"\n"), "edit", "deploy/NAME")
 		r.twinsEnv(t, editor("rename.sh", `sed -i 's/^  name: twin-[a-z]*/  name: renamed/' "$1"`+"\n"), "edit", "cm/NAME")
 		r.twinsEnv(t, editor("unused.sh", "exit 0\n"), "edit", "cm/NAME-nope")
+	})
+
+	t.Run("issue 12's verbs: set, wait, run, expose, create, version, diff, apply --prune", func(t *testing.T) {
+		r.twinsUntilDone(t, "NAME")
+		for _, args := range [][]string{
+			{"wait", "--for=condition=Available", "deploy/NAME", "--timeout=60s"},
+			{"wait", "--for=jsonpath={.spec.replicas}=2", "deploy/NAME"},
+			{"wait", "--for=jsonpath={.spec.replicas}=9", "deploy/NAME", "cm/NAME", "--timeout=1s"},
+			{"wait", "--for=condition=Available", "deploy/NAME-nope"},
+			{"wait", "--for=delete", "deploy/NAME-nope"},
+			{"wait", "--for=bogus", "deploy/NAME"},
+			{"set", "image", "deploy/NAME", "main=busybox:1.36"},
+			{"set", "image", "deploy/NAME", "main=busybox:1.36"},
+			{"set", "image", "deploy/NAME", "nope=x"},
+			{"set", "image", "deploy/NAME"},
+			{"set", "image", "cm/NAME", "a=b"},
+			{"set", "image", "deploy/NAME", "*=busybox:1.37", "--dry-run=server"},
+			{"set", "env", "deploy/NAME", "A=1", "B=2"},
+			{"set", "env", "deploy/NAME", "--list"},
+			{"set", "env", "deploy/NAME", "A-"},
+			{"set", "env", "deploy/NAME", "1A=x"},
+			{"set", "resources", "deploy/NAME", "--requests=cpu=10m,memory=16Mi"},
+			{"set", "resources", "deploy/NAME", "--limits=cpu=x"},
+			{"set", "resources", "deploy/NAME", "-c", "nope", "--limits=cpu=1"},
+			{"rollout", "history", "deploy/NAME"},
+			{"expose", "deploy/NAME", "--port=80", "--target-port=8080"},
+			{"expose", "deploy/NAME", "--port=80"},
+			{"expose", "cm/NAME"},
+			{"get", "svc", "NAME", "-o", "jsonpath={.spec.ports}"},
+			{"run", "NAME-pod", "--image=busybox", "--restart=Never", "--env=A=1", "--dry-run=client", "-o", "yaml", "--", "sleep", "1"},
+			{"run", "NAME-pod", "--image=busybox", "--port=80", "--expose", "--dry-run=server"},
+			{"run", "NAME-pod", "--image=busybox", "--restart=Sometimes"},
+			{"create", "service", "clusterip", "NAME-svc", "--tcp=80:8080", "--tcp=443", "--dry-run=client", "-o", "yaml"},
+			{"create", "service", "nodeport", "NAME-svc", "--tcp=80", "--node-port=30080", "--dry-run=client", "-o", "yaml"},
+			{"create", "service", "loadbalancer", "NAME-svc", "--dry-run=client"},
+			{"create", "secret", "generic", "NAME", "--from-literal=a=b"},
+			{"create", "secret", "generic", "NAME", "--from-literal=a=b"},
+			{"create", "secret", "docker-registry", "NAME-reg", "--docker-server=r.example", "--docker-username=u", "--docker-password=p", "--dry-run=client", "-o", "yaml"},
+			{"create", "serviceaccount", "NAME"},
+			{"create", "serviceaccount", "NAME"},
+			{"create", "job", "NAME", "--image=busybox", "--dry-run=server", "--", "true"},
+			{"create", "cronjob", "NAME", "--image=busybox", "--schedule=@hourly", "--dry-run=client", "-o", "yaml", "--", "date"},
+			{"create", "role", "NAME", "--verb=get,list", "--resource=pods,deployments.apps,pods/log"},
+			{"create", "role", "NAME-x", "--verb=get", "--resource=nopes"},
+			{"create", "rolebinding", "NAME", "--role=NAME", "--user=alice", "--serviceaccount=default:NAME"},
+			{"create", "rolebinding", "NAME-x", "--user=alice"},
+			{"create", "quota", "NAME", "--hard=pods=50,cpu=4"},
+			{"create", "quota", "NAME-x", "--hard=cpu=x"},
+		} {
+			r.twins(t, args...)
+		}
+		for _, args := range [][]string{{"api-versions"}, {"cluster-info"}, {"version", "-o", "foo"}} {
+			got, want := r.run(t, "ctl", "", "", args...), r.run(t, "kubectl", "", "", args...)
+			want.stdout = strings.ReplaceAll(want.stdout, "'kubectl ", "'ctl ")
+			if got != want {
+				t.Errorf("%v:\nctl: %s\nkubectl: %s", args, got, want)
+			}
+		}
+		// The client versions differ (ctl is not kubectl); the server's is one.
+		got, want := r.run(t, "ctl", "", "", "version"), r.run(t, "kubectl", "", "", "version")
+		if serverLine := regexp.MustCompile(`(?m)^Server Version: .*$`).FindString(want.stdout); got.code != 0 || serverLine == "" || !strings.Contains(got.stdout, serverLine+"\n") {
+			t.Errorf("version:\nctl: %s\nkubectl: %s", got, want)
+		}
+		r.diffAndPrune(t)
 	})
 
 	t.Run("cordon, uncordon and drain", func(t *testing.T) {
@@ -551,4 +617,70 @@ func (r *objvRunner) followsLogs(t *testing.T) {
 		}
 		last = n
 	}
+}
+
+// objvDiffNoise is what differs between two runs of `diff`: the temporary
+// directories, the files' times, UIDs and timestamps.
+var objvDiffNoise = []struct {
+	re   *regexp.Regexp
+	with string
+}{
+	{regexp.MustCompile(`/(LIVE|MERGED)-[0-9]+/`), "/$1-X/"},
+	{regexp.MustCompile(`\t\d{4}-\d\d-\d\d [0-9:.]+ [+-]\d{4}`), ""},
+	{regexp.MustCompile(`(uid|creationTimestamp|resourceVersion|time): .*`), "$1: X"},
+}
+
+// diffAndPrune compares `diff -f` and `apply --prune` with kubectl's: each
+// tool applies its own set of ConfigMaps (labelled set=<tool>), the files
+// then drop one and change another.
+func (r *objvRunner) diffAndPrune(t *testing.T) {
+	t.Helper()
+	set := func(tool string, names ...string) string {
+		var docs []string
+		for _, n := range names {
+			docs = append(docs, fmt.Sprintf("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: %s-%s\n  labels: {set: %s}\ndata: {v: %q}\n", n, tool, tool, n))
+		}
+		path := filepath.Join(r.dir, "set-"+tool+".yaml")
+		if err := os.WriteFile(path, []byte(strings.Join(docs, "---\n")), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	allow := "--prune-allowlist=core/v1/ConfigMap"
+	for _, tool := range []string{"ctl", "kubectl"} {
+		if got := r.run(t, tool, "", "", "apply", "-f", set(tool, "one", "two"), "-l", "set="+tool, "--prune", allow); got.code != 0 {
+			t.Fatalf("%s apply: %s", tool, got)
+		}
+	}
+	both := func(args ...string) {
+		t.Helper()
+		results := map[string]objvResult{}
+		for _, tool := range []string{"ctl", "kubectl"} {
+			with := make([]string, len(args))
+			for i, a := range args {
+				with[i] = strings.NewReplacer("FILE", filepath.Join(r.dir, "set-"+tool+".yaml"), "TOOL", tool).Replace(a)
+			}
+			res := r.run(t, tool, "", "", with...)
+			for _, n := range objvDiffNoise {
+				res.stdout = n.re.ReplaceAllString(res.stdout, n.with)
+			}
+			res.stdout = strings.NewReplacer("-"+tool, "-TOOL", "set: "+tool, "set: TOOL", "set-"+tool, "set-TOOL", `"set":"`+tool, `"set":"TOOL`).Replace(res.stdout)
+			res.stderr = strings.ReplaceAll(res.stderr, r.dir, "DIR")
+			res.stderr = strings.ReplaceAll(res.stderr, "set-"+tool, "set-TOOL")
+			results[tool] = res
+		}
+		if results["ctl"] != results["kubectl"] {
+			t.Errorf("%v:\nctl: %s\nkubectl: %s", args, results["ctl"], results["kubectl"])
+		}
+	}
+	both("diff", "-f", "FILE")
+	set("ctl", "one", "three")
+	set("kubectl", "one", "three")
+	both("diff", "-f", "FILE")
+	both("diff", "-f", "nope.yaml")
+	both("apply", "-f", "FILE", "--prune", allow)
+	both("apply", "-f", "FILE", "-l", "set=TOOL", "--prune", allow, "--dry-run=server")
+	both("apply", "-f", "FILE", "-l", "set=TOOL", "--prune", allow)
+	both("get", "cm", "-l", "set=TOOL", "-o", "name")
+	both("diff", "-f", "FILE")
 }
