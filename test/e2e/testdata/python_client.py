@@ -74,6 +74,11 @@ def main():
     )
     created = apps.create_namespaced_deployment(ns, deployment)
     step("create deployment", f"{created.metadata.name} replicas={created.spec.replicas}")
+    # The patch below must reach a Deployment whose first ReplicaSet exists:
+    # a patch that lands before the controller's first sync leaves only one
+    # template ever seen, hence one ReplicaSet.
+    wait_for(lambda: len(apps.list_namespaced_replica_set(ns, label_selector="app=web").items) == 1,
+             "the Deployment's first ReplicaSet")
 
     patched = apps.patch_namespaced_deployment(
         "web", ns, {"spec": {"template": {"spec": {"containers": [{"name": "app", "image": "nginx:1.26"}]}}}})
