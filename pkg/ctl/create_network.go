@@ -216,8 +216,9 @@ func newCreatePodDisruptionBudgetCommand(f *factory) *cobra.Command {
 the pods that --selector matches voluntary disruptions (a drain's
 evictions) may take down at once. Give either --min-available, the pods
 that must stay available, or --max-unavailable, the pods that may be down;
-each is a count (2) or a percentage of the matched pods (50%). An eviction
-that would break the budget is refused with 429 and retried later.`,
+each is a count (2) or a percentage of the matched pods (50%). In
+Kubernetes the eviction API, which drain uses, refuses (429) an eviction
+that would break the budget, and drain retries it later.`,
 		Example: `  ctl create poddisruptionbudget web --selector=app=web --min-available=2
   ctl create pdb db --selector=app=db --max-unavailable=25% --dry-run=client -o yaml`,
 		Args: exactlyOneName,
