@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"kplane/pkg/api"
+	"kplane/pkg/ctl/restmapper"
 	"kplane/pkg/version"
 	"kplane/test/framework"
 )
@@ -382,5 +383,37 @@ func TestGroupingCommandsFailWithHelp(t *testing.T) {
 		if code != 1 || out != "" || !strings.Contains(errOut, "\nAvailable Commands:\n") {
 			t.Errorf("ctl %s: exit %d\nstdout %q\nstderr %q", strings.Join(args, " "), code, out, errOut)
 		}
+	}
+}
+
+// TestPruneDefaultAllowlistNeedsEveryKind checks that --prune without
+// --prune-allowlist resolves every kind of kubectl's default list and,
+// as kubectl, fails when the server does not serve one of them.
+func TestPruneDefaultAllowlistNeedsEveryKind(t *testing.T) {
+	var served []restmapper.APIResource
+	for _, entry := range defaultPruneAllowlist {
+		parts := strings.Split(entry, "/")
+		group := strings.TrimPrefix(parts[0], "core")
+		served = append(served, restmapper.APIResource{
+			Group: group, Version: parts[1], Kind: parts[2], Name: strings.ToLower(parts[2]) + "s",
+			Namespaced: parts[2] != "Namespace" && parts[2] != "PersistentVolume",
+		})
+	}
+	p, err := newPruner(restmapper.New(served), nil, "app=x", "", nil)
+	if err != nil || len(p.resources) != len(defaultPruneAllowlist) {
+		t.Fatalf("all default kinds served: %v, %d resources", err, len(p.resources))
+	}
+	if last := p.resources[len(p.resources)-1]; last.Namespaced {
+		t.Errorf("namespaced kinds must come first, last is %s", last.Kind)
+	}
+	var withoutIngress []restmapper.APIResource
+	for _, r := range served {
+		if r.Kind != "Ingress" {
+			withoutIngress = append(withoutIngress, r)
+		}
+	}
+	_, err = newPruner(restmapper.New(withoutIngress), nil, "app=x", "", nil)
+	if err == nil || err.Error() != `no matches for kind "Ingress" in version "networking.k8s.io/v1"` {
+		t.Errorf("Ingress not served: got %v", err)
 	}
 }
