@@ -46,13 +46,10 @@ type pruner struct {
 }
 
 // newPruner resolves the allowlist (group/version/kind, "core" for the
-// core group). An entry the user gave that the server does not serve is an
-// error, as in kubectl; kinds of the default list that kplane does not
-// serve are skipped (kubectl fails on them, which would make --prune
-// unusable without an allowlist).
+// core group); an entry the server does not serve is an error, as in
+// kubectl.
 func newPruner(m *restmapper.Mapper, allowlist []string, selector string, dryRun dryRunStrategy, f *factory) (*pruner, error) {
-	explicit := len(allowlist) > 0
-	if !explicit {
+	if len(allowlist) == 0 {
 		allowlist = defaultPruneAllowlist
 	}
 	p := &pruner{f: f, selector: selector, dryRun: dryRun, visited: map[pruneKey]bool{}}
@@ -72,10 +69,7 @@ func newPruner(m *restmapper.Mapper, allowlist []string, selector string, dryRun
 		}
 		r, err := m.KindFor(apiVersion, parts[2])
 		if err != nil {
-			if explicit {
-				return nil, err
-			}
-			continue
+			return nil, err
 		}
 		if r.Namespaced {
 			namespaced = append(namespaced, r)

@@ -8,13 +8,14 @@ import (
 	"testing"
 
 	"kplane/pkg/api"
+	"kplane/pkg/ctl/restmapper"
 	"kplane/pkg/version"
 	"kplane/test/framework"
 )
 
 // Issue 12's verbs (wait, set, version, api-versions, cluster-info, run,
 // expose, create service|secret|serviceaccount|job|cronjob|role|
-// rolebinding|quota, diff, apply --prune) against an in-process apiserver.
+// rolebinding|quota|ingress|poddisruptionbudget, diff, apply --prune) against an in-process apiserver.
 // test/e2e/ctl_objectverbs_test.go compares them with the real kubectl.
 
 func TestParseWaitCondition(t *testing.T) {
@@ -199,6 +200,10 @@ func TestGeneratorsDryRun(t *testing.T) {
 			"apiVersion: rbac.authorization.k8s.io/v1\nkind: Role\nmetadata:\n  creationTimestamp: null\n  name: reader\nrules:\n- apiGroups:\n  - \"\"\n  resources:\n  - pods\n  - pods/log\n  verbs:\n  - get\n  - list\n- apiGroups:\n  - apps\n  resources:\n  - deployments\n  verbs:\n  - get\n  - list\n"},
 		{[]string{"create", "quota", "small", "--hard=pods=2,cpu=500m", "--dry-run=client", "-o", "yaml"},
 			"apiVersion: v1\nkind: ResourceQuota\nmetadata:\n  creationTimestamp: null\n  name: small\nspec:\n  hard:\n    cpu: 500m\n    pods: \"2\"\nstatus: {}\n"},
+		{[]string{"create", "ingress", "shop", "--class=edge", "--rule=shop.example/*=web:80", "--rule=shop.example/cart=cart:https,tls=shop-cert", "--annotation=team=edge", "--dry-run=client", "-o", "yaml"},
+			"apiVersion: networking.k8s.io/v1\nkind: Ingress\nmetadata:\n  annotations:\n    team: edge\n  creationTimestamp: null\n  name: shop\nspec:\n  ingressClassName: edge\n  rules:\n  - host: shop.example\n    http:\n      paths:\n      - backend:\n          service:\n            name: web\n            port:\n              number: 80\n        path: /\n        pathType: Prefix\n      - backend:\n          service:\n            name: cart\n            port:\n              name: https\n        path: /cart\n        pathType: Exact\n  tls:\n  - hosts:\n    - shop.example\n    secretName: shop-cert\nstatus:\n  loadBalancer: {}\n"},
+		{[]string{"create", "pdb", "web", "--selector=app=web,tier in (a,b)", "--max-unavailable=25%", "--dry-run=client", "-o", "yaml"},
+			"apiVersion: policy/v1\nkind: PodDisruptionBudget\nmetadata:\n  creationTimestamp: null\n  name: web\nspec:\n  maxUnavailable: 25%\n  selector:\n    matchExpressions:\n    - key: tier\n      operator: In\n      values:\n      - a\n      - b\n    matchLabels:\n      app: web\nstatus:\n  currentHealthy: 0\n  desiredHealthy: 0\n  disruptionsAllowed: 0\n  expectedPods: 0\n"},
 		{[]string{"run", "web", "--image=nginx", "--port=80", "-n", "default", "--dry-run=client", "-o", "yaml"},
 			"apiVersion: v1\nkind: Pod\nmetadata:\n  creationTimestamp: null\n  labels:\n    run: web\n  name: web\n  namespace: default\nspec:\n  containers:\n  - image: nginx\n    name: web\n    ports:\n    - containerPort: 80\n    resources: {}\n  dnsPolicy: ClusterFirst\n  restartPolicy: Always\nstatus: {}\n"},
 	}
@@ -211,15 +216,19 @@ func TestGeneratorsDryRun(t *testing.T) {
 	// Really created, then refused as kubectl words it.
 	mustRun(t, a, "create", "secret", "generic", "taken")
 	for args, wantErr := range map[string]string{
-		"create secret generic taken":                         "error: failed to create secret secrets \"taken\" already exists\n",
-		"create service clusterip web":                        "error: at least one tcp port specifier must be provided\n",
-		"create rolebinding rb --user=u":                      "error: exactly one of clusterrole or role must be specified\n",
-		"create job j":                                        "error: either --image or --from must be specified\n",
-		"run web --image=x --restart=Sometimes":               "error: invalid restart policy: Sometimes\nSee 'ctl run -h' for help and examples\n",
-		"run web --image=x -i":                                "error: kplane does not serve pods/attach yet: run the pod without -i, -t or --attach and follow it with `ctl logs -f web`\n",
-		"create quota q --hard=cpu":                           "error: Invalid argument syntax cpu, expected <resource>=<value>\n",
-		"create secret tls t --cert=" + envFile:               "error: key and cert must be specified\n",
-		"create secret docker-registry d --docker-username=u": "error: either --from-file or the combination of --docker-username, --docker-password and --docker-server is required\n",
+		"create secret generic taken":                                       "error: failed to create secret secrets \"taken\" already exists\n",
+		"create service clusterip web":                                      "error: at least one tcp port specifier must be provided\n",
+		"create rolebinding rb --user=u":                                    "error: exactly one of clusterrole or role must be specified\n",
+		"create job j":                                                      "error: either --image or --from must be specified\n",
+		"run web --image=x --restart=Sometimes":                             "error: invalid restart policy: Sometimes\nSee 'ctl run -h' for help and examples\n",
+		"run web --image=x -i":                                              "error: kplane does not serve pods/attach yet: run the pod without -i, -t or --attach and follow it with `ctl logs -f web`\n",
+		"create quota q --hard=cpu":                                         "error: Invalid argument syntax cpu, expected <resource>=<value>\n",
+		"create ingress x":                                                  "error: not enough information provided: every ingress has to either specify a default-backend (which catches all traffic) or a list of rules (which catch specific paths)\n",
+		"create ingress x --rule=shop.example=web:80":                       "error: rule shop.example=web:80 is invalid and should be in format host/path=svcname:svcport[,tls[=secret]]\n",
+		"create pdb p --selector=a=b --min-available=1Gi":                   "error: invalid format specified for min-available\n",
+		"create pdb p --selector=a=b --min-available=1 --max-unavailable=1": "error: min-available and max-unavailable cannot be both specified\n",
+		"create secret tls t --cert=" + envFile:                             "error: key and cert must be specified\n",
+		"create secret docker-registry d --docker-username=u":               "error: either --from-file or the combination of --docker-username, --docker-password and --docker-server is required\n",
 	} {
 		code, out, errOut := runIn(t, a, "", strings.Fields(args)...)
 		if code != 1 || out != "" || errOut != wantErr {
@@ -374,5 +383,37 @@ func TestGroupingCommandsFailWithHelp(t *testing.T) {
 		if code != 1 || out != "" || !strings.Contains(errOut, "\nAvailable Commands:\n") {
 			t.Errorf("ctl %s: exit %d\nstdout %q\nstderr %q", strings.Join(args, " "), code, out, errOut)
 		}
+	}
+}
+
+// TestPruneDefaultAllowlistNeedsEveryKind checks that --prune without
+// --prune-allowlist resolves every kind of kubectl's default list and,
+// as kubectl, fails when the server does not serve one of them.
+func TestPruneDefaultAllowlistNeedsEveryKind(t *testing.T) {
+	var served []restmapper.APIResource
+	for _, entry := range defaultPruneAllowlist {
+		parts := strings.Split(entry, "/")
+		group := strings.TrimPrefix(parts[0], "core")
+		served = append(served, restmapper.APIResource{
+			Group: group, Version: parts[1], Kind: parts[2], Name: strings.ToLower(parts[2]) + "s",
+			Namespaced: parts[2] != "Namespace" && parts[2] != "PersistentVolume",
+		})
+	}
+	p, err := newPruner(restmapper.New(served), nil, "app=x", "", nil)
+	if err != nil || len(p.resources) != len(defaultPruneAllowlist) {
+		t.Fatalf("all default kinds served: %v, %d resources", err, len(p.resources))
+	}
+	if last := p.resources[len(p.resources)-1]; last.Namespaced {
+		t.Errorf("namespaced kinds must come first, last is %s", last.Kind)
+	}
+	var withoutIngress []restmapper.APIResource
+	for _, r := range served {
+		if r.Kind != "Ingress" {
+			withoutIngress = append(withoutIngress, r)
+		}
+	}
+	_, err = newPruner(restmapper.New(withoutIngress), nil, "app=x", "", nil)
+	if err == nil || err.Error() != `no matches for kind "Ingress" in version "networking.k8s.io/v1"` {
+		t.Errorf("Ingress not served: got %v", err)
 	}
 }

@@ -104,6 +104,8 @@ would update it. Directories contribute their .yaml, .yml and .json files;
 	cmd.AddCommand(newCreateCronJobCommand(f))
 	cmd.AddCommand(newCreateRoleCommand(f))
 	cmd.AddCommand(newCreateRoleBindingCommand(f))
+	cmd.AddCommand(newCreateIngressCommand(f))
+	cmd.AddCommand(newCreatePodDisruptionBudgetCommand(f))
 	return cmd
 }
 

@@ -71,7 +71,8 @@ Objects (kubectl's verbs, messages and exit codes):
   ctl apply -f        create or update objects from files, remembering what was applied;
                       --prune -l deletes what the files no longer hold
   ctl create -f       create objects from files, or one from flags: create namespace|configmap|
-                      deployment|service|secret|serviceaccount|job|cronjob|role|rolebinding|quota
+                      deployment|service|secret|serviceaccount|job|cronjob|role|rolebinding|quota|
+                      ingress|poddisruptionbudget
   ctl diff -f         show what apply would change (a server dry run), as a unified diff
   ctl run             start a bare pod from an image (--expose: and a Service for it)
   ctl expose          create a Service for a pod, deployment, replica set or service
