@@ -25,13 +25,11 @@ package apiserver
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strings"
 
 	"kplane/pkg/api"
 	apierrors "kplane/pkg/api/errors"
-	"kplane/pkg/store"
 )
 
 const (
@@ -101,14 +99,7 @@ func (s *Server) serviceAccount(ctx context.Context, namespace, name string) (*a
 	if e, ok := s.caches[res].Get(res.key(namespace, name)); ok {
 		return e.Object.(*storedObject).obj.(*api.ServiceAccount), nil
 	}
-	kv, err := s.store.Get(ctx, res.key(namespace, name))
-	if errors.Is(err, store.ErrNotFound) {
-		return nil, apierrors.NewNotFound(res.qualified(), name)
-	}
-	if err != nil {
-		return nil, fmt.Errorf("look up service account %s/%s: %w", namespace, name, storeError(err, res, name))
-	}
-	so, err := s.decodeStored(res, kv)
+	so, err := s.getStored(ctx, res, namespace, name)
 	if err != nil {
 		return nil, err
 	}

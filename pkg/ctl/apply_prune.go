@@ -8,7 +8,6 @@ import (
 
 	"kplane/pkg/api"
 	apierrors "kplane/pkg/api/errors"
-	"kplane/pkg/api/labels"
 	"kplane/pkg/client"
 	"kplane/pkg/ctl/printers"
 	"kplane/pkg/ctl/restmapper"
@@ -97,10 +96,6 @@ func (p *pruner) prune(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	selector, err := labels.Parse(p.selector)
-	if err != nil {
-		return err
-	}
 	propagation := api.DeletePropagationBackground
 	opts := client.DeleteOptions{PropagationPolicy: &propagation}
 	if p.dryRun == "server" {
@@ -119,9 +114,6 @@ func (p *pruner) prune(ctx context.Context) error {
 			for _, item := range list.Items {
 				name := nameOf(item)
 				if metadataAnnotation(item, lastAppliedAnnotation) == "" || p.visited[pruneKey{r.GroupResource(), ns, name}] {
-					continue
-				}
-				if !selector.Matches(stringMap(item, "labels")) {
 					continue
 				}
 				if p.dryRun != "client" {

@@ -183,13 +183,8 @@ func (s *nodeSet) podHandler() informer.ResourceEventHandler {
 		AddFunc:    func(obj api.Object) { route(obj, false) },
 		UpdateFunc: func(_, obj api.Object) { route(obj, false) },
 		DeleteFunc: func(obj any) {
-			switch o := obj.(type) {
-			case api.Object:
+			if o, ok := informer.DeletedObject[api.Object](obj); ok {
 				route(o, true)
-			case informer.DeletedFinalStateUnknown:
-				if o.Obj != nil {
-					route(o.Obj, true)
-				}
 			}
 		},
 	}

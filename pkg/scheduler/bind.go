@@ -20,12 +20,7 @@ func (s *Scheduler) bind(ctx context.Context, qp *QueuedPodInfo, assumed *framew
 	pod := assumed.Pod
 	node := pod.Spec.NodeName
 	if st := s.profile.RunPreBinds(ctx, assumed, node); !st.IsSuccess() {
-		s.cache.ForgetPod(assumed.UID)
-		if ctx.Err() != nil {
-			return
-		}
-		s.moveAllToActiveOrBackoff(eventAssignedPodDelete)
-		s.handleSchedulingFailure(ctx, qp, fmt.Errorf("running PreBind plugin %q: %s", st.Plugin(), st.Message()), true)
+		s.abandonBinding(ctx, qp, assumed, fmt.Errorf("running PreBind plugin %q: %s", st.Plugin(), st.Message()))
 		return
 	}
 	binding := &api.Binding{
@@ -33,14 +28,7 @@ func (s *Scheduler) bind(ctx context.Context, qp *QueuedPodInfo, assumed *framew
 		Target:     api.ObjectReference{Kind: "Node", Name: node},
 	}
 	if err := s.client.Bind(ctx, binding); err != nil {
-		s.cache.ForgetPod(assumed.UID)
-		if ctx.Err() != nil {
-			// Shutting down (or leadership lost): the pod stays pending for
-			// whoever schedules next.
-			return
-		}
-		s.moveAllToActiveOrBackoff(eventAssignedPodDelete)
-		s.handleSchedulingFailure(ctx, qp, fmt.Errorf("binding rejected: %w", err), true)
+		s.abandonBinding(ctx, qp, assumed, fmt.Errorf("binding rejected: %w", err))
 		return
 	}
 	s.cache.FinishBinding(assumed.UID)
@@ -48,4 +36,18 @@ func (s *Scheduler) bind(ctx context.Context, qp *QueuedPodInfo, assumed *framew
 	if s.v(2) {
 		s.log.Info("bound pod to node", "pod", assumed.Key, "node", node, "attempts", qp.Attempts)
 	}
+}
+
+// abandonBinding takes back a pod's assumption after its binding cycle
+// failed: the freed room is announced to the waiting pods and the pod goes
+// back to the queue with a back-off.
+func (s *Scheduler) abandonBinding(ctx context.Context, qp *QueuedPodInfo, assumed *framework.PodInfo, err error) {
+	s.cache.ForgetPod(assumed.UID)
+	if ctx.Err() != nil {
+		// Shutting down (or leadership lost): the pod stays pending for
+		// whoever schedules next.
+		return
+	}
+	s.moveAllToActiveOrBackoff(eventAssignedPodDelete)
+	s.handleSchedulingFailure(ctx, qp, err, true)
 }

@@ -222,17 +222,8 @@ func nodeSchedulingPropertiesChanged(oldNode, newNode *api.Node) bool {
 }
 
 // podOf returns the pod in a handler's argument: a pod, or the last known
-// state inside a tombstone.
+// state inside a tombstone (nil if there is none).
 func podOf(obj any) *api.Pod {
-	switch o := obj.(type) {
-	case *api.Pod:
-		return o
-	case informer.DeletedFinalStateUnknown:
-		pod, _ := o.Obj.(*api.Pod)
-		return pod
-	case *informer.DeletedFinalStateUnknown:
-		pod, _ := o.Obj.(*api.Pod)
-		return pod
-	}
-	return nil
+	pod, _ := informer.DeletedObject[*api.Pod](obj)
+	return pod
 }

@@ -3,7 +3,6 @@ package persistentvolume
 import (
 	"context"
 	"fmt"
-	"maps"
 
 	"kplane/pkg/api"
 	apierrors "kplane/pkg/api/errors"
@@ -66,7 +65,6 @@ func (c *Controller) provisionClaim(ctx context.Context, claim *api.PersistentVo
 	}
 	if claim.Annotations[annStorageProvisioner] != class.Provisioner || claim.Annotations[annBetaStorageProvisioner] != class.Provisioner {
 		updated := api.DeepCopy(claim)
-		updated.Annotations = maps.Clone(updated.Annotations)
 		if updated.Annotations == nil {
 			updated.Annotations = map[string]string{}
 		}

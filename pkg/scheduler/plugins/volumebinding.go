@@ -3,7 +3,6 @@ package plugins
 import (
 	"context"
 	"fmt"
-	"maps"
 	"time"
 
 	"kplane/pkg/api"
@@ -273,7 +272,6 @@ func (pl *VolumeBinding) PreBind(ctx context.Context, pod *framework.PodInfo, no
 			continue
 		}
 		updated := api.DeepCopy(claim)
-		updated.Annotations = maps.Clone(updated.Annotations)
 		if updated.Annotations == nil {
 			updated.Annotations = map[string]string{}
 		}

@@ -55,13 +55,17 @@ var resources = func() map[string]client.Resource {
 	return out
 }()
 
+// resourcesByType indexes the resources by the Go type of their objects.
+var resourcesByType = func() map[reflect.Type]client.Resource {
+	out := map[reflect.Type]client.Resource{}
+	for plural, newObject := range kinds {
+		out[reflect.TypeOf(newObject())] = resources[plural]
+	}
+	return out
+}()
+
 // resourceOf returns the resource that serves obj's Go type.
 func resourceOf(obj api.Object) (client.Resource, bool) {
-	t := reflect.TypeOf(obj)
-	for plural, newObject := range kinds {
-		if reflect.TypeOf(newObject()) == t {
-			return resources[plural], true
-		}
-	}
-	return client.Resource{}, false
+	res, ok := resourcesByType[reflect.TypeOf(obj)]
+	return res, ok
 }

@@ -125,18 +125,20 @@ func Get[T api.Object](t testing.TB, s *Server, namespace, name string) (T, bool
 func List[T api.Object](t testing.TB, s *Server, namespace string) []T {
 	t.Helper()
 	res := resourceFor[T](t, "List")
-	type objectName struct{ namespace, name string }
-	var names []objectName
 	s.mu.Lock()
+	var encoded [][]byte
 	for _, key := range s.keysOf(request{resource: res.Resource, namespace: namespace, collectionOfNamespace: namespace != ""}, labels.Everything()) {
-		names = append(names, objectName{metaString(s.objects[key], "namespace"), metaString(s.objects[key], "name")})
+		data, err := json.Marshal(s.objects[key])
+		if err != nil {
+			s.mu.Unlock()
+			t.Fatalf("fakeapi: List: %v", err)
+		}
+		encoded = append(encoded, data)
 	}
 	s.mu.Unlock()
 	var out []T
-	for _, n := range names {
-		if obj, ok := Get[T](t, s, n.namespace, n.name); ok {
-			out = append(out, obj)
-		}
+	for _, data := range encoded {
+		out = append(out, decode[T](t, "list "+res.Resource, "object", data))
 	}
 	return out
 }
