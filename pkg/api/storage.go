@@ -26,6 +26,21 @@ const AnnDefaultStorageClass = "storageclass.kubernetes.io/is-default-class"
 // annotation; upstream still honours it.
 const annBetaDefaultStorageClass = "storageclass.beta.kubernetes.io/is-default-class"
 
+// Annotations of upstream's volume provisioning protocol, which the binder,
+// the scheduler and provisioners pass a claim between them with.
+const (
+	// AnnStorageProvisioner is set on a claim by the binder: the
+	// provisioner that is to make its volume.
+	AnnStorageProvisioner = "volume.kubernetes.io/storage-provisioner"
+	// AnnBetaStorageProvisioner is the same under its older name, which
+	// the binder still writes and provisioners still read.
+	AnnBetaStorageProvisioner = "volume.beta.kubernetes.io/storage-provisioner"
+	// AnnSelectedNode is set on a claim of a WaitForFirstConsumer class by
+	// the scheduler's PreBind: the node chosen for its first pod, where its
+	// volume is to be made.
+	AnnSelectedNode = "volume.kubernetes.io/selected-node"
+)
+
 // IsDefaultStorageClass reports whether class is marked as a default
 // class, by either annotation (upstream's IsDefaultAnnotation).
 func IsDefaultStorageClass(class *StorageClass) bool {

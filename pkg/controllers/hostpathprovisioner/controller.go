@@ -51,15 +51,6 @@ const ProvisionerName = "kplane.io/hostpath"
 
 // Annotations of the provisioning protocol, upstream's names.
 const (
-	// AnnStorageProvisioner is set on a claim by the binder: the
-	// provisioner that is to make its volume.
-	AnnStorageProvisioner = "volume.kubernetes.io/storage-provisioner"
-	// annBetaStorageProvisioner is the same, under its older name, which
-	// the binder still writes and provisioners still read.
-	annBetaStorageProvisioner = "volume.beta.kubernetes.io/storage-provisioner"
-	// AnnSelectedNode is set on a claim by the scheduler for a
-	// WaitForFirstConsumer class: the node of the claim's first pod.
-	AnnSelectedNode = "volume.kubernetes.io/selected-node"
 	// AnnProvisionedBy marks a volume with the provisioner that made it.
 	AnnProvisionedBy = "pv.kubernetes.io/provisioned-by"
 	// FinalizerVolume keeps a provisioned volume until its storage is
@@ -185,8 +176,8 @@ func (c *Controller) Run(ctx context.Context, workers int) {
 // provisionerOf returns the provisioner the binder handed claim to, under
 // either annotation name.
 func provisionerOf(claim *api.PersistentVolumeClaim) string {
-	if p, ok := claim.Annotations[AnnStorageProvisioner]; ok {
+	if p, ok := claim.Annotations[api.AnnStorageProvisioner]; ok {
 		return p
 	}
-	return claim.Annotations[annBetaStorageProvisioner]
+	return claim.Annotations[api.AnnBetaStorageProvisioner]
 }

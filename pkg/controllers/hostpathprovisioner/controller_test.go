@@ -50,7 +50,7 @@ func storageClass(name, provisioner string, mode api.VolumeBindingMode) *api.Sto
 func handedOver(name, class, provisioner string) *api.PersistentVolumeClaim {
 	return &api.PersistentVolumeClaim{
 		ObjectMeta: api.ObjectMeta{Name: name, Namespace: "default", UID: "uid-" + name, ResourceVersion: "7",
-			Annotations: map[string]string{AnnStorageProvisioner: provisioner}},
+			Annotations: map[string]string{api.AnnStorageProvisioner: provisioner}},
 		Spec: api.PersistentVolumeClaimSpec{
 			AccessModes:      []api.PersistentVolumeAccessMode{api.ReadWriteOnce},
 			StorageClassName: &class,
@@ -61,7 +61,7 @@ func handedOver(name, class, provisioner string) *api.PersistentVolumeClaim {
 }
 
 func withNode(claim *api.PersistentVolumeClaim, node string) *api.PersistentVolumeClaim {
-	claim.Annotations[AnnSelectedNode] = node
+	claim.Annotations[api.AnnSelectedNode] = node
 	return claim
 }
 

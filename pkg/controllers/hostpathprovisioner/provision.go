@@ -56,7 +56,7 @@ func (c *Controller) syncClaim(ctx context.Context, key string) error {
 	if class.Provisioner != ProvisionerName {
 		return nil
 	}
-	node := claim.Annotations[AnnSelectedNode]
+	node := claim.Annotations[api.AnnSelectedNode]
 	if waitsForConsumer(class) && node == "" {
 		return nil // the scheduler has not placed the claim's first pod yet
 	}

@@ -15,18 +15,6 @@ import (
 // is pkg/controllers/hostpathprovisioner); the binder then binds the two
 // like any pre-bound pair.
 
-// Annotations of the provisioning protocol, upstream's names.
-const (
-	// annStorageProvisioner (and its beta twin, which upstream still
-	// writes) on a claim names the provisioner that is to make its
-	// volume.
-	annStorageProvisioner     = "volume.kubernetes.io/storage-provisioner"
-	annBetaStorageProvisioner = "volume.beta.kubernetes.io/storage-provisioner"
-	// annSelectedNode on a claim is the scheduler's choice of node for the
-	// claim's first pod, for a WaitForFirstConsumer class.
-	annSelectedNode = "volume.kubernetes.io/selected-node"
-)
-
 // The reasons and messages of the provisioning events, upstream's.
 const (
 	ReasonWaitForFirstConsumer = "WaitForFirstConsumer"
@@ -58,18 +46,18 @@ func (c *Controller) provisionClaim(ctx context.Context, claim *api.PersistentVo
 		return fmt.Errorf("get storage class %s from cache: %w", className, err)
 	}
 	waits := class.VolumeBindingMode != nil && *class.VolumeBindingMode == api.VolumeBindingWaitForFirstConsumer
-	if _, placed := claim.Annotations[annSelectedNode]; waits && !placed {
+	if _, placed := claim.Annotations[api.AnnSelectedNode]; waits && !placed {
 		c.recorder.Event(claim, api.EventTypeNormal, ReasonWaitForFirstConsumer, messageWaitForFirstConsumer)
 		_, err = c.updateClaimStatus(ctx, claim, api.ClaimPending, nil)
 		return err
 	}
-	if claim.Annotations[annStorageProvisioner] != class.Provisioner || claim.Annotations[annBetaStorageProvisioner] != class.Provisioner {
+	if claim.Annotations[api.AnnStorageProvisioner] != class.Provisioner || claim.Annotations[api.AnnBetaStorageProvisioner] != class.Provisioner {
 		updated := api.DeepCopy(claim)
 		if updated.Annotations == nil {
 			updated.Annotations = map[string]string{}
 		}
-		updated.Annotations[annStorageProvisioner] = class.Provisioner
-		updated.Annotations[annBetaStorageProvisioner] = class.Provisioner
+		updated.Annotations[api.AnnStorageProvisioner] = class.Provisioner
+		updated.Annotations[api.AnnBetaStorageProvisioner] = class.Provisioner
 		claim, err = c.client.PersistentVolumeClaims(claim.Namespace).Update(ctx, updated, client.UpdateOptions{})
 		if err != nil {
 			return fmt.Errorf("hand claim %s to provisioner %s: %w", claimKey(updated), class.Provisioner, err)

@@ -90,9 +90,6 @@ const (
 	// annBindCompleted is put on a claim by the persistentvolume-binder
 	// once the binding is complete on both sides.
 	annBindCompleted = "pv.kubernetes.io/bind-completed"
-	// AnnSelectedNode is put on a delayed claim by PreBind: the node
-	// chosen for its first pod, where its volume is to be made.
-	AnnSelectedNode = "volume.kubernetes.io/selected-node"
 	// annBetaStorageClass named a claim's class before
 	// spec.storageClassName existed.
 	annBetaStorageClass = "volume.beta.kubernetes.io/storage-class"
@@ -252,7 +249,7 @@ func (pl *VolumeBinding) waitsForFirstConsumer(claim *api.PersistentVolumeClaim)
 }
 
 // PreBind writes nodeName on each delayed claim of the pod
-// (AnnSelectedNode), so that the binder and the class's provisioner make
+// (api.AnnSelectedNode), so that the binder and the class's provisioner make
 // its volume there, and waits until every one of them is bound. The pod is
 // bound only after that, as upstream's PreBind does, so it never runs
 // before its volumes exist. An error, or no binding within BindTimeout,
@@ -268,14 +265,14 @@ func (pl *VolumeBinding) PreBind(ctx context.Context, pod *framework.PodInfo, no
 		if current, err := pl.claims.Namespace(claim.Namespace).Get(claim.Name); err == nil {
 			claim = current
 		}
-		if claim.Annotations[AnnSelectedNode] == nodeName {
+		if claim.Annotations[api.AnnSelectedNode] == nodeName {
 			continue
 		}
 		updated := api.DeepCopy(claim)
 		if updated.Annotations == nil {
 			updated.Annotations = map[string]string{}
 		}
-		updated.Annotations[AnnSelectedNode] = nodeName
+		updated.Annotations[api.AnnSelectedNode] = nodeName
 		if _, err := pl.client.PersistentVolumeClaims(claim.Namespace).Update(ctx, updated, client.UpdateOptions{}); err != nil {
 			return framework.NewStatus(framework.Error, fmt.Sprintf("select node %s for persistentvolumeclaim %q: %v", nodeName, claim.Name, err))
 		}

@@ -60,12 +60,12 @@ func TestVolumeBindingPreBindSelectsNodeAndWaits(t *testing.T) {
 	}
 	server.ExpectActions(t, "update persistentvolumeclaims late")
 	sent := fakeapi.Sent[api.PersistentVolumeClaim](t, server, "update persistentvolumeclaims late")
-	if sent.Annotations[AnnSelectedNode] != "node1" {
-		t.Errorf("selected-node = %q, want node1", sent.Annotations[AnnSelectedNode])
+	if sent.Annotations[api.AnnSelectedNode] != "node1" {
+		t.Errorf("selected-node = %q, want node1", sent.Annotations[api.AnnSelectedNode])
 	}
 
 	bound := claim("late", ofClass("standard"), boundTo("pvc-1"))
-	bound.Annotations[AnnSelectedNode] = "node1"
+	bound.Annotations[api.AnnSelectedNode] = "node1"
 	server.Put(t, bound)
 	if got := verdict(pl.PreBind(context.Background(), p, "node1")); got != "" {
 		t.Errorf("PreBind of a bound claim = %q, want success", got)
