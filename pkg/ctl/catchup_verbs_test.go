@@ -1,11 +1,13 @@
 package ctl
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"kplane/pkg/api"
 	"kplane/pkg/ctl/restmapper"
@@ -309,6 +311,16 @@ func TestWaitForDeleteSeesTheDeletion(t *testing.T) {
 		defer close(done)
 		code, out, errOut = runIn(t, a, "", "wait", "--for=delete", "cm/doomed", "--timeout=20s")
 	}()
+	// Delete only once wait has listed the ConfigMap and opened its watch;
+	// deleted before that, wait finds nothing to wait for.
+	c := a.Client(t, nil)
+	framework.Eventually(t, 10*time.Second, func() (bool, string) {
+		_, metrics, err := c.Do(context.Background(), "GET", "/metrics", nil, nil)
+		if err != nil {
+			return false, err.Error()
+		}
+		return strings.Contains(string(metrics), `apiserver_longrunning_requests{resource="configmaps"} 1`), "no watch of configmaps open yet"
+	})
 	mustRun(t, a, "delete", "cm", "doomed", "--wait=false")
 	<-done
 	if code != 0 || out != "configmap/doomed condition met\n" || errOut != "" {
