@@ -1,0 +1,236 @@
+package debug
+
+import (
+	"context"
+	"net/http"
+	"strings"
+	"sync"
+
+	"kplane/pkg/clock"
+)
+
+// DefaultRingSize is how many records a journal keeps unless told
+// otherwise (--debug-ring-size): enough for a few hundred objects' full
+// trace, a few MiB at most.
+const DefaultRingSize = 20000
+
+// Journal is one component's bounded record of what it saw and did. Create
+// it with NewJournal; a nil *Journal records nothing and every method is
+// safe to call on it. A Journal is safe for concurrent use.
+type Journal struct {
+	component string
+	clock     clock.Clock
+
+	mu      sync.Mutex
+	ring    []Record // ring[(seq-1) % len(ring)] holds record seq
+	lastSeq uint64
+	// changed is closed (and replaced) when a record is added while a
+	// follower waits, so followers sleep instead of polling.
+	changed chan struct{}
+	waiting int
+
+	queues  map[string]QueueSource
+	leaders []LeaderSource
+	routes  []route
+}
+
+type route struct {
+	pattern string
+	handler http.Handler
+}
+
+// NewJournal returns the journal of component, keeping the last size
+// records (size ≤ 0: DefaultRingSize), timed by clk (nil: the wall clock).
+func NewJournal(component string, size int, clk clock.Clock) *Journal {
+	if size <= 0 {
+		size = DefaultRingSize
+	}
+	if clk == nil {
+		clk = clock.Real{}
+	}
+	return &Journal{
+		component: component,
+		clock:     clk,
+		ring:      make([]Record, size),
+		changed:   make(chan struct{}),
+		queues:    map[string]QueueSource{},
+	}
+}
+
+// Component names the journal's component ("" for a nil journal).
+func (j *Journal) Component() string {
+	if j == nil {
+		return ""
+	}
+	return j.component
+}
+
+// Enabled reports whether j records anything: callers that must build an
+// expensive record check it first.
+func (j *Journal) Enabled() bool { return j != nil }
+
+// Add records r, filling in Seq, Component and (if unset) Time.
+func (j *Journal) Add(r Record) {
+	if j == nil {
+		return
+	}
+	r.Component = j.component
+	if r.Time.IsZero() {
+		r.Time = j.clock.Now()
+	}
+	j.mu.Lock()
+	j.lastSeq++
+	r.Seq = j.lastSeq
+	j.ring[(r.Seq-1)%uint64(len(j.ring))] = r
+	if j.waiting > 0 {
+		close(j.changed)
+		j.changed = make(chan struct{})
+		j.waiting = 0
+	}
+	j.mu.Unlock()
+}
+
+// Trace records one trace step of key: stage is an informer stage or
+// StageSync, detail its name=value pairs. The pairs resource=, rv= and
+// queue= fill the record's Resource, ResourceVersion and Actor.
+func (j *Journal) Trace(stage, key, detail string) {
+	if j == nil {
+		return
+	}
+	r := Record{Type: TypeTrace, Stage: stage, Key: key}
+	var rest []string
+	for _, pair := range strings.Fields(detail) {
+		name, value, _ := strings.Cut(pair, "=")
+		switch name {
+		case "resource":
+			r.Resource = value
+		case "rv":
+			r.ResourceVersion = value
+		case "queue", "handler":
+			if r.Actor == "" {
+				r.Actor = value
+			}
+			rest = append(rest, pair)
+		default:
+			rest = append(rest, pair)
+		}
+	}
+	r.Detail = strings.Join(rest, " ")
+	j.Add(r)
+}
+
+// Tracer returns j.Trace as a function value, the shape of
+// informer.Tracer, or nil for a nil journal (tracing off).
+func (j *Journal) Tracer() func(stage, key, detail string) {
+	if j == nil {
+		return nil
+	}
+	return j.Trace
+}
+
+// Decision records what actor decided about the object resource/key:
+// message in words, values as numbers by name, lines as further rows, and
+// source the upstream file the decision mirrors.
+func (j *Journal) Decision(d Decision) {
+	if j == nil {
+		return
+	}
+	j.Add(Record{
+		Type: TypeDecision, Actor: d.Actor, Resource: d.Resource, Key: d.Key, UID: d.UID,
+		ResourceVersion: d.ResourceVersion, Message: d.Message, Values: d.Values, Lines: d.Lines, Source: d.Source,
+	})
+}
+
+// Decision is the argument of Journal.Decision.
+type Decision struct {
+	// Actor is the controller or scheduler plugin that decided.
+	Actor string
+	// Resource and Key name the object decided about ("deployments.apps",
+	// "default/web"); UID and ResourceVersion are the version it saw.
+	Resource, Key, UID, ResourceVersion string
+	// Message is the decision in one line of words and numbers.
+	Message string
+	// Values are the numbers by name, for tests and tools.
+	Values map[string]string
+	// Lines are further rows (a table), each one line.
+	Lines []string
+	// Source is the upstream file mirrored, e.g.
+	// "pkg/controller/deployment/rolling.go".
+	Source string
+}
+
+// After returns the records newer than seq still in the ring, oldest
+// first, and the sequence number of the newest record (the next call's
+// seq). If the ring has already dropped records after seq, the first
+// record returned has Seq > seq+1: a gap the caller can report.
+func (j *Journal) After(seq uint64) (records []Record, last uint64) {
+	if j == nil {
+		return nil, 0
+	}
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	return j.afterLocked(seq), j.lastSeq
+}
+
+func (j *Journal) afterLocked(seq uint64) []Record {
+	size := uint64(len(j.ring))
+	oldest := uint64(1)
+	if j.lastSeq > size {
+		oldest = j.lastSeq - size + 1
+	}
+	if seq+1 > oldest {
+		oldest = seq + 1
+	}
+	if oldest > j.lastSeq {
+		return nil
+	}
+	out := make([]Record, 0, j.lastSeq-oldest+1)
+	for s := oldest; s <= j.lastSeq; s++ {
+		out = append(out, j.ring[(s-1)%size])
+	}
+	return out
+}
+
+// Follow calls emit with every record newer than seq, then with each new
+// record as it is added, until ctx ends or emit returns an error.
+func (j *Journal) Follow(ctx context.Context, seq uint64, emit func([]Record) error) error {
+	if j == nil {
+		<-ctx.Done()
+		return ctx.Err()
+	}
+	for {
+		j.mu.Lock()
+		batch := j.afterLocked(seq)
+		last := j.lastSeq
+		var changed chan struct{}
+		if len(batch) == 0 {
+			j.waiting++
+			changed = j.changed
+		}
+		j.mu.Unlock()
+		if len(batch) > 0 {
+			if err := emit(batch); err != nil {
+				return err
+			}
+			seq = last
+			continue
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-changed:
+		}
+	}
+}
+
+// Handle adds a component-specific route to the debug API, served behind
+// the same authentication: the kubelet's pause, the apiserver's faults.
+// pattern is an http.ServeMux pattern such as "POST /debug/kplane/pause".
+func (j *Journal) Handle(pattern string, h http.Handler) {
+	if j == nil {
+		return
+	}
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	j.routes = append(j.routes, route{pattern, h})
+}

@@ -1,0 +1,96 @@
+package debug
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestJournalRingKeepsTheNewestRecords(t *testing.T) {
+	j := NewJournal("scheduler", 3, nil)
+	for _, key := range []string{"a", "b", "c", "d", "e"} {
+		j.Trace("watch", key, "resource=pods rv=7 type=ADDED")
+	}
+	got, last := j.After(0)
+	if last != 5 || len(got) != 3 || got[0].Key != "c" || got[0].Seq != 3 || got[2].Key != "e" {
+		t.Fatalf("After(0) = %+v, last %d; want c, d, e (seq 3–5), last 5", got, last)
+	}
+	if got[0].Resource != "pods" || got[0].ResourceVersion != "7" || got[0].Detail != "type=ADDED" || got[0].Component != "scheduler" {
+		t.Fatalf("trace detail not split into fields: %+v", got[0])
+	}
+	if more, _ := j.After(4); len(more) != 1 || more[0].Key != "e" {
+		t.Fatalf("After(4) = %+v, want only e", more)
+	}
+}
+
+func TestNilJournalRecordsNothing(t *testing.T) {
+	var j *Journal
+	j.Trace("watch", "a", "")
+	j.Decision(Decision{Actor: "x"})
+	if got, _ := j.After(0); got != nil || j.Enabled() || j.Tracer() != nil {
+		t.Fatal("a nil journal must record nothing")
+	}
+}
+
+func TestFollowDeliversRecordsAddedLater(t *testing.T) {
+	j := NewJournal("controller-manager", 10, nil)
+	j.Trace("watch", "old", "")
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	got := make(chan Record, 10)
+	go func() {
+		_ = j.Follow(ctx, 1, func(batch []Record) error {
+			for _, r := range batch {
+				got <- r
+			}
+			return nil
+		})
+	}()
+	time.Sleep(10 * time.Millisecond)
+	j.Decision(Decision{Actor: "deployment", Key: "default/web", Message: "scale up"})
+	select {
+	case r := <-got:
+		if r.Type != TypeDecision || r.Key != "default/web" || r.Seq != 2 {
+			t.Fatalf("followed %+v, want the decision (seq 2)", r)
+		}
+	case <-ctx.Done():
+		t.Fatal("Follow did not deliver a record added after it started")
+	}
+}
+
+func TestHandlerAdmitsOnlyAdmins(t *testing.T) {
+	j := NewJournal("scheduler", 10, nil)
+	authn := func(r *http.Request) (string, []string, bool) {
+		switch r.Header.Get("Authorization") {
+		case "Bearer admin":
+			return "kubernetes-admin", []string{AdminGroup}, true
+		case "Bearer node":
+			return "system:node:node1", []string{"system:nodes"}, true
+		}
+		return "", nil, false
+	}
+	srv := httptest.NewServer(j.Handler(authn, false))
+	defer srv.Close()
+	ep := Endpoint{Component: "scheduler", URL: srv.URL}
+	for token, want := range map[string]string{"": "(401)", "node": "(403)"} {
+		c := &Client{Token: token}
+		var info Info
+		if err := c.Get(context.Background(), ep, PathInfo, &info); err == nil || !contains(err.Error(), want) {
+			t.Errorf("token %q: err %v, want one ending %s", token, err, want)
+		}
+	}
+	j.Trace("watch", "default/web", "resource=pods")
+	c := &Client{Token: "admin"}
+	var keys []string
+	if err := c.Records(context.Background(), ep, RecordQuery{Resource: "pods"}, func(r Record) error {
+		keys = append(keys, r.Key)
+		return nil
+	}); err != nil || len(keys) != 1 || keys[0] != "default/web" {
+		t.Fatalf("records = %v, %v; want [default/web]", keys, err)
+	}
+}
+
+func contains(s, sub string) bool { return strings.Contains(s, sub) }
