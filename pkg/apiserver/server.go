@@ -13,6 +13,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"kplane/pkg/debug"
 	"log/slog"
 	"net"
 	"net/http"
@@ -48,6 +49,10 @@ type Options struct {
 	MaxRequestBodyBytes int64
 	// Logger receives the server's logs; nil uses slog.Default().
 	Logger *slog.Logger
+	// Journal is the apiserver's debug journal (see pkg/debug): the writes
+	// it stores, with the etcd revision each produced, and the watch
+	// fan-out. Nil turns the debug journal off.
+	Journal *debug.Journal
 
 	// IdentityLeaseDuration, IdentityLeaseRenewInterval and
 	// IdentityLeaseGCPeriod time the apiserver's identity Lease

@@ -3,6 +3,7 @@ package controllermanager
 import (
 	"errors"
 	"fmt"
+	"kplane/pkg/debug"
 	"log/slog"
 	"net"
 	"slices"
@@ -82,6 +83,10 @@ type Options struct {
 	// into the controllers' workqueues — watch event, delta, store update,
 	// handler call, enqueue — for lessons (docs/informers.md).
 	TraceInformers bool
+	// Journal is the component's debug journal (see pkg/debug): its
+	// informers, workqueues, decisions and writes are recorded there and
+	// served by the debug API. Nil turns the debug journal off.
+	Journal *debug.Journal
 	// Logger receives the manager's logs; nil logs text to stderr at the
 	// level --v asks for.
 	Logger *slog.Logger

@@ -9,6 +9,7 @@ import (
 	"kplane/pkg/api"
 	"kplane/pkg/api/errors"
 	"kplane/pkg/client"
+	"kplane/pkg/debug"
 )
 
 // SharedInformerFactory hands out one SharedIndexInformer per resource for a
@@ -67,6 +68,15 @@ func (f *SharedInformerFactory) InformerFor(res client.Resource, newInformer fun
 // Tracer returns the tracer the factory was given (nil if none), so
 // controllers can report their enqueues: f.Tracer().Enqueue("deployment", key).
 func (f *SharedInformerFactory) Tracer() Tracer { return f.opts.tracer }
+
+// Journal returns the debug journal the factory was given (nil if none),
+// so the controllers built on it register their workqueues there.
+func (f *SharedInformerFactory) Journal() *debug.Journal {
+	if f == nil {
+		return nil
+	}
+	return f.opts.journal
+}
 
 // Start runs every informer requested so far that is not yet running, each
 // in its own goroutine, until ctx ends or Shutdown is called. It does not

@@ -5,6 +5,7 @@ import (
 
 	"kplane/pkg/client"
 	"kplane/pkg/clock"
+	"kplane/pkg/debug"
 )
 
 // Option configures a SharedIndexInformer (NewSharedIndexInformer) or a
@@ -16,6 +17,7 @@ type Option func(*options)
 // options is what the Option functions fill in.
 type options struct {
 	tracer    Tracer
+	journal   *debug.Journal
 	clock     clock.Clock
 	logger    *slog.Logger
 	name      string
@@ -29,6 +31,9 @@ func buildOptions(opts []Option) options {
 	for _, opt := range opts {
 		opt(&o)
 	}
+	if o.journal != nil {
+		o.tracer = o.tracer.Also(o.journal.Tracer())
+	}
 	return o
 }
 
@@ -36,6 +41,13 @@ func buildOptions(opts []Option) options {
 // once per object (see Tracer). SlogTracer(logger) gives a ready-made t.
 func WithTrace(t Tracer) Option {
 	return func(o *options) { o.tracer = t }
+}
+
+// WithJournal records the teaching trace into the component's debug
+// journal (as well as into any WithTrace tracer), and lets the factory's
+// users (controllers' workqueues) find the journal through Journal.
+func WithJournal(j *debug.Journal) Option {
+	return func(o *options) { o.journal = j }
 }
 
 // WithClock makes the informer read time (resync periods, back-off delays)

@@ -85,6 +85,20 @@ func (t Tracer) QueueTrace(queue string) func(event string, key string) {
 	}
 }
 
+// Also returns a Tracer that calls t and then other; either may be nil.
+func (t Tracer) Also(other Tracer) Tracer {
+	switch {
+	case t == nil:
+		return other
+	case other == nil:
+		return t
+	}
+	return func(stage, key, detail string) {
+		t(stage, key, detail)
+		other(stage, key, detail)
+	}
+}
+
 // WithResource returns a Tracer that prefixes every detail with
 // "resource=<resource> ", so several informers can share one sink and their
 // lines still say which resource they are about. A nil t stays nil.

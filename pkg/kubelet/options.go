@@ -3,6 +3,7 @@ package kubelet
 import (
 	"errors"
 	"fmt"
+	"kplane/pkg/debug"
 	"log/slog"
 	"net/netip"
 	"slices"
@@ -133,6 +134,10 @@ type Options struct {
 	// watch event, delta, store update, handler call — for lessons
 	// (docs/informers.md).
 	TraceInformers bool
+	// Journal is the component's debug journal (see pkg/debug): its
+	// informers, workqueues, decisions and writes are recorded there and
+	// served by the debug API. Nil turns the debug journal off.
+	Journal *debug.Journal
 }
 
 // Upstream defaults the kubelet mirrors.

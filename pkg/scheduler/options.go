@@ -3,6 +3,7 @@ package scheduler
 import (
 	"errors"
 	"fmt"
+	"kplane/pkg/debug"
 	"log/slog"
 	"time"
 
@@ -78,6 +79,10 @@ type Options struct {
 	// event, delta, store update, handler call — for lessons
 	// (docs/informers.md).
 	TraceInformers bool
+	// Journal is the component's debug journal (see pkg/debug): its
+	// informers, workqueues, decisions and writes are recorded there and
+	// served by the debug API. Nil turns the debug journal off.
+	Journal *debug.Journal
 	// Logger receives the scheduler's logs; nil logs text to stderr.
 	Logger *slog.Logger
 	// Clock drives back-off and the queue's timers; nil is the wall clock.

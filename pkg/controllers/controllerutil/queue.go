@@ -9,7 +9,9 @@ import (
 // NewQueue returns the workqueue of the controller called name: the
 // default controller rate limiter (5 ms → 1000 s per key, 10 qps overall)
 // on clk (nil: the wall clock), and the informers' teaching trace so that
-// --trace-informers follows a key from the handler into the worker.
+// --trace-informers follows a key from the handler into the worker; and
+// the informers' debug journal, where the queue shows its live state and
+// its workers record their syncs.
 func NewQueue(name string, clk clock.Clock, informers *informer.SharedInformerFactory) *workqueue.Queue[string] {
 	if clk == nil {
 		clk = clock.Real{}
@@ -19,5 +21,6 @@ func NewQueue(name string, clk clock.Clock, informers *informer.SharedInformerFa
 		Clock:       clk,
 		RateLimiter: workqueue.DefaultControllerRateLimiter[string](clk),
 		Trace:       informers.Tracer().QueueTrace(name),
+		Journal:     informers.Journal(),
 	})
 }

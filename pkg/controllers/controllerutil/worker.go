@@ -8,6 +8,7 @@ import (
 	"time"
 
 	apierrors "kplane/pkg/api/errors"
+	"kplane/pkg/debug"
 	"kplane/pkg/informer/workqueue"
 )
 
@@ -76,6 +77,7 @@ func ProcessNext(ctx context.Context, queue *workqueue.Queue[string], syncKey Sy
 	start := time.Now()
 	err := syncKey(ctx, key)
 	observeSync(queue.Name(), start, err)
+	recordSync(queue, key, start, err)
 	switch {
 	case err == nil:
 		queue.Forget(key)
@@ -94,4 +96,23 @@ func ProcessNext(ctx context.Context, queue *workqueue.Queue[string], syncKey Sy
 		queue.AddRateLimited(key)
 	}
 	return true
+}
+
+// recordSync writes the sync of key into the queue's debug journal, if it
+// has one: how long it took and how it ended.
+func recordSync(queue *workqueue.Queue[string], key string, start time.Time, err error) {
+	j := queue.Journal()
+	if !j.Enabled() {
+		return
+	}
+	detail := "queue=" + queue.Name() + " took=" + time.Since(start).Round(time.Microsecond).String()
+	r := debug.Record{Type: debug.TypeTrace, Stage: debug.StageSync, Actor: queue.Name(), Key: key}
+	if err != nil {
+		detail += " result=error"
+		r.Message = err.Error()
+	} else {
+		detail += " result=ok"
+	}
+	r.Detail = detail
+	j.Add(r)
 }

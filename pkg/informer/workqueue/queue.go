@@ -4,6 +4,7 @@ import (
 	"sync"
 
 	"kplane/pkg/clock"
+	"kplane/pkg/debug"
 )
 
 // Trace events passed to Options.Trace. The informer's teaching trace prints
@@ -39,6 +40,10 @@ type Options[T comparable] struct {
 	// arrive in the order they happened; it must be quick and must not call
 	// back into the queue.
 	Trace func(event string, item T)
+	// Journal, if set, is the component's debug journal: the queue
+	// registers itself there so `ctl queues` shows its live state, and
+	// workers record their syncs in it.
+	Journal *debug.Journal
 }
 
 // Queue is a work queue of keys with client-go's guarantees: deduplicated,
@@ -52,6 +57,7 @@ type Queue[T comparable] struct {
 	clock       clock.Clock
 	rateLimiter RateLimiter[T]
 	trace       func(event string, item T)
+	journal     *debug.Journal
 
 	// mu guards everything below; cond, on mu, wakes workers blocked in Get
 	// and a ShutDownWithDrain waiting for processing to empty.
@@ -103,13 +109,18 @@ func New[T comparable](opts Options[T]) *Queue[T] {
 		clock:       c,
 		rateLimiter: rl,
 		trace:       opts.Trace,
+		journal:     opts.Journal,
 		dirty:       set[T]{},
 		processing:  set[T]{},
 		waiting:     newWaiting[T](),
 	}
 	q.cond = sync.NewCond(&q.mu)
+	opts.Journal.RegisterQueue(q)
 	return q
 }
+
+// Journal returns the debug journal the queue was created with (nil if none).
+func (q *Queue[T]) Journal() *debug.Journal { return q.journal }
 
 // Name returns the name the queue was created with.
 func (q *Queue[T]) Name() string { return q.name }
