@@ -11,10 +11,10 @@ import (
 // test on. It lists and watches through this server's client, but a unit
 // test never starts it: Put and Cache fill its caches directly, as the
 // informers would after a watch event, so one sync runs on exactly the
-// state the test describes.
+// state the test describes. Its Journal is the server's (see Journal).
 func (s *Server) Informers() *informer.SharedInformerFactory {
 	s.informersOnce.Do(func() {
-		s.informers = informer.NewSharedInformerFactory(s.client, 0)
+		s.informers = informer.NewSharedInformerFactory(s.client, 0, informer.WithJournal(s.journal))
 	})
 	return s.informers
 }

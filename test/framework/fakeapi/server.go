@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"kplane/pkg/debug"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
@@ -28,6 +29,9 @@ type Server struct {
 	// informers is the factory Informers returns, built on first use.
 	informers     *informer.SharedInformerFactory
 	informersOnce sync.Once
+	// journal is the debug journal the informers carry, so a test reads
+	// the decisions the controller under test recorded.
+	journal *debug.Journal
 
 	mu sync.Mutex
 	// objects holds every stored object as decoded JSON, by storeKey.
@@ -62,6 +66,7 @@ func New(t testing.TB, opts ...Option) *Server {
 	for _, opt := range opts {
 		opt(s)
 	}
+	s.journal = debug.NewJournal("fakeapi", 1000, s.clock)
 	srv := httptest.NewServer(s)
 	t.Cleanup(srv.Close)
 	c, err := client.New(&client.Config{Host: srv.URL, MaxRetries: -1, Logger: slog.New(slog.DiscardHandler)})
@@ -71,6 +76,24 @@ func New(t testing.TB, opts ...Option) *Server {
 	t.Cleanup(c.Close)
 	s.client = c
 	return s
+}
+
+// Journal returns the debug journal of the informers Informers returns: a
+// controller built on them records its decisions and syncs there, and a
+// test reads them with Decisions or Journal().After(0).
+func (s *Server) Journal() *debug.Journal { return s.journal }
+
+// Decisions returns the decision records in the journal about key, oldest
+// first.
+func (s *Server) Decisions(key string) []debug.Record {
+	records, _ := s.journal.After(0)
+	var out []debug.Record
+	for _, r := range records {
+		if r.Type == debug.TypeDecision && r.Key == key {
+			out = append(out, r)
+		}
+	}
+	return out
 }
 
 // Client returns the client a controller under test is given: a real
