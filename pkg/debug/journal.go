@@ -31,6 +31,7 @@ type Journal struct {
 
 	queues  map[string]QueueSource
 	leaders []LeaderSource
+	watches []WatchDropper
 	routes  []route
 }
 
