@@ -227,11 +227,19 @@ func (j *Journal) Follow(ctx context.Context, seq uint64, emit func([]Record) er
 // Handle adds a component-specific route to the debug API, served behind
 // the same authentication: the kubelet's pause, the apiserver's faults.
 // pattern is an http.ServeMux pattern such as "POST /debug/kplane/pause".
+// Handling a pattern again replaces its handler (a component restarted
+// in-process with the same journal registers its routes again).
 func (j *Journal) Handle(pattern string, h http.Handler) {
 	if j == nil {
 		return
 	}
 	j.mu.Lock()
 	defer j.mu.Unlock()
+	for i := range j.routes {
+		if j.routes[i].pattern == pattern {
+			j.routes[i].handler = h
+			return
+		}
+	}
 	j.routes = append(j.routes, route{pattern, h})
 }
