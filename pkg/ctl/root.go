@@ -96,6 +96,10 @@ Objects (kubectl's verbs, messages and exit codes):
   ctl config          show and change the kubeconfig's contexts
   ctl completion      shell completion for verbs, kinds and object names
 
+Inside the cluster (its components' debug APIs):
+  ctl queues          every controller's workqueue: depth, keys processing and waiting, retries; -w
+  ctl fault           kill a component, make the apiserver fail requests, drop watches
+
 Which cluster: --kubeconfig, else the first existing file of $KUBECONFIG,
 else ./.kplane/kubeconfig (the cluster ` + "`ctl up`" + ` started here), else
 ~/.kube/config. The same file works with the real kubectl:
@@ -142,6 +146,10 @@ else ./.kplane/kubeconfig (the cluster ` + "`ctl up`" + ` started here), else
 	root.AddCommand(newRunCommand(f))
 	root.AddCommand(newExposeCommand(f))
 	root.AddCommand(newDiffCommand(f))
+
+	// Seeing inside, and breaking on purpose.
+	root.AddCommand(newQueuesCommand(streams, debugAPI))
+	root.AddCommand(newFaultCommand(streams, debugAPI))
 	return root, f
 }
 
