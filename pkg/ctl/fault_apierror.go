@@ -193,6 +193,11 @@ func apiErrorHint(r debug.APIErrorRule) string {
 	default:
 		fmt.Fprintf(&b, "  %s\n      %s comes back WAITING, RETRIES growing and DELAY doubling (5ms, 10ms,\n      20ms, …): the controller's per-key exponential back-off. (A failed create is\n      not retried by the client: it may have happened. A get, update or delete is, 5 times.)\n", queuesCmd, key)
 	}
+	if r.Code == 0 {
+		b.WriteString("  ctl trace <kind>/<name>\n      the sync's step appears only once its request is served, its took= as long as the hold.\n")
+		b.WriteString("Once the rule expires, requests are served at once again.\n")
+		return b.String()
+	}
 	b.WriteString("  ctl trace <kind>/<name>\n      each sync of the object ends result=error with the injected message.\n")
 	b.WriteString("  ctl why <kind>/<name>\n      the controller's last decision: the step it was taking when the request failed.\n")
 	b.WriteString("Once the rule expires, the next retry succeeds and the retries reset to 0.\n")

@@ -61,9 +61,10 @@ func runFaultDropWatch(ctx context.Context, out io.Writer, access debugAccess, d
       a "rewatch" step from each of %s's reflectors, with the resourceVersion it watches
       from: the last one it saw. No "list" step follows: a watch resumed from a
       resourceVersion the apiserver still has replays every change since, so no relist.
-  ctl queues --component %s
-      nothing is enqueued by the drop itself: the caches did not change.
-`, component, component)
+`, component)
+	if strings.HasPrefix(component, cluster.ControllerManagerComponent) {
+		fmt.Fprintf(out, "  ctl queues --component %s\n      nothing is enqueued by the drop itself: the caches did not change.\n", component)
+	}
 	return nil
 }
 

@@ -98,10 +98,10 @@ func runFaultKill(ctx context.Context, out io.Writer, env killEnv, o killOptions
 	if o.downFor < 0 {
 		return fmt.Errorf("--down-for %v must not be negative", o.downFor)
 	}
-	component, lease := name, ""
+	component, lease, candidates := name, "", 0
 	if o.leader && electionLeases[name] != "" {
 		lease = electionLeases[name]
-		if component, err = leaderComponent(ctx, env, o.dataDir, lease); err != nil {
+		if component, candidates, err = leaderComponent(ctx, env, o.dataDir, name, lease); err != nil {
 			return err
 		}
 	}
@@ -132,7 +132,7 @@ func runFaultKill(ctx context.Context, out io.Writer, env killEnv, o killOptions
 		fmt.Fprintln(out, "ctl up's supervisor starts it again in about a second (ctl status shows its RESTARTS).")
 	}
 	fmt.Fprintln(out)
-	fmt.Fprint(out, killHint(component, lease, sig))
+	fmt.Fprint(out, killHint(component, lease, candidates, sig))
 	return nil
 }
 
@@ -142,25 +142,32 @@ func (o killOptions) signalName() string {
 
 // leaderComponent finds the component whose leader-election identity holds
 // lease, by the identities the components announced with their debug
-// endpoints.
-func leaderComponent(ctx context.Context, env killEnv, dataDir, lease string) (string, error) {
+// endpoints, and counts the candidates (the components named kind or
+// kind-N) that announced themselves.
+func leaderComponent(ctx context.Context, env killEnv, dataDir, kind, lease string) (leader string, candidates int, err error) {
 	holder, err := env.leaseHolder(ctx, dataDir, lease)
 	if err != nil {
-		return "", err
+		return "", 0, err
 	}
 	if holder == "" {
-		return "", fmt.Errorf("nobody holds the Lease %s now; name the process to kill (ctl status lists them) with --leader=false", lease)
+		return "", 0, fmt.Errorf("nobody holds the Lease %s now; name the process to kill (ctl status lists them) with --leader=false", lease)
 	}
 	_, endpoints, err := env.access(dataDir)
 	if err != nil {
-		return "", err
+		return "", 0, err
 	}
 	for _, ep := range endpoints {
+		if ep.Component == kind || strings.HasPrefix(ep.Component, kind+"-") {
+			candidates++
+		}
 		if ep.Identity == holder {
-			return ep.Component, nil
+			leader = ep.Component
 		}
 	}
-	return "", fmt.Errorf("the Lease %s is held by %q, which no running component announces in %s (a leader that just died keeps it until it expires); name the process to kill with --leader=false",
+	if leader != "" {
+		return leader, candidates, nil
+	}
+	return "", 0, fmt.Errorf("the Lease %s is held by %q, which no running component announces in %s (a leader that just died keeps it until it expires); name the process to kill with --leader=false",
 		lease, holder, filepath.Join(dataDir, debug.EndpointsDir))
 }
 
@@ -188,17 +195,23 @@ func leaseHolder(ctx context.Context, dataDir, lease string) (string, error) {
 	return *l.Spec.HolderIdentity, nil
 }
 
-// killHint says what to watch for after component got sig.
-func killHint(component, lease string, sig syscall.Signal) string {
+// killHint says what to watch for after component got sig; lease is the
+// Lease it led (if it was killed as the leader) and candidates how many
+// processes compete for it, the killed one included.
+func killHint(component, lease string, candidates int, sig syscall.Signal) string {
 	var b strings.Builder
 	b.WriteString("Watch for:\n")
 	switch {
 	case lease != "":
 		namespace, name, _ := strings.Cut(lease, "/")
+		successor := "a standby"
+		if candidates <= 1 {
+			successor = "with no standby (ctl up --controller-managers 2 starts one), the restarted process"
+		}
 		if sig == syscall.SIGKILL {
-			b.WriteString("  SIGKILL left the Lease in the dead leader's name: a standby takes over only once it\n  expires, 15s after the last renewal (docs/leader-election.md).\n")
+			fmt.Fprintf(&b, "  SIGKILL left the Lease in the dead leader's name: %s takes over only once it\n  expires, 15s after the last renewal (docs/leader-election.md).\n", successor)
 		} else {
-			b.WriteString("  SIGTERM let the leader release its Lease as it stopped: a standby takes it at its next\n  try, within about 2s.\n")
+			fmt.Fprintf(&b, "  SIGTERM let the leader release its Lease as it stopped: %s takes it at its\n  next try, within about 2s.\n", successor)
 		}
 		fmt.Fprintf(&b, "  ctl get lease %s -n %s -w\n      HOLDER changes to the new leader.\n", name, namespace)
 		if strings.HasPrefix(component, cluster.ControllerManagerComponent) {
