@@ -206,12 +206,16 @@ func killHint(component, lease string, candidates int, sig syscall.Signal) strin
 		namespace, name, _ := strings.Cut(lease, "/")
 		successor := "a standby"
 		if candidates <= 1 {
-			successor = "with no standby (ctl up --controller-managers 2 starts one), the restarted process"
+			// No standby: the restarted process is the only candidate.
+			successor = "the restarted process"
 		}
 		if sig == syscall.SIGKILL {
 			fmt.Fprintf(&b, "  SIGKILL left the Lease in the dead leader's name: %s takes over only once it\n  expires, 15s after the last renewal (docs/leader-election.md).\n", successor)
 		} else {
 			fmt.Fprintf(&b, "  SIGTERM let the leader release its Lease as it stopped: %s takes it at its\n  next try, within about 2s.\n", successor)
+		}
+		if candidates <= 1 && strings.HasPrefix(component, cluster.ControllerManagerComponent) {
+			b.WriteString("  (ctl up --controller-managers 2 runs a standby, to watch a failover.)\n")
 		}
 		fmt.Fprintf(&b, "  ctl get lease %s -n %s -w\n      HOLDER changes to the new leader.\n", name, namespace)
 		if strings.HasPrefix(component, cluster.ControllerManagerComponent) {
