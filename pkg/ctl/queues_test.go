@@ -109,3 +109,31 @@ func TestQueuesRefusesWhatItCannotShow(t *testing.T) {
 		t.Errorf("--component scheduler: err %v, want one naming it", err)
 	}
 }
+
+// cancelAfter is an output that cancels the command's context once it has
+// received n writes of a table header.
+type cancelAfter struct {
+	bytes.Buffer
+	n      int
+	cancel context.CancelFunc
+}
+
+func (c *cancelAfter) Write(p []byte) (int, error) {
+	if strings.HasPrefix(string(p), "QUEUE") {
+		if c.n--; c.n == 0 {
+			c.cancel()
+		}
+	}
+	return c.Buffer.Write(p)
+}
+
+func TestQueuesWatchPrintsAgainUntilInterrupted(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	out := &cancelAfter{n: 2, cancel: cancel}
+	if err := runQueues(ctx, IOStreams{Out: out}, queuesFixture(t), queuesOptions{watch: true, interval: time.Millisecond, component: "controller-manager"}); err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Count(out.String(), "controller-manager\nQUEUE"); got != 2 {
+		t.Errorf("-w printed %d tables, want 2 (then Ctrl-C):\n%s", got, out.String())
+	}
+}
