@@ -89,6 +89,7 @@ With --runtime process a container's command runs as a local process.
 	f.DurationVar(&opts.UsageReportInterval, "usage-report-interval", opts.UsageReportInterval, "how often pod CPU/memory use is published in the kplane.io/usage annotation; 0 disables")
 	f.StringVar(&opts.DebugAddress, "debug-address", opts.DebugAddress, "loopback host:port serving /healthz, /metrics, /debug/pprof/ and the debug API; port 0 picks a free port")
 	debugFlags.AddFlags(f, "")
+	f.Lookup("debug-component-name").Usage += " (default kubelet-<node-name>)"
 	f.IntVarP(&verbosity, "v", "v", 0, "log verbosity; 4 or more logs debug messages")
 	if err := cmd.Execute(); err != nil {
 		os.Exit(1)

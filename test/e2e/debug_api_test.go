@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -25,7 +26,8 @@ import (
 // request without a token (401) and a node's token (403); the scheduler
 // and the kubelets serve /metrics and /debug/pprof/ too; the
 // controller-manager's journal traces a new ConfigMap through its
-// informer and shows its leader election.
+// informer and shows its leader election; a restarted component
+// announces its new address.
 func TestDebugAPI(t *testing.T) {
 	c := framework.StartCluster(t, nil)
 	ctx := context.Background()
@@ -117,6 +119,23 @@ func TestDebugAPI(t *testing.T) {
 			t.Errorf("ctl debug endpoints does not list %s's %s:\n%s", e.Component, e.URL, out)
 		}
 	}
+
+	// A restarted component announces itself again, with its new PID.
+	old := byName["scheduler"]
+	if err := syscall.Kill(old.PID, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	framework.Eventually(t, 60*time.Second, func() (bool, string) {
+		endpoints, err := debug.ReadEndpoints(c.Dir)
+		for _, e := range endpoints {
+			if e.Component == "scheduler" && e.PID != old.PID {
+				var info debug.Info
+				err := admin.Get(ctx, e, debug.PathInfo, &info)
+				return err == nil && info.PID == e.PID, fmt.Sprintf("restarted scheduler %+v: info %+v, err %v", e, info, err)
+			}
+		}
+		return false, fmt.Sprintf("endpoints %+v (err %v): no scheduler other than PID %d", endpoints, err, old.PID)
+	})
 }
 
 // adminDebugClient is a debug client with the admin kubeconfig's token and
