@@ -124,6 +124,9 @@ func TestSyncCreatesOnceUntilThePodsArrive(t *testing.T) {
 	if s := f.lastStatus(); s.Active != 2 || s.StartTime == nil {
 		t.Fatalf("status active %d, startTime %v; want active 2 and a startTime", s.Active, s.StartTime)
 	}
+	controllertest.ExpectDecision(t, f.server.Decisions("default/pi"),
+		"Job wants 5 completions, parallelism 2: 0 succeeded, 0 failed (backoffLimit 6), 0 active → create 2",
+		map[string]string{"completions": "5", "parallelism": "2", "active": "0", "wantActive": "2", "create": "2"})
 
 	// The status write's echo arrives; the pods' creates have not yet.
 	f.server.Cache(t, fakeapi.Result[*api.Job](t, f.server, "update jobs/status pi"))
@@ -132,6 +135,9 @@ func TestSyncCreatesOnceUntilThePodsArrive(t *testing.T) {
 	// the same); what matters is that no pod is created twice.
 	f.server.ExpectActions(t, "update jobs/status pi")
 	f.recorder.ExpectEvents(t)
+	controllertest.ExpectDecision(t, f.server.Decisions("default/pi"),
+		"Job wants 5 completions, parallelism 2: 0 succeeded, 0 failed (backoffLimit 6), 0 active → wait: earlier creates/deletes not yet seen in the cache",
+		map[string]string{"create": "0", "wantActive": "2"})
 }
 
 // Every pod the Job creates carries the tracking finalizer, next to the
@@ -497,6 +503,9 @@ func TestSyncTTLAfterFinished(t *testing.T) {
 			opts.Preconditions == nil || opts.Preconditions.UID == nil || *opts.Preconditions.UID != "uid-pi" {
 			t.Errorf("delete options %+v; want Background with the Job's uid as precondition", opts)
 		}
+		controllertest.ExpectDecision(t, f.server.Decisions("default/pi"),
+			"Job finished at "+finished.UTC().Format(time.TimeOnly)+", ttlSecondsAfterFinished 30 → delete it (background)",
+			map[string]string{"ttlSecondsAfterFinished": "30", "secondsLeft": "-30"})
 	})
 	t.Run("ttl 120 s, finished 60 s ago: waits", func(t *testing.T) {
 		f := newFixture(t, finishedJob(120))
@@ -505,6 +514,10 @@ func TestSyncTTLAfterFinished(t *testing.T) {
 		if got := f.ctrl.queue.Waiting(); !slices.Equal(got, []string{"default/pi"}) {
 			t.Errorf("waiting keys %v; want the Job back when its TTL passes", got)
 		}
+		controllertest.ExpectDecision(t, f.server.Decisions("default/pi"),
+			"Job finished at "+finished.UTC().Format(time.TimeOnly)+", ttlSecondsAfterFinished 120 → wait 1m0s, delete at "+
+				finished.Add(2*time.Minute).UTC().Format(time.TimeOnly),
+			map[string]string{"ttlSecondsAfterFinished": "120", "secondsLeft": "60"})
 	})
 }
 

@@ -78,10 +78,12 @@ func (c *Controller) sync(ctx context.Context, key string) error {
 	countReleased(&counted.Status, trackedUIDs(pods, released))
 
 	counts := countPods(pods)
-	st := nextStep(stepInput{
+	in := stepInput{
 		job: counted, pods: pods, counts: counts, now: c.clock.Now(), satisfied: satisfied,
 		backOff: c.backOff, maxBackOff: c.maxBackOff,
-	})
+	}
+	st := nextStep(in)
+	c.recordStep(key, in, st)
 
 	var created, deleted int
 	var manageErr error
