@@ -21,6 +21,7 @@ import (
 	"kplane/pkg/client"
 	"kplane/pkg/clock"
 	"kplane/pkg/controllers/controllerutil"
+	"kplane/pkg/debug"
 	"kplane/pkg/events"
 	"kplane/pkg/informer"
 	"kplane/pkg/informer/workqueue"
@@ -47,6 +48,9 @@ type Controller struct {
 	queue    *workqueue.Queue[string]
 	clock    clock.Clock
 	log      *slog.Logger
+	// journal records each scheduling decision (decision.go); nil records
+	// nothing.
+	journal *debug.Journal
 
 	// cachesSynced are the handler registrations' HasSynced.
 	cachesSynced []func() bool
@@ -70,6 +74,7 @@ func New(kubeClient *client.Client, informers *informer.SharedInformerFactory, r
 		recorder: recorder,
 		clock:    opts.Clock,
 		log:      opts.Logger.With("controller", Name),
+		journal:  informers.Journal(),
 		queue:    controllerutil.NewQueue(Name, opts.Clock, informers),
 	}
 	synced, err := controllerutil.AddEventHandlers(Name,
