@@ -23,6 +23,7 @@ import (
 	"kplane/pkg/client"
 	"kplane/pkg/clock"
 	"kplane/pkg/controllers/controllerutil"
+	"kplane/pkg/debug"
 	"kplane/pkg/events"
 	"kplane/pkg/informer"
 	"kplane/pkg/informer/workqueue"
@@ -75,9 +76,11 @@ type Controller struct {
 	// failedPods spaces out the replacement of Failed pods per node.
 	failedPods *failedPodBackoff
 
-	queue         *workqueue.Queue[string]
-	clock         clock.Clock
-	log           *slog.Logger
+	queue *workqueue.Queue[string]
+	clock clock.Clock
+	log   *slog.Logger
+	// journal records each sync's plan (decision.go); nil records nothing.
+	journal       *debug.Journal
 	burstReplicas int
 	cachesSynced  []func() bool
 }
@@ -111,6 +114,7 @@ func New(c *client.Client, informers *informer.SharedInformerFactory, recorder e
 		queue:          controllerutil.NewQueue(Name, opts.Clock, informers),
 		clock:          opts.Clock,
 		log:            opts.Logger.With("controller", Name),
+		journal:        informers.Journal(),
 		burstReplicas:  opts.BurstReplicas,
 	}
 	var err error
