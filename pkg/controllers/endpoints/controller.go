@@ -28,6 +28,7 @@ import (
 	"kplane/pkg/client"
 	"kplane/pkg/clock"
 	"kplane/pkg/controllers/controllerutil"
+	"kplane/pkg/debug"
 	"kplane/pkg/events"
 	"kplane/pkg/informer"
 	"kplane/pkg/informer/workqueue"
@@ -63,6 +64,9 @@ type Controller struct {
 	recorder events.EventRecorder
 	log      *slog.Logger
 	clock    clock.Clock
+	// journal records each write a sync decides on (decision.go); nil
+	// records nothing.
+	journal *debug.Journal
 
 	serviceLister   *informer.Lister[*api.Service]
 	podLister       *informer.Lister[*api.Pod]
@@ -90,6 +94,7 @@ func New(c *client.Client, informers *informer.SharedInformerFactory, recorder e
 		recorder:        recorder,
 		log:             opts.Logger.With("controller", Name),
 		clock:           opts.Clock,
+		journal:         informers.Journal(),
 		serviceLister:   informers.Services().Lister(),
 		podLister:       informers.Pods().Lister(),
 		endpointsLister: informers.Endpoints().Lister(),
@@ -196,6 +201,7 @@ func (c *Controller) sync(ctx context.Context, key string) error {
 			return fmt.Errorf("delete endpoints %s of deleted service: %w", key, err)
 		}
 		if err == nil {
+			c.recordServiceGone(key)
 			c.log.Info("deleted endpoints of a deleted service", "service", key)
 		}
 		return nil
@@ -218,6 +224,7 @@ func (c *Controller) sync(ctx context.Context, key string) error {
 
 	current, err := c.endpointsLister.Namespace(namespace).Get(name)
 	if apierrors.IsNotFound(err) {
+		c.recordSubsets(svc, pods, subsets, "create Endpoints")
 		return c.createEndpoints(ctx, svc, subsets, wantLabels)
 	}
 	if err != nil {
@@ -226,6 +233,7 @@ func (c *Controller) sync(ctx context.Context, key string) error {
 	if subsetsEqual(current.Subsets, subsets) && maps.Equal(current.Labels, wantLabels) {
 		return nil // nothing changed: no write, no new resourceVersion
 	}
+	c.recordSubsets(svc, pods, subsets, "update Endpoints")
 	return c.updateEndpoints(ctx, svc, current, subsets, wantLabels)
 }
 
