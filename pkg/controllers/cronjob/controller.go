@@ -21,7 +21,6 @@ import (
 	"kplane/pkg/client"
 	"kplane/pkg/clock"
 	"kplane/pkg/controllers/controllerutil"
-	"kplane/pkg/debug"
 	"kplane/pkg/events"
 	"kplane/pkg/informer"
 	"kplane/pkg/informer/workqueue"
@@ -48,9 +47,9 @@ type Controller struct {
 	queue    *workqueue.Queue[string]
 	clock    clock.Clock
 	log      *slog.Logger
-	// journal records each scheduling decision (decision.go); nil records
+	// decisions records each scheduling decision (decision.go); nil records
 	// nothing.
-	journal *debug.Journal
+	decisions *controllerutil.DecisionLog
 
 	// cachesSynced are the handler registrations' HasSynced.
 	cachesSynced []func() bool
@@ -68,14 +67,14 @@ func New(kubeClient *client.Client, informers *informer.SharedInformerFactory, r
 	}
 	cronJobs, jobs := informers.CronJobs(), informers.Jobs()
 	c := &Controller{
-		client:   kubeClient,
-		cronJobs: cronJobs.Lister(),
-		jobs:     jobs.Lister(),
-		recorder: recorder,
-		clock:    opts.Clock,
-		log:      opts.Logger.With("controller", Name),
-		journal:  informers.Journal(),
-		queue:    controllerutil.NewQueue(Name, opts.Clock, informers),
+		client:    kubeClient,
+		cronJobs:  cronJobs.Lister(),
+		jobs:      jobs.Lister(),
+		recorder:  recorder,
+		clock:     opts.Clock,
+		log:       opts.Logger.With("controller", Name),
+		decisions: controllerutil.NewDecisionLog(informers.Journal(), Name, "cronjobs.batch"),
+		queue:     controllerutil.NewQueue(Name, opts.Clock, informers),
 	}
 	synced, err := controllerutil.AddEventHandlers(Name,
 		controllerutil.Handlers{Informer: cronJobs.Informer(), Handler: informer.ResourceEventHandlerFuncs{

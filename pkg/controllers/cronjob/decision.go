@@ -26,7 +26,7 @@ const decisionSource = "pkg/controller/cronjob/cronjob_controllerv2.go"
 // concurrencyPolicy Forbid, 1 active → skip the 12:30:00 run". sched is
 // nil when the schedule does not parse.
 func (c *Controller) recordRun(cj *api.CronJob, sched cron.Schedule, runs missedRuns, now time.Time, action string) {
-	if !c.journal.Enabled() {
+	if !c.decisions.Enabled() {
 		return
 	}
 	policy := cj.Spec.ConcurrencyPolicy
@@ -53,8 +53,7 @@ func (c *Controller) recordRun(cj *api.CronJob, sched cron.Schedule, runs missed
 	if runs.mostRecent != nil {
 		values["scheduledTime"] = runs.mostRecent.UTC().Format(time.RFC3339)
 	}
-	c.journal.Decision(debug.Decision{
-		Actor: Name, Resource: "cronjobs.batch", Key: keyOf(cj), UID: cj.UID, ResourceVersion: cj.ResourceVersion,
+	c.decisions.Record(&cj.ObjectMeta, debug.Decision{
 		Message: message,
 		Values:  values,
 		Source:  decisionSource,

@@ -30,6 +30,7 @@ func (c *Controller) sync(ctx context.Context, key string) error {
 	}
 	cached, err := c.cronJobs.Namespace(namespace).Get(name)
 	if apierrors.IsNotFound(err) {
+		c.decisions.Forget(key)
 		return nil // its Jobs go with it, through the garbage collector
 	}
 	if err != nil {

@@ -23,7 +23,6 @@ import (
 	"kplane/pkg/client"
 	"kplane/pkg/clock"
 	"kplane/pkg/controllers/controllerutil"
-	"kplane/pkg/debug"
 	"kplane/pkg/events"
 	"kplane/pkg/informer"
 	"kplane/pkg/informer/workqueue"
@@ -79,8 +78,8 @@ type Controller struct {
 	queue *workqueue.Queue[string]
 	clock clock.Clock
 	log   *slog.Logger
-	// journal records each sync's plan (decision.go); nil records nothing.
-	journal       *debug.Journal
+	// decisions records each sync's plan (decision.go); nil records nothing.
+	decisions     *controllerutil.DecisionLog
 	burstReplicas int
 	cachesSynced  []func() bool
 }
@@ -114,7 +113,7 @@ func New(c *client.Client, informers *informer.SharedInformerFactory, recorder e
 		queue:          controllerutil.NewQueue(Name, opts.Clock, informers),
 		clock:          opts.Clock,
 		log:            opts.Logger.With("controller", Name),
-		journal:        informers.Journal(),
+		decisions:      controllerutil.NewDecisionLog(informers.Journal(), Name, "daemonsets.apps"),
 		burstReplicas:  opts.BurstReplicas,
 	}
 	var err error

@@ -25,7 +25,7 @@ const decisionSource = "pkg/controller/daemon/daemon_controller.go"
 // wants a pod on 2 of 3 nodes, 0 of them have one → create on n1, n2;
 // delete none". backingOff lists the failed pods whose replacement waits.
 func (c *Controller) recordPlan(key string, ds *api.DaemonSet, nodes []*api.Node, byNode map[string][]*api.Pod, createOn []string, toDelete []*api.Pod, backingOff []string) {
-	if !c.journal.Enabled() || (len(createOn) == 0 && len(toDelete) == 0 && len(backingOff) == 0) {
+	if !c.decisions.Enabled() || (len(createOn) == 0 && len(toDelete) == 0 && len(backingOff) == 0) {
 		return
 	}
 	wanted, have := 0, 0
@@ -52,8 +52,7 @@ func (c *Controller) recordPlan(key string, ds *api.DaemonSet, nodes []*api.Node
 	if len(createOn) == 0 && len(toDelete) == 0 {
 		action = "wait: failed pods back off before they are replaced"
 	}
-	c.journal.Decision(debug.Decision{
-		Actor: Name, Resource: "daemonsets.apps", Key: key, UID: ds.UID, ResourceVersion: ds.ResourceVersion,
+	c.decisions.Record(&ds.ObjectMeta, debug.Decision{
 		Message: fmt.Sprintf("DaemonSet wants a pod on %d of %d nodes, %d of them have one → %s", wanted, len(nodes), have, action),
 		Values: map[string]string{
 			"nodes":      strconv.Itoa(len(nodes)),
@@ -71,11 +70,10 @@ func (c *Controller) recordPlan(key string, ds *api.DaemonSet, nodes []*api.Node
 // recordRollingUpdate records the old pods a RollingUpdate deletes now,
 // e.g. "RollingUpdate, maxUnavailable 1 of 2 nodes → delete old pod a".
 func (c *Controller) recordRollingUpdate(key string, ds *api.DaemonSet, desired, budget int, victims []*api.Pod) {
-	if !c.journal.Enabled() {
+	if !c.decisions.Enabled() {
 		return
 	}
-	c.journal.Decision(debug.Decision{
-		Actor: Name, Resource: "daemonsets.apps", Key: key, UID: ds.UID, ResourceVersion: ds.ResourceVersion,
+	c.decisions.Record(&ds.ObjectMeta, debug.Decision{
 		Message: fmt.Sprintf("RollingUpdate, maxUnavailable %d of %d nodes → delete old pods %s (the next sync creates their replacements)",
 			budget, desired, strings.Join(podNames(victims), ", ")),
 		Values: map[string]string{

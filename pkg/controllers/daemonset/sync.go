@@ -48,6 +48,7 @@ func (c *Controller) sync(ctx context.Context, key string) error {
 		c.log.Debug("daemonset has been deleted", "key", key)
 		c.creations.Delete(key)
 		c.deletions.Delete(key)
+		c.decisions.Forget(key)
 		return nil
 	}
 	if err != nil {

@@ -28,7 +28,6 @@ import (
 	"kplane/pkg/client"
 	"kplane/pkg/clock"
 	"kplane/pkg/controllers/controllerutil"
-	"kplane/pkg/debug"
 	"kplane/pkg/events"
 	"kplane/pkg/informer"
 	"kplane/pkg/informer/workqueue"
@@ -64,9 +63,9 @@ type Controller struct {
 	recorder events.EventRecorder
 	log      *slog.Logger
 	clock    clock.Clock
-	// journal records each write a sync decides on (decision.go); nil
+	// decisions records each write a sync decides on (decision.go); nil
 	// records nothing.
-	journal *debug.Journal
+	decisions *controllerutil.DecisionLog
 
 	serviceLister   *informer.Lister[*api.Service]
 	podLister       *informer.Lister[*api.Pod]
@@ -94,7 +93,7 @@ func New(c *client.Client, informers *informer.SharedInformerFactory, recorder e
 		recorder:        recorder,
 		log:             opts.Logger.With("controller", Name),
 		clock:           opts.Clock,
-		journal:         informers.Journal(),
+		decisions:       controllerutil.NewDecisionLog(informers.Journal(), Name, "services"),
 		serviceLister:   informers.Services().Lister(),
 		podLister:       informers.Pods().Lister(),
 		endpointsLister: informers.Endpoints().Lister(),
@@ -200,6 +199,7 @@ func (c *Controller) sync(ctx context.Context, key string) error {
 		if err != nil && !apierrors.IsNotFound(err) {
 			return fmt.Errorf("delete endpoints %s of deleted service: %w", key, err)
 		}
+		defer c.decisions.Forget(key)
 		if err == nil {
 			c.recordServiceGone(key)
 			c.log.Info("deleted endpoints of a deleted service", "service", key)

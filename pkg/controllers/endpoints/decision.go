@@ -8,6 +8,7 @@ package endpoints
 import (
 	"fmt"
 	"strconv"
+	"strings"
 
 	"kplane/pkg/api"
 	"kplane/pkg/controllers/controllerutil"
@@ -21,7 +22,7 @@ const decisionSource = "pkg/controller/endpoint/endpoints_controller.go"
 // sync does with them, e.g. "Service web selects 3 pods, 2 ready → 2
 // addresses, 1 notReadyAddress: update Endpoints".
 func (c *Controller) recordSubsets(svc *api.Service, pods []*api.Pod, subsets []api.EndpointSubset, action string) {
-	if !c.journal.Enabled() {
+	if !c.decisions.Enabled() {
 		return
 	}
 	ready, notReady := distinctAddresses(subsets)
@@ -31,8 +32,7 @@ func (c *Controller) recordSubsets(svc *api.Service, pods []*api.Pod, subsets []
 			readyPods++
 		}
 	}
-	c.journal.Decision(debug.Decision{
-		Actor: Name, Resource: "services", Key: svc.Namespace + "/" + svc.Name, UID: svc.UID, ResourceVersion: svc.ResourceVersion,
+	c.decisions.Record(&svc.ObjectMeta, debug.Decision{
 		Message: fmt.Sprintf("Service %s selects %d pods, %d ready → %d addresses, %d notReadyAddresses: %s",
 			svc.Name, len(pods), readyPods, ready, notReady, action),
 		Values: map[string]string{
@@ -50,11 +50,11 @@ func (c *Controller) recordSubsets(svc *api.Service, pods []*api.Pod, subsets []
 // that no longer exists (once the delete found them: a key synced again
 // after they went records nothing more).
 func (c *Controller) recordServiceGone(key string) {
-	if !c.journal.Enabled() {
+	if !c.decisions.Enabled() {
 		return
 	}
-	c.journal.Decision(debug.Decision{
-		Actor: Name, Resource: "services", Key: key,
+	namespace, name, _ := strings.Cut(key, "/")
+	c.decisions.Record(&api.ObjectMeta{Namespace: namespace, Name: name}, debug.Decision{
 		Message: "Service is gone → delete its Endpoints",
 		Source:  decisionSource,
 	})

@@ -32,7 +32,6 @@ import (
 	"kplane/pkg/client"
 	"kplane/pkg/clock"
 	"kplane/pkg/controllers/controllerutil"
-	"kplane/pkg/debug"
 	"kplane/pkg/events"
 	"kplane/pkg/informer"
 	"kplane/pkg/informer/workqueue"
@@ -73,9 +72,9 @@ type Controller struct {
 	recorder    events.EventRecorder
 	log         *slog.Logger
 	maxPerSlice int
-	// journal records each sync that writes or waits (decision.go); nil
+	// decisions records each sync that writes or waits (decision.go); nil
 	// records nothing.
-	journal *debug.Journal
+	decisions *controllerutil.DecisionLog
 
 	serviceLister *informer.Lister[*api.Service]
 	podLister     *informer.Lister[*api.Pod]
@@ -108,7 +107,7 @@ func New(c *client.Client, informers *informer.SharedInformerFactory, recorder e
 		recorder:      recorder,
 		log:           opts.Logger.With("controller", Name),
 		maxPerSlice:   opts.MaxEndpointsPerSlice,
-		journal:       informers.Journal(),
+		decisions:     controllerutil.NewDecisionLog(informers.Journal(), Name, "services"),
 		serviceLister: informers.Services().Lister(),
 		podLister:     informers.Pods().Lister(),
 		nodeLister:    informers.Nodes().Lister(),
@@ -166,6 +165,7 @@ func (c *Controller) sync(ctx context.Context, key string) error {
 	svc, err := c.serviceLister.Namespace(namespace).Get(name)
 	if apierrors.IsNotFound(err) {
 		c.tracker.forgetService(key)
+		c.decisions.Forget(key)
 		return nil
 	}
 	if err != nil {

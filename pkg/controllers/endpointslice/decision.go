@@ -20,7 +20,7 @@ const decisionSource = "pkg/controller/endpointslice/reconciler.go"
 // 2 pods → 2 endpoints (1 ready) in slices of at most 100: create 1,
 // update 0, delete 0".
 func (c *Controller) recordPlan(svc *api.Service, pods []*api.Pod, desired map[api.AddressType]map[string]*endpointGroup, current []*api.EndpointSlice, p plan) {
-	if !c.journal.Enabled() {
+	if !c.decisions.Enabled() {
 		return
 	}
 	endpoints, ready := 0, 0
@@ -34,8 +34,7 @@ func (c *Controller) recordPlan(svc *api.Service, pods []*api.Pod, desired map[a
 			}
 		}
 	}
-	c.journal.Decision(debug.Decision{
-		Actor: Name, Resource: "services", Key: svc.Namespace + "/" + svc.Name, UID: svc.UID, ResourceVersion: svc.ResourceVersion,
+	c.decisions.Record(&svc.ObjectMeta, debug.Decision{
 		Message: fmt.Sprintf("Service %s selects %d pods → %d endpoints (%d ready) in slices of at most %d: %d slices now, create %d, update %d, delete %d",
 			svc.Name, len(pods), endpoints, ready, c.maxPerSlice, len(current), len(p.create), len(p.update), len(p.delete)),
 		Values: map[string]string{
@@ -56,11 +55,10 @@ func (c *Controller) recordPlan(svc *api.Service, pods []*api.Pod, desired map[a
 // seen this controller's own last writes, and a plan made from it would
 // write them twice.
 func (c *Controller) recordStale(svc *api.Service) {
-	if !c.journal.Enabled() {
+	if !c.decisions.Enabled() {
 		return
 	}
-	c.journal.Decision(debug.Decision{
-		Actor: Name, Resource: "services", Key: svc.Namespace + "/" + svc.Name, UID: svc.UID, ResourceVersion: svc.ResourceVersion,
+	c.decisions.Record(&svc.ObjectMeta, debug.Decision{
 		Message: "the EndpointSlice cache has not seen this controller's last writes → wait and retry",
 		Source:  "pkg/controller/endpointslice/endpointslice_controller.go",
 	})

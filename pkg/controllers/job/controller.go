@@ -25,7 +25,6 @@ import (
 	"kplane/pkg/client"
 	"kplane/pkg/clock"
 	"kplane/pkg/controllers/controllerutil"
-	"kplane/pkg/debug"
 	"kplane/pkg/events"
 	"kplane/pkg/informer"
 	"kplane/pkg/informer/workqueue"
@@ -72,9 +71,9 @@ type Controller struct {
 	orphans *workqueue.Queue[string]
 	clock   clock.Clock
 	log     *slog.Logger
-	// journal records the decisions of each sync (decision.go); nil
+	// decisions records the decisions of each sync (decision.go); nil
 	// records nothing.
-	journal *debug.Journal
+	decisions *controllerutil.DecisionLog
 
 	backOff, maxBackOff time.Duration
 	// cachesSynced are the handler registrations' HasSynced.
@@ -109,7 +108,7 @@ func New(kubeClient *client.Client, informers *informer.SharedInformerFactory, r
 		removals:     newFinalizerRemovals(),
 		clock:        opts.Clock,
 		log:          opts.Logger.With("controller", Name),
-		journal:      informers.Journal(),
+		decisions:    controllerutil.NewDecisionLog(informers.Journal(), Name, "jobs.batch"),
 		backOff:      opts.PodFailureBackOff,
 		maxBackOff:   opts.MaxPodFailureBackOff,
 		queue:        controllerutil.NewQueue(Name, opts.Clock, informers),

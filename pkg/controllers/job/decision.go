@@ -22,7 +22,7 @@ const decisionSource = "pkg/controller/job/job_controller.go"
 // wants 3 completions, parallelism 2: 1 succeeded, 0 failed, 1 active →
 // create 1".
 func (c *Controller) recordStep(key string, in stepInput, st step) {
-	if !c.journal.Enabled() {
+	if !c.decisions.Enabled() {
 		return
 	}
 	job := in.job
@@ -90,8 +90,7 @@ func (c *Controller) recordStep(key string, in stepInput, st step) {
 	if job.Spec.Completions != nil {
 		values["completions"] = strconv.Itoa(int(*job.Spec.Completions))
 	}
-	c.journal.Decision(debug.Decision{
-		Actor: Name, Resource: "jobs.batch", Key: key, UID: job.UID, ResourceVersion: job.ResourceVersion,
+	c.decisions.Record(&job.ObjectMeta, debug.Decision{
 		Message: fmt.Sprintf("Job wants %s, parallelism %d: %d succeeded, %d failed (backoffLimit %d), %d active → %s",
 			completions, parallelism, succeeded, failed, limit, active, action),
 		Values: values,
@@ -103,7 +102,7 @@ func (c *Controller) recordStep(key string, in stepInput, st step) {
 // delete it now, or wait until finished + TTL. Source: the
 // ttl-after-finished controller, which kplane folds into this one.
 func (c *Controller) recordTTL(key string, job *api.Job, left time.Duration) {
-	if !c.journal.Enabled() {
+	if !c.decisions.Enabled() {
 		return
 	}
 	ttl := *job.Spec.TTLSecondsAfterFinished
@@ -112,8 +111,7 @@ func (c *Controller) recordTTL(key string, job *api.Job, left time.Duration) {
 	if left > 0 {
 		action = fmt.Sprintf("wait %s, delete at %s", left.Round(time.Second), finished.Add(time.Duration(ttl)*time.Second).UTC().Format(time.TimeOnly))
 	}
-	c.journal.Decision(debug.Decision{
-		Actor: Name, Resource: "jobs.batch", Key: key, UID: job.UID, ResourceVersion: job.ResourceVersion,
+	c.decisions.Record(&job.ObjectMeta, debug.Decision{
 		Message: fmt.Sprintf("Job finished at %s, ttlSecondsAfterFinished %d → %s",
 			finished.UTC().Format(time.TimeOnly), ttl, action),
 		Values: map[string]string{

@@ -35,6 +35,7 @@ func (c *Controller) sync(ctx context.Context, key string) error {
 		// Its pods' finalizers are the orphan queue's (deleteJob).
 		c.expectations.Delete(key)
 		c.removals.forget(key)
+		c.decisions.Forget(key)
 		return nil
 	}
 	if err != nil {
