@@ -58,6 +58,9 @@ func recordPodDecision(journal *debug.Journal, pod *api.Pod, message string, val
 // checks resources, node affinity and taints again): every pod bound to
 // the node is run, and the record says so.
 func (w *podWorker) decideAdmitted(pod *api.Pod) {
+	if !w.env.journal.Enabled() {
+		return
+	}
 	w.decide(pod, fmt.Sprintf("pod bound to %s → admitted (kplane's kubelet runs no admission checks), sandbox IP %s",
 		pod.Spec.NodeName, w.podIP), map[string]string{"node": pod.Spec.NodeName, "podIP": w.podIP}, sourceAdmission)
 }
@@ -94,6 +97,9 @@ func (w *podWorker) decideRestart(pod *api.Pod, c *api.Container, st *containerS
 // decideKill records that a running container is stopped to be replaced:
 // a liveness or startup probe failed for good, or its image changed.
 func (w *podWorker) decideKill(pod *api.Pod, c *api.Container, why string, grace time.Duration, restart bool) {
+	if !w.env.journal.Enabled() {
+		return
+	}
 	then := "not restarted (restartPolicy Never)"
 	if restart {
 		then = "restarted after it exits"

@@ -24,11 +24,13 @@ const decisionSource = "pkg/controller/cronjob/cronjob_controllerv2.go"
 // recordRun records a decision about the start times of cj's schedule,
 // e.g. "CronJob */5 * * * *: missed 1, next run 12:35:00,
 // concurrencyPolicy Forbid, 1 active → skip the 12:30:00 run". sched is
-// nil when the schedule does not parse.
-func (c *Controller) recordRun(cj *api.CronJob, sched cron.Schedule, runs missedRuns, now time.Time, action string) {
+// nil when the schedule does not parse. The action is format with args,
+// formatted only when recorded.
+func (c *Controller) recordRun(cj *api.CronJob, sched cron.Schedule, runs missedRuns, now time.Time, format string, args ...any) {
 	if !c.decisions.Enabled() {
 		return
 	}
+	action := fmt.Sprintf(format, args...)
 	policy := cj.Spec.ConcurrencyPolicy
 	if policy == "" {
 		policy = api.AllowConcurrent

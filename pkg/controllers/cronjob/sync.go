@@ -82,7 +82,7 @@ func (c *Controller) syncCronJob(ctx context.Context, cj *api.CronJob, jobs []*a
 		// Only a new spec can fix it, and its update enqueues the key.
 		c.recorder.Eventf(cj, api.EventTypeWarning, "UnparseableSchedule", "%v", err)
 		c.log.Info("unparseable schedule", "key", keyOf(cj), "err", err)
-		c.recordRun(cj, nil, missedRuns{}, now, fmt.Sprintf("no run: %v", err))
+		c.recordRun(cj, nil, missedRuns{}, now, "no run: %v", err)
 		return 0, nil
 	}
 	next, ok := nextScheduleDelay(sched, now)
@@ -117,16 +117,16 @@ func (c *Controller) syncCronJob(ctx context.Context, cj *api.CronJob, jobs []*a
 	if cj.Spec.ConcurrencyPolicy == api.ForbidConcurrent && len(cj.Status.Active) > 0 {
 		// Upstream skips the run rather than queueing it: the start time
 		// counts as missed, and the next one is tried when it comes.
-		c.recordRun(cj, sched, runs, now, "skip the "+clockTime(scheduled)+" run")
+		c.recordRun(cj, sched, runs, now, "skip the %s run", clockTime(scheduled))
 		c.recorder.Event(cj, api.EventTypeNormal, "JobAlreadyActive",
 			"Not starting job because prior execution is running and concurrency policy is Forbid")
 		return next, nil
 	}
-	action := "create Job " + name + " for the " + clockTime(scheduled) + " run"
 	if cj.Spec.ConcurrencyPolicy == api.ReplaceConcurrent && len(cj.Status.Active) > 0 {
-		action = fmt.Sprintf("delete the %d active Jobs, then %s", len(cj.Status.Active), action)
+		c.recordRun(cj, sched, runs, now, "delete the %d active Jobs, then create Job %s for the %s run", len(cj.Status.Active), name, clockTime(scheduled))
+	} else {
+		c.recordRun(cj, sched, runs, now, "create Job %s for the %s run", name, clockTime(scheduled))
 	}
-	c.recordRun(cj, sched, runs, now, action)
 	if cj.Spec.ConcurrencyPolicy == api.ReplaceConcurrent {
 		for _, ref := range append([]api.ObjectReference(nil), cj.Status.Active...) {
 			if err := c.deleteJobInBackground(ctx, ref.Namespace, ref.Name); err != nil && !apierrors.IsNotFound(err) {

@@ -131,7 +131,9 @@ func (c *Controller) manage(ctx context.Context, key string, ds *api.DaemonSet, 
 		node, _ := targetNodeName(pod)
 		allowed, wait := c.failedPods.next(ds.UID + "/" + node)
 		if !allowed {
-			backingOff = append(backingOff, backOffLine(pod, node, wait))
+			if c.decisions.Enabled() {
+				backingOff = append(backingOff, backOffLine(pod, node, wait))
+			}
 			c.queue.AddAfter(key, wait)
 			continue
 		}

@@ -41,10 +41,10 @@ func (c *Controller) syncVolume(ctx context.Context, key string) error {
 		if !c.inVolumesDir(dir) {
 			// Never remove what this provisioner did not make: someone
 			// edited the annotation onto a volume of their own.
-			c.recordCleanup(pv, "keep "+dir+": it is outside the volumes directory")
+			c.recordCleanup(pv, "keep %s: it is outside the volumes directory", dir)
 			c.log.Warn("volume's path is outside the volumes directory; not removing it", "volume", pv.Name, "path", dir)
 		} else {
-			c.recordCleanup(pv, "remove its directory "+dir)
+			c.recordCleanup(pv, "remove its directory %s", dir)
 			if err := os.RemoveAll(dir); err != nil {
 				return fmt.Errorf("remove the directory of volume %s: %w", pv.Name, err)
 			}

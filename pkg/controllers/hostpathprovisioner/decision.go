@@ -50,10 +50,11 @@ func (c *Controller) recordWaitForNode(claim *api.PersistentVolumeClaim, class *
 }
 
 // recordCleanup records what happens to a deleted volume's directory.
-func (c *Controller) recordCleanup(pv *api.PersistentVolume, action string) {
+func (c *Controller) recordCleanup(pv *api.PersistentVolume, format string, args ...any) {
 	if !c.volumeDecisions.Enabled() {
 		return
 	}
+	action := fmt.Sprintf(format, args...)
 	c.volumeDecisions.Record(&pv.ObjectMeta, debug.Decision{
 		Message: fmt.Sprintf("volume %s is being deleted, persistentVolumeReclaimPolicy %s → %s, then remove finalizer %s",
 			pv.Name, pv.Spec.PersistentVolumeReclaimPolicy, action, FinalizerVolume),

@@ -23,11 +23,12 @@ const decisionSource = "pkg/controller/volume/persistentvolume/pv_controller.go"
 // recordClaim records what the sync of an unbound claim decided, with one
 // line per volume saying whether it fits, e.g. "claim wants 1Gi
 // [ReadWriteOnce], class "": 2 of 3 volumes fit → bind to pv1 (the closest
-// fit)".
-func (c *Controller) recordClaim(claim *api.PersistentVolumeClaim, action string) {
+// fit)". The action is format with args, formatted only when recorded.
+func (c *Controller) recordClaim(claim *api.PersistentVolumeClaim, format string, args ...any) {
 	if !c.claimDecisions.Enabled() {
 		return
 	}
+	action := fmt.Sprintf(format, args...)
 	volumes, _ := c.volumeLister.List(labels.Everything()) // only for the lines
 	slices.SortFunc(volumes, func(a, b *api.PersistentVolume) int { return strings.Compare(a.Name, b.Name) })
 	fit := 0
