@@ -13,6 +13,7 @@ import (
 	"log/slog"
 	"reflect"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -547,4 +548,23 @@ func jsonMap(t *testing.T, data []byte) map[string]any {
 		t.Fatalf("decode %s: %v", data, err)
 	}
 	return m
+}
+
+// After a pod failure the replacement waits out the back-off (10 s for
+// the first failure): the sync creates nothing and says for how long.
+func TestSyncRecordsTheFailureBackOff(t *testing.T) {
+	job := newJob(1, i32(1))
+	job.Status.Failed = 1
+	start := api.NewTime(testNow.Add(-time.Minute))
+	job.Status.StartTime = &start
+	f := newFixture(t, job, withoutFinalizer(jobPod("pi-a", api.PodFailed))) // failed a second ago, counted
+	f.sync()
+	for _, a := range f.server.Writes() {
+		if strings.HasPrefix(a.String(), "create pods") {
+			t.Fatalf("created a pod during the back-off: %s", a)
+		}
+	}
+	controllertest.ExpectDecision(t, f.server.Decisions("default/pi"),
+		"Job wants 1 completions, parallelism 1: 0 succeeded, 1 failed (backoffLimit 6), 0 active → back-off after a failure: create in 9s",
+		map[string]string{"failed": "1", "active": "0", "wantActive": "1", "create": "0"})
 }

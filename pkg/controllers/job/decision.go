@@ -21,7 +21,7 @@ const decisionSource = "pkg/controller/job/job_controller.go"
 // recordStep records the step st that nextStep chose from in, e.g. "Job
 // wants 3 completions, parallelism 2: 1 succeeded, 0 failed, 1 active →
 // create 1".
-func (c *Controller) recordStep(key string, in stepInput, st step) {
+func (c *Controller) recordStep(in stepInput, st step) {
 	if !c.decisions.Enabled() {
 		return
 	}
@@ -39,13 +39,12 @@ func (c *Controller) recordStep(key string, in stepInput, st step) {
 	want := wantActive(parallelism, job.Spec.Completions, succeeded, active)
 	create, deleteCount := st.create, len(st.delete)
 	if !in.satisfied {
-		create, deleteCount = 0, 0 // sync holds them back (see below)
+		create, deleteCount = 0, 0 // sync holds them back until the cache catches up
 	}
 
 	var action string
 	switch {
 	case !in.satisfied && (st.create > 0 || len(st.delete) > 0):
-		// sync creates and deletes only once the cache has caught up.
 		action = "wait: earlier creates/deletes not yet seen in the cache"
 	case st.failDeleted && hasTrueCondition(&st.status, api.JobFailureTarget):
 		cond := findCondition(&st.status, api.JobFailureTarget)

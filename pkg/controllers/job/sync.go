@@ -84,7 +84,7 @@ func (c *Controller) sync(ctx context.Context, key string) error {
 		backOff: c.backOff, maxBackOff: c.maxBackOff,
 	}
 	st := nextStep(in)
-	c.recordStep(key, in, st)
+	c.recordStep(in, st)
 
 	var created, deleted int
 	var manageErr error
