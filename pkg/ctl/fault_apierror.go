@@ -146,9 +146,12 @@ func statusReason(code int) string {
 // component and queue that show it, for the hint; ok is false for a
 // resource the hint knows nothing about.
 func writerOf(r debug.APIErrorRule) (who, component, queue string, ok bool) {
-	resource, _, _ := strings.Cut(r.Resource, ".")
-	if sub := strings.Index(r.Resource, "/"); sub >= 0 {
-		resource = strings.SplitN(resource, "/", 2)[0] + r.Resource[sub:]
+	// "replicasets.apps/status" → "replicasets/status": the group does
+	// not change who writes it.
+	resource, subresource, _ := strings.Cut(r.Resource, "/")
+	resource, _, _ = strings.Cut(resource, ".")
+	if subresource != "" {
+		resource += "/" + subresource
 	}
 	switch resource {
 	case "replicasets":

@@ -157,3 +157,21 @@ func TestFaultKillPicksTheLeaderByTheLeaseHolder(t *testing.T) {
 		t.Errorf("--signal HUP: err %v", err)
 	}
 }
+
+func TestAPIErrorHintNamesWhoMakesTheRequests(t *testing.T) {
+	for resource, want := range map[string]string{
+		"replicasets":             "deployment",
+		"replicasets.apps":        "deployment",
+		"replicasets.apps/status": "replicaset",
+		"pods":                    "replicaset",
+		"pods/binding":            "",
+	} {
+		who, _, queue, ok := writerOf(debug.APIErrorRule{Resource: resource})
+		if !ok || queue != want || who == "" {
+			t.Errorf("writerOf(%s) = %q, queue %q, %v; want queue %q", resource, who, queue, ok, want)
+		}
+	}
+	if _, _, _, ok := writerOf(debug.APIErrorRule{Resource: "configmaps"}); ok {
+		t.Error("writerOf(configmaps) claims to know who writes them")
+	}
+}
