@@ -105,12 +105,12 @@ type Server struct {
 	recent recentWrites
 	// terminating remembers namespaces this server marked for deletion (name → time).
 	terminating sync.Map
+	url         string
+	started     time.Time
+
 	// watchFence holds new watches while a compaction fault runs
 	// (fault_compact.go): watches set up under its read lock.
 	watchFence sync.RWMutex
-
-	url         string
-	started     time.Time
 
 	httpServer *http.Server
 	embedded   *store.Embedded
