@@ -217,4 +217,26 @@ func TestCompactFaultDropsWatchesAndOldResourceVersionsGetGone(t *testing.T) {
 	if ev.Type != "ERROR" || ev.Object.Code != http.StatusGone || ev.Object.Reason != "Expired" {
 		t.Fatalf("watch from the compacted resourceVersion %s got %+v, want an ERROR event with a 410 Expired Status", cm.ResourceVersion, ev)
 	}
+
+	// An informer now relists "not older than" its resourceVersion and
+	// watches from the list's: that must not be compacted too, or a quiet
+	// resource's informer would relist forever.
+	list, err := c.ConfigMaps("default").List(ctx, client.ListOptions{ResourceVersion: cm.ResourceVersion})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if listed, _ := strconv.ParseInt(list.ResourceVersion, 10, 64); listed < result.Revision {
+		t.Fatalf("relist answered at resourceVersion %s, older than the compaction at %d", list.ResourceVersion, result.Revision)
+	}
+	w, err := c.ConfigMaps("default").Watch(ctx, client.ListOptions{ResourceVersion: list.ResourceVersion})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Stop()
+	if _, err := c.ConfigMaps("default").Create(ctx, &api.ConfigMap{ObjectMeta: api.ObjectMeta{Name: "next"}}, client.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if got := <-w.ResultChan(); got.Type != client.Added || got.Object.GetObjectMeta().Name != "next" {
+		t.Fatalf("watch from the relist's resourceVersion %s got %+v, want ADDED next", list.ResourceVersion, got)
+	}
 }

@@ -24,8 +24,14 @@ import (
 // client may see the revision compacted to, or it could resume from there.
 // So the fault, in order: holds new watches at the fence, drops every
 // watch (no stream delivers anything after that), compacts to a revision
-// newer than everything delivered (store.CompactToNow), and lets the held
-// watches go on.
+// newer than everything delivered (store.CompactToNow), brings every watch
+// cache up to that revision, and lets the held watches go on.
+//
+// The watch caches must reach the compaction revision because it was
+// written outside every cache's prefix: a cache would otherwise stay behind
+// it until its resource next changes, answer a relist at its older
+// revision, and the client's watch from there would be gone too — a quiet
+// resource's informer would relist again and again.
 
 // compactFaultTimeout bounds the fault: dropping waits for each watch
 // cache to be between two events, compacting for etcd.
@@ -72,5 +78,25 @@ func (s *Server) compactAndDropWatches(ctx context.Context) (debug.CompactResult
 		return result, fmt.Errorf("compact etcd (after dropping %d watches): %w", result.DroppedWatches, err)
 	}
 	result.Revision = revision
+	if err := s.waitForCaches(ctx, revision); err != nil {
+		return result, fmt.Errorf("compacted etcd at revision %d: %w", revision, err)
+	}
 	return result, nil
+}
+
+// waitForCaches waits until every watch cache has reached revision, all at
+// once: each asks etcd for a progress notification.
+func (s *Server) waitForCaches(ctx context.Context, revision int64) error {
+	var wg sync.WaitGroup
+	errs := make(chan error, len(s.caches))
+	for res, c := range s.caches {
+		wg.Go(func() {
+			if err := c.WaitForRevision(ctx, revision); err != nil {
+				errs <- fmt.Errorf("the watch cache of %s: %w", res.plural, err)
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	return <-errs
 }
