@@ -149,7 +149,7 @@ func etcdRevisionOf(event string, kv store.KV) debug.EtcdRevision {
 	rev := debug.EtcdRevision{Revision: kv.ModRevision, ResourceVersion: strconv.FormatInt(kv.ModRevision, 10),
 		Event: event, Version: kv.Version}
 	if event != debug.EtcdDelete {
-		rev.Value = jsonValue(kv.Value)
+		rev.Value, rev.ValueSize = jsonValue(kv.Value), len(kv.Value)
 	}
 	return rev
 }

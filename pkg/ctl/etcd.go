@@ -330,7 +330,7 @@ func historyChange(r debug.EtcdRevision, previous json.RawMessage) string {
 	case r.Event == debug.EtcdDelete:
 		return "(deleted)"
 	case r.Event == debug.EtcdCreate:
-		return fmt.Sprintf("(created, %d bytes)", len(r.Value))
+		return fmt.Sprintf("(created, %d bytes)", r.ValueSize)
 	case previous == nil:
 		return "(the value before is not kept)"
 	}

@@ -18,10 +18,10 @@ func TestPrintEtcdHistoryTable(t *testing.T) {
 		want    string
 	}{
 		{"create and updates", debug.EtcdHistory{Revisions: []debug.EtcdRevision{
-			{Revision: 10, Event: "create", Version: 1, Value: value("v0")},
+			{Revision: 10, Event: "create", Version: 1, Value: value("v0"), ValueSize: 64},
 			{Revision: 12, Event: "update", Version: 2, Value: value("v1")},
 			{Revision: 15, Event: "delete"},
-			{Revision: 16, Event: "create", Version: 1, Value: value("v2")},
+			{Revision: 16, Event: "create", Version: 1, Value: value("v2"), ValueSize: 64},
 		}}, `REVISION   EVENT    CHANGE
 10         create   (created, 64 bytes)
 12         update   data.k: "v0" → "v1"

@@ -71,12 +71,15 @@ type EtcdRevision struct {
 	// ResourceVersion is the same number as the API shows it to clients.
 	Revision        int64  `json:"revision"`
 	ResourceVersion string `json:"resourceVersion"`
-	// Event is EtcdCreate, EtcdUpdate or EtcdDelete.
-	Event string `json:"event"`
+	// Event is EtcdCreate, EtcdUpdate or EtcdDelete ("" for the value
+	// kept at the compaction point, whose change is gone).
+	Event string `json:"event,omitempty"`
 	// Version counts the key's writes since its creation (0 for a delete).
 	Version int64 `json:"version,omitempty"`
-	// Value is the value written (none for a delete).
-	Value json.RawMessage `json:"value,omitempty"`
+	// Value is the value written (none for a delete), and ValueSize its
+	// length in bytes as etcd stores it.
+	Value     json.RawMessage `json:"value,omitempty"`
+	ValueSize int             `json:"valueSize,omitempty"`
 }
 
 // EtcdHistory is what etcd still remembers of one key.
