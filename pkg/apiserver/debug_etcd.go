@@ -102,9 +102,7 @@ func (s *Server) serveEtcdGet(w http.ResponseWriter, r *http.Request) {
 		debug.WriteStatus(w, http.StatusInternalServerError, "InternalError", err.Error())
 		return
 	}
-	// Get reads the latest revision; the key's mod revision is the
-	// newest revision it is certain to have been read at.
-	writeDebugJSON(w, debug.EtcdValue{EtcdKey: etcdKeyOf(kv), Value: jsonValue(kv.Value), Revision: kv.ModRevision})
+	writeDebugJSON(w, debug.EtcdValue{EtcdKey: etcdKeyOf(kv), Value: jsonValue(kv.Value)})
 }
 
 // serveEtcdHistory answers debug.PathEtcdHistory: a key's changes back to

@@ -53,8 +53,6 @@ type EtcdValue struct {
 	// Value is the stored value: the object's JSON as the apiserver
 	// stored it (a value that is not JSON comes as a JSON string).
 	Value json.RawMessage `json:"value"`
-	// Revision is the store revision it was read at.
-	Revision int64 `json:"revision"`
 }
 
 // The events of a key's history: etcd has only puts and deletes; a put
