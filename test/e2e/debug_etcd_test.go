@@ -24,6 +24,7 @@ import (
 // older resourceVersion gets 410 Gone, and the controller-manager's
 // informers relist (its journal has list records after the compaction).
 func TestDebugEtcdHistoryAndCompactFault(t *testing.T) {
+	t.Parallel()
 	bin := requireControllerManager(t)
 	c := framework.StartCluster(t, nil)
 	cl := c.Client(t)
