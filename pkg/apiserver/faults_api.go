@@ -18,7 +18,7 @@ var faultSubresources = []string{"status", "scale", "binding", "finalize", "log"
 func (s *Server) registerFaultRoutes() {
 	j := s.opts.Journal
 	j.Handle("GET "+debug.PathFaultAPIError, http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
-		writeDebugJSON(w, http.StatusOK, s.faults.active())
+		writeDebugJSON(w, s.faults.active())
 	}))
 	j.Handle("POST "+debug.PathFaultAPIError, http.HandlerFunc(s.serveAddFault))
 	j.Handle("DELETE "+debug.PathFaultAPIError, http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
@@ -27,7 +27,7 @@ func (s *Server) registerFaultRoutes() {
 			j.Add(debug.Record{Type: debug.TypeEvent, Stage: "api-error",
 				Message: fmt.Sprintf("cleared %d api-error fault rules; held requests are served", len(cleared))})
 		}
-		writeDebugJSON(w, http.StatusOK, cleared)
+		writeDebugJSON(w, cleared)
 	}))
 }
 
@@ -50,7 +50,7 @@ func (s *Server) serveAddFault(w http.ResponseWriter, r *http.Request) {
 	s.opts.Journal.Add(debug.Record{Type: debug.TypeEvent, Stage: "api-error", Resource: installed.Resource,
 		Message: fmt.Sprintf("installed api-error fault rule %d: %s %s → %d, delay %v, for %v",
 			installed.ID, installed.Verb, installed.Resource, installed.Code, installed.Delay, installed.For)})
-	writeDebugJSON(w, http.StatusCreated, installed)
+	writeDebugJSON(w, installed)
 }
 
 // checkFaultResource says, as kubectl would, when a rule names a resource
@@ -71,13 +71,4 @@ func (s *Server) checkFaultResource(name string) error {
 		return fmt.Errorf("subresource %q: the server serves %v", subresource, faultSubresources)
 	}
 	return nil
-}
-
-// writeDebugJSON answers v as indented JSON with code.
-func writeDebugJSON(w http.ResponseWriter, code int, v any) {
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(code)
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	_ = enc.Encode(v)
 }

@@ -97,9 +97,11 @@ Objects (kubectl's verbs, messages and exit codes):
   ctl config          show and change the kubeconfig's contexts
   ctl completion      shell completion for verbs, kinds and object names
 
-Inside the cluster (its components' debug APIs):
+Inside the cluster:
   ctl queues          every controller's workqueue: depth, keys processing and waiting, retries; -w
-  ctl fault           kill a component, make the apiserver fail requests, drop watches
+  ctl etcd            the apiserver's etcd: ls keys, get a value, a key's history of revisions
+  ctl fault           inject a fault: kill a component, api-error (fail or hold requests),
+                      drop-watch, compact (etcd compacted, every watch gets 410 Gone)
 
 Which cluster: --kubeconfig, else the first existing file of $KUBECONFIG,
 else ./.kplane/kubeconfig (the cluster ` + "`ctl up`" + ` started here), else
@@ -149,9 +151,11 @@ else ./.kplane/kubeconfig (the cluster ` + "`ctl up`" + ` started here), else
 	root.AddCommand(newExposeCommand(f))
 	root.AddCommand(newDiffCommand(f))
 
-	// Seeing inside, and breaking on purpose.
+	// Seeing inside: the workqueues, etcd's keys and history, and faults
+	// to inject.
 	root.AddCommand(newQueuesCommand(streams, debugAPI))
-	root.AddCommand(newFaultCommand(streams, debugAPI))
+	root.AddCommand(newEtcdCommand(f))
+	root.AddCommand(newFaultCommand(f, debugAPI))
 	return root, f
 }
 
