@@ -14,8 +14,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"net"
-	"net/http"
 	"os"
 	"sync"
 
@@ -49,8 +47,8 @@ type ControllerManager struct {
 	recorders   []*events.Recorder
 	controllers []managed
 
-	listener net.Listener
-	server   *http.Server
+	// server serves /metrics, /healthz and the debug API on --bind-address.
+	server *debug.Server
 }
 
 // managed is one controller the manager built.
@@ -117,13 +115,11 @@ func New(opts Options) (*ControllerManager, error) {
 		return nil, err
 	}
 	// The debug API takes the cluster's tokens, checked by the apiserver.
-	debugAPI := opts.Journal.Handler(debug.TokenReviewAuthenticator(m.client), true)
-	ln, srv, err := listen(opts.BindAddress, debugAPI)
-	if err != nil {
+	mux := debug.ComponentMux(opts.Journal, debug.TokenReviewAuthenticator(m.client), nil)
+	if m.server, err = debug.Listen("--bind-address", opts.BindAddress, mux); err != nil {
 		m.release()
 		return nil, fmt.Errorf("controller-manager: %w", err)
 	}
-	m.listener, m.server = ln, srv
 	return m, nil
 }
 
@@ -160,7 +156,7 @@ func (m *ControllerManager) release() {
 
 // Addr returns the address the metrics server is bound to, with the port
 // the kernel chose when --bind-address asked for port 0.
-func (m *ControllerManager) Addr() string { return m.listener.Addr().String() }
+func (m *ControllerManager) Addr() string { return m.server.Addr() }
 
 // Identity returns this manager's holderIdentity in leader election.
 func (m *ControllerManager) Identity() string { return m.identity }
@@ -191,7 +187,7 @@ func (m *ControllerManager) debugComponent() string {
 func (m *ControllerManager) Run(ctx context.Context) error {
 	defer m.release()
 	m.log.Info("serving metrics and health", "address", "http://"+m.Addr(), "paths", "/metrics /healthz")
-	stopServing := m.serve()
+	stopServing := m.server.Serve(m.log)
 	defer stopServing()
 	if err := debug.Announce(m.opts.DebugEndpointFile, m.debugComponent(), "http://"+m.Addr(), m.leaderIdentity()); err != nil {
 		return fmt.Errorf("controller-manager: %w", err)

@@ -3,9 +3,7 @@ package controllermanager
 import (
 	"errors"
 	"fmt"
-	"kplane/pkg/debug"
 	"log/slog"
-	"net"
 	"slices"
 	"strconv"
 	"time"
@@ -13,6 +11,7 @@ import (
 	"kplane/pkg/client"
 	"kplane/pkg/clock"
 	"kplane/pkg/controllers/hostpathprovisioner"
+	"kplane/pkg/debug"
 	"kplane/pkg/leaderelection"
 )
 
@@ -163,33 +162,13 @@ func (o *Options) Validate() error {
 		func(d Descriptor) bool { return d.Name == hostpathprovisioner.Name }) {
 		errs = append(errs, fmt.Errorf("--hostpath-volumes-dir is required by the %s controller", hostpathprovisioner.Name))
 	}
-	if err := checkBindAddress(o.BindAddress); err != nil {
+	if err := debug.CheckLoopback("--bind-address", o.BindAddress); err != nil {
 		errs = append(errs, err)
 	}
 	if o.Verbosity < 0 {
 		errs = append(errs, fmt.Errorf("--v must not be negative, got %d", o.Verbosity))
 	}
 	return errors.Join(errs...)
-}
-
-// checkBindAddress accepts host:port on a loopback interface only: the
-// metrics server has no authentication, and kplane never listens beyond
-// this machine.
-func checkBindAddress(addr string) error {
-	host, port, err := net.SplitHostPort(addr)
-	if err != nil {
-		return fmt.Errorf("--bind-address %q must be host:port: %w", addr, err)
-	}
-	if p, err := strconv.Atoi(port); err != nil || p < 0 || p > 65535 {
-		return fmt.Errorf("--bind-address %q: port must be a number from 0 to 65535", addr)
-	}
-	if host == "localhost" {
-		return nil
-	}
-	if ip := net.ParseIP(host); ip == nil || !ip.IsLoopback() {
-		return fmt.Errorf("--bind-address %q must be on a loopback address (127.0.0.1, ::1 or localhost)", addr)
-	}
-	return nil
 }
 
 // workers returns the worker count for controller d.

@@ -13,12 +13,12 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 )
 
-// ComponentMux is what a component without an HTTP server of its own (the
-// scheduler, the kubelets) serves on its loopback debug address: /healthz
-// ("ok" while the process runs) and /metrics (metrics, or Prometheus'
-// default registry when nil) to anyone, as the controller-manager serves
-// them, and under /debug/ the debug API and pprof, for cluster
-// administrators only (authn decides who asks).
+// ComponentMux is what a component without an API server of its own (the
+// controller-manager, the scheduler, the kubelets) serves on its loopback
+// address: /healthz ("ok" while the process runs) and /metrics (metrics,
+// or Prometheus' default registry when nil) to anyone, as
+// kube-controller-manager serves them, and under /debug/ the debug API and
+// pprof, for cluster administrators only (authn decides who asks).
 func ComponentMux(j *Journal, authn Authenticator, metrics http.Handler) *http.ServeMux {
 	if metrics == nil {
 		metrics = promhttp.Handler()
@@ -54,8 +54,11 @@ func Listen(flag, addr string, handler http.Handler) (*Server, error) {
 	return &Server{listener: ln, server: &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second}}, nil
 }
 
+// Addr is the server's host:port, with the port the kernel chose for port 0.
+func (s *Server) Addr() string { return s.listener.Addr().String() }
+
 // URL is the server's base URL, with the port the kernel chose for port 0.
-func (s *Server) URL() string { return "http://" + s.listener.Addr().String() }
+func (s *Server) URL() string { return "http://" + s.Addr() }
 
 // Serve serves in a goroutine until stop is called; stop waits up to five
 // seconds for requests in flight (a followed records stream is cut).
