@@ -38,6 +38,7 @@ to <data-dir>/kubeconfig:
 			}
 			opts.Logger = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
 			opts.Journal, opts.DebugEndpointFile = debugFlags.NewJournal(nil), debugFlags.EndpointFile
+			opts.DebugComponent = debugFlags.Component
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
 			s, err := apiserver.Start(ctx, opts)

@@ -46,6 +46,7 @@ administrators' tokens only (docs/debug-api.md).`,
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
 			opts.Journal, opts.DebugEndpointFile = debugFlags.NewJournal(opts.Clock), debugFlags.EndpointFile
+			opts.DebugComponent = debugFlags.Component
 			return controllermanager.Run(ctx, opts)
 		},
 	}

@@ -51,12 +51,10 @@ With --runtime process a container's command runs as a local process.
 			opts.Logger = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
 			opts.Server = logsServer(opts.Kubeconfig)
 			if debugFlags.Component == "" {
-				debugFlags.Component = "kubelet-" + opts.NodeName
-				if opts.NodeName == "" {
-					debugFlags.Component = "kubelet-" + opts.NodeNamePrefix + "1"
-				}
+				debugFlags.Component = opts.DefaultDebugComponent()
 			}
 			opts.Journal, opts.DebugEndpointFile = debugFlags.NewJournal(opts.Clock), debugFlags.EndpointFile
+			opts.DebugComponent = debugFlags.Component
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
 			return kubelet.Run(ctx, opts)

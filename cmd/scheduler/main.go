@@ -40,6 +40,7 @@ tokens only (docs/debug-api.md).`,
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
 			opts.Journal, opts.DebugEndpointFile = debugFlags.NewJournal(opts.Clock), debugFlags.EndpointFile
+			opts.DebugComponent = debugFlags.Component
 			return scheduler.Run(ctx, opts)
 		},
 	}

@@ -19,11 +19,3 @@ func (s *Server) debugHandler() http.Handler {
 	}
 	return s.opts.Journal.Handler(authenticated, true)
 }
-
-// debugComponent is the apiserver's name in its endpoint file.
-func (s *Server) debugComponent() string {
-	if name := s.opts.Journal.Component(); name != "" {
-		return name
-	}
-	return "apiserver"
-}

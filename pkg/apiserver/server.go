@@ -57,6 +57,10 @@ type Options struct {
 	// DebugEndpointFile, when set, is where the apiserver announces its
 	// debug API (its own https URL) once it serves; see debug.Endpoint.
 	DebugEndpointFile string
+	// DebugComponent is the apiserver's name in its debug endpoint file
+	// (--debug-component-name, default "apiserver"): what `ctl` calls it,
+	// so it is set even when Journal is nil.
+	DebugComponent string
 
 	// IdentityLeaseDuration, IdentityLeaseRenewInterval and
 	// IdentityLeaseGCPeriod time the apiserver's identity Lease
@@ -76,6 +80,7 @@ func DefaultOptions() Options {
 		SecurePort:          6443,
 		CompactionInterval:  5 * time.Minute,
 		MaxRequestBodyBytes: 3 << 20,
+		DebugComponent:      "apiserver",
 	}
 }
 
@@ -289,7 +294,7 @@ func (s *Server) start(ctx context.Context) error {
 	if err := s.writeKubeconfig(); err != nil {
 		return err
 	}
-	if err := debug.Announce(s.opts.DebugEndpointFile, s.debugComponent(), s.url, ""); err != nil {
+	if err := debug.Announce(s.opts.DebugEndpointFile, s.opts.DebugComponent, s.url, ""); err != nil {
 		return err
 	}
 	s.log.Info("apiserver ready", "url", s.url, "kubeconfig", s.KubeconfigPath(),

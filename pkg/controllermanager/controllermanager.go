@@ -170,14 +170,6 @@ func (m *ControllerManager) leaderIdentity() string {
 	return m.identity
 }
 
-// debugComponent is this manager's name in its debug endpoint file.
-func (m *ControllerManager) debugComponent() string {
-	if name := m.opts.Journal.Component(); name != "" {
-		return name
-	}
-	return "controller-manager"
-}
-
 // Run serves /metrics and /healthz, starts the shared informers and runs
 // the controllers until ctx ends — or, with leader election, while this
 // manager leads. It returns nil after a clean shutdown (controllers
@@ -189,7 +181,7 @@ func (m *ControllerManager) Run(ctx context.Context) error {
 	m.log.Info("serving metrics and health", "address", "http://"+m.Addr(), "paths", "/metrics /healthz")
 	stopServing := m.server.Serve(m.log)
 	defer stopServing()
-	if err := debug.Announce(m.opts.DebugEndpointFile, m.debugComponent(), "http://"+m.Addr(), m.leaderIdentity()); err != nil {
+	if err := debug.Announce(m.opts.DebugEndpointFile, m.opts.DebugComponent, "http://"+m.Addr(), m.leaderIdentity()); err != nil {
 		return fmt.Errorf("controller-manager: %w", err)
 	}
 

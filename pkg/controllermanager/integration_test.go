@@ -18,6 +18,7 @@ import (
 	"kplane/pkg/auth"
 	"kplane/pkg/client"
 	"kplane/pkg/controllermanager"
+	"kplane/pkg/debug"
 	"kplane/pkg/kubeconfig"
 	"kplane/test/framework"
 )
@@ -181,12 +182,18 @@ func httpGet(t *testing.T, url string) (int, string) {
 }
 
 // One manager with the credentials `ctl up` gives it: it takes the Lease,
-// runs the serviceaccount controller, serves its metrics, and on shutdown
-// releases the Lease.
+// runs the serviceaccount controller, serves its metrics, announces its
+// debug API under the name it was given even with the journal off
+// (--debug-ring-size 0), and on shutdown releases the Lease.
 func TestManagerRunsControllersAndServesMetrics(t *testing.T) {
 	a := framework.StartAPIServer(t)
 	c := a.Client(t, nil)
-	m := startManager(t, writeKubeconfig(t, a), "manager-a")
+	dataDir := t.TempDir()
+	m := startManagerWith(t, writeKubeconfig(t, a), "manager-a", func(o *controllermanager.Options) {
+		o.Journal = nil
+		o.DebugComponent = "controller-manager-2"
+		o.DebugEndpointFile = debug.EndpointFile(dataDir, o.DebugComponent)
+	})
 
 	waitLeaseHolder(t, c, "manager-a")
 	createNamespace(t, c, "team-a")
@@ -200,6 +207,13 @@ func TestManagerRunsControllersAndServesMetrics(t *testing.T) {
 		code, body := httpGet(t, "http://"+m.Addr()+"/metrics")
 		return code == http.StatusOK && strings.Contains(body, metric), fmt.Sprintf("/metrics answered %d without %s", code, metric)
 	})
+	endpoints, err := debug.ReadEndpoints(dataDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(endpoints) != 1 || endpoints[0].Component != "controller-manager-2" || endpoints[0].URL != "http://"+m.Addr() || endpoints[0].Identity != "manager-a" {
+		t.Errorf("endpoints = %+v, want one: controller-manager-2 at http://%s, identity manager-a", endpoints, m.Addr())
+	}
 	for _, want := range []string{"started leading", `msg="started controller" component=controller-manager controller=serviceaccount workers=1`, "address=http://" + m.Addr()} {
 		if !strings.Contains(m.logs.String(), want) {
 			t.Errorf("logs lack %q:\n%s", want, m.logs.String())

@@ -89,6 +89,11 @@ type Options struct {
 	// DebugEndpointFile, when set, is where the manager announces its
 	// debug API (http://<BindAddress>/debug/kplane/) once it listens.
 	DebugEndpointFile string
+	// DebugComponent is the manager's name in its debug endpoint file
+	// (--debug-component-name, default "controller-manager"; a second
+	// manager is "controller-manager-2"): what `ctl` calls it, so it is
+	// set even when Journal is nil.
+	DebugComponent string
 	// Logger receives the manager's logs; nil logs text to stderr at the
 	// level --v asks for.
 	Logger *slog.Logger
@@ -126,6 +131,7 @@ func DefaultOptions() Options {
 		RetryPeriod:                  leaderelection.DefaultRetryPeriod,
 		NodeMonitorGracePeriod:       DefaultNodeMonitorGracePeriod,
 		BindAddress:                  DefaultBindAddress,
+		DebugComponent:               "controller-manager",
 	}
 }
 

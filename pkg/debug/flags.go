@@ -52,5 +52,8 @@ func Announce(path, component, url, identity string) error {
 	if path == "" {
 		return nil
 	}
+	if component == "" {
+		return fmt.Errorf("announce debug endpoint in %s: no component name", path)
+	}
 	return WriteEndpoint(path, Endpoint{Component: component, URL: url, PID: os.Getpid(), Identity: identity})
 }

@@ -35,11 +35,7 @@ func startDebugServer(opts *Options, c *client.Client, nodes *nodeSet, log *slog
 	if err != nil {
 		return nil, err
 	}
-	component := opts.Journal.Component()
-	if component == "" {
-		component = "kubelet-" + nodes.ordered[0].nodeName
-	}
-	if err := debug.Announce(opts.DebugEndpointFile, component, srv.URL(), ""); err != nil {
+	if err := debug.Announce(opts.DebugEndpointFile, opts.DebugComponent, srv.URL(), ""); err != nil {
 		srv.Close()
 		return nil, err
 	}

@@ -146,6 +146,20 @@ type Options struct {
 	// DebugEndpointFile, when set, is where the process announces its
 	// debug API once it listens (see debug.Endpoint).
 	DebugEndpointFile string
+	// DebugComponent is the process's name in its debug endpoint file
+	// (--debug-component-name; the command's default is
+	// DefaultDebugComponent): what `ctl` calls it, so it is set even when
+	// Journal is nil.
+	DebugComponent string
+}
+
+// DefaultDebugComponent is the process's name when --debug-component-name
+// is not given: "kubelet-" and its first node's name.
+func (o *Options) DefaultDebugComponent() string {
+	if o.NodeName != "" {
+		return "kubelet-" + o.NodeName
+	}
+	return "kubelet-" + o.NodeNamePrefix + "1"
 }
 
 // Upstream defaults the kubelet mirrors.

@@ -92,6 +92,10 @@ type Options struct {
 	// DebugEndpointFile, when set, is where the scheduler announces its
 	// debug API once it listens (see debug.Endpoint).
 	DebugEndpointFile string
+	// DebugComponent is the scheduler's name in its debug endpoint file
+	// (--debug-component-name, default "scheduler"): what `ctl` calls it,
+	// so it is set even when Journal is nil.
+	DebugComponent string
 	// Logger receives the scheduler's logs; nil logs text to stderr.
 	Logger *slog.Logger
 	// Clock drives back-off and the queue's timers; nil is the wall clock.
@@ -125,6 +129,7 @@ func DefaultOptions() Options {
 		ParallelBinds:                     DefaultParallelBinds,
 		KubeAPIQPS:                        client.DefaultComponentQPS,
 		KubeAPIBurst:                      client.DefaultComponentBurst,
+		DebugComponent:                    "scheduler",
 	}
 }
 

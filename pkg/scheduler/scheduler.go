@@ -153,7 +153,7 @@ func (s *Scheduler) Run(ctx context.Context) error {
 		if s.opts.LeaderElect {
 			identity = s.identity
 		}
-		if err := debug.Announce(s.opts.DebugEndpointFile, s.debugComponent(), s.server.URL(), identity); err != nil {
+		if err := debug.Announce(s.opts.DebugEndpointFile, s.opts.DebugComponent, s.server.URL(), identity); err != nil {
 			return fmt.Errorf("scheduler: %w", err)
 		}
 	}
@@ -246,12 +246,4 @@ func (s *Scheduler) goAPICall(fn func()) {
 		defer func() { <-s.apiSlots }()
 		fn()
 	})
-}
-
-// debugComponent is the scheduler's name in its debug endpoint file.
-func (s *Scheduler) debugComponent() string {
-	if name := s.opts.Journal.Component(); name != "" {
-		return name
-	}
-	return "scheduler"
 }
