@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"time"
 
+	"kplane/pkg/api"
+	apierrors "kplane/pkg/api/errors"
 	"kplane/pkg/debug"
 	"kplane/pkg/store"
 	"kplane/pkg/store/keys"
@@ -57,7 +59,7 @@ func (s *Server) serveEtcdKeys(w http.ResponseWriter, r *http.Request) {
 	if token := q.Get("continue"); token != "" {
 		c, err := decodeEtcdContinue(token)
 		if err != nil {
-			debug.WriteStatus(w, http.StatusBadRequest, "BadRequest", err.Error())
+			writeError(w, apierrors.NewBadRequest(err.Error()))
 			return
 		}
 		opts.Revision, opts.StartAfter = c.Revision, c.StartAfter
@@ -66,12 +68,12 @@ func (s *Server) serveEtcdKeys(w http.ResponseWriter, r *http.Request) {
 	defer cancel()
 	page, err := s.etcd.List(ctx, prefix, opts)
 	if errors.Is(err, store.ErrGone) {
-		debug.WriteStatus(w, http.StatusGone, "Expired",
-			fmt.Sprintf("the listing's revision %d has been compacted; list again without continue", opts.Revision))
+		writeError(w, apierrors.NewResourceExpired(
+			fmt.Sprintf("the listing's revision %d has been compacted; list again without continue", opts.Revision)))
 		return
 	}
 	if err != nil {
-		debug.WriteStatus(w, http.StatusInternalServerError, "InternalError", err.Error())
+		writeError(w, apierrors.NewInternalError(err))
 		return
 	}
 	list := debug.EtcdKeyList{Prefix: prefix, Revision: page.Revision, Keys: make([]debug.EtcdKey, 0, len(page.Items))}
@@ -82,7 +84,7 @@ func (s *Server) serveEtcdKeys(w http.ResponseWriter, r *http.Request) {
 		list.Continue = encodeEtcdContinue(etcdContinue{Revision: page.Revision, StartAfter: page.Items[len(page.Items)-1].Key})
 		list.RemainingKeys = page.Remaining
 	}
-	writeDebugJSON(w, list)
+	debug.WriteJSON(w, list)
 }
 
 // serveEtcdGet answers debug.PathEtcdGet: one key's value and revisions.
@@ -95,14 +97,15 @@ func (s *Server) serveEtcdGet(w http.ResponseWriter, r *http.Request) {
 	defer cancel()
 	kv, err := s.etcd.Get(ctx, key)
 	if errors.Is(err, store.ErrNotFound) {
-		debug.WriteStatus(w, http.StatusNotFound, "NotFound", fmt.Sprintf("key %q not found in etcd", key))
+		writeError(w, apierrors.FromStatus(api.Status{Code: http.StatusNotFound, Reason: apierrors.ReasonNotFound,
+			Message: fmt.Sprintf("key %q not found in etcd", key)}))
 		return
 	}
 	if err != nil {
-		debug.WriteStatus(w, http.StatusInternalServerError, "InternalError", err.Error())
+		writeError(w, apierrors.NewInternalError(err))
 		return
 	}
-	writeDebugJSON(w, debug.EtcdValue{EtcdKey: etcdKeyOf(kv), Value: jsonValue(kv.Value)})
+	debug.WriteJSON(w, debug.EtcdValue{EtcdKey: etcdKeyOf(kv), Value: jsonValue(kv.Value)})
 }
 
 // serveEtcdHistory answers debug.PathEtcdHistory: a key's changes back to
@@ -120,7 +123,7 @@ func (s *Server) serveEtcdHistory(w http.ResponseWriter, r *http.Request) {
 	defer cancel()
 	h, err := s.etcd.History(ctx, key, limit)
 	if err != nil {
-		debug.WriteStatus(w, http.StatusInternalServerError, "InternalError", err.Error())
+		writeError(w, apierrors.NewInternalError(err))
 		return
 	}
 	out := debug.EtcdHistory{Key: key, Revision: h.Revision, CompactRevision: h.CompactRevision, Omitted: h.Omitted,
@@ -132,7 +135,7 @@ func (s *Server) serveEtcdHistory(w http.ResponseWriter, r *http.Request) {
 	for _, c := range h.Changes {
 		out.Revisions = append(out.Revisions, etcdRevisionOf(etcdEvent(c.Type), c.KV))
 	}
-	writeDebugJSON(w, out)
+	debug.WriteJSON(w, out)
 }
 
 // etcdKeyOf is kv's key and revisions, without the value.
@@ -178,7 +181,7 @@ func jsonValue(value []byte) json.RawMessage {
 func requireEtcdKey(w http.ResponseWriter, r *http.Request) (string, bool) {
 	key := r.URL.Query().Get("key")
 	if key == "" {
-		debug.WriteStatus(w, http.StatusBadRequest, "BadRequest", "the key parameter is required, e.g. key=/registry/configmaps/default/app")
+		writeError(w, apierrors.NewBadRequest("the key parameter is required, e.g. key=/registry/configmaps/default/app"))
 		return "", false
 	}
 	return key, true
@@ -192,8 +195,8 @@ func parseEtcdLimit(w http.ResponseWriter, value string, def int) (int, bool) {
 	}
 	n, err := strconv.Atoi(value)
 	if err != nil || n < 0 || n > maxEtcdLimit {
-		debug.WriteStatus(w, http.StatusBadRequest, "BadRequest",
-			fmt.Sprintf("limit must be a number from 0 to %d, not %q", maxEtcdLimit, value))
+		writeError(w, apierrors.NewBadRequest(
+			fmt.Sprintf("limit must be a number from 0 to %d, not %q", maxEtcdLimit, value)))
 		return 0, false
 	}
 	if n == 0 {
@@ -225,12 +228,4 @@ func decodeEtcdContinue(token string) (etcdContinue, error) {
 		return etcdContinue{}, fmt.Errorf("continue token %q is not one this server handed out", token)
 	}
 	return c, nil
-}
-
-// writeDebugJSON answers v as indented JSON, as the debug API does.
-func writeDebugJSON(w http.ResponseWriter, v any) {
-	w.Header().Set("Content-Type", "application/json")
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	_ = enc.Encode(v)
 }

@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	apierrors "kplane/pkg/api/errors"
 	"kplane/pkg/debug"
 )
 
@@ -51,14 +52,14 @@ func (s *Server) serveFaultCompact(w http.ResponseWriter, r *http.Request) {
 	defer cancel()
 	result, err := s.compactAndDropWatches(ctx)
 	if err != nil {
-		debug.WriteStatus(w, http.StatusInternalServerError, "InternalError", err.Error())
+		writeError(w, apierrors.NewInternalError(err))
 		return
 	}
 	message := fmt.Sprintf("compacted etcd at revision %d; dropped %d watches", result.Revision, result.DroppedWatches)
 	s.log.Info("fault injected: "+message, "revision", result.Revision, "droppedWatches", result.DroppedWatches)
 	s.opts.Journal.Add(debug.Record{Type: debug.TypeEvent, Stage: "compact", Actor: "fault",
 		ResourceVersion: strconv.FormatInt(result.Revision, 10), Message: message})
-	writeDebugJSON(w, result)
+	debug.WriteJSON(w, result)
 }
 
 // compactAndDropWatches is the fault itself (see the top of the file).

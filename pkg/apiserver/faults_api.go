@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"slices"
 
+	apierrors "kplane/pkg/api/errors"
 	"kplane/pkg/debug"
 )
 
@@ -18,7 +19,7 @@ var faultSubresources = []string{"status", "scale", "binding", "finalize", "log"
 func (s *Server) registerFaultRoutes() {
 	j := s.opts.Journal
 	j.Handle("GET "+debug.PathFaultAPIError, http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
-		writeDebugJSON(w, s.faults.active())
+		debug.WriteJSON(w, s.faults.active())
 	}))
 	j.Handle("POST "+debug.PathFaultAPIError, http.HandlerFunc(s.serveAddFault))
 	j.Handle("DELETE "+debug.PathFaultAPIError, http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
@@ -27,7 +28,7 @@ func (s *Server) registerFaultRoutes() {
 			j.Add(debug.Record{Type: debug.TypeEvent, Stage: "api-error",
 				Message: fmt.Sprintf("cleared %d api-error fault rules; held requests are served", len(cleared))})
 		}
-		writeDebugJSON(w, cleared)
+		debug.WriteJSON(w, cleared)
 	}))
 }
 
@@ -35,22 +36,22 @@ func (s *Server) registerFaultRoutes() {
 func (s *Server) serveAddFault(w http.ResponseWriter, r *http.Request) {
 	var rule debug.APIErrorRule
 	if err := json.NewDecoder(r.Body).Decode(&rule); err != nil {
-		debug.WriteStatus(w, http.StatusBadRequest, "BadRequest", "decode the api-error rule: "+err.Error())
+		writeError(w, apierrors.NewBadRequest("decode the api-error rule: "+err.Error()))
 		return
 	}
 	if err := s.checkFaultResource(rule.Resource); err != nil {
-		debug.WriteStatus(w, http.StatusBadRequest, "BadRequest", err.Error())
+		writeError(w, apierrors.NewBadRequest(err.Error()))
 		return
 	}
 	installed, err := s.faults.add(rule)
 	if err != nil {
-		debug.WriteStatus(w, http.StatusBadRequest, "BadRequest", err.Error())
+		writeError(w, apierrors.NewBadRequest(err.Error()))
 		return
 	}
 	s.opts.Journal.Add(debug.Record{Type: debug.TypeEvent, Stage: "api-error", Resource: installed.Resource,
 		Message: fmt.Sprintf("installed api-error fault rule %d: %s %s → %d, delay %v, for %v",
 			installed.ID, installed.Verb, installed.Resource, installed.Code, installed.Delay, installed.For)})
-	writeDebugJSON(w, installed)
+	debug.WriteJSON(w, installed)
 }
 
 // checkFaultResource says, as kubectl would, when a rule names a resource

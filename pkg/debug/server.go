@@ -10,6 +10,8 @@ import (
 	"strings"
 
 	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"kplane/pkg/api"
 )
 
 // The debug API's paths, on every component.
@@ -54,9 +56,9 @@ const AdminGroup = "system:masters"
 func (j *Journal) Handler(authn Authenticator, withMetrics bool) http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET "+PathRecords, j.serveRecords)
-	mux.HandleFunc("GET "+PathQueues, func(w http.ResponseWriter, _ *http.Request) { writeJSON(w, j.Queues()) })
-	mux.HandleFunc("GET "+PathLeader, func(w http.ResponseWriter, _ *http.Request) { writeJSON(w, j.Leaders()) })
-	mux.HandleFunc("GET "+PathInfo, func(w http.ResponseWriter, _ *http.Request) { writeJSON(w, j.info()) })
+	mux.HandleFunc("GET "+PathQueues, func(w http.ResponseWriter, _ *http.Request) { WriteJSON(w, j.Queues()) })
+	mux.HandleFunc("GET "+PathLeader, func(w http.ResponseWriter, _ *http.Request) { WriteJSON(w, j.Leaders()) })
+	mux.HandleFunc("GET "+PathInfo, func(w http.ResponseWriter, _ *http.Request) { WriteJSON(w, j.info()) })
 	mux.HandleFunc("POST "+PathFaultDropWatch, j.serveDropWatch)
 	if withMetrics {
 		mux.Handle("GET /metrics", promhttp.Handler())
@@ -158,7 +160,10 @@ func recordFilter(types, resource, key string) func(*Record) bool {
 	}
 }
 
-func writeJSON(w http.ResponseWriter, v any) {
+// WriteJSON answers v as indented JSON, as every debug API route does;
+// components with routes of their own (the apiserver's etcd browser and
+// faults) answer with it too.
+func WriteJSON(w http.ResponseWriter, v any) {
 	w.Header().Set("Content-Type", "application/json")
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
@@ -170,21 +175,10 @@ func writeJSON(w http.ResponseWriter, v any) {
 func WriteStatus(w http.ResponseWriter, code int, reason, message string) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(code)
-	_ = json.NewEncoder(w).Encode(status{
-		Kind: "Status", APIVersion: "v1", Metadata: struct{}{},
-		Status: "Failure", Message: message, Reason: reason, Code: code,
+	_ = json.NewEncoder(w).Encode(api.Status{
+		TypeMeta: api.TypeMeta{Kind: "Status", APIVersion: "v1"},
+		Status:   "Failure", Message: message, Reason: reason, Code: int32(code),
 	})
-}
-
-// status is a meta/v1 Status with its fields in the apiserver's order.
-type status struct {
-	Kind       string   `json:"kind"`
-	APIVersion string   `json:"apiVersion"`
-	Metadata   struct{} `json:"metadata"`
-	Status     string   `json:"status"`
-	Message    string   `json:"message"`
-	Reason     string   `json:"reason"`
-	Code       int      `json:"code"`
 }
 
 // contextKey keeps this package's context values apart.

@@ -71,5 +71,5 @@ func (j *Journal) serveDropWatch(w http.ResponseWriter, _ *http.Request) {
 	if resources == nil {
 		resources = []string{}
 	}
-	writeJSON(w, DropWatchResult{Component: j.Component(), Resources: resources})
+	WriteJSON(w, DropWatchResult{Component: j.Component(), Resources: resources})
 }
