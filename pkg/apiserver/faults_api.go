@@ -10,10 +10,6 @@ import (
 	"kplane/pkg/debug"
 )
 
-// faultSubresources are the subresources the apiserver serves, which a
-// rule may name.
-var faultSubresources = []string{"status", "scale", "binding", "finalize", "log", "eviction"}
-
 // registerFaultRoutes adds `ctl fault api-error`'s route to the
 // apiserver's debug API, served behind its authentication.
 func (s *Server) registerFaultRoutes() {
@@ -62,14 +58,22 @@ func (s *Server) checkFaultResource(name string) error {
 	if err != nil {
 		return err
 	}
-	served := slices.ContainsFunc(s.reg.all, func(r *resource) bool {
-		return r.plural == plural && (group == "" || r.group == group)
-	})
+	var subresources []string // of every resource the name may mean
+	served := false
+	for _, r := range s.reg.all {
+		if r.plural == plural && (group == "" || r.group == group) {
+			served = true
+			subresources = append(subresources, r.subresources()...)
+		}
+	}
 	if !served {
 		return fmt.Errorf("the server doesn't have a resource type %q (name it by its plural, as RBAC does: replicasets, pods/status)", name)
 	}
-	if subresource != "" && !slices.Contains(faultSubresources, subresource) {
-		return fmt.Errorf("subresource %q: the server serves %v", subresource, faultSubresources)
+	if subresource != "" && !slices.Contains(subresources, subresource) {
+		if len(subresources) == 0 {
+			return fmt.Errorf("subresource %q: %s has no subresources", subresource, plural)
+		}
+		return fmt.Errorf("subresource %q: the server serves %v of %s", subresource, subresources, plural)
 	}
 	return nil
 }

@@ -179,3 +179,25 @@ func TestClearingTheRulesReleasesHeldRequests(t *testing.T) {
 		t.Error("a cleared rule still matches")
 	}
 }
+
+// A rule names a resource the server serves and, when it names a
+// subresource, one that resource has: pods/status and deployments/scale
+// are accepted, pods/scale and widgets are refused.
+func TestFaultRuleNamesAServedResource(t *testing.T) {
+	s := &Server{reg: newRegistry(builtinResources())}
+	for _, name := range []string{"pods", "pods/status", "pods/binding", "deployments.apps/scale", "namespaces/finalize"} {
+		if err := s.checkFaultResource(name); err != nil {
+			t.Errorf("checkFaultResource(%q) = %v, want nil", name, err)
+		}
+	}
+	for name, want := range map[string]string{
+		"widgets":           `the server doesn't have a resource type "widgets"`,
+		"pods.apps":         `the server doesn't have a resource type "pods.apps"`,
+		"pods/scale":        `subresource "scale": the server serves [status binding eviction log] of pods`,
+		"configmaps/status": `subresource "status": configmaps has no subresources`,
+	} {
+		if err := s.checkFaultResource(name); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("checkFaultResource(%q) = %v, want an error containing %q", name, err, want)
+		}
+	}
+}
