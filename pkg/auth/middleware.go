@@ -48,7 +48,7 @@ func Middleware(tf *TokenFile, publicPaths []string) func(http.Handler) http.Han
 	public := newPathMatcher(publicPaths)
 	return func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			token, offered := bearerToken(r)
+			token, offered := BearerToken(r)
 			switch {
 			case offered:
 				user, ok := tf.Authenticate(token)
@@ -67,11 +67,11 @@ func Middleware(tf *TokenFile, publicPaths []string) func(http.Handler) http.Han
 	}
 }
 
-// bearerToken extracts the token from "Authorization: Bearer <token>". The
+// BearerToken extracts the token from "Authorization: Bearer <token>". The
 // scheme is case-insensitive; offered is false when there is no bearer
 // token at all, which upstream treats as "no credentials" rather than "bad
 // credentials".
-func bearerToken(r *http.Request) (token string, offered bool) {
+func BearerToken(r *http.Request) (token string, offered bool) {
 	header := strings.TrimSpace(r.Header.Get("Authorization"))
 	scheme, rest, found := strings.Cut(header, " ")
 	if !found || !strings.EqualFold(scheme, "bearer") {

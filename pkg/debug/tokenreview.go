@@ -4,10 +4,10 @@ import (
 	"context"
 	"crypto/sha256"
 	"net/http"
-	"strings"
 	"sync"
 	"time"
 
+	"kplane/pkg/auth"
 	"kplane/pkg/clock"
 )
 
@@ -59,7 +59,7 @@ func newTokenReviewCache(reviewer TokenReviewer, clk clock.Clock) *tokenReviewCa
 }
 
 func (c *tokenReviewCache) authenticate(r *http.Request) (string, []string, bool) {
-	token, ok := bearerToken(r)
+	token, ok := auth.BearerToken(r)
 	if !ok {
 		return "", nil, false
 	}
@@ -88,14 +88,4 @@ func (c *tokenReviewCache) authenticate(r *http.Request) (string, []string, bool
 	c.answers[key] = reviewAnswer{user: user, groups: groups, authenticated: authenticated, expires: now.Add(TokenReviewCacheTTL)}
 	c.mu.Unlock()
 	return user, groups, authenticated
-}
-
-// bearerToken is the token of "Authorization: Bearer <token>".
-func bearerToken(r *http.Request) (string, bool) {
-	scheme, token, found := strings.Cut(strings.TrimSpace(r.Header.Get("Authorization")), " ")
-	token = strings.TrimSpace(token)
-	if !found || !strings.EqualFold(scheme, "bearer") || token == "" {
-		return "", false
-	}
-	return token, true
 }
