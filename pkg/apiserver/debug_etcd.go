@@ -2,7 +2,6 @@ package apiserver
 
 import (
 	"context"
-	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -57,12 +56,14 @@ func (s *Server) serveEtcdKeys(w http.ResponseWriter, r *http.Request) {
 	}
 	opts := store.ListOptions{Limit: int64(limit)}
 	if token := q.Get("continue"); token != "" {
-		c, err := decodeEtcdContinue(token)
+		// The apiserver's own list tokens: the revision every page is
+		// read at, so the pages form one snapshot, and the last key given.
+		c, err := decodeContinue(token)
 		if err != nil {
-			writeError(w, apierrors.NewBadRequest(err.Error()))
+			writeError(w, apierrors.NewBadRequest(fmt.Sprintf("continue token %q is not one this server handed out", token)))
 			return
 		}
-		opts.Revision, opts.StartAfter = c.Revision, c.StartAfter
+		opts.Revision, opts.StartAfter = c.Revision, c.StartKey
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), etcdReadTimeout)
 	defer cancel()
@@ -81,7 +82,7 @@ func (s *Server) serveEtcdKeys(w http.ResponseWriter, r *http.Request) {
 		list.Keys = append(list.Keys, etcdKeyOf(kv))
 	}
 	if page.More && len(page.Items) > 0 {
-		list.Continue = encodeEtcdContinue(etcdContinue{Revision: page.Revision, StartAfter: page.Items[len(page.Items)-1].Key})
+		list.Continue = encodeContinue(page.Revision, page.Items[len(page.Items)-1].Key)
 		list.RemainingKeys = page.Remaining
 	}
 	debug.WriteJSON(w, list)
@@ -203,29 +204,4 @@ func parseEtcdLimit(w http.ResponseWriter, value string, def int) (int, bool) {
 		return def, true
 	}
 	return n, true
-}
-
-// etcdContinue is what a keys page's continue token holds: where the next
-// page starts and the revision every page is read at, so the pages form
-// one snapshot (as the apiserver's own continue tokens do).
-type etcdContinue struct {
-	Revision   int64  `json:"rev"`
-	StartAfter string `json:"start"`
-}
-
-func encodeEtcdContinue(c etcdContinue) string {
-	data, _ := json.Marshal(c)
-	return base64.RawURLEncoding.EncodeToString(data)
-}
-
-func decodeEtcdContinue(token string) (etcdContinue, error) {
-	var c etcdContinue
-	data, err := base64.RawURLEncoding.DecodeString(token)
-	if err == nil {
-		err = json.Unmarshal(data, &c)
-	}
-	if err != nil || c.Revision <= 0 || c.StartAfter == "" {
-		return etcdContinue{}, fmt.Errorf("continue token %q is not one this server handed out", token)
-	}
-	return c, nil
 }
