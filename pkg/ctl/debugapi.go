@@ -5,8 +5,8 @@ import (
 	"net/http"
 	"path/filepath"
 
+	"kplane/pkg/client"
 	"kplane/pkg/debug"
-	"kplane/pkg/kubeconfig"
 )
 
 // debugAPI is how ctl's teaching verbs reach the components of the local
@@ -16,27 +16,30 @@ import (
 // endpoints the components announced in dataDir/debug. It fails when no
 // component announced one: no cluster runs there.
 func debugAPI(dataDir string) (*debug.Client, []debug.Endpoint, error) {
-	endpoints, err := debug.ReadEndpoints(dataDir)
+	endpoints, err := debugEndpoints(dataDir)
 	if err != nil {
 		return nil, nil, err
 	}
-	if len(endpoints) == 0 {
-		return nil, nil, fmt.Errorf("no debug API found in %s — is a cluster running there (`ctl up`)?",
-			filepath.Join(dataDir, debug.EndpointsDir))
-	}
-	path := filepath.Join(dataDir, "kubeconfig")
-	cfg, err := kubeconfig.Load(path)
+	cfg, err := client.ConfigFromKubeconfig(filepath.Join(dataDir, "kubeconfig"), "")
 	if err != nil {
 		return nil, nil, fmt.Errorf("read the admin kubeconfig: %w", err)
 	}
-	admin, err := cfg.Resolve("")
+	transport := &http.Transport{TLSClientConfig: cfg.TLSClientConfig, ForceAttemptHTTP2: true}
+	return &debug.Client{HTTP: &http.Client{Transport: transport}, Token: cfg.Token}, endpoints, nil
+}
+
+// debugEndpoints are the endpoints the components of the cluster in
+// dataDir announced, for the verbs that need no client (`ctl debug
+// endpoints`, finding a leader to kill). It fails when none did: no
+// cluster runs there.
+func debugEndpoints(dataDir string) ([]debug.Endpoint, error) {
+	endpoints, err := debug.ReadEndpoints(dataDir)
 	if err != nil {
-		return nil, nil, fmt.Errorf("%s: %w", path, err)
+		return nil, err
 	}
-	tlsConfig, err := admin.TLSConfig()
-	if err != nil {
-		return nil, nil, fmt.Errorf("%s: %w", path, err)
+	if len(endpoints) == 0 {
+		return nil, fmt.Errorf("no debug API found in %s — is a cluster running there (`ctl up`)?",
+			filepath.Join(dataDir, debug.EndpointsDir))
 	}
-	transport := &http.Transport{TLSClientConfig: tlsConfig, ForceAttemptHTTP2: true}
-	return &debug.Client{HTTP: &http.Client{Transport: transport}, Token: admin.Token}, endpoints, nil
+	return endpoints, nil
 }

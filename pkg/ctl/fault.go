@@ -23,7 +23,7 @@ docs/lesson-queues-and-faults.md and docs/lesson-etcd.md walk through them.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
 	}
-	cmd.AddCommand(newFaultKillCommand(f.streams, access))
+	cmd.AddCommand(newFaultKillCommand(f.streams))
 	cmd.AddCommand(newFaultAPIErrorCommand(f.streams, access))
 	cmd.AddCommand(newFaultDropWatchCommand(f.streams, access))
 	cmd.AddCommand(newFaultCompactCommand(f))

@@ -32,18 +32,19 @@ type killOptions struct {
 }
 
 // killEnv is what `ctl fault kill` does to the world, so its tests can
-// fake it: read a Lease's holder, hold a component down, signal it.
+// fake it: read the announced endpoints and a Lease's holder, hold a
+// component down, signal it.
 type killEnv struct {
-	access      debugAccess
+	endpoints   func(dataDir string) ([]debug.Endpoint, error)
 	leaseHolder func(ctx context.Context, dataDir, lease string) (string, error)
 	holdDown    func(dataDir, component string, until time.Time) error
 	signal      func(dataDir, component string, sig syscall.Signal) (cluster.ProcessRecord, bool, error)
 }
 
 // newFaultKillCommand is `ctl fault kill <component>`.
-func newFaultKillCommand(streams IOStreams, access debugAccess) *cobra.Command {
+func newFaultKillCommand(streams IOStreams) *cobra.Command {
 	o := killOptions{dataDir: cluster.DefaultOptions().DataDir, signal: "TERM", leader: true}
-	env := killEnv{access: access, leaseHolder: leaseHolder, holdDown: cluster.HoldDown, signal: cluster.Signal}
+	env := killEnv{endpoints: debugEndpoints, leaseHolder: leaseHolder, holdDown: cluster.HoldDown, signal: cluster.Signal}
 	cmd := &cobra.Command{
 		Use:   "kill <component> [--signal KILL|TERM]",
 		Short: "Signal a component's process: the leader, for the controller-manager and the scheduler",
@@ -152,7 +153,7 @@ func leaderComponent(ctx context.Context, env killEnv, dataDir, kind, lease stri
 	if holder == "" {
 		return "", 0, fmt.Errorf("nobody holds the Lease %s now; name the process to kill (ctl status lists them) with --leader=false", lease)
 	}
-	_, endpoints, err := env.access(dataDir)
+	endpoints, err := env.endpoints(dataDir)
 	if err != nil {
 		return "", 0, err
 	}

@@ -105,7 +105,7 @@ func (k *killRecorder) env() killEnv {
 		{Component: "controller-manager-2", Identity: "host_bbb"},
 	}
 	return killEnv{
-		access: func(string) (*debug.Client, []debug.Endpoint, error) { return &debug.Client{}, endpoints, nil },
+		endpoints: func(string) ([]debug.Endpoint, error) { return endpoints, nil },
 		leaseHolder: func(_ context.Context, _, lease string) (string, error) {
 			if lease != "kube-system/kube-controller-manager" {
 				return "", errors.New("unexpected lease " + lease)
