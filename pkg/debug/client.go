@@ -78,43 +78,33 @@ func (c *Client) Records(ctx context.Context, ep Endpoint, q RecordQuery, fn fun
 
 // Get decodes the JSON ep answers at path into v.
 func (c *Client) Get(ctx context.Context, ep Endpoint, path string, v any) error {
-	resp, err := c.do(ctx, http.MethodGet, ep, path, nil)
-	if err != nil {
-		return err
-	}
-	defer resp.Body.Close()
-	if err := json.NewDecoder(resp.Body).Decode(v); err != nil {
-		return fmt.Errorf("%s: decode %s: %w", ep.Component, path, err)
-	}
-	return nil
+	return c.call(ctx, http.MethodGet, ep, path, nil, v)
 }
 
 // Post sends body as JSON to ep's path and decodes the answer into v
 // (when v is not nil).
 func (c *Client) Post(ctx context.Context, ep Endpoint, path string, body, v any) error {
-	data, err := json.Marshal(body)
-	if err != nil {
-		return fmt.Errorf("encode %s: %w", path, err)
-	}
-	resp, err := c.do(ctx, http.MethodPost, ep, path, bytes.NewReader(data))
-	if err != nil {
-		return err
-	}
-	defer resp.Body.Close()
-	if v == nil {
-		_, _ = io.Copy(io.Discard, resp.Body)
-		return nil
-	}
-	if err := json.NewDecoder(resp.Body).Decode(v); err != nil {
-		return fmt.Errorf("%s: decode %s: %w", ep.Component, path, err)
-	}
-	return nil
+	return c.call(ctx, http.MethodPost, ep, path, body, v)
 }
 
 // Delete sends a DELETE to ep's path and decodes the answer into v (when v
 // is not nil).
 func (c *Client) Delete(ctx context.Context, ep Endpoint, path string, v any) error {
-	resp, err := c.do(ctx, http.MethodDelete, ep, path, nil)
+	return c.call(ctx, http.MethodDelete, ep, path, nil, v)
+}
+
+// call sends one request with body as JSON (nil: no body) and decodes the
+// JSON answer into v (nil: the answer is read and dropped).
+func (c *Client) call(ctx context.Context, method string, ep Endpoint, path string, body, v any) error {
+	var reader io.Reader
+	if body != nil {
+		data, err := json.Marshal(body)
+		if err != nil {
+			return fmt.Errorf("encode %s: %w", path, err)
+		}
+		reader = bytes.NewReader(data)
+	}
+	resp, err := c.do(ctx, method, ep, path, reader)
 	if err != nil {
 		return err
 	}
