@@ -38,24 +38,25 @@ func (c *Controller) syncClaim(ctx context.Context, claim *api.PersistentVolumeC
 // stays Pending with an event saying why. With a volumeName it binds to
 // that volume if the volume fits and is not claimed by another claim.
 func (c *Controller) syncUnboundClaim(ctx context.Context, claim *api.PersistentVolumeClaim) error {
+	// Every volume, to pick from, and for the decision's lines.
+	volumes, err := c.volumeLister.List(labels.Everything())
+	if err != nil {
+		return fmt.Errorf("list volumes from cache: %w", err)
+	}
 	if claim.Spec.VolumeName == "" {
-		volumes, err := c.volumeLister.List(labels.Everything())
-		if err != nil {
-			return fmt.Errorf("list volumes from cache: %w", err)
-		}
 		pv, err := findBestVolume(claim, volumes)
 		if err != nil {
 			return controllerutil.DoNotRetry(err) // a bad selector; validation should have refused it
 		}
 		if pv != nil {
-			c.recordClaim(claim, "bind to %s (the closest fit: fewest access modes, then least storage, then name)", pv.Name)
+			c.recordClaim(claim, volumes, "bind to %s (the closest fit: fewest access modes, then least storage, then name)", pv.Name)
 			return c.bind(ctx, pv, claim)
 		}
 		if class := claimClass(claim); class != "" {
 			// A class's provisioner may make a volume (provision.go).
-			return c.provisionClaim(ctx, claim, class)
+			return c.provisionClaim(ctx, claim, class, volumes)
 		}
-		c.recordClaim(claim, "no storage class to provision one → stay Pending")
+		c.recordClaim(claim, volumes, "no storage class to provision one → stay Pending")
 		c.recorder.Event(claim, api.EventTypeNormal, ReasonFailedBinding, messageNoVolumeNoClass)
 		_, err = c.updateClaimStatus(ctx, claim, api.ClaimPending, nil)
 		return err
@@ -67,7 +68,7 @@ func (c *Controller) syncUnboundClaim(ctx context.Context, claim *api.Persistent
 		// Not there (yet): wait, Pending, for the volume's creation or a
 		// resync.
 		c.log.Debug("claim asks for a volume that does not exist", "claim", claimKey(claim), "volume", claim.Spec.VolumeName)
-		c.recordClaim(claim, "it asks for volume %s by name, which does not exist (yet) → stay Pending", claim.Spec.VolumeName)
+		c.recordClaim(claim, volumes, "it asks for volume %s by name, which does not exist (yet) → stay Pending", claim.Spec.VolumeName)
 		_, err = c.updateClaimStatus(ctx, claim, api.ClaimPending, nil)
 		return err
 	}
@@ -77,19 +78,19 @@ func (c *Controller) syncUnboundClaim(ctx context.Context, claim *api.Persistent
 	if pv.Spec.ClaimRef == nil || isVolumeBoundToClaim(pv, claim) {
 		// Free, or reserved for this very claim: bind if it fits.
 		if reason := volumeMismatch(pv, claim); reason != "" {
-			c.recordClaim(claim, "it asks for volume %s by name, which does not fit (%s) → stay Pending", pv.Name, reason)
+			c.recordClaim(claim, volumes, "it asks for volume %s by name, which does not fit (%s) → stay Pending", pv.Name, reason)
 			c.recorder.Eventf(claim, api.EventTypeWarning, ReasonVolumeMismatch, "Cannot bind to requested volume %q: %s", pv.Name, reason)
 			_, err = c.updateClaimStatus(ctx, claim, api.ClaimPending, nil)
 			return err
 		}
-		c.recordClaim(claim, "bind to %s, the volume it asks for by name", pv.Name)
+		c.recordClaim(claim, volumes, "bind to %s, the volume it asks for by name", pv.Name)
 		return c.bind(ctx, pv, claim)
 	}
 	// The volume belongs to another claim.
 	if _, byController := claim.Annotations[annBoundByController]; !byController {
 		// The user pre-bound the claim to a busy volume: wait until it is
 		// free, as upstream does.
-		c.recordClaim(claim, "it asks for volume %s by name, which %s holds → wait, Pending", pv.Name, claimRefKey(pv.Spec.ClaimRef))
+		c.recordClaim(claim, volumes, "it asks for volume %s by name, which %s holds → wait, Pending", pv.Name, claimRefKey(pv.Spec.ClaimRef))
 		_, err = c.updateClaimStatus(ctx, claim, api.ClaimPending, nil)
 		return err
 	}

@@ -21,21 +21,30 @@ import (
 const decisionSource = "pkg/controller/volume/persistentvolume/pv_controller.go"
 
 // recordClaim records what the sync of an unbound claim decided, with one
-// line per volume saying whether it fits, e.g. "claim wants 1Gi
+// line per volume of volumes saying whether it fits, e.g. "claim wants 1Gi
 // [ReadWriteOnce], class "": 2 of 3 volumes fit → bind to pv1 (the closest
 // fit)". The action is format with args, formatted only when recorded.
-func (c *Controller) recordClaim(claim *api.PersistentVolumeClaim, format string, args ...any) {
+func (c *Controller) recordClaim(claim *api.PersistentVolumeClaim, volumes []*api.PersistentVolume, format string, args ...any) {
 	if !c.claimDecisions.Enabled() {
 		return
 	}
 	action := fmt.Sprintf(format, args...)
-	volumes, _ := c.volumeLister.List(labels.Everything()) // only for the lines
-	slices.SortFunc(volumes, func(a, b *api.PersistentVolume) int { return strings.Compare(a.Name, b.Name) })
+	selector, err := selectorOf(claim)
+	if err != nil {
+		selector = labels.Nothing() // a bad selector matches no volume, as findBestVolume refuses it
+	}
+	volumes = slices.SortedFunc(slices.Values(volumes), func(a, b *api.PersistentVolume) int { return strings.Compare(a.Name, b.Name) })
 	fit := 0
 	lines := make([]string, 0, len(volumes))
 	for _, pv := range volumes {
-		verdict := volumeVerdict(pv, claim)
-		if verdict == "fits" {
+		verdict := volumeUnfit(pv, claim, selector)
+		switch {
+		case verdict != "":
+		case isVolumeBoundToClaim(pv, claim):
+			verdict = "fits (pre-bound to this claim)"
+			fit++
+		default:
+			verdict = "fits"
 			fit++
 		}
 		size := pv.Spec.Capacity[api.ResourceStorage]
@@ -53,26 +62,6 @@ func (c *Controller) recordClaim(claim *api.PersistentVolumeClaim, format string
 		Lines:  lines,
 		Source: decisionSource,
 	})
-}
-
-// volumeVerdict says whether pv could serve claim, as findBestVolume
-// judges it: "fits", or why not.
-func volumeVerdict(pv *api.PersistentVolume, claim *api.PersistentVolumeClaim) string {
-	if isVolumeBoundToClaim(pv, claim) {
-		return "fits (pre-bound to this claim)"
-	}
-	if pv.Spec.ClaimRef != nil {
-		return "claimed by " + claimRefKey(pv.Spec.ClaimRef)
-	}
-	if reason := volumeMismatch(pv, claim); reason != "" {
-		return reason
-	}
-	if claim.Spec.Selector != nil {
-		if s, err := labels.FromLabelSelector(claim.Spec.Selector); err == nil && !s.Matches(pv.Labels) {
-			return "labels do not match the claim's selector"
-		}
-	}
-	return "fits"
 }
 
 // recordReclaim records what a released volume's reclaim policy does.

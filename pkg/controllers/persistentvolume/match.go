@@ -100,6 +100,19 @@ func hasAccessModes(pv *api.PersistentVolume, claim *api.PersistentVolumeClaim) 
 // selector is not checked there, as upstream does not either: naming the
 // volume overrides it.
 func volumeMismatch(pv *api.PersistentVolume, claim *api.PersistentVolumeClaim) string {
+	if reason := volumeShortfall(pv, claim); reason != "" {
+		return reason
+	}
+	if volumeClass(pv) != claimClass(claim) {
+		return "storageClassName does not match"
+	}
+	return ""
+}
+
+// volumeShortfall says why pv cannot serve claim whoever chose it, or ""
+// when it can: it is being deleted, too small, of another volumeMode, or
+// lacks an access mode the claim asks for.
+func volumeShortfall(pv *api.PersistentVolume, claim *api.PersistentVolumeClaim) string {
 	requested := claim.Spec.Resources.Requests[api.ResourceStorage]
 	size := pv.Spec.Capacity[api.ResourceStorage]
 	switch {
@@ -107,14 +120,45 @@ func volumeMismatch(pv *api.PersistentVolume, claim *api.PersistentVolumeClaim) 
 		return fmt.Sprintf("the volume is marked for deletion %q", pv.Name)
 	case size.Cmp(requested) < 0:
 		return "requested PV is too small"
-	case volumeClass(pv) != claimClass(claim):
-		return "storageClassName does not match"
 	case volumeModeOf(pv.Spec.VolumeMode) != volumeModeOf(claim.Spec.VolumeMode):
 		return "incompatible volumeMode"
 	case !hasAccessModes(pv, claim):
 		return "incompatible accessMode"
 	}
 	return ""
+}
+
+// volumeUnfit says why findBestVolume does not take pv for claim, or ""
+// when pv fits; selector is the claim's. A volume pre-bound to the claim
+// fits whatever its class or labels: the admin chose it.
+func volumeUnfit(pv *api.PersistentVolume, claim *api.PersistentVolumeClaim, selector labels.Selector) string {
+	if reason := volumeShortfall(pv, claim); reason != "" {
+		return reason
+	}
+	switch {
+	case isVolumeBoundToClaim(pv, claim):
+		return ""
+	case pv.Spec.ClaimRef != nil:
+		return "claimed by " + claimRefKey(pv.Spec.ClaimRef)
+	case volumeClass(pv) != claimClass(claim):
+		return "storageClassName does not match"
+	case !selector.Matches(pv.Labels):
+		return "labels do not match the claim's selector"
+	}
+	return ""
+}
+
+// selectorOf is the claim's label selector, or Everything when it has
+// none.
+func selectorOf(claim *api.PersistentVolumeClaim) (labels.Selector, error) {
+	if claim.Spec.Selector == nil {
+		return labels.Everything(), nil
+	}
+	s, err := labels.FromLabelSelector(claim.Spec.Selector)
+	if err != nil {
+		return nil, fmt.Errorf("selector of claim %s: %w", claimKey(claim), err)
+	}
+	return s, nil
 }
 
 // findBestVolume picks the volume claim should bind to among volumes, or
@@ -135,29 +179,17 @@ func volumeMismatch(pv *api.PersistentVolume, claim *api.PersistentVolumeClaim) 
 // name is kplane's tie-break, so that equal volumes are handed out in a
 // predictable order (pv001 before pv002).
 func findBestVolume(claim *api.PersistentVolumeClaim, volumes []*api.PersistentVolume) (*api.PersistentVolume, error) {
-	requested := claim.Spec.Resources.Requests[api.ResourceStorage]
-	selector := labels.Everything()
-	if claim.Spec.Selector != nil {
-		s, err := labels.FromLabelSelector(claim.Spec.Selector)
-		if err != nil {
-			return nil, fmt.Errorf("selector of claim %s: %w", claimKey(claim), err)
-		}
-		selector = s
+	selector, err := selectorOf(claim)
+	if err != nil {
+		return nil, err
 	}
-	class := claimClass(claim)
-
 	var best *api.PersistentVolume
 	for _, pv := range volumes {
-		size := pv.Spec.Capacity[api.ResourceStorage]
-		if pv.DeletionTimestamp != nil || !hasAccessModes(pv, claim) ||
-			volumeModeOf(pv.Spec.VolumeMode) != volumeModeOf(claim.Spec.VolumeMode) || size.Cmp(requested) < 0 {
+		if volumeUnfit(pv, claim, selector) != "" {
 			continue
 		}
 		if isVolumeBoundToClaim(pv, claim) {
 			return pv, nil
-		}
-		if pv.Spec.ClaimRef != nil || volumeClass(pv) != class || !selector.Matches(pv.Labels) {
-			continue
 		}
 		if best == nil || closerFit(pv, best) {
 			best = pv

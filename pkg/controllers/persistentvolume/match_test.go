@@ -133,3 +133,40 @@ func TestVolumeMismatch(t *testing.T) {
 		})
 	}
 }
+
+// Why findBestVolume passes over a volume, as the decision's lines say it:
+// a volume pre-bound to the claim must still be big enough, but its class
+// and labels do not count.
+func TestVolumeUnfit(t *testing.T) {
+	gold := claimSelector(map[string]string{"tier": "gold"})
+	now := api.Now()
+	deleting := func(pv *api.PersistentVolume) { pv.DeletionTimestamp = &now }
+	tests := []struct {
+		name  string
+		pv    *api.PersistentVolume
+		claim *api.PersistentVolumeClaim
+		want  string
+	}{
+		{"fits", testVolume("pv", "1Gi"), testClaim("data", "1Gi"), ""},
+		{"pre-bound to the claim, of another class and labels", testVolume("pv", "1Gi", volumeClassName("fast"), claimRefTo("default", "data", "")),
+			testClaim("data", "1Gi", gold), ""},
+		{"pre-bound to the claim but too small", testVolume("pv", "1Gi", claimRefTo("default", "data", "")),
+			testClaim("data", "2Gi"), "requested PV is too small"},
+		{"claimed by another claim", testVolume("pv", "1Gi", claimRefTo("default", "other", "uid-other")),
+			testClaim("data", "1Gi"), "claimed by default/other"},
+		{"other class", testVolume("pv", "1Gi", volumeClassName("fast")), testClaim("data", "1Gi"), "storageClassName does not match"},
+		{"labels the selector does not match", testVolume("pv", "1Gi"), testClaim("data", "1Gi", gold), "labels do not match the claim's selector"},
+		{"being deleted", testVolume("pv", "1Gi", deleting), testClaim("data", "1Gi"), `the volume is marked for deletion "pv"`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			selector, err := selectorOf(tc.claim)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := volumeUnfit(tc.pv, tc.claim, selector); got != tc.want {
+				t.Errorf("volumeUnfit = %q, want %q", got, tc.want)
+			}
+		})
+	}
+}

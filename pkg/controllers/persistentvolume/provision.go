@@ -26,7 +26,8 @@ const (
 )
 
 // provisionClaim moves an unbound claim of className, for which no volume
-// fits, one step toward a volume, and leaves it Pending:
+// fits, one step toward a volume, and leaves it Pending (volumes are
+// all the volumes, for the decision's lines):
 //
 //   - the class does not exist: a ProvisioningFailed warning (upstream's);
 //   - the class binds WaitForFirstConsumer and no pod using the claim has
@@ -35,10 +36,10 @@ const (
 //   - otherwise the claim is marked with the class's provisioner, which
 //     watches for such claims, and an ExternalProvisioning event says
 //     whom it waits for.
-func (c *Controller) provisionClaim(ctx context.Context, claim *api.PersistentVolumeClaim, className string) error {
+func (c *Controller) provisionClaim(ctx context.Context, claim *api.PersistentVolumeClaim, className string, volumes []*api.PersistentVolume) error {
 	class, err := c.classLister.Get(className)
 	if apierrors.IsNotFound(err) {
-		c.recordClaim(claim, "storage class %q does not exist → stay Pending", className)
+		c.recordClaim(claim, volumes, "storage class %q does not exist → stay Pending", className)
 		c.recorder.Eventf(claim, api.EventTypeWarning, ReasonProvisioningFailed, messageStorageClassMissing, className)
 		_, err = c.updateClaimStatus(ctx, claim, api.ClaimPending, nil)
 		return err
@@ -48,12 +49,12 @@ func (c *Controller) provisionClaim(ctx context.Context, claim *api.PersistentVo
 	}
 	waits := class.VolumeBindingMode != nil && *class.VolumeBindingMode == api.VolumeBindingWaitForFirstConsumer
 	if _, placed := claim.Annotations[api.AnnSelectedNode]; waits && !placed {
-		c.recordClaim(claim, "class %q binds WaitForFirstConsumer and no pod using the claim is scheduled yet → wait, Pending", className)
+		c.recordClaim(claim, volumes, "class %q binds WaitForFirstConsumer and no pod using the claim is scheduled yet → wait, Pending", className)
 		c.recorder.Event(claim, api.EventTypeNormal, ReasonWaitForFirstConsumer, messageWaitForFirstConsumer)
 		_, err = c.updateClaimStatus(ctx, claim, api.ClaimPending, nil)
 		return err
 	}
-	c.recordClaim(claim, "class %q: hand the claim to provisioner %s (annotation %s) → Pending until it makes a volume",
+	c.recordClaim(claim, volumes, "class %q: hand the claim to provisioner %s (annotation %s) → Pending until it makes a volume",
 		className, class.Provisioner, api.AnnStorageProvisioner)
 	if claim.Annotations[api.AnnStorageProvisioner] != class.Provisioner || claim.Annotations[api.AnnBetaStorageProvisioner] != class.Provisioner {
 		updated := api.DeepCopy(claim)
