@@ -26,17 +26,9 @@ func (c *Controller) recordStep(in stepInput, st step) {
 		return
 	}
 	job := in.job
-	parallelism := int32(1)
-	if job.Spec.Parallelism != nil {
-		parallelism = *job.Spec.Parallelism
-	}
-	limit := int32(DefaultBackoffLimit)
-	if job.Spec.BackoffLimit != nil {
-		limit = *job.Spec.BackoffLimit
-	}
+	parallelism, limit := parallelismOf(job), backoffLimitOf(job.Spec)
 	active := int32(len(in.counts.active))
 	succeeded, failed := st.status.Succeeded, st.status.Failed
-	want := wantActive(parallelism, job.Spec.Completions, succeeded, active)
 	create, deleteCount := st.create, len(st.delete)
 	if !in.satisfied {
 		create, deleteCount = 0, 0 // sync holds them back until the cache catches up
@@ -63,9 +55,8 @@ func (c *Controller) recordStep(in stepInput, st step) {
 		action = fmt.Sprintf("create %d", st.create)
 	case len(st.delete) > 0:
 		action = fmt.Sprintf("delete %d (more active than wanted)", len(st.delete))
-	case want > active && st.requeueAfter > 0:
-		wait := backOffRemaining(in.pods, in.now, in.backOff, in.maxBackOff)
-		action = fmt.Sprintf("back-off after a failure: create in %s", wait.Round(time.Second))
+	case st.backOff > 0:
+		action = fmt.Sprintf("back-off after a failure: create in %s", st.backOff.Round(time.Second))
 	case len(st.events) > 0:
 		action = st.events[0].message
 	default:
@@ -81,7 +72,7 @@ func (c *Controller) recordStep(in stepInput, st step) {
 		"succeeded":    strconv.Itoa(int(succeeded)),
 		"failed":       strconv.Itoa(int(failed)),
 		"active":       strconv.Itoa(int(active)),
-		"wantActive":   strconv.Itoa(int(want)),
+		"wantActive":   strconv.Itoa(int(st.want)),
 		"create":       strconv.Itoa(create),
 		"delete":       strconv.Itoa(deleteCount),
 		"backoffLimit": strconv.Itoa(int(limit)),
@@ -100,7 +91,7 @@ func (c *Controller) recordStep(in stepInput, st step) {
 // recordTTL records what a finished Job's ttlSecondsAfterFinished decides:
 // delete it now, or wait until finished + TTL. Source: the
 // ttl-after-finished controller, which kplane folds into this one.
-func (c *Controller) recordTTL(key string, job *api.Job, left time.Duration) {
+func (c *Controller) recordTTL(job *api.Job, left time.Duration) {
 	if !c.decisions.Enabled() {
 		return
 	}

@@ -55,6 +55,11 @@ type step struct {
 	// requeueAfter, if positive, is when to sync again even if nothing
 	// changes: the end of a back-off or the active deadline.
 	requeueAfter time.Duration
+	// want is how many pods should be active (wantActive), and backOff,
+	// if positive, how long the creation of the missing ones waits after
+	// a failure: what the decision record reports.
+	want    int32
+	backOff time.Duration
 	// events are recorded after the status is written.
 	events []event
 }
@@ -85,6 +90,7 @@ func nextStep(in stepInput) step {
 	}
 	succeeded, failed := status.Succeeded, status.Failed
 	active := int32(len(counts.active))
+	st.want = wantActive(parallelismOf(job), job.Spec.Completions, succeeded, active)
 	quiet := active == 0 && counts.terminating == 0 && in.satisfied && !hasUncounted(status)
 
 	if reason, message, ok := failure(in, status, failed); ok {
@@ -121,19 +127,14 @@ func nextStep(in stepInput) step {
 		st.events = append(st.events, event{api.EventTypeNormal, EventResumed, MessageResumed})
 	}
 
-	parallelism := int32(1)
-	if job.Spec.Parallelism != nil {
-		parallelism = *job.Spec.Parallelism
-	}
-	want := wantActive(parallelism, job.Spec.Completions, succeeded, active)
 	switch {
-	case active > want:
-		st.delete = podsToDelete(counts.active, int(active-want))
-	case active < want:
+	case active > st.want:
+		st.delete = podsToDelete(counts.active, int(active-st.want))
+	case active < st.want:
 		if wait := backOffRemaining(in.pods, now, in.backOff, in.maxBackOff); wait > 0 {
-			st.requeueAfter = wait
+			st.requeueAfter, st.backOff = wait, wait
 		} else {
-			st.create = min(int(want-active), MaxPodCreateDeletePerSync)
+			st.create = min(int(st.want-active), MaxPodCreateDeletePerSync)
 		}
 	}
 	if d := job.Spec.ActiveDeadlineSeconds; d != nil && status.StartTime != nil {
@@ -143,6 +144,23 @@ func nextStep(in stepInput) step {
 		}
 	}
 	return st
+}
+
+// parallelismOf is the Job's spec.parallelism, 1 when unset (the API's
+// default).
+func parallelismOf(job *api.Job) int32 {
+	if job.Spec.Parallelism == nil {
+		return 1
+	}
+	return *job.Spec.Parallelism
+}
+
+// backoffLimitOf is spec.backoffLimit, DefaultBackoffLimit when unset.
+func backoffLimitOf(spec api.JobSpec) int32 {
+	if spec.BackoffLimit == nil {
+		return DefaultBackoffLimit
+	}
+	return *spec.BackoffLimit
 }
 
 // failure reports whether the Job has failed, and why: it already has a
@@ -159,10 +177,7 @@ func failure(in stepInput, status *api.JobStatus, failed int32) (reason, message
 		return "", "", false
 	}
 	spec := in.job.Spec
-	limit := int32(DefaultBackoffLimit)
-	if spec.BackoffLimit != nil {
-		limit = *spec.BackoffLimit
-	}
+	limit := backoffLimitOf(spec)
 	if failed > limit {
 		return ReasonBackoffLimitExceeded, MessageBackoffLimit, true
 	}
