@@ -2,6 +2,7 @@ package controllerutil
 
 import (
 	"slices"
+	"strings"
 	"sync"
 
 	"kplane/pkg/api"
@@ -85,4 +86,12 @@ func (l *DecisionLog) Forget(key string) {
 	l.mu.Lock()
 	delete(l.last, key)
 	l.mu.Unlock()
+}
+
+// OrNone joins names with ", " for a decision's message, or says "none".
+func OrNone(names []string) string {
+	if len(names) == 0 {
+		return "none"
+	}
+	return strings.Join(names, ", ")
 }

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"kplane/pkg/api"
+	"kplane/pkg/controllers/controllerutil"
 	"kplane/pkg/debug"
 )
 
@@ -23,15 +24,18 @@ const decisionSource = "pkg/controller/daemon/daemon_controller.go"
 
 // recordPlan records the node-by-node plan of manage, e.g. "DaemonSet
 // wants a pod on 2 of 3 nodes, 0 of them have one → create on n1, n2;
-// delete none". backingOff lists the failed pods whose replacement waits.
-func (c *Controller) recordPlan(key string, ds *api.DaemonSet, nodes []*api.Node, byNode map[string][]*api.Pod, createOn []string, toDelete []*api.Pod, backingOff []string) {
+// delete none". toDelete are the pods manage deletes (the plan's and the
+// failed pods past their back-off); backingOff lists the failed pods whose
+// replacement waits.
+func (c *Controller) recordPlan(ds *api.DaemonSet, nodes []*api.Node, byNode map[string][]*api.Pod, plan nodePlan, toDelete []*api.Pod, backingOff []string) {
+	createOn := plan.createOn
 	if !c.decisions.Enabled() || (len(createOn) == 0 && len(toDelete) == 0 && len(backingOff) == 0) {
 		return
 	}
 	wanted, have := 0, 0
 	lines := make([]string, 0, len(nodes))
 	for _, node := range nodes {
-		where := nodePlacement(node, ds)
+		where := plan.placements[node.Name]
 		pods := len(byNode[node.Name])
 		verdict := "not eligible (nodeName, node selector, affinity or an untolerated NoExecute taint)"
 		switch {
@@ -48,7 +52,7 @@ func (c *Controller) recordPlan(key string, ds *api.DaemonSet, nodes []*api.Node
 	}
 	slices.Sort(lines) // the lister's order is random; node name order reads
 	lines = append(lines, backingOff...)
-	action := "create on " + orNone(createOn) + "; delete " + orNone(podNames(toDelete))
+	action := "create on " + controllerutil.OrNone(createOn) + "; delete " + controllerutil.OrNone(podNames(toDelete))
 	if len(createOn) == 0 && len(toDelete) == 0 {
 		action = "wait: failed pods back off before they are replaced"
 	}
@@ -69,7 +73,7 @@ func (c *Controller) recordPlan(key string, ds *api.DaemonSet, nodes []*api.Node
 
 // recordRollingUpdate records the old pods a RollingUpdate deletes now,
 // e.g. "RollingUpdate, maxUnavailable 1 of 2 nodes → delete old pod a".
-func (c *Controller) recordRollingUpdate(key string, ds *api.DaemonSet, desired, budget int, victims []*api.Pod) {
+func (c *Controller) recordRollingUpdate(ds *api.DaemonSet, desired, budget int, victims []*api.Pod) {
 	if !c.decisions.Enabled() {
 		return
 	}
@@ -88,12 +92,4 @@ func (c *Controller) recordRollingUpdate(key string, ds *api.DaemonSet, desired,
 // backOffLine is one failed pod's wait, a row of recordPlan.
 func backOffLine(pod *api.Pod, node string, wait time.Duration) string {
 	return fmt.Sprintf("%s: failed pod %s backs off, replaced in %s", node, pod.Name, wait.Round(time.Second))
-}
-
-// orNone joins names, or says "none".
-func orNone(names []string) string {
-	if len(names) == 0 {
-		return "none"
-	}
-	return strings.Join(names, ", ")
 }

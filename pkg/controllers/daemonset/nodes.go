@@ -22,6 +22,9 @@ type nodePlan struct {
 	// the caller applies a back-off first: a kubelet that keeps rejecting
 	// the pod would otherwise fight the controller in a hot loop.
 	failedPods []*api.Pod
+	// placements are, by node name, where ds's pod belongs (nodePlacement)
+	// on every node planned: the decision record's lines.
+	placements map[string]placement
 }
 
 // groupPodsByNode files ds's pods under the node each belongs to
@@ -57,11 +60,12 @@ func groupPodsByNode(pods []*api.Pod) (byNode map[string][]*api.Pod, unplaced []
 // Pods already being deleted are waited for, never deleted twice; while a
 // node still has one, no new pod is created there.
 func planNodes(ds *api.DaemonSet, nodes []*api.Node, byNode map[string][]*api.Pod) nodePlan {
-	var plan nodePlan
+	plan := nodePlan{placements: make(map[string]placement, len(nodes))}
 	known := make(map[string]bool, len(nodes))
 	for _, node := range nodes {
 		known[node.Name] = true
 		where := nodePlacement(node, ds)
+		plan.placements[node.Name] = where
 		pods, exists := byNode[node.Name]
 		switch {
 		case where.shouldRun && !exists:

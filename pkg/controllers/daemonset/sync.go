@@ -141,7 +141,7 @@ func (c *Controller) manage(ctx context.Context, key string, ds *api.DaemonSet, 
 			"Found failed daemon pod %s/%s on node %s, will try to kill it", pod.Namespace, pod.Name, node)
 		toDelete = append(toDelete, pod)
 	}
-	c.recordPlan(key, ds, nodes, byNode, plan.createOn, toDelete, backingOff)
+	c.recordPlan(ds, nodes, byNode, plan, toDelete, backingOff)
 	if len(plan.createOn) > 0 || len(toDelete) > 0 {
 		c.log.Info("syncing nodes", "key", key, "createOn", plan.createOn, "delete", podNames(toDelete))
 	}
@@ -169,7 +169,7 @@ func (c *Controller) rollingUpdate(ctx context.Context, key string, ds *api.Daem
 	if len(victims) == 0 {
 		return nil
 	}
-	c.recordRollingUpdate(key, ds, desired, budget, victims)
+	c.recordRollingUpdate(ds, desired, budget, victims)
 	c.log.Info("rolling update: deleting old pods", "key", key, "maxUnavailable", budget, "pods", podNames(victims))
 	return c.syncNodes(ctx, key, ds, nil, victims, hash)
 }

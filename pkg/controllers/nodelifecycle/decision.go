@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"kplane/pkg/api"
+	"kplane/pkg/controllers/controllerutil"
 	"kplane/pkg/debug"
 )
 
@@ -53,7 +54,7 @@ func (c *Controller) recordTaints(node *api.Node, before, after []api.Taint) {
 	}
 	c.decisions.Record(&node.ObjectMeta, debug.Decision{
 		Message: fmt.Sprintf("%s Ready=%s → taints %s (were %s)",
-			node.Name, readyStatus(node), orNone(taintList(after)), orNone(taintList(before))),
+			node.Name, readyStatus(node), controllerutil.OrNone(taintList(after)), controllerutil.OrNone(taintList(before))),
 		Values: map[string]string{"ready": string(readyStatus(node)), "taints": strconv.Itoa(len(after))},
 		Source: decisionSource,
 	})
@@ -87,12 +88,4 @@ func (c *Controller) recordPodCIDR(node *api.Node, cidr string) {
 		Values:  map[string]string{"podCIDR": cidr},
 		Source:  "pkg/controller/nodeipam/ipam/range_allocator.go",
 	})
-}
-
-// orNone joins taints, or says "none".
-func orNone(taints []string) string {
-	if len(taints) == 0 {
-		return "none"
-	}
-	return strings.Join(taints, ", ")
 }
