@@ -52,7 +52,10 @@ func (c *Controller) recordPlan(ds *api.DaemonSet, nodes []*api.Node, byNode map
 	}
 	slices.Sort(lines) // the lister's order is random; node name order reads
 	lines = append(lines, backingOff...)
-	action := "create on " + controllerutil.OrNone(createOn) + "; delete " + controllerutil.OrNone(podNames(toDelete))
+	// Names in order: the lister's order is random, and a decision that
+	// reads the same must be the same (the log drops repeats).
+	action := "create on " + controllerutil.OrNone(slices.Sorted(slices.Values(createOn))) +
+		"; delete " + controllerutil.OrNone(slices.Sorted(slices.Values(podNames(toDelete))))
 	if len(createOn) == 0 && len(toDelete) == 0 {
 		action = "wait: failed pods back off before they are replaced"
 	}
