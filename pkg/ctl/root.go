@@ -96,6 +96,9 @@ Objects (kubectl's verbs, messages and exit codes):
   ctl config          show and change the kubeconfig's contexts
   ctl completion      shell completion for verbs, kinds and object names
 
+See inside (each component's debug API):
+  ctl why             the latest decision of every controller and the scheduler about an object
+
 Which cluster: --kubeconfig, else the first existing file of $KUBECONFIG,
 else ./.kplane/kubeconfig (the cluster ` + "`ctl up`" + ` started here), else
 ~/.kube/config. The same file works with the real kubectl:
@@ -142,6 +145,9 @@ else ./.kplane/kubeconfig (the cluster ` + "`ctl up`" + ` started here), else
 	root.AddCommand(newRunCommand(f))
 	root.AddCommand(newExposeCommand(f))
 	root.AddCommand(newDiffCommand(f))
+
+	// The teaching verbs, reading the components' debug APIs.
+	root.AddCommand(newWhyCommand(f))
 	return root, f
 }
 
