@@ -57,7 +57,23 @@ func (d *decision) message(result scheduleResult, err error) string {
 		return fmt.Sprintf("%s: the only feasible node of %d, scoring skipped", result.node, d.allNodes)
 	}
 	i := slices.Index(d.nodes, result.node)
-	return fmt.Sprintf("%s: %s = %d, chosen of %d feasible", result.node, d.scoreTerms(i, ", "), d.totals[i], result.feasible)
+	message := fmt.Sprintf("%s: %s = %d, chosen of %d feasible", result.node, d.scoreTerms(i, ", "), d.totals[i], result.feasible)
+	if tied := tiedWith(d.totals, i); tied > 1 {
+		// selectHost picks uniformly among the best.
+		message += fmt.Sprintf(" (%d tied at %d: picked at random)", tied, d.totals[i])
+	}
+	return message
+}
+
+// tiedWith counts the totals equal to totals[i], i included.
+func tiedWith(totals []int64, i int) int {
+	n := 0
+	for _, t := range totals {
+		if t == totals[i] {
+			n++
+		}
+	}
+	return n
 }
 
 // scoreTerms prints feasible node i's weighted scores, "TaintToleration
@@ -100,8 +116,8 @@ func (d *decision) values(result scheduleResult, err error) map[string]string {
 // lines is the per-node table, by node name: each node's filter verdict
 // (feasible, or the plugin that rejected it and why) and, for a feasible
 // node, every score plugin's normalized score × weight and the total.
-// A PreFilter rejection, the nodes left unevaluated and the plugins'
-// upstream files follow.
+// A PreFilter rejection, the nodes left unevaluated and the upstream file
+// of every plugin that rejected or scored a node follow.
 func (d *decision) lines(result scheduleResult) []string {
 	var out []string
 	if st := d.preFilter; st != nil {
@@ -139,14 +155,10 @@ func (d *decision) lines(result scheduleResult) []string {
 	if d.preFilter != nil {
 		cited[d.preFilter.Plugin()] = true
 	}
-	var sources []string
 	for _, name := range slices.Sorted(maps.Keys(cited)) {
 		if src := plugins.UpstreamSource(name); src != "" {
-			sources = append(sources, name+" "+src)
+			out = append(out, "plugin "+name+" mirrors upstream "+src)
 		}
-	}
-	if len(sources) > 0 {
-		out = append(out, "plugins mirror upstream "+strings.Join(sources, ", "))
 	}
 	return out
 }

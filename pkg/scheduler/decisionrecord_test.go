@@ -99,9 +99,14 @@ func TestDecisionRecordTableNamesFilterAndAddsUpScores(t *testing.T) {
 	if strconv.FormatInt(best, 10) != r.Values["total"] {
 		t.Errorf("chosen total %s is not the best, %d", r.Values["total"], best)
 	}
-	if last := r.Lines[len(r.Lines)-1]; !strings.Contains(last, "TaintToleration pkg/scheduler/framework/plugins/tainttoleration/taint_toleration.go") ||
-		!strings.Contains(last, "NodeResourcesFit pkg/scheduler/framework/plugins/noderesources/fit.go") {
-		t.Errorf("last line %q does not cite the plugins' upstream files", last)
+	want = strings.Join([]string{
+		"plugin NodeAffinity mirrors upstream pkg/scheduler/framework/plugins/nodeaffinity/node_affinity.go",
+		"plugin NodeResourcesBalancedAllocation mirrors upstream pkg/scheduler/framework/plugins/noderesources/balanced_allocation.go",
+		"plugin NodeResourcesFit mirrors upstream pkg/scheduler/framework/plugins/noderesources/fit.go",
+		"plugin TaintToleration mirrors upstream pkg/scheduler/framework/plugins/tainttoleration/taint_toleration.go",
+	}, "\n")
+	if got := strings.Join(r.Lines[3:], "\n"); got != want {
+		t.Errorf("after the table:\n%s\nwant the plugins' upstream files:\n%s", got, want)
 	}
 }
 
@@ -149,5 +154,21 @@ func TestDecisionRecordOneFeasibleNodeIsNotScored(t *testing.T) {
 	}
 	if r.Lines[0] != "n1: feasible, chosen (the only feasible node: not scored)" {
 		t.Errorf("line %q", r.Lines[0])
+	}
+}
+
+func TestDecisionRecordSaysWhenTiedNodesWereAPickAtRandom(t *testing.T) {
+	j := debug.NewJournal("scheduler", 100, nil)
+	s := bareScheduler(Options{Journal: j})
+	s.cache.AddNode(cacheNode("n1"))
+	s.cache.AddNode(cacheNode("n2"))
+	result, err := s.schedulePod(framework.NewPodInfo(cachePod("web", "", "1")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := onlyDecision(t, j)
+	if r.Values["total/n1"] != r.Values["total/n2"] || !strings.HasPrefix(r.Message, result.node+": ") ||
+		!strings.HasSuffix(r.Message, ", chosen of 2 feasible (2 tied at "+r.Values["total"]+": picked at random)") {
+		t.Errorf("two equal nodes: message %q, values %v", r.Message, r.Values)
 	}
 }

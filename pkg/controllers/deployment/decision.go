@@ -177,11 +177,16 @@ func (c *Controller) record(r *rolloutDecision) {
 		message = fmt.Sprintf("Recreate, replicas %d: scale old to 0, wait, then new to %d: %s",
 			replicas(d.Spec.Replicas), replicas(d.Spec.Replicas), r.steps())
 	}
-	if progress := progressVerdict(d); progress != "" {
+	progress := progressVerdict(d)
+	if progress != "" {
 		message += "; " + progress
 		if !r.changed() {
 			source = sourceProgress
 		}
+	}
+	if !r.changed() && progress == "" && len(r.lines) == 0 && r.source != sourceSync && !d.Spec.Paused {
+		r.line("no step this sync: %d of %d replicas updated, %d available; waiting for the ReplicaSets' pods",
+			d.Status.UpdatedReplicas, replicas(d.Spec.Replicas), d.Status.AvailableReplicas)
 	}
 	c.decisions.Record(&d.ObjectMeta, debug.Decision{Message: message, Values: r.values(), Lines: r.lines, Source: source})
 }

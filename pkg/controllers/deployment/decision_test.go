@@ -220,3 +220,17 @@ func TestFencepostsRounding(t *testing.T) {
 		}
 	}
 }
+
+func TestDecisionWithoutAStepSaysWhatItWaitsFor(t *testing.T) {
+	// A new Deployment's ReplicaSet has all 3 pods asked for, 1 available.
+	d := newDeployment(3, "25%", "25%", "nginx:1.27")
+	d.Annotations = map[string]string{api.DeploymentRevisionAnnotation: "1"}
+	rs := rsFor(d, "nginx:1.27", 3, 1, 1, 0)
+	f := newFixture(t, d, rs)
+	f.mustSync()
+	r := f.lastDecision()
+	if !strings.HasSuffix(r.Message, ": new ReplicaSet 3, old 0") {
+		t.Errorf("message %q", r.Message)
+	}
+	wantLine(t, r, "no step this sync: 3 of 3 replicas updated, 1 available; waiting for the ReplicaSets' pods")
+}
