@@ -165,6 +165,7 @@ func TestDocsReadOnlyCommands(t *testing.T) {
 		`echo "$(kubectl delete pod x)"`:                               false,
 		"kubectl get pods --sort-by=.x \\\n    -o custom-columns=N:.a": true,
 		"kubectl delete pod x \\\n    --now":                           false,
+		"ctl why deploy/web --all | grep 'new ReplicaSet 0 → 3'":       true,
 	} {
 		if got := readOnlyCommand(cmd); got != want {
 			t.Errorf("readOnlyCommand(%q) = %v, want %v", cmd, got, want)

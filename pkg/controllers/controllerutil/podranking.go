@@ -272,7 +272,7 @@ func (s ActivePodsWithRanks) explain(i, kept int) string {
 	case RuleNewer:
 		return fmt.Sprintf("newer (created %s), %s created %s", a.CreationTimestamp.UTC().Format(time.RFC3339), than, b.CreationTimestamp.UTC().Format(time.RFC3339))
 	}
-	return "ranked equal to " + than + " (order left to the sort)"
+	return "tied with " + than + " on every rule: the sort's order decided"
 }
 
 // phaseOrPending is pod's phase, Pending when it has none yet.
