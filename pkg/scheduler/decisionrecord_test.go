@@ -172,3 +172,25 @@ func TestDecisionRecordSaysWhenTiedNodesWereAPickAtRandom(t *testing.T) {
 		t.Errorf("two equal nodes: message %q, values %v", r.Message, r.Values)
 	}
 }
+
+func TestDecisionRecordPreFilterRejectionLooksAtNoNode(t *testing.T) {
+	j := debug.NewJournal("scheduler", 100, nil)
+	s := bareScheduler(Options{Journal: j})
+	s.cache.AddNode(cacheNode("n1"))
+	s.cache.AddNode(cacheNode("n2"))
+	withMissingClaim := cachePod("p", "", "")
+	withMissingClaim.Spec.Volumes = []api.Volume{{Name: "data", VolumeSource: api.VolumeSource{
+		PersistentVolumeClaim: &api.PersistentVolumeClaimVolumeSource{ClaimName: "data"},
+	}}}
+	if _, err := s.schedulePod(framework.NewPodInfo(withMissingClaim)); err == nil {
+		t.Fatal("the pod was scheduled without its claim")
+	}
+	r := onlyDecision(t, j)
+	want := []string{
+		`PreFilter VolumeBinding: persistentvolumeclaim "data" not found (UnschedulableAndUnresolvable): no node was looked at`,
+		"plugin VolumeBinding mirrors upstream pkg/scheduler/framework/plugins/volumebinding/volume_binding.go",
+	}
+	if r.Message != `0/2 nodes are available: persistentvolumeclaim "data" not found.` || strings.Join(r.Lines, "\n") != strings.Join(want, "\n") {
+		t.Errorf("record %q\n%s\nwant the PreFilter line and VolumeBinding's source:\n%s", r.Message, strings.Join(r.Lines, "\n"), strings.Join(want, "\n"))
+	}
+}
