@@ -87,7 +87,7 @@ func (d *decision) scoreTerms(i int, sep string) string {
 }
 
 // values are the outcome's numbers by name; "total/<node>" is each scored
-// node's weighted sum.
+// node's weighted sum, when there are at most maxTableRows of them.
 func (d *decision) values(result scheduleResult, err error) map[string]string {
 	v := map[string]string{
 		"nodes":     strconv.Itoa(d.allNodes),
@@ -105,12 +105,29 @@ func (d *decision) values(result scheduleResult, err error) map[string]string {
 		v["node"] = result.node
 	}
 	for i, node := range d.nodes {
-		v["total/"+node] = strconv.FormatInt(d.totals[i], 10)
+		if len(d.nodes) <= maxTableRows {
+			v["total/"+node] = strconv.FormatInt(d.totals[i], 10)
+		}
 		if node == result.node && err == nil {
 			v["total"] = strconv.FormatInt(d.totals[i], 10)
 		}
 	}
 	return v
+}
+
+// maxTableRows bounds the per-node table of one record. A journal keeps
+// thousands of records, and a full table of a 100-node cluster would make
+// each some 15 KB; past this many nodes the table shows the chosen node,
+// the best-scored feasible ones and the first rejected ones, and sums up
+// the others in a line each.
+const maxTableRows = 20
+
+// tableRow is one node of the table: rejected by a filter (status), or
+// feasible with its scores at index score of d.nodes (-1: not scored).
+type tableRow struct {
+	node   string
+	status *framework.Status
+	score  int
 }
 
 // lines is the per-node table, by node name: each node's filter verdict
@@ -124,26 +141,14 @@ func (d *decision) lines(result scheduleResult) []string {
 		out = append(out, fmt.Sprintf("PreFilter %s: %s (%s): no node was looked at", st.Plugin(), st.Message(), st.Code()))
 	}
 	cited := map[string]bool{}
-	filters := slices.Clone(d.filters)
-	slices.SortFunc(filters, func(a, b filterVerdict) int { return strings.Compare(a.node, b.node) })
-	for _, f := range filters {
+	shown, omitted := d.tableRows(result)
+	for _, r := range shown {
+		out = append(out, d.rowLine(r, result))
+	}
+	out = append(out, omitted...)
+	for _, f := range d.filters {
 		if !f.status.IsSuccess() {
 			cited[f.status.Plugin()] = true
-			out = append(out, fmt.Sprintf("%s: filtered out by %s: %s", f.node, f.status.Plugin(), f.status.Message()))
-			continue
-		}
-		i := slices.Index(d.nodes, f.node)
-		switch {
-		case i < 0 && f.node == result.node:
-			out = append(out, fmt.Sprintf("%s: feasible, chosen (the only feasible node: not scored)", f.node))
-		case i < 0:
-			out = append(out, f.node+": feasible")
-		default:
-			line := fmt.Sprintf("%s: feasible: %s = %d", f.node, d.scoreTerms(i, " + "), d.totals[i])
-			if f.node == result.node {
-				line += ", chosen"
-			}
-			out = append(out, line)
 		}
 	}
 	if skipped := d.allNodes - len(d.filters); skipped > 0 && d.preFilter == nil {
@@ -161,4 +166,99 @@ func (d *decision) lines(result scheduleResult) []string {
 		}
 	}
 	return out
+}
+
+// tableRows returns the rows to show, by node name, and the lines that
+// sum up the rows left out (see maxTableRows).
+func (d *decision) tableRows(result scheduleResult) (shown []tableRow, omitted []string) {
+	scoreIndex := make(map[string]int, len(d.nodes))
+	for i, n := range d.nodes {
+		scoreIndex[n] = i
+	}
+	var feasible, rejected []tableRow
+	for _, f := range d.filters {
+		if !f.status.IsSuccess() {
+			rejected = append(rejected, tableRow{node: f.node, status: f.status, score: -1})
+			continue
+		}
+		i, ok := scoreIndex[f.node]
+		if !ok {
+			i = -1
+		}
+		feasible = append(feasible, tableRow{node: f.node, score: i})
+	}
+	byName := func(a, b tableRow) int { return strings.Compare(a.node, b.node) }
+	if len(feasible)+len(rejected) <= maxTableRows {
+		shown = append(feasible, rejected...)
+		slices.SortFunc(shown, byName)
+		return shown, nil
+	}
+
+	// The chosen node first, then the best totals (by name among equals).
+	rank := func(r tableRow) (bool, int64) {
+		if r.score < 0 {
+			return r.node == result.node, -1
+		}
+		return r.node == result.node, d.totals[r.score]
+	}
+	slices.SortFunc(feasible, func(a, b tableRow) int {
+		chosenA, totalA := rank(a)
+		chosenB, totalB := rank(b)
+		switch {
+		case chosenA != chosenB:
+			if chosenA {
+				return -1
+			}
+			return 1
+		case totalA != totalB:
+			if totalA > totalB {
+				return -1
+			}
+			return 1
+		}
+		return byName(a, b)
+	})
+	slices.SortFunc(rejected, byName)
+	keepFeasible := min(len(feasible), max(maxTableRows/2, maxTableRows-len(rejected)))
+	keepRejected := min(len(rejected), maxTableRows-keepFeasible)
+	shown = append(slices.Clone(feasible[:keepFeasible]), rejected[:keepRejected]...)
+	slices.SortFunc(shown, byName)
+
+	if rest := feasible[keepFeasible:]; len(rest) > 0 {
+		line := fmt.Sprintf("… %d more feasible nodes not shown", len(rest))
+		if _, best := rank(rest[0]); best >= 0 {
+			_, worst := rank(rest[len(rest)-1])
+			line += fmt.Sprintf(", totals %d down to %d", best, worst)
+		}
+		omitted = append(omitted, line)
+	}
+	if rest := rejected[keepRejected:]; len(rest) > 0 {
+		counts := map[string]int{}
+		for _, r := range rest {
+			counts[r.status.Plugin()+" ("+r.status.Message()+")"]++
+		}
+		var parts []string
+		for _, why := range slices.Sorted(maps.Keys(counts)) {
+			parts = append(parts, fmt.Sprintf("%d by %s", counts[why], why))
+		}
+		omitted = append(omitted, fmt.Sprintf("… %d more nodes filtered out not shown: %s", len(rest), strings.Join(parts, ", ")))
+	}
+	return shown, omitted
+}
+
+// rowLine prints one row of the table.
+func (d *decision) rowLine(r tableRow, result scheduleResult) string {
+	switch {
+	case r.status != nil:
+		return fmt.Sprintf("%s: filtered out by %s: %s", r.node, r.status.Plugin(), r.status.Message())
+	case r.score < 0 && r.node == result.node:
+		return r.node + ": feasible, chosen (the only feasible node: not scored)"
+	case r.score < 0:
+		return r.node + ": feasible"
+	}
+	line := fmt.Sprintf("%s: feasible: %s = %d", r.node, d.scoreTerms(r.score, " + "), d.totals[r.score])
+	if r.node == result.node {
+		line += ", chosen"
+	}
+	return line
 }

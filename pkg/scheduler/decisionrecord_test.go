@@ -1,6 +1,7 @@
 package scheduler
 
 import (
+	"fmt"
 	"regexp"
 	"strconv"
 	"strings"
@@ -192,5 +193,60 @@ func TestDecisionRecordPreFilterRejectionLooksAtNoNode(t *testing.T) {
 	}
 	if r.Message != `0/2 nodes are available: persistentvolumeclaim "data" not found.` || strings.Join(r.Lines, "\n") != strings.Join(want, "\n") {
 		t.Errorf("record %q\n%s\nwant the PreFilter line and VolumeBinding's source:\n%s", r.Message, strings.Join(r.Lines, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+func TestDecisionRecordTableOfABigClusterIsBounded(t *testing.T) {
+	tests := []struct {
+		name        string
+		tainted     int // of 30 nodes, the last ones
+		wantSummary string
+	}{
+		// 25 feasible, 5 rejected: all 5 rejected rows and the 15 best
+		// feasible show; node00, busy, scores lowest and is summed up.
+		{"mostly feasible", 5, "… 10 more feasible nodes not shown, totals 473 down to 422"},
+		// 5 feasible, 25 rejected: the 5 feasible and 15 rejected rows show.
+		{"mostly rejected", 25, "… 10 more nodes filtered out not shown: 10 by TaintToleration (node(s) had untolerated taint {dedicated: db})"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			j := debug.NewJournal("scheduler", 100, nil)
+			s := bareScheduler(Options{Journal: j})
+			for i := range 30 {
+				name := fmt.Sprintf("node%02d", i)
+				if i >= 30-tt.tainted {
+					s.cache.AddNode(tainted(name))
+					continue
+				}
+				s.cache.AddNode(cacheNode(name))
+			}
+			s.cache.AddPod(cachePod("hog", "node00", "2"))
+			result, err := s.schedulePod(framework.NewPodInfo(cachePod("web", "", "1")))
+			if err != nil {
+				t.Fatal(err)
+			}
+			r := onlyDecision(t, j)
+			var rows, chosen int
+			var summary []string
+			for _, line := range r.Lines {
+				switch {
+				case strings.HasPrefix(line, "… "):
+					summary = append(summary, line)
+				case strings.HasPrefix(line, "node"):
+					rows++
+					if strings.HasPrefix(line, result.node+": ") && strings.HasSuffix(line, ", chosen") {
+						chosen++
+					}
+				}
+			}
+			if rows != maxTableRows || chosen != 1 || strings.Join(summary, "\n") != tt.wantSummary {
+				t.Errorf("%d rows (the chosen one %d times), summary %q; want %d rows with the chosen node and %q:\n%s",
+					rows, chosen, summary, maxTableRows, tt.wantSummary, strings.Join(r.Lines, "\n"))
+			}
+			// Per-node totals are values only while there are few scored nodes.
+			if _, ok := r.Values["total/node01"]; ok != (30-tt.tainted <= maxTableRows) || r.Values["total"] != "473" {
+				t.Errorf("values %v", r.Values)
+			}
+		})
 	}
 }

@@ -86,17 +86,27 @@ func (r *replicaDecision) created(want, n, burst, successes int, err error) {
 	r.values["create"], r.values["created"] = strconv.Itoa(n), strconv.Itoa(successes)
 }
 
+// maxVictimsNamed bounds how many deleted pods one record names, each with
+// its reason: a scale-down by hundreds would otherwise make one record
+// hundreds of lines long.
+const maxVictimsNamed = 10
+
 // deleted notes the deletion of victims, each with why it ranked first.
 func (r *replicaDecision) deleted(want, burst int, victims []*api.Pod, reasons []string) {
 	if r == nil {
 		return
 	}
-	names := make([]string, len(victims))
-	for i, pod := range victims {
+	named := victims[:min(len(victims), maxVictimsNamed)]
+	names := make([]string, len(named))
+	for i, pod := range named {
 		names[i] = pod.Name
 		r.lines = append(r.lines, pod.Name+": "+reasons[i])
 	}
-	r.action = fmt.Sprintf("delete %d: %s", len(victims), strings.Join(names, ", "))
+	list := strings.Join(names, ", ")
+	if more := len(victims) - len(named); more > 0 {
+		list += fmt.Sprintf(" and %d more", more)
+	}
+	r.action = fmt.Sprintf("delete %d: %s", len(victims), list)
 	if want > len(victims) {
 		r.lines = append(r.lines, fmt.Sprintf("%d too many, capped at burstReplicas %d per sync", want, burst))
 	}

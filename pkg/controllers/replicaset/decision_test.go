@@ -1,6 +1,7 @@
 package replicaset
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -81,5 +82,20 @@ func TestDecisionDeleteNamesVictimsAndTheRuleThatChoseThem(t *testing.T) {
 	}
 	if strings.Join(r.Lines, "\n") != strings.Join(want, "\n") {
 		t.Errorf("lines:\n  %s\nwant:\n  %s", strings.Join(r.Lines, "\n  "), strings.Join(want, "\n  "))
+	}
+}
+
+func TestDecisionBigScaleDownNamesTenVictims(t *testing.T) {
+	rs := newRS("ng-rs", 0, web)
+	var pods []api.Object
+	for i := range 12 {
+		pods = append(pods, newPod(fmt.Sprintf("p%02d", i), web, ownedBy(rs), onNode("node1"), readyFor(time.Hour)))
+	}
+	f := newFixture(t, append([]api.Object{rs}, pods...)...)
+	f.mustSync("default/ng-rs")
+	r := f.lastDecision("ng-rs")
+	if !strings.HasPrefix(r.Message, "ReplicaSet wants 0, has 12: delete 12: ") || !strings.HasSuffix(r.Message, " and 2 more") ||
+		len(r.Lines) != 10 || r.Values["delete"] != "12" {
+		t.Errorf("record %q with %d lines, values %v; want 12 deletes, 10 named", r.Message, len(r.Lines), r.Values)
 	}
 }
