@@ -97,7 +97,9 @@ Objects (kubectl's verbs, messages and exit codes):
   ctl config          show and change the kubeconfig's contexts
   ctl completion      shell completion for verbs, kinds and object names
 
-See inside (each component's debug API):
+Inside the cluster:
+  ctl etcd            the apiserver's etcd: ls keys, get a value, a key's history of revisions
+  ctl fault           inject a fault: compact (etcd compacted, every watch gets 410 Gone)
   ctl why             the latest decision of every controller and the scheduler about an object
 
 Which cluster: --kubeconfig, else the first existing file of $KUBECONFIG,
@@ -148,7 +150,10 @@ else ./.kplane/kubeconfig (the cluster ` + "`ctl up`" + ` started here), else
 	root.AddCommand(newExposeCommand(f))
 	root.AddCommand(newDiffCommand(f))
 
-	// The teaching verbs, reading the components' debug APIs.
+	// Seeing inside: etcd's keys and history, faults to inject, and the
+	// decisions the controllers and the scheduler recorded.
+	root.AddCommand(newEtcdCommand(f))
+	root.AddCommand(newFaultCommand(f))
 	root.AddCommand(newWhyCommand(f))
 	return root, f
 }
