@@ -75,6 +75,15 @@ func (o *whyOptions) run(ctx context.Context, arg string) error {
 	if !ok || typ == "" || name == "" || strings.Contains(name, "/") {
 		return fmt.Errorf("why takes one TYPE/NAME argument, e.g. deploy/web, not %q", arg)
 	}
+	// The endpoint files first: without a cluster there, that is the
+	// plainer message.
+	c, endpoints, err := o.connect(o.dataDir)
+	if err != nil {
+		return err
+	}
+	if len(endpoints) == 0 {
+		return fmt.Errorf("no component announces a debug API in %s: is the cluster running (ctl up)?", o.dataDir)
+	}
 	m, err := o.f.Mapper(ctx)
 	if err != nil {
 		return err
@@ -93,13 +102,6 @@ func (o *whyOptions) run(ctx context.Context, arg string) error {
 	}
 	object := whyObject{Resource: r.GroupResource(), Key: key, Name: r.KindName() + "/" + name}
 
-	c, endpoints, err := o.connect(o.dataDir)
-	if err != nil {
-		return err
-	}
-	if len(endpoints) == 0 {
-		return fmt.Errorf("no component announces a debug API in %s: is the cluster running (ctl up)?", o.dataDir)
-	}
 	records, errs := collectDecisions(ctx, c, endpoints, object)
 	if len(errs) == len(endpoints) {
 		return errors.Join(errs...)

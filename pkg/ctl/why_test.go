@@ -152,6 +152,11 @@ func TestWhyBadInput(t *testing.T) {
 	if err := w.why("deploy/web", false, "yaml"); err == nil || !strings.Contains(err.Error(), "allowed formats are: json") {
 		t.Errorf("-o yaml: error %v, want the allowed formats", err)
 	}
+	// No component announced itself: no cluster runs there.
+	w.endpoints = nil
+	if err := w.why("deploy/web", false, ""); err == nil || err.Error() != "no component announces a debug API in /nowhere: is the cluster running (ctl up)?" {
+		t.Errorf("no endpoints: error %v", err)
+	}
 }
 
 func TestWhyWarnsAboutASilentComponentAndGoesOn(t *testing.T) {
