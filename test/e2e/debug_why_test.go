@@ -189,6 +189,10 @@ func TestDebugWhy(t *testing.T) {
 		}
 		newSize, oldSize = to, oldTo
 	}
+	if all := whyCtl(t, c, "deploy/web", "--all"); !strings.Contains(all,
+		"\n  replicas 10, maxSurge 25% → 3 (rounded up), maxUnavailable 25% → 2 (rounded down): new ReplicaSet 0 → 3, old 10 → 8\n") {
+		t.Errorf("ctl why deploy/web --all lacks the first step:\n%s", all)
+	}
 	if checked < 3 {
 		t.Errorf("only %d lines of arithmetic were checked; the line formats must have changed", checked)
 	}
