@@ -148,6 +148,7 @@ func (s *Server) delete(ctx context.Context, res *resource, namespace, name stri
 			if _, ok := obj.(*api.Namespace); ok {
 				s.noteTerminating(name)
 			}
+			s.recordWrite(ctx, "update", res, obj, written.ModRevision)
 			so, err := s.stored(res, key, obj, written.ModRevision)
 			return so, false, err
 		}
@@ -162,6 +163,7 @@ func (s *Server) delete(ctx context.Context, res *resource, namespace, name stri
 			return nil, false, storeError(err, res, name)
 		}
 		s.afterDelete(res, current.obj)
+		s.recordWrite(ctx, "delete", res, obj, deleted.ModRevision)
 		so, err := s.stored(res, key, obj, deleted.ModRevision)
 		return so, true, err
 	}

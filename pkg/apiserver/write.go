@@ -137,6 +137,7 @@ func (s *Server) create(ctx context.Context, res *resource, obj api.Object, dryR
 		return nil, storeError(err, res, meta.Name)
 	}
 	kept = true
+	s.recordWrite(ctx, "create", res, obj, kv.ModRevision)
 	return s.stored(res, kv.Key, obj, kv.ModRevision)
 }
 
@@ -277,6 +278,7 @@ func (s *Server) finishUpdate(ctx context.Context, res *resource, current *store
 			return nil, storeError(err, res, meta.Name)
 		}
 		s.afterDelete(res, obj)
+		s.recordWrite(ctx, "delete", res, obj, deleted.ModRevision)
 		// Not s.stored: the cache's DELETED event carries the last state
 		// etcd held, which still had the finalizer.
 		return newStoredObject(res, obj, deleted.ModRevision)
@@ -306,6 +308,7 @@ func (s *Server) finishUpdate(ctx context.Context, res *resource, current *store
 	if svc, ok := obj.(*api.Service); ok {
 		s.alloc.releaseService(old.(*api.Service), svc)
 	}
+	s.recordWrite(ctx, "update", res, obj, written.ModRevision)
 	return s.stored(res, kv.Key, obj, written.ModRevision)
 }
 
