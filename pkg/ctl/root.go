@@ -96,6 +96,9 @@ Objects (kubectl's verbs, messages and exit codes):
   ctl config          show and change the kubeconfig's contexts
   ctl completion      shell completion for verbs, kinds and object names
 
+Inside the control plane:
+  ctl trace           follow an object through every component, step by step, with resourceVersions
+
 Which cluster: --kubeconfig, else the first existing file of $KUBECONFIG,
 else ./.kplane/kubeconfig (the cluster ` + "`ctl up`" + ` started here), else
 ~/.kube/config. The same file works with the real kubectl:
@@ -142,6 +145,9 @@ else ./.kplane/kubeconfig (the cluster ` + "`ctl up`" + ` started here), else
 	root.AddCommand(newRunCommand(f))
 	root.AddCommand(newExposeCommand(f))
 	root.AddCommand(newDiffCommand(f))
+
+	// Seeing inside the control plane.
+	root.AddCommand(newTraceCommand(f))
 	return root, f
 }
 
