@@ -1,0 +1,96 @@
+package ctl
+
+import (
+	"context"
+	"encoding/json"
+	"net/http/httptest"
+	"os"
+	"strings"
+	"testing"
+
+	"kplane/pkg/api"
+	"kplane/pkg/apiserver"
+	"kplane/pkg/client"
+	"kplane/pkg/debug"
+	"kplane/test/framework"
+)
+
+// TestTraceReplaysAnObjectAndWhatItOwns runs `ctl trace --since` against an
+// in-process apiserver whose journal is served as a cluster's would be: it
+// prints the writes of the named ConfigMap and of the one it owns, with the
+// resourceVersions the API answered, and nothing about an unrelated one.
+func TestTraceReplaysAnObjectAndWhatItOwns(t *testing.T) {
+	j := debug.NewJournal("apiserver", 1000, nil)
+	a := framework.StartAPIServerWith(t, t.TempDir(), func(o *apiserver.Options) { o.Journal = j })
+	srv := httptest.NewServer(j.Handler(nil, false))
+	defer srv.Close()
+	dataDir := t.TempDir()
+	if err := debug.WriteEndpoint(debug.EndpointFile(dataDir, "apiserver"), debug.Endpoint{Component: "apiserver", URL: srv.URL, PID: os.Getpid()}); err != nil {
+		t.Fatal(err)
+	}
+
+	c := a.Client(t, nil)
+	ctx := context.Background()
+	owner, err := c.ConfigMaps("default").Create(ctx, &api.ConfigMap{ObjectMeta: api.ObjectMeta{Name: "owner", Namespace: "default"}}, client.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dependent, err := c.ConfigMaps("default").Create(ctx, &api.ConfigMap{ObjectMeta: api.ObjectMeta{Name: "dependent", Namespace: "default",
+		OwnerReferences: []api.OwnerReference{{APIVersion: "v1", Kind: "ConfigMap", Name: "owner", UID: owner.UID}}}}, client.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.ConfigMaps("default").Create(ctx, &api.ConfigMap{ObjectMeta: api.ObjectMeta{Name: "unrelated", Namespace: "default"}}, client.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+
+	out := mustRun(t, a, "trace", "cm/owner", "--since", "1m", "--timeout", "1s", "-o", "json", "--data-dir", dataDir)
+	var writes []string
+	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
+		var r debug.Record
+		if err := json.Unmarshal([]byte(line), &r); err != nil {
+			t.Fatalf("line %q is not a record: %v", line, err)
+		}
+		if r.Key == "default/unrelated" {
+			t.Errorf("the trace printed a record of an unrelated ConfigMap: %s", line)
+		}
+		if r.Type == debug.TypeWrite {
+			writes = append(writes, r.Stage+" "+r.Key+" "+r.ResourceVersion)
+		}
+	}
+	want := []string{"create default/owner " + owner.ResourceVersion, "create default/dependent " + dependent.ResourceVersion}
+	if strings.Join(writes, "; ") != strings.Join(want, "; ") {
+		t.Errorf("write records %q, want %q", writes, want)
+	}
+
+	table := mustRun(t, a, "trace", "configmap/owner", "--since", "1m", "--timeout", "1s", "--stages", "create", "--data-dir", dataDir)
+	wantTable := []string{
+		"TIME       COMPONENT           STAGE     ACTOR               OBJECT                              RV      DETAIL",
+		"apiserver           create    kubernetes-admin    configmap/owner                     " + owner.ResourceVersion,
+		"apiserver           create    kubernetes-admin    configmap/dependent                 " + dependent.ResourceVersion,
+	}
+	lines := strings.Split(strings.TrimSpace(table), "\n")
+	if len(lines) != 3 || lines[0] != wantTable[0] || !strings.Contains(lines[1], wantTable[1]) || !strings.Contains(lines[2], wantTable[2]) {
+		t.Errorf("table:\n%s\nwant lines like:\n%s", table, strings.Join(wantTable, "\n"))
+	}
+}
+
+func TestTraceErrors(t *testing.T) {
+	a := framework.StartAPIServer(t)
+	empty := t.TempDir()
+	for _, tc := range []struct {
+		args    []string
+		wantErr string
+	}{
+		{[]string{"trace"}, "error: you must specify the object to trace, as TYPE/NAME (for example deploy/web)\n"},
+		{[]string{"trace", "deploy/web", "-o", "yaml"}, "error: unable to match a printer suitable for the output format \"yaml\", allowed formats are: json\n"},
+		{[]string{"trace", "frob/web"}, "error: the server doesn't have a resource type \"frob\"\n"},
+		{[]string{"trace", "deploy/a", "deploy/b"}, "error: trace follows one object: give exactly one TYPE/NAME\n"},
+		{[]string{"trace", "deploy/web", "--data-dir", empty}, "error: no debug API found in " + empty + "/debug — is a cluster running there (`ctl up`)?\n"},
+	} {
+		code, out, errOut := runIn(t, a, "", tc.args...)
+		if code != 1 || out != "" || errOut != tc.wantErr {
+			t.Errorf("ctl %s = %d, stdout %q, stderr %q; want 1, \"\", %q", strings.Join(tc.args, " "), code, out, errOut, tc.wantErr)
+		}
+	}
+}
