@@ -128,6 +128,9 @@ func (o *traceOptions) run(ctx context.Context, args []string) error {
 		printer:  &tracePrinter{out: o.f.out(), json: o.output == "json", kinds: kinds, namespace: namespace},
 		stages:   o.stages,
 		warn:     func(msg string) { fmt.Fprintln(o.f.errOut(), "Warning: "+msg) },
+		ready: func(components int) {
+			fmt.Fprintf(o.f.errOut(), "Tracing %s/%s and what it owns, from %d components; Ctrl-C stops.\n", res.KindName(), name, components)
+		},
 	}
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt)
 	defer stop()
@@ -164,6 +167,9 @@ type tracer struct {
 	printer  *tracePrinter
 	stages   []string
 	warn     func(string)
+	// ready, when set, is told how many components' streams are about to
+	// open: from then on nothing that happens is missed.
+	ready func(components int)
 }
 
 // traceRecordTypes are the records a trace reads: not the components' own
@@ -173,10 +179,39 @@ const traceRecordTypes = debug.TypeTrace + "," + debug.TypeDecision + "," + debu
 // run streams every endpoint's records (those of the last since first,
 // when since is set) until ctx ends, then prints what is still held.
 func (t *tracer) run(ctx context.Context, dc *debug.Client, endpoints []debug.Endpoint, since time.Time) error {
+	// Where each stream starts: after the newest record now, or at the
+	// start of the ring to replay the last --since. Once every start is
+	// known nothing can be missed — the rings keep what happens meanwhile.
+	starts := map[string]uint64{}
+	for _, ep := range endpoints {
+		if !since.IsZero() {
+			starts[ep.Component] = 0
+			continue
+		}
+		var info debug.Info
+		if err := dc.Get(ctx, ep, debug.PathInfo, &info); err != nil {
+			if ctx.Err() != nil {
+				return nil
+			}
+			t.warn(fmt.Sprintf("%s is left out of the trace: %v", ep.Component, err))
+			continue
+		}
+		starts[ep.Component] = info.LastSeq
+	}
+	if len(starts) == 0 {
+		return errors.New("no component's debug API answered")
+	}
+	if t.ready != nil {
+		t.ready(len(starts))
+	}
 	records := make(chan debug.Record, 1024)
 	var wg sync.WaitGroup
 	for _, ep := range endpoints {
-		wg.Go(func() { t.stream(ctx, dc, ep, since, records) })
+		after, ok := starts[ep.Component]
+		if !ok {
+			continue
+		}
+		wg.Go(func() { t.stream(ctx, dc, ep, after, since, records) })
 	}
 	go func() {
 		wg.Wait()
@@ -221,22 +256,11 @@ func (t *tracer) emit(records []debug.Record) error {
 	return nil
 }
 
-// stream follows one component's records and sends those that may concern
-// the trace, until ctx ends. A broken stream (the component restarted) is
+// stream follows one component's records after the sequence number after
+// and sends those that may concern the trace, until ctx ends. A broken stream (the component restarted) is
 // reopened after the last record received, or from the start of the new
 // process's journal.
-func (t *tracer) stream(ctx context.Context, dc *debug.Client, ep debug.Endpoint, since time.Time, out chan<- debug.Record) {
-	var after uint64
-	if since.IsZero() {
-		var info debug.Info
-		if err := dc.Get(ctx, ep, debug.PathInfo, &info); err != nil {
-			if ctx.Err() == nil {
-				t.warn(fmt.Sprintf("%s is left out of the trace: %v", ep.Component, err))
-			}
-			return
-		}
-		after = info.LastSeq
-	}
+func (t *tracer) stream(ctx context.Context, dc *debug.Client, ep debug.Endpoint, after uint64, since time.Time, out chan<- debug.Record) {
 	for {
 		err := dc.Records(ctx, ep, debug.RecordQuery{After: after, Follow: true, Types: traceRecordTypes}, func(r debug.Record) error {
 			after = r.Seq
