@@ -4,6 +4,7 @@ import (
 	"context"
 	"strconv"
 	"strings"
+	"time"
 
 	"kplane/pkg/api"
 	"kplane/pkg/auth"
@@ -29,20 +30,29 @@ func (s *Server) withRequestInfo(ctx context.Context, info *requestInfo) context
 	return context.WithValue(ctx, requestInfoKey{}, info)
 }
 
+// writeBegins is when a write goes to etcd, by the journal's clock (zero
+// with the journal off). The write's record is dated then, so that it comes
+// before the watch fan-out it causes, which the watch cache may record
+// before the write returns.
+func (s *Server) writeBegins() time.Time {
+	return s.opts.Journal.Now()
+}
+
 // recordWrite records a write that reached etcd: op is what etcd did
-// (create, update, delete), revision the revision it produced. The record's
+// (create, update, delete), revision the revision it produced, began when
+// it was sent (writeBegins). The record's
 // Stage is the API's verb for it (a PATCH stored as an etcd update is a
 // "patch"; a DELETE that only sets deletionTimestamp is a "delete" with
 // etcd=update; a binding is "bind"), its Actor the authenticated user, or
 // "apiserver" for the server's own writes (bootstrap, its identity Lease).
-func (s *Server) recordWrite(ctx context.Context, op string, res *resource, obj api.Object, revision int64) {
+func (s *Server) recordWrite(ctx context.Context, op string, res *resource, obj api.Object, revision int64, began time.Time) {
 	j := s.opts.Journal
 	if j == nil {
 		return
 	}
 	meta := obj.GetObjectMeta()
 	r := debug.Record{
-		Type: debug.TypeWrite, Stage: op, Actor: "apiserver",
+		Time: began, Type: debug.TypeWrite, Stage: op, Actor: "apiserver",
 		Resource: res.qualified().String(), Key: objectKey(meta.Namespace, meta.Name),
 		UID: meta.UID, ResourceVersion: strconv.FormatInt(revision, 10),
 		Detail: "etcd=" + op,

@@ -95,6 +95,11 @@ func TestJournalRecordsStoredWritesAndFanout(t *testing.T) {
 		if f.ResourceVersion != want[i].rv || f.Key != want[i].key || f.Field("watchers") != "1" {
 			t.Errorf("fanout %d = %+v; want rv %s of %s to watchers=1", i, f, want[i].rv, want[i].key)
 		}
+		// The write is dated when it went to etcd: before the fan-out it
+		// caused, so a trace merged by time shows the cause first.
+		if !writes[i].Time.Before(f.Time) {
+			t.Errorf("write %d is dated %v, not before its fan-out at %v", i, writes[i].Time, f.Time)
+		}
 	}
 	if fanouts[0].Field("type") != "ADDED" || fanouts[2].Field("type") != "MODIFIED" {
 		t.Errorf("fanout types %q, %q; want ADDED then MODIFIED", fanouts[0].Field("type"), fanouts[2].Field("type"))

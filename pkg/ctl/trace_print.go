@@ -121,15 +121,25 @@ func recordStage(r *debug.Record) string {
 }
 
 // recordDetail is the DETAIL cell: the message in words first, then the
-// name=value pairs.
+// name=value pairs, less the queue= or handler= pair the ACTOR column
+// already shows.
 func recordDetail(r *debug.Record) string {
+	var pairs []string
+	for _, pair := range strings.Fields(r.Detail) {
+		name, value, _ := strings.Cut(pair, "=")
+		if (name == "queue" || name == "handler") && value == r.Actor {
+			continue
+		}
+		pairs = append(pairs, pair)
+	}
+	detail := strings.Join(pairs, " ")
 	switch {
 	case r.Message == "":
-		return r.Detail
-	case r.Detail == "":
+		return detail
+	case detail == "":
 		return r.Message
 	}
-	return r.Message + "  " + r.Detail
+	return r.Message + "  " + detail
 }
 
 // formatOffset prints d as "+1.234s" ("-0.002s" for a record that came

@@ -154,3 +154,21 @@ func TestTracerJSONAndStageFilter(t *testing.T) {
 		t.Fatalf("line %q decodes to %+v, %v; want the scheduler's bind at rv 8", lines[0], r, err)
 	}
 }
+
+func TestRecordDetailLeavesOutWhatTheActorColumnSays(t *testing.T) {
+	for _, tc := range []struct {
+		r    debug.Record
+		want string
+	}{
+		{debug.Record{Actor: "deployment", Detail: "queue=deployment event=get"}, "event=get"},
+		{debug.Record{Actor: "deployment", Detail: "queue=deployment"}, ""},
+		{debug.Record{Actor: "x.addPod", Detail: "handler=x.addPod method=OnAdd"}, "method=OnAdd"},
+		{debug.Record{Actor: "replicaset", Detail: "queue=deployment"}, "queue=deployment"},
+		{debug.Record{Message: "phase Running, ready 1/1", Detail: "took=2ms"}, "phase Running, ready 1/1  took=2ms"},
+		{debug.Record{Message: "conflict", Detail: "queue=rs result=error", Actor: "rs"}, "conflict  result=error"},
+	} {
+		if got := recordDetail(&tc.r); got != tc.want {
+			t.Errorf("recordDetail(%+v) = %q, want %q", tc.r, got, tc.want)
+		}
+	}
+}

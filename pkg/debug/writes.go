@@ -2,6 +2,7 @@ package debug
 
 import (
 	"strings"
+	"time"
 
 	"kplane/pkg/client"
 )
@@ -40,6 +41,16 @@ func (j *Journal) WriteHook(defaultActor string, describe func(client.WriteInfo)
 		r.Time = j.clock.Now().Add(-w.Took)
 		j.Add(r)
 	}
+}
+
+// Now is the journal's time now (zero for a nil journal), for a recorder
+// that dates a record by when something began rather than when it is
+// added.
+func (j *Journal) Now() time.Time {
+	if j == nil {
+		return time.Time{}
+	}
+	return j.clock.Now()
 }
 
 // WriteStage is the Stage of a write record: the verb (create, update,
