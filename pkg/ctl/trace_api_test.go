@@ -65,9 +65,9 @@ func TestTraceReplaysAnObjectAndWhatItOwns(t *testing.T) {
 
 	table := mustRun(t, a, "trace", "configmap/owner", "--since", "1m", "--timeout", "1s", "--stages", "create", "--data-dir", dataDir)
 	wantTable := []string{
-		"TIME       COMPONENT           STAGE     ACTOR               OBJECT                              RV      DETAIL",
-		"apiserver           create    kubernetes-admin    configmap/owner                     " + owner.ResourceVersion,
-		"apiserver           create    kubernetes-admin    configmap/dependent                 " + dependent.ResourceVersion,
+		"TIME       COMPONENT           STAGE     ACTOR                           OBJECT                              RV      DETAIL",
+		"apiserver           create    kubernetes-admin                configmap/owner                     " + owner.ResourceVersion,
+		"apiserver           create    kubernetes-admin                configmap/dependent                 " + dependent.ResourceVersion,
 	}
 	lines := strings.Split(strings.TrimSpace(table), "\n")
 	if len(lines) != 3 || lines[0] != wantTable[0] || !strings.Contains(lines[1], wantTable[1]) || !strings.Contains(lines[2], wantTable[2]) {

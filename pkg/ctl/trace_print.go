@@ -35,7 +35,7 @@ var traceColumns = []struct {
 	name  string
 	width int
 }{
-	{"TIME", 9}, {"COMPONENT", 18}, {"STAGE", 8}, {"ACTOR", 18}, {"OBJECT", 34}, {"RV", 6}, {"DETAIL", 0},
+	{"TIME", 9}, {"COMPONENT", 18}, {"STAGE", 8}, {"ACTOR", 30}, {"OBJECT", 34}, {"RV", 6}, {"DETAIL", 0},
 }
 
 // print writes one record.

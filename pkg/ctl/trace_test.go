@@ -117,14 +117,14 @@ func TestTracerPrintsTheFollowedRecordsInTimeOrder(t *testing.T) {
 	if err := tr.emit(b.drain()); err != nil {
 		t.Fatal(err)
 	}
-	want := `TIME       COMPONENT           STAGE     ACTOR               OBJECT                              RV      DETAIL
-+0.000s    apiserver           create    kubernetes-admin    deployment.apps/web                 10      etcd=create
-+0.010s    controller-manager  decision  deployment          deployment.apps/web                 -       new ReplicaSet 0 → 3
-                                                                                                         maxSurge 1
-+0.012s    controller-manager  create    deployment          replicaset.apps/web-5d8             11
-+0.020s    controller-manager  create    replicaset          pod/web-5d8-x7k2p                   12
-+0.030s    scheduler           bind      default-scheduler   pod/web-5d8-x7k2p                   -
-+0.040s    kubelet-node1       status    kubelet             pod/web-5d8-x7k2p                   15      phase Running, ready 1/1  took=2ms
+	want := `TIME       COMPONENT           STAGE     ACTOR                           OBJECT                              RV      DETAIL
++0.000s    apiserver           create    kubernetes-admin                deployment.apps/web                 10      etcd=create
++0.010s    controller-manager  decision  deployment                      deployment.apps/web                 -       new ReplicaSet 0 → 3
+                                                                                                                     maxSurge 1
++0.012s    controller-manager  create    deployment                      replicaset.apps/web-5d8             11
++0.020s    controller-manager  create    replicaset                      pod/web-5d8-x7k2p                   12
++0.030s    scheduler           bind      default-scheduler               pod/web-5d8-x7k2p                   -
++0.040s    kubelet-node1       status    kubelet                         pod/web-5d8-x7k2p                   15      phase Running, ready 1/1  took=2ms
 `
 	if got := out.String(); got != want {
 		t.Errorf("printed\n%s\nwant\n%s", got, want)

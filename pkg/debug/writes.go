@@ -24,7 +24,7 @@ func (j *Journal) WriteHook(defaultActor string, describe func(client.WriteInfo)
 		r := Record{
 			Type: TypeWrite, Stage: WriteStage(w.Verb, w.Subresource), Actor: w.Actor,
 			Resource: w.Resource, Key: w.Key(), UID: w.UID, ResourceVersion: w.ResourceVersion, Owners: w.Owners,
-			Detail: "took=" + w.Took.String(),
+			Detail: "took=" + w.Took.Round(time.Microsecond).String(),
 		}
 		if r.Actor == "" {
 			r.Actor = defaultActor
