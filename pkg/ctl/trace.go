@@ -2,15 +2,11 @@ package ctl
 
 import (
 	"context"
-	"crypto/tls"
-	"crypto/x509"
 	"errors"
 	"fmt"
-	"net/http"
 	"os"
 	"os/signal"
 	"slices"
-	"strings"
 	"sync"
 	"time"
 
@@ -111,7 +107,7 @@ func (o *traceOptions) run(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	dc, endpoints, err := traceDebugAPI(o.f, o.dataDir)
+	dc, endpoints, err := debugAPI(o.dataDir)
 	if err != nil {
 		return err
 	}
@@ -291,28 +287,4 @@ func (t *tracer) stream(ctx context.Context, dc *debug.Client, ep debug.Endpoint
 			after = 0 // a new process: its journal starts again at 1
 		}
 	}
-}
-
-// traceDebugAPI returns the client for the cluster's debug APIs and the
-// endpoints announced in dataDir.
-func traceDebugAPI(f *factory, dataDir string) (*debug.Client, []debug.Endpoint, error) {
-	endpoints, err := debug.ReadEndpoints(dataDir)
-	if err != nil {
-		return nil, nil, err
-	}
-	if len(endpoints) == 0 {
-		return nil, nil, fmt.Errorf("no debug API found in %s — is a cluster running there (`ctl up`)?", strings.TrimRight(dataDir, "/")+"/"+debug.EndpointsDir)
-	}
-	cfg, err := f.clientConfig()
-	if err != nil {
-		return nil, nil, err
-	}
-	tlsConfig := cfg.TLSClientConfig
-	if tlsConfig == nil {
-		pool := x509.NewCertPool()
-		pool.AppendCertsFromPEM(cfg.CAData)
-		tlsConfig = &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}
-	}
-	hc := &http.Client{Transport: &http.Transport{TLSClientConfig: tlsConfig.Clone(), ForceAttemptHTTP2: true}}
-	return &debug.Client{HTTP: hc, Token: cfg.Token}, endpoints, nil
 }

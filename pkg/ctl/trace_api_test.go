@@ -24,7 +24,9 @@ func TestTraceReplaysAnObjectAndWhatItOwns(t *testing.T) {
 	a := framework.StartAPIServerWith(t, t.TempDir(), func(o *apiserver.Options) { o.Journal = j })
 	srv := httptest.NewServer(j.Handler(nil, false))
 	defer srv.Close()
-	dataDir := t.TempDir()
+	// The apiserver's data dir holds the admin kubeconfig, as a cluster's
+	// does; the journal's endpoint goes beside it.
+	dataDir := a.Dir
 	if err := debug.WriteEndpoint(debug.EndpointFile(dataDir, "apiserver"), debug.Endpoint{Component: "apiserver", URL: srv.URL, PID: os.Getpid()}); err != nil {
 		t.Fatal(err)
 	}
