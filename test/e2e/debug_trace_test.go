@@ -41,8 +41,8 @@ spec:
 // TestCtlTraceFollowsADeploymentToRunningPods is issue 13's first
 // Done-when: `ctl trace deploy/web`, started before `kubectl apply` of a
 // 3-replica Deployment, prints in order the apiserver's write of the
-// Deployment, the deployment controller's enqueue and sync, its ReplicaSet
-// create, the replicaset controller's pod creates, each pod's binding by the
+// Deployment, the deployment controller's enqueue, sync and decision, its
+// ReplicaSet create, the replicaset controller's pod creates, each pod's binding by the
 // scheduler and each pod's Running status from its kubelet; and every
 // resourceVersion it prints for a write is one the API returned for that
 // object (the apply's answer, or a watch event).
@@ -99,6 +99,12 @@ func TestCtlTraceFollowsADeploymentToRunningPods(t *testing.T) {
 	})
 	order.findAfter(enqueue, "the deployment controller's sync", func(r debug.Record) bool {
 		return r.Component == "controller-manager" && r.Stage == debug.StageSync && r.Actor == "deployment" && r.Key == "trace/web"
+	})
+	// The decision is recorded as the sync ends, after the writes it
+	// decided (which are dated when they were sent).
+	order.findAfter(enqueue, "the deployment controller's decision", func(r debug.Record) bool {
+		return r.Component == "controller-manager" && r.Type == debug.TypeDecision && r.Actor == "deployment" &&
+			r.Resource == "deployments.apps" && r.Key == "trace/web" && r.UID == deployment.UID
 	})
 	replicaSetCreate := order.findAfter(enqueue, "the deployment controller's ReplicaSet create", func(r debug.Record) bool {
 		return r.Component == "controller-manager" && r.Type == debug.TypeWrite && r.Stage == "create" && r.Actor == "deployment" &&
