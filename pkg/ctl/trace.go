@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/signal"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -51,7 +52,13 @@ Without --since, trace shows what happens from now on (start it, then apply
 the object in another terminal); with --since it first replays what the
 components' journals still hold of the last DURATION. It runs until Ctrl-C,
 or for --timeout. The components' debug APIs are found in the cluster's
-data directory (--data-dir), which ` + "`ctl up`" + ` fills.`,
+data directory (--data-dir), which ` + "`ctl up`" + ` fills.
+
+The stages, for --stages: fanout (the apiserver's watch cache hands a change
+to its watchers); list, watch, delta, store, handler (an informer); enqueue,
+queue, sync (a controller's workqueue and worker); decision; and the writes:
+create, update, patch, delete, deletecollection, bind, status, scale, evict,
+finalize.`,
 		Example: `  ctl trace deploy/web
   ctl trace pod/web-0 --since 5m
   ctl trace deploy/web --stages create,bind,status
@@ -80,6 +87,11 @@ func (o *traceOptions) run(ctx context.Context, args []string) error {
 	}
 	if o.since < 0 || o.timeout < 0 {
 		return errors.New("--since and --timeout must not be negative")
+	}
+	for _, stage := range o.stages {
+		if !slices.Contains(traceStages, stage) {
+			return fmt.Errorf("--stages: unknown stage %q; the stages are %s", stage, strings.Join(traceStages, ", "))
+		}
 	}
 	m, err := o.f.Mapper(ctx)
 	if err != nil {
@@ -166,6 +178,15 @@ type tracer struct {
 	// ready, when set, is told how many components' streams are about to
 	// open: from then on nothing that happens is missed.
 	ready func(components int)
+}
+
+// traceStages are the stages a trace line can show, in the order an object
+// meets them: the apiserver's fan-out, the informers' stages, the workqueue
+// and the sync (package informer, debug.StageSync), a decision, and the
+// writes by verb or subresource (debug.WriteStage).
+var traceStages = []string{
+	"fanout", "list", "watch", "delta", "store", "handler", "enqueue", "queue", debug.StageSync, debug.TypeDecision,
+	"create", "update", "patch", "delete", "deletecollection", "bind", "status", "scale", "evict", "finalize",
 }
 
 // traceRecordTypes are the records a trace reads: not the components' own
