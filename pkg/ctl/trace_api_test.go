@@ -7,6 +7,7 @@ import (
 	"os"
 	"strings"
 	"testing"
+	"time"
 
 	"kplane/pkg/api"
 	"kplane/pkg/apiserver"
@@ -96,5 +97,51 @@ func TestTraceErrors(t *testing.T) {
 		if code != 1 || out != "" || errOut != tc.wantErr {
 			t.Errorf("ctl %s = %d, stdout %q, stderr %q; want 1, \"\", %q", strings.Join(tc.args, " "), code, out, errOut, tc.wantErr)
 		}
+	}
+}
+
+// TestTraceReopensABrokenStream: when a component's record stream breaks
+// (the component restarted, a proxy dropped it), the trace says so and
+// goes on after the last record it received, missing nothing and printing
+// nothing twice.
+func TestTraceReopensABrokenStream(t *testing.T) {
+	j := debug.NewJournal("scheduler", 100, nil)
+	srv := httptest.NewServer(j.Handler(nil, false))
+	defer srv.Close()
+	bind := func(pod string) {
+		j.Add(debug.Record{Type: debug.TypeWrite, Stage: "bind", Resource: "pods", Key: "default/" + pod})
+	}
+	bind("web") // before the trace: not shown
+
+	out, warnings := &framework.SyncBuffer{}, &framework.SyncBuffer{}
+	ready := make(chan struct{})
+	tr := &tracer{
+		followed: newFollowedSet("pods", "default", "web", ""),
+		printer:  &tracePrinter{out: out, json: true},
+		warn:     func(msg string) { _, _ = warnings.Write([]byte(msg + "\n")) },
+		ready:    func(int) { close(ready) },
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		done <- tr.run(ctx, &debug.Client{}, []debug.Endpoint{{Component: "scheduler", URL: srv.URL}}, time.Time{})
+	}()
+	<-ready
+	countBinds := func() int { return strings.Count(out.String(), `"stage":"bind"`) }
+
+	bind("web")
+	framework.Eventually(t, 10*time.Second, func() (bool, string) { return countBinds() == 1, "printed: " + out.String() })
+	srv.CloseClientConnections()
+	framework.Eventually(t, 10*time.Second, func() (bool, string) {
+		return strings.Contains(warnings.String(), "lost scheduler's records"), "warnings: " + warnings.String()
+	})
+	bind("web")
+	framework.Eventually(t, 10*time.Second, func() (bool, string) { return countBinds() == 2, "printed: " + out.String() })
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatalf("the trace ended with %v, want nil (its context ended)", err)
+	}
+	if n := countBinds(); n != 2 {
+		t.Errorf("printed %d binds, want 2 (the two after the trace started, each once):\n%s", n, out.String())
 	}
 }
