@@ -97,8 +97,10 @@ Objects (kubectl's verbs, messages and exit codes):
   ctl config          show and change the kubeconfig's contexts
   ctl completion      shell completion for verbs, kinds and object names
 
-Inside the control plane:
+Inside the cluster:
   ctl trace           follow an object through every component, step by step, with resourceVersions
+  ctl etcd            the apiserver's etcd: ls keys, get a value, a key's history of revisions
+  ctl fault           inject a fault: compact (etcd compacted, every watch gets 410 Gone)
 
 Which cluster: --kubeconfig, else the first existing file of $KUBECONFIG,
 else ./.kplane/kubeconfig (the cluster ` + "`ctl up`" + ` started here), else
@@ -148,8 +150,11 @@ else ./.kplane/kubeconfig (the cluster ` + "`ctl up`" + ` started here), else
 	root.AddCommand(newExposeCommand(f))
 	root.AddCommand(newDiffCommand(f))
 
-	// Seeing inside the control plane.
+	// Seeing inside: an object's trace, etcd's keys and history, and
+	// faults to inject.
 	root.AddCommand(newTraceCommand(f))
+	root.AddCommand(newEtcdCommand(f))
+	root.AddCommand(newFaultCommand(f))
 	return root, f
 }
 
