@@ -131,11 +131,17 @@ func (o *traceOptions) run(ctx context.Context, args []string) error {
 	for _, r := range m.Resources() {
 		kinds[r.GroupResource()] = r.KindName()
 	}
+	var warnMu sync.Mutex
 	t := &tracer{
 		followed: newFollowedSet(res.GroupResource(), namespace, name, uid),
 		printer:  &tracePrinter{out: o.f.out(), json: o.output == "json", kinds: kinds, namespace: namespace},
 		stages:   o.stages,
-		warn:     func(msg string) { fmt.Fprintln(o.f.errOut(), "Warning: "+msg) },
+		warn: func(msg string) {
+			// Streams warn from goroutines of their own.
+			warnMu.Lock()
+			defer warnMu.Unlock()
+			fmt.Fprintln(o.f.errOut(), "Warning: "+msg)
+		},
 		ready: func(components int) {
 			fmt.Fprintf(o.f.errOut(), "Tracing %s/%s and what it owns, from %d components; Ctrl-C stops.\n", res.KindName(), name, components)
 		},
@@ -274,9 +280,9 @@ func (t *tracer) emit(records []debug.Record) error {
 }
 
 // stream follows one component's records after the sequence number after
-// and sends those that may concern the trace, until ctx ends. A broken stream (the component restarted) is
-// reopened after the last record received, or from the start of the new
-// process's journal.
+// and sends those that may concern the trace, until ctx ends. A broken
+// stream (the component restarted) is reopened after the last record
+// received, or from the start of the new process's journal.
 func (t *tracer) stream(ctx context.Context, dc *debug.Client, ep debug.Endpoint, after uint64, since time.Time, out chan<- debug.Record) {
 	for {
 		err := dc.Records(ctx, ep, debug.RecordQuery{After: after, Follow: true, Types: traceRecordTypes}, func(r debug.Record) error {
