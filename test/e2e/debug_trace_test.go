@@ -41,11 +41,12 @@ spec:
 // TestCtlTraceFollowsADeploymentToRunningPods is issue 13's first
 // Done-when: `ctl trace deploy/web`, started before `kubectl apply` of a
 // 3-replica Deployment, prints in order the apiserver's write of the
-// Deployment, the deployment controller's enqueue, sync and decision, its
-// ReplicaSet create, the replicaset controller's pod creates, each pod's binding by the
-// scheduler and each pod's Running status from its kubelet; and every
-// resourceVersion it prints for a write is one the API returned for that
-// object (the apply's answer, or a watch event).
+// Deployment and its fan-out, the deployment controller's enqueue, sync and
+// decision, its ReplicaSet create, the replicaset controller's pod creates,
+// each pod's binding by the scheduler (and the apiserver's write of it) and
+// each pod's Running status from its kubelet; and every resourceVersion it
+// prints for a write is one the API returned for that object (the apply's
+// answer, or a watch event).
 func TestCtlTraceFollowsADeploymentToRunningPods(t *testing.T) {
 	t.Parallel()
 	bin := requireControllerManager(t)
@@ -94,6 +95,10 @@ func TestCtlTraceFollowsADeploymentToRunningPods(t *testing.T) {
 		t.Errorf("the apiserver's write of the Deployment is %+v; want rv %s and uid %s (kubectl apply's answer) by kubernetes-admin",
 			r, deployment.ResourceVersion, deployment.UID)
 	}
+	order.findAfter(deploymentCreate, "the watch cache's fan-out of the Deployment to the controller-manager's watch", func(r debug.Record) bool {
+		return r.Component == "apiserver" && r.Stage == "fanout" && r.Key == "trace/web" && r.ResourceVersion == deployment.ResourceVersion &&
+			r.Field("type") == "ADDED" && r.Field("watchers") != "0"
+	})
 	enqueue := order.findAfter(deploymentCreate, "the deployment controller's enqueue", func(r debug.Record) bool {
 		return r.Component == "controller-manager" && r.Stage == "enqueue" && r.Actor == "deployment" && r.Key == "trace/web"
 	})
@@ -123,9 +128,15 @@ func TestCtlTraceFollowsADeploymentToRunningPods(t *testing.T) {
 		bind := order.findAfter(create, "the scheduler's binding of "+pod, func(r debug.Record) bool {
 			return r.Component == "scheduler" && r.Type == debug.TypeWrite && r.Stage == "bind" && r.Key == pod
 		})
+		// The binding's answer is a Status: the apiserver's record of it
+		// gives the revision it produced.
+		order.findAfter(bind, "the apiserver's write of the binding of "+pod, func(r debug.Record) bool {
+			return r.Component == "apiserver" && r.Type == debug.TypeWrite && r.Stage == "bind" && r.Key == pod &&
+				r.Actor == "system:kube-scheduler" && r.ResourceVersion != ""
+		})
 		order.findAfter(bind, "the kubelet's Running status of "+pod, func(r debug.Record) bool {
 			return strings.HasPrefix(r.Component, "kubelet-") && r.Type == debug.TypeWrite && r.Stage == "status" && r.Key == pod &&
-				r.Message == "phase Running, ready 1/1"
+				r.Message == "phase Running, ready 1/1" && r.ResourceVersion != ""
 		})
 	}
 	if t.Failed() {
