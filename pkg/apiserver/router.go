@@ -119,7 +119,12 @@ func (s *Server) serveResource(w http.ResponseWriter, r *http.Request) {
 		// The write path records which API verb it stores for.
 		r = r.WithContext(s.withRequestInfo(r.Context(), info))
 	}
-	s.metrics.instrument(w, info, func(w http.ResponseWriter) { s.dispatch(w, r, info) })
+	s.metrics.instrument(w, info, func(w http.ResponseWriter) {
+		if s.faults.inject(w, r, info) {
+			return // failed on purpose by `ctl fault api-error`
+		}
+		s.dispatch(w, r, info)
+	})
 }
 
 // dispatch sends a parsed request to the handler for its subresource and verb.

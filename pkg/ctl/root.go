@@ -99,8 +99,10 @@ Objects (kubectl's verbs, messages and exit codes):
 
 Inside the cluster:
   ctl trace           follow an object through every component, step by step, with resourceVersions
+  ctl queues          every controller's workqueue: depth, keys processing and waiting, retries; -w
   ctl etcd            the apiserver's etcd: ls keys, get a value, a key's history of revisions
-  ctl fault           inject a fault: compact (etcd compacted, every watch gets 410 Gone)
+  ctl fault           inject a fault: kill a component, api-error (fail or hold requests),
+                      drop-watch, compact (etcd compacted, every watch gets 410 Gone)
 
 Which cluster: --kubeconfig, else the first existing file of $KUBECONFIG,
 else ./.kplane/kubeconfig (the cluster ` + "`ctl up`" + ` started here), else
@@ -150,11 +152,12 @@ else ./.kplane/kubeconfig (the cluster ` + "`ctl up`" + ` started here), else
 	root.AddCommand(newExposeCommand(f))
 	root.AddCommand(newDiffCommand(f))
 
-	// Seeing inside: an object's trace, etcd's keys and history, and
-	// faults to inject.
+	// Seeing inside: an object's trace, the workqueues, etcd's keys and
+	// history, and faults to inject.
 	root.AddCommand(newTraceCommand(f))
+	root.AddCommand(newQueuesCommand(streams, debugAPI))
 	root.AddCommand(newEtcdCommand(f))
-	root.AddCommand(newFaultCommand(f))
+	root.AddCommand(newFaultCommand(f, debugAPI))
 	return root, f
 }
 
