@@ -40,7 +40,8 @@ type SharedInformerFactory struct {
 // NewSharedInformerFactory returns a factory whose informers list and watch
 // through c, with defaultResync as every informer's handler resync period
 // (0: none, the usual choice in kplane's controllers). Options: WithNamespace,
-// WithTweakListOptions, WithTrace, WithClock, WithLogger, WithBackoff.
+// WithTweakListOptions, WithTrace, WithJournal, WithClock, WithLogger,
+// WithBackoff, WithFIFO.
 func NewSharedInformerFactory(c *client.Client, defaultResync time.Duration, opts ...Option) *SharedInformerFactory {
 	return &SharedInformerFactory{
 		client:        c,
@@ -156,7 +157,7 @@ func ForResource[T api.Object](f *SharedInformerFactory, res client.Resource) Ty
 		}
 		return NewSharedIndexInformer(NewListWatch(tc, f.opts.tweak), newExample[T](), f.defaultResync,
 			Indexers{NamespaceIndex: MetaNamespaceIndexFunc},
-			WithName(res.String()), WithTrace(f.opts.tracer), WithClock(f.opts.clock), WithLogger(f.opts.logger), WithBackoff(f.opts.backoff))
+			WithName(res.String()), WithTrace(f.opts.tracer), WithClock(f.opts.clock), WithLogger(f.opts.logger), WithBackoff(f.opts.backoff), WithFIFO(f.opts.fifo))
 	})
 	return TypedInformer[T]{
 		informer: inf,

@@ -24,12 +24,16 @@ type options struct {
 	namespace string
 	tweak     func(*client.ListOptions)
 	backoff   Backoff
+	fifo      FIFOKind
 }
 
 func buildOptions(opts []Option) options {
-	o := options{clock: clock.Real{}, logger: slog.Default()}
+	o := options{clock: clock.Real{}, logger: slog.Default(), fifo: FIFODelta}
 	for _, opt := range opts {
 		opt(&o)
+	}
+	if o.fifo == "" {
+		o.fifo = FIFODelta
 	}
 	if o.journal != nil {
 		o.tracer = o.tracer.Also(o.journal.Tracer())
@@ -95,4 +99,13 @@ func WithTweakListOptions(tweak func(*client.ListOptions)) Option {
 // a short one so a reconnect does not cost seconds.
 func WithBackoff(b Backoff) Option {
 	return func(o *options) { o.backoff = b }
+}
+
+// WithFIFO chooses the queue between each informer's reflector and its
+// cache: FIFODelta (the default, "" too) or FIFOReal, upstream's default
+// since Kubernetes 1.33. Both feed the same cache and handlers; they
+// differ in what a handler can miss and in what order it hears about
+// different objects (fifo.go).
+func WithFIFO(kind FIFOKind) Option {
+	return func(o *options) { o.fifo = kind }
 }

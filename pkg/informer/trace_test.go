@@ -48,69 +48,84 @@ func (e *exampleEnqueuer) addPod(obj api.Object) {
 	e.tracer.Enqueue("example", key)
 }
 
-func TestTraceOfOneCreateHasTheFiveStagesInOrder(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
-		rec := &traceRecorder{}
-		lw := newFakeListWatch()
-		inf := newPodInformer(lw, 0, WithTrace(rec.tracer()))
-		e := &exampleEnqueuer{tracer: rec.tracer()}
-		mustAddHandler(t, inf, ResourceEventHandlerFuncs{AddFunc: e.addPod})
-		stop := runInformer(t, inf)
-		defer stop()
-		synctest.Wait()
+func TestTraceOfOneCreateHasEveryStageInOrder(t *testing.T) {
+	forEachFIFO(t, func(t *testing.T, kind FIFOKind) {
+		synctest.Test(t, func(t *testing.T) {
+			rec := &traceRecorder{}
+			lw := newFakeListWatch()
+			inf := newPodInformer(lw, 0, WithTrace(rec.tracer()), WithFIFO(kind))
+			e := &exampleEnqueuer{tracer: rec.tracer()}
+			mustAddHandler(t, inf, ResourceEventHandlerFuncs{AddFunc: e.addPod})
+			stop := runInformer(t, inf)
+			defer stop()
+			synctest.Wait()
 
-		lw.create(fixturePod("default", "web"))
-		synctest.Wait()
+			lw.create(fixturePod("default", "web"))
+			synctest.Wait()
 
-		want := []string{
-			"watch default/web resource=pods rv=1 type=ADDED",
-			"delta default/web resource=pods rv=1 type=Added",
-			"store default/web resource=pods rv=1 op=add",
-			"handler default/web resource=pods rv=1 handler=informer.(*exampleEnqueuer).addPod method=OnAdd",
-			"enqueue default/web queue=example",
-		}
-		if got := rec.recorded(); !slices.Equal(got, want) {
-			t.Errorf("trace:\n got %q\nwant %q", got, want)
-		}
-		e.mu.Lock()
-		defer e.mu.Unlock()
-		if !slices.Equal(e.queue, []string{"default/web"}) {
-			t.Errorf("queue %v", e.queue)
-		}
+			fifo := ""
+			if kind == FIFOReal {
+				fifo = " fifo=real"
+			}
+			want := []string{
+				"watch default/web resource=pods rv=1 type=ADDED",
+				"delta default/web resource=pods rv=1 type=Added" + fifo,
+				"pop default/web resource=pods rv=1 fifo=" + string(kind) + " deltas=1",
+				"store default/web resource=pods rv=1 op=add",
+				"handler default/web resource=pods rv=1 handler=informer.(*exampleEnqueuer).addPod method=OnAdd",
+				"enqueue default/web queue=example",
+			}
+			if got := rec.recorded(); !slices.Equal(got, want) {
+				t.Errorf("trace:\n got %q\nwant %q", got, want)
+			}
+			e.mu.Lock()
+			defer e.mu.Unlock()
+			if !slices.Equal(e.queue, []string{"default/web"}) {
+				t.Errorf("queue %v", e.queue)
+			}
+		})
 	})
 }
 
 func TestTraceOfARelistShowsListReplacedAndTombstone(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
-		rec := &traceRecorder{}
-		lw := newFakeListWatch()
-		gone := lw.create(fixturePod("default", "gone"))
-		inf := newPodInformer(lw, 0, WithTrace(rec.tracer()))
-		stop := runInformer(t, inf)
-		defer stop()
-		synctest.Wait()
+	forEachFIFO(t, func(t *testing.T, kind FIFOKind) {
+		synctest.Test(t, func(t *testing.T) {
+			rec := &traceRecorder{}
+			lw := newFakeListWatch()
+			gone := lw.create(fixturePod("default", "gone"))
+			inf := newPodInformer(lw, 0, WithTrace(rec.tracer()), WithFIFO(kind))
+			stop := runInformer(t, inf)
+			defer stop()
+			synctest.Wait()
 
-		lw.hold()
-		lw.breakWatches()
-		synctest.Wait()
-		lw.remove(gone)
-		lw.compact()
-		lw.release()
-		passBackoff()
+			lw.hold()
+			lw.breakWatches()
+			synctest.Wait()
+			lw.remove(gone)
+			lw.compact()
+			lw.release()
+			passBackoff()
 
-		got := rec.recorded()
-		want := []string{
-			// initial list
-			"list default/gone resource=pods rv=1 type=LIST",
-			"delta default/gone resource=pods rv=1 type=Replaced",
-			"store default/gone resource=pods rv=1 op=add",
-			// relist after 410: the pod is missing, so a tombstone
-			"delta default/gone resource=pods rv=1 type=Deleted tombstone=true",
-			"store default/gone resource=pods rv=1 op=delete",
-		}
-		if !slices.Equal(got, want) {
-			t.Errorf("trace:\n got %q\nwant %q", got, want)
-		}
+			got := rec.recorded()
+			fifo := ""
+			if kind == FIFOReal {
+				fifo = " fifo=real"
+			}
+			want := []string{
+				// initial list
+				"list default/gone resource=pods rv=1 type=LIST",
+				"delta default/gone resource=pods rv=1 type=Replaced" + fifo,
+				"pop default/gone resource=pods rv=1 fifo=" + string(kind) + " deltas=1",
+				"store default/gone resource=pods rv=1 op=add",
+				// relist after 410: the pod is missing, so a tombstone
+				"delta default/gone resource=pods rv=1 type=Deleted tombstone=true" + fifo,
+				"pop default/gone resource=pods rv=1 fifo=" + string(kind) + " deltas=1",
+				"store default/gone resource=pods rv=1 op=delete",
+			}
+			if !slices.Equal(got, want) {
+				t.Errorf("trace:\n got %q\nwant %q", got, want)
+			}
+		})
 	})
 }
 
