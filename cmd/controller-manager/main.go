@@ -16,6 +16,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"kplane/pkg/controllermanager"
+	"kplane/pkg/informer"
 )
 
 func main() {
@@ -66,6 +67,7 @@ their caches warm and take over within one lease duration when it goes away.
 	f.StringVar(&opts.BindAddress, "bind-address", opts.BindAddress, "loopback host:port serving /metrics and /healthz; port 0 picks a free port (the bound address is logged)")
 	f.BoolVar(&opts.TraceInformers, "trace-informers", opts.TraceInformers, "log each object's path through the informers and into the controllers' workqueues, for lessons")
 	f.IntVarP(&opts.Verbosity, "v", "v", opts.Verbosity, "log verbosity: 4 and above log at debug level (every API request, per-key detail)")
+	f.Var(&opts.InformerFIFO, "informer-fifo", informer.FIFOFlagHelp)
 	if err := cmd.Execute(); err != nil {
 		os.Exit(1)
 	}

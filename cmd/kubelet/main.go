@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"kplane/pkg/client"
+	"kplane/pkg/informer"
 	"kplane/pkg/kubelet"
 	"kplane/pkg/kubelet/server"
 )
@@ -77,7 +78,8 @@ With --runtime process a container's command runs as a local process.
 	f.Float32Var(&opts.EventRecordQPS, "event-qps", opts.EventRecordQPS, "limit of Events written per second by the whole process (0: none)")
 	f.IntVar(&opts.EventBurst, "event-burst", opts.EventBurst, "Events that may be written at once above --event-qps")
 	f.DurationVar(&opts.UsageReportInterval, "usage-report-interval", opts.UsageReportInterval, "how often pod CPU/memory use is published in the kplane.io/usage annotation; 0 disables")
-	f.IntVarP(&verbosity, "v", "v", 0, "log verbosity; 4 or more logs debug messages")
+	f.IntVarP(&verbosity, "v", "v", 0, "log verbosity: 4 and above log at debug level")
+	f.Var(&opts.InformerFIFO, "informer-fifo", informer.FIFOFlagHelp)
 	if err := cmd.Execute(); err != nil {
 		os.Exit(1)
 	}

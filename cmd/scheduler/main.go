@@ -12,6 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"kplane/pkg/informer"
 	"kplane/pkg/scheduler"
 )
 
@@ -50,6 +51,7 @@ With --v=4 it logs every decision: each node's filter result and per-plugin scor
 	f.IntVar(&opts.ParallelBinds, "parallel-binds", opts.ParallelBinds, "binding requests in flight at once")
 	f.BoolVar(&opts.TraceInformers, "trace-informers", false, "log each object's path through the informers (watch event, delta, store, handler) for lessons")
 	f.IntVarP(&opts.Verbosity, "v", "v", opts.Verbosity, "log verbosity: 2 logs every bound or unschedulable pod, 4 adds the decision log with per-plugin scores")
+	f.Var(&opts.InformerFIFO, "informer-fifo", informer.FIFOFlagHelp)
 	if err := cmd.Execute(); err != nil {
 		os.Exit(1)
 	}

@@ -81,6 +81,9 @@ func (k *FIFOKind) Set(s string) error {
 // Type names the flag's value type in help output.
 func (k *FIFOKind) Type() string { return "delta|real" }
 
+// FIFOFlagHelp is the help text of every component's --informer-fifo flag.
+const FIFOFlagHelp = "queue between each informer's reflector and its cache: delta (the DeltaFIFO: one item per object, holding every change it got while it waited) or real (the RealFIFO, upstream's default since 1.33: one item per event, in arrival order)"
+
 // newFIFO builds the FIFO of kind ("" is FIFODelta) over the consumer's
 // cache known, tracing each queued item with trace (nil: no trace).
 func newFIFO(kind FIFOKind, known KeyListerGetter, trace func(stage, key string, d Delta)) FIFO {

@@ -105,7 +105,7 @@ func New(opts Options) (*Scheduler, error) {
 		rand:     rand.New(rand.NewPCG(rand.Uint64(), rand.Uint64())),
 		apiSlots: make(chan struct{}, opts.ParallelBinds),
 	}
-	factoryOpts := []informer.Option{informer.WithLogger(logger), informer.WithClock(clk), informer.WithJournal(opts.Journal)}
+	factoryOpts := []informer.Option{informer.WithLogger(logger), informer.WithClock(clk), informer.WithJournal(opts.Journal), informer.WithFIFO(opts.InformerFIFO)}
 	if opts.TraceInformers {
 		factoryOpts = append(factoryOpts, informer.WithTrace(informer.SlogTracer(logger)))
 	}
