@@ -143,6 +143,9 @@ func planComponents(o Options) ([]component, error) {
 		}
 		plan = append(plan, component{name: name, role: roleKubelet, user: auth.NodeUser(node), args: args})
 	}
+	for i := range plan {
+		plan[i].args = append(plan[i].args, o.componentFlags(plan[i].name, plan[i].role)...)
+	}
 	return plan, nil
 }
 
