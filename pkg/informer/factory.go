@@ -68,7 +68,9 @@ func (f *SharedInformerFactory) InformerFor(res client.Resource, newInformer fun
 
 // Tracer returns the tracer the factory was given (nil if none), so
 // controllers can report their enqueues: f.Tracer().Enqueue("deployment", key).
-func (f *SharedInformerFactory) Tracer() Tracer { return f.opts.tracer }
+func (f *SharedInformerFactory) Tracer() Tracer {
+	return f.opts.tracer.Also(journalTracer(f.opts.journal, ""))
+}
 
 // Journal returns the debug journal the factory was given (nil if none),
 // so the controllers built on it register their workqueues there.
@@ -157,7 +159,7 @@ func ForResource[T api.Object](f *SharedInformerFactory, res client.Resource) Ty
 		}
 		return NewSharedIndexInformer(NewListWatch(tc, f.opts.tweak), newExample[T](), f.defaultResync,
 			Indexers{NamespaceIndex: MetaNamespaceIndexFunc},
-			WithName(res.String()), WithTrace(f.opts.tracer), WithClock(f.opts.clock), WithLogger(f.opts.logger), WithBackoff(f.opts.backoff), WithFIFO(f.opts.fifo))
+			WithName(res.String()), WithTrace(f.opts.tracer), WithJournal(f.opts.journal), WithClock(f.opts.clock), WithLogger(f.opts.logger), WithBackoff(f.opts.backoff), WithFIFO(f.opts.fifo))
 	})
 	return TypedInformer[T]{
 		informer: inf,

@@ -16,6 +16,8 @@ type Option func(*options)
 
 // options is what the Option functions fill in.
 type options struct {
+	// tracer is WithTrace's; the journal's trace is added where it is
+	// used (journalTracer), so that it gets the resource as a field.
 	tracer    Tracer
 	journal   *debug.Journal
 	clock     clock.Clock
@@ -34,9 +36,6 @@ func buildOptions(opts []Option) options {
 	}
 	if o.fifo == "" {
 		o.fifo = FIFODelta
-	}
-	if o.journal != nil {
-		o.tracer = o.tracer.Also(o.journal.Tracer())
 	}
 	return o
 }
@@ -108,4 +107,13 @@ func WithBackoff(b Backoff) Option {
 // different objects (fifo.go).
 func WithFIFO(kind FIFOKind) Option {
 	return func(o *options) { o.fifo = kind }
+}
+
+// journalTracer is the Tracer that records into j the trace of the
+// informer for resource (nil for a nil journal: no trace).
+func journalTracer(j *debug.Journal, resource string) Tracer {
+	if j == nil {
+		return nil
+	}
+	return func(stage, key, detail string) { j.TraceResource(resource, stage, key, detail) }
 }

@@ -88,7 +88,7 @@ func NewSharedIndexInformer(lw ListerWatcher, exampleObject api.Object, defaultR
 		indexer:                         NewIndexer(DeletionHandlingMetaNamespaceKeyFunc, indexers),
 		processor:                       newSharedProcessor(o.clock),
 		clock:                           o.clock,
-		trace:                           o.tracer.WithResource(name),
+		trace:                           o.tracer.WithResource(name).Also(journalTracer(o.journal, name)),
 		log:                             o.logger.With("component", "informer", "informer", name),
 		baseLog:                         o.logger,
 		backoff:                         o.backoff,
@@ -295,7 +295,9 @@ func (s *sharedIndexInformer) handleDeltas(obj any, isInInitialList bool) error 
 	if !ok {
 		return fmt.Errorf("popped %T, want Deltas", obj)
 	}
-	s.tracePop(deltas)
+	// Every delta of an item has the same key; it is computed once, and
+	// only for the trace.
+	key := s.tracePop(deltas)
 	s.blockDeltas.Lock()
 	defer s.blockDeltas.Unlock()
 	for _, d := range deltas {
@@ -309,7 +311,7 @@ func (s *sharedIndexInformer) handleDeltas(obj any, isInInitialList bool) error 
 				if err := s.indexer.Update(newObj); err != nil {
 					return fmt.Errorf("update cache: %w", err)
 				}
-				s.traceStore("update", newObj)
+				s.traceStore(key, "update", newObj)
 				// A version the cache already has (a resync, or a relist
 				// that found the object unchanged) is a "sync": it goes
 				// only to handlers whose resync is due.
@@ -319,7 +321,7 @@ func (s *sharedIndexInformer) handleDeltas(obj any, isInInitialList bool) error 
 				if err := s.indexer.Add(newObj); err != nil {
 					return fmt.Errorf("add to cache: %w", err)
 				}
-				s.traceStore("add", newObj)
+				s.traceStore(key, "add", newObj)
 				s.processor.distribute(notification{kind: addNotification, newObj: newObj, isInInitialList: isInInitialList}, false)
 			}
 		case Deleted:
@@ -328,7 +330,7 @@ func (s *sharedIndexInformer) handleDeltas(obj any, isInInitialList bool) error 
 					return fmt.Errorf("delete from cache: %w", err)
 				}
 			}
-			s.traceStore("delete", d.Object)
+			s.traceStore(key, "delete", d.Object)
 			s.processor.distribute(notification{kind: deleteNotification, newObj: d.Object}, false)
 		}
 	}
@@ -352,25 +354,26 @@ func (s *sharedIndexInformer) cachedFor(obj any) api.Object {
 	return nil
 }
 
-// traceStore reports an indexer operation to the tracer.
-func (s *sharedIndexInformer) traceStore(op string, obj any) {
+// traceStore reports an indexer operation on obj, of key, to the tracer.
+func (s *sharedIndexInformer) traceStore(key, op string, obj any) {
 	if s.trace == nil {
 		return
 	}
-	key, _ := DeletionHandlingMetaNamespaceKeyFunc(obj)
 	s.trace(StageStore, key, "rv="+resourceVersionOf(obj)+" op="+op)
 }
 
 // tracePop reports the item the FIFO handed out: how many deltas it
 // carries is where the two FIFOs differ (a DeltaFIFO item may carry
-// several of one key, a RealFIFO item always one).
-func (s *sharedIndexInformer) tracePop(deltas Deltas) {
+// several of one key, a RealFIFO item always one). It returns the item's
+// key ("" when tracing is off).
+func (s *sharedIndexInformer) tracePop(deltas Deltas) string {
 	if s.trace == nil || len(deltas) == 0 {
-		return
+		return ""
 	}
 	newest := deltas.Newest().Object
 	key, _ := DeletionHandlingMetaNamespaceKeyFunc(newest)
 	s.trace(StagePop, key, "rv="+resourceVersionOf(newest)+" fifo="+string(s.fifoKind)+" deltas="+strconv.Itoa(len(deltas)))
+	return key
 }
 
 // deltaTracer adapts the tracer to the FIFO's hook (nil if off). A

@@ -10,6 +10,7 @@ import (
 	"testing/synctest"
 
 	"kplane/pkg/api"
+	"kplane/pkg/debug"
 )
 
 // traceRecorder collects trace calls.
@@ -196,4 +197,38 @@ func dropTime(groups []string, a slog.Attr) slog.Attr {
 		return slog.Attr{}
 	}
 	return a
+}
+
+func TestJournalRecordsTheTraceWithItsFields(t *testing.T) {
+	forEachFIFO(t, func(t *testing.T, kind FIFOKind) {
+		synctest.Test(t, func(t *testing.T) {
+			j := debug.NewJournal("test", 100, nil)
+			lw := newFakeListWatch()
+			inf := newPodInformer(lw, 0, WithJournal(j), WithFIFO(kind))
+			mustAddHandler(t, inf, ResourceEventHandlerFuncs{})
+			stop := runInformer(t, inf)
+			defer stop()
+			synctest.Wait()
+			lw.create(fixturePod("default", "web"))
+			synctest.Wait()
+
+			records, _ := j.After(0)
+			var got []string
+			for _, r := range records {
+				if r.Type != debug.TypeTrace || r.Resource != "pods" || r.Key != "default/web" || r.ResourceVersion != "1" {
+					t.Errorf("record %+v: want a trace of pods default/web at rv 1", r)
+				}
+				got = append(got, r.Stage+" "+r.Detail)
+			}
+			fifo := ""
+			if kind == FIFOReal {
+				fifo = " fifo=real"
+			}
+			want := []string{"watch type=ADDED", "delta type=Added" + fifo, "pop fifo=" + string(kind) + " deltas=1", "store op=add",
+				"handler handler=informer.ResourceEventHandlerFuncs method=OnAdd"}
+			if !slices.Equal(got, want) {
+				t.Errorf("journal:\n got %q\nwant %q", got, want)
+			}
+		})
+	})
 }
