@@ -13,12 +13,14 @@ import (
 	"github.com/spf13/cobra"
 
 	"kplane/pkg/apiserver"
+	"kplane/pkg/debug"
 )
 
 func main() {
 	opts := apiserver.DefaultOptions()
 	var verbosity int
 	var verbose bool
+	var debugFlags debug.Flags
 	cmd := &cobra.Command{
 		Use:   "apiserver",
 		Short: "Serve the Kubernetes API over HTTPS, storing objects in etcd",
@@ -39,6 +41,7 @@ to <data-dir>/kubeconfig:
 				level = slog.LevelDebug
 			}
 			opts.Logger = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
+			opts.Journal, opts.DebugEndpointFile = debugFlags.NewJournal(nil), debugFlags.EndpointFile
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
 			s, err := apiserver.Start(ctx, opts)
@@ -56,6 +59,7 @@ to <data-dir>/kubeconfig:
 	f.IntVar(&opts.SecurePort, "secure-port", opts.SecurePort, "HTTPS port; 0 picks a free port")
 	f.StringSliceVar(&opts.EtcdServers, "etcd-servers", nil, "external etcd client URLs (comma-separated); empty runs an embedded etcd in --data-dir")
 	f.DurationVar(&opts.CompactionInterval, "etcd-compaction-interval", opts.CompactionInterval, "how often old etcd revisions are compacted; 0 disables")
+	debugFlags.AddFlags(f, "apiserver")
 	f.IntVarP(&verbosity, "v", "v", 0, "log verbosity: 4 and above log at debug level, as on every other component")
 	f.BoolVar(&verbose, "verbose", false, "log debug messages (the same as --v=4)")
 	_ = f.MarkDeprecated("verbose", "use --v=4")

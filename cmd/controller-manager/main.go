@@ -16,12 +16,14 @@ import (
 	"github.com/spf13/cobra"
 
 	"kplane/pkg/controllermanager"
+	"kplane/pkg/debug"
 	"kplane/pkg/informer"
 )
 
 func main() {
 	opts := controllermanager.DefaultOptions()
 	var names []string
+	var debugFlags debug.Flags
 	for _, d := range controllermanager.Controllers() {
 		names = append(names, d.Name)
 	}
@@ -37,11 +39,14 @@ With --leader-elect, only the holder of the Lease
 kube-system/kube-controller-manager runs the controllers; other instances keep
 their caches warm and take over within one lease duration when it goes away.
 
-/metrics and /healthz are served on --bind-address (loopback only).`,
+/metrics and /healthz are served on --bind-address (loopback only), and so
+are the debug API (/debug/kplane/…) and /debug/pprof/, for cluster
+administrators' tokens only (docs/debug-api.md).`,
 		SilenceUsage: true,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
+			opts.Journal, opts.DebugEndpointFile = debugFlags.NewJournal(opts.Clock), debugFlags.EndpointFile
 			return controllermanager.Run(ctx, opts)
 		},
 	}
@@ -66,6 +71,7 @@ their caches warm and take over within one lease duration when it goes away.
 		"directory the hostpath-provisioner controller makes volumes in (required when that controller runs; off by default)")
 	f.StringVar(&opts.BindAddress, "bind-address", opts.BindAddress, "loopback host:port serving /metrics and /healthz; port 0 picks a free port (the bound address is logged)")
 	f.BoolVar(&opts.TraceInformers, "trace-informers", opts.TraceInformers, "log each object's path through the informers and into the controllers' workqueues, for lessons")
+	debugFlags.AddFlags(f, "controller-manager")
 	f.IntVarP(&opts.Verbosity, "v", "v", opts.Verbosity, "log verbosity: 4 and above log at debug level (every API request, per-key detail)")
 	f.Var(&opts.InformerFIFO, "informer-fifo", informer.FIFOFlagHelp)
 	if err := cmd.Execute(); err != nil {

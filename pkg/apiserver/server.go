@@ -53,6 +53,9 @@ type Options struct {
 	// it stores, with the etcd revision each produced, and the watch
 	// fan-out. Nil turns the debug journal off.
 	Journal *debug.Journal
+	// DebugEndpointFile, when set, is where the apiserver announces its
+	// debug API (its own https URL) once it serves; see debug.Endpoint.
+	DebugEndpointFile string
 
 	// IdentityLeaseDuration, IdentityLeaseRenewInterval and
 	// IdentityLeaseGCPeriod time the apiserver's identity Lease
@@ -272,6 +275,9 @@ func (s *Server) start(ctx context.Context) error {
 	}()
 
 	if err := s.writeKubeconfig(); err != nil {
+		return err
+	}
+	if err := debug.Announce(s.opts.DebugEndpointFile, s.debugComponent(), s.url, ""); err != nil {
 		return err
 	}
 	s.log.Info("apiserver ready", "url", s.url, "kubeconfig", s.KubeconfigPath(),

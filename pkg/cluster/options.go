@@ -7,6 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"time"
+
+	"kplane/pkg/debug"
 )
 
 // Runtimes a kubelet can run containers with (see pkg/kubelet/runtime).
@@ -59,6 +61,12 @@ type Options struct {
 	// ReadyTimeout bounds how long Up waits for the apiserver and then for
 	// every node to be Ready.
 	ReadyTimeout time.Duration
+	// DebugRingSize is every component's --debug-ring-size: how many
+	// records each debug journal keeps (`ctl up --debug-ring-size`,
+	// default debug.DefaultRingSize); 0 turns the journals off. The debug
+	// servers and their endpoint files in DATA_DIR/debug are there either
+	// way.
+	DebugRingSize int
 
 	// Verbosity is each named component's --v (`ctl up --v scheduler=4`),
 	// by component name: apiserver, scheduler, controller-manager,
@@ -83,6 +91,7 @@ func DefaultOptions() Options {
 		Port:                6443,
 		ReadyTimeout:        time.Minute,
 		DefaultStorageClass: true,
+		DebugRingSize:       debug.DefaultRingSize,
 	}
 }
 
@@ -90,6 +99,9 @@ func DefaultOptions() Options {
 func (o Options) Validate() error {
 	if o.DataDir == "" {
 		return errors.New("--data-dir is required")
+	}
+	if o.DebugRingSize < 0 {
+		return fmt.Errorf("--debug-ring-size %d: must be 0 (off) or more", o.DebugRingSize)
 	}
 	if o.Nodes < 0 || o.Nodes > MaxNodes {
 		return fmt.Errorf("--nodes %d out of range 0..%d", o.Nodes, MaxNodes)

@@ -92,6 +92,9 @@ type Options struct {
 	// informers, workqueues, decisions and writes are recorded there and
 	// served by the debug API. Nil turns the debug journal off.
 	Journal *debug.Journal
+	// DebugEndpointFile, when set, is where the manager announces its
+	// debug API (http://<BindAddress>/debug/kplane/) once it listens.
+	DebugEndpointFile string
 	// Logger receives the manager's logs; nil logs text to stderr at the
 	// level --v asks for.
 	Logger *slog.Logger

@@ -65,6 +65,7 @@ Cluster:
   ctl up              start the cluster in ./.kplane (Ctrl-C stops it; -d detaches)
   ctl status          say what runs
   ctl down            stop a detached cluster
+  ctl debug endpoints where each component serves its debug API (docs/debug-api.md)
 
 Objects (kubectl's verbs, messages and exit codes):
   ctl get             list objects or show some, as tables, YAML, JSON, names or JSONPath; -w watches
@@ -113,6 +114,7 @@ else ./.kplane/kubeconfig (the cluster ` + "`ctl up`" + ` started here), else
 	root.AddCommand(newUpCommand(streams))
 	root.AddCommand(newDownCommand(streams))
 	root.AddCommand(newStatusCommand(streams))
+	root.AddCommand(newDebugCommand(streams))
 
 	// kubectl's verbs.
 	root.AddCommand(newGetCommand(f))

@@ -114,6 +114,13 @@ func Run(ctx context.Context, opts Options) error {
 		}
 		port = p
 	}
+	stopDebugServer, err := startDebugServer(&opts, c, nodes, log)
+	if err != nil {
+		return fmt.Errorf("kubelet: debug server: %w", err)
+	}
+	if stopDebugServer != nil {
+		defer stopDebugServer()
+	}
 
 	var wg sync.WaitGroup
 	wg.Go(func() { status.run(ctx) })

@@ -143,6 +143,14 @@ type Options struct {
 	// informers, workqueues, decisions and writes are recorded there and
 	// served by the debug API. Nil turns the debug journal off.
 	Journal *debug.Journal
+	// DebugAddress is the loopback host:port of the process's debug
+	// listener: /healthz, /metrics, /debug/pprof/ and the debug API
+	// (--debug-address; the command's default is DefaultDebugAddress).
+	// Empty runs no listener, as in-process tests want.
+	DebugAddress string
+	// DebugEndpointFile, when set, is where the process announces its
+	// debug API once it listens (see debug.Endpoint).
+	DebugEndpointFile string
 }
 
 // Upstream defaults the kubelet mirrors.
