@@ -66,8 +66,9 @@ func (f *SharedInformerFactory) InformerFor(res client.Resource, newInformer fun
 	return inf
 }
 
-// Tracer returns the tracer the factory was given (nil if none), so
-// controllers can report their enqueues: f.Tracer().Enqueue("deployment", key).
+// Tracer returns the factory's trace sink — the WithTrace tracer and the
+// debug journal, either or both; nil if neither — so controllers can
+// report their enqueues: f.Tracer().Enqueue("deployment", key).
 func (f *SharedInformerFactory) Tracer() Tracer {
 	return f.opts.tracer.Also(journalTracer(f.opts.journal, ""))
 }

@@ -103,8 +103,8 @@ func WithBackoff(b Backoff) Option {
 // WithFIFO chooses the queue between each informer's reflector and its
 // cache: FIFODelta (the default, "" too) or FIFOReal, upstream's default
 // since Kubernetes 1.33. Both feed the same cache and handlers; they
-// differ in what a handler can miss and in what order it hears about
-// different objects (fifo.go).
+// differ in whether an object's waiting changes are handed out together
+// and in what order changes to different objects arrive (fifo.go).
 func WithFIFO(kind FIFOKind) Option {
 	return func(o *options) { o.fifo = kind }
 }
