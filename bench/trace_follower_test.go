@@ -26,8 +26,11 @@ type traceFollower struct {
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
 	kept   atomic.Int64
-	mu     sync.Mutex
-	errs   []error
+	// lost counts records the ring dropped before the follower read them
+	// (gaps in the sequence numbers): a trace would miss those.
+	lost atomic.Int64
+	mu   sync.Mutex
+	errs []error
 }
 
 // followTrace starts following the journals of every component of dc,
@@ -57,7 +60,12 @@ func followTrace(b *testing.B, dc deploymentCluster, namespace, name string) *tr
 			b.Fatal(err)
 		}
 		f.wg.Go(func() {
+			last := info.LastSeq
 			err := c.Records(ctx, ep, debug.RecordQuery{After: info.LastSeq, Follow: true}, func(r debug.Record) error {
+				if r.Seq > last+1 {
+					f.lost.Add(int64(r.Seq - last - 1))
+				}
+				last = r.Seq
 				if r.Key == deployment || strings.HasPrefix(r.Key, podsAndReplicaSets) {
 					f.kept.Add(1)
 				}
@@ -74,9 +82,10 @@ func followTrace(b *testing.B, dc deploymentCluster, namespace, name string) *tr
 	return f
 }
 
-// stop ends the follower and returns how many records it kept. A stream
-// that broke during the run fails the benchmark: the trace would have.
-func (f *traceFollower) stop(b *testing.B) int64 {
+// stop ends the follower and returns how many records it kept and how
+// many the rings dropped before it read them. A stream that broke during
+// the run fails the benchmark: the trace would have.
+func (f *traceFollower) stop(b *testing.B) (kept, lost int64) {
 	b.Helper()
 	f.cancel()
 	f.wg.Wait()
@@ -86,7 +95,7 @@ func (f *traceFollower) stop(b *testing.B) int64 {
 	if f.kept.Load() == 0 {
 		b.Fatal("the follower kept no record of the Deployment or its pods")
 	}
-	return f.kept.Load()
+	return f.kept.Load(), f.lost.Load()
 }
 
 // adminDebugClient is a debug API client with the admin kubeconfig's
