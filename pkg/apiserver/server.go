@@ -111,6 +111,10 @@ type Server struct {
 	url         string
 	started     time.Time
 
+	// watchFence holds new watches while a compaction fault runs
+	// (fault_compact.go): watches set up under its read lock.
+	watchFence sync.RWMutex
+
 	httpServer *http.Server
 	embedded   *store.Embedded
 	stopOnce   sync.Once
@@ -218,6 +222,10 @@ func (s *Server) start(ctx context.Context) error {
 			return fmt.Errorf("watch cache for %s did not load", res.plural)
 		}
 	}
+
+	// The debug API's etcd browser and compaction fault; only served
+	// when the apiserver has a journal.
+	s.registerDebugRoutes()
 
 	// Security: CA and serving certificate, bearer tokens.
 	bundle, err := pki.Ensure(filepath.Join(s.opts.DataDir, "pki"), []string{s.opts.BindAddress})

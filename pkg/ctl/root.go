@@ -97,6 +97,10 @@ Objects (kubectl's verbs, messages and exit codes):
   ctl config          show and change the kubeconfig's contexts
   ctl completion      shell completion for verbs, kinds and object names
 
+Inside the cluster:
+  ctl etcd            the apiserver's etcd: ls keys, get a value, a key's history of revisions
+  ctl fault           inject a fault: compact (etcd compacted, every watch gets 410 Gone)
+
 Which cluster: --kubeconfig, else the first existing file of $KUBECONFIG,
 else ./.kplane/kubeconfig (the cluster ` + "`ctl up`" + ` started here), else
 ~/.kube/config. The same file works with the real kubectl:
@@ -144,6 +148,10 @@ else ./.kplane/kubeconfig (the cluster ` + "`ctl up`" + ` started here), else
 	root.AddCommand(newRunCommand(f))
 	root.AddCommand(newExposeCommand(f))
 	root.AddCommand(newDiffCommand(f))
+
+	// Seeing inside: etcd's keys and history, and faults to inject.
+	root.AddCommand(newEtcdCommand(f))
+	root.AddCommand(newFaultCommand(f))
 	return root, f
 }
 
