@@ -175,7 +175,8 @@ func (f *RealFIFO) appendLocked(t DeltaType, key string, obj any) {
 // order. Tombstones are queued in key order, so a relist's items are the
 // same every time.
 //
-// The first call also fixes what HasSynced waits for: every item it queued.
+// The first call also fixes what HasSynced waits for: every item queued
+// when it returns.
 func (f *RealFIFO) Replace(list []api.Object, resourceVersion string) error {
 	keys := make([]string, len(list))
 	listed := make(map[string]struct{}, len(list))
@@ -190,7 +191,6 @@ func (f *RealFIFO) Replace(list []api.Object, resourceVersion string) error {
 
 	f.lock.Lock()
 	defer f.lock.Unlock()
-	queuedBefore := len(f.items)
 
 	// The newest queued item of every key, to tombstone queued keys the
 	// list lacks.
@@ -234,8 +234,10 @@ func (f *RealFIFO) Replace(list []api.Object, resourceVersion string) error {
 	}
 
 	if !f.populated {
+		// Every item queued now, not only this list's: Pop takes them in
+		// order, so the list is delivered once all of them are popped.
 		f.populated = true
-		f.initialPopulationCount = len(f.items) - queuedBefore
+		f.initialPopulationCount = len(f.items)
 	}
 	f.lastSyncResourceVersion = resourceVersion
 	return nil

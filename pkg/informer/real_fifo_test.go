@@ -191,6 +191,27 @@ func TestRealFIFOHasSynced(t *testing.T) {
 	}
 }
 
+func TestRealFIFOHasSyncedCountsItemsQueuedBeforeTheFirstList(t *testing.T) {
+	// A resync before the first list queues an item ahead of the list's:
+	// the list is delivered only once the item behind all of them is.
+	cache := NewIndexer(MetaNamespaceKeyFunc, nil)
+	mustSucceed(t, cache.Add(fixturePod("ns", "x")))
+	f := NewRealFIFO(RealFIFOOptions{KnownObjects: cache})
+	mustSucceed(t, f.Resync())
+	mustSucceed(t, f.Replace([]api.Object{fixturePod("ns", "a"), fixturePod("ns", "b")}, "1"))
+	for i := f.Len(); i > 0; i-- {
+		if f.HasSynced() {
+			t.Fatalf("synced with %d items still queued", i)
+		}
+		if _, err := f.Pop(func(any, bool) error { return nil }); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if !f.HasSynced() {
+		t.Error("not synced once every item is popped")
+	}
+}
+
 func TestRealFIFOPopDropsAnItemItCannotRequeue(t *testing.T) {
 	cause := errors.New("handler failed")
 	for _, processErr := range []error{cause, ErrRequeue{Err: cause}, fmt.Errorf("sync: %w", ErrRequeue{Err: cause})} {
