@@ -24,6 +24,7 @@ import (
 	"time"
 
 	"kplane/pkg/auth"
+	"kplane/pkg/clock"
 	"kplane/pkg/kubeconfig"
 	"kplane/pkg/pki"
 	"kplane/pkg/store"
@@ -104,6 +105,8 @@ type Server struct {
 	pki     *pki.Bundle
 	alloc   *allocators
 	metrics *metrics
+	// faults are the api-error rules of `ctl fault api-error` (faults.go).
+	faults *faultInjector
 	// recent passes objects this server wrote to the watch cache.
 	recent recentWrites
 	// terminating remembers namespaces this server marked for deletion (name → time).
@@ -145,7 +148,8 @@ func Start(ctx context.Context, opts Options) (*Server, error) {
 	log = log.With("component", "apiserver")
 	ctx, cancel := context.WithCancel(ctx)
 	s := &Server{opts: opts, log: log, reg: newRegistry(builtinResources()), cancel: cancel, ctx: ctx, metrics: newMetrics(),
-		done: make(chan struct{}), started: time.Now()}
+		done: make(chan struct{}), started: time.Now(), faults: newFaultInjector(clock.Real{}, opts.Journal)}
+	s.registerFaultRoutes()
 	if err := s.start(ctx); err != nil {
 		cancel()
 		s.shutdown()

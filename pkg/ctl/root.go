@@ -98,8 +98,10 @@ Objects (kubectl's verbs, messages and exit codes):
   ctl completion      shell completion for verbs, kinds and object names
 
 Inside the cluster:
+  ctl queues          every controller's workqueue: depth, keys processing and waiting, retries; -w
   ctl etcd            the apiserver's etcd: ls keys, get a value, a key's history of revisions
-  ctl fault           inject a fault: compact (etcd compacted, every watch gets 410 Gone)
+  ctl fault           inject a fault: kill a component, api-error (fail or hold requests),
+                      drop-watch, compact (etcd compacted, every watch gets 410 Gone)
 
 Which cluster: --kubeconfig, else the first existing file of $KUBECONFIG,
 else ./.kplane/kubeconfig (the cluster ` + "`ctl up`" + ` started here), else
@@ -149,9 +151,11 @@ else ./.kplane/kubeconfig (the cluster ` + "`ctl up`" + ` started here), else
 	root.AddCommand(newExposeCommand(f))
 	root.AddCommand(newDiffCommand(f))
 
-	// Seeing inside: etcd's keys and history, and faults to inject.
+	// Seeing inside: the workqueues, etcd's keys and history, and faults
+	// to inject.
+	root.AddCommand(newQueuesCommand(streams, debugAPI))
 	root.AddCommand(newEtcdCommand(f))
-	root.AddCommand(newFaultCommand(f))
+	root.AddCommand(newFaultCommand(f, debugAPI))
 	return root, f
 }
 

@@ -23,6 +23,11 @@ const (
 	// StageWatch: the reflector received a watch event (ADDED, MODIFIED,
 	// DELETED) from the apiserver.
 	StageWatch = "watch"
+	// StageRewatch: the reflector's watch was dropped on purpose (`ctl
+	// fault drop-watch`) and it watches again from rv, the last
+	// resourceVersion it saw, without a relist. Its key is empty: it is
+	// about the whole resource, not one object.
+	StageRewatch = "rewatch"
 	// StageDelta: the FIFO queued a Delta for the object: the DeltaFIFO
 	// appended it to the key's list, the RealFIFO (detail fifo=real) queued
 	// it as an item of its own.
@@ -127,7 +132,7 @@ func (t Tracer) WithResource(resource string) Tracer {
 // componentOf names the component that owns a stage, for the trace line.
 func componentOf(stage string) string {
 	switch stage {
-	case StageList, StageWatch:
+	case StageList, StageWatch, StageRewatch:
 		return "reflector"
 	case StageDelta, StagePop:
 		return "deltafifo"
@@ -145,6 +150,7 @@ func componentOf(stage string) string {
 var traceMessages = map[string]string{
 	StageList:    "listed object received",
 	StageWatch:   "watch event received",
+	StageRewatch: "watch dropped, watching again",
 	StageDelta:   "delta queued",
 	StagePop:     "item popped",
 	StageStore:   "cache updated",
