@@ -18,6 +18,7 @@ import (
 
 func main() {
 	opts := apiserver.DefaultOptions()
+	var verbosity int
 	var verbose bool
 	var debugFlags debug.Flags
 	cmd := &cobra.Command{
@@ -32,8 +33,11 @@ to <data-dir>/kubeconfig:
   kubectl --kubeconfig <data-dir>/kubeconfig get namespaces`,
 		SilenceUsage: true,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if verbosity < 0 {
+				return fmt.Errorf("--v must not be negative, got %d", verbosity)
+			}
 			level := slog.LevelInfo
-			if verbose {
+			if verbosity >= 4 || verbose {
 				level = slog.LevelDebug
 			}
 			opts.Logger = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
@@ -57,7 +61,9 @@ to <data-dir>/kubeconfig:
 	f.StringSliceVar(&opts.EtcdServers, "etcd-servers", nil, "external etcd client URLs (comma-separated); empty runs an embedded etcd in --data-dir")
 	f.DurationVar(&opts.CompactionInterval, "etcd-compaction-interval", opts.CompactionInterval, "how often old etcd revisions are compacted; 0 disables")
 	debugFlags.AddFlags(f, "apiserver")
-	f.BoolVarP(&verbose, "verbose", "v", false, "log debug messages")
+	f.IntVarP(&verbosity, "v", "v", 0, "log verbosity: 4 and above log at debug level, as on every other component")
+	f.BoolVar(&verbose, "verbose", false, "log debug messages (the same as --v=4)")
+	_ = f.MarkDeprecated("verbose", "use --v=4")
 	if err := cmd.Execute(); err != nil {
 		os.Exit(1)
 	}

@@ -100,11 +100,14 @@ func New(opts Options) (*ControllerManager, error) {
 	cfg.UserAgent = userAgent
 	cfg.Logger = base
 	cfg.QPS, cfg.Burst = opts.KubeAPIQPS, opts.KubeAPIBurst
+	// Each write goes into the debug journal; a controller's worker names
+	// the controller as its actor (controllerutil.ProcessNext).
+	cfg.OnWrite = opts.Journal.WriteHook("controller-manager", nil)
 	m.rootCA = cfg.CAData
 	if m.client, err = client.New(cfg); err != nil {
 		return nil, fmt.Errorf("controller-manager: %w", err)
 	}
-	factoryOpts := []informer.Option{informer.WithLogger(base), informer.WithClock(clk), informer.WithJournal(opts.Journal)}
+	factoryOpts := []informer.Option{informer.WithLogger(base), informer.WithClock(clk), informer.WithJournal(opts.Journal), informer.WithFIFO(opts.InformerFIFO)}
 	if opts.TraceInformers {
 		factoryOpts = append(factoryOpts, informer.WithTrace(informer.SlogTracer(base)))
 	}

@@ -59,6 +59,7 @@ func Run(ctx context.Context, opts Options) error {
 		cfg.UserAgent = "kplane-kubelet/" + KubeletVersion
 		cfg.Logger = log
 		cfg.QPS, cfg.Burst = opts.KubeAPIQPS, opts.KubeAPIBurst
+		cfg.OnWrite = writeHook(opts.Journal)
 		if c, err = client.New(cfg); err != nil {
 			return fmt.Errorf("kubelet: %w", err)
 		}
@@ -75,7 +76,7 @@ func Run(ctx context.Context, opts Options) error {
 	if len(names) > 1 {
 		selector = "spec.nodeName!="
 	}
-	factoryOpts := []informer.Option{informer.WithLogger(log), informer.WithClock(opts.Clock), informer.WithJournal(opts.Journal),
+	factoryOpts := []informer.Option{informer.WithLogger(log), informer.WithClock(opts.Clock), informer.WithJournal(opts.Journal), informer.WithFIFO(opts.InformerFIFO),
 		informer.WithTweakListOptions(func(o *client.ListOptions) { o.FieldSelector = selector })}
 	if opts.TraceInformers {
 		factoryOpts = append(factoryOpts, informer.WithTrace(informer.SlogTracer(log)))
