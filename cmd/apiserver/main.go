@@ -52,6 +52,8 @@ to <data-dir>/kubeconfig:
 	f.IntVar(&opts.SecurePort, "secure-port", opts.SecurePort, "HTTPS port; 0 picks a free port")
 	f.StringSliceVar(&opts.EtcdServers, "etcd-servers", nil, "external etcd client URLs (comma-separated); empty runs an embedded etcd in --data-dir")
 	f.DurationVar(&opts.CompactionInterval, "etcd-compaction-interval", opts.CompactionInterval, "how often old etcd revisions are compacted; 0 disables")
+	f.BoolVar(&opts.VirtualClock, "virtual-clock", opts.VirtualClock,
+		"run on the cluster clock kept in ConfigMap kube-system/kplane-clock (created if missing), which `ctl time advance` moves forward")
 	f.BoolVarP(&verbose, "verbose", "v", false, "log debug messages")
 	if err := cmd.Execute(); err != nil {
 		os.Exit(1)

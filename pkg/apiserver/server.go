@@ -23,7 +23,9 @@ import (
 	"sync"
 	"time"
 
+	"kplane/pkg/api"
 	"kplane/pkg/auth"
+	"kplane/pkg/clock"
 	"kplane/pkg/kubeconfig"
 	"kplane/pkg/pki"
 	"kplane/pkg/store"
@@ -53,6 +55,13 @@ type Options struct {
 	// it stores, with the etcd revision each produced, and the watch
 	// fan-out. Nil turns the debug journal off.
 	Journal *debug.Journal
+	// VirtualClock runs the server on the cluster clock (--virtual-clock):
+	// it creates the ConfigMap kube-system/kplane-clock that holds the
+	// clock's offset if it is missing, follows it, and stamps creation and
+	// deletion timestamps, bindings and its identity Lease with that
+	// clock, so that they agree with the other components' (see
+	// pkg/clusterclock).
+	VirtualClock bool
 
 	// IdentityLeaseDuration, IdentityLeaseRenewInterval and
 	// IdentityLeaseGCPeriod time the apiserver's identity Lease
@@ -107,6 +116,10 @@ type Server struct {
 	terminating sync.Map
 	url         string
 	started     time.Time
+	// clock is the time the server stamps on objects: the wall clock, or
+	// with Options.VirtualClock the cluster clock (virtual).
+	clock   clock.Clock
+	virtual *clock.Virtual
 
 	httpServer *http.Server
 	embedded   *store.Embedded
@@ -138,7 +151,11 @@ func Start(ctx context.Context, opts Options) (*Server, error) {
 	log = log.With("component", "apiserver")
 	ctx, cancel := context.WithCancel(ctx)
 	s := &Server{opts: opts, log: log, reg: newRegistry(builtinResources()), cancel: cancel, ctx: ctx, metrics: newMetrics(),
-		done: make(chan struct{}), started: time.Now()}
+		done: make(chan struct{}), started: time.Now(), clock: clock.Real{}}
+	if opts.VirtualClock {
+		s.virtual = clock.NewVirtual(0)
+		s.clock = s.virtual
+	}
 	if err := s.start(ctx); err != nil {
 		cancel()
 		s.shutdown()
@@ -240,9 +257,21 @@ func (s *Server) start(ctx context.Context) error {
 	port := ln.Addr().(*net.TCPAddr).Port
 	s.url = "https://" + net.JoinHostPort(s.opts.BindAddress, strconv.Itoa(port))
 
+	if s.virtual != nil {
+		if err := s.readClusterClock(ctx); err != nil {
+			ln.Close()
+			return err
+		}
+	}
 	if err := s.bootstrap(ctx, port); err != nil {
 		ln.Close()
 		return fmt.Errorf("bootstrap: %w", err)
+	}
+	if s.virtual != nil {
+		if err := s.startClusterClock(ctx); err != nil {
+			ln.Close()
+			return err
+		}
 	}
 
 	identity, err := s.newIdentityLease()
@@ -277,6 +306,12 @@ func (s *Server) start(ctx context.Context) error {
 	s.log.Info("apiserver ready", "url", s.url, "kubeconfig", s.KubeconfigPath(),
 		"startup", time.Since(s.started).Round(time.Millisecond))
 	return nil
+}
+
+// now is the time the server stamps on what it writes, truncated to the
+// second as stored timestamps are.
+func (s *Server) now() api.Time {
+	return api.NewTime(s.clock.Now().UTC().Truncate(time.Second))
 }
 
 // writeKubeconfig (re)writes DIR/kubeconfig for the admin, pointing at the
