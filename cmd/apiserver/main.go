@@ -53,7 +53,7 @@ to <data-dir>/kubeconfig:
 	f.StringSliceVar(&opts.EtcdServers, "etcd-servers", nil, "external etcd client URLs (comma-separated); empty runs an embedded etcd in --data-dir")
 	f.DurationVar(&opts.CompactionInterval, "etcd-compaction-interval", opts.CompactionInterval, "how often old etcd revisions are compacted; 0 disables")
 	f.BoolVar(&opts.VirtualClock, "virtual-clock", opts.VirtualClock,
-		"run on the cluster clock kept in ConfigMap kube-system/kplane-clock (created if missing), which `ctl time advance` moves forward")
+		"run on the cluster clock kept in ConfigMap kube-system/kplane-clock (created if missing), which 'ctl time advance' moves forward")
 	f.BoolVarP(&verbose, "verbose", "v", false, "log debug messages")
 	if err := cmd.Execute(); err != nil {
 		os.Exit(1)

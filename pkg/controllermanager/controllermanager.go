@@ -22,6 +22,7 @@ import (
 	"kplane/pkg/api"
 	"kplane/pkg/client"
 	"kplane/pkg/clock"
+	"kplane/pkg/clusterclock"
 	"kplane/pkg/events"
 	"kplane/pkg/informer"
 	"kplane/pkg/leaderelection"
@@ -34,9 +35,12 @@ type ControllerManager struct {
 	// log is the manager's own logger (component=controller-manager);
 	// base is handed to the client, informers, recorders, controllers and
 	// leader election, which add their own attributes.
-	log      *slog.Logger
-	base     *slog.Logger
-	clock    clock.Clock
+	log   *slog.Logger
+	base  *slog.Logger
+	clock clock.Clock
+	// virtual is clock when it is the cluster clock (Options.VirtualClock);
+	// Run makes it follow the cluster's offset.
+	virtual  *clock.Virtual
 	identity string
 
 	client *client.Client
@@ -85,14 +89,20 @@ func New(opts Options) (*ControllerManager, error) {
 		base = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
 	}
 	clk := opts.Clock
-	if clk == nil {
+	var virtual *clock.Virtual
+	switch {
+	case clk != nil:
+	case opts.VirtualClock:
+		virtual = clock.NewVirtual(0)
+		clk = virtual
+	default:
 		clk = clock.Real{}
 	}
 	identity := opts.Identity
 	if identity == "" {
 		identity = leaderelection.NewIdentity()
 	}
-	m := &ControllerManager{opts: opts, log: base.With("component", "controller-manager"), base: base, clock: clk, identity: identity}
+	m := &ControllerManager{opts: opts, log: base.With("component", "controller-manager"), base: base, clock: clk, virtual: virtual, identity: identity}
 
 	cfg, err := client.ConfigFromKubeconfig(opts.Kubeconfig, "")
 	if err != nil {
@@ -132,7 +142,7 @@ func (m *ControllerManager) buildControllers() error {
 		if source == "" {
 			source = d.Name + "-controller"
 		}
-		recorder := events.NewRecorder(m.client, api.EventSource{Component: source}, m.base)
+		recorder := events.NewRecorder(m.client, api.EventSource{Component: source}, m.base, events.WithClock(m.clock))
 		m.recorders = append(m.recorders, recorder)
 		ctrl, err := d.New(ControllerContext{
 			Client: m.client, Informers: m.informers, Recorder: recorder,
@@ -173,6 +183,15 @@ func (m *ControllerManager) Run(ctx context.Context) error {
 	m.log.Info("serving metrics and health", "address", "http://"+m.Addr(), "paths", "/metrics /healthz")
 	stopServing := m.serve()
 	defer stopServing()
+
+	// On the cluster clock, every timer must start from the cluster's time.
+	if m.virtual != nil {
+		follower := clusterclock.NewFollower(m.client, m.virtual, m.base)
+		if err := follower.Start(ctx); err != nil {
+			return fmt.Errorf("controller-manager: %w", err)
+		}
+		defer follower.Stop()
+	}
 
 	// Informers start before the election, so a standby's caches are
 	// full when it wins. (Upstream starts them only once it leads.)

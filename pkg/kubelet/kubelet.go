@@ -12,6 +12,7 @@ import (
 	"kplane/pkg/api"
 	"kplane/pkg/client"
 	"kplane/pkg/clock"
+	"kplane/pkg/clusterclock"
 	"kplane/pkg/events"
 	"kplane/pkg/informer"
 	"kplane/pkg/kubelet/runtime"
@@ -47,7 +48,13 @@ func Run(ctx context.Context, opts Options) error {
 	if log == nil {
 		log = slog.Default()
 	}
-	if opts.Clock == nil {
+	var virtual *clock.Virtual
+	switch {
+	case opts.Clock != nil:
+	case opts.VirtualClock:
+		virtual = clock.NewVirtual(0)
+		opts.Clock = virtual
+	default:
 		opts.Clock = clock.Real{}
 	}
 	c := opts.Client
@@ -66,6 +73,14 @@ func Run(ctx context.Context, opts Options) error {
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
+	// On the cluster clock, every timer must start from the cluster's time.
+	if virtual != nil {
+		follower := clusterclock.NewFollower(c, virtual, log)
+		if err := follower.Start(ctx); err != nil {
+			return fmt.Errorf("kubelet: %w", err)
+		}
+		defer follower.Stop()
+	}
 
 	names := opts.nodeNames()
 	// One pod informer for the whole process: a single node watches only
@@ -270,7 +285,7 @@ func newKubelet(name string, index int, opts *Options, c, eventClient *client.Cl
 	if err != nil {
 		return nil, fmt.Errorf("kubelet %s: %w", name, err)
 	}
-	rec := events.NewRecorder(eventClient, api.EventSource{Component: "kubelet", Host: name}, log)
+	rec := events.NewRecorder(eventClient, api.EventSource{Component: "kubelet", Host: name}, log, events.WithClock(opts.Clock))
 	k := &Kubelet{
 		nodeName: name, opts: opts, client: c, clock: opts.Clock, log: log, runtime: rt, recorder: rec, events: rec, status: status,
 		pods: podInformer.Lister(), podIndexer: podInformer.Informer().GetIndexer(),

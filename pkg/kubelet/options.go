@@ -127,6 +127,11 @@ type Options struct {
 	// it. The process runtime stays on the wall clock (see
 	// runtime.Config.Clock).
 	Clock clock.Clock
+	// VirtualClock runs the kubelet on the cluster clock (--virtual-clock):
+	// a clock.Virtual that follows the offset in ConfigMap
+	// kube-system/kplane-clock, which `ctl time advance` moves (see
+	// pkg/clusterclock). Ignored when Clock is set.
+	VirtualClock bool
 
 	// Logger receives the kubelet's logs; nil means slog.Default().
 	Logger *slog.Logger

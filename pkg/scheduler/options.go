@@ -87,6 +87,11 @@ type Options struct {
 	Logger *slog.Logger
 	// Clock drives back-off and the queue's timers; nil is the wall clock.
 	Clock clock.Clock
+	// VirtualClock runs the scheduler on the cluster clock (--virtual-clock): a
+	// clock.Virtual that follows the offset in ConfigMap
+	// kube-system/kplane-clock, which `ctl time advance` moves (see
+	// pkg/clusterclock). Ignored when Clock is set.
+	VirtualClock bool
 }
 
 // Defaults, with the upstream values they mirror.

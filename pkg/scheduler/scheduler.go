@@ -12,6 +12,7 @@ import (
 	"kplane/pkg/api"
 	"kplane/pkg/client"
 	"kplane/pkg/clock"
+	"kplane/pkg/clusterclock"
 	"kplane/pkg/events"
 	"kplane/pkg/informer"
 	"kplane/pkg/leaderelection"
@@ -25,9 +26,12 @@ type Scheduler struct {
 	opts Options
 	// log is the scheduler's own logger; base the one handed to the
 	// client, informers, events and leader election.
-	log      *slog.Logger
-	base     *slog.Logger
-	clock    clock.Clock
+	log   *slog.Logger
+	base  *slog.Logger
+	clock clock.Clock
+	// virtual is clock when it is the cluster clock (Options.VirtualClock);
+	// Run makes it follow the cluster's offset.
+	virtual  *clock.Virtual
 	client   *client.Client
 	recorder *events.Recorder
 
@@ -80,7 +84,13 @@ func New(opts Options) (*Scheduler, error) {
 	// attribute; the scheduler's own lines say component=scheduler.
 	logger = logger.With("schedulerName", opts.SchedulerName)
 	clk := opts.Clock
-	if clk == nil {
+	var virtual *clock.Virtual
+	switch {
+	case clk != nil:
+	case opts.VirtualClock:
+		virtual = clock.NewVirtual(0)
+		clk = virtual
+	default:
 		clk = clock.Real{}
 	}
 	cfg, err := client.ConfigFromKubeconfig(opts.Kubeconfig, "")
@@ -99,6 +109,7 @@ func New(opts Options) (*Scheduler, error) {
 		log:      logger.With("component", "scheduler"),
 		base:     logger,
 		clock:    clk,
+		virtual:  virtual,
 		client:   c,
 		queue:    NewSchedulingQueue(clk, opts.PodInitialBackoff, opts.PodMaxBackoff, opts.PodMaxInUnschedulablePodsDuration),
 		cache:    NewCache(),
@@ -132,7 +143,15 @@ func New(opts Options) (*Scheduler, error) {
 // leadership was lost.
 func (s *Scheduler) Run(ctx context.Context) error {
 	defer s.client.Close()
-	s.recorder = events.NewRecorder(s.client, api.EventSource{Component: s.opts.SchedulerName}, s.base)
+	// On the cluster clock, every timer must start from the cluster's time.
+	if s.virtual != nil {
+		follower := clusterclock.NewFollower(s.client, s.virtual, s.base)
+		if err := follower.Start(ctx); err != nil {
+			return fmt.Errorf("scheduler: %w", err)
+		}
+		defer follower.Stop()
+	}
+	s.recorder = events.NewRecorder(s.client, api.EventSource{Component: s.opts.SchedulerName}, s.base, events.WithClock(s.clock))
 	defer s.recorder.Shutdown() // flushes the events still buffered
 
 	s.podFactory.Start(ctx)
