@@ -114,6 +114,7 @@ func Run(ctx context.Context, opts Options) error {
 		nodes.ordered = append(nodes.ordered, k)
 	}
 	defer nodes.shutdownRecorders()
+	nodes.registerPauseRoutes(opts.Journal)
 
 	factory.Start(ctx)
 	factory.WaitForCacheSync(ctx)
@@ -252,6 +253,9 @@ type Kubelet struct {
 	nodeInfo    api.NodeSystemInfo
 	env         *podEnv
 	static      *staticPods // nil without --pod-manifest-path
+	// heartbeat holds the Lease and node status loops while the debug
+	// API has paused them (pause.go).
+	heartbeat *heartbeatGate
 	// registered is closed once the Node exists; ready once, in addition,
 	// the IPs its pods already hold are reserved.
 	registered, ready chan struct{}
@@ -291,7 +295,7 @@ func newKubelet(name string, index int, opts *Options, c, eventClient *client.Cl
 		pods: podInformer.Lister(), podIndexer: podInformer.Informer().GetIndexer(),
 		nodeInfo:   newNodeInfo(name, rt.Name()),
 		registered: make(chan struct{}), ready: make(chan struct{}),
-		workers: map[string]*podWorker{},
+		workers: map[string]*podWorker{}, heartbeat: newHeartbeatGate(),
 	}
 	if opts.PodCIDR != "" {
 		k.flagPodCIDR = nthBlock(netip.MustParsePrefix(opts.PodCIDR), index)
