@@ -27,6 +27,7 @@ func SupervisorArgs(o Options) []string {
 		"--bin-dir", o.BinDir,
 		"--ready-timeout", o.ReadyTimeout.String(),
 		"--default-storage-class=" + strconv.FormatBool(o.DefaultStorageClass),
+		"--virtual-clock=" + strconv.FormatBool(o.VirtualClock),
 	}
 }
 

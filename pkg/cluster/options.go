@@ -59,6 +59,10 @@ type Options struct {
 	// ReadyTimeout bounds how long Up waits for the apiserver and then for
 	// every node to be Ready.
 	ReadyTimeout time.Duration
+	// VirtualClock runs every component with --virtual-clock: the whole
+	// cluster keeps one clock, the wall clock plus an offset that
+	// `ctl time advance` moves forward (see pkg/clusterclock).
+	VirtualClock bool
 }
 
 // DefaultOptions returns `ctl up`'s defaults: ./.kplane, two worker nodes,
