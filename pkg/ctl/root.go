@@ -65,6 +65,8 @@ Cluster:
   ctl up              start the cluster in ./.kplane (Ctrl-C stops it; -d detaches)
   ctl status          say what runs
   ctl down            stop a detached cluster
+  ctl time            the cluster clock and the wall clock; time advance moves a
+                      --virtual-clock cluster's clock forward
 
 Objects (kubectl's verbs, messages and exit codes):
   ctl get             list objects or show some, as tables, YAML, JSON, names or JSONPath; -w watches
@@ -142,6 +144,9 @@ else ./.kplane/kubeconfig (the cluster ` + "`ctl up`" + ` started here), else
 	root.AddCommand(newRunCommand(f))
 	root.AddCommand(newExposeCommand(f))
 	root.AddCommand(newDiffCommand(f))
+
+	// Seeing inside the cluster.
+	root.AddCommand(newTimeCommand(f))
 	return root, f
 }
 

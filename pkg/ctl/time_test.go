@@ -1,0 +1,76 @@
+package ctl
+
+import (
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"kplane/pkg/apiserver"
+	"kplane/test/framework"
+)
+
+// clockLine matches "<label>: <RFC 3339 time><rest>" and captures the time.
+func clockTime(t *testing.T, out, label string) time.Time {
+	t.Helper()
+	m := regexp.MustCompile(`(?m)^` + label + `:\s+(\S+)`).FindStringSubmatch(out)
+	if m == nil {
+		t.Fatalf("no %q line in:\n%s", label, out)
+	}
+	at, err := time.Parse(time.RFC3339, m[1])
+	if err != nil {
+		t.Fatalf("%s %q: %v", label, m[1], err)
+	}
+	return at
+}
+
+func TestTimeOnAVirtualClockCluster(t *testing.T) {
+	a := framework.StartAPIServerWith(t, t.TempDir(), func(o *apiserver.Options) { o.VirtualClock = true })
+
+	out := mustRun(t, a, "time")
+	if !strings.Contains(out, "(virtual, 0s ahead of the wall clock)") {
+		t.Fatalf("ctl time on a fresh virtual clock:\n%s", out)
+	}
+
+	out = mustRun(t, a, "time", "advance", "90s", "--step", "1h")
+	if !regexp.MustCompile(`^cluster clock advanced 1m30s to \S+ \(1m30s ahead of the wall clock\)\n$`).MatchString(out) {
+		t.Fatalf("ctl time advance 90s printed %q", out)
+	}
+	out = mustRun(t, a, "time", "advance", "1m")
+	if !strings.HasSuffix(out, "(2m30s ahead of the wall clock)\n") {
+		t.Fatalf("a second advance printed %q, want 2m30s ahead", out)
+	}
+
+	out = mustRun(t, a, "time")
+	cluster, wall := clockTime(t, out, "cluster clock"), clockTime(t, out, "wall clock")
+	if d := cluster.Sub(wall); d != 150*time.Second {
+		t.Fatalf("ctl time shows the cluster clock %v ahead of the wall clock, want 2m30s:\n%s", d, out)
+	}
+	if !strings.Contains(out, "(virtual, 2m30s ahead of the wall clock)") {
+		t.Fatalf("ctl time:\n%s", out)
+	}
+
+	for _, tt := range []struct{ args, wantErr string }{
+		{"time advance -- -5m", "error: the cluster clock only moves forward: -5m is not a positive duration\n"},
+		{"time advance 0s", "error: the cluster clock only moves forward: 0s is not a positive duration\n"},
+		{"time advance soon", `error: invalid duration "soon": want a Go duration such as 90s, 5m or 1h30m` + "\n"},
+		{"time advance 1m --step 0s", "error: --step 0s: must be positive\n"},
+	} {
+		code, out, errOut := runIn(t, a, "", strings.Fields(tt.args)...)
+		if code != 1 || out != "" || errOut != tt.wantErr {
+			t.Errorf("ctl %s = %d, %q, %q; want 1, no output, %q", tt.args, code, out, errOut, tt.wantErr)
+		}
+	}
+}
+
+func TestTimeOnAWallClockCluster(t *testing.T) {
+	a := framework.StartAPIServer(t)
+	out := mustRun(t, a, "time")
+	if !strings.Contains(out, "(the wall clock: this cluster was started without --virtual-clock)") {
+		t.Fatalf("ctl time without a virtual clock:\n%s", out)
+	}
+	code, out, errOut := runIn(t, a, "", "time", "advance", "60s")
+	if want := "error: this cluster runs on the wall clock; start it with `ctl up --virtual-clock`\n"; code != 1 || out != "" || errOut != want {
+		t.Fatalf("ctl time advance 60s = %d, %q, %q; want 1, no output, %q", code, out, errOut, want)
+	}
+}
