@@ -9,14 +9,17 @@ import (
 	"kplane/pkg/client"
 )
 
-// DefaultStep is how far one step of Advance moves the cluster clock: the
-// kubelet's Lease renew interval (10 s). Time passes in steps so that
-// what would have happened in the skipped time still happens: each
-// running kubelet renews its Lease once per step, so the node-lifecycle
-// controller, which marks a node Unknown after 50 s without a renewal,
-// sees only the silent ones go. In one jump of 60 s every node would look
-// silent for a moment.
-const DefaultStep = 10 * time.Second
+// DefaultStep is how far one step of Advance moves the cluster clock.
+// Time passes in steps so that what would have happened in the skipped
+// time still happens: every timer a step passes fires, and the component
+// acts before the next step. Each running kubelet renews its Lease (every
+// 10 s) at least every other step, so the node-lifecycle controller, which
+// marks a node Unknown after 50 s without a renewal, sees only the silent
+// ones go; in one jump of 60 s every node would look silent for a moment.
+// The step is 5 s, not 10 s, for leader election: a leader that has not
+// renewed its Lease for the renew deadline (10 s) gives up leading, and
+// one step must not carry it there.
+const DefaultStep = 5 * time.Second
 
 // DefaultStepPause is the wall time between two steps: long enough for
 // every component to see a step and act on it (a Lease renewal is a watch

@@ -55,12 +55,13 @@ func newTimeAdvanceCommand(f *factory) *cobra.Command {
 		Use:   "advance DURATION",
 		Short: "Move the cluster clock forward (a cluster started with --virtual-clock)",
 		Long: `advance moves the cluster clock forward by DURATION (a Go duration: 90s, 5m,
-1h30m), never back. It moves in steps of --step (10 s, the kubelets' Lease
-renew interval) a tenth of a second apart, so that what happens regularly
-still happens in the time skipped: each running kubelet renews its Lease
-in every step, and only a node whose kubelet is silent (` + "`ctl fault pause-kubelet`" + `)
-misses the node-monitor grace period. With --step as large as DURATION the
-clock jumps at once, and for a moment every node looks silent.
+1h30m), never back. It moves in steps of --step (5 s) a tenth of a second
+apart, so that what happens regularly still happens in the time skipped:
+each running kubelet renews its Lease (every 10 s), each leader its
+leader-election Lease (every 2 s), and only a node whose kubelet is silent
+(` + "`ctl fault pause-kubelet`" + `) misses the node-monitor grace period. With --step
+as large as DURATION the clock jumps at once: for a moment every node
+looks silent, and the leaders give up their Leases.
 
 Only a cluster started with ` + "`ctl up --virtual-clock`" + ` has a clock to move.`,
 		Example: `  ctl time advance 60s
