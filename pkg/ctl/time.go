@@ -1,6 +1,7 @@
 package ctl
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -8,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"kplane/pkg/client"
 	"kplane/pkg/clusterclock"
 )
 
@@ -93,6 +95,21 @@ Only a cluster started with ` + "`ctl up --virtual-clock`" + ` has a clock to mo
 	}
 	cmd.Flags().DurationVar(&step, "step", step, "the most the clock moves at once; steps are a tenth of a second apart")
 	return cmd
+}
+
+// clusterOffset is how far the cluster clock is ahead of the wall clock,
+// for the ages ctl computes itself (describe's and events' tables): on a
+// --virtual-clock cluster, objects and Events carry cluster-clock
+// timestamps, and an age counted from the wall clock would be short, or
+// "<invalid>" (kubectl, which knows nothing of the cluster clock, shows
+// that). It costs one read; when that fails (a wall-clock cluster, a user
+// who may not read kube-system) the wall clock will do.
+func clusterOffset(ctx context.Context, c *client.Client) time.Duration {
+	offset, err := clusterclock.Read(ctx, c)
+	if err != nil {
+		return 0
+	}
+	return offset
 }
 
 // printClocks prints the cluster clock (wall + offset) and the wall clock.

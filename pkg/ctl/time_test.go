@@ -1,12 +1,15 @@
 package ctl
 
 import (
+	"context"
 	"regexp"
 	"strings"
 	"testing"
 	"time"
 
+	"kplane/pkg/api"
 	"kplane/pkg/apiserver"
+	"kplane/pkg/client"
 	"kplane/test/framework"
 )
 
@@ -60,6 +63,36 @@ func TestTimeOnAVirtualClockCluster(t *testing.T) {
 		if code != 1 || out != "" || errOut != tt.wantErr {
 			t.Errorf("ctl %s = %d, %q, %q; want 1, no output, %q", tt.args, code, out, errOut, tt.wantErr)
 		}
+	}
+}
+
+// TestAgesOnTheClusterClock: on a cluster an hour ahead of the wall clock,
+// an Event stamped now by the cluster clock is seconds old for ctl events
+// and ctl describe, not "<invalid>" (in the future of the wall clock).
+func TestAgesOnTheClusterClock(t *testing.T) {
+	a := framework.StartAPIServerWith(t, t.TempDir(), func(o *apiserver.Options) { o.VirtualClock = true })
+	mustRun(t, a, "time", "advance", "1h", "--step", "1h")
+	mustRun(t, a, "create", "configmap", "aged")
+	c := a.Client(t, nil)
+	cm, err := c.ConfigMaps("default").Get(context.Background(), "aged", client.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	stamp := api.NewTime(time.Now().Add(time.Hour).UTC().Truncate(time.Second))
+	_, err = c.Events("default").Create(context.Background(), &api.Event{
+		ObjectMeta:     api.ObjectMeta{Name: "aged.1"},
+		InvolvedObject: api.ObjectReference{Kind: "ConfigMap", APIVersion: "v1", Namespace: "default", Name: "aged", UID: cm.UID},
+		Reason:         "Aged", Message: "stamped on the cluster clock", Type: api.EventTypeNormal,
+		FirstTimestamp: stamp, LastTimestamp: stamp, Count: 1,
+	}, client.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out := mustRun(t, a, "events"); !regexp.MustCompile(`(?m)^\d+s\s+Normal\s+Aged\s`).MatchString(out) {
+		t.Errorf("ctl events on the cluster clock:\n%s", out)
+	}
+	if out := mustRun(t, a, "describe", "configmap", "aged"); !regexp.MustCompile(`Normal\s+Aged\s+\d+s\s`).MatchString(out) {
+		t.Errorf("ctl describe on the cluster clock:\n%s", out)
 	}
 }
 
