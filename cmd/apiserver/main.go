@@ -13,11 +13,14 @@ import (
 	"github.com/spf13/cobra"
 
 	"kplane/pkg/apiserver"
+	"kplane/pkg/clock"
+	"kplane/pkg/debug"
 )
 
 func main() {
 	opts := apiserver.DefaultOptions()
 	var verbose bool
+	var debugFlags debug.Flags
 	cmd := &cobra.Command{
 		Use:   "apiserver",
 		Short: "Serve the Kubernetes API over HTTPS, storing objects in etcd",
@@ -35,6 +38,10 @@ to <data-dir>/kubeconfig:
 				level = slog.LevelDebug
 			}
 			opts.Logger = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
+			if opts.VirtualClock { // one clock for the component and its journal
+				opts.Clock = clock.NewVirtual(0)
+			}
+			opts.Journal, opts.DebugEndpointFile = debugFlags.NewJournal(opts.Clock), debugFlags.EndpointFile
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
 			s, err := apiserver.Start(ctx, opts)
@@ -54,6 +61,7 @@ to <data-dir>/kubeconfig:
 	f.DurationVar(&opts.CompactionInterval, "etcd-compaction-interval", opts.CompactionInterval, "how often old etcd revisions are compacted; 0 disables")
 	f.BoolVar(&opts.VirtualClock, "virtual-clock", opts.VirtualClock,
 		"run on the cluster clock kept in ConfigMap kube-system/kplane-clock (created if missing), which 'ctl time advance' moves forward")
+	debugFlags.AddFlags(f, "apiserver")
 	f.BoolVarP(&verbose, "verbose", "v", false, "log debug messages")
 	if err := cmd.Execute(); err != nil {
 		os.Exit(1)

@@ -15,12 +15,15 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"kplane/pkg/clock"
 	"kplane/pkg/controllermanager"
+	"kplane/pkg/debug"
 )
 
 func main() {
 	opts := controllermanager.DefaultOptions()
 	var names []string
+	var debugFlags debug.Flags
 	for _, d := range controllermanager.Controllers() {
 		names = append(names, d.Name)
 	}
@@ -36,11 +39,17 @@ With --leader-elect, only the holder of the Lease
 kube-system/kube-controller-manager runs the controllers; other instances keep
 their caches warm and take over within one lease duration when it goes away.
 
-/metrics and /healthz are served on --bind-address (loopback only).`,
+/metrics and /healthz are served on --bind-address (loopback only), and so
+are the debug API (/debug/kplane/…) and /debug/pprof/, for cluster
+administrators' tokens only (docs/debug-api.md).`,
 		SilenceUsage: true,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
+			if opts.VirtualClock { // one clock for the component and its journal
+				opts.Clock = clock.NewVirtual(0)
+			}
+			opts.Journal, opts.DebugEndpointFile = debugFlags.NewJournal(opts.Clock), debugFlags.EndpointFile
 			return controllermanager.Run(ctx, opts)
 		},
 	}
@@ -66,6 +75,7 @@ their caches warm and take over within one lease duration when it goes away.
 	f.StringVar(&opts.BindAddress, "bind-address", opts.BindAddress, "loopback host:port serving /metrics and /healthz; port 0 picks a free port (the bound address is logged)")
 	f.BoolVar(&opts.VirtualClock, "virtual-clock", false, "run on the cluster clock kept in ConfigMap kube-system/kplane-clock, which 'ctl time advance' moves forward")
 	f.BoolVar(&opts.TraceInformers, "trace-informers", opts.TraceInformers, "log each object's path through the informers and into the controllers' workqueues, for lessons")
+	debugFlags.AddFlags(f, "controller-manager")
 	f.IntVarP(&opts.Verbosity, "v", "v", opts.Verbosity, "log verbosity: 4 and above log at debug level (every API request, per-key detail)")
 	if err := cmd.Execute(); err != nil {
 		os.Exit(1)

@@ -14,6 +14,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"kplane/pkg/client"
+	"kplane/pkg/clock"
+	"kplane/pkg/debug"
 	"kplane/pkg/kubelet"
 	"kplane/pkg/kubelet/server"
 )
@@ -22,6 +24,8 @@ func main() {
 	opts := kubelet.DefaultOptions()
 	var taints, labels string
 	var verbosity int
+	var debugFlags debug.Flags
+	opts.DebugAddress = kubelet.DefaultDebugAddress
 	cmd := &cobra.Command{
 		Use:   "kubelet",
 		Short: "Run a simulated Kubernetes node (or many) against a kplane apiserver",
@@ -47,6 +51,16 @@ With --runtime process a container's command runs as a local process.
 			}
 			opts.Logger = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
 			opts.Server = logsServer(opts.Kubeconfig)
+			if debugFlags.Component == "" {
+				debugFlags.Component = "kubelet-" + opts.NodeName
+				if opts.NodeName == "" {
+					debugFlags.Component = "kubelet-" + opts.NodeNamePrefix + "1"
+				}
+			}
+			if opts.VirtualClock { // one clock for the component and its journal
+				opts.Clock = clock.NewVirtual(0)
+			}
+			opts.Journal, opts.DebugEndpointFile = debugFlags.NewJournal(opts.Clock), debugFlags.EndpointFile
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
 			return kubelet.Run(ctx, opts)
@@ -78,6 +92,9 @@ With --runtime process a container's command runs as a local process.
 	f.Float32Var(&opts.EventRecordQPS, "event-qps", opts.EventRecordQPS, "limit of Events written per second by the whole process (0: none)")
 	f.IntVar(&opts.EventBurst, "event-burst", opts.EventBurst, "Events that may be written at once above --event-qps")
 	f.DurationVar(&opts.UsageReportInterval, "usage-report-interval", opts.UsageReportInterval, "how often pod CPU/memory use is published in the kplane.io/usage annotation; 0 disables")
+	f.StringVar(&opts.DebugAddress, "debug-address", opts.DebugAddress, "loopback host:port serving /healthz, /metrics, /debug/pprof/ and the debug API; port 0 picks a free port")
+	debugFlags.AddFlags(f, "")
+	f.Lookup("debug-component-name").Usage += " (default kubelet-<node-name>)"
 	f.IntVarP(&verbosity, "v", "v", 0, "log verbosity; 4 or more logs debug messages")
 	if err := cmd.Execute(); err != nil {
 		os.Exit(1)

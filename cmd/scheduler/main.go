@@ -12,11 +12,15 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"kplane/pkg/clock"
+	"kplane/pkg/debug"
 	"kplane/pkg/scheduler"
 )
 
 func main() {
 	opts := scheduler.DefaultOptions()
+	opts.BindAddress = scheduler.DefaultBindAddress
+	var debugFlags debug.Flags
 	cmd := &cobra.Command{
 		Use:   "scheduler --kubeconfig FILE",
 		Short: "Place pending pods on nodes",
@@ -26,12 +30,20 @@ taints, node affinity, host ports, resources) with the best score (least
 allocated, balanced, preferred affinity, PreferNoSchedule taints). Pods that fit
 nowhere stay Pending with a FailedScheduling event saying why.
 
-With --v=4 it logs every decision: each node's filter result and per-plugin scores.`,
+With --v=4 it logs every decision: each node's filter result and per-plugin scores.
+
+/healthz and /metrics are served on --bind-address (loopback only), and so are
+the debug API (/debug/kplane/…) and /debug/pprof/, for cluster administrators'
+tokens only (docs/debug-api.md).`,
 		SilenceUsage: true,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			opts.Logger = slog.New(slog.NewTextHandler(os.Stderr, nil))
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
+			if opts.VirtualClock { // one clock for the component and its journal
+				opts.Clock = clock.NewVirtual(0)
+			}
+			opts.Journal, opts.DebugEndpointFile = debugFlags.NewJournal(opts.Clock), debugFlags.EndpointFile
 			return scheduler.Run(ctx, opts)
 		},
 	}
@@ -50,6 +62,8 @@ With --v=4 it logs every decision: each node's filter result and per-plugin scor
 	f.IntVar(&opts.ParallelBinds, "parallel-binds", opts.ParallelBinds, "binding requests in flight at once")
 	f.BoolVar(&opts.VirtualClock, "virtual-clock", false, "run on the cluster clock kept in ConfigMap kube-system/kplane-clock, which 'ctl time advance' moves forward")
 	f.BoolVar(&opts.TraceInformers, "trace-informers", false, "log each object's path through the informers (watch event, delta, store, handler) for lessons")
+	f.StringVar(&opts.BindAddress, "bind-address", opts.BindAddress, "loopback host:port serving /healthz, /metrics, /debug/pprof/ and the debug API; port 0 picks a free port (the bound address is logged)")
+	debugFlags.AddFlags(f, "scheduler")
 	f.IntVarP(&opts.Verbosity, "v", "v", opts.Verbosity, "log verbosity: 2 logs every bound or unschedulable pod, 4 adds the decision log with per-plugin scores")
 	if err := cmd.Execute(); err != nil {
 		os.Exit(1)

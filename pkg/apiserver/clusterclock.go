@@ -2,7 +2,8 @@ package apiserver
 
 // This file puts the apiserver on the cluster clock of a cluster started
 // with --virtual-clock (see pkg/clusterclock): the clock's offset lives in
-// the ConfigMap kube-system/kplane-clock, which the server creates if it is
+// the ConfigMap kube-system/kplane-clock (api.NewClusterClock, read with
+// api.ClusterClockOffset), which the server creates if it is
 // missing and follows through its own watch cache, as every other
 // component follows it through an informer. The server reads this clock
 // for the timestamps it stamps (creation, deletion, a binding's
@@ -16,7 +17,6 @@ import (
 
 	"kplane/pkg/api"
 	apierrors "kplane/pkg/api/errors"
-	"kplane/pkg/clusterclock"
 	"kplane/pkg/store"
 	"kplane/pkg/store/cache"
 )
@@ -24,7 +24,7 @@ import (
 // readClusterClock sets the server's clock to the stored offset, if there
 // is one, before bootstrap writes anything.
 func (s *Server) readClusterClock(ctx context.Context) error {
-	so, err := s.getStored(ctx, s.reg.byPluralAny["configmaps"], clusterclock.Namespace, clusterclock.Name)
+	so, err := s.getStored(ctx, s.reg.byPluralAny["configmaps"], api.ClusterClockNamespace, api.ClusterClockName)
 	if apierrors.IsNotFound(err) {
 		return nil
 	}
@@ -40,18 +40,18 @@ func (s *Server) readClusterClock(ctx context.Context) error {
 // follows it until ctx ends.
 func (s *Server) startClusterClock(ctx context.Context) error {
 	res := s.reg.byPluralAny["configmaps"]
-	so, err := s.getStored(ctx, res, clusterclock.Namespace, clusterclock.Name)
+	so, err := s.getStored(ctx, res, api.ClusterClockNamespace, api.ClusterClockName)
 	if apierrors.IsNotFound(err) {
-		so, err = s.create(ctx, res, clusterclock.NewConfigMap(0), false)
+		so, err = s.create(ctx, res, api.NewClusterClock(0), false)
 		if apierrors.IsAlreadyExists(err) {
-			so, err = s.getStored(ctx, res, clusterclock.Namespace, clusterclock.Name)
+			so, err = s.getStored(ctx, res, api.ClusterClockNamespace, api.ClusterClockName)
 		}
 	}
 	if err != nil {
 		return fmt.Errorf("start the cluster clock: %w", err)
 	}
 	s.observeClusterClock(so.obj)
-	s.log.Info("running on the cluster clock", "configmap", clusterclock.Namespace+"/"+clusterclock.Name,
+	s.log.Info("running on the cluster clock", "configmap", api.ClusterClockNamespace+"/"+api.ClusterClockName,
 		"offset", s.virtual.Offset())
 	go s.followClusterClock(ctx, so.revision)
 	return nil
@@ -62,7 +62,7 @@ func (s *Server) startClusterClock(ctx context.Context) error {
 // watch ends, until ctx ends.
 func (s *Server) followClusterClock(ctx context.Context, revision int64) {
 	res := s.reg.byPluralAny["configmaps"]
-	key := res.key(clusterclock.Namespace, clusterclock.Name)
+	key := res.key(api.ClusterClockNamespace, api.ClusterClockName)
 	for ctx.Err() == nil {
 		w, err := s.caches[res].Watch(ctx, key, revision, false)
 		if err == nil {
@@ -74,7 +74,7 @@ func (s *Server) followClusterClock(ctx context.Context, revision int64) {
 			return
 		case <-time.After(time.Second): // a watch broke: read again, watch again
 		}
-		if so, err := s.getStored(ctx, res, clusterclock.Namespace, clusterclock.Name); err == nil {
+		if so, err := s.getStored(ctx, res, api.ClusterClockNamespace, api.ClusterClockName); err == nil {
 			s.observeClusterClock(so.obj)
 			revision = so.revision
 		}
@@ -111,7 +111,7 @@ func (s *Server) observeClusterClock(obj api.Object) {
 	if !ok {
 		return
 	}
-	offset, err := clusterclock.Offset(cm)
+	offset, err := api.ClusterClockOffset(cm)
 	if err != nil {
 		s.log.Error("ignoring the cluster clock", "err", err)
 		return

@@ -26,6 +26,7 @@ func (s *Server) router() http.Handler {
 		r.Get(p, func(w http.ResponseWriter, _ *http.Request) { writeRaw(w, http.StatusOK, "text/plain", []byte("ok")) })
 	}
 	r.Method(http.MethodGet, "/metrics", s.metrics.handler())
+	r.Handle("/debug/*", s.debugHandler())
 
 	// Version and discovery answer with or without a trailing slash, as
 	// upstream's go-restful web services and the aggregator's "/apis/"
@@ -51,6 +52,7 @@ func (s *Server) router() http.Handler {
 	r.Get("/openapi/v3/*", s.serveOpenAPIDocument)
 
 	r.Post("/apis/authentication.k8s.io/{version}/selfsubjectreviews", serveSelfSubjectReviewNotServed)
+	r.Post("/apis/authentication.k8s.io/v1/tokenreviews", s.serveTokenReview)
 
 	r.HandleFunc("/api/v1/*", s.serveResource)
 	r.HandleFunc("/apis/{group}/{version}/*", s.serveResource)

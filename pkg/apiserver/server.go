@@ -62,6 +62,14 @@ type Options struct {
 	// clock, so that they agree with the other components' (see
 	// pkg/clusterclock).
 	VirtualClock bool
+	// Clock, with VirtualClock, may be the clock.Virtual the server is to
+	// move (cmd/apiserver builds it first, so that the debug journal
+	// shares it); nil makes a new one. Without VirtualClock the server
+	// stamps with the wall clock.
+	Clock clock.Clock
+	// DebugEndpointFile, when set, is where the apiserver announces its
+	// debug API (its own https URL) once it serves; see debug.Endpoint.
+	DebugEndpointFile string
 
 	// IdentityLeaseDuration, IdentityLeaseRenewInterval and
 	// IdentityLeaseGCPeriod time the apiserver's identity Lease
@@ -153,7 +161,7 @@ func Start(ctx context.Context, opts Options) (*Server, error) {
 	s := &Server{opts: opts, log: log, reg: newRegistry(builtinResources()), cancel: cancel, ctx: ctx, metrics: newMetrics(),
 		done: make(chan struct{}), started: time.Now(), clock: clock.Real{}}
 	if opts.VirtualClock {
-		s.virtual = clock.NewVirtual(0)
+		s.virtual = clock.VirtualFor(opts.Clock)
 		s.clock = s.virtual
 	}
 	if err := s.start(ctx); err != nil {
@@ -301,6 +309,9 @@ func (s *Server) start(ctx context.Context) error {
 	}()
 
 	if err := s.writeKubeconfig(); err != nil {
+		return err
+	}
+	if err := debug.Announce(s.opts.DebugEndpointFile, s.debugComponent(), s.url, ""); err != nil {
 		return err
 	}
 	s.log.Info("apiserver ready", "url", s.url, "kubeconfig", s.KubeconfigPath(),

@@ -32,6 +32,16 @@ func NewVirtual(offset time.Duration) *Virtual {
 	return &Virtual{offset: offset, waiters: map[*virtualTimer]struct{}{}}
 }
 
+// VirtualFor returns the clock of a component started with --virtual-clock:
+// c when it is a *Virtual already (built by main, so that the component's
+// debug journal shares it), a new Virtual otherwise.
+func VirtualFor(c Clock) *Virtual {
+	if v, ok := c.(*Virtual); ok {
+		return v
+	}
+	return NewVirtual(0)
+}
+
 // Now returns the wall time plus the offset.
 func (v *Virtual) Now() time.Time {
 	v.mu.Lock()

@@ -195,3 +195,16 @@ func TestVirtualIsSafeForConcurrentUse(t *testing.T) {
 
 // Virtual must be usable wherever a Clock is.
 var _ Clock = (*Virtual)(nil)
+
+func TestVirtualForKeepsAVirtualClock(t *testing.T) {
+	v := NewVirtual(time.Minute)
+	if VirtualFor(v) != v {
+		t.Fatal("VirtualFor(a *Virtual) returned another clock")
+	}
+	if got := VirtualFor(Real{}); got == nil || got.Offset() != 0 {
+		t.Fatalf("VirtualFor(Real{}) = %v, want a new Virtual at offset 0", got)
+	}
+	if got := VirtualFor(nil); got == nil {
+		t.Fatal("VirtualFor(nil) = nil, want a new Virtual")
+	}
+}

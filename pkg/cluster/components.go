@@ -7,6 +7,7 @@ import (
 	"strconv"
 
 	"kplane/pkg/auth"
+	"kplane/pkg/debug"
 )
 
 // ControlPlaneNodeName is the node whose kubelet runs beside the control
@@ -149,7 +150,29 @@ func planComponents(o Options) ([]component, error) {
 			plan[i].args = append(plan[i].args, "--virtual-clock")
 		}
 	}
+	for i := range plan {
+		plan[i].args = append(plan[i].args, debugArgs(o, plan[i])...)
+	}
 	return plan, nil
+}
+
+// debugArgs turns on a component's debug journal and tells it where to
+// announce its debug API: DATA_DIR/debug/<component>.json, where ctl finds
+// it (docs/debug-api.md). The kubelets' and the scheduler's debug servers
+// take a free loopback port, as the controller-manager's does.
+func debugArgs(o Options, c component) []string {
+	args := []string{
+		"--debug-ring-size", strconv.Itoa(o.DebugRingSize),
+		"--debug-endpoint-file", debug.EndpointFile(o.DataDir, c.name),
+		"--debug-component-name", c.name,
+	}
+	switch {
+	case c.name == SchedulerComponent:
+		args = append(args, "--bind-address", "127.0.0.1:0")
+	case c.role == roleKubelet:
+		args = append(args, "--debug-address", "127.0.0.1:0")
+	}
+	return args
 }
 
 // isExecutable reports whether path is a regular file someone may execute.

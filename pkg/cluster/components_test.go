@@ -37,9 +37,15 @@ func TestNodeNames(t *testing.T) {
 	}
 }
 
+// debugFlags are the debug flags every component gets: the journal's
+// size, and its endpoint file and name in the cluster.
+func debugFlags(component string) string {
+	return " --debug-ring-size 500 --debug-endpoint-file /data/debug/" + component + ".json --debug-component-name " + component
+}
+
 func TestPlanComponents(t *testing.T) {
 	bin := fakeBinDir(t, "apiserver", "scheduler", "kubelet")
-	o := Options{DataDir: "/data", BinDir: bin, Nodes: 2, Runtime: RuntimeProcess, Port: 6443}
+	o := Options{DataDir: "/data", BinDir: bin, Nodes: 2, Runtime: RuntimeProcess, Port: 6443, DebugRingSize: 500}
 	plan, err := planComponents(o)
 	if err != nil {
 		t.Fatal(err)
@@ -60,11 +66,14 @@ func TestPlanComponents(t *testing.T) {
 		wantArgs  string
 		wantUser  string
 	}{
-		{"apiserver", bin + "/apiserver --data-dir /data --secure-port 6443", ""},
-		{"scheduler", bin + "/scheduler --kubeconfig /data/kubeconfigs/scheduler.kubeconfig --leader-elect", auth.SchedulerUserName},
+		{"apiserver", bin + "/apiserver --data-dir /data --secure-port 6443" + debugFlags("apiserver"), ""},
+		{"scheduler", bin + "/scheduler --kubeconfig /data/kubeconfigs/scheduler.kubeconfig --leader-elect" + debugFlags("scheduler") +
+			" --bind-address 127.0.0.1:0", auth.SchedulerUserName},
 		{"kubelet-control-plane", bin + "/kubelet --kubeconfig /data/kubeconfigs/kubelet-control-plane.kubeconfig --node-name control-plane --runtime process --pod-cidr 10.244.0.0/24" +
-			" --register-with-taints node-role.kubernetes.io/control-plane=:NoSchedule --node-labels node-role.kubernetes.io/control-plane=", "system:node:control-plane"},
-		{"kubelet-node2", bin + "/kubelet --kubeconfig /data/kubeconfigs/kubelet-node2.kubeconfig --node-name node2 --runtime process --pod-cidr 10.244.2.0/24", "system:node:node2"},
+			" --register-with-taints node-role.kubernetes.io/control-plane=:NoSchedule --node-labels node-role.kubernetes.io/control-plane=" +
+			debugFlags("kubelet-control-plane") + " --debug-address 127.0.0.1:0", "system:node:control-plane"},
+		{"kubelet-node2", bin + "/kubelet --kubeconfig /data/kubeconfigs/kubelet-node2.kubeconfig --node-name node2 --runtime process --pod-cidr 10.244.2.0/24" +
+			debugFlags("kubelet-node2") + " --debug-address 127.0.0.1:0", "system:node:node2"},
 	}
 	for _, tt := range tests {
 		c := byName[tt.component]
@@ -90,7 +99,8 @@ func TestPlanComponentsControllerManagerWhenBuilt(t *testing.T) {
 		t.Fatalf("plan = %+v, want apiserver, scheduler, controller-manager, kubelet-control-plane", plan)
 	}
 	if got := strings.Join(plan[2].args[1:], " "); got != "--kubeconfig /data/kubeconfigs/controller-manager.kubeconfig --leader-elect --bind-address 127.0.0.1:0"+
-		" --controllers *,hostpath-provisioner --hostpath-volumes-dir /data/volumes" {
+		" --controllers *,hostpath-provisioner --hostpath-volumes-dir /data/volumes"+
+		" --debug-ring-size 0 --debug-endpoint-file /data/debug/controller-manager.json --debug-component-name controller-manager" {
 		t.Errorf("controller-manager args = %s", got)
 	}
 }

@@ -28,6 +28,7 @@ func SupervisorArgs(o Options) []string {
 		"--ready-timeout", o.ReadyTimeout.String(),
 		"--default-storage-class=" + strconv.FormatBool(o.DefaultStorageClass),
 		"--virtual-clock=" + strconv.FormatBool(o.VirtualClock),
+		"--debug-ring-size", strconv.Itoa(o.DebugRingSize),
 	}
 }
 

@@ -7,6 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"time"
+
+	"kplane/pkg/debug"
 )
 
 // Runtimes a kubelet can run containers with (see pkg/kubelet/runtime).
@@ -63,6 +65,12 @@ type Options struct {
 	// cluster keeps one clock, the wall clock plus an offset that
 	// `ctl time advance` moves forward (see pkg/clusterclock).
 	VirtualClock bool
+	// DebugRingSize is every component's --debug-ring-size: how many
+	// records each debug journal keeps (`ctl up --debug-ring-size`,
+	// default debug.DefaultRingSize); 0 turns the journals off. The debug
+	// servers and their endpoint files in DATA_DIR/debug are there either
+	// way.
+	DebugRingSize int
 }
 
 // DefaultOptions returns `ctl up`'s defaults: ./.kplane, two worker nodes,
@@ -75,6 +83,7 @@ func DefaultOptions() Options {
 		Port:                6443,
 		ReadyTimeout:        time.Minute,
 		DefaultStorageClass: true,
+		DebugRingSize:       debug.DefaultRingSize,
 	}
 }
 
@@ -82,6 +91,9 @@ func DefaultOptions() Options {
 func (o Options) Validate() error {
 	if o.DataDir == "" {
 		return errors.New("--data-dir is required")
+	}
+	if o.DebugRingSize < 0 {
+		return fmt.Errorf("--debug-ring-size %d: must be 0 (off) or more", o.DebugRingSize)
 	}
 	if o.Nodes < 0 || o.Nodes > MaxNodes {
 		return fmt.Errorf("--nodes %d out of range 0..%d", o.Nodes, MaxNodes)

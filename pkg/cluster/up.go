@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"kplane/pkg/client"
+	"kplane/pkg/debug"
 )
 
 // Cluster is a local cluster started by Up. Its methods are safe for
@@ -84,6 +85,11 @@ func Up(ctx context.Context, o Options) (*Cluster, error) {
 		if err := os.MkdirAll(dir, 0o700); err != nil {
 			return nil, fmt.Errorf("create %s: %w", dir, err)
 		}
+	}
+	// A previous run's endpoint files name ports nobody listens on now;
+	// each component writes its own again once it listens.
+	if err := os.RemoveAll(filepath.Join(o.DataDir, debug.EndpointsDir)); err != nil {
+		return nil, fmt.Errorf("remove stale debug endpoints: %w", err)
 	}
 	// Every identity gets its token before the apiserver reads the file.
 	tokens, err := prepareTokens(l, plan)

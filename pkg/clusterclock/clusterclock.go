@@ -16,58 +16,28 @@
 //
 // The offset only grows: time never goes back, or every deadline already
 // computed would be wrong. A cluster without the ConfigMap runs on the
-// wall clock, and Read says so (ErrWallClock).
+// wall clock, and Read says so (ErrWallClock). The ConfigMap's names and
+// format are in pkg/api (api.ClusterClockName, api.ClusterClockOffset),
+// which the apiserver reads too.
 package clusterclock
 
 import (
 	"errors"
-	"fmt"
 	"time"
 
 	"kplane/pkg/api"
 )
 
-// Where the cluster clock's offset is kept.
+// Where the cluster clock's offset is kept (see api.NewClusterClock).
 const (
-	// Namespace and Name name the ConfigMap holding the offset.
-	Namespace = "kube-system"
-	Name      = "kplane-clock"
-	// OffsetKey is the data key of the offset, a Go duration ("1h5m0s").
-	OffsetKey = "offset"
+	Namespace = api.ClusterClockNamespace
+	Name      = api.ClusterClockName
+	OffsetKey = api.ClusterClockOffsetKey
 )
 
 // ErrWallClock says that the cluster has no virtual clock: it was not
 // started with --virtual-clock, so its time is the wall clock's.
 var ErrWallClock = errors.New("this cluster runs on the wall clock; start it with `ctl up --virtual-clock`")
 
-// NewConfigMap returns the ConfigMap that says the cluster clock is offset
-// ahead of the wall clock.
-func NewConfigMap(offset time.Duration) *api.ConfigMap {
-	return &api.ConfigMap{
-		ObjectMeta: api.ObjectMeta{Namespace: Namespace, Name: Name,
-			Labels: map[string]string{"app.kubernetes.io/managed-by": "kplane"}},
-		Data: map[string]string{OffsetKey: offset.String()},
-	}
-}
-
-// IsClockConfigMap reports whether namespace/name is the cluster clock's
-// ConfigMap.
-func IsClockConfigMap(namespace, name string) bool {
-	return namespace == Namespace && name == Name
-}
-
 // Offset reads the offset a cluster clock ConfigMap holds.
-func Offset(cm *api.ConfigMap) (time.Duration, error) {
-	value, ok := cm.Data[OffsetKey]
-	if !ok {
-		return 0, fmt.Errorf("configmap %s/%s has no data.%s", Namespace, Name, OffsetKey)
-	}
-	d, err := time.ParseDuration(value)
-	if err != nil {
-		return 0, fmt.Errorf("configmap %s/%s: data.%s %q is not a duration: %w", Namespace, Name, OffsetKey, value, err)
-	}
-	if d < 0 {
-		return 0, fmt.Errorf("configmap %s/%s: data.%s %q is negative; the cluster clock never runs behind the wall clock", Namespace, Name, OffsetKey, value)
-	}
-	return d, nil
-}
+func Offset(cm *api.ConfigMap) (time.Duration, error) { return api.ClusterClockOffset(cm) }

@@ -77,7 +77,7 @@ func (f *Follower) Stop() { f.factory.Shutdown() }
 // observe moves the clock to the offset obj holds.
 func (f *Follower) observe(obj api.Object) {
 	cm, ok := obj.(*api.ConfigMap)
-	if !ok || !IsClockConfigMap(cm.Namespace, cm.Name) {
+	if !ok || cm.Namespace != Namespace || cm.Name != Name {
 		return
 	}
 	offset, err := Offset(cm)

@@ -23,6 +23,7 @@ import (
 	"kplane/pkg/client"
 	"kplane/pkg/clock"
 	"kplane/pkg/clusterclock"
+	"kplane/pkg/debug"
 	"kplane/pkg/events"
 	"kplane/pkg/informer"
 	"kplane/pkg/leaderelection"
@@ -91,11 +92,10 @@ func New(opts Options) (*ControllerManager, error) {
 	clk := opts.Clock
 	var virtual *clock.Virtual
 	switch {
-	case clk != nil:
 	case opts.VirtualClock:
-		virtual = clock.NewVirtual(0)
+		virtual = clock.VirtualFor(clk)
 		clk = virtual
-	default:
+	case clk == nil:
 		clk = clock.Real{}
 	}
 	identity := opts.Identity
@@ -125,7 +125,9 @@ func New(opts Options) (*ControllerManager, error) {
 		m.release()
 		return nil, err
 	}
-	ln, srv, err := listen(opts.BindAddress)
+	// The debug API takes the cluster's tokens, checked by the apiserver.
+	debugAPI := opts.Journal.Handler(debug.TokenReviewAuthenticator(m.client), true)
+	ln, srv, err := listen(opts.BindAddress, debugAPI)
 	if err != nil {
 		m.release()
 		return nil, fmt.Errorf("controller-manager: %w", err)
@@ -172,6 +174,23 @@ func (m *ControllerManager) Addr() string { return m.listener.Addr().String() }
 // Identity returns this manager's holderIdentity in leader election.
 func (m *ControllerManager) Identity() string { return m.identity }
 
+// leaderIdentity is the identity announced with the debug endpoint: the
+// holderIdentity when this manager takes part in leader election.
+func (m *ControllerManager) leaderIdentity() string {
+	if !m.opts.LeaderElect {
+		return ""
+	}
+	return m.identity
+}
+
+// debugComponent is this manager's name in its debug endpoint file.
+func (m *ControllerManager) debugComponent() string {
+	if name := m.opts.Journal.Component(); name != "" {
+		return name
+	}
+	return "controller-manager"
+}
+
 // Run serves /metrics and /healthz, starts the shared informers and runs
 // the controllers until ctx ends — or, with leader election, while this
 // manager leads. It returns nil after a clean shutdown (controllers
@@ -183,6 +202,9 @@ func (m *ControllerManager) Run(ctx context.Context) error {
 	m.log.Info("serving metrics and health", "address", "http://"+m.Addr(), "paths", "/metrics /healthz")
 	stopServing := m.serve()
 	defer stopServing()
+	if err := debug.Announce(m.opts.DebugEndpointFile, m.debugComponent(), "http://"+m.Addr(), m.leaderIdentity()); err != nil {
+		return fmt.Errorf("controller-manager: %w", err)
+	}
 
 	// On the cluster clock, every timer must start from the cluster's time.
 	if m.virtual != nil {
@@ -222,6 +244,7 @@ func (m *ControllerManager) runWithLeaderElection(ctx context.Context) error {
 		ReleaseOnCancel: true, // safe: Run waits for the controllers to stop first
 		Clock:           m.clock,
 		Logger:          m.base,
+		Journal:         m.opts.Journal,
 		Callbacks: leaderelection.Callbacks{
 			OnStartedLeading: func(leadingCtx context.Context) {
 				m.log.Info("started leading; starting controllers", "identity", m.identity)
@@ -232,6 +255,7 @@ func (m *ControllerManager) runWithLeaderElection(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("controller-manager: %w", err)
 	}
+	m.opts.Journal.RegisterLeader(le)
 	m.log.Info("waiting to lead", "lease", m.opts.LeaderElectResourceNamespace+"/"+m.opts.LeaderElectResourceName, "identity", m.identity)
 	le.Run(ctx)
 	if ctx.Err() == nil {

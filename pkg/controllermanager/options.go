@@ -87,6 +87,9 @@ type Options struct {
 	// informers, workqueues, decisions and writes are recorded there and
 	// served by the debug API. Nil turns the debug journal off.
 	Journal *debug.Journal
+	// DebugEndpointFile, when set, is where the manager announces its
+	// debug API (http://<BindAddress>/debug/kplane/) once it listens.
+	DebugEndpointFile string
 	// Logger receives the manager's logs; nil logs text to stderr at the
 	// level --v asks for.
 	Logger *slog.Logger
@@ -96,7 +99,9 @@ type Options struct {
 	// VirtualClock runs the controllers on the cluster clock (--virtual-clock): a
 	// clock.Virtual that follows the offset in ConfigMap
 	// kube-system/kplane-clock, which `ctl time advance` moves (see
-	// pkg/clusterclock). Ignored when Clock is set.
+	// pkg/clusterclock). Clock, when it is a *clock.Virtual, is the clock
+	// moved (main builds it first, so that the debug journal shares it);
+	// any other Clock is replaced.
 	VirtualClock bool
 }
 

@@ -15,25 +15,28 @@ import (
 // needs: /metrics, prometheus' default registry, where pkg/controller
 // registers kplane_controller_syncs_total,
 // kplane_controller_sync_duration_seconds and kplane_workqueue_depth; and
-// /healthz, which answers "ok" while the process runs, leader or not.
-func newMux() *http.ServeMux {
+// /healthz, which answers "ok" while the process runs, leader or not; and
+// under /debug/ the debug API and pprof (debugAPI), for cluster
+// administrators only.
+func newMux(debugAPI http.Handler) *http.ServeMux {
 	mux := http.NewServeMux()
 	mux.Handle("GET /metrics", promhttp.Handler())
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 		_, _ = w.Write([]byte("ok"))
 	})
+	mux.Handle("/debug/", debugAPI)
 	return mux
 }
 
 // listen binds addr (loopback, checked by Validate) and returns the
-// listener and the server that will serve it.
-func listen(addr string) (net.Listener, *http.Server, error) {
+// listener and the server that will serve it; debugAPI serves /debug/.
+func listen(addr string, debugAPI http.Handler) (net.Listener, *http.Server, error) {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return nil, nil, fmt.Errorf("listen on %s: %w", addr, err)
 	}
-	srv := &http.Server{Handler: newMux(), ReadHeaderTimeout: 10 * time.Second}
+	srv := &http.Server{Handler: newMux(debugAPI), ReadHeaderTimeout: 10 * time.Second}
 	return ln, srv, nil
 }
 

@@ -67,6 +67,7 @@ Cluster:
   ctl down            stop a detached cluster
   ctl time            the cluster clock and the wall clock; time advance moves a
                       --virtual-clock cluster's clock forward
+  ctl debug endpoints where each component serves its debug API (docs/debug-api.md)
 
 Objects (kubectl's verbs, messages and exit codes):
   ctl get             list objects or show some, as tables, YAML, JSON, names or JSONPath; -w watches
@@ -115,6 +116,7 @@ else ./.kplane/kubeconfig (the cluster ` + "`ctl up`" + ` started here), else
 	root.AddCommand(newUpCommand(streams))
 	root.AddCommand(newDownCommand(streams))
 	root.AddCommand(newStatusCommand(streams))
+	root.AddCommand(newDebugCommand(streams))
 
 	// kubectl's verbs.
 	root.AddCommand(newGetCommand(f))
@@ -147,6 +149,7 @@ else ./.kplane/kubeconfig (the cluster ` + "`ctl up`" + ` started here), else
 
 	// Seeing inside the cluster.
 	root.AddCommand(newTimeCommand(f))
+	root.AddCommand(newFaultCommand(streams, debugAPI))
 	return root, f
 }
 

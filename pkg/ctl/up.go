@@ -52,6 +52,8 @@ back with everything it stored.`,
 	f.BoolVarP(&opts.Detach, "detach", "d", false, "run the cluster in the background; stop it with `ctl down`")
 	f.StringVar(&opts.BinDir, "bin-dir", "", "directory with the component binaries (default: the directory ctl is in)")
 	f.DurationVar(&opts.ReadyTimeout, "ready-timeout", opts.ReadyTimeout, "how long to wait for the apiserver and every node to be Ready")
+	f.IntVar(&opts.DebugRingSize, "debug-ring-size", opts.DebugRingSize,
+		"records each component's debug journal keeps (ctl trace, ctl why); 0 turns the journals off")
 	f.BoolVar(&opts.Supervisor, "supervise", false, "run as the background supervisor of a detached cluster (used by -d)")
 	_ = f.MarkHidden("supervise")
 	return cmd

@@ -25,5 +25,7 @@
 // Files: record.go (what a record holds), journal.go (the ring and its
 // subscribers), queues.go (the workqueue registry), server.go (the HTTP
 // API), endpoint.go (how ctl finds each component's API), client.go (the
-// API's client, for ctl).
+// API's client, for ctl), flags.go (the flags every component shares),
+// listen.go (the loopback server of components without one of their own),
+// tokenreview.go (accepting the cluster's tokens by asking the apiserver).
 package debug

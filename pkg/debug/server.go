@@ -171,10 +171,21 @@ func writeJSON(w http.ResponseWriter, v any) {
 func WriteStatus(w http.ResponseWriter, code int, reason, message string) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(code)
-	_ = json.NewEncoder(w).Encode(map[string]any{
-		"kind": "Status", "apiVersion": "v1", "metadata": map[string]any{},
-		"status": "Failure", "message": message, "reason": reason, "code": code,
+	_ = json.NewEncoder(w).Encode(status{
+		Kind: "Status", APIVersion: "v1", Metadata: struct{}{},
+		Status: "Failure", Message: message, Reason: reason, Code: code,
 	})
+}
+
+// status is a meta/v1 Status with its fields in the apiserver's order.
+type status struct {
+	Kind       string   `json:"kind"`
+	APIVersion string   `json:"apiVersion"`
+	Metadata   struct{} `json:"metadata"`
+	Status     string   `json:"status"`
+	Message    string   `json:"message"`
+	Reason     string   `json:"reason"`
+	Code       int      `json:"code"`
 }
 
 // contextKey keeps this package's context values apart.

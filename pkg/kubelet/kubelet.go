@@ -50,11 +50,10 @@ func Run(ctx context.Context, opts Options) error {
 	}
 	var virtual *clock.Virtual
 	switch {
-	case opts.Clock != nil:
 	case opts.VirtualClock:
-		virtual = clock.NewVirtual(0)
+		virtual = clock.VirtualFor(opts.Clock)
 		opts.Clock = virtual
-	default:
+	case opts.Clock == nil:
 		opts.Clock = clock.Real{}
 	}
 	c := opts.Client
@@ -129,6 +128,13 @@ func Run(ctx context.Context, opts Options) error {
 			return fmt.Errorf("kubelet: start server: %w", err)
 		}
 		port = p
+	}
+	stopDebugServer, err := startDebugServer(&opts, c, nodes, log)
+	if err != nil {
+		return fmt.Errorf("kubelet: debug server: %w", err)
+	}
+	if stopDebugServer != nil {
+		defer stopDebugServer()
 	}
 
 	var wg sync.WaitGroup

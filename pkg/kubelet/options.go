@@ -130,7 +130,9 @@ type Options struct {
 	// VirtualClock runs the kubelet on the cluster clock (--virtual-clock):
 	// a clock.Virtual that follows the offset in ConfigMap
 	// kube-system/kplane-clock, which `ctl time advance` moves (see
-	// pkg/clusterclock). Ignored when Clock is set.
+	// pkg/clusterclock). Clock, when it is a *clock.Virtual, is the clock
+	// moved (main builds it first, so that the debug journal shares it);
+	// any other Clock is replaced.
 	VirtualClock bool
 
 	// Logger receives the kubelet's logs; nil means slog.Default().
@@ -143,6 +145,14 @@ type Options struct {
 	// informers, workqueues, decisions and writes are recorded there and
 	// served by the debug API. Nil turns the debug journal off.
 	Journal *debug.Journal
+	// DebugAddress is the loopback host:port of the process's debug
+	// listener: /healthz, /metrics, /debug/pprof/ and the debug API
+	// (--debug-address; the command's default is DefaultDebugAddress).
+	// Empty runs no listener, as in-process tests want.
+	DebugAddress string
+	// DebugEndpointFile, when set, is where the process announces its
+	// debug API once it listens (see debug.Endpoint).
+	DebugEndpointFile string
 }
 
 // Upstream defaults the kubelet mirrors.

@@ -13,6 +13,7 @@ import (
 	"kplane/pkg/api"
 	"kplane/pkg/client"
 	"kplane/pkg/clock"
+	"kplane/pkg/debug"
 )
 
 // The defaults kube-controller-manager and kube-scheduler use
@@ -102,6 +103,11 @@ type Config struct {
 	Callbacks Callbacks
 	// Logger receives the election's log lines; default slog.Default().
 	Logger *slog.Logger
+	// Journal, when set, gets an event record each time this candidate
+	// becomes leader, stops leading or observes a new leader, so the
+	// debug API shows a failover as it happens. The component registers
+	// the elector itself (Journal.RegisterLeader) to show its state.
+	Journal *debug.Journal
 }
 
 // NewIdentity returns "<hostname>_<uuid>", the holderIdentity format

@@ -9,6 +9,7 @@ import (
 
 	"kplane/pkg/api"
 	"kplane/pkg/clock"
+	"kplane/pkg/debug"
 )
 
 // LeaderElector is one candidate in one election. Create it with New and
@@ -48,15 +49,9 @@ func New(cfg Config) (*LeaderElector, error) {
 	if err != nil {
 		return nil, err
 	}
-	lease := cfg.Name
-	if cfg.Namespace != "" {
-		lease = cfg.Namespace + "/" + cfg.Name
-	}
-	return &LeaderElector{
-		config: cfg,
-		clock:  cfg.Clock,
-		log:    cfg.Logger.With("component", "leaderelection", "lease", lease, "identity", cfg.Identity),
-	}, nil
+	le := &LeaderElector{config: cfg, clock: cfg.Clock}
+	le.log = cfg.Logger.With("component", "leaderelection", "lease", le.leaseName(), "identity", cfg.Identity)
+	return le, nil
 }
 
 // RunOrDie builds a LeaderElector from cfg and runs it, panicking if cfg is
@@ -113,6 +108,11 @@ func (le *LeaderElector) Run(ctx context.Context) {
 	le.leading = false
 	le.mu.Unlock()
 	le.log.Info("stopped leading", "cancelled", cancelled)
+	if cancelled {
+		le.recordEvent("stopped leading: shutting down")
+	} else {
+		le.recordEvent("lost the lease: stopped leading")
+	}
 	stopLeading()
 	// The guarded work must have stopped before the Lease is handed over,
 	// or a standby could start while it is still running.
@@ -136,6 +136,7 @@ func (le *LeaderElector) acquire(ctx context.Context) bool {
 		le.maybeReportNewLeader()
 		if acquired {
 			le.log.Info("successfully acquired lease")
+			le.recordEvent("became leader")
 			return true
 		}
 		if !le.sleep(ctx, jitter(le.config.RetryPeriod, JitterFactor)) {
@@ -193,6 +194,7 @@ func (le *LeaderElector) maybeReportNewLeader() {
 		return
 	}
 	le.log.Info("new leader observed", "holder", holder)
+	le.recordEvent("new leader observed: " + holder)
 	if report := le.config.Callbacks.OnNewLeader; report != nil {
 		report(holder)
 	}
@@ -240,4 +242,44 @@ func (le *LeaderElector) contextUntil(ctx context.Context, deadline time.Time) (
 // wait.Jitter does.
 func jitter(d time.Duration, maxFactor float64) time.Duration {
 	return d + time.Duration(rand.Float64()*maxFactor*float64(d))
+}
+
+// DebugState reports this election for the debug API
+// (debug.LeaderSource): the Lease, who holds it as last observed, and
+// whether this candidate leads now.
+func (le *LeaderElector) DebugState() debug.LeaderState {
+	le.mu.Lock()
+	defer le.mu.Unlock()
+	state := debug.LeaderState{
+		Lease:         le.leaseName(),
+		Identity:      le.config.Identity,
+		Leader:        le.observedRecord.holder,
+		IsLeader:      le.leadingLocked(le.clock.Now()),
+		LeaseDuration: le.config.LeaseDuration,
+	}
+	if le.observedLease != nil && le.observedLease.Spec.RenewTime != nil {
+		state.ObservedRenew = le.observedLease.Spec.RenewTime.Time
+	}
+	return state
+}
+
+// recordEvent adds an event record about this election to the journal.
+func (le *LeaderElector) recordEvent(message string) {
+	le.config.Journal.Add(debug.Record{
+		Type:     debug.TypeEvent,
+		Stage:    "leader-election",
+		Actor:    le.config.Identity,
+		Resource: "leases.coordination.k8s.io",
+		Key:      le.leaseName(),
+		Message:  message,
+	})
+}
+
+// leaseName is the Lease's "namespace/name" (just "name" when the
+// namespace was left to the client's scope).
+func (le *LeaderElector) leaseName() string {
+	if le.config.Namespace == "" {
+		return le.config.Name
+	}
+	return le.config.Namespace + "/" + le.config.Name
 }

@@ -83,6 +83,15 @@ type Options struct {
 	// informers, workqueues, decisions and writes are recorded there and
 	// served by the debug API. Nil turns the debug journal off.
 	Journal *debug.Journal
+	// BindAddress is the loopback host:port of the scheduler's HTTP
+	// server: /healthz, /metrics, /debug/pprof/ and the debug API
+	// (--bind-address; the command's default is DefaultBindAddress,
+	// kube-scheduler's port; port 0 picks a free port). Empty runs no
+	// server, as in-process tests want.
+	BindAddress string
+	// DebugEndpointFile, when set, is where the scheduler announces its
+	// debug API once it listens (see debug.Endpoint).
+	DebugEndpointFile string
 	// Logger receives the scheduler's logs; nil logs text to stderr.
 	Logger *slog.Logger
 	// Clock drives back-off and the queue's timers; nil is the wall clock.
@@ -90,7 +99,9 @@ type Options struct {
 	// VirtualClock runs the scheduler on the cluster clock (--virtual-clock): a
 	// clock.Virtual that follows the offset in ConfigMap
 	// kube-system/kplane-clock, which `ctl time advance` moves (see
-	// pkg/clusterclock). Ignored when Clock is set.
+	// pkg/clusterclock). Clock, when it is a *clock.Virtual, is the clock
+	// moved (main builds it first, so that the debug journal shares it);
+	// any other Clock is replaced.
 	VirtualClock bool
 }
 
@@ -102,6 +113,7 @@ const (
 	DefaultPodMaxBackoff                     = 10 * time.Second // upstream podMaxBackoffSeconds
 	DefaultPodMaxInUnschedulablePodsDuration = 60 * time.Second // upstream: 5 min
 	DefaultParallelBinds                     = 64
+	DefaultBindAddress                       = "127.0.0.1:10259" // kube-scheduler's --secure-port
 )
 
 // DefaultOptions returns the options of a default scheduler, without a

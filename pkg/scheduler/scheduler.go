@@ -13,6 +13,7 @@ import (
 	"kplane/pkg/client"
 	"kplane/pkg/clock"
 	"kplane/pkg/clusterclock"
+	"kplane/pkg/debug"
 	"kplane/pkg/events"
 	"kplane/pkg/informer"
 	"kplane/pkg/leaderelection"
@@ -59,6 +60,11 @@ type Scheduler struct {
 	// lets shutdown wait for them.
 	apiSlots chan struct{}
 	apiCalls sync.WaitGroup
+
+	// identity is the holderIdentity in leader election; server, when
+	// BindAddress is set, serves health, metrics and the debug API.
+	identity string
+	server   *debug.Server
 }
 
 // Run builds a scheduler from opts and runs it until ctx ends.
@@ -86,11 +92,10 @@ func New(opts Options) (*Scheduler, error) {
 	clk := opts.Clock
 	var virtual *clock.Virtual
 	switch {
-	case clk != nil:
 	case opts.VirtualClock:
-		virtual = clock.NewVirtual(0)
+		virtual = clock.VirtualFor(clk)
 		clk = virtual
-	default:
+	case clk == nil:
 		clk = clock.Real{}
 	}
 	cfg, err := client.ConfigFromKubeconfig(opts.Kubeconfig, "")
@@ -115,6 +120,7 @@ func New(opts Options) (*Scheduler, error) {
 		cache:    NewCache(),
 		rand:     rand.New(rand.NewPCG(rand.Uint64(), rand.Uint64())),
 		apiSlots: make(chan struct{}, opts.ParallelBinds),
+		identity: leaderelection.NewIdentity(),
 	}
 	factoryOpts := []informer.Option{informer.WithLogger(logger), informer.WithClock(clk), informer.WithJournal(opts.Journal)}
 	if opts.TraceInformers {
@@ -133,6 +139,13 @@ func New(opts Options) (*Scheduler, error) {
 	if err != nil {
 		return nil, fmt.Errorf("scheduler: %w", err)
 	}
+	if opts.BindAddress != "" {
+		// The debug API takes the cluster's tokens, checked by the apiserver.
+		mux := debug.ComponentMux(opts.Journal, debug.TokenReviewAuthenticator(c), nil)
+		if s.server, err = debug.Listen("--bind-address", opts.BindAddress, mux); err != nil {
+			return nil, fmt.Errorf("scheduler: %w", err)
+		}
+	}
 	return s, nil
 }
 
@@ -150,6 +163,17 @@ func (s *Scheduler) Run(ctx context.Context) error {
 			return fmt.Errorf("scheduler: %w", err)
 		}
 		defer follower.Stop()
+	}
+	if s.server != nil {
+		s.log.Info("serving health, metrics and the debug API", "address", s.server.URL())
+		defer s.server.Serve(s.log)()
+		identity := ""
+		if s.opts.LeaderElect {
+			identity = s.identity
+		}
+		if err := debug.Announce(s.opts.DebugEndpointFile, s.debugComponent(), s.server.URL(), identity); err != nil {
+			return fmt.Errorf("scheduler: %w", err)
+		}
 	}
 	s.recorder = events.NewRecorder(s.client, api.EventSource{Component: s.opts.SchedulerName}, s.base, events.WithClock(s.clock))
 	defer s.recorder.Shutdown() // flushes the events still buffered
@@ -184,12 +208,14 @@ func (s *Scheduler) runWithLeaderElection(ctx context.Context) error {
 		Leases:          s.client.Leases(s.opts.LeaderElectResourceNamespace),
 		Namespace:       s.opts.LeaderElectResourceNamespace,
 		Name:            s.opts.LeaderElectResourceName,
+		Identity:        s.identity,
 		LeaseDuration:   s.opts.LeaseDuration,
 		RenewDeadline:   s.opts.RenewDeadline,
 		RetryPeriod:     s.opts.RetryPeriod,
 		ReleaseOnCancel: true,
 		Clock:           s.clock,
 		Logger:          s.base,
+		Journal:         s.opts.Journal,
 		Callbacks: leaderelection.Callbacks{
 			OnStartedLeading: func(leadingCtx context.Context) {
 				s.log.Info("started leading; scheduling pods")
@@ -200,6 +226,7 @@ func (s *Scheduler) runWithLeaderElection(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("scheduler: %w", err)
 	}
+	s.opts.Journal.RegisterLeader(le)
 	le.Run(ctx)
 	if ctx.Err() == nil {
 		// Upstream exits here so that a fresh process starts clean; the
@@ -237,4 +264,12 @@ func (s *Scheduler) goAPICall(fn func()) {
 		defer func() { <-s.apiSlots }()
 		fn()
 	})
+}
+
+// debugComponent is the scheduler's name in its debug endpoint file.
+func (s *Scheduler) debugComponent() string {
+	if name := s.opts.Journal.Component(); name != "" {
+		return name
+	}
+	return "scheduler"
 }

@@ -1,0 +1,38 @@
+package client
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+
+	"kplane/pkg/api"
+)
+
+// tokenReviewsPath is where TokenReviews are created (never stored).
+const tokenReviewsPath = "/apis/authentication.k8s.io/v1/tokenreviews"
+
+// ReviewToken asks the apiserver who holds token (a TokenReview): the
+// user's name and groups, and authenticated false for a token the
+// apiserver does not know. err is set only when the review itself failed.
+func (c *Client) ReviewToken(ctx context.Context, token string) (username string, groups []string, authenticated bool, err error) {
+	body, err := json.Marshal(&api.TokenReview{
+		TypeMeta: api.TypeMeta{Kind: "TokenReview", APIVersion: "authentication.k8s.io/v1"},
+		Spec:     api.TokenReviewSpec{Token: token},
+	})
+	if err != nil {
+		return "", nil, false, fmt.Errorf("encode TokenReview: %w", err)
+	}
+	_, resp, err := c.Do(ctx, http.MethodPost, tokenReviewsPath, body, nil)
+	if err != nil {
+		return "", nil, false, fmt.Errorf("create TokenReview: %w", err)
+	}
+	var review api.TokenReview
+	if err := json.Unmarshal(resp, &review); err != nil {
+		return "", nil, false, fmt.Errorf("decode TokenReview: %w", err)
+	}
+	if review.Status.Error != "" {
+		return "", nil, false, fmt.Errorf("TokenReview: %s", review.Status.Error)
+	}
+	return review.Status.User.Username, review.Status.User.Groups, review.Status.Authenticated, nil
+}
