@@ -31,12 +31,10 @@ type Journal struct {
 
 	queues  map[string]QueueSource
 	leaders []LeaderSource
-	routes  []route
-}
-
-type route struct {
-	pattern string
-	handler http.Handler
+	// routes holds the component's own routes (Handle); a ServeMux may
+	// gain patterns while it serves, so routes added after the server
+	// started are served too.
+	routes *http.ServeMux
 }
 
 // NewJournal returns the journal of component, keeping the last size
@@ -54,6 +52,7 @@ func NewJournal(component string, size int, clk clock.Clock) *Journal {
 		ring:      make([]Record, size),
 		changed:   make(chan struct{}),
 		queues:    map[string]QueueSource{},
+		routes:    http.NewServeMux(),
 	}
 }
 
@@ -226,11 +225,10 @@ func (j *Journal) Follow(ctx context.Context, seq uint64, emit func([]Record) er
 // Handle adds a component-specific route to the debug API, served behind
 // the same authentication: the kubelet's pause, the apiserver's faults.
 // pattern is an http.ServeMux pattern such as "POST /debug/kplane/pause".
+// A route may be added before or after the server starts.
 func (j *Journal) Handle(pattern string, h http.Handler) {
 	if j == nil {
 		return
 	}
-	j.mu.Lock()
-	defer j.mu.Unlock()
-	j.routes = append(j.routes, route{pattern, h})
+	j.routes.Handle(pattern, h)
 }

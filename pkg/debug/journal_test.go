@@ -94,3 +94,20 @@ func TestHandlerAdmitsOnlyAdmins(t *testing.T) {
 }
 
 func contains(s, sub string) bool { return strings.Contains(s, sub) }
+
+func TestRoutesAddedAfterTheServerStartsAreServed(t *testing.T) {
+	j := NewJournal("kubelet-node1", 10, nil)
+	srv := httptest.NewServer(j.Handler(nil, false))
+	defer srv.Close()
+	j.Handle("POST /debug/kplane/pause", http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.WriteHeader(http.StatusNoContent)
+	}))
+	resp, err := http.Post(srv.URL+"/debug/kplane/pause", "application/json", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusNoContent {
+		t.Fatalf("POST pause = %d, want 204 from the route added after the server started", resp.StatusCode)
+	}
+}

@@ -66,11 +66,9 @@ func (j *Journal) Handler(authn Authenticator, withMetrics bool) http.Handler {
 		mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
 	}
 	if j != nil {
-		j.mu.Lock()
-		for _, r := range j.routes {
-			mux.Handle(r.pattern, r.handler)
-		}
-		j.mu.Unlock()
+		// Everything else goes to the component's own routes, looked up
+		// at request time (they answer 404 for what nobody registered).
+		mux.Handle("/", j.routes)
 	}
 	if authn == nil {
 		return mux

@@ -307,7 +307,8 @@ func newKubelet(name string, index int, opts *Options, c, eventClient *client.Cl
 		k.flagPodCIDR = nthBlock(netip.MustParsePrefix(opts.PodCIDR), index)
 	}
 	k.env = &podEnv{nodeIP: opts.NodeIP, runtime: rt, recorder: rec, status: status, ipam: k.currentIPAM,
-		images: &imageCache{}, backOffInitial: opts.BackOffInitial, backOffMax: opts.BackOffMax, clock: opts.Clock, log: log}
+		images: &imageCache{}, backOffInitial: opts.BackOffInitial, backOffMax: opts.BackOffMax, clock: opts.Clock, log: log,
+		journal: opts.Journal}
 	if opts.PodManifestPath != "" {
 		k.static = newStaticPods(k, opts.PodManifestPath)
 	}

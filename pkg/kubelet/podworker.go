@@ -33,6 +33,7 @@ import (
 
 	"kplane/pkg/api"
 	"kplane/pkg/clock"
+	"kplane/pkg/debug"
 	"kplane/pkg/kubelet/runtime"
 )
 
@@ -65,6 +66,9 @@ type podEnv struct {
 	// activeDeadlineSeconds and probe schedules are read from it.
 	clock clock.Clock
 	log   *slog.Logger
+	// journal records the workers' decisions (decision.go); nil records
+	// nothing.
+	journal *debug.Journal
 }
 
 // imageCache remembers which images a node has "pulled", so that the
@@ -131,6 +135,9 @@ type podWorker struct {
 	failReason, failMessage string
 	// reportedUsage is the usage last published (usage.go).
 	reportedUsage string
+	// lastDecision is the message of the last decision recorded about the
+	// pod, so that a worker waiting on does not repeat it (decision.go).
+	lastDecision string
 }
 
 func newPodWorker(env *podEnv, pod *api.Pod, static bool) *podWorker {
@@ -279,6 +286,7 @@ func (w *podWorker) createSandbox(pod *api.Pod, now time.Time) error {
 		w.podIP = ip.String()
 	}
 	w.sandboxReady = true
+	w.decideAdmitted(pod)
 	if w.startTime == nil {
 		t := api.NewTime(now)
 		w.startTime = &t
@@ -406,6 +414,7 @@ func (w *podWorker) checkLiveness(pod *api.Pod, c *api.Container, run *container
 		message += msgWillRestart
 		run.restartAfterStop = true
 	}
+	w.decideKill(pod, c, message, grace, policy != api.RestartPolicyNever)
 	w.stopRun(pod, run, message, grace)
 }
 
@@ -425,7 +434,9 @@ func probeOf(c *api.Container, kind probeKind) *api.Probe {
 // its CrashLoopBackOff delay, marks it waiting and returns how long is left.
 func (w *podWorker) restartWithBackOff(ctx context.Context, pod *api.Pod, c *api.Container, st *containerState, now time.Time) time.Duration {
 	exitTime := st.current.exitTime()
-	if until, delay, waiting := w.backOff.waitUntil(c.Name, exitTime, now); waiting {
+	until, delay, waiting := w.backOff.waitUntil(c.Name, exitTime, now)
+	w.decideRestart(pod, c, st, delay, until, waiting)
+	if waiting {
 		if st.waiting == nil || st.waiting.Reason != reasonCrashLoopBackOff {
 			w.env.recorder.Eventf(pod, api.EventTypeWarning, eventBackOff, msgBackOffEvent, c.Name, podDesc(pod))
 		}
@@ -517,6 +528,9 @@ func (w *podWorker) watch(ctx context.Context, pod *api.Pod, c *api.Container, r
 		wake:      w.poke,
 		unhealthy: func(kind probeKind, output string) {
 			w.env.recorder.Eventf(w.currentPod(), api.EventTypeWarning, eventUnhealthy, msgProbeFailed, kind, output)
+		},
+		changed: func(kind probeKind, ok bool, results, threshold int) {
+			recordProbeChange(w.env.journal, w.currentPod(), c, kind, ok, results, threshold)
 		},
 	}
 	run.probes = startProbes(ctx, target, wasReady, wasStarted)

@@ -19,6 +19,7 @@ import (
 
 	"kplane/pkg/api"
 	"kplane/pkg/clock"
+	"kplane/pkg/debug"
 	"kplane/pkg/kubelet/runtime"
 )
 
@@ -95,6 +96,8 @@ type harness struct {
 	sink *fakeSink
 	rec  *fakeRecorder
 	ipam *ipam
+	// journal holds the worker's decisions (decision_test.go reads them).
+	journal *debug.Journal
 }
 
 // startWorker runs a worker for pod; it must be called inside a bubble.
@@ -114,7 +117,8 @@ func startWorkerWith(t *testing.T, pod *api.Pod, sink *fakeSink, a *ipam) *harne
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	env := &podEnv{nodeIP: "127.0.0.1", runtime: runtime.NewSimulated(log, clock.Real{}), recorder: rec, status: sink,
 		ipam: func() *ipam { return a }, images: &imageCache{},
-		backOffInitial: defaultBackOffInitial, backOffMax: defaultBackOffMax, clock: clock.Real{}, log: log}
+		backOffInitial: defaultBackOffInitial, backOffMax: defaultBackOffMax, clock: clock.Real{}, log: log,
+		journal: debug.NewJournal("kubelet", 1000, clock.Real{})}
 	w := newPodWorker(env, pod, false)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
@@ -126,7 +130,7 @@ func startWorkerWith(t *testing.T, pod *api.Pod, sink *fakeSink, a *ipam) *harne
 		cancel()
 		<-done
 	})
-	return &harness{t: t, w: w, sink: sink, rec: rec, ipam: a}
+	return &harness{t: t, w: w, sink: sink, rec: rec, ipam: a, journal: env.journal}
 }
 
 // at lets virtual time pass until d after the bubble started, then waits

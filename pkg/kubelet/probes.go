@@ -114,6 +114,9 @@ type probeTarget struct {
 	wake func()
 	// unhealthy records an Unhealthy event for a failed probe.
 	unhealthy func(kind probeKind, output string)
+	// changed records a settled result that changed the run's state: the
+	// results in a row and the threshold they reached (nil: not recorded).
+	changed func(kind probeKind, ok bool, results, threshold int)
 }
 
 // startProbes starts the probe goroutines of a run. wasReady and
@@ -201,6 +204,13 @@ func (p *runProbes) run(ctx context.Context, t probeTarget, kind probeKind, prob
 		}
 		if (ok && run >= successThreshold) || (!ok && run >= failureThreshold) {
 			if p.apply(kind, ok) {
+				if t.changed != nil {
+					threshold := failureThreshold
+					if ok {
+						threshold = successThreshold
+					}
+					t.changed(kind, ok, run, threshold)
+				}
 				t.wake()
 			}
 			switch {

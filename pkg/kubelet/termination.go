@@ -7,6 +7,7 @@ package kubelet
 
 import (
 	"fmt"
+	"slices"
 	"time"
 
 	"kplane/pkg/api"
@@ -96,15 +97,19 @@ func (w *podWorker) terminate(pod *api.Pod, removed bool) (time.Duration, bool) 
 			grace = time.Second // force-deleted: upstream's minimal kill window
 		}
 		running := false
+		var stopping []string
 		for _, st := range w.containers {
 			st.waiting = nil // a container waiting to restart never will
 			if run := st.current; run.isRunning() {
 				running = true
 				if !run.stopping {
+					stopping = append(stopping, st.name)
 					w.stopRun(pod, run, fmt.Sprintf(msgStopping, st.name), grace)
 				}
 			}
 		}
+		slices.Sort(stopping) // the map's order is random
+		w.decideTerminate(pod, removed, grace, stopping)
 		if running {
 			w.publish(pod, false)
 			return 0, false // the exit watchers will wake us

@@ -47,6 +47,9 @@ type Controller struct {
 	queue    *workqueue.Queue[string]
 	clock    clock.Clock
 	log      *slog.Logger
+	// decisions records each scheduling decision (decision.go); nil records
+	// nothing.
+	decisions *controllerutil.DecisionLog
 
 	// cachesSynced are the handler registrations' HasSynced.
 	cachesSynced []func() bool
@@ -64,13 +67,14 @@ func New(kubeClient *client.Client, informers *informer.SharedInformerFactory, r
 	}
 	cronJobs, jobs := informers.CronJobs(), informers.Jobs()
 	c := &Controller{
-		client:   kubeClient,
-		cronJobs: cronJobs.Lister(),
-		jobs:     jobs.Lister(),
-		recorder: recorder,
-		clock:    opts.Clock,
-		log:      opts.Logger.With("controller", Name),
-		queue:    controllerutil.NewQueue(Name, opts.Clock, informers),
+		client:    kubeClient,
+		cronJobs:  cronJobs.Lister(),
+		jobs:      jobs.Lister(),
+		recorder:  recorder,
+		clock:     opts.Clock,
+		log:       opts.Logger.With("controller", Name),
+		decisions: controllerutil.NewDecisionLog(informers.Journal(), Name, "cronjobs.batch"),
+		queue:     controllerutil.NewQueue(Name, opts.Clock, informers),
 	}
 	synced, err := controllerutil.AddEventHandlers(Name,
 		controllerutil.Handlers{Informer: cronJobs.Informer(), Handler: informer.ResourceEventHandlerFuncs{

@@ -128,12 +128,19 @@ func TestSyncCreatesTheJobThatIsDue(t *testing.T) {
 		t.Errorf("waiting keys %v, want the CronJob back for 10:01", got)
 	}
 
+	controllertest.ExpectDecision(t, f.server.Decisions("default/hello"),
+		"CronJob */1 * * * *: missed 2, next run 10:01:00, concurrencyPolicy Allow, 0 active → create Job "+name+" for the 10:00:00 run",
+		map[string]string{"missed": "2", "active": "0", "nextRun": "2025-03-01T10:01:00Z", "scheduledTime": "2025-03-01T10:00:00Z"})
+
 	f.server.Cache(t, cj, fakeapi.Result[*api.Job](t, f.server, "create jobs "+name))
 	if err := f.sync(); err != nil {
 		t.Fatalf("second sync: %v", err)
 	}
 	f.server.ExpectActions(t)
 	f.recorder.ExpectEvents(t)
+	if got := len(f.server.Decisions("default/hello")); got != 1 {
+		t.Errorf("%d decisions after a sync with nothing to do; want still 1", got)
+	}
 }
 
 // Forbid: while the previous Job runs the start time is skipped, not
@@ -146,6 +153,9 @@ func TestSyncForbidSkipsWhileAJobRuns(t *testing.T) {
 	}
 	f.server.ExpectActions(t)
 	f.recorder.ExpectEvents(t, "Normal JobAlreadyActive Not starting job because prior execution is running and concurrency policy is Forbid")
+	controllertest.ExpectDecision(t, f.server.Decisions("default/hello"),
+		"CronJob */1 * * * *: missed 1, next run 10:01:00, concurrencyPolicy Forbid, 1 active → skip the 10:00:00 run",
+		map[string]string{"missed": "1", "active": "1", "concurrencyPolicy": "Forbid"})
 }
 
 // Replace: the running Job is deleted (in the background: its pods go
@@ -157,6 +167,9 @@ func TestSyncReplaceDeletesTheRunningJob(t *testing.T) {
 		t.Fatalf("sync: %v", err)
 	}
 	name := jobName("hello", base)
+	controllertest.ExpectDecision(t, f.server.Decisions("default/hello"),
+		"CronJob */1 * * * *: missed 1, next run 10:01:00, concurrencyPolicy Replace, 1 active → delete the 1 active Jobs, then create Job "+name+" for the 10:00:00 run",
+		map[string]string{"active": "1", "concurrencyPolicy": "Replace"})
 	f.server.ExpectActions(t, "delete jobs "+running.Name, "create jobs "+name, "update cronjobs/status hello")
 	f.recorder.ExpectEvents(t, "Normal SuccessfulDelete Deleted job "+running.Name, "Normal SuccessfulCreate Created job "+name)
 	if opts := fakeapi.Sent[api.DeleteOptions](t, f.server, "delete jobs "+running.Name); opts.PropagationPolicy == nil ||
@@ -281,6 +294,8 @@ func TestSyncSuspendedCreatesNothing(t *testing.T) {
 	if got := f.ctrl.queue.Waiting(); len(got) != 0 {
 		t.Errorf("waiting keys %v, want none", got)
 	}
+	controllertest.ExpectDecision(t, f.server.Decisions("default/hello"),
+		"CronJob */1 * * * *: concurrencyPolicy Allow, 0 active → suspended: no run starts", map[string]string{"active": "0"})
 }
 
 // A schedule that does not parse is a warning, not a retry: only a new

@@ -30,6 +30,7 @@ func (c *Controller) sync(ctx context.Context, key string) error {
 	}
 	cached, err := c.cronJobs.Namespace(namespace).Get(name)
 	if apierrors.IsNotFound(err) {
+		c.decisions.Forget(key)
 		return nil // its Jobs go with it, through the garbage collector
 	}
 	if err != nil {
@@ -73,6 +74,7 @@ func (c *Controller) syncCronJob(ctx context.Context, cj *api.CronJob, jobs []*a
 	if cj.Spec.Suspend != nil && *cj.Spec.Suspend {
 		// Nothing starts while suspended; unsuspending is an update, which
 		// enqueues the CronJob again.
+		c.recordRun(cj, nil, missedRuns{}, now, "suspended: no run starts")
 		return 0, nil
 	}
 	sched, err := parseSchedule(&cj.Spec)
@@ -80,6 +82,7 @@ func (c *Controller) syncCronJob(ctx context.Context, cj *api.CronJob, jobs []*a
 		// Only a new spec can fix it, and its update enqueues the key.
 		c.recorder.Eventf(cj, api.EventTypeWarning, "UnparseableSchedule", "%v", err)
 		c.log.Info("unparseable schedule", "key", keyOf(cj), "err", err)
+		c.recordRun(cj, nil, missedRuns{}, now, "no run: %v", err)
 		return 0, nil
 	}
 	next, ok := nextScheduleDelay(sched, now)
@@ -97,6 +100,11 @@ func (c *Controller) syncCronJob(ctx context.Context, cj *api.CronJob, jobs []*a
 			"too many missed start times: %d. Set or decrease .spec.startingDeadlineSeconds or check clock skew", runs.missed)
 	}
 	if runs.mostRecent == nil {
+		if cj.Status.LastScheduleTime == nil {
+			// Only before the first run: later, the last run's decision
+			// already says when the next one is due.
+			c.recordRun(cj, sched, runs, now, "nothing due yet: wait for the first run")
+		}
 		return next, nil // nothing due yet
 	}
 	scheduled := *runs.mostRecent
@@ -109,9 +117,15 @@ func (c *Controller) syncCronJob(ctx context.Context, cj *api.CronJob, jobs []*a
 	if cj.Spec.ConcurrencyPolicy == api.ForbidConcurrent && len(cj.Status.Active) > 0 {
 		// Upstream skips the run rather than queueing it: the start time
 		// counts as missed, and the next one is tried when it comes.
+		c.recordRun(cj, sched, runs, now, "skip the %s run", clockTime(scheduled))
 		c.recorder.Event(cj, api.EventTypeNormal, "JobAlreadyActive",
 			"Not starting job because prior execution is running and concurrency policy is Forbid")
 		return next, nil
+	}
+	if cj.Spec.ConcurrencyPolicy == api.ReplaceConcurrent && len(cj.Status.Active) > 0 {
+		c.recordRun(cj, sched, runs, now, "delete the %d active Jobs, then create Job %s for the %s run", len(cj.Status.Active), name, clockTime(scheduled))
+	} else {
+		c.recordRun(cj, sched, runs, now, "create Job %s for the %s run", name, clockTime(scheduled))
 	}
 	if cj.Spec.ConcurrencyPolicy == api.ReplaceConcurrent {
 		for _, ref := range append([]api.ObjectReference(nil), cj.Status.Active...) {

@@ -75,9 +75,11 @@ type Controller struct {
 	// failedPods spaces out the replacement of Failed pods per node.
 	failedPods *failedPodBackoff
 
-	queue         *workqueue.Queue[string]
-	clock         clock.Clock
-	log           *slog.Logger
+	queue *workqueue.Queue[string]
+	clock clock.Clock
+	log   *slog.Logger
+	// decisions records each sync's plan (decision.go); nil records nothing.
+	decisions     *controllerutil.DecisionLog
 	burstReplicas int
 	cachesSynced  []func() bool
 }
@@ -111,6 +113,7 @@ func New(c *client.Client, informers *informer.SharedInformerFactory, recorder e
 		queue:          controllerutil.NewQueue(Name, opts.Clock, informers),
 		clock:          opts.Clock,
 		log:            opts.Logger.With("controller", Name),
+		decisions:      controllerutil.NewDecisionLog(informers.Journal(), Name, "daemonsets.apps"),
 		burstReplicas:  opts.BurstReplicas,
 	}
 	var err error

@@ -9,12 +9,14 @@ import (
 	"context"
 	"log/slog"
 	"slices"
+	"strings"
 	"testing"
 
 	"kplane/pkg/api"
 	"kplane/pkg/clock"
 	"kplane/pkg/controllers/controllerutil"
 	"kplane/pkg/events"
+	"kplane/test/framework/controllertest"
 	"kplane/test/framework/fakeapi"
 )
 
@@ -151,6 +153,16 @@ func TestSyncCreatesOnePodPerEligibleNode(t *testing.T) {
 		t.Errorf("tolerations = %+v, want the six daemon tolerations", pod.Spec.Tolerations)
 	}
 	f.expectEvents("Normal SuccessfulCreate Created pod: ds-00001", "Normal SuccessfulCreate Created pod: ds-00002")
+	decision := controllertest.ExpectDecision(t, f.server.Decisions("default/ds"),
+		"DaemonSet wants a pod on 2 of 3 nodes, 0 of them have one → create on n1, n2; delete none",
+		map[string]string{"nodes": "3", "eligible": "2", "scheduled": "0", "create": "2", "delete": "0"})
+	if want := []string{
+		"master: no new pod (untolerated NoSchedule taint), an existing one may stay, 0 pods",
+		"n1: eligible, 0 pods",
+		"n2: eligible, 0 pods",
+	}; !slices.Equal(decision.Lines, want) {
+		t.Errorf("decision lines\n%q\nwant\n%q", decision.Lines, want)
+	}
 	if s := f.sentStatus(); s.DesiredNumberScheduled != 2 || s.CurrentNumberScheduled != 0 || s.ObservedGeneration != 1 {
 		t.Errorf("status = %+v", s)
 	}
@@ -199,6 +211,9 @@ func TestSyncRollingUpdateDeletesOneOldPodAtATime(t *testing.T) {
 	f := newFixture(t, ds, currentRevision(t, ds), newNode("n1", nil), newNode("n2", nil), old(ds, "a", "n1"), old(ds, "b", "n2"))
 	f.mustSync()
 	f.server.ExpectActions(t, "delete pods a", "update daemonsets/status ds") // maxUnavailable 1
+	controllertest.ExpectDecision(t, f.server.Decisions("default/ds"),
+		"RollingUpdate, maxUnavailable 1 of 2 nodes → delete old pods a (the next sync creates their replacements)",
+		map[string]string{"desired": "2", "maxUnavailable": "1", "delete": "1"})
 
 	// OnDelete leaves old pods alone.
 	onDelete := newDS(func(ds *api.DaemonSet) {
@@ -230,5 +245,11 @@ func TestSyncReplacesFailedPodWithBackoff(t *testing.T) {
 	f.server.ExpectActions(t)
 	if waiting := f.ctrl.queue.Waiting(); !slices.Contains(waiting, "default/ds") {
 		t.Errorf("waiting keys = %v, want the DaemonSet back after the back-off", waiting)
+	}
+	decision := controllertest.ExpectDecision(t, f.server.Decisions("default/ds"),
+		"DaemonSet wants a pod on 1 of 1 nodes, 1 of them have one → wait: failed pods back off before they are replaced",
+		map[string]string{"backingOff": "1", "create": "0", "delete": "0"})
+	if len(decision.Lines) != 2 || !strings.HasPrefix(decision.Lines[1], "n1: failed pod failed backs off, replaced in ") {
+		t.Errorf("decision lines %q; want the node, then the failed pod's back-off", decision.Lines)
 	}
 }

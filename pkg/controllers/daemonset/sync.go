@@ -48,6 +48,7 @@ func (c *Controller) sync(ctx context.Context, key string) error {
 		c.log.Debug("daemonset has been deleted", "key", key)
 		c.creations.Delete(key)
 		c.deletions.Delete(key)
+		c.decisions.Forget(key)
 		return nil
 	}
 	if err != nil {
@@ -125,10 +126,14 @@ func (c *Controller) sync(ctx context.Context, key string) error {
 func (c *Controller) manage(ctx context.Context, key string, ds *api.DaemonSet, nodes []*api.Node, byNode map[string][]*api.Pod, hash string) error {
 	plan := planNodes(ds, nodes, byNode)
 	toDelete := plan.deletePods
+	var backingOff []string
 	for _, pod := range plan.failedPods {
 		node, _ := targetNodeName(pod)
 		allowed, wait := c.failedPods.next(ds.UID + "/" + node)
 		if !allowed {
+			if c.decisions.Enabled() {
+				backingOff = append(backingOff, backOffLine(pod, node, wait))
+			}
 			c.queue.AddAfter(key, wait)
 			continue
 		}
@@ -136,6 +141,7 @@ func (c *Controller) manage(ctx context.Context, key string, ds *api.DaemonSet, 
 			"Found failed daemon pod %s/%s on node %s, will try to kill it", pod.Namespace, pod.Name, node)
 		toDelete = append(toDelete, pod)
 	}
+	c.recordPlan(key, ds, nodes, byNode, plan.createOn, toDelete, backingOff)
 	if len(plan.createOn) > 0 || len(toDelete) > 0 {
 		c.log.Info("syncing nodes", "key", key, "createOn", plan.createOn, "delete", podNames(toDelete))
 	}
@@ -163,6 +169,7 @@ func (c *Controller) rollingUpdate(ctx context.Context, key string, ds *api.Daem
 	if len(victims) == 0 {
 		return nil
 	}
+	c.recordRollingUpdate(key, ds, desired, budget, victims)
 	c.log.Info("rolling update: deleting old pods", "key", key, "maxUnavailable", budget, "pods", podNames(victims))
 	return c.syncNodes(ctx, key, ds, nil, victims, hash)
 }

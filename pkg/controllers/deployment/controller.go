@@ -67,6 +67,10 @@ type Controller struct {
 	log      *slog.Logger
 	clock    clock.Clock
 
+	// decisions records what each sync decided, for `ctl why deploy/NAME`
+	// (decision.go builds the records); nil without a debug journal.
+	decisions *controllerutil.DecisionLog
+
 	// queue holds "namespace/name" keys of Deployments to sync. Every
 	// handler below only computes such a key and adds it.
 	queue *workqueue.Queue[string]
@@ -97,6 +101,7 @@ func New(apiClient *client.Client, informers *informer.SharedInformerFactory, re
 		recorder:    recorder,
 		log:         logger.With("controller", Name),
 		clock:       clk,
+		decisions:   controllerutil.NewDecisionLog(informers.Journal(), Name, "deployments.apps"),
 		queue:       controllerutil.NewQueue(Name, clk, informers),
 		deployments: informers.Deployments().Lister(),
 		replicaSets: informers.ReplicaSets().Lister(),
@@ -151,6 +156,7 @@ func (c *Controller) sync(ctx context.Context, key string) error {
 	cached, err := c.deployments.Namespace(namespace).Get(name)
 	if apierrors.IsNotFound(err) {
 		c.log.Debug("deployment has been deleted", "deployment", key)
+		c.decisions.Forget(key)
 		return nil
 	}
 	if err != nil {

@@ -16,24 +16,27 @@ import (
 // The new ReplicaSet is not created before the old pods are gone, so that
 // nothing is scaled up before everything is scaled down.
 func (c *Controller) rolloutRecreate(ctx context.Context, d *api.Deployment, rsList []*api.ReplicaSet, podMap map[string][]*api.Pod) error {
+	dec := c.startDecision(d, rsList, sourceRecreate)
 	newRS, oldRSs, err := c.getAllReplicaSetsAndSyncRevision(ctx, d, rsList, false)
 	if err != nil {
 		return err
 	}
 	allRSs := append(slices.Clone(oldRSs), newRS)
 
-	scaledDown, err := c.scaleDownOldReplicaSetsForRecreate(ctx, filterActive(oldRSs), d)
+	scaledDown, err := c.scaleDownOldReplicaSetsForRecreate(ctx, filterActive(oldRSs), d, dec)
 	if err != nil {
 		return err
 	}
 	if scaledDown {
-		return c.syncRolloutStatus(ctx, allRSs, newRS, d)
+		return c.finishRolloutStep(ctx, allRSs, newRS, d, dec)
 	}
 
 	// The pod deletions that end this wait enqueue the Deployment
 	// (controller.go's deletePod).
 	if oldPodsRunning(newRS, oldRSs, podMap) {
-		return c.syncRolloutStatus(ctx, allRSs, newRS, d)
+		dec.line("waiting for the old pods to go: %d still reported by the old ReplicaSets, %d in the pod cache",
+			sumReplicaSets(oldRSs, func(rs *api.ReplicaSet) int32 { return rs.Status.Replicas }), countOldPods(newRS, podMap))
+		return c.finishRolloutStep(ctx, allRSs, newRS, d, dec)
 	}
 
 	if newRS == nil {
@@ -42,10 +45,18 @@ func (c *Controller) rolloutRecreate(ctx context.Context, d *api.Deployment, rsL
 			return err
 		}
 		allRSs = append(slices.Clone(oldRSs), newRS)
+		if dec != nil {
+			dec.created(newRS, "every old pod is gone")
+		}
 	}
 
-	if _, _, err := c.scaleReplicaSetAndRecordEvent(ctx, newRS, replicas(d.Spec.Replicas), d); err != nil {
+	scaled, _, err := c.scaleReplicaSetAndRecordEvent(ctx, newRS, replicas(d.Spec.Replicas), d)
+	if err != nil {
 		return err
+	}
+	if scaled {
+		dec.line("every old pod is gone: new ReplicaSet %s to replicas %d", newRS.Name, replicas(d.Spec.Replicas))
+		dec.scaledNew(replicas(d.Spec.Replicas))
 	}
 
 	if deploymentComplete(d, &d.Status) {
@@ -53,12 +64,12 @@ func (c *Controller) rolloutRecreate(ctx context.Context, d *api.Deployment, rsL
 			return err
 		}
 	}
-	return c.syncRolloutStatus(ctx, allRSs, newRS, d)
+	return c.finishRolloutStep(ctx, allRSs, newRS, d, dec)
 }
 
 // scaleDownOldReplicaSetsForRecreate scales every active old ReplicaSet to
 // zero and reports whether it changed any.
-func (c *Controller) scaleDownOldReplicaSetsForRecreate(ctx context.Context, oldRSs []*api.ReplicaSet, d *api.Deployment) (bool, error) {
+func (c *Controller) scaleDownOldReplicaSetsForRecreate(ctx context.Context, oldRSs []*api.ReplicaSet, d *api.Deployment, dec *rolloutDecision) (bool, error) {
 	scaled := false
 	for _, rs := range oldRSs {
 		if specReplicas(rs) == 0 {
@@ -67,6 +78,10 @@ func (c *Controller) scaleDownOldReplicaSetsForRecreate(ctx context.Context, old
 		changed, _, err := c.scaleReplicaSetAndRecordEvent(ctx, rs, 0, d)
 		if err != nil {
 			return false, err
+		}
+		if changed {
+			dec.line("old ReplicaSet %s: %d → 0 before anything new starts", rs.Name, specReplicas(rs))
+			dec.scaledOld(specReplicas(rs), 0)
 		}
 		scaled = scaled || changed
 	}
@@ -93,4 +108,21 @@ func oldPodsRunning(newRS *api.ReplicaSet, oldRSs []*api.ReplicaSet, podMap map[
 		}
 	}
 	return false
+}
+
+// countOldPods counts the unfinished pods in podMap that are not the new
+// ReplicaSet's: what oldPodsRunning waits for, in numbers.
+func countOldPods(newRS *api.ReplicaSet, podMap map[string][]*api.Pod) int {
+	n := 0
+	for rsUID, pods := range podMap {
+		if newRS != nil && newRS.UID == rsUID {
+			continue
+		}
+		for _, pod := range pods {
+			if pod.Status.Phase != api.PodSucceeded && pod.Status.Phase != api.PodFailed {
+				n++
+			}
+		}
+	}
+	return n
 }

@@ -25,26 +25,28 @@ import (
 // (the rollout is complete) trim the history; then report status and
 // progress.
 func (c *Controller) rolloutRolling(ctx context.Context, d *api.Deployment, rsList []*api.ReplicaSet) error {
+	dec := c.startDecision(d, rsList, sourceRolling)
 	newRS, oldRSs, err := c.getAllReplicaSetsAndSyncRevision(ctx, d, rsList, true)
 	if err != nil {
 		return err
 	}
 	allRSs := append(slices.Clone(oldRSs), newRS)
+	dec.createdRolling(newRS, oldRSs)
 
-	scaledUp, err := c.reconcileNewReplicaSet(ctx, allRSs, newRS, d)
+	scaledUp, err := c.reconcileNewReplicaSet(ctx, allRSs, newRS, d, dec)
 	if err != nil {
 		return err
 	}
 	if scaledUp {
-		return c.syncRolloutStatus(ctx, allRSs, newRS, d)
+		return c.finishRolloutStep(ctx, allRSs, newRS, d, dec)
 	}
 
-	scaledDown, err := c.reconcileOldReplicaSets(ctx, allRSs, filterActive(oldRSs), newRS, d)
+	scaledDown, err := c.reconcileOldReplicaSets(ctx, allRSs, filterActive(oldRSs), newRS, d, dec)
 	if err != nil {
 		return err
 	}
 	if scaledDown {
-		return c.syncRolloutStatus(ctx, allRSs, newRS, d)
+		return c.finishRolloutStep(ctx, allRSs, newRS, d, dec)
 	}
 
 	if deploymentComplete(d, &d.Status) {
@@ -52,25 +54,52 @@ func (c *Controller) rolloutRolling(ctx context.Context, d *api.Deployment, rsLi
 			return err
 		}
 	}
-	return c.syncRolloutStatus(ctx, allRSs, newRS, d)
+	return c.finishRolloutStep(ctx, allRSs, newRS, d, dec)
+}
+
+// finishRolloutStep writes the status after a rollout step and records
+// what the step decided, the status's verdict (complete, timed out)
+// included.
+func (c *Controller) finishRolloutStep(ctx context.Context, allRSs []*api.ReplicaSet, newRS *api.ReplicaSet, d *api.Deployment, dec *rolloutDecision) error {
+	if err := c.syncRolloutStatus(ctx, allRSs, newRS, d); err != nil {
+		return err
+	}
+	c.record(dec)
+	return nil
 }
 
 // reconcileNewReplicaSet scales the new ReplicaSet toward spec.replicas:
 // down at once if it is too big, up as far as the surge allows.
-func (c *Controller) reconcileNewReplicaSet(ctx context.Context, allRSs []*api.ReplicaSet, newRS *api.ReplicaSet, d *api.Deployment) (bool, error) {
+func (c *Controller) reconcileNewReplicaSet(ctx context.Context, allRSs []*api.ReplicaSet, newRS *api.ReplicaSet, d *api.Deployment, dec *rolloutDecision) (bool, error) {
 	desired := replicas(d.Spec.Replicas)
 	if specReplicas(newRS) == desired {
 		return false, nil
 	}
 	if specReplicas(newRS) > desired {
+		dec.line("new ReplicaSet %s has more than replicas %d: %d → %d at once", newRS.Name, desired, specReplicas(newRS), desired)
 		scaled, _, err := c.scaleReplicaSetAndRecordEvent(ctx, newRS, desired, d)
+		if scaled {
+			dec.scaledNew(desired)
+		}
 		return scaled, err
 	}
 	count, err := newReplicaSetReplicas(d, allRSs, newRS)
 	if err != nil {
 		return false, err
 	}
+	maxTotal, counted := desired+maxSurge(d), podsCounted(allRSs)
+	if count == specReplicas(newRS) {
+		dec.line("new ReplicaSet %s cannot grow: max total = replicas %d + maxSurge %d = %d, counted %d",
+			newRS.Name, desired, maxSurge(d), maxTotal, counted)
+	} else {
+		dec.line("new ReplicaSet %s: max total = replicas %d + maxSurge %d = %d, counted %d → grows by min(%d − %d, %d − %d) = %d: %d → %d",
+			newRS.Name, desired, maxSurge(d), maxTotal, counted, maxTotal, counted, desired, specReplicas(newRS),
+			count-specReplicas(newRS), specReplicas(newRS), count)
+	}
 	scaled, _, err := c.scaleReplicaSetAndRecordEvent(ctx, newRS, count, d)
+	if scaled {
+		dec.scaledNew(count)
+	}
 	return scaled, err
 }
 
@@ -111,10 +140,7 @@ func newReplicaSetReplicas(d *api.Deployment, allRSs []*api.ReplicaSet, newRS *a
 		if err != nil {
 			return 0, fmt.Errorf("deployment %s/%s: maxSurge: %w", d.Namespace, d.Name, err)
 		}
-		// max of spec and status: see the function's comment.
-		counted := sumReplicaSets(allRSs, func(rs *api.ReplicaSet) int32 {
-			return max(specReplicas(rs), rs.Status.Replicas)
-		})
+		counted := podsCounted(allRSs)
 		maxTotal := desired + int32(surge)
 		if counted >= maxTotal {
 			return specReplicas(newRS), nil
@@ -127,16 +153,29 @@ func newReplicaSetReplicas(d *api.Deployment, allRSs []*api.ReplicaSet, newRS *a
 	return 0, fmt.Errorf("deployment %s/%s: strategy type %q is not supported", d.Namespace, d.Name, d.Spec.Strategy.Type)
 }
 
+// podsCounted is how many pods the ReplicaSets count against replicas +
+// maxSurge: each max(spec.replicas, status.replicas), see
+// newReplicaSetReplicas.
+func podsCounted(rss []*api.ReplicaSet) int32 {
+	return sumReplicaSets(rss, func(rs *api.ReplicaSet) int32 {
+		return max(specReplicas(rs), rs.Status.Replicas)
+	})
+}
+
 // reconcileOldReplicaSets scales the old ReplicaSets down as far as
 // availability allows, as upstream's reconcileOldReplicaSets: first the
 // unavailable pods of old ReplicaSets (removing them costs no
 // availability, and keeping them could block the rollout forever), then
 // available ones while at least replicas − maxUnavailable stay available.
-func (c *Controller) reconcileOldReplicaSets(ctx context.Context, allRSs, oldRSs []*api.ReplicaSet, newRS *api.ReplicaSet, d *api.Deployment) (bool, error) {
+func (c *Controller) reconcileOldReplicaSets(ctx context.Context, allRSs, oldRSs []*api.ReplicaSet, newRS *api.ReplicaSet, d *api.Deployment, dec *rolloutDecision) (bool, error) {
 	if sumReplicaSets(oldRSs, specReplicas) == 0 {
 		return false, nil // nothing left to scale down
 	}
 	budget := maxScaledDown(d, allRSs, newRS)
+	minAvailable := replicas(d.Spec.Replicas) - maxUnavailable(d)
+	dec.line("old ReplicaSets: min available = replicas %d − maxUnavailable %d = %d; may remove %d asked − %d min available − %d new not available = %d",
+		replicas(d.Spec.Replicas), maxUnavailable(d), minAvailable,
+		sumReplicaSets(allRSs, specReplicas), minAvailable, newUnavailable(newRS), budget)
 	if budget <= 0 {
 		return false, nil
 	}
@@ -146,24 +185,33 @@ func (c *Controller) reconcileOldReplicaSets(ctx context.Context, allRSs, oldRSs
 	slices.SortStableFunc(oldRSs, compareCreation)
 	var total int32
 	for _, step := range unhealthyCleanupSteps(oldRSs, budget) {
-		c.log.Debug("cleaning up unhealthy replicas", "deployment", d.Namespace+"/"+d.Name, "replicaSet", oldRSs[step.index].Name,
-			"spec", specReplicas(oldRSs[step.index]), "available", oldRSs[step.index].Status.AvailableReplicas, "to", step.to)
-		_, updated, err := c.scaleReplicaSetAndRecordEvent(ctx, oldRSs[step.index], step.to, d)
+		rs := oldRSs[step.index]
+		c.log.Debug("cleaning up unhealthy replicas", "deployment", d.Namespace+"/"+d.Name, "replicaSet", rs.Name,
+			"spec", specReplicas(rs), "available", rs.Status.AvailableReplicas, "to", step.to)
+		_, updated, err := c.scaleReplicaSetAndRecordEvent(ctx, rs, step.to, d)
 		if err != nil {
 			return false, err
 		}
-		total += specReplicas(oldRSs[step.index]) - step.to
+		dec.line("old ReplicaSet %s: %d of %d not available, removed first (it costs no availability): %d → %d",
+			rs.Name, specReplicas(rs)-rs.Status.AvailableReplicas, specReplicas(rs), specReplicas(rs), step.to)
+		dec.scaledOld(specReplicas(rs), step.to)
+		total += specReplicas(rs) - step.to
 		oldRSs[step.index] = updated
 	}
 
-	for _, step := range rollingScaleDownSteps(d, append(slices.Clone(oldRSs), newRS), oldRSs) {
-		c.log.Debug("scaling down for the rollout", "deployment", d.Namespace+"/"+d.Name, "replicaSet", oldRSs[step.index].Name,
-			"spec", specReplicas(oldRSs[step.index]), "available", oldRSs[step.index].Status.AvailableReplicas,
+	allAfterCleanup := append(slices.Clone(oldRSs), newRS)
+	for _, step := range rollingScaleDownSteps(d, allAfterCleanup, oldRSs) {
+		rs := oldRSs[step.index]
+		c.log.Debug("scaling down for the rollout", "deployment", d.Namespace+"/"+d.Name, "replicaSet", rs.Name,
+			"spec", specReplicas(rs), "available", rs.Status.AvailableReplicas,
 			"newAvailable", newRS.Status.AvailableReplicas, "to", step.to)
-		if _, _, err := c.scaleReplicaSetAndRecordEvent(ctx, oldRSs[step.index], step.to, d); err != nil {
+		if _, _, err := c.scaleReplicaSetAndRecordEvent(ctx, rs, step.to, d); err != nil {
 			return false, err
 		}
-		total += specReplicas(oldRSs[step.index]) - step.to
+		dec.line("old ReplicaSet %s: %d available of all ReplicaSets, %d above min %d (oldest first): %d → %d",
+			rs.Name, availableCounted(allAfterCleanup), availableCounted(allAfterCleanup)-minAvailable, minAvailable, specReplicas(rs), step.to)
+		dec.scaledOld(specReplicas(rs), step.to)
+		total += specReplicas(rs) - step.to
 	}
 	return total > 0, nil
 }
@@ -175,11 +223,16 @@ func (c *Controller) reconcileOldReplicaSets(ctx context.Context, allRSs, oldRSs
 // crash-looping new ReplicaSet uses up the whole budget itself.
 func maxScaledDown(d *api.Deployment, allRSs []*api.ReplicaSet, newRS *api.ReplicaSet) int32 {
 	minAvailable := replicas(d.Spec.Replicas) - maxUnavailable(d)
-	var newUnavailable int32
-	if newRS != nil {
-		newUnavailable = specReplicas(newRS) - newRS.Status.AvailableReplicas
+	return sumReplicaSets(allRSs, specReplicas) - minAvailable - newUnavailable(newRS)
+}
+
+// newUnavailable is how many pods the new ReplicaSet asks for that are not
+// available yet (0 without one).
+func newUnavailable(newRS *api.ReplicaSet) int32 {
+	if newRS == nil {
+		return 0
 	}
-	return sumReplicaSets(allRSs, specReplicas) - minAvailable - newUnavailable
+	return specReplicas(newRS) - newRS.Status.AvailableReplicas
 }
 
 // scaleStep sets the ReplicaSet at index of the slice it was computed for
@@ -213,19 +266,25 @@ func unhealthyCleanupSteps(oldRSs []*api.ReplicaSet, budget int32) []scaleStep {
 	return steps
 }
 
+// availableCounted is how many available pods the ReplicaSets have for the
+// scale-down budget. A ReplicaSet's available pods count only up to its
+// spec.replicas: the ones above it are being deleted. Its status can still
+// count them for a moment after a scale-down (the ReplicaSet controller
+// has not synced since), and trusting that would scale down twice for the
+// same pods.
+func availableCounted(rss []*api.ReplicaSet) int32 {
+	return sumReplicaSets(rss, func(rs *api.ReplicaSet) int32 {
+		return min(rs.Status.AvailableReplicas, specReplicas(rs))
+	})
+}
+
 // rollingScaleDownSteps scales old ReplicaSets down, oldest first, by as
 // many pods as are available beyond replicas − maxUnavailable, as
 // upstream's scaleDownOldReplicaSetsForRollingUpdate. allRSs supplies the
 // available count (old and new); oldRSs are the ones to shrink.
 func rollingScaleDownSteps(d *api.Deployment, allRSs, oldRSs []*api.ReplicaSet) []scaleStep {
 	minAvailable := replicas(d.Spec.Replicas) - maxUnavailable(d)
-	// A ReplicaSet's available pods count only up to its spec.replicas: the
-	// ones above it are being deleted. Its status can still count them for
-	// a moment after a scale-down (the ReplicaSet controller has not synced
-	// since), and trusting that would scale down twice for the same pods.
-	available := sumReplicaSets(allRSs, func(rs *api.ReplicaSet) int32 {
-		return min(rs.Status.AvailableReplicas, specReplicas(rs))
-	})
+	available := availableCounted(allRSs)
 	if available <= minAvailable {
 		return nil
 	}

@@ -23,14 +23,18 @@ import (
 //   - the new ReplicaSet is saturated (has all replicas, all available):
 //     the old ones go to zero;
 //   - otherwise, for RollingUpdate, proportional scaling (proportionalSizes).
-func (c *Controller) scale(ctx context.Context, d *api.Deployment, newRS *api.ReplicaSet, oldRSs []*api.ReplicaSet) error {
+func (c *Controller) scale(ctx context.Context, d *api.Deployment, newRS *api.ReplicaSet, oldRSs []*api.ReplicaSet, dec *rolloutDecision) error {
 	desired := replicas(d.Spec.Replicas)
 	if only := findActiveOrLatest(newRS, oldRSs); only != nil {
 		if specReplicas(only) == desired {
 			return nil
 		}
-		_, _, err := c.scaleReplicaSetAndRecordEvent(ctx, only, desired, d)
-		return err
+		if _, _, err := c.scaleReplicaSetAndRecordEvent(ctx, only, desired, d); err != nil {
+			return err
+		}
+		dec.line("ReplicaSet %s is the only active one: it takes all of replicas, %d → %d", only.Name, specReplicas(only), desired)
+		dec.scaled(only, specReplicas(only), desired)
+		return nil
 	}
 
 	if isSaturated(d, newRS) {
@@ -38,6 +42,8 @@ func (c *Controller) scale(ctx context.Context, d *api.Deployment, newRS *api.Re
 			if _, _, err := c.scaleReplicaSetAndRecordEvent(ctx, old, 0, d); err != nil {
 				return err
 			}
+			dec.line("new ReplicaSet %s runs all %d replicas, all available: old ReplicaSet %s %d → 0", newRS.Name, desired, old.Name, specReplicas(old))
+			dec.scaled(old, specReplicas(old), 0)
 		}
 		return nil
 	}
@@ -45,13 +51,26 @@ func (c *Controller) scale(ctx context.Context, d *api.Deployment, newRS *api.Re
 	if !isRollingUpdate(d) {
 		return nil
 	}
-	ordered, sizes, direction := proportionalSizes(d, filterActive(append(slices.Clone(oldRSs), newRS)))
+	active := filterActive(append(slices.Clone(oldRSs), newRS))
+	ordered, sizes, direction := proportionalSizes(d, active)
+	if dec != nil && direction != "" {
+		allowed := int32(0)
+		if desired > 0 {
+			allowed = desired + maxSurge(d)
+		}
+		dec.line("proportional scaling: allowed = replicas %d + maxSurge %d = %d, the %d active ReplicaSets ask for %d: %+d spread by size, largest first",
+			desired, maxSurge(d), allowed, len(active), sumReplicaSets(active, specReplicas), allowed-sumReplicaSets(active, specReplicas))
+	}
 	for i, rs := range ordered {
 		// Also rewrites the desired/max-replicas annotations of the
 		// ReplicaSets whose size does not change, so the next sync does
 		// not see a scaling event again.
 		if _, _, err := c.scaleReplicaSet(ctx, rs, sizes[i], d, direction); err != nil {
 			return err
+		}
+		if sizes[i] != specReplicas(rs) {
+			dec.line("ReplicaSet %s: %d → %d", rs.Name, specReplicas(rs), sizes[i])
+			dec.scaled(rs, specReplicas(rs), sizes[i])
 		}
 	}
 	return nil

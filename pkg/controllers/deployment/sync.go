@@ -225,11 +225,12 @@ func (c *Controller) syncStatusOnly(ctx context.Context, d *api.Deployment, rsLi
 // taken and no new ReplicaSet is created. A paused Deployment also has its
 // history trimmed, since no rollout will do it.
 func (c *Controller) syncScaleOnly(ctx context.Context, d *api.Deployment, rsList []*api.ReplicaSet) error {
+	dec := c.startDecision(d, rsList, sourceSync)
 	newRS, oldRSs, err := c.getAllReplicaSetsAndSyncRevision(ctx, d, rsList, false)
 	if err != nil {
 		return err
 	}
-	if err := c.scale(ctx, d, newRS, oldRSs); err != nil {
+	if err := c.scale(ctx, d, newRS, oldRSs, dec); err != nil {
 		return err
 	}
 	if d.Spec.Paused {
@@ -237,7 +238,11 @@ func (c *Controller) syncScaleOnly(ctx context.Context, d *api.Deployment, rsLis
 			return err
 		}
 	}
-	return c.syncDeploymentStatus(ctx, append(oldRSs, newRS), newRS, d)
+	if err := c.syncDeploymentStatus(ctx, append(oldRSs, newRS), newRS, d); err != nil {
+		return err
+	}
+	c.record(dec)
+	return nil
 }
 
 // isScalingEvent reports whether spec.replicas changed since the active

@@ -63,6 +63,9 @@ type Controller struct {
 	recorder events.EventRecorder
 	log      *slog.Logger
 	clock    clock.Clock
+	// decisions records each write a sync decides on (decision.go); nil
+	// records nothing.
+	decisions *controllerutil.DecisionLog
 
 	serviceLister   *informer.Lister[*api.Service]
 	podLister       *informer.Lister[*api.Pod]
@@ -90,6 +93,7 @@ func New(c *client.Client, informers *informer.SharedInformerFactory, recorder e
 		recorder:        recorder,
 		log:             opts.Logger.With("controller", Name),
 		clock:           opts.Clock,
+		decisions:       controllerutil.NewDecisionLog(informers.Journal(), Name, "services"),
 		serviceLister:   informers.Services().Lister(),
 		podLister:       informers.Pods().Lister(),
 		endpointsLister: informers.Endpoints().Lister(),
@@ -195,7 +199,9 @@ func (c *Controller) sync(ctx context.Context, key string) error {
 		if err != nil && !apierrors.IsNotFound(err) {
 			return fmt.Errorf("delete endpoints %s of deleted service: %w", key, err)
 		}
+		defer c.decisions.Forget(key)
 		if err == nil {
+			c.recordServiceGone(key)
 			c.log.Info("deleted endpoints of a deleted service", "service", key)
 		}
 		return nil
@@ -218,6 +224,7 @@ func (c *Controller) sync(ctx context.Context, key string) error {
 
 	current, err := c.endpointsLister.Namespace(namespace).Get(name)
 	if apierrors.IsNotFound(err) {
+		c.recordSubsets(svc, pods, subsets, "create Endpoints")
 		return c.createEndpoints(ctx, svc, subsets, wantLabels)
 	}
 	if err != nil {
@@ -226,6 +233,7 @@ func (c *Controller) sync(ctx context.Context, key string) error {
 	if subsetsEqual(current.Subsets, subsets) && maps.Equal(current.Labels, wantLabels) {
 		return nil // nothing changed: no write, no new resourceVersion
 	}
+	c.recordSubsets(svc, pods, subsets, "update Endpoints")
 	return c.updateEndpoints(ctx, svc, current, subsets, wantLabels)
 }
 

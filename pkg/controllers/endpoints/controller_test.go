@@ -38,6 +38,9 @@ func TestSyncCreatesEndpoints(t *testing.T) {
 	if ep.Name != "web" || !maps.Equal(ep.Labels, map[string]string{"team": "shop"}) || asJSON(ep.Subsets) != asJSON(want) {
 		t.Fatalf("created %s %v %s\nwant web %v %s", ep.Name, ep.Labels, asJSON(ep.Subsets), map[string]string{"team": "shop"}, asJSON(want))
 	}
+	controllertest.ExpectDecision(t, f.server.Decisions("default/web"),
+		"Service web selects 2 pods, 1 ready → 1 addresses, 1 notReadyAddresses: create Endpoints",
+		map[string]string{"pods": "2", "readyPods": "1", "addresses": "1", "notReadyAddresses": "1"})
 }
 
 // Endpoints that already say the right thing are not written again.
@@ -54,6 +57,7 @@ func TestSyncSkipsUnchangedEndpoints(t *testing.T) {
 		t.Fatalf("sync: %v", err)
 	}
 	f.server.ExpectActions(t)
+	controllertest.ExpectNoDecision(t, f.server.Decisions("default/web"))
 }
 
 // Changed subsets or labels are written with the cached resourceVersion.
@@ -97,6 +101,7 @@ func TestSyncDeletesEndpointsOfDeletedService(t *testing.T) {
 	if _, ok := fakeapi.Get[*api.Endpoints](t, f.server, "default", "web"); ok {
 		t.Error("endpoints web still stored after the sync")
 	}
+	controllertest.ExpectDecision(t, f.server.Decisions("default/web"), "Service is gone → delete its Endpoints", nil)
 	// Already gone (the apiserver answers NotFound) is fine.
 	if err := f.sync(t); err != nil {
 		t.Fatalf("sync with endpoints already gone: %v", err)

@@ -72,6 +72,9 @@ type Controller struct {
 	recorder    events.EventRecorder
 	log         *slog.Logger
 	maxPerSlice int
+	// decisions records each sync that writes or waits (decision.go); nil
+	// records nothing.
+	decisions *controllerutil.DecisionLog
 
 	serviceLister *informer.Lister[*api.Service]
 	podLister     *informer.Lister[*api.Pod]
@@ -104,6 +107,7 @@ func New(c *client.Client, informers *informer.SharedInformerFactory, recorder e
 		recorder:      recorder,
 		log:           opts.Logger.With("controller", Name),
 		maxPerSlice:   opts.MaxEndpointsPerSlice,
+		decisions:     controllerutil.NewDecisionLog(informers.Journal(), Name, "services"),
 		serviceLister: informers.Services().Lister(),
 		podLister:     informers.Pods().Lister(),
 		nodeLister:    informers.Nodes().Lister(),
@@ -161,6 +165,7 @@ func (c *Controller) sync(ctx context.Context, key string) error {
 	svc, err := c.serviceLister.Namespace(namespace).Get(name)
 	if apierrors.IsNotFound(err) {
 		c.tracker.forgetService(key)
+		c.decisions.Forget(key)
 		return nil
 	}
 	if err != nil {
@@ -183,6 +188,7 @@ func (c *Controller) sync(ctx context.Context, key string) error {
 	}
 	current = withoutDeleting(current)
 	if c.tracker.stale(key, current) {
+		c.recordStale(svc)
 		return fmt.Errorf("sync service %s: %w", key, errStaleCache)
 	}
 
@@ -200,6 +206,7 @@ func (c *Controller) sync(ctx context.Context, key string) error {
 	if p.empty() {
 		return skipped // the slices already say it all: no write
 	}
+	c.recordPlan(svc, pods, desired, current, p)
 	if err := c.apply(ctx, svc, p); err != nil {
 		if !apierrors.IsConflict(err) {
 			c.recorder.Eventf(svc, api.EventTypeWarning, ReasonFailedToUpdateEndpointSlices,

@@ -73,6 +73,9 @@ func TestSyncCreatesSlice(t *testing.T) {
 	if s.Endpoints[0].Zone == nil || *s.Endpoints[0].Zone != "zone-a" {
 		t.Errorf("endpoint zone %v, want the node's zone-a", s.Endpoints[0].Zone)
 	}
+	controllertest.ExpectDecision(t, f.server.Decisions("default/web"),
+		"Service web selects 2 pods → 2 endpoints (1 ready) in slices of at most 100: 0 slices now, create 1, update 0, delete 0",
+		map[string]string{"pods": "2", "endpoints": "2", "ready": "1", "create": "1", "update": "0", "delete": "0"})
 }
 
 // Slices that already say the right thing are not written again.
@@ -154,6 +157,8 @@ func TestSyncWaitsForStaleCache(t *testing.T) {
 		t.Fatalf("second sync: %v, want a stale-cache error", err)
 	}
 	f.server.ExpectActions(t)
+	controllertest.ExpectDecision(t, f.server.Decisions("default/web"),
+		"the EndpointSlice cache has not seen this controller's last writes → wait and retry", nil)
 
 	// The watch delivers the new slice: the slices say it all.
 	f.server.Cache(t, fakeapi.Result[*api.EndpointSlice](t, f.server, createSlice))
@@ -161,6 +166,9 @@ func TestSyncWaitsForStaleCache(t *testing.T) {
 		t.Fatalf("sync after the cache caught up: %v", err)
 	}
 	f.server.ExpectActions(t)
+	if got := len(f.server.Decisions("default/web")); got != 2 {
+		t.Errorf("%d decisions after a sync with nothing to write; want still 2 (create, wait)", got)
+	}
 }
 
 // A pod whose node the cache does not know is left out and the sync is

@@ -76,6 +76,7 @@ func (c *Controller) syncAttemptToDelete(ctx context.Context, uid string) error 
 	}
 
 	action := decideDependentAction(refs, item, latest.Finalizers)
+	c.recordDependentAction(item, latest, refs, action)
 	switch action.kind {
 	case removeReferences:
 		c.log.Info("removing dangling ownerReferences", "object", item.identity, "owners", action.removeUIDs)
@@ -102,6 +103,7 @@ func (c *Controller) syncAttemptToDelete(ctx context.Context, uid string) error 
 // queued again by the graph when one of them leaves or stops blocking.
 func (c *Controller) processDeletingDependents(ctx context.Context, owner nodeView) error {
 	blocking := blockingDependents(owner.dependents)
+	c.recordForeground(owner, blocking)
 	if len(blocking) == 0 {
 		return c.removeFinalizer(ctx, owner.identity, api.FinalizerDeleteDependents)
 	}

@@ -22,6 +22,7 @@ func (c *Controller) syncAttemptToOrphan(ctx context.Context, uid string) error 
 	if !ok {
 		return nil // already gone
 	}
+	c.recordOrphan(owner)
 	var errs []error
 	for _, dep := range owner.dependents {
 		patch, err := deleteOwnerRefsPatch(dep.identity.UID, uid)

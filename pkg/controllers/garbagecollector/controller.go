@@ -76,6 +76,8 @@ type Controller struct {
 	client   *client.Client
 	recorder events.EventRecorder
 	log      *slog.Logger
+	// decisions records what the workers decide (decision.go).
+	decisions decisionRecorder
 
 	graph        *graphBuilder
 	absentOwners *absentOwnerCache
@@ -103,6 +105,7 @@ func New(kubeClient *client.Client, informers *informer.SharedInformerFactory, r
 		client:          kubeClient,
 		recorder:        recorder,
 		log:             log,
+		decisions:       decisionRecorder{journal: informers.Journal()},
 		absentOwners:    newAbsentOwnerCache(absentOwnerCacheSize),
 		attemptToDelete: controllerutil.NewQueue(attemptToDeleteQueueName, opts.Clock, informers),
 		attemptToOrphan: controllerutil.NewQueue(attemptToOrphanQueueName, opts.Clock, informers),

@@ -14,6 +14,7 @@ import (
 	"kplane/pkg/events"
 	"kplane/pkg/informer"
 	"kplane/pkg/informer/workqueue"
+	"kplane/test/framework/controllertest"
 	"kplane/test/framework/fakeapi"
 )
 
@@ -191,6 +192,12 @@ func TestSyncCollectsPodOfOwnerThatNeverExisted(t *testing.T) {
 	if _, ok := fakeapi.Get[*api.Pod](t, f.server, "default", "p"); ok {
 		t.Fatalf("pod still exists; want it collected")
 	}
+	d := controllertest.ExpectDecision(t, f.server.Decisions("default/p"),
+		"owner ReplicaSet ghost is gone → delete Pod p (Background)", nil)
+	if d.Resource != "pods" || d.UID != p.UID || d.ResourceVersion != p.ResourceVersion ||
+		!slices.Equal(d.Lines, []string{"owner ReplicaSet ghost: gone (uid ghost-uid not found)"}) {
+		t.Errorf("decision %+v; want about pods, the pod's uid and resourceVersion, one line per owner", d)
+	}
 }
 
 // An owner whose name now belongs to another object (another uid) is
@@ -228,6 +235,11 @@ func TestSyncRemovesOnlyTheDanglingReference(t *testing.T) {
 	if uids := ownerRefUIDs(got.ObjectMeta); !slices.Equal(uids, []string{rs.UID}) {
 		t.Fatalf("ownerReferences = %v, want only the live owner %s", uids, rs.UID)
 	}
+	d := controllertest.ExpectDecision(t, f.server.Decisions("default/p"),
+		"1 of 2 owners alive → keep Pod p, remove its references to the 1 others", nil)
+	if want := []string{"owner ReplicaSet live: exists", "owner ReplicaSet gone: gone (uid gone-uid not found)"}; !slices.Equal(d.Lines, want) {
+		t.Errorf("decision lines %q, want %q", d.Lines, want)
+	}
 }
 
 // A dependent of a live owner is left exactly as it is.
@@ -239,6 +251,7 @@ func TestSyncKeepsDependentOfLiveOwner(t *testing.T) {
 	observe(f.gc, client.PodsResource, nil, p)
 	f.syncDelete(f.gc, p.UID)
 	f.server.ExpectActions(t)
+	controllertest.ExpectNoDecision(t, f.server.Decisions("default/p"))
 }
 
 // Foreground: the owner keeps its finalizer while a blocking dependent
@@ -280,6 +293,8 @@ func TestSyncForegroundOwnerWaitsForBlockingDependent(t *testing.T) {
 	// The owner waits: the blocking pod still exists.
 	f.syncDelete(f.gc, rs.UID)
 	f.server.ExpectActions(t)
+	controllertest.ExpectDecision(t, f.server.Decisions("default/web"),
+		"foreground deletion of ReplicaSet web: 1 dependents with blockOwnerDeletion still exist → wait for them", nil)
 	if got := drain(f.gc.attemptToDelete); !slices.Equal(got, []string{blocking.UID}) {
 		t.Fatalf("queued %v while waiting, want the blocking dependent %s", got, blocking.UID)
 	}
@@ -293,6 +308,8 @@ func TestSyncForegroundOwnerWaitsForBlockingDependent(t *testing.T) {
 	}
 	f.syncDelete(f.gc, rs.UID)
 	f.server.ExpectActions(t, "patch replicasets web")
+	controllertest.ExpectDecision(t, f.server.Decisions("default/web"),
+		"foreground deletion of ReplicaSet web: no dependent blocks it any more → remove the foregroundDeletion finalizer (the apiserver then deletes it)", nil)
 	want := map[string]any{"metadata": map[string]any{"finalizers": []any{}, "resourceVersion": deletingRS.ResourceVersion}}
 	if got := fakeapi.Sent[map[string]any](t, f.server, "patch replicasets web"); !reflect.DeepEqual(got, want) {
 		t.Errorf("finalizer patch %v, want %v (at the resourceVersion read)", got, want)
@@ -327,6 +344,8 @@ func TestSyncOrphanRemovesReferencesThenFinalizer(t *testing.T) {
 	// The dependents in uid order (the graph's view sorts them), then the
 	// owner.
 	f.server.ExpectActions(t, "patch pods p1", "patch pods p2", "patch replicasets web")
+	controllertest.ExpectDecision(t, f.server.Decisions("default/web"),
+		"ReplicaSet web is deleted with propagationPolicy Orphan → remove its ownerReference from 2 dependents, then the orphan finalizer", nil)
 	for _, name := range []string{"p1", "p2"} {
 		p, ok := fakeapi.Get[*api.Pod](t, f.server, "default", name)
 		if !ok || len(p.OwnerReferences) != 0 {

@@ -26,6 +26,7 @@ import (
 func (c *Controller) syncVolume(ctx context.Context, key string) error {
 	pv, err := c.volumes.Get(key)
 	if apierrors.IsNotFound(err) {
+		c.volumeDecisions.Forget(key)
 		return nil
 	}
 	if err != nil {
@@ -40,12 +41,17 @@ func (c *Controller) syncVolume(ctx context.Context, key string) error {
 		if !c.inVolumesDir(dir) {
 			// Never remove what this provisioner did not make: someone
 			// edited the annotation onto a volume of their own.
+			c.recordCleanup(pv, "keep %s: it is outside the volumes directory", dir)
 			c.log.Warn("volume's path is outside the volumes directory; not removing it", "volume", pv.Name, "path", dir)
-		} else if err := os.RemoveAll(dir); err != nil {
-			return fmt.Errorf("remove the directory of volume %s: %w", pv.Name, err)
 		} else {
+			c.recordCleanup(pv, "remove its directory %s", dir)
+			if err := os.RemoveAll(dir); err != nil {
+				return fmt.Errorf("remove the directory of volume %s: %w", pv.Name, err)
+			}
 			c.log.Info("removed the directory of a deleted volume", "volume", pv.Name, "path", dir)
 		}
+	} else {
+		c.recordCleanup(pv, "keep its directory")
 	}
 	updated := api.DeepCopy(pv)
 	updated.Finalizers = slices.DeleteFunc(updated.Finalizers, func(f string) bool { return f == FinalizerVolume })

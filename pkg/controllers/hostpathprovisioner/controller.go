@@ -79,10 +79,13 @@ type Options struct {
 // Controller provisions hostPath volumes for claims. Build it with New,
 // run it with Run.
 type Controller struct {
-	client     *client.Client
-	recorder   events.EventRecorder
-	log        *slog.Logger
-	volumesDir string
+	client   *client.Client
+	recorder events.EventRecorder
+	log      *slog.Logger
+	// claimDecisions and volumeDecisions record what the syncs decide
+	// (decision.go).
+	claimDecisions, volumeDecisions *controllerutil.DecisionLog
+	volumesDir                      string
 
 	claims  *informer.Lister[*api.PersistentVolumeClaim]
 	volumes *informer.Lister[*api.PersistentVolume]
@@ -110,15 +113,17 @@ func New(c *client.Client, informers *informer.SharedInformerFactory, recorder e
 		opts.Logger = slog.Default()
 	}
 	ctrl := &Controller{
-		client:      c,
-		recorder:    recorder,
-		log:         opts.Logger.With("controller", Name),
-		volumesDir:  opts.VolumesDir,
-		claims:      informers.PersistentVolumeClaims().Lister(),
-		volumes:     informers.PersistentVolumes().Lister(),
-		classes:     informers.StorageClasses().Lister(),
-		claimQueue:  controllerutil.NewQueue(Name+"-claims", opts.Clock, informers),
-		volumeQueue: controllerutil.NewQueue(Name+"-volumes", opts.Clock, informers),
+		client:          c,
+		recorder:        recorder,
+		log:             opts.Logger.With("controller", Name),
+		volumesDir:      opts.VolumesDir,
+		claimDecisions:  controllerutil.NewDecisionLog(informers.Journal(), Name, "persistentvolumeclaims"),
+		volumeDecisions: controllerutil.NewDecisionLog(informers.Journal(), Name, "persistentvolumes"),
+		claims:          informers.PersistentVolumeClaims().Lister(),
+		volumes:         informers.PersistentVolumes().Lister(),
+		classes:         informers.StorageClasses().Lister(),
+		claimQueue:      controllerutil.NewQueue(Name+"-claims", opts.Clock, informers),
+		volumeQueue:     controllerutil.NewQueue(Name+"-volumes", opts.Clock, informers),
 	}
 	var err error
 	ctrl.synced, err = controllerutil.AddEventHandlers(Name,

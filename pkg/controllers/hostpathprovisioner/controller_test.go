@@ -11,6 +11,7 @@ import (
 
 	"kplane/pkg/api"
 	"kplane/pkg/events"
+	"kplane/test/framework/controllertest"
 	"kplane/test/framework/fakeapi"
 )
 
@@ -107,6 +108,9 @@ func TestSyncClaimProvisionsImmediateClaim(t *testing.T) {
 	if fi, err := os.Stat(wantPath); err != nil || !fi.IsDir() || fi.Mode().Perm() != volumeDirMode {
 		t.Errorf("volume directory: %v, %v; want a directory with mode %o", fi, err, volumeDirMode)
 	}
+	controllertest.ExpectDecision(t, f.server.Decisions("default/data"),
+		"claim handed to kplane.io/hostpath, class fast, wants 1Gi → make volume pvc-uid-data, directory "+wantPath+", usable on any node",
+		map[string]string{"volume": "pvc-uid-data", "requested": "1Gi", "node": ""})
 }
 
 // A WaitForFirstConsumer claim waits for the scheduler's choice, then
@@ -122,6 +126,8 @@ func TestSyncClaimWaitsForFirstConsumer(t *testing.T) {
 	}
 	f.server.ExpectActions(t)
 	expectEvents(t, f.recorder)
+	controllertest.ExpectDecision(t, f.server.Decisions("default/waiting"),
+		"class standard binds WaitForFirstConsumer and the claim has no volume.kubernetes.io/selected-node annotation yet → wait for the scheduler to place its first pod", nil)
 
 	if err := f.controller.syncClaim(context.Background(), "default/placed"); err != nil {
 		t.Fatal(err)
@@ -238,6 +244,16 @@ func TestSyncVolume(t *testing.T) {
 			_, err := os.Stat(dir)
 			if gone := os.IsNotExist(err); gone != tt.wantDirGone {
 				t.Errorf("directory gone = %v (stat: %v), want %v", gone, err, tt.wantDirGone)
+			}
+			decisions := f.server.Decisions("pvc-1")
+			switch {
+			case !tt.deleting:
+				controllertest.ExpectNoDecision(t, decisions)
+			case tt.wantDirGone:
+				controllertest.ExpectDecision(t, decisions, "volume pvc-1 is being deleted, persistentVolumeReclaimPolicy Delete → remove its directory "+dir+
+					", then remove finalizer "+FinalizerVolume, nil)
+			default:
+				controllertest.ExpectDecision(t, decisions, "", nil)
 			}
 		})
 	}

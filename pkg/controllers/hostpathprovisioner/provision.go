@@ -33,6 +33,7 @@ func (c *Controller) syncClaim(ctx context.Context, key string) error {
 	}
 	claim, err := c.claims.Namespace(namespace).Get(name)
 	if apierrors.IsNotFound(err) {
+		c.claimDecisions.Forget(key)
 		return nil
 	}
 	if err != nil {
@@ -58,6 +59,7 @@ func (c *Controller) syncClaim(ctx context.Context, key string) error {
 	}
 	node := claim.Annotations[api.AnnSelectedNode]
 	if waitsForConsumer(class) && node == "" {
+		c.recordWaitForNode(claim, class)
 		return nil // the scheduler has not placed the claim's first pod yet
 	}
 	pvName := VolumeName(claim)
@@ -68,6 +70,7 @@ func (c *Controller) syncClaim(ctx context.Context, key string) error {
 	c.recorder.Eventf(claim, api.EventTypeNormal, ReasonProvisioning,
 		"External provisioner is provisioning volume for claim %q", key)
 	pv := newVolume(claim, class, node, filepath.Join(c.volumesDir, pvName))
+	c.recordProvision(claim, class, node, pvName, pv.Spec.HostPath.Path)
 	if err := os.MkdirAll(pv.Spec.HostPath.Path, volumeDirMode); err != nil {
 		c.recorder.Eventf(claim, api.EventTypeWarning, ReasonProvisioningFailed,
 			"failed to provision volume with StorageClass %q: %v", class.Name, err)

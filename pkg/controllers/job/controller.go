@@ -71,6 +71,9 @@ type Controller struct {
 	orphans *workqueue.Queue[string]
 	clock   clock.Clock
 	log     *slog.Logger
+	// decisions records the decisions of each sync (decision.go); nil
+	// records nothing.
+	decisions *controllerutil.DecisionLog
 
 	backOff, maxBackOff time.Duration
 	// cachesSynced are the handler registrations' HasSynced.
@@ -105,6 +108,7 @@ func New(kubeClient *client.Client, informers *informer.SharedInformerFactory, r
 		removals:     newFinalizerRemovals(),
 		clock:        opts.Clock,
 		log:          opts.Logger.With("controller", Name),
+		decisions:    controllerutil.NewDecisionLog(informers.Journal(), Name, "jobs.batch"),
 		backOff:      opts.PodFailureBackOff,
 		maxBackOff:   opts.MaxPodFailureBackOff,
 		queue:        controllerutil.NewQueue(Name, opts.Clock, informers),

@@ -13,6 +13,7 @@ import (
 	"log/slog"
 	"reflect"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -124,6 +125,9 @@ func TestSyncCreatesOnceUntilThePodsArrive(t *testing.T) {
 	if s := f.lastStatus(); s.Active != 2 || s.StartTime == nil {
 		t.Fatalf("status active %d, startTime %v; want active 2 and a startTime", s.Active, s.StartTime)
 	}
+	controllertest.ExpectDecision(t, f.server.Decisions("default/pi"),
+		"Job wants 5 completions, parallelism 2: 0 succeeded, 0 failed (backoffLimit 6), 0 active → create 2",
+		map[string]string{"completions": "5", "parallelism": "2", "active": "0", "wantActive": "2", "create": "2"})
 
 	// The status write's echo arrives; the pods' creates have not yet.
 	f.server.Cache(t, fakeapi.Result[*api.Job](t, f.server, "update jobs/status pi"))
@@ -132,6 +136,9 @@ func TestSyncCreatesOnceUntilThePodsArrive(t *testing.T) {
 	// the same); what matters is that no pod is created twice.
 	f.server.ExpectActions(t, "update jobs/status pi")
 	f.recorder.ExpectEvents(t)
+	controllertest.ExpectDecision(t, f.server.Decisions("default/pi"),
+		"Job wants 5 completions, parallelism 2: 0 succeeded, 0 failed (backoffLimit 6), 0 active → wait: earlier creates/deletes not yet seen in the cache",
+		map[string]string{"create": "0", "wantActive": "2"})
 }
 
 // Every pod the Job creates carries the tracking finalizer, next to the
@@ -497,6 +504,9 @@ func TestSyncTTLAfterFinished(t *testing.T) {
 			opts.Preconditions == nil || opts.Preconditions.UID == nil || *opts.Preconditions.UID != "uid-pi" {
 			t.Errorf("delete options %+v; want Background with the Job's uid as precondition", opts)
 		}
+		controllertest.ExpectDecision(t, f.server.Decisions("default/pi"),
+			"Job finished at "+finished.UTC().Format(time.TimeOnly)+", ttlSecondsAfterFinished 30 → delete it (background)",
+			map[string]string{"ttlSecondsAfterFinished": "30", "secondsLeft": "-30"})
 	})
 	t.Run("ttl 120 s, finished 60 s ago: waits", func(t *testing.T) {
 		f := newFixture(t, finishedJob(120))
@@ -505,6 +515,10 @@ func TestSyncTTLAfterFinished(t *testing.T) {
 		if got := f.ctrl.queue.Waiting(); !slices.Equal(got, []string{"default/pi"}) {
 			t.Errorf("waiting keys %v; want the Job back when its TTL passes", got)
 		}
+		controllertest.ExpectDecision(t, f.server.Decisions("default/pi"),
+			"Job finished at "+finished.UTC().Format(time.TimeOnly)+", ttlSecondsAfterFinished 120 → wait 1m0s, delete at "+
+				finished.Add(2*time.Minute).UTC().Format(time.TimeOnly),
+			map[string]string{"ttlSecondsAfterFinished": "120", "secondsLeft": "60"})
 	})
 }
 
@@ -534,4 +548,23 @@ func jsonMap(t *testing.T, data []byte) map[string]any {
 		t.Fatalf("decode %s: %v", data, err)
 	}
 	return m
+}
+
+// After a pod failure the replacement waits out the back-off (10 s for
+// the first failure): the sync creates nothing and says for how long.
+func TestSyncRecordsTheFailureBackOff(t *testing.T) {
+	job := newJob(1, i32(1))
+	job.Status.Failed = 1
+	start := api.NewTime(testNow.Add(-time.Minute))
+	job.Status.StartTime = &start
+	f := newFixture(t, job, withoutFinalizer(jobPod("pi-a", api.PodFailed))) // failed a second ago, counted
+	f.sync()
+	for _, a := range f.server.Writes() {
+		if strings.HasPrefix(a.String(), "create pods") {
+			t.Fatalf("created a pod during the back-off: %s", a)
+		}
+	}
+	controllertest.ExpectDecision(t, f.server.Decisions("default/pi"),
+		"Job wants 1 completions, parallelism 1: 0 succeeded, 1 failed (backoffLimit 6), 0 active → back-off after a failure: create in 9s",
+		map[string]string{"failed": "1", "active": "0", "wantActive": "1", "create": "0"})
 }

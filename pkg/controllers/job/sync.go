@@ -35,6 +35,7 @@ func (c *Controller) sync(ctx context.Context, key string) error {
 		// Its pods' finalizers are the orphan queue's (deleteJob).
 		c.expectations.Delete(key)
 		c.removals.forget(key)
+		c.decisions.Forget(key)
 		return nil
 	}
 	if err != nil {
@@ -78,10 +79,12 @@ func (c *Controller) sync(ctx context.Context, key string) error {
 	countReleased(&counted.Status, trackedUIDs(pods, released))
 
 	counts := countPods(pods)
-	st := nextStep(stepInput{
+	in := stepInput{
 		job: counted, pods: pods, counts: counts, now: c.clock.Now(), satisfied: satisfied,
 		backOff: c.backOff, maxBackOff: c.maxBackOff,
-	})
+	}
+	st := nextStep(in)
+	c.recordStep(in, st)
 
 	var created, deleted int
 	var manageErr error

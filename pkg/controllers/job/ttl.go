@@ -36,6 +36,7 @@ func (c *Controller) syncTTL(ctx context.Context, key string, job *api.Job) erro
 		return nil
 	}
 	if left > 0 {
+		c.recordTTL(key, job, left)
 		c.queue.AddAfter(key, left)
 		return nil
 	}
@@ -56,6 +57,7 @@ func (c *Controller) syncTTL(ctx context.Context, key string, job *api.Job) erro
 		c.queue.AddAfter(key, left)
 		return nil
 	}
+	c.recordTTL(key, fresh, left)
 	c.log.Info("deleting finished job whose TTL expired", "key", key, "ttlSecondsAfterFinished", *fresh.Spec.TTLSecondsAfterFinished)
 	background, uid := api.DeletePropagationBackground, job.UID
 	err = c.client.Jobs(job.Namespace).Delete(ctx, job.Name, client.DeleteOptions{

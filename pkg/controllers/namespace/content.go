@@ -83,6 +83,7 @@ func (c *Controller) deleteContent(ctx context.Context, ns *api.Namespace) (int6
 			ns = updated
 		}
 	}
+	c.recordContent(ns, totals, estimate)
 	c.log.Debug("namespace content pass", "namespace", ns.Name, "estimateSeconds", estimate, "remaining", totals.remaining)
 	return estimate, ns, errors.Join(errs...)
 }

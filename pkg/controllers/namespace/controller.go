@@ -71,7 +71,9 @@ type Controller struct {
 	client   *client.Client
 	recorder events.EventRecorder
 	log      *slog.Logger
-	clock    clock.Clock
+	// decisions records each content pass (decision.go).
+	decisions *controllerutil.DecisionLog
+	clock     clock.Clock
 
 	// namespaceLister reads namespaces from the shared informer's cache.
 	namespaceLister *informer.Lister[*api.Namespace]
@@ -105,6 +107,7 @@ func New(kubeClient *client.Client, informers *informer.SharedInformerFactory, r
 		client:              kubeClient,
 		recorder:            recorder,
 		log:                 opts.Logger.With("controller", Name),
+		decisions:           controllerutil.NewDecisionLog(informers.Journal(), Name, "namespaces"),
 		clock:               opts.Clock,
 		namespaceLister:     informers.Namespaces().Lister(),
 		resources:           namespacedResources(),
@@ -179,6 +182,7 @@ func (c *Controller) sync(ctx context.Context, key string) error {
 
 	cached, err := c.namespaceLister.Get(key)
 	if apierrors.IsNotFound(err) {
+		c.decisions.Forget(key)
 		return nil // gone: nothing left to do
 	}
 	if err != nil {

@@ -12,6 +12,7 @@ import (
 	"errors"
 	"log/slog"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -20,6 +21,7 @@ import (
 	"kplane/pkg/client"
 	"kplane/pkg/clock"
 	"kplane/pkg/events"
+	"kplane/test/framework/controllertest"
 	"kplane/test/framework/fakeapi"
 )
 
@@ -163,6 +165,11 @@ func TestSyncWaitsForTerminatingPods(t *testing.T) {
 	if waiting := f.ctrl.queue.Waiting(); !slices.Equal(waiting, []string{"shop"}) {
 		t.Errorf("queue waiting = %v, want [shop] requeued after a delay", waiting)
 	}
+	d := controllertest.ExpectDecision(t, f.server.Decisions("shop"), "", map[string]string{"remaining": "2"})
+	if !strings.HasPrefix(d.Message, "namespace shop Terminating: deleted every namespaced resource's collection, 2 objects remain in 1 resources, 0 deletes failed → estimate ") ||
+		!slices.Equal(d.Lines, []string{"pods.: 2 remaining"}) {
+		t.Errorf("decision %q %q; want 2 pods remaining and an estimate", d.Message, d.Lines)
+	}
 
 	// The kubelet confirms both stops; the next pass finalizes.
 	zero := int64(0)
@@ -176,6 +183,9 @@ func TestSyncWaitsForTerminatingPods(t *testing.T) {
 		t.Fatalf("second sync: %v", err)
 	}
 	f.server.ExpectActions(t, then(contentPass(), "update namespaces/status shop", "update namespaces/finalize shop")...)
+	controllertest.ExpectDecision(t, f.server.Decisions("shop"),
+		`namespace shop Terminating: deleted every namespaced resource's collection, nothing remains → remove the "kubernetes" finalizer (the apiserver then deletes the namespace)`,
+		map[string]string{"remaining": "0", "estimateSeconds": "0"})
 }
 
 // Objects held by a finalizer are reported per finalizer and waited for.

@@ -98,6 +98,8 @@ type Controller struct {
 	recorder events.EventRecorder
 	log      *slog.Logger
 	clock    clock.Clock
+	// decisions records what each sync decides about a node (decision.go).
+	decisions *controllerutil.DecisionLog
 
 	gracePeriod        time.Duration
 	startupGracePeriod time.Duration
@@ -147,6 +149,7 @@ func New(c *client.Client, informers *informer.SharedInformerFactory, recorder e
 		recorder:           recorder,
 		log:                logger.With("controller", Name),
 		clock:              clk,
+		decisions:          controllerutil.NewDecisionLog(informers.Journal(), Name, "nodes"),
 		gracePeriod:        orDefault(opts.NodeMonitorGracePeriod, DefaultNodeMonitorGracePeriod),
 		startupGracePeriod: orDefault(opts.NodeStartupGracePeriod, DefaultNodeStartupGracePeriod),
 		monitorPeriod:      orDefault(opts.NodeMonitorPeriod, DefaultNodeMonitorPeriod),

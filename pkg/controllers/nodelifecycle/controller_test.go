@@ -10,6 +10,7 @@ import (
 	"kplane/pkg/api"
 	apierrors "kplane/pkg/api/errors"
 	"kplane/pkg/controllers/controllerutil"
+	"kplane/test/framework/controllertest"
 	"kplane/test/framework/fakeapi"
 )
 
@@ -67,6 +68,16 @@ func TestSilentNodeIsMarkedUnknownAfterGracePeriod(t *testing.T) {
 	if got := f.events(); !slices.Equal(got, []string{"Normal NodeNotReady Node node1 status is now: NodeNotReady"}) {
 		t.Errorf("events = %q", got)
 	}
+	decisions := f.server.Decisions("node1")
+	if len(decisions) != 2 {
+		t.Fatalf("decisions %+v; want the Unknown verdict, then the taints", decisions)
+	}
+	controllertest.ExpectDecision(t, decisions[:1],
+		"node1: no heartbeat (Lease or Ready condition) for 51s > grace 50s → Ready=Unknown and the other kubelet conditions Unknown",
+		map[string]string{"secondsSinceHeartbeat": "51", "gracePeriodSeconds": "50"})
+	controllertest.ExpectDecision(t, decisions,
+		"node1 Ready=Unknown → taints node.kubernetes.io/unreachable:NoSchedule, node.kubernetes.io/unreachable:NoExecute (were none)",
+		map[string]string{"ready": "Unknown", "taints": "2"})
 
 	// The cache catches up with both writes: nothing more to do.
 	f.server.Put(t, fakeapi.Result[*api.Node](t, f.server, updateNode1))
@@ -129,6 +140,12 @@ func TestPodsOfUnknownNodeAreMarkedNotReady(t *testing.T) {
 	want := []string{"Normal NodeNotReady Node node1 status is now: NodeNotReady", "Warning NodeNotReady Node is not ready"}
 	if got := f.events(); !slices.Equal(got, want) {
 		t.Errorf("events = %q, want %q", got, want)
+	}
+	if decisions := f.server.Decisions("node1"); len(decisions) != 3 {
+		t.Errorf("decisions %+v; want Unknown, pods not ready, taints", decisions)
+	} else {
+		controllertest.ExpectDecision(t, decisions[:2], "node1 Ready=Unknown → mark its 1 ready pods Ready=False: default/web-1",
+			map[string]string{"pods": "1"})
 	}
 
 	// The caches catch up; the kubelet is still gone. A retry marks
@@ -280,6 +297,9 @@ func TestPodCIDRAssignment(t *testing.T) {
 	if b.Spec.PodCIDR != "10.244.4.0/24" {
 		t.Errorf("new-b got %q, want 10.244.4.0/24 (2 is new-a's, 3 is node3's)", b.Spec.PodCIDR)
 	}
+	controllertest.ExpectDecision(t, f.server.Decisions("new-b"), "new-b has no podCIDR → assign 10.244.4.0/24, the first free range",
+		map[string]string{"podCIDR": "10.244.4.0/24"})
+	controllertest.ExpectNoDecision(t, f.server.Decisions("node1"))
 	if got := f.events(); slices.ContainsFunc(got, func(e string) bool { return strings.Contains(e, "CIDR") }) {
 		t.Errorf("events = %q", got)
 	}

@@ -23,6 +23,7 @@ func (c *Controller) sync(ctx context.Context, name string) error {
 	cached, err := c.nodes.Get(name)
 	if apierrors.IsNotFound(err) {
 		c.health.forget(name)
+		c.decisions.Forget(name)
 		c.cidrs.release(name)
 		return nil
 	}
@@ -49,7 +50,9 @@ func (c *Controller) sync(ctx context.Context, name string) error {
 	if err != nil {
 		return errors.Join(append(errs, fmt.Errorf("list pods of node %s: %w", name, err))...)
 	}
-	if err := c.markPodsNotReady(ctx, podsToMarkNotReady(node, pods), now); err != nil {
+	notReady := podsToMarkNotReady(node, pods)
+	c.recordPodsNotReady(node, notReady)
+	if err := c.markPodsNotReady(ctx, notReady, now); err != nil {
 		errs = append(errs, err)
 	}
 
@@ -82,6 +85,7 @@ func (c *Controller) updateHealth(ctx context.Context, node *api.Node, now time.
 	if !markStatusUnknown(node, now) {
 		return nil // already Unknown: nothing new to say
 	}
+	c.recordUnknown(node, probe, grace, now)
 	updated, err := c.client.Nodes().UpdateStatus(ctx, node, client.UpdateOptions{})
 	if err != nil {
 		return fmt.Errorf("mark node %s Unknown (no heartbeat since %s): %w", node.Name, probe.Format(time.RFC3339), err)
@@ -99,6 +103,7 @@ func (c *Controller) updateTaints(ctx context.Context, node *api.Node, now time.
 		return nil
 	}
 	before := node.Spec.Taints
+	c.recordTaints(node, before, taints)
 	node.Spec.Taints = taints
 	updated, err := c.client.Nodes().Update(ctx, node, client.UpdateOptions{})
 	if err != nil {
@@ -124,6 +129,7 @@ func (c *Controller) ensurePodCIDR(ctx context.Context, node *api.Node) error {
 		c.recorder.Eventf(node, api.EventTypeNormal, eventCIDRNotAvailable, "Node %s status is now: %s", node.Name, eventCIDRNotAvailable)
 		return err
 	}
+	c.recordPodCIDR(node, cidr.String())
 	withCIDR := api.DeepCopy(node)
 	withCIDR.Spec.PodCIDR, withCIDR.Spec.PodCIDRs = cidr.String(), []string{cidr.String()}
 	updated, err := c.client.Nodes().Update(ctx, withCIDR, client.UpdateOptions{})

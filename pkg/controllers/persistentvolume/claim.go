@@ -48,12 +48,14 @@ func (c *Controller) syncUnboundClaim(ctx context.Context, claim *api.Persistent
 			return controllerutil.DoNotRetry(err) // a bad selector; validation should have refused it
 		}
 		if pv != nil {
+			c.recordClaim(claim, "bind to %s (the closest fit: fewest access modes, then least storage, then name)", pv.Name)
 			return c.bind(ctx, pv, claim)
 		}
 		if class := claimClass(claim); class != "" {
 			// A class's provisioner may make a volume (provision.go).
 			return c.provisionClaim(ctx, claim, class)
 		}
+		c.recordClaim(claim, "no storage class to provision one → stay Pending")
 		c.recorder.Event(claim, api.EventTypeNormal, ReasonFailedBinding, messageNoVolumeNoClass)
 		_, err = c.updateClaimStatus(ctx, claim, api.ClaimPending, nil)
 		return err
@@ -65,6 +67,7 @@ func (c *Controller) syncUnboundClaim(ctx context.Context, claim *api.Persistent
 		// Not there (yet): wait, Pending, for the volume's creation or a
 		// resync.
 		c.log.Debug("claim asks for a volume that does not exist", "claim", claimKey(claim), "volume", claim.Spec.VolumeName)
+		c.recordClaim(claim, "it asks for volume %s by name, which does not exist (yet) → stay Pending", claim.Spec.VolumeName)
 		_, err = c.updateClaimStatus(ctx, claim, api.ClaimPending, nil)
 		return err
 	}
@@ -74,16 +77,19 @@ func (c *Controller) syncUnboundClaim(ctx context.Context, claim *api.Persistent
 	if pv.Spec.ClaimRef == nil || isVolumeBoundToClaim(pv, claim) {
 		// Free, or reserved for this very claim: bind if it fits.
 		if reason := volumeMismatch(pv, claim); reason != "" {
+			c.recordClaim(claim, "it asks for volume %s by name, which does not fit (%s) → stay Pending", pv.Name, reason)
 			c.recorder.Eventf(claim, api.EventTypeWarning, ReasonVolumeMismatch, "Cannot bind to requested volume %q: %s", pv.Name, reason)
 			_, err = c.updateClaimStatus(ctx, claim, api.ClaimPending, nil)
 			return err
 		}
+		c.recordClaim(claim, "bind to %s, the volume it asks for by name", pv.Name)
 		return c.bind(ctx, pv, claim)
 	}
 	// The volume belongs to another claim.
 	if _, byController := claim.Annotations[annBoundByController]; !byController {
 		// The user pre-bound the claim to a busy volume: wait until it is
 		// free, as upstream does.
+		c.recordClaim(claim, "it asks for volume %s by name, which %s holds → wait, Pending", pv.Name, claimRefKey(pv.Spec.ClaimRef))
 		_, err = c.updateClaimStatus(ctx, claim, api.ClaimPending, nil)
 		return err
 	}

@@ -80,6 +80,9 @@ type Controller struct {
 	log      *slog.Logger
 	clock    clock.Clock
 	resync   time.Duration
+	// claimDecisions and volumeDecisions record what the syncs decide
+	// (decision.go).
+	claimDecisions, volumeDecisions *controllerutil.DecisionLog
 
 	volumeLister *informer.Lister[*api.PersistentVolume]
 	claimLister  *informer.Lister[*api.PersistentVolumeClaim]
@@ -112,16 +115,18 @@ func New(c *client.Client, informers *informer.SharedInformerFactory, recorder e
 	}
 	volumes, claims := informers.PersistentVolumes(), informers.PersistentVolumeClaims()
 	ctrl := &Controller{
-		client:       c,
-		recorder:     recorder,
-		log:          opts.Logger.With("controller", Name),
-		clock:        opts.Clock,
-		resync:       opts.ResyncPeriod,
-		volumeLister: volumes.Lister(),
-		claimLister:  claims.Lister(),
-		classLister:  informers.StorageClasses().Lister(),
-		claimQueue:   controllerutil.NewQueue(Name+"-claims", opts.Clock, informers),
-		volumeQueue:  controllerutil.NewQueue(Name+"-volumes", opts.Clock, informers),
+		client:          c,
+		recorder:        recorder,
+		log:             opts.Logger.With("controller", Name),
+		clock:           opts.Clock,
+		resync:          opts.ResyncPeriod,
+		claimDecisions:  controllerutil.NewDecisionLog(informers.Journal(), Name, "persistentvolumeclaims"),
+		volumeDecisions: controllerutil.NewDecisionLog(informers.Journal(), Name, "persistentvolumes"),
+		volumeLister:    volumes.Lister(),
+		claimLister:     claims.Lister(),
+		classLister:     informers.StorageClasses().Lister(),
+		claimQueue:      controllerutil.NewQueue(Name+"-claims", opts.Clock, informers),
+		volumeQueue:     controllerutil.NewQueue(Name+"-volumes", opts.Clock, informers),
 	}
 	var err error
 	ctrl.cachesSynced, err = controllerutil.AddEventHandlers(Name,
@@ -213,6 +218,7 @@ func (c *Controller) syncClaimKey(ctx context.Context, key string) error {
 	}
 	claim, err := c.claimLister.Namespace(namespace).Get(name)
 	if apierrors.IsNotFound(err) {
+		c.claimDecisions.Forget(key)
 		return nil
 	}
 	if err != nil {
@@ -226,6 +232,7 @@ func (c *Controller) syncClaimKey(ctx context.Context, key string) error {
 func (c *Controller) syncVolumeKey(ctx context.Context, key string) error {
 	pv, err := c.volumeLister.Get(key)
 	if apierrors.IsNotFound(err) {
+		c.volumeDecisions.Forget(key)
 		return nil
 	}
 	if err != nil {

@@ -9,6 +9,7 @@ import (
 	"kplane/pkg/api"
 	"kplane/pkg/events"
 	"kplane/pkg/informer"
+	"kplane/test/framework/controllertest"
 	"kplane/test/framework/fakeapi"
 )
 
@@ -113,6 +114,17 @@ func TestSyncClaimBindsSmallestFit(t *testing.T) {
 		t.Errorf("claim status %+v, want Bound with 2Gi RWO", status)
 	}
 	f.expectEvents(t)
+	d := controllertest.ExpectDecision(t, f.server.Decisions("default/data"),
+		`claim wants 1Gi [ReadWriteOnce], class "": 2 of 3 volumes fit → bind to small (the closest fit: fewest access modes, then least storage, then name)`,
+		map[string]string{"requested": "1Gi", "volumes": "3", "fit": "2"})
+	if want := []string{
+		`big (5Gi [ReadWriteOnce] class ""): fits`,
+		`small (2Gi [ReadWriteOnce] class ""): fits`,
+		`tiny (500Mi [ReadWriteOnce] class ""): requested PV is too small`,
+	}; !slices.Equal(d.Lines, want) {
+		t.Errorf("decision lines\n%q\nwant\n%q", d.Lines, want)
+	}
+	controllertest.ExpectNoDecision(t, f.server.Decisions("small")) // the volume's own sync decides nothing here
 }
 
 // Both ends already bound: a sync of either writes nothing.
@@ -131,6 +143,9 @@ func TestSyncClaimWithoutVolume(t *testing.T) {
 	f.syncClaim(t, "default/data")
 	f.server.ExpectActions(t)
 	f.expectEvents(t, "Normal FailedBinding no persistent volumes available for this claim and no storage class is set")
+	controllertest.ExpectDecision(t, f.server.Decisions("default/data"),
+		`claim wants 10Gi [ReadWriteOnce], class "": 0 of 1 volumes fit → no storage class to provision one → stay Pending`,
+		map[string]string{"fit": "0"})
 }
 
 // A claim of a class that does not exist and no volume of it stays
@@ -286,6 +301,9 @@ func TestSyncVolumeDeletePolicy(t *testing.T) {
 		volumePhase(api.VolumeBound), reclaimPolicy(api.PersistentVolumeReclaimDelete)))
 	f.syncVolume(t, "pv001")
 	f.server.ExpectActions(t, "update persistentvolumes/status pv001", "delete persistentvolumes pv001")
+	controllertest.ExpectDecision(t, f.server.Decisions("pv001"),
+		"claim default/data is gone → Released; persistentVolumeReclaimPolicy Delete → delete the PersistentVolume",
+		map[string]string{"reclaimPolicy": "Delete"})
 	opts := fakeapi.Sent[api.DeleteOptions](t, f.server, "delete persistentvolumes pv001")
 	if opts.Preconditions == nil || opts.Preconditions.UID == nil || *opts.Preconditions.UID != "uid-pv001" {
 		t.Errorf("delete options %+v, want the volume's UID as precondition", opts)
@@ -395,6 +413,8 @@ func TestSyncClaimWaitsForFirstConsumer(t *testing.T) {
 	f.syncClaim(t, "default/data")
 	f.server.ExpectActions(t)
 	f.expectEvents(t, "Normal WaitForFirstConsumer waiting for first consumer to be created before binding")
+	controllertest.ExpectDecision(t, f.server.Decisions("default/data"),
+		`claim wants 1Gi [ReadWriteOnce], class "standard": 0 of 0 volumes fit → class "standard" binds WaitForFirstConsumer and no pod using the claim is scheduled yet → wait, Pending`, nil)
 
 	f.syncClaim(t, "default/placed")
 	f.server.ExpectActions(t, "update persistentvolumeclaims placed")

@@ -38,6 +38,7 @@ const (
 func (c *Controller) provisionClaim(ctx context.Context, claim *api.PersistentVolumeClaim, className string) error {
 	class, err := c.classLister.Get(className)
 	if apierrors.IsNotFound(err) {
+		c.recordClaim(claim, "storage class %q does not exist → stay Pending", className)
 		c.recorder.Eventf(claim, api.EventTypeWarning, ReasonProvisioningFailed, messageStorageClassMissing, className)
 		_, err = c.updateClaimStatus(ctx, claim, api.ClaimPending, nil)
 		return err
@@ -47,10 +48,13 @@ func (c *Controller) provisionClaim(ctx context.Context, claim *api.PersistentVo
 	}
 	waits := class.VolumeBindingMode != nil && *class.VolumeBindingMode == api.VolumeBindingWaitForFirstConsumer
 	if _, placed := claim.Annotations[api.AnnSelectedNode]; waits && !placed {
+		c.recordClaim(claim, "class %q binds WaitForFirstConsumer and no pod using the claim is scheduled yet → wait, Pending", className)
 		c.recorder.Event(claim, api.EventTypeNormal, ReasonWaitForFirstConsumer, messageWaitForFirstConsumer)
 		_, err = c.updateClaimStatus(ctx, claim, api.ClaimPending, nil)
 		return err
 	}
+	c.recordClaim(claim, "class %q: hand the claim to provisioner %s (annotation %s) → Pending until it makes a volume",
+		className, class.Provisioner, api.AnnStorageProvisioner)
 	if claim.Annotations[api.AnnStorageProvisioner] != class.Provisioner || claim.Annotations[api.AnnBetaStorageProvisioner] != class.Provisioner {
 		updated := api.DeepCopy(claim)
 		if updated.Annotations == nil {

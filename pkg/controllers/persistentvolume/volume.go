@@ -105,9 +105,11 @@ func (c *Controller) claimOf(ctx context.Context, ref *api.ObjectReference) (*ap
 func (c *Controller) reclaimVolume(ctx context.Context, pv *api.PersistentVolume) error {
 	switch pv.Spec.PersistentVolumeReclaimPolicy {
 	case api.PersistentVolumeReclaimRetain, api.PersistentVolumeReclaimRecycle:
+		c.recordReclaim(pv, "keep it and its data, Released, until an admin deletes it or frees its claimRef")
 		return nil
 	case api.PersistentVolumeReclaimDelete:
 		// The UID precondition keeps a new volume of the same name safe.
+		c.recordReclaim(pv, "delete the PersistentVolume")
 		uid := pv.UID
 		err := c.client.PersistentVolumes().Delete(ctx, pv.Name, client.DeleteOptions{Preconditions: &api.Preconditions{UID: &uid}})
 		if err != nil && !apierrors.IsNotFound(err) {

@@ -48,6 +48,8 @@ type Options struct {
 type Controller struct {
 	client *client.Client
 	log    *slog.Logger
+	// decisions records each create and repair (decision.go).
+	decisions *controllerutil.DecisionLog
 	// rootCA is the PEM the ConfigMaps must hold.
 	rootCA string
 
@@ -79,6 +81,7 @@ func New(c *client.Client, informers *informer.SharedInformerFactory, _ events.E
 	ctrl := &Controller{
 		client:     c,
 		log:        logger.With("controller", Name),
+		decisions:  controllerutil.NewDecisionLog(informers.Journal(), Name, "configmaps"),
 		rootCA:     string(opts.RootCA),
 		namespaces: informers.Namespaces().Lister(),
 		configMaps: informers.ConfigMaps().Lister(),
@@ -152,12 +155,14 @@ func (c *Controller) Run(ctx context.Context, workers int) {
 // alone, so running it again changes nothing.
 func (c *Controller) sync(ctx context.Context, key string) error {
 	if _, err := c.namespaces.Get(key); apierrors.IsNotFound(err) {
+		c.decisions.Forget(key + "/" + api.RootCAConfigMapName)
 		return nil // deleted meanwhile
 	} else if err != nil {
 		return fmt.Errorf("get namespace %s from cache: %w", key, err)
 	}
 	current, err := c.configMaps.Namespace(key).Get(api.RootCAConfigMapName)
 	if apierrors.IsNotFound(err) {
+		c.recordCreate(key)
 		return c.create(ctx, key)
 	}
 	if err != nil {
@@ -167,6 +172,7 @@ func (c *Controller) sync(ctx context.Context, key string) error {
 	if !changed {
 		return nil
 	}
+	c.recordRepair(current)
 	// The update carries the cached resourceVersion: if someone changed the
 	// ConfigMap again meanwhile, the Conflict requeues and the next sync
 	// sees their change.

@@ -11,6 +11,7 @@ import (
 	apierrors "kplane/pkg/api/errors"
 	"kplane/pkg/events"
 	"kplane/pkg/informer"
+	"kplane/test/framework/controllertest"
 	"kplane/test/framework/fakeapi"
 )
 
@@ -108,6 +109,8 @@ func TestSyncPublishesTheCA(t *testing.T) {
 	if !ok || cm.Data[api.RootCAConfigMapKey] != testCA || cm.Annotations[DescriptionAnnotation] != Description {
 		t.Errorf("stored configmap = %+v, %v", cm, ok)
 	}
+	controllertest.ExpectDecision(t, f.server.Decisions("team-a/kube-root-ca.crt"),
+		"namespace team-a has no kube-root-ca.crt → create it with the cluster CA under ca.crt", nil)
 }
 
 // A repaired ConfigMap keeps what the user added besides the certificate.
@@ -124,6 +127,8 @@ func TestSyncRepairKeepsLabels(t *testing.T) {
 	if sent.Data[api.RootCAConfigMapKey] != testCA || sent.Labels["team"] != "a" {
 		t.Errorf("update sent %+v", sent)
 	}
+	controllertest.ExpectDecision(t, f.server.Decisions("team-a/kube-root-ca.crt"),
+		"team-a/kube-root-ca.crt: ca.crt is not the cluster CA → put the CA and the annotation back (labels and other annotations kept)", nil)
 }
 
 // Running sync twice changes nothing the second time once the cache has

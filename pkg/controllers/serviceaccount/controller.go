@@ -46,6 +46,8 @@ type Options struct {
 type Controller struct {
 	client *client.Client
 	log    *slog.Logger
+	// decisions records each account it decides to create (decision.go).
+	decisions *controllerutil.DecisionLog
 	// ensure are the account names every namespace must have.
 	ensure []string
 
@@ -79,6 +81,7 @@ func New(c *client.Client, informers *informer.SharedInformerFactory, _ events.E
 	ctrl := &Controller{
 		client:          c,
 		log:             logger.With("controller", Name),
+		decisions:       controllerutil.NewDecisionLog(informers.Journal(), Name, "serviceaccounts"),
 		ensure:          slices.Clone(ensure),
 		namespaces:      informers.Namespaces().Lister(),
 		serviceAccounts: informers.ServiceAccounts().Lister(),
@@ -139,6 +142,9 @@ func (c *Controller) Run(ctx context.Context, workers int) {
 func (c *Controller) sync(ctx context.Context, key string) error {
 	ns, err := c.namespaces.Get(key)
 	if apierrors.IsNotFound(err) {
+		for _, name := range c.ensure {
+			c.decisions.Forget(key + "/" + name)
+		}
 		return nil // deleted meanwhile: nothing to ensure
 	}
 	if err != nil {
@@ -150,6 +156,7 @@ func (c *Controller) sync(ctx context.Context, key string) error {
 	}
 	var errs []error
 	for _, name := range serviceAccountsToCreate(ns, c.ensure, exists) {
+		c.recordCreate(ns, name)
 		if err := c.create(ctx, ns.Name, name); err != nil {
 			errs = append(errs, err)
 		}

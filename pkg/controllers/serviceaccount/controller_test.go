@@ -11,6 +11,7 @@ import (
 	apierrors "kplane/pkg/api/errors"
 	"kplane/pkg/events"
 	"kplane/pkg/informer"
+	"kplane/test/framework/controllertest"
 	"kplane/test/framework/fakeapi"
 )
 
@@ -120,6 +121,8 @@ func TestSyncCreatesDefaultInTheNamespace(t *testing.T) {
 	if sa, ok := fakeapi.Get[*api.ServiceAccount](t, f.server, "team-a", "default"); !ok || sa.Namespace != "team-a" {
 		t.Errorf("stored account = %+v, %v; want team-a/default", sa, ok)
 	}
+	controllertest.ExpectDecision(t, f.server.Decisions("team-a/default"),
+		"namespace team-a (phase Active) has no ServiceAccount default → create it", map[string]string{"namespace": "team-a"})
 }
 
 // Running sync twice changes nothing the second time once the cache has

@@ -51,6 +51,8 @@ type Controller struct {
 	queue          *workqueue.Queue[string]
 	clock          clock.Clock
 	log            *slog.Logger
+	// decisions records each sync's step (decision.go).
+	decisions *controllerutil.DecisionLog
 
 	// cachesSynced are what Run waits for before the first sync.
 	cachesSynced []func() bool
@@ -78,6 +80,7 @@ func New(c *client.Client, informers *informer.SharedInformerFactory, recorder e
 		revisionLister: revisions.Lister(),
 		clock:          opts.Clock,
 		log:            opts.Logger.With("controller", Name),
+		decisions:      controllerutil.NewDecisionLog(informers.Journal(), Name, "statefulsets.apps"),
 		queue:          controllerutil.NewQueue(Name, opts.Clock, informers),
 	}
 	var err error

@@ -16,6 +16,7 @@ import (
 	apierrors "kplane/pkg/api/errors"
 	"kplane/pkg/controllers/controllerutil"
 	"kplane/pkg/events"
+	"kplane/test/framework/controllertest"
 	"kplane/test/framework/fakeapi"
 )
 
@@ -100,6 +101,10 @@ func TestSyncNewSetCreatesFirstPodOnly(t *testing.T) {
 	if got := f.recorder.Events(); !slices.Equal(got, want) {
 		t.Errorf("events %q, want %q", got, want)
 	}
+	controllertest.ExpectDecision(t, f.server.Decisions("default/web"),
+		"StatefulSet wants 3 replicas (OrderedReady, RollingUpdate partition 0): 0 exist, 0 Running and Ready, 0 at revision "+rev.Name+
+			", 0 beyond the replicas → create web-0 (missing)",
+		map[string]string{"replicas": "3", "existing": "0", "actions": "1"})
 }
 
 // A stale cache that has seen neither web-0 nor the status write: the
@@ -166,6 +171,10 @@ func TestSyncScaleDownDeletesHighestOnly(t *testing.T) {
 	if want := []string{"Normal SuccessfulDelete delete Pod web-2 in StatefulSet web successful"}; !slices.Equal(f.recorder.Events(), want) {
 		t.Errorf("events %q, want %q", f.recorder.Events(), want)
 	}
+	controllertest.ExpectDecision(t, f.server.Decisions("default/web"),
+		"StatefulSet wants 1 replicas (OrderedReady, RollingUpdate partition 0): 1 exist, 1 Running and Ready, 1 at revision "+rev.Name+
+			", 2 beyond the replicas → delete web-2 (scale down)",
+		map[string]string{"replicas": "1", "condemned": "2", "actions": "1"})
 }
 
 func ptrInt32(v int32) *int32 { return &v }

@@ -31,6 +31,7 @@ func (c *Controller) sync(ctx context.Context, key string) error {
 		// Deleted: the garbage collector removes its pods and revisions;
 		// the claims stay (retention policy Retain).
 		c.log.Debug("statefulset has been deleted", "key", key)
+		c.decisions.Forget(key)
 		return nil
 	}
 	if err != nil {
@@ -60,7 +61,9 @@ func (c *Controller) sync(ctx context.Context, key string) error {
 
 	var writeErr error
 	if set.DeletionTimestamp == nil {
-		actions := plan(planInputFor(set, pods, revs))
+		in := planInputFor(set, pods, revs)
+		actions := plan(in)
+		c.recordPlan(set, in, actions)
 		writeErr = c.apply(ctx, set, revs, actions)
 	}
 

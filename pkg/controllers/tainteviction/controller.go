@@ -57,6 +57,8 @@ type Controller struct {
 	recorder events.EventRecorder
 	log      *slog.Logger
 	clock    clock.Clock
+	// decisions records each pod's fate (decision.go).
+	decisions *controllerutil.DecisionLog
 
 	nodes *informer.Lister[*api.Node]
 	// pods is read by key, and by node through the shared pod informer's
@@ -84,12 +86,13 @@ func New(c *client.Client, informers *informer.SharedInformerFactory, recorder e
 		clk = clock.Real{}
 	}
 	ctrl := &Controller{
-		client:   c,
-		recorder: recorder,
-		log:      logger.With("controller", Name),
-		clock:    clk,
-		queue:    controllerutil.NewQueue(Name, clk, informers),
-		schedule: newEvictionSchedule(),
+		client:    c,
+		recorder:  recorder,
+		log:       logger.With("controller", Name),
+		clock:     clk,
+		decisions: controllerutil.NewDecisionLog(informers.Journal(), Name, "pods"),
+		queue:     controllerutil.NewQueue(Name, clk, informers),
+		schedule:  newEvictionSchedule(),
 	}
 
 	pods := informers.Pods()

@@ -1,11 +1,14 @@
 package tainteviction
 
 import (
+	"fmt"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
 	"kplane/pkg/api"
+	"kplane/test/framework/controllertest"
 	"kplane/test/framework/fakeapi"
 )
 
@@ -47,6 +50,9 @@ func TestUntoleratedTaintEvictsAtOnce(t *testing.T) {
 	if got := f.events(); !slices.Equal(got, []string{markingPlain}) {
 		t.Errorf("events = %q", got)
 	}
+	controllertest.ExpectDecision(t, f.server.Decisions(keyPlain),
+		"pod plain on node1 does not tolerate node.kubernetes.io/unreachable:NoExecute → evict now",
+		map[string]string{"node": "node1", "untolerated": "1"})
 	// The delete is graceful: the pod stays, Terminating, until its
 	// kubelet confirms.
 	if stored, ok := fakeapi.Get[*api.Pod](t, f.server, "default", "plain"); !ok || stored.DeletionTimestamp == nil {
@@ -70,6 +76,11 @@ func TestTolerationSecondsDelayEviction(t *testing.T) {
 			if got := f.controller.queue.Waiting(); !slices.Equal(got, []string{keyFast}) {
 				t.Errorf("waiting keys = %q, want the pod parked until its time is up", got)
 			}
+			evictAt := t0.Add(time.Duration(tt.seconds) * time.Second)
+			controllertest.ExpectDecision(t, f.server.Decisions(keyFast),
+				fmt.Sprintf("pod fast on node1 tolerates node.kubernetes.io/unreachable:NoExecute for %ds (the shortest tolerationSeconds), since 03:00:00 → evict at %s",
+					tt.seconds, evictAt.Format(time.TimeOnly)),
+				map[string]string{"tolerationSeconds": fmt.Sprint(tt.seconds), "evictAt": evictAt.Format(time.RFC3339)})
 
 			f.clock.Step(time.Duration(tt.seconds-1) * time.Second)
 			f.sync(t, keyFast) // one second early
@@ -79,6 +90,9 @@ func TestTolerationSecondsDelayEviction(t *testing.T) {
 			f.server.ExpectActions(t, statusFast, deleteFast)
 			if got := f.events(); !slices.Equal(got, []string{markingFast}) {
 				t.Errorf("events = %q", got)
+			}
+			if got := f.server.Decisions(keyFast); len(got) != 2 || !strings.HasSuffix(got[1].Message, ": evict now") {
+				t.Errorf("decisions %+v; want the scheduled eviction once (a repeat is skipped), then evict now", got)
 			}
 		})
 	}
@@ -122,6 +136,8 @@ func TestEvictionCancelledWhenTaintGoes(t *testing.T) {
 	if got := f.events(); !slices.Equal(got, []string{"Normal TaintManagerEviction Cancelling deletion of Pod default/fast"}) {
 		t.Errorf("events = %q", got)
 	}
+	controllertest.ExpectDecision(t, f.server.Decisions(keyFast),
+		"pod fast: no NoExecute taint left that it tolerates only for a while (taint removed, or the pod gone) → cancel its scheduled eviction", nil)
 
 	f.clock.Step(time.Minute) // the parked key comes back: nothing to do
 	f.sync(t, keyFast)

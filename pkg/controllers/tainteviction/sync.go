@@ -37,6 +37,7 @@ func (c *Controller) sync(ctx context.Context, key string) error {
 	pod, err := c.pods.Namespace(namespace).Get(name)
 	if apierrors.IsNotFound(err) {
 		c.cancel(key, namespace, name)
+		c.decisions.Forget(key)
 		return nil
 	}
 	if err != nil {
@@ -58,6 +59,7 @@ func (c *Controller) sync(ctx context.Context, key string) error {
 	allTolerated, used := matchingTolerations(taints, pod.Spec.Tolerations)
 	if !allTolerated {
 		c.log.Info("pod does not tolerate its node's NoExecute taints; deleting it", "pod", key, "node", pod.Spec.NodeName)
+		c.recordUntolerated(pod, taints)
 		c.cancel(key, namespace, name)
 		return c.evict(ctx, pod)
 	}
@@ -69,6 +71,7 @@ func (c *Controller) sync(ctx context.Context, key string) error {
 	now := c.clock.Now()
 	since, added := c.schedule.start(key, now)
 	deadline := since.Add(wait)
+	c.recordTolerated(pod, taints, wait, since, now)
 	if now.Before(deadline) {
 		if added {
 			c.log.Info("pod tolerates its node's NoExecute taints for a while; eviction scheduled",
@@ -104,6 +107,7 @@ func (c *Controller) cancel(key, namespace, name string) {
 		return
 	}
 	c.log.Info("eviction cancelled", "pod", key)
+	c.recordCancelled(namespace, name)
 	ref := &api.Pod{TypeMeta: api.TypeMeta{Kind: "Pod", APIVersion: "v1"}, ObjectMeta: api.ObjectMeta{Namespace: namespace, Name: name}}
 	c.recorder.Eventf(ref, api.EventTypeNormal, eventTaintManagerEviction, messageCancelling, key)
 }
