@@ -84,6 +84,9 @@ Only a cluster started with ` + "`ctl up --virtual-clock`" + ` has a clock to mo
 			if err != nil {
 				return err
 			}
+			if notice := advanceNotice(by, step); notice != "" {
+				fmt.Fprintln(f.errOut(), notice)
+			}
 			offset, err := clusterclock.Advance(cmd.Context(), c, by, clusterclock.AdvanceOptions{Step: step})
 			if err != nil {
 				return err
@@ -95,6 +98,17 @@ Only a cluster started with ` + "`ctl up --virtual-clock`" + ` has a clock to mo
 	}
 	cmd.Flags().DurationVar(&step, "step", step, "the most the clock moves at once; steps are a tenth of a second apart")
 	return cmd
+}
+
+// advanceNotice says how long an advance of more than 100 steps (10 s)
+// will take, so that it does not seem to hang; "" for a shorter one.
+func advanceNotice(by, step time.Duration) string {
+	steps := (by + step - 1) / step
+	if steps <= 100 {
+		return ""
+	}
+	return fmt.Sprintf("advancing the cluster clock %v in %d steps of %v: about %v of wall time",
+		by, steps, step, (time.Duration(steps) * clusterclock.DefaultStepPause).Round(time.Second))
 }
 
 // clusterOffset is how far the cluster clock is ahead of the wall clock,

@@ -96,6 +96,23 @@ func TestAgesOnTheClusterClock(t *testing.T) {
 	}
 }
 
+func TestAdvanceNoticeForLongAdvances(t *testing.T) {
+	for _, tt := range []struct {
+		by, step time.Duration
+		want     string
+	}{
+		{5 * time.Minute, 5 * time.Second, ""},
+		{500 * time.Second, 5 * time.Second, ""},
+		{501 * time.Second, 5 * time.Second, "advancing the cluster clock 8m21s in 101 steps of 5s: about 10s of wall time"},
+		{time.Hour, 5 * time.Second, "advancing the cluster clock 1h0m0s in 720 steps of 5s: about 1m12s of wall time"},
+		{time.Hour, time.Hour, ""},
+	} {
+		if got := advanceNotice(tt.by, tt.step); got != tt.want {
+			t.Errorf("advanceNotice(%v, %v) = %q, want %q", tt.by, tt.step, got, tt.want)
+		}
+	}
+}
+
 func TestTimeOnAWallClockCluster(t *testing.T) {
 	a := framework.StartAPIServer(t)
 	out := mustRun(t, a, "time")
