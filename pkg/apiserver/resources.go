@@ -6,6 +6,7 @@ import (
 
 	"kplane/pkg/api"
 	apierrors "kplane/pkg/api/errors"
+	"kplane/pkg/store/keys"
 )
 
 // resource describes one REST resource the apiserver serves: where it lives
@@ -70,19 +71,20 @@ func (r *resource) goType() reflect.Type {
 
 // keyPrefix is the etcd prefix of every object of this resource, or of those
 // in one namespace: /registry/pods/ or /registry/pods/default/.
+// The layout is package keys', which `ctl etcd` reads too.
 func (r *resource) keyPrefix(namespace string) string {
-	if r.namespaced && namespace != "" {
-		return "/registry/" + r.plural + "/" + namespace + "/"
+	if !r.namespaced {
+		namespace = ""
 	}
-	return "/registry/" + r.plural + "/"
+	return keys.Prefix(r.plural, namespace)
 }
 
 // key is where one object is stored in etcd.
 func (r *resource) key(namespace, name string) string {
-	if r.namespaced {
-		return "/registry/" + r.plural + "/" + namespace + "/" + name
+	if !r.namespaced {
+		namespace = ""
 	}
-	return "/registry/" + r.plural + "/" + name
+	return keys.Object(r.plural, namespace, name)
 }
 
 // verbs lists what the resource supports, for discovery.

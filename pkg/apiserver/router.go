@@ -115,7 +115,12 @@ func (s *Server) serveResource(w http.ResponseWriter, r *http.Request) {
 		writeError(w, notFoundPath())
 		return
 	}
-	s.metrics.instrument(w, info, func(w http.ResponseWriter) { s.dispatch(w, r, info) })
+	s.metrics.instrument(w, info, func(w http.ResponseWriter) {
+		if s.faults.inject(w, r, info) {
+			return // failed on purpose by `ctl fault api-error`
+		}
+		s.dispatch(w, r, info)
+	})
 }
 
 // dispatch sends a parsed request to the handler for its subresource and verb.

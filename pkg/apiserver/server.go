@@ -118,6 +118,8 @@ type Server struct {
 	pki     *pki.Bundle
 	alloc   *allocators
 	metrics *metrics
+	// faults are the api-error rules of `ctl fault api-error` (faults.go).
+	faults *faultInjector
 	// recent passes objects this server wrote to the watch cache.
 	recent recentWrites
 	// terminating remembers namespaces this server marked for deletion (name → time).
@@ -128,6 +130,10 @@ type Server struct {
 	// with Options.VirtualClock the cluster clock (virtual).
 	clock   clock.Clock
 	virtual *clock.Virtual
+
+	// watchFence holds new watches while a compaction fault runs
+	// (fault_compact.go): watches set up under its read lock.
+	watchFence sync.RWMutex
 
 	httpServer *http.Server
 	embedded   *store.Embedded
@@ -159,11 +165,12 @@ func Start(ctx context.Context, opts Options) (*Server, error) {
 	log = log.With("component", "apiserver")
 	ctx, cancel := context.WithCancel(ctx)
 	s := &Server{opts: opts, log: log, reg: newRegistry(builtinResources()), cancel: cancel, ctx: ctx, metrics: newMetrics(),
-		done: make(chan struct{}), started: time.Now(), clock: clock.Real{}}
+		done: make(chan struct{}), started: time.Now(), clock: clock.Real{}, faults: newFaultInjector(clock.Real{}, opts.Journal)}
 	if opts.VirtualClock {
 		s.virtual = clock.VirtualFor(opts.Clock)
 		s.clock = s.virtual
 	}
+	s.registerFaultRoutes()
 	if err := s.start(ctx); err != nil {
 		cancel()
 		s.shutdown()
@@ -240,6 +247,10 @@ func (s *Server) start(ctx context.Context) error {
 			return fmt.Errorf("watch cache for %s did not load", res.plural)
 		}
 	}
+
+	// The debug API's etcd browser and compaction fault; only served
+	// when the apiserver has a journal.
+	s.registerDebugRoutes()
 
 	// Security: CA and serving certificate, bearer tokens.
 	bundle, err := pki.Ensure(filepath.Join(s.opts.DataDir, "pki"), []string{s.opts.BindAddress})

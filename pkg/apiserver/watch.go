@@ -80,6 +80,11 @@ func (s *Server) serveWatch(w http.ResponseWriter, r *http.Request, info *reques
 	stop := context.AfterFunc(s.ctx, cancel)
 	defer stop()
 
+	// Set up under the fence, so a compaction fault that starts now
+	// drops this watch or finds it held until it has compacted.
+	leaveFence := s.enterWatchFence()
+	defer leaveFence()
+
 	prefix := res.keyPrefix(info.namespace)
 	c := s.caches[res]
 
@@ -123,6 +128,7 @@ func (s *Server) serveWatch(w http.ResponseWriter, r *http.Request, info *reques
 		return
 	}
 	defer watcher.Stop()
+	leaveFence()
 
 	stream.start()
 	for _, so := range initial {

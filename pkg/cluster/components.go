@@ -39,6 +39,16 @@ const (
 	ControllerManagerComponent = "controller-manager"
 )
 
+// ControllerManagerComponentN is the component name of the n-th
+// controller-manager (from 1): "controller-manager", then
+// "controller-manager-2", "controller-manager-3".
+func ControllerManagerComponentN(n int) string {
+	if n <= 1 {
+		return ControllerManagerComponent
+	}
+	return ControllerManagerComponent + "-" + strconv.Itoa(n)
+}
+
 // KubeletComponent is the component name of the kubelet for nodeName.
 func KubeletComponent(nodeName string) string { return "kubelet-" + nodeName }
 
@@ -97,7 +107,7 @@ func (l layout) kubeconfig(component string) string {
 }
 
 // planComponents lists the processes of the cluster o describes, in start
-// order. The controller-manager is planned only when its binary exists.
+// order. The controller-managers are planned only when their binary exists.
 func planComponents(o Options) ([]component, error) {
 	l := layout{o.DataDir}
 	bin := func(name string) string { return filepath.Join(o.BinDir, name) }
@@ -117,9 +127,13 @@ func planComponents(o Options) ([]component, error) {
 		user: auth.SchedulerUser(),
 		args: []string{bin(schedulerBinary), "--kubeconfig", l.kubeconfig(SchedulerComponent), "--leader-elect"},
 	}}
-	if isExecutable(bin(controllerManagerBinary)) {
+	for i := 1; i <= max(o.ControllerManagers, 1) && isExecutable(bin(controllerManagerBinary)); i++ {
+		// Every controller-manager is a candidate for the same Lease, with
+		// its own kubeconfig (the same user, as kubeadm's HA control
+		// planes give each node a controller-manager.conf).
+		name := ControllerManagerComponentN(i)
 		plan = append(plan, component{
-			name: ControllerManagerComponent,
+			name: name,
 			role: roleController,
 			user: auth.ControllerManagerUser(),
 			// Port 0: several clusters (the e2e tests start many) must not
@@ -127,7 +141,7 @@ func planComponents(o Options) ([]component, error) {
 			// hostpath provisioner, kind's local-path provisioner in
 			// kplane, keeps its volumes in the data dir, so they stay with
 			// the cluster's etcd data across `ctl down` and `ctl up`.
-			args: []string{bin(controllerManagerBinary), "--kubeconfig", l.kubeconfig(ControllerManagerComponent), "--leader-elect", "--bind-address", "127.0.0.1:0",
+			args: []string{bin(controllerManagerBinary), "--kubeconfig", l.kubeconfig(name), "--leader-elect", "--bind-address", "127.0.0.1:0",
 				"--controllers", "*,hostpath-provisioner", "--hostpath-volumes-dir", l.volumesDir()},
 		})
 	}

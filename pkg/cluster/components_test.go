@@ -121,6 +121,31 @@ func TestPlanComponentsOnTheVirtualClock(t *testing.T) {
 	}
 }
 
+func TestPlanComponentsTwoControllerManagers(t *testing.T) {
+	bin := fakeBinDir(t, "apiserver", "scheduler", "kubelet", "controller-manager")
+	plan, err := planComponents(Options{DataDir: "/data", BinDir: bin, Runtime: RuntimeSimulated, ControllerManagers: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(plan) != 5 || plan[2].name != "controller-manager" || plan[3].name != "controller-manager-2" {
+		t.Fatalf("plan = %+v, want apiserver, scheduler, controller-manager, controller-manager-2, kubelet-control-plane", plan)
+	}
+	second := plan[3]
+	if second.user.Name != auth.ControllerManagerUserName || second.role != roleController {
+		t.Errorf("controller-manager-2 runs as %q (role %v), want the controller-manager's user, a controller", second.user.Name, second.role)
+	}
+	// Its own kubeconfig and debug endpoint file, and a candidate for the
+	// same Lease as the first.
+	if got := strings.Join(second.args[1:], " "); got != "--kubeconfig /data/kubeconfigs/controller-manager-2.kubeconfig --leader-elect --bind-address 127.0.0.1:0"+
+		" --controllers *,hostpath-provisioner --hostpath-volumes-dir /data/volumes"+
+		" --debug-ring-size 0 --debug-endpoint-file /data/debug/controller-manager-2.json --debug-component-name controller-manager-2" {
+		t.Errorf("controller-manager-2 args = %s", got)
+	}
+	if err := (Options{DataDir: "/data", ControllerManagers: 4}).Validate(); err == nil || !strings.Contains(err.Error(), "--controller-managers 4 out of range 1..3") {
+		t.Errorf("4 controller-managers: err %v", err)
+	}
+}
+
 func TestPlanComponentsNeedsTheBinaries(t *testing.T) {
 	bin := fakeBinDir(t, "apiserver", "scheduler")
 	_, err := planComponents(Options{DataDir: "/data", BinDir: bin, Runtime: RuntimeSimulated})

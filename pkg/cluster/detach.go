@@ -27,6 +27,7 @@ func SupervisorArgs(o Options) []string {
 		"--bin-dir", o.BinDir,
 		"--ready-timeout", o.ReadyTimeout.String(),
 		"--default-storage-class=" + strconv.FormatBool(o.DefaultStorageClass),
+		"--controller-managers", strconv.Itoa(max(o.ControllerManagers, 1)),
 		"--virtual-clock=" + strconv.FormatBool(o.VirtualClock),
 		"--debug-ring-size", strconv.Itoa(o.DebugRingSize),
 	}

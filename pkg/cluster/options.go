@@ -19,6 +19,10 @@ const (
 	RuntimeProcess = "process"
 )
 
+// MaxControllerManagers is the largest --controller-managers value: one
+// leader and two standbys are all a lesson needs.
+const MaxControllerManagers = 3
+
 // MaxNodes is the largest --nodes value: node i gets the pod CIDR
 // 10.244.<i>.0/24, and the control-plane node has 10.244.0.0/24.
 const MaxNodes = 255
@@ -34,6 +38,13 @@ type Options struct {
 	Nodes int
 	// Runtime is every kubelet's container runtime: "simulated" or "process".
 	Runtime string
+	// ControllerManagers is how many controller-managers run, each a
+	// candidate in the leader election of the Lease
+	// kube-system/kube-controller-manager: the first is
+	// "controller-manager", the others "controller-manager-2" and so on.
+	// One leads; the others are standbys with warm caches, which is what
+	// `ctl fault kill controller-manager` shows. 0 means 1.
+	ControllerManagers int
 	// Port is the apiserver's secure port; 0 picks a free one (kept for
 	// restarts of the apiserver within the same Up).
 	Port int
@@ -80,6 +91,7 @@ func DefaultOptions() Options {
 		DataDir:             ".kplane",
 		Nodes:               2,
 		Runtime:             RuntimeSimulated,
+		ControllerManagers:  1,
 		Port:                6443,
 		ReadyTimeout:        time.Minute,
 		DefaultStorageClass: true,
@@ -97,6 +109,9 @@ func (o Options) Validate() error {
 	}
 	if o.Nodes < 0 || o.Nodes > MaxNodes {
 		return fmt.Errorf("--nodes %d out of range 0..%d", o.Nodes, MaxNodes)
+	}
+	if o.ControllerManagers < 0 || o.ControllerManagers > MaxControllerManagers {
+		return fmt.Errorf("--controller-managers %d out of range 1..%d", o.ControllerManagers, MaxControllerManagers)
 	}
 	if o.Runtime != RuntimeSimulated && o.Runtime != RuntimeProcess {
 		return fmt.Errorf("--runtime %q: must be %q or %q", o.Runtime, RuntimeSimulated, RuntimeProcess)

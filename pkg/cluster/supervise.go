@@ -65,12 +65,20 @@ func (c *Cluster) supervise(p *process) {
 			}
 			return
 		}
-		c.console.say("%s exited: %s; restarting in %s", p.name, r.exitReason(), delay)
+		wait := delay
+		if held := time.Until(c.layout.heldDownUntil(p.name)); held > wait {
+			// `ctl fault kill --down-for` asked to keep it away a while.
+			c.console.say("%s exited: %s; held down for %s by `ctl fault kill --down-for`, then restarted", p.name, r.exitReason(), held.Round(time.Second))
+			wait = held
+		} else {
+			c.console.say("%s exited: %s; restarting in %s", p.name, r.exitReason(), delay)
+		}
 		select {
-		case <-time.After(delay):
+		case <-time.After(wait):
 		case <-c.stopping:
 			return
 		}
+		_ = ReleaseHoldDown(c.opts.DataDir, p.name)
 		delay = min(2*delay, c.restart.maxDelay)
 		if _, err := c.startProcess(p); err != nil {
 			c.console.say("%s: %v", p.name, err)

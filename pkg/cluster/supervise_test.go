@@ -5,6 +5,7 @@ import (
 	"os"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -186,4 +187,21 @@ func processIndex(c *Cluster, name string) int {
 		}
 	}
 	panic("no process " + name)
+}
+
+func TestSupervisorKeepsAComponentHeldDownAway(t *testing.T) {
+	c, out := startShellCluster(t, map[string]string{"steady": "while :; do sleep 0.05; done"}, nil)
+	p := c.procs[processIndex(c, "steady")]
+	first, _ := p.latest()
+	if err := HoldDown(c.opts.DataDir, "steady", time.Now().Add(300*time.Millisecond)); err != nil {
+		t.Fatal(err)
+	}
+	first.signal(syscall.SIGKILL)
+	waitFor(t, "the restart after the hold", func() bool { _, restarts := p.latest(); return restarts == 1 })
+	if !strings.Contains(out.String(), "steady exited: signal: killed; held down for") {
+		t.Errorf("console:\n%s\nwant the hold said", out.String())
+	}
+	if !c.layout.heldDownUntil("steady").IsZero() {
+		t.Error("the hold file is still there after the restart; the next exit would be held too")
+	}
 }

@@ -110,7 +110,7 @@ func TestSupervisorArgsParseAsUpFlags(t *testing.T) {
 		t.Fatalf("up does not accept %v: %v", args, err)
 	}
 	for flag, want := range map[string]string{"supervise": "true", "data-dir": ".kplane", "port": "0", "bin-dir": "/bin-dir", "nodes": "2", "runtime": "simulated", "ready-timeout": "1m0s",
-		"default-storage-class": "false", "debug-ring-size": "0", "virtual-clock": "true"} {
+		"default-storage-class": "false", "controller-managers": "1", "debug-ring-size": "0", "virtual-clock": "true"} {
 		if got := up.Flags().Lookup(flag).Value.String(); got != want {
 			t.Errorf("--%s = %q, want %q", flag, got, want)
 		}

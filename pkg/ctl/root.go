@@ -65,8 +65,6 @@ Cluster:
   ctl up              start the cluster in ./.kplane (Ctrl-C stops it; -d detaches)
   ctl status          say what runs
   ctl down            stop a detached cluster
-  ctl time            the cluster clock and the wall clock; time advance moves a
-                      --virtual-clock cluster's clock forward
   ctl debug endpoints where each component serves its debug API (docs/debug-api.md)
 
 Objects (kubectl's verbs, messages and exit codes):
@@ -98,6 +96,15 @@ Objects (kubectl's verbs, messages and exit codes):
   ctl explain         describe a kind's fields (ctl explain deployment.spec)
   ctl config          show and change the kubeconfig's contexts
   ctl completion      shell completion for verbs, kinds and object names
+
+Inside the cluster:
+  ctl queues          every controller's workqueue: depth, keys processing and waiting, retries; -w
+  ctl etcd            the apiserver's etcd: ls keys, get a value, a key's history of revisions
+  ctl fault           inject a fault: kill a component, api-error (fail or hold requests),
+                      drop-watch, compact (etcd compacted, every watch gets 410 Gone),
+                      pause-kubelet|resume-kubelet (a node's heartbeat)
+  ctl time            the cluster clock and the wall clock; time advance moves the clock of
+                      a cluster started with --virtual-clock
 
 Which cluster: --kubeconfig, else the first existing file of $KUBECONFIG,
 else ./.kplane/kubeconfig (the cluster ` + "`ctl up`" + ` started here), else
@@ -147,9 +154,12 @@ else ./.kplane/kubeconfig (the cluster ` + "`ctl up`" + ` started here), else
 	root.AddCommand(newExposeCommand(f))
 	root.AddCommand(newDiffCommand(f))
 
-	// Seeing inside the cluster.
+	// Seeing inside: the workqueues, etcd's keys and history, and faults
+	// to inject.
+	root.AddCommand(newQueuesCommand(streams, debugAPI))
+	root.AddCommand(newEtcdCommand(f))
+	root.AddCommand(newFaultCommand(f, debugAPI))
 	root.AddCommand(newTimeCommand(f))
-	root.AddCommand(newFaultCommand(streams, debugAPI))
 	return root, f
 }
 

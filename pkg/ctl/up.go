@@ -44,6 +44,8 @@ back with everything it stored.`,
 	f.StringVar(&opts.DataDir, "data-dir", opts.DataDir, "directory for the cluster's etcd data, PKI, kubeconfigs and logs")
 	f.IntVar(&opts.Nodes, "nodes", opts.Nodes, "number of worker nodes besides the control-plane node")
 	f.StringVar(&opts.Runtime, "runtime", opts.Runtime, `container runtime of every kubelet: "simulated" or "process"`)
+	f.IntVar(&opts.ControllerManagers, "controller-managers", opts.ControllerManagers,
+		"how many controller-managers run (1 to 3): one leads, the others (controller-manager-2 …) wait on the Lease as warm standbys")
 	f.IntVar(&opts.Port, "port", opts.Port, "apiserver secure port; 0 picks a free port")
 	f.BoolVar(&opts.DefaultStorageClass, "default-storage-class", opts.DefaultStorageClass,
 		"create the default StorageClass \"standard\" (provisioner kplane.io/hostpath, volumes under DATA_DIR/volumes) in a cluster without classes, as kind does")

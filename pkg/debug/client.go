@@ -111,6 +111,24 @@ func (c *Client) Post(ctx context.Context, ep Endpoint, path string, body, v any
 	return nil
 }
 
+// Delete sends a DELETE to ep's path and decodes the answer into v (when v
+// is not nil).
+func (c *Client) Delete(ctx context.Context, ep Endpoint, path string, v any) error {
+	resp, err := c.do(ctx, http.MethodDelete, ep, path, nil)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	if v == nil {
+		_, _ = io.Copy(io.Discard, resp.Body)
+		return nil
+	}
+	if err := json.NewDecoder(resp.Body).Decode(v); err != nil {
+		return fmt.Errorf("%s: decode %s: %w", ep.Component, path, err)
+	}
+	return nil
+}
+
 // do sends one request and turns a non-2xx answer into an error carrying
 // the Status message the component sent.
 func (c *Client) do(ctx context.Context, method string, ep Endpoint, path string, body io.Reader) (*http.Response, error) {

@@ -31,6 +31,7 @@ type Journal struct {
 
 	queues  map[string]QueueSource
 	leaders []LeaderSource
+	watches []WatchDropper
 	// routes holds the component's own routes (Handle); a ServeMux may
 	// gain patterns while it serves, so routes added after the server
 	// started are served too.

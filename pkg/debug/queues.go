@@ -18,6 +18,10 @@ type QueueState struct {
 	Name string `json:"name"`
 	// Depth is how many keys wait to be handed to a worker.
 	Depth int `json:"depth"`
+	// Now is the component's clock when the state was read: a key's age
+	// is Now minus its Since (the component's clock may be a virtual one,
+	// so the reader's own clock would not do).
+	Now time.Time `json:"now,omitempty"`
 	// Queued are the keys waiting for a worker, oldest first.
 	Queued []QueueKey `json:"queued,omitempty"`
 	// Dirty are keys added again while a worker processes them; they go
@@ -36,8 +40,9 @@ type QueueKey struct {
 	// Retries is how many times the key failed in a row (the rate
 	// limiter's count; Forget resets it).
 	Retries int `json:"retries,omitempty"`
-	// Since is when the key entered its current state (queued, dirty,
-	// processing, waiting).
+	// Since is when the key entered its current state: for a queued key
+	// when it was queued, for a processing key when its worker got it.
+	// Unset for dirty and waiting keys.
 	Since time.Time `json:"since,omitempty"`
 	// Delay is, for a waiting key, how long until it is queued again.
 	Delay time.Duration `json:"delay,omitempty"`

@@ -57,6 +57,7 @@ func (j *Journal) Handler(authn Authenticator, withMetrics bool) http.Handler {
 	mux.HandleFunc("GET "+PathQueues, func(w http.ResponseWriter, _ *http.Request) { writeJSON(w, j.Queues()) })
 	mux.HandleFunc("GET "+PathLeader, func(w http.ResponseWriter, _ *http.Request) { writeJSON(w, j.Leaders()) })
 	mux.HandleFunc("GET "+PathInfo, func(w http.ResponseWriter, _ *http.Request) { writeJSON(w, j.info()) })
+	mux.HandleFunc("POST "+PathFaultDropWatch, j.serveDropWatch)
 	if withMetrics {
 		mux.Handle("GET /metrics", promhttp.Handler())
 		mux.HandleFunc("/debug/pprof/", pprof.Index)

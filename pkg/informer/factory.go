@@ -3,6 +3,7 @@ package informer
 import (
 	"context"
 	"reflect"
+	"slices"
 	"sync"
 	"time"
 
@@ -42,13 +43,16 @@ type SharedInformerFactory struct {
 // (0: none, the usual choice in kplane's controllers). Options: WithNamespace,
 // WithTweakListOptions, WithTrace, WithClock, WithLogger, WithBackoff.
 func NewSharedInformerFactory(c *client.Client, defaultResync time.Duration, opts ...Option) *SharedInformerFactory {
-	return &SharedInformerFactory{
+	f := &SharedInformerFactory{
 		client:        c,
 		defaultResync: defaultResync,
 		opts:          buildOptions(opts),
 		informers:     map[client.Resource]SharedIndexInformer{},
 		started:       map[client.Resource]bool{},
 	}
+	// `ctl fault drop-watch` reaches the informers through the journal.
+	f.opts.journal.RegisterWatches(f)
+	return f
 }
 
 // InformerFor returns the factory's informer for res, calling newInformer to
@@ -115,6 +119,30 @@ func (f *SharedInformerFactory) WaitForCacheSync(ctx context.Context) map[client
 		result[res] = WaitForCacheSync(ctx, inf.HasSynced)
 	}
 	return result
+}
+
+// DropWatches ends the watch of every running informer, as a broken
+// connection would, and returns the resources whose watch it ended, sorted.
+// Each reflector watches again at once from its last resourceVersion, so
+// nothing is missed and nothing relisted. It is the informers' side of
+// `ctl fault drop-watch`.
+func (f *SharedInformerFactory) DropWatches() []string {
+	f.mu.Lock()
+	informers := make(map[client.Resource]SharedIndexInformer, len(f.informers))
+	for res, inf := range f.informers {
+		if f.started[res] {
+			informers[res] = inf
+		}
+	}
+	f.mu.Unlock()
+	var dropped []string
+	for res, inf := range informers {
+		if d, ok := inf.(interface{ dropWatch() bool }); ok && d.dropWatch() {
+			dropped = append(dropped, res.String())
+		}
+	}
+	slices.Sort(dropped)
+	return dropped
 }
 
 // Shutdown stops every informer the factory started and waits until their

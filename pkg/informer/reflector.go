@@ -123,6 +123,9 @@ type Reflector struct {
 	// to list at lastSyncResourceVersion (it is compacted); the next list
 	// asks for the latest state instead.
 	lastSyncResourceVersionUnavailable bool
+	// cancelWatch ends the watch in progress (nil between watches), for
+	// DropWatch.
+	cancelWatch context.CancelFunc
 }
 
 // NewReflector returns a Reflector that mirrors what lw lists and watches
@@ -259,32 +262,25 @@ func (r *Reflector) watch(ctx context.Context) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		timeout := int64(r.watchTimeout.Seconds() * (1 + rand.Float64()))
 		rv := r.LastSyncResourceVersion()
-		w, err := r.lw.Watch(ctx, client.ListOptions{
-			ResourceVersion:     rv,
-			AllowWatchBookmarks: true,
-			TimeoutSeconds:      &timeout,
-		})
-		if err != nil {
-			if isRetriableWatchError(err) {
-				// The apiserver is away or busy, but our resourceVersion is
-				// still good: wait and watch again, no relist needed.
-				r.log.Info("watch could not start, retrying after back-off", "resourceVersion", rv, "err", err)
-				if !r.sleep(ctx, r.backoff.next()) {
-					return ctx.Err()
-				}
-				continue
-			}
-			return fmt.Errorf("start watch of %s from resourceVersion %s: %w", r.name, rv, err)
-		}
-		err = r.handleWatch(ctx, w)
-		w.Stop()
+		started, dropped, err := r.watchOnce(ctx, rv)
 		switch {
-		case err == nil:
-			r.log.Debug("watch ended, resuming", "resourceVersion", r.LastSyncResourceVersion())
 		case ctx.Err() != nil:
 			return ctx.Err()
+		case dropped:
+			// Ended on purpose (DropWatch): watch again now, from where we are.
+			r.traceRewatch()
+		case !started && isRetriableWatchError(err):
+			// The apiserver is away or busy, but our resourceVersion is
+			// still good: wait and watch again, no relist needed.
+			r.log.Info("watch could not start, retrying after back-off", "resourceVersion", rv, "err", err)
+			if !r.sleep(ctx, r.backoff.next()) {
+				return ctx.Err()
+			}
+		case !started:
+			return fmt.Errorf("start watch of %s from resourceVersion %s: %w", r.name, rv, err)
+		case err == nil:
+			r.log.Debug("watch ended, resuming", "resourceVersion", r.LastSyncResourceVersion())
 		case errors.Is(err, errShortWatch), apierrors.IsTooManyRequests(err):
 			r.log.Info("watch ended early, retrying after back-off", "resourceVersion", rv, "err", err)
 			if !r.sleep(ctx, r.backoff.next()) {
@@ -293,6 +289,63 @@ func (r *Reflector) watch(ctx context.Context) error {
 		default:
 			return err
 		}
+	}
+}
+
+// watchOnce runs one watch from rv until it ends. started says whether the
+// apiserver accepted it; dropped, that DropWatch ended it; err is the
+// failure to start it or handleWatch's verdict on how it ended.
+func (r *Reflector) watchOnce(ctx context.Context, rv string) (started, dropped bool, err error) {
+	// Each watch has a context of its own, so DropWatch can end this one
+	// without stopping the reflector.
+	watchCtx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	r.setCancelWatch(cancel)
+	defer r.setCancelWatch(nil)
+	timeout := int64(r.watchTimeout.Seconds() * (1 + rand.Float64()))
+	w, err := r.lw.Watch(watchCtx, client.ListOptions{
+		ResourceVersion:     rv,
+		AllowWatchBookmarks: true,
+		TimeoutSeconds:      &timeout,
+	})
+	if err == nil {
+		started = true
+		err = r.handleWatch(watchCtx, w)
+		w.Stop()
+	}
+	return started, watchCtx.Err() != nil && ctx.Err() == nil, err
+}
+
+// DropWatch ends the watch in progress, as a broken connection would, and
+// reports whether there was one. The reflector watches again at once from
+// the last resourceVersion it saw: no relist, and no event missed or
+// repeated (the lesson of `ctl fault drop-watch`). Between watches (while
+// listing or backing off) there is nothing to drop.
+func (r *Reflector) DropWatch() bool {
+	r.mu.Lock()
+	cancel := r.cancelWatch
+	r.cancelWatch = nil
+	r.mu.Unlock()
+	if cancel == nil {
+		return false
+	}
+	cancel()
+	return true
+}
+
+func (r *Reflector) setCancelWatch(cancel context.CancelFunc) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.cancelWatch = cancel
+}
+
+// traceRewatch reports a dropped watch and the resourceVersion the next
+// one starts from.
+func (r *Reflector) traceRewatch() {
+	rv := r.LastSyncResourceVersion()
+	r.log.Info("watch dropped on request, watching again", "resourceVersion", rv)
+	if r.trace != nil {
+		r.trace(StageRewatch, "", "rv="+rv+" reason=dropped")
 	}
 }
 

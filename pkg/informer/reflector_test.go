@@ -394,3 +394,44 @@ func drainInto(t *testing.T, fifo *DeltaFIFO, indexer Indexer) {
 		applyDeltasToCache(t, indexer, d)
 	}
 }
+
+func TestReflectorDropWatchWatchesAgainFromTheLastResourceVersion(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		lw := newFakeListWatch()
+		a := lw.create(fixturePod("default", "a"))
+		store := &recordingStore{}
+		trace := &traceRecorder{}
+		r := NewReflector("pods", lw, store, ReflectorOptions{Logger: quietLogger, Trace: trace.tracer()})
+		if r.DropWatch() {
+			t.Error("DropWatch before Run reported a watch to drop")
+		}
+		stop := runReflector(t, r)
+		defer stop()
+		synctest.Wait()
+
+		lw.update(a)
+		synctest.Wait()
+		if !r.DropWatch() {
+			t.Fatal("DropWatch found no watch in progress")
+		}
+		// Written while the reflector is between watches: the next watch,
+		// from resourceVersion 2, replays it.
+		lw.create(fixturePod("default", "b"))
+		synctest.Wait()
+
+		want := []string{"replace [a@1] at 1", "update a@2", "add b@3"}
+		if got := store.recorded(); !slices.Equal(got, want) {
+			t.Errorf("store calls (none missed, none repeated):\n got %q\nwant %q", got, want)
+		}
+		lists, watches := lw.calls()
+		if len(lists) != 1 {
+			t.Errorf("listed %d times, want once: a dropped watch needs no relist", len(lists))
+		}
+		if got := watchRVs(watches); !slices.Equal(got, []string{"1", "2"}) {
+			t.Errorf("watched from %v, want [1 2]: again at once, from the last resourceVersion seen", got)
+		}
+		if !slices.Contains(trace.recorded(), "rewatch  rv=2 reason=dropped") {
+			t.Errorf("trace %q has no rewatch line from rv 2", trace.recorded())
+		}
+	})
+}

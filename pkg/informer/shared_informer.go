@@ -232,6 +232,15 @@ func (s *sharedIndexInformer) LastSyncResourceVersion() string {
 	return r.LastSyncResourceVersion()
 }
 
+// dropWatch ends the reflector's watch in progress, if the informer runs
+// and is watching (see Reflector.DropWatch).
+func (s *sharedIndexInformer) dropWatch() bool {
+	s.mu.Lock()
+	r := s.reflector
+	s.mu.Unlock()
+	return r != nil && r.DropWatch()
+}
+
 // Run wires reflector → DeltaFIFO → handleDeltas and runs them with the
 // processor until ctx ends.
 func (s *sharedIndexInformer) Run(ctx context.Context) {

@@ -23,6 +23,11 @@ const (
 	// StageWatch: the reflector received a watch event (ADDED, MODIFIED,
 	// DELETED) from the apiserver.
 	StageWatch = "watch"
+	// StageRewatch: the reflector's watch was dropped on purpose (`ctl
+	// fault drop-watch`) and it watches again from rv, the last
+	// resourceVersion it saw, without a relist. Its key is empty: it is
+	// about the whole resource, not one object.
+	StageRewatch = "rewatch"
 	// StageDelta: the DeltaFIFO appended a Delta to the object's key.
 	StageDelta = "delta"
 	// StageStore: the informer applied a Delta to its indexer (the cache).
@@ -119,7 +124,7 @@ func (t Tracer) WithResource(resource string) Tracer {
 // componentOf names the component that owns a stage, for the trace line.
 func componentOf(stage string) string {
 	switch stage {
-	case StageList, StageWatch:
+	case StageList, StageWatch, StageRewatch:
 		return "reflector"
 	case StageDelta:
 		return "deltafifo"
@@ -137,6 +142,7 @@ func componentOf(stage string) string {
 var traceMessages = map[string]string{
 	StageList:    "listed object received",
 	StageWatch:   "watch event received",
+	StageRewatch: "watch dropped, watching again",
 	StageDelta:   "delta queued",
 	StageStore:   "cache updated",
 	StageHandler: "handler called",

@@ -94,7 +94,7 @@ func (s *EtcdStore) Create(ctx context.Context, key string, value []byte) (KV, e
 	}
 	// A write transaction's header carries the revision of that write.
 	rev := resp.Header.Revision
-	return KV{Key: key, Value: value, ModRevision: rev, CreateRevision: rev}, nil
+	return KV{Key: key, Value: value, ModRevision: rev, CreateRevision: rev, Version: 1}, nil
 }
 
 // Update replaces the value of key if its mod revision is still
@@ -130,6 +130,7 @@ func (s *EtcdStore) Update(ctx context.Context, key string, value []byte, expect
 	kv := KV{Key: key, Value: value, ModRevision: resp.Header.Revision}
 	if written := resp.Responses[1].GetResponseRange().Kvs; len(written) > 0 {
 		kv.CreateRevision = written[0].CreateRevision
+		kv.Version = written[0].Version
 	}
 	return kv, nil
 }

@@ -88,5 +88,6 @@ func kvFromEtcd(kv *mvccpb.KeyValue) KV {
 		Value:          kv.Value,
 		ModRevision:    kv.ModRevision,
 		CreateRevision: kv.CreateRevision,
+		Version:        kv.Version,
 	}
 }

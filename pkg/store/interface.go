@@ -30,6 +30,9 @@ type KV struct {
 	Value          []byte
 	ModRevision    int64 // the revision of the last write: the object's resourceVersion
 	CreateRevision int64
+	// Version counts the writes to the key since it was created: 1 after
+	// the create, 2 after the first update. A delete resets it to 0.
+	Version int64
 }
 
 // EventType says what happened to a key.

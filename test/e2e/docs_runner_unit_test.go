@@ -165,6 +165,10 @@ func TestDocsReadOnlyCommands(t *testing.T) {
 		`echo "$(kubectl delete pod x)"`:                               false,
 		"kubectl get pods --sort-by=.x \\\n    -o custom-columns=N:.a": true,
 		"kubectl delete pod x \\\n    --now":                           false,
+		"ctl queues --component controller-manager -o wide | grep web": true,
+		"ctl queues -w": false,
+		"ctl fault api-error --resource pods --verb get --code 500": false,
+		"ctl fault api-error": false,
 	} {
 		if got := readOnlyCommand(cmd); got != want {
 			t.Errorf("readOnlyCommand(%q) = %v, want %v", cmd, got, want)

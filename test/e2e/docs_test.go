@@ -416,7 +416,7 @@ var (
 	readOnlyVerbs = map[string]bool{
 		"get": true, "describe": true, "events": true, "logs": true, "explain": true,
 		"api-resources": true, "api-versions": true, "top": true, "version": true,
-		"cluster-info": true, "status": true, "wait": true,
+		"cluster-info": true, "status": true, "wait": true, "queues": true,
 	}
 	// kubectlVerbs are the other verbs, so that flag values before the verb
 	// (-n kube-system) are not taken for it.
@@ -426,7 +426,7 @@ var (
 		"expose": true, "run": true, "cordon": true, "uncordon": true, "drain": true,
 		"taint": true, "exec": true, "replace": true, "autoscale": true, "config": true,
 		"up": true, "down": true, "attach": true, "port-forward": true, "proxy": true,
-		"debug": true, "cp": true,
+		"debug": true, "cp": true, "fault": true,
 	}
 	// readOnlyTools are the text filters a reader pipes output into.
 	readOnlyTools = map[string]bool{

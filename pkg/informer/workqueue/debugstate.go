@@ -3,13 +3,15 @@ package workqueue
 import (
 	"fmt"
 	"slices"
+	"time"
 
 	"kplane/pkg/debug"
 )
 
 // DebugState returns the queue's live state for the debug API (`ctl
 // queues`): the keys queued, dirty, processing and waiting, each with its
-// retry count, and for a waiting key the delay left.
+// retry count; for a queued or processing key since when (with a journal),
+// and for a waiting key the delay left.
 func (q *Queue[T]) DebugState() debug.QueueState {
 	q.mu.Lock()
 	queued := slices.Clone(q.queue)
@@ -24,21 +26,32 @@ func (q *Queue[T]) DebugState() debug.QueueState {
 	}
 	entries := slices.Clone(q.waiting.entries)
 	now := q.clock.Now()
+	since := make(map[T]time.Time, len(queued)+len(processing))
+	for _, item := range queued {
+		since[item] = q.since[item]
+	}
+	for _, item := range processing {
+		since[item] = q.since[item]
+	}
 	q.mu.Unlock()
 	slices.SortFunc(entries, compareWaiting[T])
 
 	key := func(item T) debug.QueueKey {
 		return debug.QueueKey{Key: fmt.Sprint(item), Retries: q.rateLimiter.NumRequeues(item)}
 	}
-	s := debug.QueueState{Name: q.name, Depth: len(queued)}
+	s := debug.QueueState{Name: q.name, Depth: len(queued), Now: now}
 	for _, item := range queued {
-		s.Queued = append(s.Queued, key(item))
+		k := key(item)
+		k.Since = since[item]
+		s.Queued = append(s.Queued, k)
 	}
 	for _, item := range dirtyOnly {
 		s.Dirty = append(s.Dirty, key(item))
 	}
 	for _, item := range processing {
-		s.Processing = append(s.Processing, key(item))
+		k := key(item)
+		k.Since = since[item]
+		s.Processing = append(s.Processing, k)
 	}
 	for _, e := range entries {
 		k := key(e.item)

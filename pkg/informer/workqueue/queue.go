@@ -2,6 +2,7 @@ package workqueue
 
 import (
 	"sync"
+	"time"
 
 	"kplane/pkg/clock"
 	"kplane/pkg/debug"
@@ -79,6 +80,14 @@ type Queue[T comparable] struct {
 	// (delaying.go). A waiting key is not yet dirty.
 	waiting waiting[T]
 
+	// since records when each key in queue was queued and when each key in
+	// processing was handed to its worker, for `ctl queues` (the oldest
+	// waiting key, how long a sync has held its key). It is kept only when
+	// the queue has a journal: a queue nobody can look at never reads the
+	// clock for it. Invariant (with a journal): a key is in since iff it is
+	// in queue or in processing.
+	since map[T]time.Time
+
 	// shuttingDown makes Add a no-op and lets Get report shutdown once
 	// queue is empty. drain is set by ShutDownWithDrain while it waits for
 	// processing to empty; ShutDown clears it to stop that wait.
@@ -115,6 +124,9 @@ func New[T comparable](opts Options[T]) *Queue[T] {
 		waiting:     newWaiting[T](),
 	}
 	q.cond = sync.NewCond(&q.mu)
+	if opts.Journal.Enabled() {
+		q.since = map[T]time.Time{}
+	}
 	opts.Journal.RegisterQueue(q)
 	return q
 }
@@ -153,6 +165,7 @@ func (q *Queue[T]) addLocked(item T) {
 		return
 	}
 	q.queue = append(q.queue, item)
+	q.markSince(item)
 	q.cond.Signal()
 }
 
@@ -177,6 +190,7 @@ func (q *Queue[T]) Get() (item T, shutdown bool) {
 
 	q.processing.insert(item)
 	q.dirty.delete(item)
+	q.markSince(item)
 	q.emit(TraceGet, item)
 	return item, false
 }
@@ -196,7 +210,10 @@ func (q *Queue[T]) Done(item T) {
 	q.emit(TraceDone, item)
 	if q.dirty.has(item) {
 		q.queue = append(q.queue, item)
+		q.markSince(item)
 		q.cond.Signal()
+	} else if q.since != nil {
+		delete(q.since, item)
 	}
 	if q.drain && len(q.processing) == 0 {
 		// The last in-flight key is done: release ShutDownWithDrain.
@@ -271,6 +288,14 @@ func (q *Queue[T]) Debug() (queue, dirty, processing []T) {
 		processing = append(processing, item)
 	}
 	return queue, dirty, processing
+}
+
+// markSince records that item entered queue or processing now, when the
+// queue keeps those times (it has a journal); the caller holds mu.
+func (q *Queue[T]) markSince(item T) {
+	if q.since != nil {
+		q.since[item] = q.clock.Now()
+	}
 }
 
 // emit calls the trace hook, if any; the caller holds mu.

@@ -105,6 +105,9 @@ type Cache struct {
 	storeWatch store.Watcher
 	isStopped  bool
 
+	// drops carries DropWatches' requests to the Run goroutine.
+	drops chan dropRequest
+
 	// Owned by the Run goroutine, no lock needed.
 	budget  dispatchBudget
 	targets []*cacheWatcher // reused per event: the watchers it goes to
@@ -136,6 +139,7 @@ func New(s store.Interface, prefix string, decode Decoder, opts Options) *Cache 
 		watchers:         make(map[int64]*cacheWatcher),
 		storeWatchers:    make(map[*storeWatcher]struct{}),
 		budget:           newDispatchBudget(),
+		drops:            make(chan dropRequest),
 	}
 }
 

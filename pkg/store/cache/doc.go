@@ -52,4 +52,7 @@
 //     every live watcher gets an Error event wrapping store.ErrGone and its
 //     channel closes: its client must re-list too (the apiserver turns this
 //     into 410 Gone, reason Expired).
+//   - DropWatches (drop.go) ends every watch without an Error event and
+//     empties the history, so every client resumes through the store, which
+//     knows what etcd has compacted: the apiserver's `ctl fault compact`.
 package cache

@@ -31,6 +31,16 @@ func (c *Cache) waitReady(ctx context.Context) error {
 	}
 }
 
+// WaitForRevision blocks until the cache has caught up to rev: every change
+// under its prefix up to rev is in it, and lists are answered at rev or
+// later. It gives up after Options.FreshnessTimeout (ErrTooLargeRevision)
+// or when ctx ends. The apiserver calls it after compacting to a revision
+// written outside every prefix, so that no cache answers a list at a
+// revision older than the compaction.
+func (c *Cache) WaitForRevision(ctx context.Context, rev int64) error {
+	return c.waitForRevision(ctx, rev)
+}
+
 // waitForRevision blocks until the cache has caught up to rev.
 //
 // The cache hears about revisions only through its watch on its prefix. When

@@ -63,11 +63,16 @@ func (c *Cache) Run(ctx context.Context) error {
 func (c *Cache) pause(ctx context.Context, delay time.Duration) time.Duration {
 	t := time.NewTimer(delay)
 	defer t.Stop()
-	select {
-	case <-t.C:
-	case <-ctx.Done():
+	for {
+		select {
+		case <-t.C:
+			return min(2*delay, maxRetryDelay)
+		case <-ctx.Done():
+			return min(2*delay, maxRetryDelay)
+		case req := <-c.drops:
+			req.dropped <- c.dropWatches()
+		}
 	}
-	return min(2*delay, maxRetryDelay)
 }
 
 // listAndReplace loads the whole prefix and makes it the cache's state.
@@ -135,6 +140,8 @@ func (c *Cache) watchAndApply(ctx context.Context) (progressed bool, err error) 
 			progressed = true
 		case <-bookmarks.C:
 			c.sendBookmarks(ctx, sw)
+		case req := <-c.drops:
+			req.dropped <- c.dropWatches()
 		}
 	}
 }
