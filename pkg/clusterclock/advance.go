@@ -70,6 +70,7 @@ func Advance(ctx context.Context, c *client.Client, d time.Duration, opts Advanc
 	var offset time.Duration
 	for left := d; left > 0; {
 		step := min(left, opts.Step)
+		began := time.Now()
 		var err error
 		if offset, err = addToOffset(ctx, c, step); err != nil {
 			return offset, err
@@ -80,10 +81,12 @@ func Advance(ctx context.Context, c *client.Client, d time.Duration, opts Advanc
 		if left -= step; left == 0 {
 			break
 		}
+		// On a busy machine everything is slower, the components' reaction
+		// to a step too: wait at least four times as long as the write took.
 		select {
 		case <-ctx.Done():
 			return offset, fmt.Errorf("advance the cluster clock: stopped %v short: %w", left, ctx.Err())
-		case <-time.After(opts.Pause):
+		case <-time.After(max(opts.Pause, 4*time.Since(began))):
 		}
 	}
 	return offset, nil

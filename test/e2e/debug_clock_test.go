@@ -26,6 +26,7 @@ import (
 const clockTimeout = 20 * time.Second
 
 func TestVirtualClockPausedKubeletsNodeGoesUnknownAndItsPodsMove(t *testing.T) {
+	t.Parallel()
 	framework.RequireKubectl(t)
 	bin := requireControllerManager(t)
 	began := time.Now()
@@ -116,6 +117,7 @@ func countNamed(pods []*api.Pod, names []string) int {
 }
 
 func TestTimeAdvanceOnAWallClockClusterSaysSo(t *testing.T) {
+	t.Parallel()
 	bin := framework.BuildBinaries(t)
 	c := framework.StartCluster(t, func(o *cluster.Options) { o.Nodes = 0 })
 	code, out := runCtl(t, bin, "time", "advance", "60s", "--kubeconfig", c.KubeconfigPath())
