@@ -57,6 +57,25 @@ func (s *Server) startClusterClock(ctx context.Context) error {
 	return nil
 }
 
+// dropClusterClock deletes the cluster clock's ConfigMap of a cluster
+// started before with --virtual-clock and now without: its components run
+// on the wall clock, and `ctl time` must not say otherwise. Timestamps
+// already stamped stay ahead of the wall clock until it catches up. A
+// failure is only logged: the clock is the lesson's, not the cluster's.
+func (s *Server) dropClusterClock(ctx context.Context) {
+	res := s.reg.byPluralAny["configmaps"]
+	so, err := s.getStored(ctx, res, api.ClusterClockNamespace, api.ClusterClockName)
+	if err != nil {
+		return // none: the usual case
+	}
+	offset, _ := api.ClusterClockOffset(so.obj.(*api.ConfigMap))
+	s.log.Warn("this cluster ran on a virtual clock but the apiserver runs without --virtual-clock: back to the wall clock",
+		"configmap", api.ClusterClockNamespace+"/"+api.ClusterClockName, "offset", offset)
+	if _, _, err := s.delete(ctx, res, api.ClusterClockNamespace, api.ClusterClockName, api.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
+		s.log.Warn("delete the cluster clock", "err", err)
+	}
+}
+
 // followClusterClock moves the server's clock with every change of the
 // ConfigMap after revision, re-watching (from the stored state) when a
 // watch ends, until ctx ends.

@@ -291,6 +291,8 @@ func (s *Server) start(ctx context.Context) error {
 			ln.Close()
 			return err
 		}
+	} else {
+		s.dropClusterClock(ctx)
 	}
 
 	identity, err := s.newIdentityLease()

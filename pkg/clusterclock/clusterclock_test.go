@@ -148,9 +148,18 @@ func TestAPIServerStampsTheClusterClock(t *testing.T) {
 
 	// A restarted apiserver keeps the cluster's time: it must not go back.
 	s.Stop()
-	c = virtualAPIServer(t, dir).Client(t, nil)
+	s = virtualAPIServer(t, dir)
+	c = s.Client(t, nil)
 	cm, err := c.ConfigMaps("default").Create(ctx, &api.ConfigMap{ObjectMeta: api.ObjectMeta{GenerateName: "stamp-"}}, client.CreateOptions{})
 	if err != nil || !aheadOfWall(cm.CreationTimestamp) {
 		t.Fatalf("after a restart, creationTimestamp %v (err %v), want an hour ahead of the wall clock", cm.CreationTimestamp, err)
+	}
+
+	// Restarted without --virtual-clock, the cluster is back on the wall
+	// clock, and says so.
+	s.Stop()
+	c = framework.StartAPIServerIn(t, dir).Client(t, nil)
+	if _, err := clusterclock.Read(ctx, c); !errors.Is(err, clusterclock.ErrWallClock) {
+		t.Fatalf("after a restart without --virtual-clock, Read: %v, want ErrWallClock", err)
 	}
 }
