@@ -138,6 +138,7 @@ func (s *Server) delete(ctx context.Context, res *resource, namespace, name stri
 			if dryRun || string(value) == string(kv.Value) {
 				return current, false, nil
 			}
+			began := s.writeBegins()
 			written, err := s.store.Update(ctx, key, value, kv.ModRevision)
 			if errors.Is(err, store.ErrConflict) {
 				continue
@@ -148,12 +149,14 @@ func (s *Server) delete(ctx context.Context, res *resource, namespace, name stri
 			if _, ok := obj.(*api.Namespace); ok {
 				s.noteTerminating(name)
 			}
+			s.recordWrite(ctx, "update", res, obj, written.ModRevision, began)
 			so, err := s.stored(res, key, obj, written.ModRevision)
 			return so, false, err
 		}
 		if dryRun {
 			return current, true, nil
 		}
+		began := s.writeBegins()
 		deleted, err := s.store.Delete(ctx, key, kv.ModRevision)
 		if errors.Is(err, store.ErrConflict) {
 			continue
@@ -162,6 +165,7 @@ func (s *Server) delete(ctx context.Context, res *resource, namespace, name stri
 			return nil, false, storeError(err, res, name)
 		}
 		s.afterDelete(res, current.obj)
+		s.recordWrite(ctx, "delete", res, obj, deleted.ModRevision, began)
 		so, err := s.stored(res, key, obj, deleted.ModRevision)
 		return so, true, err
 	}

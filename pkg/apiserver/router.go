@@ -115,6 +115,10 @@ func (s *Server) serveResource(w http.ResponseWriter, r *http.Request) {
 		writeError(w, notFoundPath())
 		return
 	}
+	if info.verb != "get" && info.verb != "list" && info.verb != "watch" {
+		// The write path records which API verb it stores for.
+		r = r.WithContext(s.withRequestInfo(r.Context(), info))
+	}
 	s.metrics.instrument(w, info, func(w http.ResponseWriter) {
 		if s.faults.inject(w, r, info) {
 			return // failed on purpose by `ctl fault api-error`

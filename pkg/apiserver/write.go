@@ -134,11 +134,13 @@ func (s *Server) create(ctx context.Context, res *resource, obj api.Object, dryR
 	if dryRun {
 		return newStoredObject(res, obj, 0)
 	}
+	began := s.writeBegins()
 	kv, err := s.store.Create(ctx, res.key(meta.Namespace, meta.Name), value)
 	if err != nil {
 		return nil, storeError(err, res, meta.Name)
 	}
 	kept = true
+	s.recordWrite(ctx, "create", res, obj, kv.ModRevision, began)
 	return s.stored(res, kv.Key, obj, kv.ModRevision)
 }
 
@@ -271,6 +273,7 @@ func (s *Server) finishUpdate(ctx context.Context, res *resource, current *store
 		if dryRun {
 			return newStoredObject(res, obj, kv.ModRevision)
 		}
+		began := s.writeBegins()
 		deleted, err := s.store.Delete(ctx, kv.Key, kv.ModRevision)
 		if errors.Is(err, store.ErrConflict) {
 			return nil, errRetry
@@ -279,6 +282,7 @@ func (s *Server) finishUpdate(ctx context.Context, res *resource, current *store
 			return nil, storeError(err, res, meta.Name)
 		}
 		s.afterDelete(res, obj)
+		s.recordWrite(ctx, "delete", res, obj, deleted.ModRevision, began)
 		// Not s.stored: the cache's DELETED event carries the last state
 		// etcd held, which still had the finalizer.
 		return newStoredObject(res, obj, deleted.ModRevision)
@@ -297,6 +301,7 @@ func (s *Server) finishUpdate(ctx context.Context, res *resource, current *store
 		kept = true
 		return newStoredObject(res, obj, kv.ModRevision)
 	}
+	began := s.writeBegins()
 	written, err := s.store.Update(ctx, kv.Key, value, kv.ModRevision)
 	if errors.Is(err, store.ErrConflict) {
 		return nil, errRetry
@@ -308,6 +313,7 @@ func (s *Server) finishUpdate(ctx context.Context, res *resource, current *store
 	if svc, ok := obj.(*api.Service); ok {
 		s.alloc.releaseService(old.(*api.Service), svc)
 	}
+	s.recordWrite(ctx, "update", res, obj, written.ModRevision, began)
 	return s.stored(res, kv.Key, obj, written.ModRevision)
 }
 

@@ -39,6 +39,8 @@ type Client struct {
 
 	log  *slog.Logger
 	warn func(string)
+	// onWrite is Config.OnWrite (nil: writes are not reported).
+	onWrite func(WriteInfo)
 }
 
 // Transport settings, chosen as client-go chooses them: keep-alive TCP,
@@ -103,6 +105,7 @@ func New(cfg *Config) (*Client, error) {
 		sleep:      sleepFor(clk),
 		log:        log.With("component", "client", "userAgent", userAgent),
 		warn:       cfg.WarningHandler,
+		onWrite:    cfg.OnWrite,
 	}
 	if cfg.QPS > 0 {
 		c.limiter = NewRateLimiter(cfg.QPS, cfg.Burst, clk)

@@ -65,6 +65,10 @@ type Config struct {
 	// and "fast-forward time" lessons can move time by hand; nil is the
 	// wall clock.
 	Clock clock.Clock
+	// OnWrite, when set, is called after every write the apiserver
+	// accepted (see WriteInfo): components point it at their debug
+	// journal. It runs on the caller's goroutine, so it must be quick.
+	OnWrite func(WriteInfo)
 }
 
 // DefaultUserAgent is the user agent sent when Config.UserAgent is empty:

@@ -17,7 +17,8 @@
 // (what comes back besides the object) → typed.go and kinds.go (a Go type
 // per kind) → watch.go (the event stream) → dynamic.go and unstructured.go
 // (kinds chosen at run time, as JSON maps) → subresources.go (scale,
-// binding).
+// binding) → writehook.go (Config.OnWrite: each accepted write reported to
+// the component's debug journal).
 //
 // What it mirrors from client-go, on purpose: typed and dynamic clients over
 // one REST layer, a client-side token bucket (QPS/Burst), a user agent per

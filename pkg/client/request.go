@@ -50,7 +50,15 @@ func newRequest(method, path string, query url.Values, body any) (*request, erro
 // do sends r and reads the whole answer. A non-2xx answer is returned with
 // a *errors.StatusError.
 func (c *Client) do(ctx context.Context, r *request) (*response, error) {
+	if c.onWrite == nil {
+		resp, _, err := c.execute(ctx, r, false)
+		return resp, err
+	}
+	start := time.Now()
 	resp, _, err := c.execute(ctx, r, false)
+	if err == nil {
+		c.reportWrite(ctx, r, resp, time.Since(start))
+	}
 	return resp, err
 }
 

@@ -111,6 +111,9 @@ func New(opts Options) (*ControllerManager, error) {
 	cfg.UserAgent = userAgent
 	cfg.Logger = base
 	cfg.QPS, cfg.Burst = opts.KubeAPIQPS, opts.KubeAPIBurst
+	// Each write goes into the debug journal; a controller's worker names
+	// the controller as its actor (controllerutil.ProcessNext).
+	cfg.OnWrite = opts.Journal.WriteHook("controller-manager", nil)
 	m.rootCA = cfg.CAData
 	if m.client, err = client.New(cfg); err != nil {
 		return nil, fmt.Errorf("controller-manager: %w", err)

@@ -98,11 +98,13 @@ Objects (kubectl's verbs, messages and exit codes):
   ctl completion      shell completion for verbs, kinds and object names
 
 Inside the cluster:
+  ctl trace           follow an object through every component, step by step, with resourceVersions
   ctl queues          every controller's workqueue: depth, keys processing and waiting, retries; -w
   ctl etcd            the apiserver's etcd: ls keys, get a value, a key's history of revisions
   ctl fault           inject a fault: kill a component, api-error (fail or hold requests),
                       drop-watch, compact (etcd compacted, every watch gets 410 Gone),
                       pause-kubelet|resume-kubelet (a node's heartbeat)
+  ctl why             the latest decision of every controller and the scheduler about an object
   ctl time            the cluster clock and the wall clock; time advance moves the clock of
                       a cluster started with --virtual-clock
 
@@ -154,11 +156,14 @@ else ./.kplane/kubeconfig (the cluster ` + "`ctl up`" + ` started here), else
 	root.AddCommand(newExposeCommand(f))
 	root.AddCommand(newDiffCommand(f))
 
-	// Seeing inside: the workqueues, etcd's keys and history, and faults
-	// to inject.
+	// Seeing inside: an object's trace, the workqueues, etcd's keys and
+	// history, faults to inject, and the decisions the controllers and the
+	// scheduler recorded.
+	root.AddCommand(newTraceCommand(f))
 	root.AddCommand(newQueuesCommand(streams, debugAPI))
 	root.AddCommand(newEtcdCommand(f))
 	root.AddCommand(newFaultCommand(f, debugAPI))
+	root.AddCommand(newWhyCommand(f))
 	root.AddCommand(newTimeCommand(f))
 	return root, f
 }

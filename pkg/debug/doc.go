@@ -27,5 +27,6 @@
 // API), endpoint.go (how ctl finds each component's API), client.go (the
 // API's client, for ctl), flags.go (the flags every component shares),
 // listen.go (the loopback server of components without one of their own),
-// tokenreview.go (accepting the cluster's tokens by asking the apiserver).
+// tokenreview.go (accepting the cluster's tokens by asking the apiserver),
+// writes.go (the client write hook that records a component's writes).
 package debug

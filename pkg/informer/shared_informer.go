@@ -18,6 +18,8 @@ import (
 	"fmt"
 	"log/slog"
 	"reflect"
+	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -303,6 +305,7 @@ func (s *sharedIndexInformer) handleDeltas(obj any, isInInitialList bool) error 
 	}
 	s.blockDeltas.Lock()
 	defer s.blockDeltas.Unlock()
+	s.tracePop(deltas)
 	for _, d := range deltas {
 		switch d.Type {
 		case Sync, Replaced, Added, Updated:
@@ -364,6 +367,24 @@ func (s *sharedIndexInformer) traceStore(op string, obj any) {
 	}
 	key, _ := DeletionHandlingMetaNamespaceKeyFunc(obj)
 	s.trace(StageStore, key, "rv="+resourceVersionOf(obj)+" op="+op)
+}
+
+// tracePop reports several Deltas of one key popped together as one item,
+// oldest first: "action=pop deltas=2 types=Updated,Updated". Changes that
+// arrived before the informer got to the key are handled in one go — the
+// DeltaFIFO's compression, which a student sees here. A single Delta, the
+// usual case, is not reported again.
+func (s *sharedIndexInformer) tracePop(deltas Deltas) {
+	if s.trace == nil || len(deltas) < 2 {
+		return
+	}
+	newest := deltas[len(deltas)-1]
+	key, _ := DeletionHandlingMetaNamespaceKeyFunc(newest.Object)
+	types := make([]string, len(deltas))
+	for i, d := range deltas {
+		types[i] = string(d.Type)
+	}
+	s.trace(StageDelta, key, "rv="+resourceVersionOf(newest.Object)+" action=pop deltas="+strconv.Itoa(len(deltas))+" types="+strings.Join(types, ","))
 }
 
 // deltaTracer adapts the tracer to the DeltaFIFO's hook (nil if off).

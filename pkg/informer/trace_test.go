@@ -182,3 +182,16 @@ func dropTime(groups []string, a slog.Attr) slog.Attr {
 	}
 	return a
 }
+
+func TestTraceOfSeveralDeltasPoppedAsOneItem(t *testing.T) {
+	rec := &traceRecorder{}
+	s := &sharedIndexInformer{trace: rec.tracer()}
+	v1, v2 := fixturePod("default", "web"), fixturePod("default", "web")
+	v1.ResourceVersion, v2.ResourceVersion = "5", "6"
+	s.tracePop(Deltas{{Type: Updated, Object: v1}})
+	s.tracePop(Deltas{{Type: Updated, Object: v1}, {Type: Updated, Object: v2}})
+	want := []string{"delta default/web rv=6 action=pop deltas=2 types=Updated,Updated"}
+	if got := rec.recorded(); !slices.Equal(got, want) {
+		t.Errorf("trace:\n got %q\nwant %q (a single delta is not reported again)", got, want)
+	}
+}

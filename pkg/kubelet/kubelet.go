@@ -65,6 +65,7 @@ func Run(ctx context.Context, opts Options) error {
 		cfg.UserAgent = "kplane-kubelet/" + KubeletVersion
 		cfg.Logger = log
 		cfg.QPS, cfg.Burst = opts.KubeAPIQPS, opts.KubeAPIBurst
+		cfg.OnWrite = writeHook(opts.Journal)
 		if c, err = client.New(cfg); err != nil {
 			return fmt.Errorf("kubelet: %w", err)
 		}

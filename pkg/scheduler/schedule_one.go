@@ -67,9 +67,9 @@ func (s *Scheduler) schedulePod(pod *framework.PodInfo) (scheduleResult, error) 
 	var (
 		result scheduleResult
 		err    error
-		dec    *decision // nil unless the decision log is on
+		dec    *decision // nil unless the decision log (-v=4) or the debug journal is on
 	)
-	if s.v(4) {
+	if s.v(4) || s.opts.Journal.Enabled() {
 		dec = &decision{pod: pod.Key}
 	}
 	s.cache.WithNodes(func(nodes []*framework.NodeInfo) {
@@ -102,8 +102,11 @@ func (s *Scheduler) schedulePod(pod *framework.PodInfo) (scheduleResult, error) 
 		totals := s.prioritizeNodes(pod, feasible, dec)
 		result.node = feasible[s.selectHost(totals)].Name()
 	})
-	if dec != nil {
+	if dec != nil && s.v(4) {
 		dec.log(s.log, result, err)
+	}
+	if dec != nil {
+		dec.record(s.opts.Journal, pod.Pod, result, err)
 	}
 	return result, err
 }

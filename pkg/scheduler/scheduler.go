@@ -105,6 +105,9 @@ func New(opts Options) (*Scheduler, error) {
 	cfg.UserAgent = "kplane-scheduler/" + opts.SchedulerName
 	cfg.Logger = logger
 	cfg.QPS, cfg.Burst = opts.KubeAPIQPS, opts.KubeAPIBurst
+	// Each binding (and every other write) goes into the debug journal,
+	// with the profile's name as its actor.
+	cfg.OnWrite = opts.Journal.WriteHook(opts.SchedulerName, nil)
 	c, err := client.New(cfg)
 	if err != nil {
 		return nil, fmt.Errorf("scheduler: %w", err)

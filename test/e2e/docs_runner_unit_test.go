@@ -169,6 +169,7 @@ func TestDocsReadOnlyCommands(t *testing.T) {
 		"ctl queues -w": false,
 		"ctl fault api-error --resource pods --verb get --code 500": false,
 		"ctl fault api-error": false,
+		"ctl why deploy/web --all | grep 'new ReplicaSet 0 → 3'": true,
 	} {
 		if got := readOnlyCommand(cmd); got != want {
 			t.Errorf("readOnlyCommand(%q) = %v, want %v", cmd, got, want)

@@ -416,7 +416,7 @@ var (
 	readOnlyVerbs = map[string]bool{
 		"get": true, "describe": true, "events": true, "logs": true, "explain": true,
 		"api-resources": true, "api-versions": true, "top": true, "version": true,
-		"cluster-info": true, "status": true, "wait": true, "queues": true,
+		"cluster-info": true, "status": true, "wait": true, "queues": true, "why": true,
 	}
 	// kubectlVerbs are the other verbs, so that flag values before the verb
 	// (-n kube-system) are not taken for it.

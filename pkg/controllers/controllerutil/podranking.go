@@ -1,6 +1,7 @@
 package controllerutil
 
 import (
+	"fmt"
 	"math"
 	"slices"
 	"sort"
@@ -64,44 +65,70 @@ var podPhaseOrdinal = map[api.PodPhase]int{api.PodPending: 0, api.PodUnknown: 1,
 
 // Less reports whether Pods[i] should be deleted before Pods[j].
 func (s ActivePodsWithRanks) Less(i, j int) bool {
+	less, _ := s.compare(i, j)
+	return less
+}
+
+// The rules of ActivePodsWithRanks, as Rule names them.
+const (
+	RuleUnscheduled  = "not scheduled"
+	RulePhase        = "phase"
+	RuleNotReady     = "not ready"
+	RuleDeletionCost = "pod-deletion-cost"
+	RuleCrowdedNode  = "more pods on its node"
+	RuleReadyShorter = "ready for a shorter time"
+	RuleRestarts     = "more restarts"
+	RuleNewer        = "newer"
+)
+
+// Rule names the rule that puts Pods[i] and Pods[j] in the order Less
+// gives them ("" when no rule tells them apart), so a controller can say
+// why it deleted one pod and kept another.
+func (s ActivePodsWithRanks) Rule(i, j int) string {
+	_, rule := s.compare(i, j)
+	return rule
+}
+
+// compare is Less, also naming the rule that decided.
+func (s ActivePodsWithRanks) compare(i, j int) (less bool, rule string) {
 	a, b := s.Pods[i], s.Pods[j]
 	// 1. Unassigned < assigned.
 	if (a.Spec.NodeName == "") != (b.Spec.NodeName == "") {
-		return a.Spec.NodeName == ""
+		return a.Spec.NodeName == "", RuleUnscheduled
 	}
 	// 2. Pending < Unknown < Running.
 	if pa, pb := podPhaseOrdinal[a.Status.Phase], podPhaseOrdinal[b.Status.Phase]; pa != pb {
-		return pa < pb
+		return pa < pb, RulePhase
 	}
 	// 3. Not ready < ready.
 	readyA, readyB := IsPodReady(a), IsPodReady(b)
 	if readyA != readyB {
-		return !readyA
+		return !readyA, RuleNotReady
 	}
 	// 4. Lower deletion cost < higher deletion cost.
 	if ca, cb := podDeletionCost(a), podDeletionCost(b); ca != cb {
-		return ca < cb
+		return ca < cb, RuleDeletionCost
 	}
 	// 5. More of the owner's pods on the same node < fewer.
 	if s.Rank[i] != s.Rank[j] {
-		return s.Rank[i] > s.Rank[j]
+		return s.Rank[i] > s.Rank[j], RuleCrowdedNode
 	}
 	// 6. Ready for a shorter time < longer (both ready).
 	if readyA && readyB {
 		ta, tb := podReadyTime(a), podReadyTime(b)
 		if !ta.Equal(tb) {
-			return s.newerFirst(a, b, ta, tb)
+			return s.newerFirst(a, b, ta, tb), RuleReadyShorter
 		}
 	}
 	// 7. More container restarts < fewer.
 	if ra, rb := maxContainerRestarts(a), maxContainerRestarts(b); ra != rb {
-		return ra > rb
+		return ra > rb, RuleRestarts
 	}
 	// 8. Newer < older.
 	if ta, tb := a.CreationTimestamp.Time, b.CreationTimestamp.Time; !ta.Equal(tb) {
-		return s.newerFirst(a, b, ta, tb)
+		return s.newerFirst(a, b, ta, tb), RuleNewer
 	}
-	return false
+	return false, ""
 }
 
 // newerFirst orders by time for rules 6 and 8: a zero time first, then
@@ -189,13 +216,69 @@ func RankPodsByRelatedPodsOnSameNode(podsToRank, relatedPods []*api.Pod, now tim
 // ActivePodsWithRanks over relatedPods at now. pods itself is not
 // reordered.
 func PodsToDelete(pods, relatedPods []*api.Pod, n int, now time.Time) []*api.Pod {
+	victims, _ := PodsToDeleteWithReasons(pods, relatedPods, n, now, false)
+	return victims
+}
+
+// PodsToDeleteWithReasons is PodsToDelete that, when explain is set, also
+// says for each victim why it goes before the first pod kept: the rule
+// that ordered them and the values it compared, e.g. "Pending, web-7 kept
+// is Running" or "3 pods on its node node1, web-7 kept has 1 on node2".
+func PodsToDeleteWithReasons(pods, relatedPods []*api.Pod, n int, now time.Time, explain bool) (victims []*api.Pod, reasons []string) {
 	if n <= 0 {
-		return nil
+		return nil, nil
 	}
 	sorted := slices.Clone(pods)
 	if n >= len(sorted) {
-		return sorted // every one goes: no need to choose
+		// Every one goes: no need to choose.
+		if explain {
+			reasons = make([]string, len(sorted))
+			for i := range reasons {
+				reasons[i] = "every pod goes"
+			}
+		}
+		return sorted, reasons
 	}
-	sort.Sort(RankPodsByRelatedPodsOnSameNode(sorted, relatedPods, now))
-	return sorted[:n]
+	ranked := RankPodsByRelatedPodsOnSameNode(sorted, relatedPods, now)
+	sort.Sort(ranked)
+	if explain {
+		for i := range n {
+			reasons = append(reasons, ranked.explain(i, n))
+		}
+	}
+	return sorted[:n], reasons
+}
+
+// explain says why Pods[i] goes before Pods[kept], in the words of the
+// rule that ordered them.
+func (s ActivePodsWithRanks) explain(i, kept int) string {
+	a, b := s.Pods[i], s.Pods[kept]
+	than := b.Name + " kept"
+	switch s.Rule(i, kept) {
+	case RuleUnscheduled:
+		return fmt.Sprintf("not scheduled, %s is on %s", than, b.Spec.NodeName)
+	case RulePhase:
+		return fmt.Sprintf("%s, %s is %s", phaseOrPending(a), than, phaseOrPending(b))
+	case RuleNotReady:
+		return fmt.Sprintf("not ready, %s is ready", than)
+	case RuleDeletionCost:
+		return fmt.Sprintf("pod-deletion-cost %d, %s has %d", podDeletionCost(a), than, podDeletionCost(b))
+	case RuleCrowdedNode:
+		return fmt.Sprintf("%d related pods on its node %s, %s has %d on %s", s.Rank[i], a.Spec.NodeName, than, s.Rank[kept], b.Spec.NodeName)
+	case RuleReadyShorter:
+		return fmt.Sprintf("ready since %s, %s since %s", podReadyTime(a).UTC().Format(time.RFC3339), than, podReadyTime(b).UTC().Format(time.RFC3339))
+	case RuleRestarts:
+		return fmt.Sprintf("%d restarts, %s has %d", maxContainerRestarts(a), than, maxContainerRestarts(b))
+	case RuleNewer:
+		return fmt.Sprintf("newer (created %s), %s created %s", a.CreationTimestamp.UTC().Format(time.RFC3339), than, b.CreationTimestamp.UTC().Format(time.RFC3339))
+	}
+	return "tied with " + than + " on every rule: the sort's order decided"
+}
+
+// phaseOrPending is pod's phase, Pending when it has none yet.
+func phaseOrPending(pod *api.Pod) api.PodPhase {
+	if pod.Status.Phase == "" {
+		return api.PodPending
+	}
+	return pod.Status.Phase
 }

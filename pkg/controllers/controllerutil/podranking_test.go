@@ -167,3 +167,55 @@ func rankNames(pods []*api.Pod) []string {
 	}
 	return out
 }
+
+// PodsToDeleteWithReasons names, for each victim, the rule that put it
+// before the first pod kept, with the values that rule compared.
+func TestPodsToDeleteWithReasons(t *testing.T) {
+	ready := rankReadySince(rankNow.Add(-time.Hour))
+	tests := []struct {
+		name       string
+		victim     *api.Pod
+		kept       *api.Pod
+		related    []*api.Pod // besides victim and kept
+		wantReason string
+	}{
+		{"deletion cost", rankPod("a", ready, rankDeletionCost("-5")), rankPod("b", ready), nil,
+			"pod-deletion-cost -5, b kept has 0"},
+		{"crowded node", rankPod("a", ready, rankOnNode("node1")), rankPod("b", ready, rankOnNode("node2")),
+			[]*api.Pod{rankPod("c", ready, rankOnNode("node1"))},
+			"2 related pods on its node node1, b kept has 1 on node2"},
+		{"restarts", rankPod("a", ready, rankRestarts(3)), rankPod("b", ready), nil,
+			"3 restarts, b kept has 0"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			pods := []*api.Pod{tt.kept, tt.victim}
+			victims, reasons := PodsToDeleteWithReasons(pods, append(slices.Clone(pods), tt.related...), 1, time.Time{}, true)
+			if len(victims) != 1 || victims[0] != tt.victim {
+				t.Fatalf("victims %v, want %s", victims, tt.victim.Name)
+			}
+			if reasons[0] != tt.wantReason {
+				t.Errorf("reason %q, want %q", reasons[0], tt.wantReason)
+			}
+			// Without explain, the same victims and no reasons.
+			if again, none := PodsToDeleteWithReasons(pods, pods, 1, time.Time{}, false); len(again) != 1 || none != nil {
+				t.Errorf("without explain: victims %v reasons %v", again, none)
+			}
+		})
+	}
+
+	// Two pods equal on every rule: either may go, and the reason says so.
+	a, b := rankPod("a", ready), rankPod("b", ready)
+	victims, reasons := PodsToDeleteWithReasons([]*api.Pod{a, b}, []*api.Pod{a, b}, 1, time.Time{}, true)
+	kept := a
+	if victims[0] == a {
+		kept = b
+	}
+	if want := "tied with " + kept.Name + " kept on every rule: the sort's order decided"; reasons[0] != want {
+		t.Errorf("tie: reason %q, want %q", reasons[0], want)
+	}
+	// Every pod going needs no choice.
+	if _, reasons := PodsToDeleteWithReasons([]*api.Pod{a, b}, nil, 2, time.Time{}, true); !slices.Equal(reasons, []string{"every pod goes", "every pod goes"}) {
+		t.Errorf("all go: reasons %q", reasons)
+	}
+}

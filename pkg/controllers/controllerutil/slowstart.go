@@ -25,11 +25,7 @@ const SlowStartInitialBatchSize = 1
 // the ReplicaSet, ReplicationController, Job and DaemonSet controllers. A
 // count of zero or less makes no call.
 func SlowStartBatch(count, initialBatchSize int, fn func() error) (successes int, err error) {
-	if initialBatchSize < 1 {
-		initialBatchSize = 1
-	}
-	remaining := count
-	for batchSize := min(remaining, initialBatchSize); batchSize > 0; batchSize = min(2*batchSize, remaining) {
+	for _, batchSize := range SlowStartBatchSizes(count, initialBatchSize) {
 		batchSuccesses, batchErrs := runBatch(batchSize, fn)
 		successes += batchSuccesses
 		if len(batchErrs) > 0 {
@@ -37,9 +33,23 @@ func SlowStartBatch(count, initialBatchSize int, fn func() error) (successes int
 			// the first rather than a wall of copies.
 			return successes, batchErrs[0]
 		}
-		remaining -= batchSize
 	}
 	return successes, nil
+}
+
+// SlowStartBatchSizes are the batches SlowStartBatch runs for count calls
+// when every call succeeds: 10 from 1 is 1, 2, 4, 3.
+func SlowStartBatchSizes(count, initialBatchSize int) []int {
+	if initialBatchSize < 1 {
+		initialBatchSize = 1
+	}
+	var sizes []int
+	remaining := count
+	for batchSize := min(remaining, initialBatchSize); batchSize > 0; batchSize = min(2*batchSize, remaining) {
+		sizes = append(sizes, batchSize)
+		remaining -= batchSize
+	}
+	return sizes
 }
 
 // runBatch calls fn size times concurrently and waits for all of them.

@@ -2,6 +2,7 @@ package controllerutil
 
 import (
 	"errors"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -74,5 +75,24 @@ func TestSlowStartBatchRunsABatchConcurrently(t *testing.T) {
 	})
 	if err != nil || successes != 3 {
 		t.Fatalf("successes = %d, err = %v; want 3, nil", successes, err)
+	}
+}
+
+func TestSlowStartBatchSizes(t *testing.T) {
+	tests := []struct {
+		count, initial int
+		want           []int
+	}{
+		{0, 1, nil},
+		{1, 1, []int{1}},
+		{2, 1, []int{1, 1}},
+		{10, 1, []int{1, 2, 4, 3}},
+		{15, 1, []int{1, 2, 4, 8}},
+		{5, 0, []int{1, 2, 2}}, // an initial size below 1 counts as 1
+	}
+	for _, tt := range tests {
+		if got := SlowStartBatchSizes(tt.count, tt.initial); !slices.Equal(got, tt.want) {
+			t.Errorf("SlowStartBatchSizes(%d, %d) = %v, want %v", tt.count, tt.initial, got, tt.want)
+		}
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	apierrors "kplane/pkg/api/errors"
+	"kplane/pkg/client"
 	"kplane/pkg/debug"
 	"kplane/pkg/informer/workqueue"
 )
@@ -74,6 +75,11 @@ func ProcessNext(ctx context.Context, queue *workqueue.Queue[string], syncKey Sy
 	}
 	defer queue.Done(key)
 
+	if queue.Journal().Enabled() {
+		// The writes the sync makes are recorded with the controller's
+		// name as their actor (see debug.Journal.WriteHook).
+		ctx = client.WithActor(ctx, queue.Name())
+	}
 	start := time.Now()
 	err := syncKey(ctx, key)
 	observeSync(queue.Name(), start, err)

@@ -7,7 +7,9 @@ import (
 	"testing"
 	"time"
 
+	"kplane/pkg/client"
 	"kplane/pkg/clock"
+	"kplane/pkg/debug"
 	"kplane/pkg/informer/workqueue"
 )
 
@@ -86,5 +88,29 @@ func TestRunWorkersStopsWithContext(t *testing.T) {
 	}
 	if !q.ShuttingDown() {
 		t.Fatal("RunWorkers must shut the queue down")
+	}
+}
+
+func TestProcessNextNamesTheControllerAsTheActorOfItsWrites(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		journal   *debug.Journal
+		wantActor string
+	}{
+		{"debug journal on", debug.NewJournal("controller-manager", 10, nil), "replicaset"},
+		// Off, the context is passed on untouched (no allocation per sync).
+		{"debug journal off", nil, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			q := workqueue.New(workqueue.Options[string]{Name: "replicaset", Clock: clock.NewFake(time.Unix(0, 0)), Journal: tc.journal})
+			defer q.ShutDown()
+			q.Add("ns/web")
+			var actor string
+			sync := func(ctx context.Context, _ string) error { actor = client.ActorFrom(ctx); return nil }
+			ProcessNext(context.Background(), q, sync, slog.New(slog.DiscardHandler))
+			if actor != tc.wantActor {
+				t.Errorf("the sync's context names actor %q, want %q", actor, tc.wantActor)
+			}
+		})
 	}
 }

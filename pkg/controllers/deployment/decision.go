@@ -87,31 +87,156 @@ func (r *rolloutDecision) createdRolling(newRS *api.ReplicaSet, oldRSs []*api.Re
 	r.created(newRS, fmt.Sprintf("min(max total %d − %d counted, replicas %d)", desired+maxSurge(r.d), podsCounted(oldRSs), desired))
 }
 
-// scaledNew notes the new ReplicaSet's new size.
-func (r *rolloutDecision) scaledNew(to int32) {
-	if r != nil {
-		r.newTo = to
-	}
-}
-
 // scaled notes that the sync resized rs, the new ReplicaSet or an old one,
-// from → to.
-func (r *rolloutDecision) scaled(rs *api.ReplicaSet, from, to int32) {
-	if r == nil {
-		return
-	}
+// to size to.
+func (r *rolloutDecision) scaled(rs *api.ReplicaSet, to int32) {
 	if rs.Name == r.newName {
 		r.newTo = to
 		return
 	}
-	r.oldTo -= from - to
+	r.oldTo -= specReplicas(rs) - to
 }
 
-// scaledOld notes that an old ReplicaSet went from → to.
-func (r *rolloutDecision) scaledOld(from, to int32) {
-	if r != nil {
-		r.oldTo -= from - to
+// The steps below each note one thing a sync did, in the words and
+// numbers of the function that decided it; each is a no-op without a
+// journal, and its arguments are values the sync already has.
+
+// newTooBig: the new ReplicaSet had more than replicas and went down at
+// once (reconcileNewReplicaSet).
+func (r *rolloutDecision) newTooBig(newRS *api.ReplicaSet, desired int32) {
+	if r == nil {
+		return
 	}
+	r.line("new ReplicaSet %s has more than replicas %d: %d → %d at once", newRS.Name, desired, specReplicas(newRS), desired)
+	r.scaled(newRS, desired)
+}
+
+// newScaleUp: the room under replicas + maxSurge and the new ReplicaSet's
+// size from it (newReplicaSetReplicas), count being that size.
+func (r *rolloutDecision) newScaleUp(allRSs []*api.ReplicaSet, newRS *api.ReplicaSet, count int32) {
+	if r == nil {
+		return
+	}
+	desired, surge := replicas(r.d.Spec.Replicas), maxSurge(r.d)
+	maxTotal, counted, from := desired+surge, podsCounted(allRSs), specReplicas(newRS)
+	if count == from {
+		r.line("new ReplicaSet %s cannot grow: max total = replicas %d + maxSurge %d = %d, counted %d",
+			newRS.Name, desired, surge, maxTotal, counted)
+		return
+	}
+	r.line("new ReplicaSet %s: max total = replicas %d + maxSurge %d = %d, counted %d → grows by min(%d − %d, %d − %d) = %d: %d → %d",
+		newRS.Name, desired, surge, maxTotal, counted, maxTotal, counted, desired, from, count-from, from, count)
+	r.scaled(newRS, count)
+}
+
+// oldBudget: how many old pods this step may remove (maxScaledDown).
+func (r *rolloutDecision) oldBudget(allRSs []*api.ReplicaSet, newRS *api.ReplicaSet, budget int32) {
+	if r == nil {
+		return
+	}
+	desired, unavailable := replicas(r.d.Spec.Replicas), maxUnavailable(r.d)
+	minAvailable := desired - unavailable
+	r.line("old ReplicaSets: min available = replicas %d − maxUnavailable %d = %d; may remove %d asked − %d min available − %d new not available = %d",
+		desired, unavailable, minAvailable, sumReplicaSets(allRSs, specReplicas), minAvailable, newUnavailable(newRS), budget)
+}
+
+// oldUnhealthyRemoved: an old ReplicaSet lost its unavailable pods first
+// (unhealthyCleanupSteps).
+func (r *rolloutDecision) oldUnhealthyRemoved(rs *api.ReplicaSet, to int32) {
+	if r == nil {
+		return
+	}
+	size := specReplicas(rs)
+	r.line("old ReplicaSet %s: %d of %d not available, removed first (it costs no availability): %d → %d",
+		rs.Name, size-rs.Status.AvailableReplicas, size, size, to)
+	r.scaled(rs, to)
+}
+
+// oldScaledDown: an old ReplicaSet gave up available pods above the
+// minimum (rollingScaleDownSteps over allRSs).
+func (r *rolloutDecision) oldScaledDown(allRSs []*api.ReplicaSet, rs *api.ReplicaSet, to int32) {
+	if r == nil {
+		return
+	}
+	minAvailable := replicas(r.d.Spec.Replicas) - maxUnavailable(r.d)
+	available := availableCounted(allRSs)
+	r.line("old ReplicaSet %s: %d available of all ReplicaSets, %d above min %d (oldest first): %d → %d",
+		rs.Name, available, available-minAvailable, minAvailable, specReplicas(rs), to)
+	r.scaled(rs, to)
+}
+
+// oldToZero: Recreate emptied an old ReplicaSet.
+func (r *rolloutDecision) oldToZero(rs *api.ReplicaSet) {
+	if r == nil {
+		return
+	}
+	r.line("old ReplicaSet %s: %d → 0 before anything new starts", rs.Name, specReplicas(rs))
+	r.scaled(rs, 0)
+}
+
+// waitingForOldPods: Recreate waits until no old pod is left
+// (oldPodsRunning).
+func (r *rolloutDecision) waitingForOldPods(newRS *api.ReplicaSet, oldRSs []*api.ReplicaSet, podMap map[string][]*api.Pod) {
+	if r == nil {
+		return
+	}
+	r.line("waiting for the old pods to go: %d still reported by the old ReplicaSets, %d in the pod cache",
+		sumReplicaSets(oldRSs, func(rs *api.ReplicaSet) int32 { return rs.Status.Replicas }), countOldPods(newRS, podMap))
+}
+
+// newRecreated: Recreate gave the new ReplicaSet all of replicas.
+func (r *rolloutDecision) newRecreated(newRS *api.ReplicaSet, desired int32) {
+	if r == nil {
+		return
+	}
+	r.line("every old pod is gone: new ReplicaSet %s to replicas %d", newRS.Name, desired)
+	r.scaled(newRS, desired)
+}
+
+// onlyActiveScaled: outside a rollout the one active ReplicaSet takes
+// spec.replicas (scale).
+func (r *rolloutDecision) onlyActiveScaled(rs *api.ReplicaSet, desired int32) {
+	if r == nil {
+		return
+	}
+	r.line("ReplicaSet %s is the only active one: it takes all of replicas, %d → %d", rs.Name, specReplicas(rs), desired)
+	r.scaled(rs, desired)
+}
+
+// saturatedOldToZero: the new ReplicaSet runs everything, so an old one
+// goes to zero (scale).
+func (r *rolloutDecision) saturatedOldToZero(newRS, old *api.ReplicaSet) {
+	if r == nil {
+		return
+	}
+	r.line("new ReplicaSet %s runs all %d replicas, all available: old ReplicaSet %s %d → 0",
+		newRS.Name, replicas(r.d.Spec.Replicas), old.Name, specReplicas(old))
+	r.scaled(old, 0)
+}
+
+// proportional: a size change spread over the active ReplicaSets
+// (proportionalSizes).
+func (r *rolloutDecision) proportional(active []*api.ReplicaSet) {
+	if r == nil {
+		return
+	}
+	desired, surge := replicas(r.d.Spec.Replicas), maxSurge(r.d)
+	allowed := int32(0)
+	if desired > 0 {
+		allowed = desired + surge
+	}
+	asked := sumReplicaSets(active, specReplicas)
+	r.line("proportional scaling: allowed = replicas %d + maxSurge %d = %d, the %d active ReplicaSets ask for %d: %+d spread by size, largest first",
+		desired, surge, allowed, len(active), asked, allowed-asked)
+}
+
+// proportionalStep: one ReplicaSet's share of a proportional change.
+func (r *rolloutDecision) proportionalStep(rs *api.ReplicaSet, to int32) {
+	if r == nil {
+		return
+	}
+	r.line("ReplicaSet %s: %d → %d", rs.Name, specReplicas(rs), to)
+	r.scaled(rs, to)
 }
 
 // changed reports whether the sync resized any ReplicaSet.
@@ -177,11 +302,16 @@ func (c *Controller) record(r *rolloutDecision) {
 		message = fmt.Sprintf("Recreate, replicas %d: scale old to 0, wait, then new to %d: %s",
 			replicas(d.Spec.Replicas), replicas(d.Spec.Replicas), r.steps())
 	}
-	if progress := progressVerdict(d); progress != "" {
+	progress := progressVerdict(d)
+	if progress != "" {
 		message += "; " + progress
 		if !r.changed() {
 			source = sourceProgress
 		}
+	}
+	if !r.changed() && progress == "" && len(r.lines) == 0 && r.source != sourceSync && !d.Spec.Paused {
+		r.line("no step this sync: %d of %d replicas updated, %d available; waiting for the ReplicaSets' pods",
+			d.Status.UpdatedReplicas, replicas(d.Spec.Replicas), d.Status.AvailableReplicas)
 	}
 	c.decisions.Record(&d.ObjectMeta, debug.Decision{Message: message, Values: r.values(), Lines: r.lines, Source: source})
 }

@@ -3,6 +3,7 @@ package deployment
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"kplane/pkg/api"
 	"kplane/pkg/debug"
@@ -218,5 +219,46 @@ func TestFencepostsRounding(t *testing.T) {
 		if got := fenceposts(d); got != tt.want {
 			t.Errorf("fenceposts(%d, %s, %s)\n = %q\nwant %q", tt.replicas, tt.surge, tt.unavailable, got, tt.want)
 		}
+	}
+}
+
+func TestDecisionWithoutAStepSaysWhatItWaitsFor(t *testing.T) {
+	// A new Deployment's ReplicaSet has all 3 pods asked for, 1 available.
+	d := newDeployment(3, "25%", "25%", "nginx:1.27")
+	d.Annotations = map[string]string{api.DeploymentRevisionAnnotation: "1"}
+	rs := rsFor(d, "nginx:1.27", 3, 1, 1, 0)
+	f := newFixture(t, d, rs)
+	f.mustSync()
+	r := f.lastDecision()
+	if !strings.HasSuffix(r.Message, ": new ReplicaSet 3, old 0") {
+		t.Errorf("message %q", r.Message)
+	}
+	wantLine(t, r, "no step this sync: 3 of 3 replicas updated, 1 available; waiting for the ReplicaSets' pods")
+}
+
+func TestDecisionProgressDeadlineExceeded(t *testing.T) {
+	// Stuck mid-rollout (no new pod ever available); once 600 s pass
+	// without progress the sync declares the deadline exceeded.
+	d, old, newRS := midRollout(0)
+	f := newFixture(t, d, old, newRS)
+	f.mustSync()
+	f.deliver()
+	f.clock.Step(601 * time.Second)
+	f.mustSync()
+	r := f.lastDecision()
+	if !strings.HasSuffix(r.Message, ": new ReplicaSet 5, old 8; progress deadline exceeded: no progress for 600s") || r.Source != "pkg/controller/deployment/progress.go" {
+		t.Errorf("record %q from %q, want the exceeded deadline from progress.go", r.Message, r.Source)
+	}
+}
+
+func TestDecisionPausedOnlyScales(t *testing.T) {
+	d := newDeployment(5, "25%", "25%", "nginx:1.28")
+	d.Spec.Paused = true
+	old := rsFor(newDeployment(3, "25%", "25%", "nginx:1.28"), "nginx:1.27", 3, 3, 1, 0)
+	f := newFixture(t, d, old)
+	f.mustSync()
+	r := f.lastDecision()
+	if want := "paused, replicas 5: only scaled, no rollout: no new ReplicaSet yet, old 3 → 5"; r.Message != want || r.Source != "pkg/controller/deployment/sync.go" {
+		t.Errorf("record %q from %q\nwant   %q from sync.go", r.Message, r.Source, want)
 	}
 }

@@ -34,8 +34,7 @@ func (c *Controller) rolloutRecreate(ctx context.Context, d *api.Deployment, rsL
 	// The pod deletions that end this wait enqueue the Deployment
 	// (controller.go's deletePod).
 	if oldPodsRunning(newRS, oldRSs, podMap) {
-		dec.line("waiting for the old pods to go: %d still reported by the old ReplicaSets, %d in the pod cache",
-			sumReplicaSets(oldRSs, func(rs *api.ReplicaSet) int32 { return rs.Status.Replicas }), countOldPods(newRS, podMap))
+		dec.waitingForOldPods(newRS, oldRSs, podMap)
 		return c.finishRolloutStep(ctx, allRSs, newRS, d, dec)
 	}
 
@@ -45,9 +44,7 @@ func (c *Controller) rolloutRecreate(ctx context.Context, d *api.Deployment, rsL
 			return err
 		}
 		allRSs = append(slices.Clone(oldRSs), newRS)
-		if dec != nil {
-			dec.created(newRS, "every old pod is gone")
-		}
+		dec.created(newRS, "every old pod is gone")
 	}
 
 	scaled, _, err := c.scaleReplicaSetAndRecordEvent(ctx, newRS, replicas(d.Spec.Replicas), d)
@@ -55,8 +52,7 @@ func (c *Controller) rolloutRecreate(ctx context.Context, d *api.Deployment, rsL
 		return err
 	}
 	if scaled {
-		dec.line("every old pod is gone: new ReplicaSet %s to replicas %d", newRS.Name, replicas(d.Spec.Replicas))
-		dec.scaledNew(replicas(d.Spec.Replicas))
+		dec.newRecreated(newRS, replicas(d.Spec.Replicas))
 	}
 
 	if deploymentComplete(d, &d.Status) {
@@ -80,8 +76,7 @@ func (c *Controller) scaleDownOldReplicaSetsForRecreate(ctx context.Context, old
 			return false, err
 		}
 		if changed {
-			dec.line("old ReplicaSet %s: %d → 0 before anything new starts", rs.Name, specReplicas(rs))
-			dec.scaledOld(specReplicas(rs), 0)
+			dec.oldToZero(rs)
 		}
 		scaled = scaled || changed
 	}

@@ -76,10 +76,9 @@ func (c *Controller) reconcileNewReplicaSet(ctx context.Context, allRSs []*api.R
 		return false, nil
 	}
 	if specReplicas(newRS) > desired {
-		dec.line("new ReplicaSet %s has more than replicas %d: %d → %d at once", newRS.Name, desired, specReplicas(newRS), desired)
 		scaled, _, err := c.scaleReplicaSetAndRecordEvent(ctx, newRS, desired, d)
 		if scaled {
-			dec.scaledNew(desired)
+			dec.newTooBig(newRS, desired)
 		}
 		return scaled, err
 	}
@@ -87,18 +86,9 @@ func (c *Controller) reconcileNewReplicaSet(ctx context.Context, allRSs []*api.R
 	if err != nil {
 		return false, err
 	}
-	maxTotal, counted := desired+maxSurge(d), podsCounted(allRSs)
-	if count == specReplicas(newRS) {
-		dec.line("new ReplicaSet %s cannot grow: max total = replicas %d + maxSurge %d = %d, counted %d",
-			newRS.Name, desired, maxSurge(d), maxTotal, counted)
-	} else {
-		dec.line("new ReplicaSet %s: max total = replicas %d + maxSurge %d = %d, counted %d → grows by min(%d − %d, %d − %d) = %d: %d → %d",
-			newRS.Name, desired, maxSurge(d), maxTotal, counted, maxTotal, counted, desired, specReplicas(newRS),
-			count-specReplicas(newRS), specReplicas(newRS), count)
-	}
 	scaled, _, err := c.scaleReplicaSetAndRecordEvent(ctx, newRS, count, d)
-	if scaled {
-		dec.scaledNew(count)
+	if err == nil {
+		dec.newScaleUp(allRSs, newRS, count)
 	}
 	return scaled, err
 }
@@ -172,10 +162,7 @@ func (c *Controller) reconcileOldReplicaSets(ctx context.Context, allRSs, oldRSs
 		return false, nil // nothing left to scale down
 	}
 	budget := maxScaledDown(d, allRSs, newRS)
-	minAvailable := replicas(d.Spec.Replicas) - maxUnavailable(d)
-	dec.line("old ReplicaSets: min available = replicas %d − maxUnavailable %d = %d; may remove %d asked − %d min available − %d new not available = %d",
-		replicas(d.Spec.Replicas), maxUnavailable(d), minAvailable,
-		sumReplicaSets(allRSs, specReplicas), minAvailable, newUnavailable(newRS), budget)
+	dec.oldBudget(allRSs, newRS, budget)
 	if budget <= 0 {
 		return false, nil
 	}
@@ -192,9 +179,7 @@ func (c *Controller) reconcileOldReplicaSets(ctx context.Context, allRSs, oldRSs
 		if err != nil {
 			return false, err
 		}
-		dec.line("old ReplicaSet %s: %d of %d not available, removed first (it costs no availability): %d → %d",
-			rs.Name, specReplicas(rs)-rs.Status.AvailableReplicas, specReplicas(rs), specReplicas(rs), step.to)
-		dec.scaledOld(specReplicas(rs), step.to)
+		dec.oldUnhealthyRemoved(rs, step.to)
 		total += specReplicas(rs) - step.to
 		oldRSs[step.index] = updated
 	}
@@ -208,9 +193,7 @@ func (c *Controller) reconcileOldReplicaSets(ctx context.Context, allRSs, oldRSs
 		if _, _, err := c.scaleReplicaSetAndRecordEvent(ctx, rs, step.to, d); err != nil {
 			return false, err
 		}
-		dec.line("old ReplicaSet %s: %d available of all ReplicaSets, %d above min %d (oldest first): %d → %d",
-			rs.Name, availableCounted(allAfterCleanup), availableCounted(allAfterCleanup)-minAvailable, minAvailable, specReplicas(rs), step.to)
-		dec.scaledOld(specReplicas(rs), step.to)
+		dec.oldScaledDown(allAfterCleanup, rs, step.to)
 		total += specReplicas(rs) - step.to
 	}
 	return total > 0, nil

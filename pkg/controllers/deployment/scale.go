@@ -32,8 +32,7 @@ func (c *Controller) scale(ctx context.Context, d *api.Deployment, newRS *api.Re
 		if _, _, err := c.scaleReplicaSetAndRecordEvent(ctx, only, desired, d); err != nil {
 			return err
 		}
-		dec.line("ReplicaSet %s is the only active one: it takes all of replicas, %d → %d", only.Name, specReplicas(only), desired)
-		dec.scaled(only, specReplicas(only), desired)
+		dec.onlyActiveScaled(only, desired)
 		return nil
 	}
 
@@ -42,8 +41,7 @@ func (c *Controller) scale(ctx context.Context, d *api.Deployment, newRS *api.Re
 			if _, _, err := c.scaleReplicaSetAndRecordEvent(ctx, old, 0, d); err != nil {
 				return err
 			}
-			dec.line("new ReplicaSet %s runs all %d replicas, all available: old ReplicaSet %s %d → 0", newRS.Name, desired, old.Name, specReplicas(old))
-			dec.scaled(old, specReplicas(old), 0)
+			dec.saturatedOldToZero(newRS, old)
 		}
 		return nil
 	}
@@ -53,13 +51,8 @@ func (c *Controller) scale(ctx context.Context, d *api.Deployment, newRS *api.Re
 	}
 	active := filterActive(append(slices.Clone(oldRSs), newRS))
 	ordered, sizes, direction := proportionalSizes(d, active)
-	if dec != nil && direction != "" {
-		allowed := int32(0)
-		if desired > 0 {
-			allowed = desired + maxSurge(d)
-		}
-		dec.line("proportional scaling: allowed = replicas %d + maxSurge %d = %d, the %d active ReplicaSets ask for %d: %+d spread by size, largest first",
-			desired, maxSurge(d), allowed, len(active), sumReplicaSets(active, specReplicas), allowed-sumReplicaSets(active, specReplicas))
+	if direction != "" {
+		dec.proportional(active)
 	}
 	for i, rs := range ordered {
 		// Also rewrites the desired/max-replicas annotations of the
@@ -69,8 +62,7 @@ func (c *Controller) scale(ctx context.Context, d *api.Deployment, newRS *api.Re
 			return err
 		}
 		if sizes[i] != specReplicas(rs) {
-			dec.line("ReplicaSet %s: %d → %d", rs.Name, specReplicas(rs), sizes[i])
-			dec.scaled(rs, specReplicas(rs), sizes[i])
+			dec.proportionalStep(rs, sizes[i])
 		}
 	}
 	return nil

@@ -66,9 +66,12 @@ type Controller[T api.Object] struct {
 	// SuccessfulCreate/SuccessfulDelete events.
 	podControl   controllerutil.PodControl
 	expectations *controllerutil.Expectations
-	queue        *workqueue.Queue[string]
-	clock        clock.Clock
-	log          *slog.Logger
+	// decisions records what each sync decided, for `ctl why rs/NAME`
+	// (decision.go); nil without a debug journal.
+	decisions *controllerutil.DecisionLog
+	queue     *workqueue.Queue[string]
+	clock     clock.Clock
+	log       *slog.Logger
 
 	// burstReplicas caps creates and deletes per sync.
 	burstReplicas int
@@ -105,6 +108,7 @@ func NewForKind[T api.Object](kind Kind[T], c *client.Client, informers *informe
 		podLister:     pods.Lister(),
 		podControl:    controllerutil.PodControl{Client: c, Recorder: recorder},
 		expectations:  controllerutil.NewExpectations(opts.Clock),
+		decisions:     controllerutil.NewDecisionLog(informers.Journal(), kind.Name, kind.Resource),
 		queue:         controllerutil.NewQueue(kind.Name, opts.Clock, informers),
 		clock:         opts.Clock,
 		log:           opts.Logger.With("controller", kind.Name),

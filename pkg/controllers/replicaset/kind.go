@@ -26,6 +26,10 @@ type Kind[T api.Object] struct {
 	// "ReplicaSet"). A pod's controllerRef is resolved to an owner of this
 	// kind only if its Kind matches, as upstream's resolveControllerRef.
 	APIVersion, Kind string
+	// Resource is the owners' resource as the debug journal names it
+	// ("replicasets.apps"): the decision records about an owner carry it,
+	// so `ctl why rs/NAME` finds them.
+	Resource string
 	// Informer is the owners' shared informer: its lister feeds sync, its
 	// events enqueue owners.
 	Informer informer.TypedInformer[T]
@@ -66,6 +70,7 @@ func replicaSetKind(c *client.Client, informers *informer.SharedInformerFactory)
 		Name:       Name,
 		APIVersion: "apps/v1",
 		Kind:       "ReplicaSet",
+		Resource:   "replicasets.apps",
 		Informer:   informers.ReplicaSets(),
 		View:       viewReplicaSet,
 		Get: func(ctx context.Context, namespace, name string) (*api.ReplicaSet, error) {

@@ -14,21 +14,25 @@ import (
 // active pods the owner controls; they are not modified. An error means
 // some creates or deletes failed; the caller records it in the
 // ReplicaFailure condition and the key is retried with back-off.
-func (c *Controller[T]) manageReplicas(ctx context.Context, key string, owner T, view Owner, pods []*api.Pod) error {
+func (c *Controller[T]) manageReplicas(ctx context.Context, key string, owner T, view Owner, pods []*api.Pod, dec *replicaDecision) error {
 	diff := len(pods) - int(view.Replicas)
 	switch {
 	case diff < 0:
-		return c.createPods(ctx, key, owner, view, min(-diff, c.burstReplicas))
+		n := min(-diff, c.burstReplicas)
+		successes, err := c.createPods(ctx, key, owner, view, n)
+		dec.created(-diff, n, c.burstReplicas, successes, err)
+		return err
 	case diff > 0:
-		return c.deletePods(ctx, key, owner, view, pods, min(diff, c.burstReplicas))
+		return c.deletePods(ctx, key, owner, view, pods, min(diff, c.burstReplicas), dec)
 	}
 	return nil
 }
 
 // createPods creates n pods from the owner's template in slow-start
 // batches (1, 2, 4, …), so that a template the apiserver rejects costs one
-// request and one FailedCreate event, not n.
-func (c *Controller[T]) createPods(ctx context.Context, key string, owner T, view Owner, n int) error {
+// request and one FailedCreate event, not n. It returns how many creates
+// succeeded.
+func (c *Controller[T]) createPods(ctx context.Context, key string, owner T, view Owner, n int) (int, error) {
 	// Expect before creating: the informer may deliver a new pod before
 	// CreatePod has even returned.
 	c.expectations.ExpectCreations(key, n)
@@ -53,16 +57,17 @@ func (c *Controller[T]) createPods(ctx context.Context, key string, owner T, vie
 		// The namespace is being deleted and refuses new pods; retrying
 		// cannot help, and the owner is about to go with it (upstream
 		// ignores this error too).
-		return nil
+		return successes, nil
 	}
-	return err
+	return successes, err
 }
 
 // deletePods deletes the n pods that matter least (controllerutil.PodsToDelete:
 // unscheduled, pending, not ready, on crowded nodes, newest …), in
 // parallel.
-func (c *Controller[T]) deletePods(ctx context.Context, key string, owner T, view Owner, pods []*api.Pod, n int) error {
-	victims := controllerutil.PodsToDelete(pods, c.relatedPods(owner, pods), n, c.clock.Now())
+func (c *Controller[T]) deletePods(ctx context.Context, key string, owner T, view Owner, pods []*api.Pod, n int, dec *replicaDecision) error {
+	victims, reasons := controllerutil.PodsToDeleteWithReasons(pods, c.relatedPods(owner, pods), n, c.clock.Now(), dec != nil)
+	dec.deleted(len(pods)-int(view.Replicas), c.burstReplicas, victims, reasons)
 	podKeys := make([]string, len(victims))
 	names := make([]string, len(victims))
 	for i, pod := range victims {

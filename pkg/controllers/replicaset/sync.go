@@ -33,6 +33,7 @@ func (c *Controller[T]) Sync(ctx context.Context, key string) error {
 		// Deleted: its pods are the garbage collector's business now.
 		c.log.Debug("owner has been deleted", "key", key)
 		c.expectations.Delete(key)
+		c.decisions.Forget(key)
 		return nil
 	}
 	if err != nil {
@@ -64,13 +65,16 @@ func (c *Controller[T]) Sync(ctx context.Context, key string) error {
 		return err
 	}
 
+	dec := c.startDecision(owner, view, pods, allPods)
 	var manageErr error
 	if needsSync && owner.GetObjectMeta().DeletionTimestamp == nil {
-		manageErr = c.manageReplicas(ctx, key, owner, view, pods)
+		manageErr = c.manageReplicas(ctx, key, owner, view, pods, dec)
 	} else if !needsSync {
 		adds, deletes := c.expectations.Pending(key)
 		c.log.Debug("waiting for the cache to catch up; only updating status", "key", key, "pendingCreates", adds, "pendingDeletes", deletes)
+		dec.waiting(adds, deletes)
 	}
+	c.record(owner, dec)
 
 	status := calculateStatus(view, owner.GetObjectMeta().Generation, pods, manageErr, c.clock.Now())
 	if err := c.updateStatus(ctx, owner, view, status); err != nil {

@@ -45,6 +45,7 @@ func replicationControllerKind(c *client.Client, informers *informer.SharedInfor
 		Name:       Name,
 		APIVersion: "v1",
 		Kind:       "ReplicationController",
+		Resource:   "replicationcontrollers",
 		Informer:   informers.ReplicationControllers(),
 		View:       viewReplicationController,
 		Get: func(ctx context.Context, namespace, name string) (*api.ReplicationController, error) {

@@ -164,3 +164,19 @@ func TestStatusConversionRoundTrip(t *testing.T) {
 		t.Fatalf("round trip = %+v, want %+v", out, in)
 	}
 }
+
+func TestSyncRecordsTheDecisionAboutTheRC(t *testing.T) {
+	ctrl, server, _ := newController(t, newRC("nginx-rc", 2))
+	if err := ctrl.Sync(context.Background(), "default/nginx-rc"); err != nil {
+		t.Fatal(err)
+	}
+	records := server.Decisions("default/nginx-rc")
+	if len(records) != 1 {
+		t.Fatalf("decisions %+v, want one", records)
+	}
+	r := records[0]
+	if r.Message != "ReplicationController wants 2, has 0: create 2 (slow start batches 1, 1)" ||
+		r.Resource != "replicationcontrollers" || r.Actor != "replicationcontroller" {
+		t.Errorf("record %q about %q by %q, want the RC's own kind, resource and controller", r.Message, r.Resource, r.Actor)
+	}
+}

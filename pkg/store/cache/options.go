@@ -34,6 +34,11 @@ type Options struct {
 	FreshnessTimeout time.Duration
 	// Logger receives the cache's logs. Default slog.Default().
 	Logger *slog.Logger
+	// OnDispatch, when set, is called with each change the cache hands to
+	// its watchers and how many watchers (whose key prefix matched) it
+	// goes to: the apiserver's debug journal records the fan-out with it.
+	// It runs in the cache's Run goroutine, so it must be quick.
+	OnDispatch func(ev Event, watchers int)
 }
 
 // Defaults; see the field comments on Options for the reasons.

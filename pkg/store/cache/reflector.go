@@ -222,6 +222,9 @@ func (c *Cache) apply(sev store.Event) {
 	}
 	c.mu.Unlock()
 
+	if c.opts.OnDispatch != nil {
+		c.opts.OnDispatch(ev, len(c.targets))
+	}
 	c.dispatch(ev, c.targets)
 }
 
