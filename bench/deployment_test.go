@@ -13,6 +13,7 @@ import (
 	apierrors "kplane/pkg/api/errors"
 	"kplane/pkg/client"
 	"kplane/pkg/cluster"
+	"kplane/pkg/debug"
 	"kplane/test/framework"
 )
 
@@ -25,11 +26,14 @@ const (
 	deploymentReplicas = 1000
 	hollowNodes        = 100
 	deploymentTimeout  = 10 * time.Minute
+	// hollowKubelet names the hollow nodes' kubelet process.
+	hollowKubelet = "kubelet-hollow"
 )
 
 // W6: seconds from creating a 1 000-replica Deployment to 1 000 Running
 // pods on 100 simulated nodes, every component with its default flags
-// (so its default client limits): a `ctl up` cluster (apiserver,
+// (so its default client limits) and its debug journal off, as W6 was
+// measured before the journals existed: a `ctl up` cluster (apiserver,
 // scheduler, controller-manager as processes) plus one kubelet process of
 // 100 hollow nodes. The deployment controller creates the ReplicaSet, the
 // ReplicaSet controller the pods in slow-start batches, the scheduler
@@ -40,15 +44,40 @@ const (
 // created and the last pod bound (s-rs-created, s-all-created,
 // s-all-bound), from a watch opened before the create (podTimeline), and
 // logs each run's timeline, the CPU time of every process and the API
-// requests it took (logLoad):
+// requests it took (logLoad; their total is reported as cpu-s):
 //
 //	go test -run '^$' -bench 'W6Deployment1000$' -benchtime 1x -count 5 ./bench/
-func BenchmarkW6Deployment1000(b *testing.B) {
+func BenchmarkW6Deployment1000(b *testing.B) { benchmarkW6Create(b, journalOff) }
+
+// W6 with every component's debug journal on (`ctl up`'s default) and
+// nobody reading it: what the teaching layer costs when unused. Issue 13's
+// budget: within 5 % of BenchmarkW6Deployment1000's median.
+//
+//	go test -run '^$' -bench 'W6Deployment1000Journal$' -benchtime 1x -count 5 ./bench/
+func BenchmarkW6Deployment1000Journal(b *testing.B) { benchmarkW6Create(b, journalOn) }
+
+// W6 with the journals on and a follower streaming every component's
+// records over its debug API and keeping those of the Deployment, its
+// ReplicaSet and its pods, as `ctl trace deploy/bench` does (reported as
+// trace-records; records-lost counts those the rings dropped before the
+// follower read them). Issue 13's budget: within 25 % of
+// BenchmarkW6Deployment1000's median.
+//
+//	go test -run '^$' -bench 'W6Deployment1000JournalFollowed' -benchtime 1x -count 3 ./bench/
+func BenchmarkW6Deployment1000JournalFollowed(b *testing.B) { benchmarkW6Create(b, journalFollowed) }
+
+// benchmarkW6Create is W6's create-to-Running measurement with the debug
+// journals as mode says.
+func benchmarkW6Create(b *testing.B, mode journalMode) {
 	for i := 0; i < b.N; i++ {
 		b.StopTimer()
-		dc := startDeploymentCluster(b)
+		dc := startDeploymentCluster(b, mode)
 		c, ctx := dc.client, context.Background()
 		tl := startTimeline(b, c, "app=bench")
+		var follower *traceFollower
+		if mode == journalFollowed {
+			follower = followTrace(b, dc, "default", "bench")
+		}
 		before := sampleLoad(c, dc.pids)
 		b.StartTimer()
 		start := time.Now()
@@ -61,20 +90,29 @@ func BenchmarkW6Deployment1000(b *testing.B) {
 		b.ReportMetric(elapsed.Seconds(), "s-to-running")
 		b.ReportMetric(float64(deploymentReplicas)/elapsed.Seconds(), "pods/s")
 		tl.report(b, start)
-		logLoad(b, before, sampleLoad(c, dc.pids), elapsed)
+		// CPU time is the steadier measure on a shared machine: wall time
+		// moves with what else runs, the work done much less.
+		cpu := logLoad(b, before, sampleLoad(c, dc.pids), elapsed)
+		b.ReportMetric(cpu.Seconds(), "cpu-s")
+		if follower != nil {
+			kept, lost := follower.stop(b)
+			b.ReportMetric(float64(kept), "trace-records")
+			b.ReportMetric(float64(lost), "records-lost")
+		}
 	}
 }
 
 // W6 (rolling update): seconds from changing the image of a 1 000-replica
 // Deployment (all Running and available) to the rollout's end: 1 000
 // updated and available replicas, the old ReplicaSet scaled to 0 and its
-// pods gone, with the default 25 % maxSurge / 25 % maxUnavailable.
+// pods gone, with the default 25 % maxSurge / 25 % maxUnavailable. The
+// debug journals are off, as in BenchmarkW6Deployment1000.
 //
 //	go test -run '^$' -bench 'W6Deployment1000RollingUpdate' -benchtime 1x -count 3 ./bench/
 func BenchmarkW6Deployment1000RollingUpdate(b *testing.B) {
 	for i := 0; i < b.N; i++ {
 		b.StopTimer()
-		dc := startDeploymentCluster(b)
+		dc := startDeploymentCluster(b, journalOff)
 		c, ctx := dc.client, context.Background()
 		if _, err := c.Deployments("default").Create(ctx, benchDeployment("bench", "nginx:1.27.0"), client.CreateOptions{}); err != nil {
 			b.Fatal(err)
@@ -93,26 +131,52 @@ func BenchmarkW6Deployment1000RollingUpdate(b *testing.B) {
 	}
 }
 
-// deploymentCluster is a running W6 cluster: an admin client, and the
-// PIDs of its processes by component name (for logLoad).
+// journalMode is how the debug journals of a W6 cluster run.
+type journalMode int
+
+const (
+	// journalOff: --debug-ring-size 0 everywhere, W6 as it was measured
+	// before issue 13.
+	journalOff journalMode = iota
+	// journalOn: every component records into its journal; nobody reads.
+	journalOn
+	// journalFollowed: journalOn, and a follower streams every record.
+	journalFollowed
+)
+
+// deploymentCluster is a running W6 cluster: an admin client, the PIDs of
+// its processes by component name (for logLoad), and its data dir and
+// admin kubeconfig (for the debug API).
 type deploymentCluster struct {
-	client *client.Client
-	pids   map[string]int
+	client          *client.Client
+	pids            map[string]int
+	dir, kubeconfig string
 }
 
 // startDeploymentCluster starts a cluster with only its control-plane node
 // and adds hollowNodes nodes from one kubelet process (admin credentials:
 // kubemark's hollow nodes share one client the same way), then waits for
-// every hollow node to be Ready. Every component runs with its defaults.
-func startDeploymentCluster(b *testing.B) deploymentCluster {
+// every hollow node to be Ready. Every component runs with its defaults,
+// except for the debug journals, which mode turns on or off (the hollow
+// kubelet's too).
+func startDeploymentCluster(b *testing.B, mode journalMode) deploymentCluster {
 	b.Helper()
 	bin := framework.BuildBinaries(b)
 	if !framework.HasBinary(bin, "controller-manager") {
 		b.Fatal("bin/controller-manager was not built: a Deployment cannot progress without it")
 	}
-	lc := framework.StartCluster(b, func(o *cluster.Options) { o.Nodes = 0 })
-	kubelet := exec.Command(filepath.Join(bin, "kubelet"), "--kubeconfig", lc.KubeconfigPath(),
-		"--node-count", fmt.Sprint(hollowNodes), "--node-name-prefix", "hollow-", "--pod-cidr", "10.244.1.0/24")
+	ringSize := 0
+	if mode != journalOff {
+		ringSize = debug.DefaultRingSize
+	}
+	lc := framework.StartCluster(b, func(o *cluster.Options) { o.Nodes, o.DebugRingSize = 0, ringSize })
+	args := []string{"--kubeconfig", lc.KubeconfigPath(),
+		"--node-count", fmt.Sprint(hollowNodes), "--node-name-prefix", "hollow-", "--pod-cidr", "10.244.1.0/24"}
+	if ringSize > 0 {
+		args = append(args, "--debug-ring-size", fmt.Sprint(ringSize), "--debug-component-name", hollowKubelet,
+			"--debug-endpoint-file", debug.EndpointFile(lc.Dir, hollowKubelet), "--debug-address", "127.0.0.1:0")
+	}
+	kubelet := exec.Command(filepath.Join(bin, "kubelet"), args...)
 	out := &framework.SyncBuffer{}
 	kubelet.Stdout, kubelet.Stderr = out, out
 	if err := kubelet.Start(); err != nil {
@@ -146,13 +210,13 @@ func startDeploymentCluster(b *testing.B) deploymentCluster {
 		}
 		return ready == hollowNodes, fmt.Sprintf("%d of %d hollow nodes Ready", ready, hollowNodes)
 	})
-	pids := map[string]int{"kubelet-hollow": kubelet.Process.Pid, "bench": os.Getpid()}
+	pids := map[string]int{hollowKubelet: kubelet.Process.Pid, "bench": os.Getpid()}
 	if state, err := cluster.ReadState(lc.Dir); err == nil {
 		for name, p := range state.Components {
 			pids[name] = p.PID
 		}
 	}
-	return deploymentCluster{client: c, pids: pids}
+	return deploymentCluster{client: c, pids: pids, dir: lc.Dir, kubeconfig: lc.KubeconfigPath()}
 }
 
 // benchDeployment is a deployment of deploymentReplicas small pods.

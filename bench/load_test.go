@@ -105,8 +105,9 @@ func processCPU(pid int) (time.Duration, error) {
 
 // logLoad logs what the cluster spent between two samples: CPU seconds by
 // process and the API requests by verb and resource with their mean time
-// to answer (watches left out), most frequent first.
-func logLoad(b *testing.B, before, after loadSample, elapsed time.Duration) {
+// to answer (watches left out), most frequent first. It returns the CPU
+// time of all processes together.
+func logLoad(b *testing.B, before, after loadSample, elapsed time.Duration) time.Duration {
 	b.Helper()
 	var cpu []string
 	total := time.Duration(0)
@@ -132,4 +133,5 @@ func logLoad(b *testing.B, before, after loadSample, elapsed time.Duration) {
 	}
 	b.Logf("CPU in %.2fs (%d cores: %.2f CPU-s): %s; total %.2fs\nrequests: %s",
 		elapsed.Seconds(), runtime.NumCPU(), float64(runtime.NumCPU())*elapsed.Seconds(), strings.Join(cpu, ", "), total.Seconds(), strings.Join(reqs, ", "))
+	return total
 }

@@ -19,6 +19,7 @@ import (
 
 func main() {
 	opts := apiserver.DefaultOptions()
+	var verbosity int
 	var verbose bool
 	var debugFlags debug.Flags
 	cmd := &cobra.Command{
@@ -33,8 +34,11 @@ to <data-dir>/kubeconfig:
   kubectl --kubeconfig <data-dir>/kubeconfig get namespaces`,
 		SilenceUsage: true,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if verbosity < 0 {
+				return fmt.Errorf("--v must not be negative, got %d", verbosity)
+			}
 			level := slog.LevelInfo
-			if verbose {
+			if verbosity >= 4 || verbose {
 				level = slog.LevelDebug
 			}
 			opts.Logger = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
@@ -62,7 +66,9 @@ to <data-dir>/kubeconfig:
 	f.BoolVar(&opts.VirtualClock, "virtual-clock", opts.VirtualClock,
 		"run on the cluster clock kept in ConfigMap kube-system/kplane-clock (created if missing), which 'ctl time advance' moves forward")
 	debugFlags.AddFlags(f, "apiserver")
-	f.BoolVarP(&verbose, "verbose", "v", false, "log debug messages")
+	f.IntVarP(&verbosity, "v", "v", 0, "log verbosity: 4 and above log at debug level, as on every other component")
+	f.BoolVar(&verbose, "verbose", false, "log debug messages (the same as --v=4)")
+	_ = f.MarkDeprecated("verbose", "use --v=4")
 	if err := cmd.Execute(); err != nil {
 		os.Exit(1)
 	}

@@ -18,6 +18,7 @@ import (
 	"kplane/pkg/clock"
 	"kplane/pkg/controllermanager"
 	"kplane/pkg/debug"
+	"kplane/pkg/informer"
 )
 
 func main() {
@@ -77,6 +78,7 @@ administrators' tokens only (docs/debug-api.md).`,
 	f.BoolVar(&opts.TraceInformers, "trace-informers", opts.TraceInformers, "log each object's path through the informers and into the controllers' workqueues, for lessons")
 	debugFlags.AddFlags(f, "controller-manager")
 	f.IntVarP(&opts.Verbosity, "v", "v", opts.Verbosity, "log verbosity: 4 and above log at debug level (every API request, per-key detail)")
+	f.Var(&opts.InformerFIFO, "informer-fifo", informer.FIFOFlagHelp)
 	if err := cmd.Execute(); err != nil {
 		os.Exit(1)
 	}

@@ -16,6 +16,7 @@ import (
 	"kplane/pkg/client"
 	"kplane/pkg/clock"
 	"kplane/pkg/debug"
+	"kplane/pkg/informer"
 	"kplane/pkg/kubelet"
 	"kplane/pkg/kubelet/server"
 )
@@ -95,7 +96,8 @@ With --runtime process a container's command runs as a local process.
 	f.StringVar(&opts.DebugAddress, "debug-address", opts.DebugAddress, "loopback host:port serving /healthz, /metrics, /debug/pprof/ and the debug API; port 0 picks a free port")
 	debugFlags.AddFlags(f, "")
 	f.Lookup("debug-component-name").Usage += " (default kubelet-<node-name>)"
-	f.IntVarP(&verbosity, "v", "v", 0, "log verbosity; 4 or more logs debug messages")
+	f.IntVarP(&verbosity, "v", "v", 0, "log verbosity: 4 and above log at debug level")
+	f.Var(&opts.InformerFIFO, "informer-fifo", informer.FIFOFlagHelp)
 	if err := cmd.Execute(); err != nil {
 		os.Exit(1)
 	}

@@ -14,6 +14,7 @@ import (
 
 	"kplane/pkg/clock"
 	"kplane/pkg/debug"
+	"kplane/pkg/informer"
 	"kplane/pkg/scheduler"
 )
 
@@ -65,6 +66,7 @@ tokens only (docs/debug-api.md).`,
 	f.StringVar(&opts.BindAddress, "bind-address", opts.BindAddress, "loopback host:port serving /healthz, /metrics, /debug/pprof/ and the debug API; port 0 picks a free port (the bound address is logged)")
 	debugFlags.AddFlags(f, "scheduler")
 	f.IntVarP(&opts.Verbosity, "v", "v", opts.Verbosity, "log verbosity: 2 logs every bound or unschedulable pod, 4 adds the decision log with per-plugin scores")
+	f.Var(&opts.InformerFIFO, "informer-fifo", informer.FIFOFlagHelp)
 	if err := cmd.Execute(); err != nil {
 		os.Exit(1)
 	}

@@ -166,6 +166,7 @@ func planComponents(o Options) ([]component, error) {
 	}
 	for i := range plan {
 		plan[i].args = append(plan[i].args, debugArgs(o, plan[i])...)
+		plan[i].args = append(plan[i].args, o.componentFlags(plan[i].name, plan[i].role)...)
 	}
 	return plan, nil
 }

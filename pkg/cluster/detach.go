@@ -19,7 +19,7 @@ import (
 // supervisor runs Up and then waits, like a foreground `ctl up` whose
 // terminal is a log file.
 func SupervisorArgs(o Options) []string {
-	return []string{"up", "--supervise",
+	args := []string{"up", "--supervise",
 		"--data-dir", o.DataDir,
 		"--nodes", strconv.Itoa(o.Nodes),
 		"--runtime", o.Runtime,
@@ -31,6 +31,7 @@ func SupervisorArgs(o Options) []string {
 		"--virtual-clock=" + strconv.FormatBool(o.VirtualClock),
 		"--debug-ring-size", strconv.Itoa(o.DebugRingSize),
 	}
+	return append(args, o.componentFlagArgs()...)
 }
 
 // detachedCluster is this process's view of a cluster that a background

@@ -82,6 +82,18 @@ type Options struct {
 	// servers and their endpoint files in DATA_DIR/debug are there either
 	// way.
 	DebugRingSize int
+
+	// Verbosity is each named component's --v (`ctl up --v scheduler=4`),
+	// by component name: apiserver, scheduler, controller-manager,
+	// kubelet-<node>, or "kubelet" for every kubelet. Components not named
+	// keep their default.
+	Verbosity map[string]int
+	// TraceInformers names the components started with --trace-informers
+	// (the same names, except the apiserver, which has no informers).
+	TraceInformers []string
+	// InformerFIFO is the --informer-fifo of every component with
+	// informers: "delta" or "real"; "" keeps their default (delta).
+	InformerFIFO string
 }
 
 // DefaultOptions returns `ctl up`'s defaults: ./.kplane, two worker nodes,
@@ -122,7 +134,7 @@ func (o Options) Validate() error {
 	if o.Detach && o.Supervisor {
 		return errors.New("a detached cluster's supervisor cannot detach again")
 	}
-	return nil
+	return o.validateComponentFlags()
 }
 
 // complete fills in what was left empty and makes paths absolute, so that

@@ -21,6 +21,16 @@ func TestOptionsValidate(t *testing.T) {
 		{"unknown runtime", func(o *Options) { o.Runtime = "docker" }, `--runtime "docker"`},
 		{"port too high", func(o *Options) { o.Port = 70000 }, "--port 70000 out of range"},
 		{"supervisor cannot detach", func(o *Options) { o.Detach, o.Supervisor = true, true }, "cannot detach again"},
+		{"verbosity per component", func(o *Options) { o.Verbosity = map[string]int{"scheduler": 4, "kubelet": 2, "kubelet-node2": 3} }, ""},
+		{"verbosity of an unknown component", func(o *Options) { o.Verbosity = map[string]int{"schedular": 4} },
+			`--v: unknown component "schedular"; the components are apiserver, scheduler, controller-manager, kubelet, kubelet-control-plane, kubelet-node1, kubelet-node2`},
+		{"verbosity of a node the cluster lacks", func(o *Options) { o.Verbosity = map[string]int{"kubelet-node3": 1} }, `unknown component "kubelet-node3"`},
+		{"negative verbosity", func(o *Options) { o.Verbosity = map[string]int{"apiserver": -1} }, "must not be negative"},
+		{"trace informers", func(o *Options) { o.TraceInformers = []string{"scheduler", "kubelet"} }, ""},
+		{"trace an unknown component", func(o *Options) { o.TraceInformers = []string{"etcd"} }, `--trace-informers: unknown component "etcd"`},
+		{"trace the apiserver", func(o *Options) { o.TraceInformers = []string{"apiserver"} }, "the apiserver runs no informers"},
+		{"real informer FIFO", func(o *Options) { o.InformerFIFO = "real" }, ""},
+		{"unknown informer FIFO", func(o *Options) { o.InformerFIFO = "lifo" }, `--informer-fifo: unknown informer FIFO "lifo": must be one of delta, real`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -118,7 +118,7 @@ func New(opts Options) (*ControllerManager, error) {
 	if m.client, err = client.New(cfg); err != nil {
 		return nil, fmt.Errorf("controller-manager: %w", err)
 	}
-	factoryOpts := []informer.Option{informer.WithLogger(base), informer.WithClock(clk), informer.WithJournal(opts.Journal)}
+	factoryOpts := []informer.Option{informer.WithLogger(base), informer.WithClock(clk), informer.WithJournal(opts.Journal), informer.WithFIFO(opts.InformerFIFO)}
 	if opts.TraceInformers {
 		factoryOpts = append(factoryOpts, informer.WithTrace(informer.SlogTracer(base)))
 	}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"kplane/pkg/debug"
+	"kplane/pkg/informer"
 	"log/slog"
 	"net"
 	"slices"
@@ -83,6 +84,10 @@ type Options struct {
 	// into the controllers' workqueues — watch event, delta, store update,
 	// handler call, enqueue — for lessons (docs/informers.md).
 	TraceInformers bool
+	// InformerFIFO is the queue between each informer's reflector and its
+	// cache (--informer-fifo): informer.FIFODelta, the default ("" too), or
+	// informer.FIFOReal, upstream's default since 1.33.
+	InformerFIFO informer.FIFOKind
 	// Journal is the component's debug journal (see pkg/debug): its
 	// informers, workqueues, decisions and writes are recorded there and
 	// served by the debug API. Nil turns the debug journal off.
@@ -133,6 +138,7 @@ func DefaultOptions() Options {
 		RenewDeadline:                leaderelection.DefaultRenewDeadline,
 		RetryPeriod:                  leaderelection.DefaultRetryPeriod,
 		NodeMonitorGracePeriod:       DefaultNodeMonitorGracePeriod,
+		InformerFIFO:                 informer.FIFODelta,
 		BindAddress:                  DefaultBindAddress,
 	}
 }
@@ -175,6 +181,11 @@ func (o *Options) Validate() error {
 	}
 	if o.Verbosity < 0 {
 		errs = append(errs, fmt.Errorf("--v must not be negative, got %d", o.Verbosity))
+	}
+	if o.InformerFIFO != "" {
+		if _, err := informer.ParseFIFOKind(string(o.InformerFIFO)); err != nil {
+			errs = append(errs, fmt.Errorf("--informer-fifo: %w", err))
+		}
 	}
 	return errors.Join(errs...)
 }

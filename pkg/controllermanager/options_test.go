@@ -59,6 +59,8 @@ func TestValidate(t *testing.T) {
 		{"no port", func(o *Options) { o.BindAddress = "127.0.0.1" }, "must be host:port"},
 		{"port out of range", func(o *Options) { o.BindAddress = "127.0.0.1:70000" }, "port must be a number from 0 to 65535"},
 		{"negative verbosity", func(o *Options) { o.Verbosity = -1 }, "--v must not be negative"},
+		{"real informer FIFO", func(o *Options) { o.InformerFIFO = "real" }, ""},
+		{"unknown informer FIFO", func(o *Options) { o.InformerFIFO = "lifo" }, `--informer-fifo: unknown informer FIFO "lifo": must be one of delta, real`},
 		{"no client limit", func(o *Options) { o.KubeAPIQPS = 0 }, ""},
 		{"negative qps", func(o *Options) { o.KubeAPIQPS = -1 }, "--kube-api-qps (-1) and --kube-api-burst (4000) must not be negative"},
 	}

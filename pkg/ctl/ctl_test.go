@@ -104,13 +104,15 @@ func TestSupervisorArgsParseAsUpFlags(t *testing.T) {
 	// up command must accept every one of them.
 	opts := cluster.DefaultOptions()
 	opts.BinDir, opts.Port, opts.DefaultStorageClass, opts.DebugRingSize, opts.VirtualClock = "/bin-dir", 0, false, 0, true
+	opts.Verbosity, opts.TraceInformers, opts.InformerFIFO = map[string]int{"scheduler": 4, "kubelet": 2}, []string{"kubelet-node1", "scheduler"}, "real"
 	args := cluster.SupervisorArgs(opts)
 	up := newUpCommand(IOStreams{})
 	if err := up.ParseFlags(args[1:]); err != nil {
 		t.Fatalf("up does not accept %v: %v", args, err)
 	}
 	for flag, want := range map[string]string{"supervise": "true", "data-dir": ".kplane", "port": "0", "bin-dir": "/bin-dir", "nodes": "2", "runtime": "simulated", "ready-timeout": "1m0s",
-		"default-storage-class": "false", "controller-managers": "1", "debug-ring-size": "0", "virtual-clock": "true"} {
+		"default-storage-class": "false", "controller-managers": "1", "debug-ring-size": "0", "v": "kubelet=2,scheduler=4", "trace-informers": "[kubelet-node1,scheduler]", "informer-fifo": "real",
+		"virtual-clock": "true"} {
 		if got := up.Flags().Lookup(flag).Value.String(); got != want {
 			t.Errorf("--%s = %q, want %q", flag, got, want)
 		}

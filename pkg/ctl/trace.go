@@ -55,10 +55,10 @@ or for --timeout. The components' debug APIs are found in the cluster's
 data directory (--data-dir), which ` + "`ctl up`" + ` fills.
 
 The stages, for --stages: fanout (the apiserver's watch cache hands a change
-to its watchers); list, watch, delta, store, handler (an informer); enqueue,
-queue, sync (a controller's workqueue and worker); decision; and the writes:
-create, update, patch, delete, deletecollection, bind, status, scale, evict,
-finalize.`,
+to its watchers); list, watch, rewatch, delta, pop, store, handler (an
+informer); enqueue, queue, sync (a controller's workqueue and worker);
+decision; and the writes: create, update, patch, delete, deletecollection,
+bind, status, scale, evict, finalize.`,
 		Example: `  ctl trace deploy/web
   ctl trace pod/web-0 --since 5m
   ctl trace deploy/web --stages create,bind,status
@@ -191,7 +191,7 @@ type tracer struct {
 // and the sync (package informer, debug.StageSync), a decision, and the
 // writes by verb or subresource (debug.WriteStage).
 var traceStages = []string{
-	"fanout", "list", "watch", "delta", "store", "handler", "enqueue", "queue", debug.StageSync, debug.TypeDecision,
+	"fanout", "list", "watch", "rewatch", "delta", "pop", "store", "handler", "enqueue", "queue", debug.StageSync, debug.TypeDecision,
 	"create", "update", "patch", "delete", "deletecollection", "bind", "status", "scale", "evict", "finalize",
 }
 

@@ -89,7 +89,7 @@ func TestTraceErrors(t *testing.T) {
 		{[]string{"trace", "deploy/web", "-o", "yaml"}, "error: unable to match a printer suitable for the output format \"yaml\", allowed formats are: json\n"},
 		{[]string{"trace", "frob/web"}, "error: the server doesn't have a resource type \"frob\"\n"},
 		{[]string{"trace", "deploy/a", "deploy/b"}, "error: trace follows one object: give exactly one TYPE/NAME\n"},
-		{[]string{"trace", "deploy/web", "--stages", "bind,sched"}, "error: --stages: unknown stage \"sched\"; the stages are fanout, list, watch, delta, store, handler, enqueue, queue, sync, decision, " +
+		{[]string{"trace", "deploy/web", "--stages", "bind,sched"}, "error: --stages: unknown stage \"sched\"; the stages are fanout, list, watch, rewatch, delta, pop, store, handler, enqueue, queue, sync, decision, " +
 			"create, update, patch, delete, deletecollection, bind, status, scale, evict, finalize\n"},
 		{[]string{"trace", "deploy/web", "--data-dir", empty}, "error: no debug API found in " + empty + "/debug — is a cluster running there (`ctl up`)?\n"},
 	} {

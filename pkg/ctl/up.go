@@ -3,8 +3,12 @@ package ctl
 import (
 	"context"
 	"fmt"
+	"maps"
 	"os"
 	"os/signal"
+	"slices"
+	"strconv"
+	"strings"
 	"syscall"
 
 	"github.com/spf13/cobra"
@@ -32,6 +36,7 @@ back with everything it stored.`,
 		Example: `  ctl up
   ctl up -d --nodes 3
   ctl up --runtime process --port 0 --data-dir /tmp/kp
+  ctl up --v scheduler=4 --trace-informers kubelet-node1 --informer-fifo real
   ctl up --virtual-clock`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -56,6 +61,12 @@ back with everything it stored.`,
 	f.DurationVar(&opts.ReadyTimeout, "ready-timeout", opts.ReadyTimeout, "how long to wait for the apiserver and every node to be Ready")
 	f.IntVar(&opts.DebugRingSize, "debug-ring-size", opts.DebugRingSize,
 		"records each component's debug journal keeps (ctl trace, ctl why); 0 turns the journals off")
+	f.Var(componentLevels{&opts.Verbosity}, "v",
+		"a component's log verbosity, as component=N (repeatable): apiserver, scheduler, controller-manager, kubelet (every kubelet) or kubelet-<node>; e.g. --v scheduler=4 shows the scheduler's decisions")
+	f.StringArrayVar(&opts.TraceInformers, "trace-informers", nil,
+		"log each object's path through this component's informers (repeatable; the names of --v except apiserver)")
+	f.StringVar(&opts.InformerFIFO, "informer-fifo", "",
+		"the queue in every component's informers: delta (DeltaFIFO, the components' default) or real (RealFIFO, upstream's default since Kubernetes 1.33)")
 	f.BoolVar(&opts.Supervisor, "supervise", false, "run as the background supervisor of a detached cluster (used by -d)")
 	_ = f.MarkHidden("supervise")
 	return cmd
@@ -93,3 +104,35 @@ func runUp(ctx context.Context, opts cluster.Options, streams IOStreams) error {
 	fmt.Fprintln(streams.Out, "kplane stopped.")
 	return nil
 }
+
+// componentLevels is `ctl up --v`: repeatable component=N pairs, gathered
+// into the options' Verbosity map as they are parsed.
+type componentLevels struct{ levels *map[string]int }
+
+// Set adds one component=N pair.
+func (c componentLevels) Set(value string) error {
+	parsed, err := cluster.ParseVerbosity([]string{value})
+	if err != nil {
+		return err
+	}
+	if *c.levels == nil {
+		*c.levels = map[string]int{}
+	}
+	maps.Copy(*c.levels, parsed)
+	return nil
+}
+
+// String lists the pairs set so far, sorted.
+func (c componentLevels) String() string {
+	if c.levels == nil {
+		return ""
+	}
+	var pairs []string
+	for _, name := range slices.Sorted(maps.Keys(*c.levels)) {
+		pairs = append(pairs, name+"="+strconv.Itoa((*c.levels)[name]))
+	}
+	return strings.Join(pairs, ",")
+}
+
+// Type names the value in help output.
+func (componentLevels) Type() string { return "component=N" }

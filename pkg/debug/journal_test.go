@@ -26,6 +26,30 @@ func TestJournalRingKeepsTheNewestRecords(t *testing.T) {
 	}
 }
 
+func TestTraceLiftsFieldsOutOfTheDetail(t *testing.T) {
+	tests := []struct {
+		resource, detail                string
+		wantResource, wantRV, wantActor string
+		wantDetail                      string
+	}{
+		{"", "resource=pods rv=7 type=ADDED", "pods", "7", "", "type=ADDED"},
+		{"pods", "rv=8 handler=rs.(*Controller).addPod method=OnAdd", "pods", "8", "rs.(*Controller).addPod", "handler=rs.(*Controller).addPod method=OnAdd"},
+		{"", "queue=deployment event=get", "", "", "deployment", "queue=deployment event=get"},
+		{"", "type=Updated rv=9 resource=pods", "pods", "9", "", "type=Updated"},
+		{"pods", "", "pods", "", "", ""},
+	}
+	for _, tt := range tests {
+		j := NewJournal("c", 10, nil)
+		j.TraceResource(tt.resource, "delta", "default/web", tt.detail)
+		got, _ := j.After(0)
+		r := got[0]
+		if r.Resource != tt.wantResource || r.ResourceVersion != tt.wantRV || r.Actor != tt.wantActor || r.Detail != tt.wantDetail {
+			t.Errorf("TraceResource(%q, %q) = resource %q rv %q actor %q detail %q; want %q %q %q %q", tt.resource, tt.detail,
+				r.Resource, r.ResourceVersion, r.Actor, r.Detail, tt.wantResource, tt.wantRV, tt.wantActor, tt.wantDetail)
+		}
+	}
+}
+
 func TestNilJournalRecordsNothing(t *testing.T) {
 	var j *Journal
 	j.Trace("watch", "a", "")

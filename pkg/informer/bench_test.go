@@ -63,10 +63,14 @@ func (h *countingHandler) OnAdd(api.Object, bool)   { h.bump() }
 func (h *countingHandler) OnUpdate(_, _ api.Object) { h.bump() }
 func (h *countingHandler) OnDelete(any)             { h.bump() }
 
-func BenchmarkInformerEventThroughput(b *testing.B) {
+func BenchmarkInformerEventThroughput(b *testing.B) { benchmarkEventThroughput(b) }
+
+// benchmarkEventThroughput pushes b.N watch events through one informer
+// built with opts and reports events/s.
+func benchmarkEventThroughput(b *testing.B, opts ...Option) {
 	const distinctPods = 10_000
 	lw := &chanListWatch{events: make(chan client.Event, 1024)}
-	inf := NewSharedIndexInformer(lw, &api.Pod{}, 0, Indexers{NamespaceIndex: MetaNamespaceIndexFunc}, WithLogger(quietLogger))
+	inf := NewSharedIndexInformer(lw, &api.Pod{}, 0, Indexers{NamespaceIndex: MetaNamespaceIndexFunc}, append([]Option{WithLogger(quietLogger)}, opts...)...)
 	h := &countingHandler{want: int64(b.N), done: make(chan struct{})}
 	if _, err := inf.AddEventHandler(h); err != nil {
 		b.Fatal(err)

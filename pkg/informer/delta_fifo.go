@@ -4,9 +4,10 @@ package informer
 // turns LIST and WATCH responses into calls to Add, Update, Delete and
 // Replace; the shared informer's single processing goroutine calls Pop and,
 // for each key, applies what happened to the indexer and tells the event
-// handlers. Upstream moved informers to a simpler RealFIFO in 1.33; kplane
-// teaches the DeltaFIFO, whose per-object delta lists make every step of an
-// object's history visible.
+// handlers. Upstream moved informers to a simpler RealFIFO in 1.33
+// (real_fifo.go; WithFIFO(FIFOReal) runs it); kplane teaches the DeltaFIFO
+// by default, whose per-object delta lists make every step of an object's
+// history visible.
 
 import (
 	"errors"

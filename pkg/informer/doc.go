@@ -14,6 +14,7 @@
 //	   │  Add / Update / Delete / Replace
 //	   ▼
 //	DeltaFIFO             delta_fifo.go: per-key Deltas, tombstones, resync
+//	  (or RealFIFO)       real_fifo.go: one item per event, in order
 //	   │  Pop
 //	   ▼
 //	handleDeltas ──────────────▶ Indexer     thread_safe_store.go, index.go,
@@ -56,7 +57,10 @@
 // stage an object passes — list or watch, delta, store, handler, enqueue —
 // so a student can follow one Pod through the whole pipeline.
 //
-// Upstream has replaced the DeltaFIFO by a simpler RealFIFO since 1.33.
-// kplane keeps the DeltaFIFO because its per-object histories, tombstones
-// and deduplication are exactly what this package is here to teach.
+// Upstream has replaced the DeltaFIFO by a simpler RealFIFO since 1.33:
+// one item per event, handed out in arrival order, nothing merged
+// (real_fifo.go). kplane runs the DeltaFIFO by default because its
+// per-object histories, tombstones and deduplication are exactly what this
+// package is here to teach; WithFIFO(FIFOReal) runs the RealFIFO instead,
+// so the two can be compared (fifo.go, docs/lesson-informer-fifo.md).
 package informer

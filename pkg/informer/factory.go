@@ -41,7 +41,8 @@ type SharedInformerFactory struct {
 // NewSharedInformerFactory returns a factory whose informers list and watch
 // through c, with defaultResync as every informer's handler resync period
 // (0: none, the usual choice in kplane's controllers). Options: WithNamespace,
-// WithTweakListOptions, WithTrace, WithClock, WithLogger, WithBackoff.
+// WithTweakListOptions, WithTrace, WithJournal, WithClock, WithLogger,
+// WithBackoff, WithFIFO.
 func NewSharedInformerFactory(c *client.Client, defaultResync time.Duration, opts ...Option) *SharedInformerFactory {
 	f := &SharedInformerFactory{
 		client:        c,
@@ -69,9 +70,12 @@ func (f *SharedInformerFactory) InformerFor(res client.Resource, newInformer fun
 	return inf
 }
 
-// Tracer returns the tracer the factory was given (nil if none), so
-// controllers can report their enqueues: f.Tracer().Enqueue("deployment", key).
-func (f *SharedInformerFactory) Tracer() Tracer { return f.opts.tracer }
+// Tracer returns the factory's trace sink — the WithTrace tracer and the
+// debug journal, either or both; nil if neither — so controllers can
+// report their enqueues: f.Tracer().Enqueue("deployment", key).
+func (f *SharedInformerFactory) Tracer() Tracer {
+	return f.opts.tracer.Also(journalTracer(f.opts.journal, ""))
+}
 
 // Journal returns the debug journal the factory was given (nil if none),
 // so the controllers built on it register their workqueues there.
@@ -184,7 +188,7 @@ func ForResource[T api.Object](f *SharedInformerFactory, res client.Resource) Ty
 		}
 		return NewSharedIndexInformer(NewListWatch(tc, f.opts.tweak), newExample[T](), f.defaultResync,
 			Indexers{NamespaceIndex: MetaNamespaceIndexFunc},
-			WithName(res.String()), WithTrace(f.opts.tracer), WithClock(f.opts.clock), WithLogger(f.opts.logger), WithBackoff(f.opts.backoff))
+			WithName(res.String()), WithTrace(f.opts.tracer), WithJournal(f.opts.journal), WithClock(f.opts.clock), WithLogger(f.opts.logger), WithBackoff(f.opts.backoff), WithFIFO(f.opts.fifo))
 	})
 	return TypedInformer[T]{
 		informer: inf,

@@ -54,6 +54,8 @@ type observed struct {
 type keyRecorder struct {
 	mu    sync.Mutex
 	byKey map[string][]observed
+	// all are the notifications in the order the handler got them.
+	all   []observed
 	total int
 }
 
@@ -67,6 +69,7 @@ func (r *keyRecorder) note(obj any, kind string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.byKey[key] = append(r.byKey[key], o)
+	r.all = append(r.all, o)
 	r.total++
 }
 
@@ -101,6 +104,20 @@ func (r *keyRecorder) checkRVOrder(t *testing.T) {
 				t.Errorf("%s: notifications out of resourceVersion order: %+v", key, evs)
 				break
 			}
+		}
+	}
+}
+
+// checkGlobalRVOrder fails the test if the notifications, across all
+// keys, ever go back in resourceVersion: what an in-order FIFO promises.
+func (r *keyRecorder) checkGlobalRVOrder(t *testing.T) {
+	t.Helper()
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for i := 1; i < len(r.all); i++ {
+		if r.all[i].rv < r.all[i-1].rv {
+			t.Errorf("notification %d at resourceVersion %d came after one at %d", i, r.all[i].rv, r.all[i-1].rv)
+			return
 		}
 	}
 }
@@ -150,12 +167,12 @@ func checkConvergence(t *testing.T, c *client.Client, inf SharedIndexInformer, r
 
 // startPodInformer runs a pod informer over c with rec as its handler and
 // waits for it to sync.
-func startPodInformer(t *testing.T, lw ListerWatcher, rec ResourceEventHandler) SharedIndexInformer {
+func startPodInformer(t *testing.T, lw ListerWatcher, rec ResourceEventHandler, opts ...Option) SharedIndexInformer {
 	t.Helper()
-	inf := NewSharedIndexInformer(lw, &api.Pod{}, 0, Indexers{NamespaceIndex: MetaNamespaceIndexFunc},
-		WithName("pods"), WithLogger(quietLogger),
+	opts = append([]Option{WithName("pods"), WithLogger(quietLogger),
 		// Tests should not wait 800 ms+ on every reconnect.
-		WithBackoff(Backoff{Initial: 50 * time.Millisecond, Max: time.Second, Jitter: 0.5}))
+		WithBackoff(Backoff{Initial: 50 * time.Millisecond, Max: time.Second, Jitter: 0.5})}, opts...)
+	inf := NewSharedIndexInformer(lw, &api.Pod{}, 0, Indexers{NamespaceIndex: MetaNamespaceIndexFunc}, opts...)
 	if _, err := inf.AddEventHandler(rec); err != nil {
 		t.Fatal(err)
 	}
@@ -246,10 +263,14 @@ func podNamesFor(prefix string, n int) []string {
 }
 
 func TestInformerSeesEveryWriteFromConcurrentWriters(t *testing.T) {
+	forEachFIFO(t, testInformerSeesEveryWriteFromConcurrentWriters)
+}
+
+func testInformerSeesEveryWriteFromConcurrentWriters(t *testing.T, kind FIFOKind) {
 	a := framework.StartAPIServer(t)
 	c := newTestClient(t, a)
 	rec := newKeyRecorder()
-	inf := startPodInformer(t, NewListWatch(c.Pods(""), nil), rec)
+	inf := startPodInformer(t, NewListWatch(c.Pods(""), nil), rec, WithFIFO(kind))
 
 	written := writePods(t, c, "default", podNamesFor("load", 1000), 8)
 	total := 0
@@ -279,6 +300,11 @@ func TestInformerSeesEveryWriteFromConcurrentWriters(t *testing.T) {
 		t.Errorf("handler saw %d notifications for %d writes", n, total)
 	}
 	rec.checkRVOrder(t)
+	if kind == FIFOReal {
+		// In order across keys too: the handler heard of the writes in
+		// the order the watch sent them, which is resourceVersion order.
+		rec.checkGlobalRVOrder(t)
+	}
 	checkConvergence(t, c, inf, rec)
 }
 
@@ -338,11 +364,15 @@ func TestInformerSurvivesAnAPIServerRestart(t *testing.T) {
 }
 
 func TestInformerRelistsWhenItsResourceVersionIsCompacted(t *testing.T) {
+	forEachFIFO(t, testInformerRelistsWhenItsResourceVersionIsCompacted)
+}
+
+func testInformerRelistsWhenItsResourceVersionIsCompacted(t *testing.T, kind FIFOKind) {
 	a := framework.StartAPIServer(t)
 	c := newTestClient(t, a)
 	rec := newKeyRecorder()
 	lw := newCountingListWatch(NewListWatch(c.Pods(""), nil))
-	inf := startPodInformer(t, lw, rec)
+	inf := startPodInformer(t, lw, rec, WithFIFO(kind))
 	names := podNamesFor("keep", 20)
 	writePods(t, c, "default", names, 4) // leaves the odd ones
 	checkConvergence(t, c, inf, rec)
@@ -456,12 +486,17 @@ func TestSharedInformerFactory(t *testing.T) {
 }
 
 func TestTraceOfAPodCreateAgainstTheAPIServer(t *testing.T) {
+	forEachFIFO(t, testTraceOfAPodCreateAgainstTheAPIServer)
+}
+
+func testTraceOfAPodCreateAgainstTheAPIServer(t *testing.T, kind FIFOKind) {
 	a := framework.StartAPIServer(t)
 	c := newTestClient(t, a)
 	ctx := t.Context()
 
 	var mu sync.Mutex
 	var lines []string
+	var popDetail string
 	var logBuf strings.Builder
 	logger := slog.New(slog.NewTextHandler(lockedWriter{&mu, &logBuf}, &slog.HandlerOptions{ReplaceAttr: dropTime}))
 	sink := SlogTracer(logger)
@@ -471,10 +506,13 @@ func TestTraceOfAPodCreateAgainstTheAPIServer(t *testing.T) {
 		}
 		mu.Lock()
 		lines = append(lines, stage)
+		if stage == StagePop {
+			popDetail = detail
+		}
 		mu.Unlock()
 		sink(stage, key, detail)
 	})
-	f := NewSharedInformerFactory(c, 0, WithTrace(tracer), WithLogger(quietLogger))
+	f := NewSharedInformerFactory(c, 0, WithTrace(tracer), WithLogger(quietLogger), WithFIFO(kind))
 	// A controller in miniature: its handler only enqueues the key, and one
 	// worker takes keys off the queue. The queue reports to the same tracer.
 	queue := workqueue.New(workqueue.Options[string]{Name: "example", Trace: f.Tracer().QueueTrace("example")})
@@ -491,7 +529,7 @@ func TestTraceOfAPodCreateAgainstTheAPIServer(t *testing.T) {
 	if _, err := c.Pods("default").Create(ctx, testPod("default", "traced"), client.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	want := []string{StageWatch, StageDelta, StageStore, StageHandler, StageEnqueue, StageQueue, StageQueue}
+	want := []string{StageWatch, StageDelta, StagePop, StageStore, StageHandler, StageEnqueue, StageQueue, StageQueue}
 	framework.Eventually(t, 10*time.Second, func() (bool, string) {
 		mu.Lock()
 		defer mu.Unlock()
@@ -501,6 +539,9 @@ func TestTraceOfAPodCreateAgainstTheAPIServer(t *testing.T) {
 	defer mu.Unlock()
 	if !slices.Equal(lines, want) {
 		t.Errorf("stages %v, want %v", lines, want)
+	}
+	if !strings.Contains(popDetail, "fifo="+string(kind)+" deltas=1") {
+		t.Errorf("pop detail %q: the factory's informer does not run the %s FIFO", popDetail, kind)
 	}
 	t.Logf("trace of one pod create:\n%s", logBuf.String())
 }

@@ -16,6 +16,8 @@ type Option func(*options)
 
 // options is what the Option functions fill in.
 type options struct {
+	// tracer is WithTrace's; the journal's trace is added where it is
+	// used (journalTracer), so that it gets the resource as a field.
 	tracer    Tracer
 	journal   *debug.Journal
 	clock     clock.Clock
@@ -24,15 +26,16 @@ type options struct {
 	namespace string
 	tweak     func(*client.ListOptions)
 	backoff   Backoff
+	fifo      FIFOKind
 }
 
 func buildOptions(opts []Option) options {
-	o := options{clock: clock.Real{}, logger: slog.Default()}
+	o := options{clock: clock.Real{}, logger: slog.Default(), fifo: FIFODelta}
 	for _, opt := range opts {
 		opt(&o)
 	}
-	if o.journal != nil {
-		o.tracer = o.tracer.Also(o.journal.Tracer())
+	if o.fifo == "" {
+		o.fifo = FIFODelta
 	}
 	return o
 }
@@ -95,4 +98,22 @@ func WithTweakListOptions(tweak func(*client.ListOptions)) Option {
 // a short one so a reconnect does not cost seconds.
 func WithBackoff(b Backoff) Option {
 	return func(o *options) { o.backoff = b }
+}
+
+// WithFIFO chooses the queue between each informer's reflector and its
+// cache: FIFODelta (the default, "" too) or FIFOReal, upstream's default
+// since Kubernetes 1.33. Both feed the same cache and handlers; they
+// differ in whether an object's waiting changes are handed out together
+// and in what order changes to different objects arrive (fifo.go).
+func WithFIFO(kind FIFOKind) Option {
+	return func(o *options) { o.fifo = kind }
+}
+
+// journalTracer is the Tracer that records into j the trace of the
+// informer for resource (nil for a nil journal: no trace).
+func journalTracer(j *debug.Journal, resource string) Tracer {
+	if j == nil {
+		return nil
+	}
+	return func(stage, key, detail string) { j.TraceResource(resource, stage, key, detail) }
 }

@@ -89,10 +89,11 @@ func NewSharedIndexInformer(lw ListerWatcher, exampleObject api.Object, defaultR
 		indexer:                         NewIndexer(DeletionHandlingMetaNamespaceKeyFunc, indexers),
 		processor:                       newSharedProcessor(o.clock),
 		clock:                           o.clock,
-		trace:                           o.tracer.WithResource(name),
+		trace:                           o.tracer.WithResource(name).Also(journalTracer(o.journal, name)),
 		log:                             o.logger.With("component", "informer", "informer", name),
 		baseLog:                         o.logger,
 		backoff:                         o.backoff,
+		fifoKind:                        o.fifo,
 		resyncCheckPeriod:               defaultResync,
 		defaultEventHandlerResyncPeriod: defaultResync,
 	}
@@ -124,6 +125,8 @@ type sharedIndexInformer struct {
 	// baseLog is the logger as given, for the reflector to label itself.
 	baseLog *slog.Logger
 	backoff Backoff
+	// fifoKind is the queue between reflector and cache (WithFIFO).
+	fifoKind FIFOKind
 
 	// blockDeltas is held while a popped key is applied to the cache and
 	// distributed, and while a late handler is added and given the cache's
@@ -136,7 +139,7 @@ type sharedIndexInformer struct {
 	mu        sync.Mutex
 	started   bool
 	stopped   bool
-	fifo      *DeltaFIFO
+	fifo      FIFO
 	reflector *Reflector
 	// resyncCheckPeriod is how often the reflector asks the processor
 	// whether some handler's resync is due: the shortest handler period
@@ -243,8 +246,9 @@ func (s *sharedIndexInformer) dropWatch() bool {
 	return r != nil && r.DropWatch()
 }
 
-// Run wires reflector → DeltaFIFO → handleDeltas and runs them with the
-// processor until ctx ends.
+// Run wires reflector → FIFO (a DeltaFIFO, or a RealFIFO with
+// WithFIFO(FIFOReal)) → handleDeltas and runs them with the processor until
+// ctx ends.
 func (s *sharedIndexInformer) Run(ctx context.Context) {
 	s.mu.Lock()
 	if s.started {
@@ -252,14 +256,10 @@ func (s *sharedIndexInformer) Run(ctx context.Context) {
 		s.log.Warn("informer already started; Run ignored")
 		return
 	}
-	// The indexer is the DeltaFIFO's KnownObjects: on a relist it tells the
+	// The indexer is the FIFO's KnownObjects: on a relist it tells the
 	// FIFO which cached objects vanished (tombstones), and on resync which
 	// objects to re-deliver.
-	s.fifo = NewDeltaFIFO(DeltaFIFOOptions{
-		KeyFunction:  MetaNamespaceKeyFunc,
-		KnownObjects: s.indexer,
-		Trace:        s.deltaTracer(),
-	})
+	s.fifo = newFIFO(s.fifoKind, s.indexer, s.deltaTracer())
 	s.reflector = NewReflector(s.name, s.lw, s.fifo, ReflectorOptions{
 		ExpectedType: s.exampleObject,
 		Clock:        s.clock,
@@ -294,18 +294,22 @@ func (s *sharedIndexInformer) Run(ctx context.Context) {
 	s.mu.Unlock()
 }
 
-// handleDeltas is the DeltaFIFO's process function: it applies one key's
-// deltas, oldest first, to the indexer and queues the matching
-// notifications. It runs under the FIFO's lock, so it must be quick: it
-// never calls a handler, only appends to their buffers.
+// handleDeltas is the FIFO's process function: it applies one popped
+// item's deltas, oldest first, to the indexer and queues the matching
+// notifications. A DeltaFIFO item is every delta of one key since it was
+// last popped; a RealFIFO item is always one delta. It runs under the
+// FIFO's lock, so it must be quick: it never calls a handler, only appends
+// to their buffers.
 func (s *sharedIndexInformer) handleDeltas(obj any, isInInitialList bool) error {
 	deltas, ok := obj.(Deltas)
 	if !ok {
 		return fmt.Errorf("popped %T, want Deltas", obj)
 	}
+	// Every delta of an item has the same key; it is computed once, and
+	// only for the trace.
+	key := s.tracePop(deltas)
 	s.blockDeltas.Lock()
 	defer s.blockDeltas.Unlock()
-	s.tracePop(deltas)
 	for _, d := range deltas {
 		switch d.Type {
 		case Sync, Replaced, Added, Updated:
@@ -317,7 +321,7 @@ func (s *sharedIndexInformer) handleDeltas(obj any, isInInitialList bool) error 
 				if err := s.indexer.Update(newObj); err != nil {
 					return fmt.Errorf("update cache: %w", err)
 				}
-				s.traceStore("update", newObj)
+				s.traceStore(key, "update", newObj)
 				// A version the cache already has (a resync, or a relist
 				// that found the object unchanged) is a "sync": it goes
 				// only to handlers whose resync is due.
@@ -327,7 +331,7 @@ func (s *sharedIndexInformer) handleDeltas(obj any, isInInitialList bool) error 
 				if err := s.indexer.Add(newObj); err != nil {
 					return fmt.Errorf("add to cache: %w", err)
 				}
-				s.traceStore("add", newObj)
+				s.traceStore(key, "add", newObj)
 				s.processor.distribute(notification{kind: addNotification, newObj: newObj, isInInitialList: isInInitialList}, false)
 			}
 		case Deleted:
@@ -336,7 +340,7 @@ func (s *sharedIndexInformer) handleDeltas(obj any, isInInitialList bool) error 
 					return fmt.Errorf("delete from cache: %w", err)
 				}
 			}
-			s.traceStore("delete", d.Object)
+			s.traceStore(key, "delete", d.Object)
 			s.processor.distribute(notification{kind: deleteNotification, newObj: d.Object}, false)
 		}
 	}
@@ -360,42 +364,52 @@ func (s *sharedIndexInformer) cachedFor(obj any) api.Object {
 	return nil
 }
 
-// traceStore reports an indexer operation to the tracer.
-func (s *sharedIndexInformer) traceStore(op string, obj any) {
+// traceStore reports an indexer operation on obj, of key, to the tracer.
+func (s *sharedIndexInformer) traceStore(key, op string, obj any) {
 	if s.trace == nil {
 		return
 	}
-	key, _ := DeletionHandlingMetaNamespaceKeyFunc(obj)
 	s.trace(StageStore, key, "rv="+resourceVersionOf(obj)+" op="+op)
 }
 
-// tracePop reports several Deltas of one key popped together as one item,
-// oldest first: "action=pop deltas=2 types=Updated,Updated". Changes that
-// arrived before the informer got to the key are handled in one go — the
-// DeltaFIFO's compression, which a student sees here. A single Delta, the
-// usual case, is not reported again.
-func (s *sharedIndexInformer) tracePop(deltas Deltas) {
-	if s.trace == nil || len(deltas) < 2 {
-		return
+// tracePop reports the item the FIFO handed out: how many deltas it
+// carries is where the two FIFOs differ (a DeltaFIFO item may carry
+// several of one key, a RealFIFO item always one). It returns the item's
+// key ("" when tracing is off).
+func (s *sharedIndexInformer) tracePop(deltas Deltas) string {
+	if s.trace == nil || len(deltas) == 0 {
+		return ""
 	}
-	newest := deltas[len(deltas)-1]
-	key, _ := DeletionHandlingMetaNamespaceKeyFunc(newest.Object)
-	types := make([]string, len(deltas))
-	for i, d := range deltas {
-		types[i] = string(d.Type)
+	newest := deltas.Newest().Object
+	key, _ := DeletionHandlingMetaNamespaceKeyFunc(newest)
+	detail := "rv=" + resourceVersionOf(newest) + " fifo=" + string(s.fifoKind) + " deltas=" + strconv.Itoa(len(deltas))
+	if len(deltas) > 1 {
+		// Changes that arrived before the informer got to the key are
+		// handled in one go: the DeltaFIFO's compression.
+		types := make([]string, len(deltas))
+		for i, d := range deltas {
+			types[i] = string(d.Type)
+		}
+		detail += " types=" + strings.Join(types, ",")
 	}
-	s.trace(StageDelta, key, "rv="+resourceVersionOf(newest.Object)+" action=pop deltas="+strconv.Itoa(len(deltas))+" types="+strings.Join(types, ","))
+	s.trace(StagePop, key, detail)
+	return key
 }
 
-// deltaTracer adapts the tracer to the DeltaFIFO's hook (nil if off).
+// deltaTracer adapts the tracer to the FIFO's hook (nil if off). A
+// RealFIFO's lines say fifo=real, so a log shows which queue was at work.
 func (s *sharedIndexInformer) deltaTracer() func(stage, key string, d Delta) {
 	if s.trace == nil {
 		return nil
 	}
+	inOrder := s.fifoKind == FIFOReal
 	return func(stage, key string, d Delta) {
 		detail := "rv=" + resourceVersionOf(d.Object) + " type=" + string(d.Type)
 		if _, ok := d.Object.(DeletedFinalStateUnknown); ok {
 			detail += " tombstone=true"
+		}
+		if inOrder {
+			detail += " fifo=real"
 		}
 		if stage != StageDelta {
 			// The FIFO's other stage is "dedup": a duplicate deletion

@@ -82,6 +82,14 @@ func runInformer(t *testing.T, inf SharedIndexInformer) (stop func()) {
 	}
 }
 
+// forEachFIFO runs test once per FIFO kind, as subtests named "delta" and
+// "real": the informer's behaviour must hold with either queue.
+func forEachFIFO(t *testing.T, test func(t *testing.T, kind FIFOKind)) {
+	for _, kind := range FIFOKinds {
+		t.Run(string(kind), func(t *testing.T) { test(t, kind) })
+	}
+}
+
 func newPodInformer(lw ListerWatcher, resync time.Duration, opts ...Option) SharedIndexInformer {
 	opts = append([]Option{WithLogger(quietLogger), WithName("pods")}, opts...)
 	return NewSharedIndexInformer(lw, &api.Pod{}, resync, Indexers{NamespaceIndex: MetaNamespaceIndexFunc}, opts...)
@@ -107,131 +115,146 @@ func cacheContents(inf SharedIndexInformer) []string {
 }
 
 func TestInformerDeliversTheInitialListThenChanges(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
-		lw := newFakeListWatch()
-		a := lw.create(fixturePod("default", "a"))
-		b := lw.create(fixturePod("default", "b"))
-		inf := newPodInformer(lw, 0)
-		h := &recordingHandler{}
-		reg := mustAddHandler(t, inf, h)
-		if inf.HasSynced() || reg.HasSynced() {
-			t.Fatal("synced before Run")
-		}
-		stop := runInformer(t, inf)
-		defer stop()
-		synctest.Wait()
-		if !inf.HasSynced() || !reg.HasSynced() {
-			t.Fatalf("informer synced %v, handler synced %v after the initial list", inf.HasSynced(), reg.HasSynced())
-		}
+	forEachFIFO(t, func(t *testing.T, kind FIFOKind) {
+		synctest.Test(t, func(t *testing.T) {
+			lw := newFakeListWatch()
+			a := lw.create(fixturePod("default", "a"))
+			b := lw.create(fixturePod("default", "b"))
+			inf := newPodInformer(lw, 0, WithFIFO(kind))
+			h := &recordingHandler{}
+			reg := mustAddHandler(t, inf, h)
+			if inf.HasSynced() || reg.HasSynced() {
+				t.Fatal("synced before Run")
+			}
+			stop := runInformer(t, inf)
+			defer stop()
+			synctest.Wait()
+			if !inf.HasSynced() || !reg.HasSynced() {
+				t.Fatalf("informer synced %v, handler synced %v after the initial list", inf.HasSynced(), reg.HasSynced())
+			}
 
-		lw.create(fixturePod("default", "c"))
-		lw.update(a)
-		lw.remove(b)
-		synctest.Wait()
+			lw.create(fixturePod("default", "c"))
+			lw.update(a)
+			lw.remove(b)
+			synctest.Wait()
 
-		want := []string{"add a@1 initial", "add b@2 initial", "add c@3", "update a@1→a@4", "delete b@5"}
-		if got := h.recorded(); !slices.Equal(got, want) {
-			t.Errorf("handler calls:\n got %q\nwant %q", got, want)
-		}
-		if got := cacheContents(inf); !slices.Equal(got, []string{"a@4", "c@3"}) {
-			t.Errorf("cache %v", got)
-		}
-		if got := inf.LastSyncResourceVersion(); got != "5" {
-			t.Errorf("LastSyncResourceVersion = %q", got)
-		}
+			want := []string{"add a@1 initial", "add b@2 initial", "add c@3", "update a@1→a@4", "delete b@5"}
+			if got := h.recorded(); !slices.Equal(got, want) {
+				t.Errorf("handler calls:\n got %q\nwant %q", got, want)
+			}
+			if got := cacheContents(inf); !slices.Equal(got, []string{"a@4", "c@3"}) {
+				t.Errorf("cache %v", got)
+			}
+			if got := inf.LastSyncResourceVersion(); got != "5" {
+				t.Errorf("LastSyncResourceVersion = %q", got)
+			}
+		})
 	})
 }
 
 func TestInformerRelistAfterGoneDeliversTombstones(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
-		lw := newFakeListWatch()
-		lw.create(fixturePod("default", "a"))
-		b := lw.create(fixturePod("default", "b"))
-		c := lw.create(fixturePod("default", "c"))
-		inf := newPodInformer(lw, 0)
-		h := &recordingHandler{}
-		mustAddHandler(t, inf, h)
-		stop := runInformer(t, inf)
-		defer stop()
-		synctest.Wait()
+	forEachFIFO(t, func(t *testing.T, kind FIFOKind) {
+		synctest.Test(t, func(t *testing.T) {
+			lw := newFakeListWatch()
+			lw.create(fixturePod("default", "a"))
+			b := lw.create(fixturePod("default", "b"))
+			c := lw.create(fixturePod("default", "c"))
+			inf := newPodInformer(lw, 0, WithFIFO(kind))
+			h := &recordingHandler{}
+			mustAddHandler(t, inf, h)
+			stop := runInformer(t, inf)
+			defer stop()
+			synctest.Wait()
 
-		lw.hold()
-		lw.breakWatches()
-		synctest.Wait()
-		lw.remove(b)
-		lw.update(c)
-		lw.compact()
-		lw.release()
-		passBackoff()
+			lw.hold()
+			lw.breakWatches()
+			synctest.Wait()
+			lw.remove(b)
+			lw.update(c)
+			lw.compact()
+			lw.release()
+			passBackoff()
 
-		// a is unchanged: a relist's unchanged objects are syncs, which go
-		// only to handlers whose resync is due (none here).
-		want := []string{"add a@1 initial", "add b@2 initial", "add c@3 initial",
-			"update c@3→c@5", "delete tombstone b@2"}
-		if got := h.recorded(); !slices.Equal(got, want) {
-			t.Errorf("handler calls:\n got %q\nwant %q", got, want)
-		}
-		if got := cacheContents(inf); !slices.Equal(got, []string{"a@1", "c@5"}) {
-			t.Errorf("cache %v", got)
-		}
+			// a is unchanged: a relist's unchanged objects are syncs, which go
+			// only to handlers whose resync is due (none here). The DeltaFIFO
+			// queues the listed objects first and the tombstones after them;
+			// the RealFIFO queues the tombstones first, as upstream.
+			want := []string{"add a@1 initial", "add b@2 initial", "add c@3 initial",
+				"update c@3→c@5", "delete tombstone b@2"}
+			if kind == FIFOReal {
+				want = []string{"add a@1 initial", "add b@2 initial", "add c@3 initial",
+					"delete tombstone b@2", "update c@3→c@5"}
+			}
+			if got := h.recorded(); !slices.Equal(got, want) {
+				t.Errorf("handler calls:\n got %q\nwant %q", got, want)
+			}
+			if got := cacheContents(inf); !slices.Equal(got, []string{"a@1", "c@5"}) {
+				t.Errorf("cache %v", got)
+			}
+		})
 	})
 }
 
 func TestInformerResumesABrokenWatchWithoutLossOrDuplicates(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
-		lw := newFakeListWatch()
-		inf := newPodInformer(lw, 0)
-		h := &recordingHandler{}
-		mustAddHandler(t, inf, h)
-		stop := runInformer(t, inf)
-		defer stop()
-		synctest.Wait()
+	forEachFIFO(t, func(t *testing.T, kind FIFOKind) {
+		synctest.Test(t, func(t *testing.T) {
+			lw := newFakeListWatch()
+			inf := newPodInformer(lw, 0, WithFIFO(kind))
+			h := &recordingHandler{}
+			mustAddHandler(t, inf, h)
+			stop := runInformer(t, inf)
+			defer stop()
+			synctest.Wait()
 
-		var want []string
-		pods := map[string]api.Object{}
-		for i := range 30 {
-			name := fmt.Sprintf("p%d", i%5)
-			switch old, ok := pods[name]; {
-			case !ok:
-				pods[name] = lw.create(fixturePod("default", name))
-				want = append(want, "add "+describe(pods[name]))
-			case i%7 == 0:
-				gone := lw.remove(old)
-				delete(pods, name)
-				want = append(want, "delete "+describe(gone))
-			default:
-				pods[name] = lw.update(old)
-				want = append(want, "update "+describe(old)+"→"+describe(pods[name]))
+			var want []string
+			pods := map[string]api.Object{}
+			for i := range 30 {
+				name := fmt.Sprintf("p%d", i%5)
+				switch old, ok := pods[name]; {
+				case !ok:
+					pods[name] = lw.create(fixturePod("default", name))
+					want = append(want, "add "+describe(pods[name]))
+				case i%7 == 0:
+					gone := lw.remove(old)
+					delete(pods, name)
+					want = append(want, "delete "+describe(gone))
+				default:
+					pods[name] = lw.update(old)
+					want = append(want, "update "+describe(old)+"→"+describe(pods[name]))
+				}
+				if i%4 == 3 {
+					lw.breakWatches()
+				}
+				if i%6 == 5 {
+					synctest.Wait()
+				}
 			}
-			if i%4 == 3 {
-				lw.breakWatches()
-			}
-			if i%6 == 5 {
-				synctest.Wait()
-			}
-		}
-		synctest.Wait()
+			synctest.Wait()
 
-		// The DeltaFIFO hands out all of a key's changes together, so the
-		// order across keys may differ from the order of the writes; per
-		// key it is exact.
-		got := h.recorded()
-		if len(got) != len(want) {
-			t.Errorf("%d handler calls, want %d:\n got %q\nwant %q", len(got), len(want), got, want)
-		}
-		gotByPod, wantByPod := callsByPod(got), callsByPod(want)
-		for name, w := range wantByPod {
-			if !slices.Equal(gotByPod[name], w) {
-				t.Errorf("calls for %s:\n got %q\nwant %q", name, gotByPod[name], w)
+			// The DeltaFIFO hands out all of a key's changes together, so the
+			// order across keys may differ from the order of the writes; per
+			// key it is exact. The RealFIFO keeps the order of the writes.
+			got := h.recorded()
+			if len(got) != len(want) {
+				t.Errorf("%d handler calls, want %d:\n got %q\nwant %q", len(got), len(want), got, want)
 			}
-		}
-		lists, watches := lw.calls()
-		if len(lists) != 1 {
-			t.Errorf("listed %d times; a broken watch must resume, not relist", len(lists))
-		}
-		if len(watches) < 5 {
-			t.Errorf("only %d watches: the test did not break the watch", len(watches))
-		}
+			if kind == FIFOReal && !slices.Equal(got, want) {
+				t.Errorf("the RealFIFO delivered out of write order:\n got %q\nwant %q", got, want)
+			}
+			gotByPod, wantByPod := callsByPod(got), callsByPod(want)
+			for name, w := range wantByPod {
+				if !slices.Equal(gotByPod[name], w) {
+					t.Errorf("calls for %s:\n got %q\nwant %q", name, gotByPod[name], w)
+				}
+			}
+			lists, watches := lw.calls()
+			if len(lists) != 1 {
+				t.Errorf("listed %d times; a broken watch must resume, not relist", len(lists))
+			}
+			if len(watches) < 5 {
+				t.Errorf("only %d watches: the test did not break the watch", len(watches))
+			}
+		})
 	})
 }
 
@@ -247,86 +270,90 @@ func callsByPod(calls []string) map[string][]string {
 }
 
 func TestInformerResync(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
-		lw := newFakeListWatch()
-		lw.create(fixturePod("default", "a"))
-		lw.create(fixturePod("default", "b"))
-		var mu sync.Mutex
-		var syncDeltas []string
-		tracer := Tracer(func(stage, key, detail string) {
-			if stage == StageDelta && strings.Contains(detail, "type=Sync") {
-				mu.Lock()
-				syncDeltas = append(syncDeltas, key)
-				mu.Unlock()
+	forEachFIFO(t, func(t *testing.T, kind FIFOKind) {
+		synctest.Test(t, func(t *testing.T) {
+			lw := newFakeListWatch()
+			lw.create(fixturePod("default", "a"))
+			lw.create(fixturePod("default", "b"))
+			var mu sync.Mutex
+			var syncDeltas []string
+			tracer := Tracer(func(stage, key, detail string) {
+				if stage == StageDelta && strings.Contains(detail, "type=Sync") {
+					mu.Lock()
+					syncDeltas = append(syncDeltas, key)
+					mu.Unlock()
+				}
+			})
+			inf := newPodInformer(lw, 30*time.Second, WithTrace(tracer), WithFIFO(kind))
+			every30s, never, every60s := &recordingHandler{}, &recordingHandler{}, &recordingHandler{}
+			mustAddHandler(t, inf, every30s)
+			if _, err := inf.AddEventHandlerWithResyncPeriod(never, 0); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := inf.AddEventHandlerWithResyncPeriod(every60s, time.Minute); err != nil {
+				t.Fatal(err)
+			}
+			stop := runInformer(t, inf)
+			defer stop()
+			synctest.Wait()
+
+			time.Sleep(61 * time.Second)
+			synctest.Wait()
+
+			initial := []string{"add a@1 initial", "add b@2 initial"}
+			resync := []string{"update a@1→a@1", "update b@2→b@2"}
+			check := func(name string, h *recordingHandler, want []string) {
+				t.Helper()
+				// Within one resync the objects come in no particular order.
+				got := h.recorded()
+				slices.Sort(got[min(2, len(got)):])
+				slices.Sort(want[2:])
+				if !slices.Equal(got, want) {
+					t.Errorf("%s handler:\n got %q\nwant %q", name, got, want)
+				}
+			}
+			check("30s", every30s, slices.Concat(initial, resync, resync))
+			check("no-resync", never, initial)
+			check("60s", every60s, slices.Concat(initial, resync))
+			mu.Lock()
+			defer mu.Unlock()
+			if len(syncDeltas) != 4 {
+				t.Errorf("Sync deltas %v, want a and b twice", syncDeltas)
 			}
 		})
-		inf := newPodInformer(lw, 30*time.Second, WithTrace(tracer))
-		every30s, never, every60s := &recordingHandler{}, &recordingHandler{}, &recordingHandler{}
-		mustAddHandler(t, inf, every30s)
-		if _, err := inf.AddEventHandlerWithResyncPeriod(never, 0); err != nil {
-			t.Fatal(err)
-		}
-		if _, err := inf.AddEventHandlerWithResyncPeriod(every60s, time.Minute); err != nil {
-			t.Fatal(err)
-		}
-		stop := runInformer(t, inf)
-		defer stop()
-		synctest.Wait()
-
-		time.Sleep(61 * time.Second)
-		synctest.Wait()
-
-		initial := []string{"add a@1 initial", "add b@2 initial"}
-		resync := []string{"update a@1→a@1", "update b@2→b@2"}
-		check := func(name string, h *recordingHandler, want []string) {
-			t.Helper()
-			// Within one resync the objects come in no particular order.
-			got := h.recorded()
-			slices.Sort(got[min(2, len(got)):])
-			slices.Sort(want[2:])
-			if !slices.Equal(got, want) {
-				t.Errorf("%s handler:\n got %q\nwant %q", name, got, want)
-			}
-		}
-		check("30s", every30s, slices.Concat(initial, resync, resync))
-		check("no-resync", never, initial)
-		check("60s", every60s, slices.Concat(initial, resync))
-		mu.Lock()
-		defer mu.Unlock()
-		if len(syncDeltas) != 4 {
-			t.Errorf("Sync deltas %v, want a and b twice", syncDeltas)
-		}
 	})
 }
 
 func TestInformerHandlerAddedLateGetsTheCache(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
-		lw := newFakeListWatch()
-		a := lw.create(fixturePod("default", "a"))
-		lw.create(fixturePod("default", "b"))
-		inf := newPodInformer(lw, 0)
-		early := &recordingHandler{}
-		mustAddHandler(t, inf, early)
-		stop := runInformer(t, inf)
-		defer stop()
-		synctest.Wait()
-		lw.update(a)
-		synctest.Wait()
+	forEachFIFO(t, func(t *testing.T, kind FIFOKind) {
+		synctest.Test(t, func(t *testing.T) {
+			lw := newFakeListWatch()
+			a := lw.create(fixturePod("default", "a"))
+			lw.create(fixturePod("default", "b"))
+			inf := newPodInformer(lw, 0, WithFIFO(kind))
+			early := &recordingHandler{}
+			mustAddHandler(t, inf, early)
+			stop := runInformer(t, inf)
+			defer stop()
+			synctest.Wait()
+			lw.update(a)
+			synctest.Wait()
 
-		late := &recordingHandler{}
-		reg := mustAddHandler(t, inf, late)
-		lw.create(fixturePod("default", "c"))
-		synctest.Wait()
+			late := &recordingHandler{}
+			reg := mustAddHandler(t, inf, late)
+			lw.create(fixturePod("default", "c"))
+			synctest.Wait()
 
-		got := late.recorded()
-		slices.Sort(got[:2]) // the cache replay comes in no particular order
-		want := []string{"add a@3 initial", "add b@2 initial", "add c@4"}
-		if !slices.Equal(got, want) {
-			t.Errorf("late handler:\n got %q\nwant %q", got, want)
-		}
-		if !reg.HasSynced() {
-			t.Error("late handler not synced after its replay")
-		}
+			got := late.recorded()
+			slices.Sort(got[:2]) // the cache replay comes in no particular order
+			want := []string{"add a@3 initial", "add b@2 initial", "add c@4"}
+			if !slices.Equal(got, want) {
+				t.Errorf("late handler:\n got %q\nwant %q", got, want)
+			}
+			if !reg.HasSynced() {
+				t.Error("late handler not synced after its replay")
+			}
+		})
 	})
 }
 

@@ -3,7 +3,7 @@ package informer
 // This file is the teaching trace: an optional hook every stage of the
 // pipeline calls once per object, so a student can watch one pod travel
 //
-//	watch event → delta → store → handler → enqueue
+//	watch event → delta → pop → store → handler → enqueue
 //
 // and see which component did what, in which order, at which
 // resourceVersion. With no tracer configured (the default) the stages skip
@@ -28,8 +28,16 @@ const (
 	// resourceVersion it saw, without a relist. Its key is empty: it is
 	// about the whole resource, not one object.
 	StageRewatch = "rewatch"
-	// StageDelta: the DeltaFIFO appended a Delta to the object's key.
+	// StageDelta: the FIFO queued a Delta for the object: the DeltaFIFO
+	// appended it to the key's list, the RealFIFO (detail fifo=real) queued
+	// it as an item of its own.
 	StageDelta = "delta"
+	// StagePop: the informer took one item off the FIFO, with detail
+	// fifo=delta|real and deltas=N, how many deltas the item carries. A
+	// DeltaFIFO item holds every delta the key got while it waited (two
+	// quick updates: one pop, deltas=2); a RealFIFO item is always one
+	// (two pops).
+	StagePop = "pop"
 	// StageStore: the informer applied a Delta to its indexer (the cache).
 	StageStore = "store"
 	// StageHandler: the processor called one registered event handler.
@@ -126,7 +134,7 @@ func componentOf(stage string) string {
 	switch stage {
 	case StageList, StageWatch, StageRewatch:
 		return "reflector"
-	case StageDelta:
+	case StageDelta, StagePop:
 		return "deltafifo"
 	case StageStore:
 		return "indexer"
@@ -144,6 +152,7 @@ var traceMessages = map[string]string{
 	StageWatch:   "watch event received",
 	StageRewatch: "watch dropped, watching again",
 	StageDelta:   "delta queued",
+	StagePop:     "item popped",
 	StageStore:   "cache updated",
 	StageHandler: "handler called",
 	StageEnqueue: "key enqueued",
@@ -164,8 +173,12 @@ func SlogTracer(logger *slog.Logger) Tracer {
 		if !ok {
 			msg = stage
 		}
+		component := componentOf(stage)
+		if component == "deltafifo" && strings.Contains(detail, "fifo=real") {
+			component = "realfifo"
+		}
 		attrs := make([]slog.Attr, 0, 8)
-		attrs = append(attrs, slog.String("component", componentOf(stage)), slog.String("stage", stage))
+		attrs = append(attrs, slog.String("component", component), slog.String("stage", stage))
 		// resource and rv go first whatever their place in detail, so the
 		// columns line up when a student reads the trace.
 		var resource, rv string

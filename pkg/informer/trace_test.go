@@ -10,6 +10,7 @@ import (
 	"testing/synctest"
 
 	"kplane/pkg/api"
+	"kplane/pkg/debug"
 )
 
 // traceRecorder collects trace calls.
@@ -48,69 +49,84 @@ func (e *exampleEnqueuer) addPod(obj api.Object) {
 	e.tracer.Enqueue("example", key)
 }
 
-func TestTraceOfOneCreateHasTheFiveStagesInOrder(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
-		rec := &traceRecorder{}
-		lw := newFakeListWatch()
-		inf := newPodInformer(lw, 0, WithTrace(rec.tracer()))
-		e := &exampleEnqueuer{tracer: rec.tracer()}
-		mustAddHandler(t, inf, ResourceEventHandlerFuncs{AddFunc: e.addPod})
-		stop := runInformer(t, inf)
-		defer stop()
-		synctest.Wait()
+func TestTraceOfOneCreateHasEveryStageInOrder(t *testing.T) {
+	forEachFIFO(t, func(t *testing.T, kind FIFOKind) {
+		synctest.Test(t, func(t *testing.T) {
+			rec := &traceRecorder{}
+			lw := newFakeListWatch()
+			inf := newPodInformer(lw, 0, WithTrace(rec.tracer()), WithFIFO(kind))
+			e := &exampleEnqueuer{tracer: rec.tracer()}
+			mustAddHandler(t, inf, ResourceEventHandlerFuncs{AddFunc: e.addPod})
+			stop := runInformer(t, inf)
+			defer stop()
+			synctest.Wait()
 
-		lw.create(fixturePod("default", "web"))
-		synctest.Wait()
+			lw.create(fixturePod("default", "web"))
+			synctest.Wait()
 
-		want := []string{
-			"watch default/web resource=pods rv=1 type=ADDED",
-			"delta default/web resource=pods rv=1 type=Added",
-			"store default/web resource=pods rv=1 op=add",
-			"handler default/web resource=pods rv=1 handler=informer.(*exampleEnqueuer).addPod method=OnAdd",
-			"enqueue default/web queue=example",
-		}
-		if got := rec.recorded(); !slices.Equal(got, want) {
-			t.Errorf("trace:\n got %q\nwant %q", got, want)
-		}
-		e.mu.Lock()
-		defer e.mu.Unlock()
-		if !slices.Equal(e.queue, []string{"default/web"}) {
-			t.Errorf("queue %v", e.queue)
-		}
+			fifo := ""
+			if kind == FIFOReal {
+				fifo = " fifo=real"
+			}
+			want := []string{
+				"watch default/web resource=pods rv=1 type=ADDED",
+				"delta default/web resource=pods rv=1 type=Added" + fifo,
+				"pop default/web resource=pods rv=1 fifo=" + string(kind) + " deltas=1",
+				"store default/web resource=pods rv=1 op=add",
+				"handler default/web resource=pods rv=1 handler=informer.(*exampleEnqueuer).addPod method=OnAdd",
+				"enqueue default/web queue=example",
+			}
+			if got := rec.recorded(); !slices.Equal(got, want) {
+				t.Errorf("trace:\n got %q\nwant %q", got, want)
+			}
+			e.mu.Lock()
+			defer e.mu.Unlock()
+			if !slices.Equal(e.queue, []string{"default/web"}) {
+				t.Errorf("queue %v", e.queue)
+			}
+		})
 	})
 }
 
 func TestTraceOfARelistShowsListReplacedAndTombstone(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
-		rec := &traceRecorder{}
-		lw := newFakeListWatch()
-		gone := lw.create(fixturePod("default", "gone"))
-		inf := newPodInformer(lw, 0, WithTrace(rec.tracer()))
-		stop := runInformer(t, inf)
-		defer stop()
-		synctest.Wait()
+	forEachFIFO(t, func(t *testing.T, kind FIFOKind) {
+		synctest.Test(t, func(t *testing.T) {
+			rec := &traceRecorder{}
+			lw := newFakeListWatch()
+			gone := lw.create(fixturePod("default", "gone"))
+			inf := newPodInformer(lw, 0, WithTrace(rec.tracer()), WithFIFO(kind))
+			stop := runInformer(t, inf)
+			defer stop()
+			synctest.Wait()
 
-		lw.hold()
-		lw.breakWatches()
-		synctest.Wait()
-		lw.remove(gone)
-		lw.compact()
-		lw.release()
-		passBackoff()
+			lw.hold()
+			lw.breakWatches()
+			synctest.Wait()
+			lw.remove(gone)
+			lw.compact()
+			lw.release()
+			passBackoff()
 
-		got := rec.recorded()
-		want := []string{
-			// initial list
-			"list default/gone resource=pods rv=1 type=LIST",
-			"delta default/gone resource=pods rv=1 type=Replaced",
-			"store default/gone resource=pods rv=1 op=add",
-			// relist after 410: the pod is missing, so a tombstone
-			"delta default/gone resource=pods rv=1 type=Deleted tombstone=true",
-			"store default/gone resource=pods rv=1 op=delete",
-		}
-		if !slices.Equal(got, want) {
-			t.Errorf("trace:\n got %q\nwant %q", got, want)
-		}
+			got := rec.recorded()
+			fifo := ""
+			if kind == FIFOReal {
+				fifo = " fifo=real"
+			}
+			want := []string{
+				// initial list
+				"list default/gone resource=pods rv=1 type=LIST",
+				"delta default/gone resource=pods rv=1 type=Replaced" + fifo,
+				"pop default/gone resource=pods rv=1 fifo=" + string(kind) + " deltas=1",
+				"store default/gone resource=pods rv=1 op=add",
+				// relist after 410: the pod is missing, so a tombstone
+				"delta default/gone resource=pods rv=1 type=Deleted tombstone=true" + fifo,
+				"pop default/gone resource=pods rv=1 fifo=" + string(kind) + " deltas=1",
+				"store default/gone resource=pods rv=1 op=delete",
+			}
+			if !slices.Equal(got, want) {
+				t.Errorf("trace:\n got %q\nwant %q", got, want)
+			}
+		})
 	})
 }
 
@@ -185,13 +201,47 @@ func dropTime(groups []string, a slog.Attr) slog.Attr {
 
 func TestTraceOfSeveralDeltasPoppedAsOneItem(t *testing.T) {
 	rec := &traceRecorder{}
-	s := &sharedIndexInformer{trace: rec.tracer()}
+	s := &sharedIndexInformer{trace: rec.tracer(), fifoKind: FIFODelta}
 	v1, v2 := fixturePod("default", "web"), fixturePod("default", "web")
 	v1.ResourceVersion, v2.ResourceVersion = "5", "6"
 	s.tracePop(Deltas{{Type: Updated, Object: v1}})
 	s.tracePop(Deltas{{Type: Updated, Object: v1}, {Type: Updated, Object: v2}})
-	want := []string{"delta default/web rv=6 action=pop deltas=2 types=Updated,Updated"}
+	want := []string{"pop default/web rv=5 fifo=delta deltas=1", "pop default/web rv=6 fifo=delta deltas=2 types=Updated,Updated"}
 	if got := rec.recorded(); !slices.Equal(got, want) {
-		t.Errorf("trace:\n got %q\nwant %q (a single delta is not reported again)", got, want)
+		t.Errorf("trace:\n got %q\nwant %q ", got, want)
 	}
+}
+
+func TestJournalRecordsTheTraceWithItsFields(t *testing.T) {
+	forEachFIFO(t, func(t *testing.T, kind FIFOKind) {
+		synctest.Test(t, func(t *testing.T) {
+			j := debug.NewJournal("test", 100, nil)
+			lw := newFakeListWatch()
+			inf := newPodInformer(lw, 0, WithJournal(j), WithFIFO(kind))
+			mustAddHandler(t, inf, ResourceEventHandlerFuncs{})
+			stop := runInformer(t, inf)
+			defer stop()
+			synctest.Wait()
+			lw.create(fixturePod("default", "web"))
+			synctest.Wait()
+
+			records, _ := j.After(0)
+			var got []string
+			for _, r := range records {
+				if r.Type != debug.TypeTrace || r.Resource != "pods" || r.Key != "default/web" || r.ResourceVersion != "1" {
+					t.Errorf("record %+v: want a trace of pods default/web at rv 1", r)
+				}
+				got = append(got, r.Stage+" "+r.Detail)
+			}
+			fifo := ""
+			if kind == FIFOReal {
+				fifo = " fifo=real"
+			}
+			want := []string{"watch type=ADDED", "delta type=Added" + fifo, "pop fifo=" + string(kind) + " deltas=1", "store op=add",
+				"handler handler=informer.ResourceEventHandlerFuncs method=OnAdd"}
+			if !slices.Equal(got, want) {
+				t.Errorf("journal:\n got %q\nwant %q", got, want)
+			}
+		})
+	})
 }

@@ -90,7 +90,7 @@ func Run(ctx context.Context, opts Options) error {
 	if len(names) > 1 {
 		selector = "spec.nodeName!="
 	}
-	factoryOpts := []informer.Option{informer.WithLogger(log), informer.WithClock(opts.Clock), informer.WithJournal(opts.Journal),
+	factoryOpts := []informer.Option{informer.WithLogger(log), informer.WithClock(opts.Clock), informer.WithJournal(opts.Journal), informer.WithFIFO(opts.InformerFIFO),
 		informer.WithTweakListOptions(func(o *client.ListOptions) { o.FieldSelector = selector })}
 	if opts.TraceInformers {
 		factoryOpts = append(factoryOpts, informer.WithTrace(informer.SlogTracer(log)))

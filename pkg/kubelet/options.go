@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"kplane/pkg/debug"
+	"kplane/pkg/informer"
 	"log/slog"
 	"net/netip"
 	"slices"
@@ -141,6 +142,10 @@ type Options struct {
 	// watch event, delta, store update, handler call — for lessons
 	// (docs/informers.md).
 	TraceInformers bool
+	// InformerFIFO is the queue between each informer's reflector and its
+	// cache (--informer-fifo): informer.FIFODelta, the default ("" too), or
+	// informer.FIFOReal, upstream's default since 1.33.
+	InformerFIFO informer.FIFOKind
 	// Journal is the component's debug journal (see pkg/debug): its
 	// informers, workqueues, decisions and writes are recorded there and
 	// served by the debug API. Nil turns the debug journal off.
@@ -174,6 +179,7 @@ const (
 func DefaultOptions() Options {
 	return Options{
 		NodeNamePrefix:            "hollow-",
+		InformerFIFO:              informer.FIFODelta,
 		CPU:                       "4",
 		Memory:                    "8Gi",
 		EphemeralStorage:          "100Gi",
@@ -254,6 +260,11 @@ func (o *Options) Validate() error {
 	}
 	if o.NodeLeaseDurationSeconds <= 0 {
 		errs = append(errs, errors.New("node lease duration must be positive"))
+	}
+	if o.InformerFIFO != "" {
+		if _, err := informer.ParseFIFOKind(string(o.InformerFIFO)); err != nil {
+			errs = append(errs, fmt.Errorf("--informer-fifo: %w", err))
+		}
 	}
 	return errors.Join(errs...)
 }

@@ -131,6 +131,8 @@ func TestOptionsValidate(t *testing.T) {
 		{"no limits", func(o *Options) { o.KubeAPIQPS, o.EventRecordQPS = 0, 0 }, ""},
 		{"negative event qps", func(o *Options) { o.EventRecordQPS = -1 }, "--event-qps"},
 		{"negative api burst", func(o *Options) { o.KubeAPIBurst = -1 }, "--kube-api-burst"},
+		{"real informer FIFO", func(o *Options) { o.InformerFIFO = "real" }, ""},
+		{"unknown informer FIFO", func(o *Options) { o.InformerFIFO = "lifo" }, `--informer-fifo: unknown informer FIFO "lifo": must be one of delta, real`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

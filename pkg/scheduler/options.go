@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"kplane/pkg/debug"
+	"kplane/pkg/informer"
 	"log/slog"
 	"time"
 
@@ -79,6 +80,10 @@ type Options struct {
 	// event, delta, store update, handler call — for lessons
 	// (docs/informers.md).
 	TraceInformers bool
+	// InformerFIFO is the queue between each informer's reflector and its
+	// cache (--informer-fifo): informer.FIFODelta, the default ("" too), or
+	// informer.FIFOReal, upstream's default since 1.33.
+	InformerFIFO informer.FIFOKind
 	// Journal is the component's debug journal (see pkg/debug): its
 	// informers, workqueues, decisions and writes are recorded there and
 	// served by the debug API. Nil turns the debug journal off.
@@ -130,6 +135,7 @@ func DefaultOptions() Options {
 		PodMaxBackoff:                     DefaultPodMaxBackoff,
 		PodMaxInUnschedulablePodsDuration: DefaultPodMaxInUnschedulablePodsDuration,
 		ParallelBinds:                     DefaultParallelBinds,
+		InformerFIFO:                      informer.FIFODelta,
 		KubeAPIQPS:                        client.DefaultComponentQPS,
 		KubeAPIBurst:                      client.DefaultComponentBurst,
 	}
@@ -170,6 +176,11 @@ func (o *Options) Validate() error {
 	}
 	if o.Verbosity < 0 {
 		errs = append(errs, fmt.Errorf("--v must not be negative, got %d", o.Verbosity))
+	}
+	if o.InformerFIFO != "" {
+		if _, err := informer.ParseFIFOKind(string(o.InformerFIFO)); err != nil {
+			errs = append(errs, fmt.Errorf("--informer-fifo: %w", err))
+		}
 	}
 	return errors.Join(errs...)
 }

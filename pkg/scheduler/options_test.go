@@ -30,6 +30,8 @@ func TestOptionsValidate(t *testing.T) {
 		{"no bind slots", func(o *Options) { o.ParallelBinds = 0 }, "parallelBinds"},
 		{"no client limit", func(o *Options) { o.KubeAPIQPS = 0 }, ""},
 		{"negative burst", func(o *Options) { o.KubeAPIBurst = -1 }, "--kube-api-burst"},
+		{"real informer FIFO", func(o *Options) { o.InformerFIFO = "real" }, ""},
+		{"unknown informer FIFO", func(o *Options) { o.InformerFIFO = "lifo" }, `--informer-fifo: unknown informer FIFO "lifo": must be one of delta, real`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -125,7 +125,7 @@ func New(opts Options) (*Scheduler, error) {
 		apiSlots: make(chan struct{}, opts.ParallelBinds),
 		identity: leaderelection.NewIdentity(),
 	}
-	factoryOpts := []informer.Option{informer.WithLogger(logger), informer.WithClock(clk), informer.WithJournal(opts.Journal)}
+	factoryOpts := []informer.Option{informer.WithLogger(logger), informer.WithClock(clk), informer.WithJournal(opts.Journal), informer.WithFIFO(opts.InformerFIFO)}
 	if opts.TraceInformers {
 		factoryOpts = append(factoryOpts, informer.WithTrace(informer.SlogTracer(logger)))
 	}
