@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"kplane/pkg/apiserver"
+	"kplane/pkg/clock"
 	"kplane/pkg/debug"
 )
 
@@ -41,7 +42,10 @@ to <data-dir>/kubeconfig:
 				level = slog.LevelDebug
 			}
 			opts.Logger = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
-			opts.Journal, opts.DebugEndpointFile = debugFlags.NewJournal(nil), debugFlags.EndpointFile
+			if opts.VirtualClock { // one clock for the component and its journal
+				opts.Clock = clock.NewVirtual(0)
+			}
+			opts.Journal, opts.DebugEndpointFile = debugFlags.NewJournal(opts.Clock), debugFlags.EndpointFile
 			opts.DebugComponent = debugFlags.Component
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
@@ -60,6 +64,8 @@ to <data-dir>/kubeconfig:
 	f.IntVar(&opts.SecurePort, "secure-port", opts.SecurePort, "HTTPS port; 0 picks a free port")
 	f.StringSliceVar(&opts.EtcdServers, "etcd-servers", nil, "external etcd client URLs (comma-separated); empty runs an embedded etcd in --data-dir")
 	f.DurationVar(&opts.CompactionInterval, "etcd-compaction-interval", opts.CompactionInterval, "how often old etcd revisions are compacted; 0 disables")
+	f.BoolVar(&opts.VirtualClock, "virtual-clock", opts.VirtualClock,
+		"run on the cluster clock kept in ConfigMap kube-system/kplane-clock (created if missing), which 'ctl time advance' moves forward")
 	debugFlags.AddFlags(f, "apiserver")
 	f.IntVarP(&verbosity, "v", "v", 0, "log verbosity: 4 and above log at debug level, as on every other component")
 	f.BoolVar(&verbose, "verbose", false, "log debug messages (the same as --v=4)")

@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"kplane/pkg/client"
+	"kplane/pkg/clock"
 	"kplane/pkg/debug"
 	"kplane/pkg/informer"
 	"kplane/pkg/kubelet"
@@ -54,6 +55,9 @@ With --runtime process a container's command runs as a local process.
 			if debugFlags.Component == "" {
 				debugFlags.Component = opts.DefaultDebugComponent()
 			}
+			if opts.VirtualClock { // one clock for the component and its journal
+				opts.Clock = clock.NewVirtual(0)
+			}
 			opts.Journal, opts.DebugEndpointFile = debugFlags.NewJournal(opts.Clock), debugFlags.EndpointFile
 			opts.DebugComponent = debugFlags.Component
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -62,6 +66,7 @@ With --runtime process a container's command runs as a local process.
 		},
 	}
 	f := cmd.Flags()
+	f.BoolVar(&opts.VirtualClock, "virtual-clock", false, "run on the cluster clock kept in ConfigMap kube-system/kplane-clock, which 'ctl time advance' moves forward")
 	f.BoolVar(&opts.TraceInformers, "trace-informers", false, "log each pod's path through the informer (watch event, delta, store, handler) for lessons")
 	f.StringVar(&opts.Kubeconfig, "kubeconfig", opts.Kubeconfig, "kubeconfig file to reach the apiserver with (required)")
 	f.StringVar(&opts.NodeName, "node-name", opts.NodeName, "name of the node (required unless --node-count is given)")

@@ -29,7 +29,7 @@ func TestMarkForDeletion(t *testing.T) {
 		{"finalized namespace goes", &api.Namespace{}, api.DeleteOptions{}, false, nil},
 	}
 	for _, tc := range cases {
-		mark := markForDeletion(reg.forObject(tc.obj), tc.obj, tc.opts)
+		mark := markForDeletion(reg.forObject(tc.obj), tc.obj, tc.opts, api.Now())
 		meta := tc.obj.GetObjectMeta()
 		if mark != tc.mark {
 			t.Errorf("%s: mark = %v, want %v", tc.name, mark, tc.mark)
@@ -43,12 +43,12 @@ func TestMarkForDeletion(t *testing.T) {
 		}
 	}
 	pod := &api.Pod{Spec: api.PodSpec{NodeName: "node1", TerminationGracePeriodSeconds: grace(45)}}
-	markForDeletion(reg.forObject(pod), pod, api.DeleteOptions{})
+	markForDeletion(reg.forObject(pod), pod, api.DeleteOptions{}, api.Now())
 	if *pod.DeletionGracePeriodSeconds != 45 {
 		t.Errorf("grace period %d, want the pod's 45", *pod.DeletionGracePeriodSeconds)
 	}
 	ns := &api.Namespace{Spec: api.NamespaceSpec{Finalizers: []string{"kubernetes"}}}
-	markForDeletion(reg.forObject(ns), ns, api.DeleteOptions{})
+	markForDeletion(reg.forObject(ns), ns, api.DeleteOptions{}, api.Now())
 	if ns.Status.Phase != api.NamespaceTerminating {
 		t.Errorf("namespace phase %q", ns.Status.Phase)
 	}

@@ -130,7 +130,7 @@ func (s *Server) delete(ctx context.Context, res *resource, namespace, name stri
 		if err != nil {
 			return nil, false, err
 		}
-		if markForDeletion(res, obj, opts) {
+		if markForDeletion(res, obj, opts, s.now()) {
 			value, err := s.encodeChecked(res, obj)
 			if err != nil {
 				return nil, false, err
@@ -192,9 +192,8 @@ func checkPreconditions(res *resource, obj api.Object, pre *api.Preconditions) e
 // markForDeletion decides between marking and removing. It returns true when
 // obj was changed into its "being deleted" state and must be written back
 // rather than removed.
-func markForDeletion(res *resource, obj api.Object, opts api.DeleteOptions) bool {
+func markForDeletion(res *resource, obj api.Object, opts api.DeleteOptions, now api.Time) bool {
 	meta := obj.GetObjectMeta()
-	now := api.Now()
 
 	policy := api.DeletePropagationBackground
 	if opts.OrphanDependents != nil && *opts.OrphanDependents {

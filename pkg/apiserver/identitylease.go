@@ -106,20 +106,20 @@ func (s *Server) newIdentityLease() (*identityLease, error) {
 // gcPeriod until ctx ends. A failed write is logged and tried again at the
 // next tick: the Lease is informational, never a reason to stop serving.
 func (l *identityLease) run(ctx context.Context) {
-	renew := time.NewTicker(l.renewInterval)
+	renew := l.s.clock.NewTicker(l.renewInterval)
 	defer renew.Stop()
-	gc := time.NewTicker(l.gcPeriod)
+	gc := l.s.clock.NewTicker(l.gcPeriod)
 	defer gc.Stop()
 	for {
 		select {
 		case <-ctx.Done():
 			return
-		case <-renew.C:
+		case <-renew.C():
 			if err := l.renew(ctx); err != nil && ctx.Err() == nil {
 				l.s.log.Warn("renew apiserver identity lease", "lease", l.name, "err", err)
 			}
-		case <-gc.C:
-			if err := l.collectStale(ctx, time.Now()); err != nil && ctx.Err() == nil {
+		case <-gc.C():
+			if err := l.collectStale(ctx, l.s.clock.Now()); err != nil && ctx.Err() == nil {
 				l.s.log.Warn("collect stale apiserver identity leases", "err", err)
 			}
 		}
@@ -132,7 +132,7 @@ func (l *identityLease) run(ctx context.Context) {
 // someone removed them.
 func (l *identityLease) renew(ctx context.Context) error {
 	res := l.s.reg.byPluralAny["leases"]
-	now := &api.MicroTime{Time: time.Now()}
+	now := &api.MicroTime{Time: l.s.clock.Now()}
 	_, err := l.s.guaranteedUpdate(ctx, res, identityLeaseNamespace, l.name, updateMain, false,
 		func(current *storedObject) (api.Object, error) {
 			obj, err := copyOf(res, current)

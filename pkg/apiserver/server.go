@@ -23,6 +23,7 @@ import (
 	"sync"
 	"time"
 
+	"kplane/pkg/api"
 	"kplane/pkg/auth"
 	"kplane/pkg/clock"
 	"kplane/pkg/kubeconfig"
@@ -54,6 +55,18 @@ type Options struct {
 	// it stores, with the etcd revision each produced, and the watch
 	// fan-out. Nil turns the debug journal off.
 	Journal *debug.Journal
+	// VirtualClock runs the server on the cluster clock (--virtual-clock):
+	// it creates the ConfigMap kube-system/kplane-clock that holds the
+	// clock's offset if it is missing, follows it, and stamps creation and
+	// deletion timestamps, bindings and its identity Lease with that
+	// clock, so that they agree with the other components' (see
+	// pkg/clusterclock).
+	VirtualClock bool
+	// Clock, with VirtualClock, may be the clock.Virtual the server is to
+	// move (cmd/apiserver builds it first, so that the debug journal
+	// shares it); nil makes a new one. Without VirtualClock the server
+	// stamps with the wall clock.
+	Clock clock.Clock
 	// DebugEndpointFile, when set, is where the apiserver announces its
 	// debug API (its own https URL) once it serves; see debug.Endpoint.
 	DebugEndpointFile string
@@ -118,6 +131,10 @@ type Server struct {
 	terminating sync.Map
 	url         string
 	started     time.Time
+	// clock is the time the server stamps on objects: the wall clock, or
+	// with Options.VirtualClock the cluster clock (virtual).
+	clock   clock.Clock
+	virtual *clock.Virtual
 
 	// watchFence holds new watches while a compaction fault runs
 	// (fault_compact.go): watches set up under its read lock.
@@ -153,7 +170,11 @@ func Start(ctx context.Context, opts Options) (*Server, error) {
 	log = log.With("component", "apiserver")
 	ctx, cancel := context.WithCancel(ctx)
 	s := &Server{opts: opts, log: log, reg: newRegistry(builtinResources()), cancel: cancel, ctx: ctx, metrics: newMetrics(),
-		done: make(chan struct{}), started: time.Now(), faults: newFaultInjector(clock.Real{}, opts.Journal)}
+		done: make(chan struct{}), started: time.Now(), clock: clock.Real{}, faults: newFaultInjector(clock.Real{}, opts.Journal)}
+	if opts.VirtualClock {
+		s.virtual = clock.VirtualFor(opts.Clock)
+		s.clock = s.virtual
+	}
 	s.registerFaultRoutes()
 	if err := s.start(ctx); err != nil {
 		cancel()
@@ -260,9 +281,23 @@ func (s *Server) start(ctx context.Context) error {
 	port := ln.Addr().(*net.TCPAddr).Port
 	s.url = "https://" + net.JoinHostPort(s.opts.BindAddress, strconv.Itoa(port))
 
+	if s.virtual != nil {
+		if err := s.readClusterClock(ctx); err != nil {
+			ln.Close()
+			return err
+		}
+	}
 	if err := s.bootstrap(ctx, port); err != nil {
 		ln.Close()
 		return fmt.Errorf("bootstrap: %w", err)
+	}
+	if s.virtual != nil {
+		if err := s.startClusterClock(ctx); err != nil {
+			ln.Close()
+			return err
+		}
+	} else {
+		s.dropClusterClock(ctx)
 	}
 
 	identity, err := s.newIdentityLease()
@@ -300,6 +335,12 @@ func (s *Server) start(ctx context.Context) error {
 	s.log.Info("apiserver ready", "url", s.url, "kubeconfig", s.KubeconfigPath(),
 		"startup", time.Since(s.started).Round(time.Millisecond))
 	return nil
+}
+
+// now is the time the server stamps on what it writes, truncated to the
+// second as stored timestamps are.
+func (s *Server) now() api.Time {
+	return api.NewTime(s.clock.Now().UTC().Truncate(time.Second))
 }
 
 // writeKubeconfig (re)writes DIR/kubeconfig for the admin, pointing at the

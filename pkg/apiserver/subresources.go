@@ -162,7 +162,7 @@ func (s *Server) serveBinding(w http.ResponseWriter, r *http.Request, info *requ
 			}
 			pod.ResourceVersion = ""
 			pod.Spec.NodeName = binding.Target.Name
-			setPodCondition(&pod.Status, api.PodCondition{Type: api.PodScheduled, Status: api.ConditionTrue, LastTransitionTime: api.Now()})
+			setPodCondition(&pod.Status, api.PodCondition{Type: api.PodScheduled, Status: api.ConditionTrue, LastTransitionTime: s.now()})
 			return pod, nil
 		})
 	if err != nil {

@@ -7,7 +7,6 @@ package apiserver
 import (
 	"encoding/json"
 	"net/http"
-	"time"
 
 	"kplane/pkg/api"
 	"kplane/pkg/apiserver/printers"
@@ -31,7 +30,7 @@ func (s *Server) table(res *resource, objs []*storedObject, includeObject string
 	if withColumns {
 		t.ColumnDefinitions = printers.Columns(res.kind)
 	}
-	now := time.Now()
+	now := s.clock.Now()
 	for _, so := range objs {
 		row := printers.Row(so.obj, now)
 		switch includeObject {

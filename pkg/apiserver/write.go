@@ -76,14 +76,16 @@ func randomSuffix(n int) string {
 	return string(b)
 }
 
-// prepareForCreate sets the metadata the server owns on a new object.
-func prepareForCreate(res *resource, obj api.Object) {
+// prepareForCreate sets the metadata the server owns on a new object, its
+// creationTimestamp now (the server's clock: the cluster clock with
+// --virtual-clock).
+func prepareForCreate(res *resource, obj api.Object, now api.Time) {
 	meta := obj.GetObjectMeta()
 	if meta.Name == "" && meta.GenerateName != "" {
 		meta.Name = meta.GenerateName + randomSuffix(5)
 	}
 	meta.UID = uuid.NewString()
-	meta.CreationTimestamp = api.Now()
+	meta.CreationTimestamp = now
 	meta.ResourceVersion = ""
 	meta.DeletionTimestamp = nil
 	meta.DeletionGracePeriodSeconds = nil
@@ -104,7 +106,7 @@ func fieldOf(obj api.Object, name string) reflect.Value {
 
 // create admits, validates and stores a new object.
 func (s *Server) create(ctx context.Context, res *resource, obj api.Object, dryRun bool) (*storedObject, error) {
-	prepareForCreate(res, obj)
+	prepareForCreate(res, obj, s.now())
 	meta := obj.GetObjectMeta()
 	if meta.Name == "" {
 		return nil, apierrors.NewInvalid(res.kind, res.group, "", apierrors.FieldErrorList{

@@ -2,6 +2,10 @@
 // (and "fast-forward time" lessons) can move time by hand: lease expiry,
 // back-off delays, resync periods and rate limiters all read a Clock rather
 // than the time package.
+//
+// Three clocks implement it: Real (the wall clock), Fake (moved only by
+// hand, for tests) and Virtual (the wall clock plus an offset that only
+// grows: the cluster clock of `ctl up --virtual-clock`, see virtual.go).
 package clock
 
 import (

@@ -158,6 +158,12 @@ func planComponents(o Options) ([]component, error) {
 		}
 		plan = append(plan, component{name: name, role: roleKubelet, user: auth.NodeUser(node), args: args})
 	}
+	if o.VirtualClock {
+		// One cluster clock: every component, kubelets included, follows it.
+		for i := range plan {
+			plan[i].args = append(plan[i].args, "--virtual-clock")
+		}
+	}
 	for i := range plan {
 		plan[i].args = append(plan[i].args, debugArgs(o, plan[i])...)
 		plan[i].args = append(plan[i].args, o.componentFlags(plan[i].name, plan[i].role)...)

@@ -105,6 +105,22 @@ func TestPlanComponentsControllerManagerWhenBuilt(t *testing.T) {
 	}
 }
 
+func TestPlanComponentsOnTheVirtualClock(t *testing.T) {
+	bin := fakeBinDir(t, "apiserver", "scheduler", "kubelet", "controller-manager")
+	plan, err := planComponents(Options{DataDir: "/data", BinDir: bin, Nodes: 1, Runtime: RuntimeSimulated, VirtualClock: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(plan) != 5 {
+		t.Fatalf("plan = %+v, want apiserver, scheduler, controller-manager and two kubelets", plan)
+	}
+	for _, c := range plan {
+		if !slices.Contains(c.args, "--virtual-clock") {
+			t.Errorf("%s runs without --virtual-clock: %v", c.name, c.args)
+		}
+	}
+}
+
 func TestPlanComponentsTwoControllerManagers(t *testing.T) {
 	bin := fakeBinDir(t, "apiserver", "scheduler", "kubelet", "controller-manager")
 	plan, err := planComponents(Options{DataDir: "/data", BinDir: bin, Runtime: RuntimeSimulated, ControllerManagers: 2})

@@ -28,6 +28,7 @@ func SupervisorArgs(o Options) []string {
 		"--ready-timeout", o.ReadyTimeout.String(),
 		"--default-storage-class=" + strconv.FormatBool(o.DefaultStorageClass),
 		"--controller-managers", strconv.Itoa(max(o.ControllerManagers, 1)),
+		"--virtual-clock=" + strconv.FormatBool(o.VirtualClock),
 		"--debug-ring-size", strconv.Itoa(o.DebugRingSize),
 	}
 	return append(args, o.componentFlagArgs()...)

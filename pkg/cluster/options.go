@@ -72,6 +72,10 @@ type Options struct {
 	// ReadyTimeout bounds how long Up waits for the apiserver and then for
 	// every node to be Ready.
 	ReadyTimeout time.Duration
+	// VirtualClock runs every component with --virtual-clock: the whole
+	// cluster keeps one clock, the wall clock plus an offset that
+	// `ctl time advance` moves forward (see pkg/clusterclock).
+	VirtualClock bool
 	// DebugRingSize is every component's --debug-ring-size: how many
 	// records each debug journal keeps (`ctl up --debug-ring-size`,
 	// default debug.DefaultRingSize); 0 turns the journals off. The debug

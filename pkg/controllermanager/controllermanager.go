@@ -20,6 +20,7 @@ import (
 	"kplane/pkg/api"
 	"kplane/pkg/client"
 	"kplane/pkg/clock"
+	"kplane/pkg/clusterclock"
 	"kplane/pkg/debug"
 	"kplane/pkg/events"
 	"kplane/pkg/informer"
@@ -33,9 +34,12 @@ type ControllerManager struct {
 	// log is the manager's own logger (component=controller-manager);
 	// base is handed to the client, informers, recorders, controllers and
 	// leader election, which add their own attributes.
-	log      *slog.Logger
-	base     *slog.Logger
-	clock    clock.Clock
+	log   *slog.Logger
+	base  *slog.Logger
+	clock clock.Clock
+	// virtual is clock when it is the cluster clock (Options.VirtualClock);
+	// Run makes it follow the cluster's offset.
+	virtual  *clock.Virtual
 	identity string
 
 	client *client.Client
@@ -84,14 +88,19 @@ func New(opts Options) (*ControllerManager, error) {
 		base = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
 	}
 	clk := opts.Clock
-	if clk == nil {
+	var virtual *clock.Virtual
+	switch {
+	case opts.VirtualClock:
+		virtual = clock.VirtualFor(clk)
+		clk = virtual
+	case clk == nil:
 		clk = clock.Real{}
 	}
 	identity := opts.Identity
 	if identity == "" {
 		identity = leaderelection.NewIdentity()
 	}
-	m := &ControllerManager{opts: opts, log: base.With("component", "controller-manager"), base: base, clock: clk, identity: identity}
+	m := &ControllerManager{opts: opts, log: base.With("component", "controller-manager"), base: base, clock: clk, virtual: virtual, identity: identity}
 
 	cfg, err := client.ConfigFromKubeconfig(opts.Kubeconfig, "")
 	if err != nil {
@@ -134,7 +143,7 @@ func (m *ControllerManager) buildControllers() error {
 		if source == "" {
 			source = d.Name + "-controller"
 		}
-		recorder := events.NewRecorder(m.client, api.EventSource{Component: source}, m.base)
+		recorder := events.NewRecorder(m.client, api.EventSource{Component: source}, m.base, events.WithClock(m.clock))
 		m.recorders = append(m.recorders, recorder)
 		ctrl, err := d.New(ControllerContext{
 			Client: m.client, Informers: m.informers, Recorder: recorder,
@@ -186,6 +195,15 @@ func (m *ControllerManager) Run(ctx context.Context) error {
 	defer stopServing()
 	if err := debug.Announce(m.opts.DebugEndpointFile, m.opts.DebugComponent, "http://"+m.Addr(), m.leaderIdentity()); err != nil {
 		return fmt.Errorf("controller-manager: %w", err)
+	}
+
+	// On the cluster clock, every timer must start from the cluster's time.
+	if m.virtual != nil {
+		follower := clusterclock.NewFollower(m.client, m.virtual, m.base)
+		if err := follower.Start(ctx); err != nil {
+			return fmt.Errorf("controller-manager: %w", err)
+		}
+		defer follower.Stop()
 	}
 
 	// Informers start before the election, so a standby's caches are

@@ -103,7 +103,7 @@ func TestSupervisorArgsParseAsUpFlags(t *testing.T) {
 	// The detached supervisor is started with cluster.SupervisorArgs; the
 	// up command must accept every one of them.
 	opts := cluster.DefaultOptions()
-	opts.BinDir, opts.Port, opts.DefaultStorageClass, opts.DebugRingSize = "/bin-dir", 0, false, 0
+	opts.BinDir, opts.Port, opts.DefaultStorageClass, opts.DebugRingSize, opts.VirtualClock = "/bin-dir", 0, false, 0, true
 	opts.Verbosity, opts.TraceInformers, opts.InformerFIFO = map[string]int{"scheduler": 4, "kubelet": 2}, []string{"kubelet-node1", "scheduler"}, "real"
 	args := cluster.SupervisorArgs(opts)
 	up := newUpCommand(IOStreams{})
@@ -111,7 +111,8 @@ func TestSupervisorArgsParseAsUpFlags(t *testing.T) {
 		t.Fatalf("up does not accept %v: %v", args, err)
 	}
 	for flag, want := range map[string]string{"supervise": "true", "data-dir": ".kplane", "port": "0", "bin-dir": "/bin-dir", "nodes": "2", "runtime": "simulated", "ready-timeout": "1m0s",
-		"default-storage-class": "false", "controller-managers": "1", "debug-ring-size": "0", "v": "kubelet=2,scheduler=4", "trace-informers": "[kubelet-node1,scheduler]", "informer-fifo": "real"} {
+		"default-storage-class": "false", "controller-managers": "1", "debug-ring-size": "0", "v": "kubelet=2,scheduler=4", "trace-informers": "[kubelet-node1,scheduler]", "informer-fifo": "real",
+		"virtual-clock": "true"} {
 		if got := up.Flags().Lookup(flag).Value.String(); got != want {
 			t.Errorf("--%s = %q, want %q", flag, got, want)
 		}

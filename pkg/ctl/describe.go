@@ -100,7 +100,7 @@ func (o *describeOptions) run(ctx context.Context, commandPath string, args []st
 		return o.describePrefix(ctx, c, m, namespace, args[0], args[1], errs[0])
 	}
 
-	settings := describe.Settings{ShowEvents: o.showEvents, Now: time.Now()}
+	settings := describe.Settings{ShowEvents: o.showEvents, Now: time.Now().Add(clusterOffset(ctx, c))}
 	first := true
 	seen := map[string]bool{}
 	for _, item := range items {
@@ -229,7 +229,7 @@ func (o *describeOptions) describePrefix(ctx context.Context, c *client.Client, 
 	if err != nil {
 		return err
 	}
-	settings := describe.Settings{ShowEvents: o.showEvents, Now: time.Now()}
+	settings := describe.Settings{ShowEvents: o.showEvents, Now: time.Now().Add(clusterOffset(ctx, c))}
 	found := false
 	for _, item := range items {
 		if !strings.HasPrefix(item.name, prefix) {

@@ -115,7 +115,7 @@ func (o *eventsOptions) run(ctx context.Context) error {
 	describe.SortEvents(events)
 	if out.isTable() {
 		p := o.newTablePrinter()
-		p.PrintTable(eventsTable(events, time.Now()), "")
+		p.PrintTable(eventsTable(events, time.Now().Add(clusterOffset(ctx, c))), "")
 		return p.Flush()
 	}
 	return o.printObjects(out, events, false)
@@ -218,6 +218,7 @@ func (o *eventsOptions) runWatch(ctx context.Context, c *client.Client, namespac
 		return err
 	}
 	defer w.Stop()
+	offset := clusterOffset(ctx, c)
 	table := o.newTablePrinter()
 	first := true
 	for ev := range w.ResultChan() {
@@ -233,7 +234,7 @@ func (o *eventsOptions) runWatch(ctx context.Context, c *client.Client, namespac
 			continue
 		}
 		if out.isTable() {
-			table.PrintTable(eventsTable([]api.Event{*e}, time.Now()), "")
+			table.PrintTable(eventsTable([]api.Event{*e}, time.Now().Add(offset)), "")
 			if err := table.Flush(); err != nil {
 				return err
 			}

@@ -18,8 +18,11 @@ and which of ctl queues, ctl trace or ctl why shows it.
   api-error               make the apiserver fail (or hold) one resource's requests for a while
   drop-watch <component>  end a component's watches, as a broken connection would
   compact                 compact etcd to now and drop every watch: 410 Gone, relists
+  pause-kubelet <node>    stop a node's heartbeat: it goes Unknown, its pods are evicted
+  resume-kubelet <node>   start the heartbeat again
 
-docs/lesson-queues-and-faults.md and docs/lesson-etcd.md walk through them.`,
+docs/lesson-queues-and-faults.md, docs/lesson-etcd.md and docs/lesson-time.md walk
+through them.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
 	}
@@ -27,5 +30,7 @@ docs/lesson-queues-and-faults.md and docs/lesson-etcd.md walk through them.`,
 	cmd.AddCommand(newFaultAPIErrorCommand(f.streams, access))
 	cmd.AddCommand(newFaultDropWatchCommand(f.streams, access))
 	cmd.AddCommand(newFaultCompactCommand(f))
+	cmd.AddCommand(newFaultPauseKubeletCommand(f.streams, access))
+	cmd.AddCommand(newFaultResumeKubeletCommand(f.streams, access))
 	return cmd
 }

@@ -102,8 +102,11 @@ Inside the cluster:
   ctl queues          every controller's workqueue: depth, keys processing and waiting, retries; -w
   ctl etcd            the apiserver's etcd: ls keys, get a value, a key's history of revisions
   ctl fault           inject a fault: kill a component, api-error (fail or hold requests),
-                      drop-watch, compact (etcd compacted, every watch gets 410 Gone)
+                      drop-watch, compact (etcd compacted, every watch gets 410 Gone),
+                      pause-kubelet|resume-kubelet (a node's heartbeat)
   ctl why             the latest decision of every controller and the scheduler about an object
+  ctl time            the cluster clock and the wall clock; time advance moves the clock of
+                      a cluster started with --virtual-clock
 
 Which cluster: --kubeconfig, else the first existing file of $KUBECONFIG,
 else ./.kplane/kubeconfig (the cluster ` + "`ctl up`" + ` started here), else
@@ -161,6 +164,7 @@ else ./.kplane/kubeconfig (the cluster ` + "`ctl up`" + ` started here), else
 	root.AddCommand(newEtcdCommand(f))
 	root.AddCommand(newFaultCommand(f, debugAPI))
 	root.AddCommand(newWhyCommand(f))
+	root.AddCommand(newTimeCommand(f))
 	return root, f
 }
 

@@ -36,7 +36,8 @@ back with everything it stored.`,
 		Example: `  ctl up
   ctl up -d --nodes 3
   ctl up --runtime process --port 0 --data-dir /tmp/kp
-  ctl up --v scheduler=4 --trace-informers kubelet-node1 --informer-fifo real`,
+  ctl up --v scheduler=4 --trace-informers kubelet-node1 --informer-fifo real
+  ctl up --virtual-clock`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			opts.Out = streams.Out
@@ -53,6 +54,8 @@ back with everything it stored.`,
 	f.IntVar(&opts.Port, "port", opts.Port, "apiserver secure port; 0 picks a free port")
 	f.BoolVar(&opts.DefaultStorageClass, "default-storage-class", opts.DefaultStorageClass,
 		"create the default StorageClass \"standard\" (provisioner kplane.io/hostpath, volumes under DATA_DIR/volumes) in a cluster without classes, as kind does")
+	f.BoolVar(&opts.VirtualClock, "virtual-clock", false,
+		"run every component on one cluster clock that `ctl time advance` moves forward, so lease expiry, grace periods and tolerations pass in seconds")
 	f.BoolVarP(&opts.Detach, "detach", "d", false, "run the cluster in the background; stop it with `ctl down`")
 	f.StringVar(&opts.BinDir, "bin-dir", "", "directory with the component binaries (default: the directory ctl is in)")
 	f.DurationVar(&opts.ReadyTimeout, "ready-timeout", opts.ReadyTimeout, "how long to wait for the apiserver and every node to be Ready")

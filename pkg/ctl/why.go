@@ -119,7 +119,11 @@ func (o *whyOptions) run(ctx context.Context, arg string) error {
 		fmt.Fprintf(o.f.errOut(), "No decision recorded about %s yet%s.\n", object.Name, object.inNamespace())
 		return nil
 	}
-	printDecisions(o.f.out(), records, o.now())
+	now := o.now()
+	if c, err := o.f.Client(); err == nil {
+		now = now.Add(clusterOffset(ctx, c)) // records are stamped on the cluster clock (time.go)
+	}
+	printDecisions(o.f.out(), records, now)
 	return nil
 }
 

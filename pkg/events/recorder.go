@@ -19,6 +19,7 @@ import (
 	"kplane/pkg/api"
 	apierrors "kplane/pkg/api/errors"
 	"kplane/pkg/client"
+	"kplane/pkg/clock"
 )
 
 // bufferSize is how many events may wait for the writer; beyond it new events
@@ -30,9 +31,11 @@ const maxRemembered = 4096
 
 // Recorder records events about objects through the API. Safe for concurrent use.
 type Recorder struct {
-	client  *client.Client
-	source  api.EventSource
-	log     *slog.Logger
+	client *client.Client
+	source api.EventSource
+	log    *slog.Logger
+	// clock stamps each event's first and last timestamps.
+	clock   clock.Clock
 	pending chan pendingEvent
 	done    chan struct{}
 	once    sync.Once
@@ -57,14 +60,31 @@ type eventKey struct {
 	eventType, reason, message string
 }
 
+// Option configures a Recorder.
+type Option func(*Recorder)
+
+// WithClock stamps events with clk's time instead of the wall clock's: the
+// component's clock, which is the cluster clock under --virtual-clock, so
+// that an event's age agrees with the objects it is about.
+func WithClock(clk clock.Clock) Option {
+	return func(r *Recorder) {
+		if clk != nil {
+			r.clock = clk
+		}
+	}
+}
+
 // NewRecorder starts a recorder that reports as source (e.g.
 // {Component: "default-scheduler"} or {Component: "kubelet", Host: "node1"}).
-func NewRecorder(c *client.Client, source api.EventSource, logger *slog.Logger) *Recorder {
+func NewRecorder(c *client.Client, source api.EventSource, logger *slog.Logger, opts ...Option) *Recorder {
 	if logger == nil {
 		logger = slog.Default()
 	}
-	r := &Recorder{client: c, source: source, log: logger.With("component", "events"),
+	r := &Recorder{client: c, source: source, log: logger.With("component", "events"), clock: clock.Real{},
 		pending: make(chan pendingEvent, bufferSize), done: make(chan struct{}), seen: map[eventKey]*api.Event{}}
+	for _, opt := range opts {
+		opt(r)
+	}
 	go r.run()
 	return r
 }
@@ -72,7 +92,7 @@ func NewRecorder(c *client.Client, source api.EventSource, logger *slog.Logger) 
 // Event records an event about obj. eventType is api.EventTypeNormal or
 // api.EventTypeWarning; reason is a short CamelCase word.
 func (r *Recorder) Event(obj api.Object, eventType, reason, message string) {
-	ev := pendingEvent{ref: Reference(obj), eventType: eventType, reason: reason, message: message, at: time.Now()}
+	ev := pendingEvent{ref: Reference(obj), eventType: eventType, reason: reason, message: message, at: r.clock.Now()}
 	defer func() {
 		// Shutdown closed the channel: the event is dropped, as after a crash.
 		_ = recover()

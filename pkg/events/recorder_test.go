@@ -4,9 +4,11 @@ import (
 	"context"
 	"regexp"
 	"testing"
+	"time"
 
 	"kplane/pkg/api"
 	"kplane/pkg/client"
+	"kplane/pkg/clock"
 	"kplane/test/framework"
 )
 
@@ -59,5 +61,28 @@ func TestReferenceFillsKindForGoObjects(t *testing.T) {
 	ref = Reference(&api.StatefulSet{ObjectMeta: api.ObjectMeta{Name: "s"}})
 	if ref.APIVersion != "apps/v1" {
 		t.Errorf("statefulset apiVersion %q", ref.APIVersion)
+	}
+}
+
+func TestRecorderStampsEventsWithItsClock(t *testing.T) {
+	c := framework.StartAPIServer(t).Client(t, nil)
+	ctx := context.Background()
+	at := time.Date(2030, 1, 1, 12, 0, 0, 0, time.UTC)
+	cm, err := c.ConfigMaps("default").Create(ctx, &api.ConfigMap{ObjectMeta: api.ObjectMeta{Name: "timed"}}, client.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := NewRecorder(c, api.EventSource{Component: "test"}, nil, WithClock(clock.NewFake(at)))
+	r.Event(cm, api.EventTypeNormal, "Timed", "on the recorder's clock")
+	r.Event(cm, api.EventTypeNormal, "Timed", "on the recorder's clock")
+	r.Shutdown()
+
+	list, err := c.Events("default").List(ctx, client.ListOptions{FieldSelector: "involvedObject.name=timed"})
+	if err != nil || len(list.Items) != 1 {
+		t.Fatalf("events %+v (err %v), want one", list, err)
+	}
+	e := list.Items[0]
+	if !e.FirstTimestamp.Equal(at) || !e.LastTimestamp.Equal(at) || e.Count != 2 {
+		t.Fatalf("event first %v last %v count %d; want both %v (the recorder's clock), count 2", e.FirstTimestamp, e.LastTimestamp, e.Count, at)
 	}
 }

@@ -129,3 +129,32 @@ func TestSimulatedContainerRunsOnTheKubeletsClock(t *testing.T) {
 		t.Errorf("terminated state = %+v, want exit 0 from %v to %v", term, started, started.Add(time.Minute))
 	}
 }
+
+// TestTerminationGraceRunsOnAVirtualClock runs a kubelet on a clock.Virtual,
+// the clock of a --virtual-clock cluster: a container that ignores SIGTERM
+// (it would take 10 min to stop) in a pod deleted with a 30 s grace period
+// is killed as soon as the clock jumps past the grace period — no 30 s
+// wait — and the pod goes.
+func TestTerminationGraceRunsOnAVirtualClock(t *testing.T) {
+	cl := startCluster(t)
+	virtual := clock.NewVirtual(0)
+	opts := cl.fastOptions("node1")
+	opts.Clock = virtual
+	opts.VirtualClock = true // the kubelet moves the clock it was given; no kplane-clock ConfigMap: offset 0
+	startKubelet(t, opts)
+	cl.createBoundPod(t, simplePod("stubborn", api.RestartPolicyAlways, map[string]string{"sim.kplane.io/stop-seconds": "600"}), "node1")
+	running := cl.waitPod(t, "stubborn", func(p *api.Pod) bool { return p.Status.Phase == api.PodRunning })
+
+	grace := int64(30)
+	if err := cl.client.Pods("default").Delete(context.Background(), "stubborn", client.DeleteOptions{GracePeriodSeconds: &grace}); err != nil {
+		t.Fatal(err)
+	}
+	// The Killing event comes as the grace period starts. The container's
+	// timer is set a moment later, so the clock jumps again on each poll
+	// until the pod goes; on the wall clock that would take 30 s.
+	cl.waitEventsUID(t, "stubborn", running.UID, "Killing")
+	framework.Eventually(t, 10*time.Second, func() (bool, string) {
+		virtual.Advance(31 * time.Second)
+		return cl.getPod(t, "default", "stubborn") == nil, "the pod is still there after the clock passed its grace period"
+	})
+}

@@ -12,6 +12,7 @@ import (
 	"kplane/pkg/api"
 	"kplane/pkg/client"
 	"kplane/pkg/clock"
+	"kplane/pkg/clusterclock"
 	"kplane/pkg/events"
 	"kplane/pkg/informer"
 	"kplane/pkg/kubelet/runtime"
@@ -47,7 +48,12 @@ func Run(ctx context.Context, opts Options) error {
 	if log == nil {
 		log = slog.Default()
 	}
-	if opts.Clock == nil {
+	var virtual *clock.Virtual
+	switch {
+	case opts.VirtualClock:
+		virtual = clock.VirtualFor(opts.Clock)
+		opts.Clock = virtual
+	case opts.Clock == nil:
 		opts.Clock = clock.Real{}
 	}
 	c := opts.Client
@@ -67,6 +73,14 @@ func Run(ctx context.Context, opts Options) error {
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
+	// On the cluster clock, every timer must start from the cluster's time.
+	if virtual != nil {
+		follower := clusterclock.NewFollower(c, virtual, log)
+		if err := follower.Start(ctx); err != nil {
+			return fmt.Errorf("kubelet: %w", err)
+		}
+		defer follower.Stop()
+	}
 
 	names := opts.nodeNames()
 	// One pod informer for the whole process: a single node watches only
@@ -100,6 +114,7 @@ func Run(ctx context.Context, opts Options) error {
 		nodes.ordered = append(nodes.ordered, k)
 	}
 	defer nodes.shutdownRecorders()
+	nodes.registerPauseRoutes(opts.Journal)
 
 	factory.Start(ctx)
 	factory.WaitForCacheSync(ctx)
@@ -245,6 +260,9 @@ type Kubelet struct {
 	nodeInfo    api.NodeSystemInfo
 	env         *podEnv
 	static      *staticPods // nil without --pod-manifest-path
+	// heartbeat holds the Lease and node status loops while the debug
+	// API has paused them (pause.go).
+	heartbeat *heartbeatGate
 	// registered is closed once the Node exists; ready once, in addition,
 	// the IPs its pods already hold are reserved.
 	registered, ready chan struct{}
@@ -278,13 +296,13 @@ func newKubelet(name string, index int, opts *Options, c, eventClient *client.Cl
 	if err != nil {
 		return nil, fmt.Errorf("kubelet %s: %w", name, err)
 	}
-	rec := events.NewRecorder(eventClient, api.EventSource{Component: "kubelet", Host: name}, log)
+	rec := events.NewRecorder(eventClient, api.EventSource{Component: "kubelet", Host: name}, log, events.WithClock(opts.Clock))
 	k := &Kubelet{
 		nodeName: name, opts: opts, client: c, clock: opts.Clock, log: log, runtime: rt, recorder: rec, events: rec, status: status,
 		pods: podInformer.Lister(), podIndexer: podInformer.Informer().GetIndexer(),
 		nodeInfo:   newNodeInfo(name, rt.Name()),
 		registered: make(chan struct{}), ready: make(chan struct{}),
-		workers: map[string]*podWorker{},
+		workers: map[string]*podWorker{}, heartbeat: newHeartbeatGate(),
 	}
 	if opts.PodCIDR != "" {
 		k.flagPodCIDR = nthBlock(netip.MustParsePrefix(opts.PodCIDR), index)

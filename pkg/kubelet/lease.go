@@ -32,6 +32,9 @@ func (k *Kubelet) runLease(ctx context.Context) {
 	var latest *api.Lease
 	retry := 200 * time.Millisecond
 	for {
+		if !k.heartbeat.wait(ctx) { // paused by the debug API (pause.go)
+			return
+		}
 		var wait time.Duration
 		lease, err := k.renewLease(ctx, latest)
 		if err != nil {

@@ -367,6 +367,9 @@ func (k *Kubelet) runNodeStatus(ctx context.Context) {
 			return
 		case <-ticker.C():
 		}
+		if !k.heartbeat.wait(ctx) { // paused by the debug API (pause.go)
+			return
+		}
 		if err := k.syncNodeStatus(ctx, false); err != nil && ctx.Err() == nil {
 			k.log.Warn("could not update node status", "err", err)
 		}

@@ -128,6 +128,13 @@ type Options struct {
 	// it. The process runtime stays on the wall clock (see
 	// runtime.Config.Clock).
 	Clock clock.Clock
+	// VirtualClock runs the kubelet on the cluster clock (--virtual-clock):
+	// a clock.Virtual that follows the offset in ConfigMap
+	// kube-system/kplane-clock, which `ctl time advance` moves (see
+	// pkg/clusterclock). Clock, when it is a *clock.Virtual, is the clock
+	// moved (main builds it first, so that the debug journal shares it);
+	// any other Clock is replaced.
+	VirtualClock bool
 
 	// Logger receives the kubelet's logs; nil means slog.Default().
 	Logger *slog.Logger

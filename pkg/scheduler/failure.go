@@ -3,6 +3,7 @@ package scheduler
 import (
 	"context"
 	"errors"
+	"time"
 
 	"kplane/pkg/api"
 	apierrors "kplane/pkg/api/errors"
@@ -69,7 +70,7 @@ func (s *Scheduler) handleSchedulingFailure(ctx context.Context, qp *QueuedPodIn
 // UpdatePodCondition does. A conflict or a vanished pod is not an error:
 // the next attempt writes again if it still matters.
 func (s *Scheduler) updatePodScheduledCondition(ctx context.Context, pod *api.Pod, reason, message string) {
-	now := api.Now()
+	now := api.NewTime(s.clock.Now().UTC().Truncate(time.Second))
 	updated := api.DeepCopy(pod)
 	found := false
 	for i := range updated.Status.Conditions {

@@ -105,6 +105,13 @@ type Options struct {
 	Logger *slog.Logger
 	// Clock drives back-off and the queue's timers; nil is the wall clock.
 	Clock clock.Clock
+	// VirtualClock runs the scheduler on the cluster clock (--virtual-clock): a
+	// clock.Virtual that follows the offset in ConfigMap
+	// kube-system/kplane-clock, which `ctl time advance` moves (see
+	// pkg/clusterclock). Clock, when it is a *clock.Virtual, is the clock
+	// moved (main builds it first, so that the debug journal shares it);
+	// any other Clock is replaced.
+	VirtualClock bool
 }
 
 // Defaults, with the upstream values they mirror.

@@ -12,6 +12,7 @@ import (
 	"kplane/pkg/api"
 	"kplane/pkg/client"
 	"kplane/pkg/clock"
+	"kplane/pkg/clusterclock"
 	"kplane/pkg/debug"
 	"kplane/pkg/events"
 	"kplane/pkg/informer"
@@ -26,9 +27,12 @@ type Scheduler struct {
 	opts Options
 	// log is the scheduler's own logger; base the one handed to the
 	// client, informers, events and leader election.
-	log      *slog.Logger
-	base     *slog.Logger
-	clock    clock.Clock
+	log   *slog.Logger
+	base  *slog.Logger
+	clock clock.Clock
+	// virtual is clock when it is the cluster clock (Options.VirtualClock);
+	// Run makes it follow the cluster's offset.
+	virtual  *clock.Virtual
 	client   *client.Client
 	recorder *events.Recorder
 
@@ -86,7 +90,12 @@ func New(opts Options) (*Scheduler, error) {
 	// attribute; the scheduler's own lines say component=scheduler.
 	logger = logger.With("schedulerName", opts.SchedulerName)
 	clk := opts.Clock
-	if clk == nil {
+	var virtual *clock.Virtual
+	switch {
+	case opts.VirtualClock:
+		virtual = clock.VirtualFor(clk)
+		clk = virtual
+	case clk == nil:
 		clk = clock.Real{}
 	}
 	cfg, err := client.ConfigFromKubeconfig(opts.Kubeconfig, "")
@@ -108,6 +117,7 @@ func New(opts Options) (*Scheduler, error) {
 		log:      logger.With("component", "scheduler"),
 		base:     logger,
 		clock:    clk,
+		virtual:  virtual,
 		client:   c,
 		queue:    NewSchedulingQueue(clk, opts.PodInitialBackoff, opts.PodMaxBackoff, opts.PodMaxInUnschedulablePodsDuration),
 		cache:    NewCache(),
@@ -149,6 +159,14 @@ func New(opts Options) (*Scheduler, error) {
 // leadership was lost.
 func (s *Scheduler) Run(ctx context.Context) error {
 	defer s.client.Close()
+	// On the cluster clock, every timer must start from the cluster's time.
+	if s.virtual != nil {
+		follower := clusterclock.NewFollower(s.client, s.virtual, s.base)
+		if err := follower.Start(ctx); err != nil {
+			return fmt.Errorf("scheduler: %w", err)
+		}
+		defer follower.Stop()
+	}
 	if s.server != nil {
 		s.log.Info("serving health, metrics and the debug API", "address", s.server.URL())
 		defer s.server.Serve(s.log)()
@@ -160,7 +178,7 @@ func (s *Scheduler) Run(ctx context.Context) error {
 			return fmt.Errorf("scheduler: %w", err)
 		}
 	}
-	s.recorder = events.NewRecorder(s.client, api.EventSource{Component: s.opts.SchedulerName}, s.base)
+	s.recorder = events.NewRecorder(s.client, api.EventSource{Component: s.opts.SchedulerName}, s.base, events.WithClock(s.clock))
 	defer s.recorder.Shutdown() // flushes the events still buffered
 
 	s.podFactory.Start(ctx)

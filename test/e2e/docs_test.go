@@ -91,7 +91,11 @@ func TestDocs(t *testing.T) {
 			t.Parallel()
 			framework.RequireKubectl(t)
 			requireControllerManager(t)
-			c := framework.StartCluster(t, nil)
+			configure, err := pageClusterOptions(root, rel) // docs_cluster_test.go
+			if err != nil {
+				t.Fatal(err)
+			}
+			c := framework.StartCluster(t, configure)
 			sh := newDocShell(t, root, c)
 			for _, b := range blocks {
 				runDocBlock(t, sh, b)
@@ -120,6 +124,9 @@ func TestDocsInSequence(t *testing.T) {
 		blocks, err := readDoc(root, rel)
 		if err != nil {
 			t.Fatal(err)
+		}
+		if flags, err := pageClusterFlags(root, rel); err != nil || len(flags) > 0 {
+			t.Fatalf("%s asks for a cluster of its own (docs-cluster: %v, err %v); a walkthrough runs on the shared default cluster", rel, flags, err)
 		}
 		start := time.Now()
 		ok := t.Run(rel, func(t *testing.T) {
