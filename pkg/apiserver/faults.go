@@ -132,6 +132,12 @@ func (f *faultInjector) add(rule debug.APIErrorRule) (debug.APIErrorRule, error)
 func (f *faultInjector) active() []debug.APIErrorRule {
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	return f.activeLocked()
+}
+
+// activeLocked drops the expired rules and returns the others, oldest
+// first; the caller holds mu.
+func (f *faultInjector) activeLocked() []debug.APIErrorRule {
 	f.dropExpiredLocked()
 	out := make([]debug.APIErrorRule, 0, len(f.rules))
 	for _, r := range f.rules {
@@ -145,11 +151,7 @@ func (f *faultInjector) active() []debug.APIErrorRule {
 func (f *faultInjector) clear() []debug.APIErrorRule {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	f.dropExpiredLocked()
-	out := make([]debug.APIErrorRule, 0, len(f.rules))
-	for _, r := range f.rules {
-		out = append(out, r.APIErrorRule)
-	}
+	out := f.activeLocked()
 	f.rules = nil
 	f.count.Store(0)
 	close(f.cleared)
