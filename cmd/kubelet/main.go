@@ -92,6 +92,11 @@ With --runtime process a container's command runs as a local process.
 	f.IntVar(&opts.EventBurst, "event-burst", opts.EventBurst, "Events that may be written at once above --event-qps")
 	f.DurationVar(&opts.UsageReportInterval, "usage-report-interval", opts.UsageReportInterval, "how often pod CPU/memory use is published in the kplane.io/usage annotation; 0 disables")
 	f.StringVar(&opts.DebugAddress, "debug-address", opts.DebugAddress, "loopback host:port serving /healthz, /metrics, /debug/pprof/ and the debug API; port 0 picks a free port")
+	f.StringVar(&opts.ClusterDNS, "cluster-dns", opts.ClusterDNS, "IP of the cluster DNS Service, the nameserver in pods' /etc/resolv.conf (a label, never dialled)")
+	f.StringVar(&opts.ClusterDomain, "cluster-domain", opts.ClusterDomain, "the cluster's DNS domain")
+	f.StringVar(&opts.DNSAddress, "dns-address", opts.DNSAddress, "loopback host:port where the cluster DNS answers, for look-ups made inside pods")
+	f.StringVar(&opts.KubeProxyAddress, "kube-proxy-address", opts.KubeProxyAddress, "loopback host:port of this node's kube-proxy, asked where a connection to a Service would go")
+	f.StringVar(&opts.CloudProvider, "cloud-provider", opts.CloudProvider, `"external" registers the node with the node.cloudprovider.kubernetes.io/uninitialized taint for the cloud-controller-manager to remove`)
 	debugFlags.AddFlags(f, "")
 	f.Lookup("debug-component-name").Usage += " (default kubelet-<node-name>)"
 	f.IntVarP(&verbosity, "v", "v", 0, "log verbosity: 4 and above log at debug level")
@@ -109,6 +114,6 @@ func logsServer(kubeconfig string) kubelet.ServerFunc {
 		if err != nil {
 			return 0, fmt.Errorf("read the cluster CA: %w", err)
 		}
-		return server.StartLogsServer(ctx, cfg.CAData, containers.FindContainer, logger)
+		return server.StartServer(ctx, cfg.CAData, containers, logger)
 	}
 }

@@ -56,6 +56,10 @@ func (r *statusRecorder) WriteHeader(code int) {
 	r.ResponseWriter.WriteHeader(code)
 }
 
+// Unwrap gives http.ResponseController the connection underneath, which
+// the exec and port-forward proxy hijacks after 101 Switching Protocols.
+func (r *statusRecorder) Unwrap() http.ResponseWriter { return r.ResponseWriter }
+
 // Flush lets watch streams flush through the recorder.
 func (r *statusRecorder) Flush() {
 	if f, ok := r.ResponseWriter.(http.Flusher); ok {

@@ -23,10 +23,7 @@ import (
 // podSubresourceAlternatives says, for each pod subresource kplane does not
 // serve, what a user can do instead.
 var podSubresourceAlternatives = map[string]string{
-	"exec":        "kplane's kubelets do not stream commands into containers; read a pod's output with `kubectl logs`",
-	"attach":      "kplane's kubelets do not stream a container's terminal; read a pod's output with `kubectl logs -f`",
-	"portforward": "kplane's kubelets do not forward ports; pod and Service IPs are labels in kplane, not addresses to dial",
-	"eviction":    "PodDisruptionBudgets are not enforced; delete the pod instead with `kubectl delete pod`",
+	"eviction": "PodDisruptionBudgets are not enforced; delete the pod instead with `kubectl delete pod`",
 }
 
 // notServed is the Status for a resource or subresource kplane does not
@@ -52,8 +49,7 @@ func serveSelfSubjectReviewNotServed(w http.ResponseWriter, _ *http.Request) {
 		&api.StatusDetails{Group: "authentication.k8s.io", Kind: "selfsubjectreviews"}))
 }
 
-// servePodSubresourceNotServed answers pods/exec, attach, portforward and
-// eviction.
+// servePodSubresourceNotServed answers pods/eviction.
 func servePodSubresourceNotServed(w http.ResponseWriter, info *requestInfo) {
 	writeError(w, notServed("pods/"+info.subresource, podSubresourceAlternatives[info.subresource],
 		&api.StatusDetails{Name: info.name, Kind: "pods"}))

@@ -21,12 +21,6 @@ func TestNotServedSaysWhatToUseInstead(t *testing.T) {
 		method, path, body string
 		want               string
 	}{
-		{"POST", "/api/v1/namespaces/default/pods/web/exec?command=sh&stdout=true", "",
-			"pods/exec is not served by kplane yet: kplane's kubelets do not stream commands into containers; read a pod's output with `kubectl logs`"},
-		{"POST", "/api/v1/namespaces/default/pods/web/attach", "",
-			"pods/attach is not served by kplane yet: kplane's kubelets do not stream a container's terminal; read a pod's output with `kubectl logs -f`"},
-		{"POST", "/api/v1/namespaces/default/pods/web/portforward", "",
-			"pods/portforward is not served by kplane yet: kplane's kubelets do not forward ports; pod and Service IPs are labels in kplane, not addresses to dial"},
 		{"POST", "/api/v1/namespaces/default/pods/web/eviction",
 			`{"apiVersion":"policy/v1","kind":"Eviction","metadata":{"name":"web","namespace":"default"}}`,
 			"pods/eviction is not served by kplane yet: PodDisruptionBudgets are not enforced; delete the pod instead with `kubectl delete pod`"},

@@ -285,24 +285,7 @@ func isLoopbackKubelet(addr string) bool {
 // Status errors as upstream's response checker does: its 400 text becomes
 // a BadRequest message, 404 a NotFound, 500 an InternalError.
 func (s *Server) proxyKubeletLogs(w http.ResponseWriter, r *http.Request, target *url.URL, podName string, follow bool) {
-	transport := &http.Transport{
-		Proxy: nil, // never via a proxy from the environment
-		DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
-			if host, _, err := net.SplitHostPort(addr); err != nil || !isLoopbackKubelet(host) {
-				return nil, fmt.Errorf("refusing to dial %s: not a loopback kubelet", addr)
-			}
-			d := net.Dialer{Timeout: kubeletDialTimeout}
-			return d.DialContext(ctx, network, addr)
-		},
-		TLSClientConfig: &tls.Config{
-			Certificates: []tls.Certificate{s.pki.KubeletClientCert},
-			// The kubelet's serving certificate is self-signed; see the
-			// top of this file.
-			InsecureSkipVerify: true, //nolint:gosec // upstream's default without --kubelet-certificate-authority
-			MinVersion:         tls.VersionTLS12,
-		},
-		TLSHandshakeTimeout: kubeletDialTimeout,
-	}
+	transport := s.kubeletTransport()
 	defer transport.CloseIdleConnections()
 	req, err := http.NewRequestWithContext(r.Context(), http.MethodGet, target.String(), nil)
 	if err != nil {
@@ -344,6 +327,29 @@ func (s *Server) proxyKubeletLogs(w http.ResponseWriter, r *http.Request, target
 			}
 			return
 		}
+	}
+}
+
+// kubeletTransport connects to kubelets: loopback only, presenting the
+// apiserver's kubelet-client certificate.
+func (s *Server) kubeletTransport() *http.Transport {
+	return &http.Transport{
+		Proxy: nil, // never via a proxy from the environment
+		DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
+			if host, _, err := net.SplitHostPort(addr); err != nil || !isLoopbackKubelet(host) {
+				return nil, fmt.Errorf("refusing to dial %s: not a loopback kubelet", addr)
+			}
+			d := net.Dialer{Timeout: kubeletDialTimeout}
+			return d.DialContext(ctx, network, addr)
+		},
+		TLSClientConfig: &tls.Config{
+			Certificates: []tls.Certificate{s.pki.KubeletClientCert},
+			// The kubelet's serving certificate is self-signed; see the
+			// top of this file.
+			InsecureSkipVerify: true, //nolint:gosec // upstream's default without --kubelet-certificate-authority
+			MinVersion:         tls.VersionTLS12,
+		},
+		TLSHandshakeTimeout: kubeletDialTimeout,
 	}
 }
 

@@ -161,11 +161,14 @@ func (s *Server) dispatch(w http.ResponseWriter, r *http.Request, info *requestI
 			writeError(w, notFoundPath())
 			return
 		}
-		if info.subresource == "log" {
+		switch info.subresource {
+		case "log":
 			s.servePodLog(w, r, info)
-			return
+		case "exec", "attach", "portforward":
+			s.servePodStream(w, r, info)
+		default:
+			servePodSubresourceNotServed(w, info)
 		}
-		servePodSubresourceNotServed(w, info)
 	default:
 		writeError(w, notFoundPath())
 	}

@@ -22,6 +22,13 @@ const (
 	ControllerManagerUserName = "system:kube-controller-manager"
 	SchedulerUserName         = "system:kube-scheduler"
 	KubeProxyUserName         = "system:kube-proxy"
+	// DNSUserName is the cluster DNS, which upstream runs as CoreDNS pods
+	// under the kube-system/coredns ServiceAccount.
+	DNSUserName = "system:serviceaccount:kube-system:coredns"
+	// CloudControllerManagerUserName is the cloud-controller-manager, which
+	// upstream usually runs under the kube-system/cloud-controller-manager
+	// ServiceAccount.
+	CloudControllerManagerUserName = "system:serviceaccount:kube-system:cloud-controller-manager"
 	// NodeUserNamePrefix starts every kubelet's user name:
 	// system:node:<nodeName>. The Node authorizer and NodeRestriction
 	// admission read the node name back out of it.
@@ -66,6 +73,16 @@ func SchedulerUser() User { return User{Name: SchedulerUserName} }
 
 // KubeProxyUser is the identity of kube-proxy.
 func KubeProxyUser() User { return User{Name: KubeProxyUserName} }
+
+// DNSUser is the identity of the cluster DNS.
+func DNSUser() User {
+	return User{Name: DNSUserName, Groups: []string{"system:serviceaccounts", "system:serviceaccounts:kube-system"}}
+}
+
+// CloudControllerManagerUser is the identity of the cloud-controller-manager.
+func CloudControllerManagerUser() User {
+	return User{Name: CloudControllerManagerUserName, Groups: []string{"system:serviceaccounts", "system:serviceaccounts:kube-system"}}
+}
 
 // NodeUser is the identity of the kubelet on the named node:
 // system:node:<nodeName> in group system:nodes.

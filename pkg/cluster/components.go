@@ -2,6 +2,7 @@ package cluster
 
 import (
 	"fmt"
+	"net"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -29,6 +30,9 @@ const (
 	controllerManagerBinary = "controller-manager"
 	kubeletBinary           = "kubelet"
 	ctlBinary               = "ctl"
+	dnsBinary               = "dns"
+	kubeProxyBinary         = "kube-proxy"
+	cloudControllerBinary   = "cloud-controller-manager"
 )
 
 // Component names: each names a log file, a kubeconfig and an entry of
@@ -37,6 +41,22 @@ const (
 	APIServerComponent         = "apiserver"
 	SchedulerComponent         = "scheduler"
 	ControllerManagerComponent = "controller-manager"
+	// DNSComponent is the cluster DNS (CoreDNS's part in a real cluster).
+	DNSComponent = "dns"
+	// CloudControllerManagerComponent runs the simulated cloud's
+	// controllers.
+	CloudControllerManagerComponent = "cloud-controller-manager"
+)
+
+// Cluster-wide network settings every component agrees on.
+const (
+	// ClusterDNSIP is the kube-dns Service's ClusterIP, kubeadm's choice
+	// (the tenth address of 10.96.0.0/12). A label: never dialled.
+	ClusterDNSIP = "10.96.0.10"
+	// ClusterDomain is the cluster's DNS domain.
+	ClusterDomain = "cluster.local"
+	// ClusterCIDR is the range every node's podCIDR comes from.
+	ClusterCIDR = "10.244.0.0/16"
 )
 
 // ControllerManagerComponentN is the component name of the n-th
@@ -51,6 +71,9 @@ func ControllerManagerComponentN(n int) string {
 
 // KubeletComponent is the component name of the kubelet for nodeName.
 func KubeletComponent(nodeName string) string { return "kubelet-" + nodeName }
+
+// KubeProxyComponent is the component name of the kube-proxy for nodeName.
+func KubeProxyComponent(nodeName string) string { return "kube-proxy-" + nodeName }
 
 // NodeNames are the nodes a cluster with n worker nodes has:
 // control-plane, node1 … nodeN.
@@ -145,6 +168,35 @@ func planComponents(o Options) ([]component, error) {
 				"--controllers", "*,hostpath-provisioner", "--hostpath-volumes-dir", l.volumesDir()},
 		})
 	}
+	// The cluster add-ons and per-node agents a real cluster runs beside
+	// the control plane, each planned only when its binary was built. The
+	// DNS and every kube-proxy listen on ports picked now, because the
+	// kubelets are told where they are.
+	var dnsAddress string
+	if isExecutable(bin(dnsBinary)) {
+		port, err := freeLoopbackPort()
+		if err != nil {
+			return nil, err
+		}
+		dnsAddress = "127.0.0.1:" + strconv.Itoa(port)
+		plan = append(plan, component{
+			name: DNSComponent,
+			role: roleController,
+			user: auth.DNSUser(),
+			args: []string{bin(dnsBinary), "--kubeconfig", l.kubeconfig(DNSComponent), "--listen", dnsAddress,
+				"--cluster-domain", ClusterDomain, "--service-ip", ClusterDNSIP, "--bind-address", "127.0.0.1:0"},
+		})
+	}
+	cloud := isExecutable(bin(cloudControllerBinary))
+	if cloud {
+		plan = append(plan, component{
+			name: CloudControllerManagerComponent,
+			role: roleController,
+			user: auth.CloudControllerManagerUser(),
+			args: []string{bin(cloudControllerBinary), "--kubeconfig", l.kubeconfig(CloudControllerManagerComponent),
+				"--leader-elect", "--bind-address", "127.0.0.1:0", "--cluster-cidr", ClusterCIDR},
+		})
+	}
 	for i, node := range NodeNames(o.Nodes) {
 		name := KubeletComponent(node)
 		args := []string{bin(kubeletBinary),
@@ -152,9 +204,33 @@ func planComponents(o Options) ([]component, error) {
 			"--node-name", node,
 			"--runtime", o.Runtime,
 			"--pod-cidr", podCIDR(i),
+			"--cluster-dns", ClusterDNSIP,
+			"--cluster-domain", ClusterDomain,
 		}
 		if node == ControlPlaneNodeName {
 			args = append(args, "--register-with-taints", controlPlaneTaint, "--node-labels", controlPlaneLabel)
+		}
+		if dnsAddress != "" {
+			args = append(args, "--dns-address", dnsAddress)
+		}
+		if cloud {
+			args = append(args, "--cloud-provider", "external")
+		}
+		if isExecutable(bin(kubeProxyBinary)) {
+			port, err := freeLoopbackPort()
+			if err != nil {
+				return nil, err
+			}
+			proxyAddress := "127.0.0.1:" + strconv.Itoa(port)
+			args = append(args, "--kube-proxy-address", proxyAddress)
+			proxy := KubeProxyComponent(node)
+			plan = append(plan, component{
+				name: proxy,
+				role: roleController,
+				user: auth.KubeProxyUser(),
+				args: []string{bin(kubeProxyBinary), "--kubeconfig", l.kubeconfig(proxy), "--hostname-override", node,
+					"--metrics-bind-address", proxyAddress, "--cluster-cidr", ClusterCIDR},
+			})
 		}
 		plan = append(plan, component{name: name, role: roleKubelet, user: auth.NodeUser(node), args: args})
 	}
@@ -188,6 +264,18 @@ func debugArgs(o Options, c component) []string {
 		args = append(args, "--debug-address", "127.0.0.1:0")
 	}
 	return args
+}
+
+// freeLoopbackPort asks the kernel for a free TCP port on 127.0.0.1 and
+// releases it for the component that will listen there. (A DNS server
+// listens on UDP and TCP: a port free for TCP almost always is for UDP.)
+func freeLoopbackPort() (int, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, fmt.Errorf("pick a free port: %w", err)
+	}
+	defer ln.Close()
+	return ln.Addr().(*net.TCPAddr).Port, nil
 }
 
 // isExecutable reports whether path is a regular file someone may execute.

@@ -26,13 +26,17 @@ import (
 // ends.
 type ServerFunc func(ctx context.Context, containers ContainerFinder, logger *slog.Logger) (port int32, err error)
 
-// ContainerFinder finds the runs of containers for the logs server.
+// ContainerFinder finds the runs of containers and the pods for the
+// kubelet's server: logs, exec, attach and port-forward.
 type ContainerFinder interface {
 	// FindContainer returns the latest run of a container of a pod this
 	// process runs (with previous, the run before it). An empty
 	// containerName means the pod's only container. Errors are
 	// *ContainerLookupError.
 	FindContainer(namespace, podName, containerName string, previous bool) (runtime.Container, error)
+	// FindPod returns a pod this process runs and the runtime of its node.
+	// Errors are *ContainerLookupError.
+	FindPod(namespace, podName string) (*api.Pod, runtime.Runtime, error)
 }
 
 // Run runs a kubelet process — one node, or Options.NodeCount hollow
@@ -226,6 +230,16 @@ func (s *nodeSet) FindContainer(namespace, podName, containerName string, previo
 		}
 	}
 	return nil, &ContainerLookupError{http.StatusNotFound, fmt.Sprintf("pod %s/%s is not running on this kubelet", namespace, podName)}
+}
+
+// FindPod implements ContainerFinder across the process's nodes.
+func (s *nodeSet) FindPod(namespace, podName string) (*api.Pod, runtime.Runtime, error) {
+	if pod, err := s.pods.Namespace(namespace).Get(podName); err == nil {
+		if k := s.byName[pod.Spec.NodeName]; k != nil {
+			return k.FindPod(namespace, podName)
+		}
+	}
+	return nil, nil, &ContainerLookupError{http.StatusNotFound, fmt.Sprintf("pod %s/%s is not running on this kubelet", namespace, podName)}
 }
 
 // shutdownRecorders flushes every node's pending events.

@@ -99,3 +99,22 @@ func (k *Kubelet) FindContainer(namespace, podName, containerName string, previo
 	}
 	return found.findContainer(containerName, previous)
 }
+
+// FindPod returns the pod of this node named namespace/podName (the newest,
+// if a pod was recreated under its name) and the node's runtime.
+func (k *Kubelet) FindPod(namespace, podName string) (*api.Pod, runtime.Runtime, error) {
+	k.mu.Lock()
+	var found *api.Pod
+	for _, w := range k.workers {
+		if pod := w.currentPod(); pod.Namespace == namespace && pod.Name == podName {
+			if found == nil || pod.CreationTimestamp.After(found.CreationTimestamp.Time) {
+				found = pod
+			}
+		}
+	}
+	k.mu.Unlock()
+	if found == nil {
+		return nil, nil, &ContainerLookupError{http.StatusNotFound, fmt.Sprintf("pod %s/%s is not running on node %s", namespace, podName, k.nodeName)}
+	}
+	return found, k.runtime, nil
+}

@@ -136,6 +136,25 @@ type Options struct {
 	// any other Clock is replaced.
 	VirtualClock bool
 
+	// ClusterDNS is the cluster DNS Service's IP (--cluster-dns, kube-dns's
+	// 10.96.0.10), the nameserver of a ClusterFirst pod's
+	// /etc/resolv.conf. Like every cluster IP it is a label: nothing dials
+	// it. ClusterDomain is the DNS domain (--cluster-domain, cluster.local).
+	ClusterDNS    string
+	ClusterDomain string
+	// DNSAddress is where the cluster DNS really answers (--dns-address,
+	// a loopback host:port): what a pod's look-ups through ClusterDNS
+	// reach in kplane. Empty: the pods' look-ups fail as without a DNS.
+	DNSAddress string
+	// KubeProxyAddress is the loopback host:port of this node's kube-proxy
+	// (--kube-proxy-address), asked which endpoint a connection to a
+	// Service IP would reach. Empty: no kube-proxy runs on the node.
+	KubeProxyAddress string
+	// CloudProvider is "" or "external" (--cloud-provider): with external
+	// the node registers with the node.cloudprovider.kubernetes.io/uninitialized
+	// taint, which the cloud-controller-manager removes, as upstream.
+	CloudProvider string
+
 	// Logger receives the kubelet's logs; nil means slog.Default().
 	Logger *slog.Logger
 	// TraceInformers logs every pod's path through the kubelet's informer —
@@ -213,6 +232,8 @@ func DefaultOptions() Options {
 		BackOffMax:                defaultBackOffMax,
 		StatusBatchDelay:          50 * time.Millisecond,
 		UsageReportInterval:       15 * time.Second,
+		ClusterDNS:                "10.96.0.10",
+		ClusterDomain:             "cluster.local",
 	}
 }
 

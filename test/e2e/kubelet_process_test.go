@@ -305,13 +305,7 @@ func startProcessKubelet(t *testing.T, a *framework.APIServer, c *client.Client)
 	// The kubelet's logs server, trusting the cluster CA as the kubelet
 	// binary does from its kubeconfig.
 	opts.Server = func(ctx context.Context, containers kubelet.ContainerFinder, logger *slog.Logger) (int32, error) {
-		return server.StartLogsServer(ctx, a.CACertPEM(), func(namespace, pod, container string, previous bool) (runtime.Container, error) {
-			run, err := containers.FindContainer(namespace, pod, container, previous)
-			if kubelet.IsContainerLookupNotFound(err) {
-				return nil, server.NotFoundf("%s", err)
-			}
-			return run, err
-		}, logger)
+		return server.StartServer(ctx, a.CACertPEM(), containers, logger)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)

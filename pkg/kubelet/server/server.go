@@ -36,6 +36,7 @@ import (
 	"sync"
 	"time"
 
+	"kplane/pkg/api"
 	"kplane/pkg/kubelet/runtime"
 )
 
@@ -50,6 +51,17 @@ import (
 // its message as the body, as upstream's kubelet answers
 // ("previous terminated container \"c\" in pod \"p\" not found").
 type ContainerLookup func(namespace, pod, container string, previous bool) (runtime.Container, error)
+
+// PodLookup finds a pod this kubelet runs and the runtime its containers
+// run in, for `kubectl port-forward`. Errors are answered as
+// ContainerLookup's are.
+type PodLookup func(namespace, pod string) (*api.Pod, runtime.Runtime, error)
+
+// Backend is what the kubelet gives its server: its containers and pods.
+type Backend interface {
+	FindContainer(namespace, pod, container string, previous bool) (runtime.Container, error)
+	FindPod(namespace, pod string) (*api.Pod, runtime.Runtime, error)
+}
 
 // StatusCoder is implemented by lookup errors that know the HTTP status the
 // server should answer with.
@@ -89,6 +101,9 @@ type Options struct {
 	NodeName string
 	// Lookup finds containers; it may also be set later with SetLookup.
 	Lookup ContainerLookup
+	// Pods finds pods and their runtime, for port-forward; it may also be
+	// set later with SetPodLookup.
+	Pods PodLookup
 	// Logger receives the server's logs; nil means slog.Default().
 	Logger *slog.Logger
 }
@@ -121,6 +136,7 @@ type Server struct {
 
 	mu     sync.RWMutex
 	lookup ContainerLookup
+	pods   PodLookup
 }
 
 // New checks opts and prepares a server; Start serves it.
@@ -139,7 +155,7 @@ func New(opts Options) (*Server, error) {
 	if log == nil {
 		log = slog.Default()
 	}
-	return &Server{opts: opts, log: log.With("component", "kubelet-server"), clientCAs: pool, lookup: opts.Lookup}, nil
+	return &Server{opts: opts, log: log.With("component", "kubelet-server"), clientCAs: pool, lookup: opts.Lookup, pods: opts.Pods}, nil
 }
 
 // SetLookup sets (or replaces) how the server finds containers, for a
@@ -156,11 +172,30 @@ func (s *Server) containerLookup() ContainerLookup {
 	return s.lookup
 }
 
+// SetPodLookup sets (or replaces) how the server finds pods.
+func (s *Server) SetPodLookup(pods PodLookup) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.pods = pods
+}
+
+func (s *Server) podLookup() PodLookup {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return s.pods
+}
+
 // Handler is the server's HTTP handler, without TLS (tests use it
 // directly).
 func (s *Server) Handler() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /containerLogs/{namespace}/{pod}/{container}", s.serveContainerLogs)
+	// exec and attach come as GET (WebSocket) or POST (SPDY), as upstream.
+	for _, method := range []string{"GET", "POST"} {
+		mux.HandleFunc(method+" /exec/{namespace}/{pod}/{container}", s.serveExec)
+		mux.HandleFunc(method+" /attach/{namespace}/{pod}/{container}", s.serveAttach)
+		mux.HandleFunc(method+" /portForward/{namespace}/{pod}", s.servePortForward)
+	}
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
 		w.Write([]byte("ok"))
 	})
@@ -207,15 +242,15 @@ func (s *Server) Start(ctx context.Context) (port int, err error) {
 	return port, nil
 }
 
-// StartLogsServer starts the kubelet's server on a free port of 127.0.0.1,
+// StartServer starts the kubelet's server on a free port of 127.0.0.1,
 // trusting clients whose certificates clientCAPEM's CA signed (the cluster
-// CA from the kubelet's kubeconfig), finding containers with lookup. It
-// serves until ctx ends and returns the port for
+// CA from the kubelet's kubeconfig), finding containers and pods in
+// backend. It serves until ctx ends and returns the port for
 // node.status.daemonEndpoints.kubeletEndpoint.Port: the whole job of a
 // kubelet's server hook.
-func StartLogsServer(ctx context.Context, clientCAPEM []byte, lookup ContainerLookup, logger *slog.Logger) (int32, error) {
+func StartServer(ctx context.Context, clientCAPEM []byte, backend Backend, logger *slog.Logger) (int32, error) {
 	opts := DefaultOptions()
-	opts.ClientCAPEM, opts.Lookup, opts.Logger = clientCAPEM, lookup, logger
+	opts.ClientCAPEM, opts.Lookup, opts.Pods, opts.Logger = clientCAPEM, backend.FindContainer, backend.FindPod, logger
 	s, err := New(opts)
 	if err != nil {
 		return 0, err

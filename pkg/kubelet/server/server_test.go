@@ -491,14 +491,24 @@ func TestProcessRuntimeLogs(t *testing.T) {
 	}
 }
 
-func TestStartLogsServer(t *testing.T) {
+// fakeBackend serves one container run and no pods.
+type fakeBackend struct{ run runtime.Container }
+
+func (b fakeBackend) FindContainer(string, string, string, bool) (runtime.Container, error) {
+	return b.run, nil
+}
+
+func (b fakeBackend) FindPod(namespace, pod string) (*api.Pod, runtime.Runtime, error) {
+	return nil, nil, NotFoundf("pod %s/%s does not exist", namespace, pod)
+}
+
+func TestStartServer(t *testing.T) {
 	cluster := testBundle(t)
 	run := newFakeRun("hello\n")
 	run.exit()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	port, err := StartLogsServer(ctx, cluster.CACertPEM,
-		func(string, string, string, bool) (runtime.Container, error) { return run, nil },
+	port, err := StartServer(ctx, cluster.CACertPEM, fakeBackend{run},
 		slog.New(slog.NewTextHandler(io.Discard, nil)))
 	if err != nil {
 		t.Fatal(err)
