@@ -204,3 +204,18 @@ func TestDocsMarkdownSection(t *testing.T) {
 		t.Error("a title that is only a prefix of a heading was found")
 	}
 }
+
+// TestDocsReadOnlyProxyRules: `ctl proxy-rules` prints kube-proxy's rules
+// and changes nothing, so a page's read of them is retried until the
+// rules have caught up; `kubectl exec` may change anything, so it runs once.
+func TestDocsReadOnlyProxyRules(t *testing.T) {
+	for cmd, want := range map[string]bool{
+		"ctl proxy-rules --node node1 | grep default/web":              true,
+		"ctl proxy-rules --node node1 --mode ipvs | grep -A3 ':80 rr'": true,
+		"kubectl exec nginx-ss-0 -- getent hosts x":                    false,
+	} {
+		if got := readOnlyCommand(cmd); got != want {
+			t.Errorf("readOnlyCommand(%q) = %v, want %v", cmd, got, want)
+		}
+	}
+}
