@@ -46,6 +46,11 @@ var normalisers = []struct {
 	// Pod, node and service IPs depend on which node a pod landed on and
 	// on the allocator.
 	{regexp.MustCompile(`\b\d{1,3}\.\d{1,3}\.\d{1,3}\.\d{1,3}\b`), "<ip>"},
+	// kube-proxy's endpoint chains are named after a hash of the endpoint's
+	// address (KUBE-SEP-7QE66YRUUVCO6FRM), which depends on where the pod
+	// landed; its Service chains (KUBE-SVC-…) hash only the Service's name,
+	// and stay as they are.
+	{regexp.MustCompile(`\bKUBE-SEP-[A-Z2-7]{16}\b`), "KUBE-SEP-<hash>"},
 	// NodePorts are allocated at random from 30000-32767.
 	{regexp.MustCompile(`:3\d{4}/(TCP|UDP|SCTP)`), ":<nodeport>/$1"},
 	// Ages and durations: 3s, 2m18s, 6d3h, 457ms, 1.5s. Only as a word of

@@ -219,3 +219,24 @@ func TestDocsReadOnlyProxyRules(t *testing.T) {
 		}
 	}
 }
+
+// TestDocsOutputShapeKubeProxyEndpointChains: an endpoint chain's name
+// hashes the pod's address, so any KUBE-SEP name matches any other; a
+// Service chain's name hashes only the Service's, so it must be equal.
+func TestDocsOutputShapeKubeProxyEndpointChains(t *testing.T) {
+	for _, tc := range []struct {
+		expected, actual string
+		want             bool
+	}{
+		{"-A KUBE-SEP-7QE66YRUUVCO6FRM -m comment --comment default/web -m tcp -p tcp -j DNAT --to-destination 10.244.2.3:80",
+			"-A KUBE-SEP-MHDQ23KUGG7EGFMW -m comment --comment default/web -m tcp -p tcp -j DNAT --to-destination 10.244.1.3:80", true},
+		{`-A KUBE-SVC-LOLE4ISW44XBNF3G -m comment --comment "default/web -> 10.244.1.3:80" -j KUBE-SEP-FP5VK4PF62NWATQ4`,
+			`-A KUBE-SVC-LOLE4ISW44XBNF3G -m comment --comment "default/web -> 10.244.2.4:80" -j KUBE-SEP-MHDQ23KUGG7EGFMW`, true},
+		{`-A KUBE-SVC-LOLE4ISW44XBNF3G -m comment --comment "default/web -> 10.244.1.3:80" -j KUBE-SEP-FP5VK4PF62NWATQ4`,
+			`-A KUBE-SVC-7QE66YRUUVCO6FRM -m comment --comment "default/web -> 10.244.1.3:80" -j KUBE-SEP-FP5VK4PF62NWATQ4`, false},
+	} {
+		if got, _ := outputMatches([]string{tc.expected}, []string{tc.actual}); got != tc.want {
+			t.Errorf("match = %v, want %v\nexpected %q\nactual   %q", got, tc.want, tc.expected, tc.actual)
+		}
+	}
+}
