@@ -26,7 +26,7 @@ func TestServicesCurlSimulated(t *testing.T) {
 	applyYAML(t, c, svcsWebManifest)
 	pods := svcsReadyPods(t, c, "app=web", 3)
 	kubectl := framework.RequireKubectl(t)
-	client := pods[0].Name
+	asker := pods[0].Name // the pod curl runs in: any pod may ask a Service, its own included
 
 	// answeredBy returns the one web pod the page names ("" if it names
 	// none or several).
@@ -45,14 +45,14 @@ func TestServicesCurlSimulated(t *testing.T) {
 	// The first answer may wait for the DNS and kube-proxy to learn the
 	// Service and its endpoints.
 	page := svcsExecUntil(t, c, kubectl, "", func(out string) bool { return answeredBy(out) != "" },
-		"exec", client, "--", "curl", "-s", "web")
+		"exec", asker, "--", "curl", "-s", "web")
 	seen := map[string]int{answeredBy(page): 1}
 	for ask := 1; ask < svcsCurlAsks && len(seen) < 2; ask++ {
-		r := framework.RunKubectl(t, kubectl, c.KubeconfigPath(), c.Home, "", "exec", client, "--", "curl", "-s", "web")
+		r := framework.RunKubectl(t, kubectl, c.KubeconfigPath(), c.Home, "", "exec", asker, "--", "curl", "-s", "web")
 		pod := answeredBy(r.Stdout)
 		if r.Err != nil || pod == "" {
 			t.Fatalf("kubectl exec %s -- curl -s web (ask %d): %v; the answer is not nginx's page naming one of %v:\nstdout:\n%s\nstderr:\n%s",
-				client, ask+1, r.Err, svcsPodNames(pods), r.Stdout, r.Stderr)
+				asker, ask+1, r.Err, svcsPodNames(pods), r.Stdout, r.Stderr)
 		}
 		seen[pod]++
 	}
