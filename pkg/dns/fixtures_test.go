@@ -75,7 +75,7 @@ var fixedSerial = time.Unix(1_700_000_000, 0)
 
 // newFixture returns a synced table with the fixtures and a resolver
 // with kube-dns at 10.96.0.10 and the default TTL.
-func newFixture(t *testing.T) (*Table, *Resolver) {
+func newFixture(t testing.TB) (*Table, *Resolver) {
 	t.Helper()
 	table := NewTable("cluster.local", func() time.Time { return fixedSerial })
 	table.SetNamespace("default")
