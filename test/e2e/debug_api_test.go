@@ -32,6 +32,9 @@ func TestDebugAPI(t *testing.T) {
 	c := framework.StartCluster(t, nil)
 	ctx := context.Background()
 	want := []string{"apiserver", "controller-manager", "kubelet-control-plane", "kubelet-node1", "kubelet-node2", "scheduler"}
+	if framework.HasBinary(framework.BuildBinaries(t), "dns") {
+		want = slices.Insert(want, 2, "dns")
+	}
 	var endpoints []debug.Endpoint
 	framework.Eventually(t, 30*time.Second, func() (bool, string) {
 		var err error
