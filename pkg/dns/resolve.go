@@ -100,6 +100,10 @@ func (r *Resolver) Resolve(req *dns.Msg) *dns.Msg {
 	switch {
 	case q.Qclass != dns.ClassINET:
 		m.Rcode = dns.RcodeRefused
+	case q.Qtype == dns.TypeAXFR || q.Qtype == dns.TypeIXFR:
+		// Zone transfers are CoreDNS's transfer plugin, which kubeadm's
+		// Corefile does not enable; kplane does not offer them either.
+		m.Rcode = dns.RcodeRefused
 	case dns.IsSubDomain(r.table.zone, name):
 		r.answerCluster(m, q, name)
 	case dns.IsSubDomain(reverseZoneIPv4, name):

@@ -132,6 +132,9 @@ func TestResolveRecords(t *testing.T) {
 		name: "a name outside the cluster is REFUSED", qname: "example.com.", qtype: dns.TypeA,
 		rcode: dns.RcodeRefused,
 	}, {
+		name: "a zone transfer is REFUSED", qname: "cluster.local.", qtype: dns.TypeAXFR,
+		rcode: dns.RcodeRefused,
+	}, {
 		name: "localhost is the loopback address", qname: "localhost.", qtype: dns.TypeA,
 		answer: []string{"localhost. 5 IN A 127.0.0.1"},
 	}, {
