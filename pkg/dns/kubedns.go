@@ -54,19 +54,27 @@ func kubeDNSService(serviceIP string) *api.Service {
 
 // ensureKubeDNSService creates the kube-dns Service unless it exists.
 // An existing one is left as it is (a student may have changed it), as
-// kubeadm leaves a Service it finds; created says which happened.
+// kubeadm leaves a Service it finds; created says which happened. It
+// looks before it creates: the apiserver allocates the requested cluster
+// IP before it checks the name, so creating a Service that exists fails
+// with "IP already allocated" rather than AlreadyExists.
 func ensureKubeDNSService(ctx context.Context, c *client.Client, serviceIP string) (svc *api.Service, created bool, err error) {
 	services := c.Services(kubeDNSNamespace)
-	svc, err = services.Create(ctx, kubeDNSService(serviceIP), client.CreateOptions{})
-	if err == nil {
-		return svc, true, nil
-	}
-	if !apierrors.IsAlreadyExists(err) {
-		return nil, false, fmt.Errorf("create Service %s/%s: %w", kubeDNSNamespace, kubeDNSName, err)
-	}
 	svc, err = services.Get(ctx, kubeDNSName, client.GetOptions{})
-	if err != nil {
+	if err == nil {
+		return svc, false, nil
+	}
+	if !apierrors.IsNotFound(err) {
 		return nil, false, fmt.Errorf("get Service %s/%s: %w", kubeDNSNamespace, kubeDNSName, err)
 	}
-	return svc, false, nil
+	svc, err = services.Create(ctx, kubeDNSService(serviceIP), client.CreateOptions{})
+	if apierrors.IsAlreadyExists(err) { // created meanwhile, by another hand
+		if svc, err = services.Get(ctx, kubeDNSName, client.GetOptions{}); err == nil {
+			return svc, false, nil
+		}
+	}
+	if err != nil {
+		return nil, false, fmt.Errorf("create Service %s/%s: %w", kubeDNSNamespace, kubeDNSName, err)
+	}
+	return svc, true, nil
 }

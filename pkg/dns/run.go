@@ -119,6 +119,15 @@ func New(opts Options) (*DNS, error) {
 // Addr is the address the DNS answers on, UDP and TCP.
 func (d *DNS) Addr() string { return d.dns.Addr() }
 
+// HTTPURL is the base URL of the health, metrics and debug server, or ""
+// when Options.BindAddress was empty.
+func (d *DNS) HTTPURL() string {
+	if d.http == nil {
+		return ""
+	}
+	return d.http.URL()
+}
+
 // Table is the DNS's lookup table.
 func (d *DNS) Table() *Table { return d.table }
 
