@@ -47,6 +47,7 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz FuzzInto -fuzztime 20s ./pkg/apiserver/decode/
 	$(GO) test -run '^$$' -fuzz FuzzStrategicMerge -fuzztime 20s ./pkg/api/patch/
 	$(GO) test -run '^$$' -fuzz FuzzParse -fuzztime 20s ./pkg/api/labels/
+	$(GO) test -run '^$$' -fuzz FuzzResolve -fuzztime 20s ./pkg/dns/
 
 clean:
 	rm -rf $(BIN)
