@@ -90,44 +90,64 @@ func (s *Server) Serve() (stop func()) {
 }
 
 // ServeDNS answers one query: resolve, fit the reply to the transport,
-// write it, count it.
+// count it, write it.
 func (s *Server) ServeDNS(w dns.ResponseWriter, req *dns.Msg) {
 	start := time.Now()
-	proto, family := "udp", "1"
-	switch a := w.RemoteAddr().(type) {
-	case *net.TCPAddr:
-		proto = "tcp"
-		if a.IP.To4() == nil {
-			family = "2"
-		}
-	case *net.UDPAddr:
-		if a.IP.To4() == nil {
-			family = "2"
-		}
-	}
+	proto, family := transportOf(w.RemoteAddr())
 	reply := s.resolver.Resolve(req)
 	fit(reply, req, proto)
+	// Counted before the reply goes out, so that a client that has its
+	// answer also finds it in /metrics.
+	s.count(req, reply, proto, family, time.Since(start))
 	if err := w.WriteMsg(reply); err != nil {
 		s.log.Warn("dns: write reply", "client", w.RemoteAddr().String(), "err", err)
 	}
-
-	qtype, name := "other", ""
-	if len(req.Question) == 1 {
-		qtype, name = typeLabel(req.Question[0].Qtype), req.Question[0].Name
+	if s.verbosity >= 4 {
+		name := ""
+		if len(req.Question) == 1 {
+			name = req.Question[0].Name
+		}
+		s.log.Info("query", "name", name, "type", queryTypeLabel(req), "proto", proto, "rcode", dns.RcodeToString[reply.Rcode],
+			"answers", len(reply.Answer), "truncated", reply.Truncated, "client", w.RemoteAddr().String(), "duration", time.Since(start))
 	}
+}
+
+// count adds one query to the metrics; elapsed is the time to resolve
+// and fit it, the write not included.
+func (s *Server) count(req, reply *dns.Msg, proto, family string, elapsed time.Duration) {
+	qtype := queryTypeLabel(req)
 	plugin := "kubernetes"
 	if reply.Rcode == dns.RcodeRefused || reply.Rcode == dns.RcodeFormatError || reply.Rcode == dns.RcodeNotImplemented {
 		plugin = ""
 	}
-	rcode := dns.RcodeToString[reply.Rcode]
-	elapsed := time.Since(start)
 	requestsTotal.WithLabelValues(s.label, metricsZone, "", proto, family, qtype).Inc()
-	responsesTotal.WithLabelValues(s.label, metricsZone, "", rcode, plugin).Inc()
+	responsesTotal.WithLabelValues(s.label, metricsZone, "", dns.RcodeToString[reply.Rcode], plugin).Inc()
 	requestDuration.WithLabelValues(s.label, metricsZone, "", qtype).Observe(elapsed.Seconds())
-	if s.verbosity >= 4 {
-		s.log.Info("query", "name", name, "type", qtype, "proto", proto, "rcode", rcode,
-			"answers", len(reply.Answer), "truncated", reply.Truncated, "client", w.RemoteAddr().String(), "duration", elapsed)
+}
+
+// transportOf is the proto ("udp", "tcp") and family ("1" IPv4, "2"
+// IPv6) labels of a client's address.
+func transportOf(addr net.Addr) (proto, family string) {
+	proto, family = "udp", "1"
+	var ip net.IP
+	switch a := addr.(type) {
+	case *net.TCPAddr:
+		proto, ip = "tcp", a.IP
+	case *net.UDPAddr:
+		ip = a.IP
 	}
+	if ip != nil && ip.To4() == nil {
+		family = "2"
+	}
+	return proto, family
+}
+
+// queryTypeLabel is the type label of req's question.
+func queryTypeLabel(req *dns.Msg) string {
+	if len(req.Question) != 1 {
+		return "other"
+	}
+	return typeLabel(req.Question[0].Qtype)
 }
 
 // fit cuts reply to what the client can take: over TCP a whole message,
