@@ -6,6 +6,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"net/http/httptest"
 	"slices"
 	"strings"
 	"testing"
@@ -138,6 +139,15 @@ func TestDNSFollowsTheAPI(t *testing.T) {
 	waitAnswer(t, d, "db-0.db.default.svc.cluster.local.", mdns.TypeA, mdns.RcodeSuccess, "db-0.db.default.svc.cluster.local. 5 IN A 10.244.1.30")
 	waitAnswer(t, d, "_sql._tcp.db.default.svc.cluster.local.", mdns.TypeSRV, mdns.RcodeSuccess,
 		"_sql._tcp.db.default.svc.cluster.local. 5 IN SRV 0 100 5432 db-0.db.default.svc.cluster.local.")
+
+	// The debug API lists the zone (the journal's handler without
+	// authentication, as the component serves it behind the admin check).
+	rec := httptest.NewRecorder()
+	journal.Handler(nil, false).ServeHTTP(rec, httptest.NewRequest(http.MethodGet, dns.PathZone, nil))
+	if zone := rec.Body.String(); rec.Code != http.StatusOK || !strings.Contains(zone, "db-0.db.default.svc.cluster.local.\t5\tIN\tA\t10.244.1.30\n") ||
+		!strings.Contains(zone, "web.default.svc.cluster.local.\t5\tIN\tA\t"+web.Spec.ClusterIP+"\n") {
+		t.Errorf("%s = %d:\n%s", dns.PathZone, rec.Code, zone)
+	}
 
 	if err := c.Services("default").Delete(ctx, "web", client.DeleteOptions{}); err != nil {
 		t.Fatal(err)

@@ -343,3 +343,72 @@ func TestResolveMessageErrors(t *testing.T) {
 		t.Errorf("BADVERS reply does not pack: %v", err)
 	}
 }
+
+// TestZoneRecords lists the fixture zone: what every query would answer.
+func TestZoneRecords(t *testing.T) {
+	_, r := newFixture(t)
+	got := rrs(nil)
+	for _, line := range r.ZoneRecords() {
+		got = append(got, rrs([]dns.RR{mustRR(t, line)})...)
+	}
+	want := []string{
+		clusterSOA,
+		"cluster.local. 5 IN NS ns.dns.cluster.local.",
+		"nginx-ss.default.svc.cluster.local. 5 IN A 10.244.1.7",
+		"nginx-ss.default.svc.cluster.local. 5 IN A 10.244.2.8",
+		"nginx-ss.default.svc.cluster.local. 5 IN SRV 0 50 80 nginx-ss-0.nginx-ss.default.svc.cluster.local.",
+		"nginx-ss.default.svc.cluster.local. 5 IN SRV 0 50 80 nginx-ss-1.nginx-ss.default.svc.cluster.local.",
+		"nginx-ss-0.nginx-ss.default.svc.cluster.local. 5 IN A 10.244.1.7",
+		"nginx-ss-1.nginx-ss.default.svc.cluster.local. 5 IN A 10.244.2.8",
+		"_web._tcp.nginx-ss.default.svc.cluster.local. 5 IN SRV 0 50 80 nginx-ss-0.nginx-ss.default.svc.cluster.local.",
+		"_web._tcp.nginx-ss.default.svc.cluster.local. 5 IN SRV 0 50 80 nginx-ss-1.nginx-ss.default.svc.cluster.local.",
+		"plain.default.svc.cluster.local. 5 IN A 10.244.2.10",
+		"plain.default.svc.cluster.local. 5 IN SRV 0 100 80 10-244-2-10.plain.default.svc.cluster.local.",
+		"10-244-2-10.plain.default.svc.cluster.local. 5 IN A 10.244.2.10",
+		"web.default.svc.cluster.local. 5 IN A 10.96.0.20",
+		"web.default.svc.cluster.local. 5 IN SRV 0 50 80 web.default.svc.cluster.local.",
+		"web.default.svc.cluster.local. 5 IN SRV 0 50 9090 web.default.svc.cluster.local.",
+		"10-244-1-5.web.default.svc.cluster.local. 5 IN A 10.244.1.5",
+		"10-244-2-6.web.default.svc.cluster.local. 5 IN A 10.244.2.6",
+		"_http._tcp.web.default.svc.cluster.local. 5 IN SRV 0 100 80 web.default.svc.cluster.local.",
+		"_metrics._tcp.web.default.svc.cluster.local. 5 IN SRV 0 100 9090 web.default.svc.cluster.local.",
+		// Three ports share the weight; port 53 twice (UDP and TCP) is one record.
+		"kube-dns.kube-system.svc.cluster.local. 5 IN A 10.96.0.10",
+		"kube-dns.kube-system.svc.cluster.local. 5 IN SRV 0 33 53 kube-dns.kube-system.svc.cluster.local.",
+		"kube-dns.kube-system.svc.cluster.local. 5 IN SRV 0 33 9153 kube-dns.kube-system.svc.cluster.local.",
+		"_dns._udp.kube-dns.kube-system.svc.cluster.local. 5 IN SRV 0 100 53 kube-dns.kube-system.svc.cluster.local.",
+		"_dns-tcp._tcp.kube-dns.kube-system.svc.cluster.local. 5 IN SRV 0 100 53 kube-dns.kube-system.svc.cluster.local.",
+		"_metrics._tcp.kube-dns.kube-system.svc.cluster.local. 5 IN SRV 0 100 9153 kube-dns.kube-system.svc.cluster.local.",
+		"10.0.96.10.in-addr.arpa. 5 IN PTR kube-dns.kube-system.svc.cluster.local.",
+		"20.0.96.10.in-addr.arpa. 5 IN PTR web.default.svc.cluster.local.",
+		"5.1.244.10.in-addr.arpa. 5 IN PTR 10-244-1-5.web.default.svc.cluster.local.",
+		"7.1.244.10.in-addr.arpa. 5 IN PTR nginx-ss-0.nginx-ss.default.svc.cluster.local.",
+		"6.2.244.10.in-addr.arpa. 5 IN PTR 10-244-2-6.web.default.svc.cluster.local.",
+		"8.2.244.10.in-addr.arpa. 5 IN PTR nginx-ss-1.nginx-ss.default.svc.cluster.local.",
+		"10.2.244.10.in-addr.arpa. 5 IN PTR 10-244-2-10.plain.default.svc.cluster.local.",
+	}
+	if len(got) != len(want) {
+		t.Errorf("%d records, want %d", len(got), len(want))
+	}
+	for i := range max(len(got), len(want)) {
+		var g, w string
+		if i < len(got) {
+			g = got[i]
+		}
+		if i < len(want) {
+			w = want[i]
+		}
+		if g != w {
+			t.Errorf("record %d:\n got %s\nwant %s", i, g, w)
+		}
+	}
+}
+
+func mustRR(t *testing.T, line string) dns.RR {
+	t.Helper()
+	rr, err := dns.NewRR(line)
+	if err != nil {
+		t.Fatalf("parse %q: %v", line, err)
+	}
+	return rr
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
 	"net/http"
@@ -21,9 +22,15 @@ import (
 	"kplane/pkg/informer"
 )
 
-// PathTable is the debug API route that answers the lookup table's
-// sizes (Counts) and zone.
-const PathTable = "/debug/kplane/dns"
+// The DNS's own debug API routes (docs/debug-api.md).
+const (
+	// PathTable answers the lookup table's zone, address, serial and
+	// sizes (TableInfo).
+	PathTable = "/debug/kplane/dns"
+	// PathZone answers every record the DNS serves, in zone-file form,
+	// one per line: what a zone transfer would list (ZoneRecords).
+	PathZone = "/debug/kplane/dns/zone"
+)
 
 // DNS is the cluster DNS component: informers feeding the Table, the DNS
 // Server answering from it, the kube-dns Service, and the HTTP server of
@@ -107,6 +114,12 @@ func New(opts Options) (*DNS, error) {
 		mux := debug.ComponentMux(opts.Journal, debug.TokenReviewAuthenticator(c), nil)
 		mux.HandleFunc("GET /readyz", d.serveReadyz)
 		opts.Journal.Handle("GET "+PathTable, http.HandlerFunc(d.serveTable))
+		opts.Journal.Handle("GET "+PathZone, http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+			w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+			for _, line := range resolver.ZoneRecords() {
+				_, _ = io.WriteString(w, line+"\n")
+			}
+		}))
 		if d.http, err = debug.Listen("--bind-address", opts.BindAddress, mux); err != nil {
 			d.dns.packetConn.Close()
 			d.dns.listener.Close()
