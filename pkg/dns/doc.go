@@ -24,6 +24,8 @@
 //   - Server (server.go) serves the Resolver on UDP and TCP, fits each
 //     reply to the client's buffer (EDNS0, the TC bit) and counts every
 //     query in CoreDNS's metrics (metrics.go).
+//   - ZoneRecords (zone.go) lists every record served, by asking the
+//     Resolver each name the Table knows: the debug API's zone listing.
 //   - DNS (run.go) is the component cmd/dns runs: informers feeding the
 //     Table, the kube-dns Service ensured in kube-system (kubedns.go), the
 //     DNS server, and the health, metrics and debug server.
