@@ -105,15 +105,25 @@ func (p *ServicePort) UsesLocalEndpoints() bool {
 	return p.InternalPolicyLocal || (p.ExternallyAccessible() && p.ExternalPolicyLocal)
 }
 
-// State is everything one node's kube-proxy programs: every proxied
-// Service port, sorted by name and protocol, with its endpoints
-// categorized for NodeName.
-type State struct {
-	// NodeName is the node the rules are for (--hostname-override).
-	NodeName string
+// Node is what a kube-proxy knows about its own node and cluster.
+type Node struct {
+	// Name is the node the rules are for (--hostname-override).
+	Name string
 	// ClusterCIDR is the pods' range (--cluster-cidr): traffic to a
 	// ClusterIP from outside it is masqueraded. Empty: no such rule.
 	ClusterCIDR string
+	// ServiceCIDR is the Services' range (the nftables mode drops traffic
+	// to its unallocated addresses); empty: unknown.
+	ServiceCIDR string
+	// IPs are the node's addresses: where NodePorts listen.
+	IPs []string
+}
+
+// State is everything one node's kube-proxy programs: every proxied
+// Service port, sorted by name and protocol, with its endpoints
+// categorized for the node.
+type State struct {
+	Node
 	// Ports are the Service ports.
 	Ports []*ServicePort
 }
@@ -155,7 +165,7 @@ func contains(list []string, s string) bool {
 // headless and ExternalName Services are skipped, a slice belongs to the
 // Service its kubernetes.io/service-name label names, and an endpoint port
 // is matched to a Service port by name and protocol.
-func Build(node, clusterCIDR string, services []*api.Service, slices []*api.EndpointSlice) *State {
+func Build(node Node, services []*api.Service, slices []*api.EndpointSlice) *State {
 	byService := map[string][]*api.EndpointSlice{}
 	for _, s := range slices {
 		name := s.Labels[api.LabelServiceName]
@@ -165,7 +175,7 @@ func Build(node, clusterCIDR string, services []*api.Service, slices []*api.Endp
 		key := s.Namespace + "/" + name
 		byService[key] = append(byService[key], s)
 	}
-	st := &State{NodeName: node, ClusterCIDR: clusterCIDR}
+	st := &State{Node: node}
 	for _, svc := range services {
 		if skipService(svc) {
 			continue
@@ -173,7 +183,7 @@ func Build(node, clusterCIDR string, services []*api.Service, slices []*api.Endp
 		for i := range svc.Spec.Ports {
 			p := newServicePort(svc, &svc.Spec.Ports[i])
 			p.Endpoints = endpointsFor(p.Name, byService[svc.Namespace+"/"+svc.Name])
-			Categorize(p, node)
+			Categorize(p, node.Name)
 			st.Ports = append(st.Ports, p)
 		}
 	}

@@ -61,9 +61,6 @@ type Walker struct {
 	Random func() float64
 	// Now is the time recent lists are read and written at.
 	Now func() time.Time
-	// LocalAddresses are the node's own addresses (`-m addrtype LOCAL`);
-	// 127.0.0.0/8 is always local.
-	LocalAddresses []string
 }
 
 // packet is a Packet during a walk, with the walk's state.
@@ -73,6 +70,9 @@ type packet struct {
 	protocol string
 	w        *Walker
 	now      time.Time
+	// local are the node's own addresses (`-m addrtype LOCAL`), besides
+	// 127.0.0.0/8.
+	local []string
 }
 
 func (p *packet) random() float64 { return p.w.Random() }
@@ -81,7 +81,7 @@ func (p *packet) isLocal(a netip.Addr) bool {
 	if a.IsLoopback() {
 		return true
 	}
-	for _, l := range p.w.LocalAddresses {
+	for _, l := range p.local {
 		if la, err := netip.ParseAddr(l); err == nil && la == a {
 			return true
 		}
@@ -131,7 +131,7 @@ func (w *Walker) Walk(rs *Ruleset, pkt Packet) (Verdict, error) {
 	if err != nil {
 		return Verdict{}, fmt.Errorf("destination %q is not an IP address", pkt.Destination)
 	}
-	p := &packet{src: src, dst: dst, port: pkt.Port, protocol: strings.ToLower(string(pkt.Protocol)), w: w, now: w.Now()}
+	p := &packet{src: src, dst: dst, port: pkt.Port, protocol: strings.ToLower(string(pkt.Protocol)), w: w, now: w.Now(), local: rs.state.IPs}
 	var v Verdict
 	if done, err := walkChain(rs.NAT, ChainServices, p, &v, 0); err != nil || done {
 		return v, err

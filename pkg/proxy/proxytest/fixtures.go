@@ -73,7 +73,7 @@ func Slice(ns, svc, portName string, port int32, backends ...Backend) *api.Endpo
 
 // State builds the proxy State of NodeName for services and slices.
 func State(services []*api.Service, slices ...*api.EndpointSlice) *proxy.State {
-	return proxy.Build(NodeName, ClusterCIDR, services, slices)
+	return proxy.Build(proxy.Node{Name: NodeName, ClusterCIDR: ClusterCIDR, ServiceCIDR: "172.30.0.0/16", IPs: []string{"192.168.0.2"}}, services, slices)
 }
 
 // Upstream is the cluster of upstream's TestOverallIPTablesRules: a
@@ -124,7 +124,7 @@ func Upstream() *proxy.State {
 // ThreeEndpoints is a ClusterIP Service default/web:http at 10.96.0.20:80
 // over three ready pods and one unready one, on nodes node1 and node2.
 func ThreeEndpoints() *proxy.State {
-	return proxy.Build("node1", "10.244.0.0/16",
+	return proxy.Build(proxy.Node{Name: "node1", ClusterCIDR: "10.244.0.0/16", ServiceCIDR: "10.96.0.0/12", IPs: []string{"127.0.0.1"}},
 		[]*api.Service{Service("default", "web", "10.96.0.20", "http", 80)},
 		[]*api.EndpointSlice{Slice("default", "web", "http", 8080,
 			Backend{IP: "10.244.1.2", Node: "node1", Pod: "web-a"},
