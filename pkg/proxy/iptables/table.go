@@ -84,6 +84,9 @@ func (t *Table) isBuiltin(chain string) bool {
 // only the rules keep accepts are written, and only the chains that hold
 // one.
 func (t *Table) writeSave(b *strings.Builder, keep func(Rule) bool) {
+	if keep != nil && !t.any(keep) {
+		return // nothing of the table is kept: leave it out entirely
+	}
 	b.WriteString("*")
 	b.WriteString(t.Name)
 	b.WriteByte('\n')
@@ -121,4 +124,16 @@ func (t *Table) writeSave(b *strings.Builder, keep func(Rule) bool) {
 		}
 	}
 	b.WriteString("COMMIT\n")
+}
+
+// any reports whether keep accepts some rule of the table.
+func (t *Table) any(keep func(Rule) bool) bool {
+	for _, rs := range t.rules {
+		for _, r := range rs {
+			if keep(r) {
+				return true
+			}
+		}
+	}
+	return false
 }
