@@ -188,12 +188,12 @@ func (p *Proxier) route(snap *Snapshot, pkt iptables.Packet) (route.Route, int) 
 		}
 		return answer, http.StatusOK
 	case "REJECT", "DROP":
-		msg := fmt.Sprintf("%s: the rules %s the connection (%s)", service, strings.ToLower(v.Target)+"ed", v.Rule)
-		if v.Target == "DROP" {
-			msg = fmt.Sprintf("%s: the rules drop the connection (%s)", service, v.Rule)
-		}
-		if service == "" {
-			msg = strings.TrimPrefix(msg, ": ")
+		// REJECT: no endpoint anywhere ("connection refused"); DROP: the
+		// Local traffic policy and none on this node (a timeout).
+		what := map[string]string{"REJECT": "reject", "DROP": "drop"}[v.Target]
+		msg := fmt.Sprintf("the rules %s the connection: %s", what, v.Rule)
+		if service != "" {
+			msg = service + ": " + msg
 		}
 		return route.Route{Service: service, Chains: v.Chains, Reason: route.ReasonNoEndpoints, Message: msg}, http.StatusServiceUnavailable
 	}
