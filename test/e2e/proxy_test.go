@@ -102,6 +102,12 @@ func TestProxyRulesFollowReadiness(t *testing.T) {
 		return strings.Join(endpointRules(out), ",") == "0.5000000000,", out
 	})
 
+	// Each sync is a decision `ctl why` shows, on the node it was for.
+	framework.Eventually(t, 30*time.Second, func() (bool, string) {
+		code, out := runCtl(t, bin, "why", "node/node1", "--data-dir", c.Dir, "--kubeconfig", c.KubeconfigPath())
+		return code == 0 && strings.Contains(out, "kube-proxy") && strings.Contains(out, "synced the iptables rules"), out
+	})
+
 	// A node without a kube-proxy is a clear error.
 	code, out := runCtl(t, bin, "proxy-rules", "--node", "node7", "--data-dir", c.Dir)
 	if code == 0 || !strings.Contains(out, `node "node7" has no kube-proxy`) {
