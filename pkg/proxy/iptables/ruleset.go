@@ -318,6 +318,9 @@ func (c probabilityCache) statistic(n int) Statistic {
 // then nat.
 func (rs *Ruleset) Save() string {
 	var b strings.Builder
+	// A kube-proxy rule prints in about 150 bytes: growing once saves
+	// copying the text over and over as it grows.
+	b.Grow(150 * rs.RuleCount())
 	rs.Filter.writeSave(&b, nil)
 	rs.NAT.writeSave(&b, nil)
 	return b.String()
