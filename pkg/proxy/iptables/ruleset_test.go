@@ -3,6 +3,7 @@ package iptables
 import (
 	"flag"
 	"os"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -185,5 +186,37 @@ func TestSaveServiceKeepsOnlyThatService(t *testing.T) {
 	}
 	if strings.Contains(out, "ns1/svc1") || strings.Contains(out, "KUBE-POSTROUTING") || strings.Contains(out, "*filter") {
 		t.Errorf("other rules kept:\n%s", out)
+	}
+}
+
+// Above 1 000 endpoints upstream drops the comments of the per-endpoint
+// rules (largeClusterMode); the others keep theirs.
+func TestLargeClusterDropsEndpointComments(t *testing.T) {
+	var services []*api.Service
+	var slices []*api.EndpointSlice
+	for i := range 101 {
+		name := "svc" + string(rune('a'+i/26)) + string(rune('a'+i%26))
+		services = append(services, proxytest.Service("big", name, "10.96.1."+strconv.Itoa(i+1), "", 80))
+		var backends []proxytest.Backend
+		for j := range 10 {
+			backends = append(backends, proxytest.Backend{IP: "10.244." + strconv.Itoa(j) + "." + strconv.Itoa(i+1)})
+		}
+		slices = append(slices, proxytest.Slice("big", name, "", 80, backends...))
+	}
+	st := proxytest.State(services, slices...)
+	p := st.Ports[0]
+	save := Compute(st).Save()
+	for _, want := range []string{
+		"-A " + EndpointChain(p, p.Endpoints[0]) + " -s " + p.Endpoints[0].IP + " -j KUBE-MARK-MASQ\n",
+		"-A " + EndpointChain(p, p.Endpoints[0]) + " -m tcp -p tcp -j DNAT --to-destination " + p.Endpoints[0].String() + "\n",
+		"-A " + ServiceChain(p) + " -m statistic --mode random --probability 0.1000000000 -j " + EndpointChain(p, p.Endpoints[0]) + "\n",
+		`-A KUBE-SERVICES -m comment --comment "big/svcaa cluster IP"`,
+	} {
+		if !strings.Contains(save, want) {
+			t.Errorf("1010 endpoints: missing %q", want)
+		}
+	}
+	if small := Compute(proxytest.ThreeEndpoints()).Save(); !strings.Contains(small, `--comment "default/web:http -> 10.244.1.2:8080"`) {
+		t.Errorf("a small cluster lost its endpoint comments")
 	}
 }
