@@ -62,6 +62,10 @@ type Proxier struct {
 	rand   *rand.Rand
 
 	server *debug.Server
+	// lastRules is the last sync's summary of each Service's rules, so the
+	// next records only the Services that changed; only the sync loop
+	// touches it.
+	lastRules map[string]serviceRules
 }
 
 // Run builds a kube-proxy from opts and runs it until ctx ends.
@@ -221,6 +225,9 @@ func (p *Proxier) sync() {
 	p.metrics.rules.WithLabelValues("filter").Set(float64(rules.Filter.RuleCount()))
 	p.metrics.rules.WithLabelValues("nat").Set(float64(rules.NAT.RuleCount()))
 	p.recordSync(st, rules, took)
+	summary := summarizeServices(st)
+	p.recordServiceChanges(p.lastRules, summary)
+	p.lastRules = summary
 }
 
 // node is what the model needs to know about this node: its addresses

@@ -102,6 +102,14 @@ func TestProxyRulesFollowReadiness(t *testing.T) {
 		return strings.Join(endpointRules(out), ",") == "0.5000000000,", out
 	})
 
+	// `ctl why svc/web` shows each kube-proxy's view of the Service: the
+	// endpoints it sends connections to, and the one it left out.
+	framework.Eventually(t, 30*time.Second, func() (bool, string) {
+		code, out := runCtl(t, bin, "why", "svc/web", "--data-dir", c.Dir, "--kubeconfig", c.KubeconfigPath())
+		return code == 0 && strings.Contains(out, "kube-proxy in kube-proxy-node1") && strings.Contains(out, "2 endpoints, 1/2 each") &&
+			strings.Contains(out, ": not ready"), out
+	})
+
 	// Each sync is a decision `ctl why` shows, on the node it was for.
 	framework.Eventually(t, 30*time.Second, func() (bool, string) {
 		code, out := runCtl(t, bin, "why", "node/node1", "--data-dir", c.Dir, "--kubeconfig", c.KubeconfigPath())
