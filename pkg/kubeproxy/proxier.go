@@ -127,15 +127,27 @@ func New(opts Options) (*Proxier, error) {
 	p.factory = informer.NewSharedInformerFactory(c, 0, factoryOpts...)
 	services, slices, nodes := p.factory.Services(), p.factory.EndpointSlices(), p.factory.Nodes()
 	p.services, p.slices, p.nodes = services.Lister(), slices.Lister(), nodes.Lister()
+	// Only this node's own object matters (its addresses are where
+	// NodePorts listen), as upstream's kube-proxy watches only its node.
+	ownNode := informer.FilteringResourceEventHandler{
+		FilterFunc: func(obj any) bool {
+			n, ok := obj.(*api.Node)
+			if !ok {
+				n, ok = informer.DeletedObject[*api.Node](obj)
+			}
+			return ok && n.Name == opts.HostnameOverride
+		},
+		Handler: p.changeHandler(func() {}),
+	}
 	for _, h := range []struct {
 		inf     informer.SharedIndexInformer
-		counter func()
+		handler informer.ResourceEventHandler
 	}{
-		{services.Informer(), p.metrics.serviceChanges.Inc},
-		{slices.Informer(), p.metrics.endpointChanges.Inc},
-		{nodes.Informer(), func() {}},
+		{services.Informer(), p.changeHandler(p.metrics.serviceChanges.Inc)},
+		{slices.Informer(), p.changeHandler(p.metrics.endpointChanges.Inc)},
+		{nodes.Informer(), ownNode},
 	} {
-		reg, err := h.inf.AddEventHandler(p.changeHandler(h.counter))
+		reg, err := h.inf.AddEventHandler(h.handler)
 		if err != nil {
 			return nil, fmt.Errorf("kube-proxy: %w", err)
 		}
