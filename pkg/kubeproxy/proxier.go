@@ -131,10 +131,7 @@ func New(opts Options) (*Proxier, error) {
 	// NodePorts listen), as upstream's kube-proxy watches only its node.
 	ownNode := informer.FilteringResourceEventHandler{
 		FilterFunc: func(obj any) bool {
-			n, ok := obj.(*api.Node)
-			if !ok {
-				n, ok = informer.DeletedObject[*api.Node](obj)
-			}
+			n, ok := informer.DeletedObject[*api.Node](obj) // a Node, or a tombstone of one
 			return ok && n.Name == opts.HostnameOverride
 		},
 		Handler: p.changeHandler(func() {}),
