@@ -161,6 +161,7 @@ else ./.kplane/kubeconfig (the cluster ` + "`ctl up`" + ` started here), else
 	// scheduler recorded.
 	root.AddCommand(newTraceCommand(f))
 	root.AddCommand(newQueuesCommand(streams, debugAPI))
+	root.AddCommand(newProxyRulesCommand(streams, debugAPI))
 	root.AddCommand(newEtcdCommand(f))
 	root.AddCommand(newFaultCommand(f, debugAPI))
 	root.AddCommand(newWhyCommand(f))

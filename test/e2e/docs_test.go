@@ -417,6 +417,7 @@ var (
 		"get": true, "describe": true, "events": true, "logs": true, "explain": true,
 		"api-resources": true, "api-versions": true, "top": true, "version": true,
 		"cluster-info": true, "status": true, "wait": true, "queues": true, "why": true,
+		"proxy-rules": true,
 	}
 	// kubectlVerbs are the other verbs, so that flag values before the verb
 	// (-n kube-system) are not taken for it.
