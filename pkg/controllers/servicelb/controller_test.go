@@ -55,7 +55,9 @@ func lbService(opts ...func(*api.Service)) *api.Service {
 	return svc
 }
 
-func withFinalizer(s *api.Service) { s.Finalizers = []string{cloudprovider.LoadBalancerCleanupFinalizer} }
+func withFinalizer(s *api.Service) {
+	s.Finalizers = []string{cloudprovider.LoadBalancerCleanupFinalizer}
+}
 
 func readyNode(name string, ready api.ConditionStatus, labels map[string]string) *api.Node {
 	return &api.Node{ObjectMeta: api.ObjectMeta{Name: name, Labels: labels},
