@@ -17,7 +17,8 @@
 //     balancer's address goes back to the pool.
 //   - Machines (instances.go): every node has one, with providerID
 //     kplane://<node>, instance type kplane.small, region kplane-local and a
-//     zone kplane-local-a, -b or -c (see zoneFor). `ctl cloud instance
+//     zone kplane-local-a, -b or -c by the number ending the node's name
+//     (control-plane a, node1 b, node2 c, node3 a; see zoneFor). `ctl cloud instance
 //     shutdown|start|delete` changes a machine's state through the debug
 //     API (debugapi.go), for the lifecycle lessons.
 //   - Routes (routes.go): a table of pod range → node, which the route

@@ -3,7 +3,6 @@ package simulated
 import (
 	"context"
 	"fmt"
-	"hash/fnv"
 	"strconv"
 
 	"kplane/pkg/api"
@@ -113,22 +112,21 @@ func (in *instance) metadata() *cloudprovider.InstanceMetadata {
 // ProviderIDFor is node's providerID in the simulated cloud.
 func ProviderIDFor(node string) string { return ProviderName + "://" + node }
 
-// zoneFor spreads machines over the three zones: a name ending in a number
-// N (node1, node2, …) goes to zone N mod 3 (node1 → b, node2 → c, node3 →
-// a), so consecutive nodes land in different zones; any other name
-// (control-plane) by an FNV-1a hash of the name. Both are stable, so a
-// restarted cloud puts every machine where it was.
+// zoneFor spreads machines over the three zones by the number a node's
+// name ends with: zone N mod 3, so that consecutive nodes land in
+// different zones (node1 → b, node2 → c, node3 → a); a name without a
+// number (control-plane) counts as 0, zone a. It depends on the name only,
+// so a restarted cloud puts every machine where it was.
 func zoneFor(node string) string {
 	i := len(node)
 	for i > 0 && node[i-1] >= '0' && node[i-1] <= '9' {
 		i--
 	}
-	if n, err := strconv.Atoi(node[i:]); err == nil && i < len(node) {
-		return zones[n%len(zones)]
+	n, err := strconv.Atoi(node[i:])
+	if err != nil || n < 0 {
+		n = 0 // no number, or one too long for an int
 	}
-	h := fnv.New32a()
-	_, _ = h.Write([]byte(node))
-	return zones[h.Sum32()%uint32(len(zones))]
+	return zones[n%len(zones)]
 }
 
 // internalIPOf is the InternalIP node's kubelet reports, if any.
