@@ -31,7 +31,7 @@ import (
 func TestDebugAPI(t *testing.T) {
 	c := framework.StartCluster(t, nil)
 	ctx := context.Background()
-	want := []string{"apiserver", "controller-manager", "kubelet-control-plane", "kubelet-node1", "kubelet-node2", "scheduler"}
+	want := []string{"apiserver", "cloud-controller-manager", "controller-manager", "kubelet-control-plane", "kubelet-node1", "kubelet-node2", "scheduler"}
 	var endpoints []debug.Endpoint
 	framework.Eventually(t, 30*time.Second, func() (bool, string) {
 		var err error
