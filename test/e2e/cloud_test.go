@@ -101,6 +101,17 @@ func TestCloudLoadBalancerNodesAndRoutes(t *testing.T) {
 		t.Errorf("ctl cloud load-balancers printed:\n%s\nwant default/web at %s on port 80/TCP over node1,node2", lbs, externalIP)
 	}
 
+	// A restarted cloud-controller-manager rebuilds its cloud from the
+	// Services' status: web keeps its address, a new Service gets the next.
+	ctl("fault", "kill", "cloud-controller-manager")
+	c.MustKubectl(t, "expose", "deployment", "web", "--name", "web2", "--type", "LoadBalancer", "--port", "81")
+	waitKubectl(t, c, cloudTimeout, func(stdout string) bool { return stdout == "198.51.100.2" },
+		"get", "svc", "web2", "-o", "jsonpath={.status.loadBalancer.ingress[0].ip}")
+	if lbs := ctl("cloud", "load-balancers"); !strings.Contains(lbs, "default/web    "+externalIP) {
+		t.Errorf("after the restart, ctl cloud load-balancers printed:\n%s\nwant web still at %s", lbs, externalIP)
+	}
+	c.MustKubectl(t, "delete", "svc", "web2")
+
 	// Deleting the Service deletes the load balancer, then the finalizer
 	// lets the Service go.
 	c.MustKubectl(t, "delete", "svc", "web", "--wait=false")
