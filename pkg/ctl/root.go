@@ -107,6 +107,8 @@ Inside the cluster:
   ctl why             the latest decision of every controller and the scheduler about an object
   ctl time            the cluster clock and the wall clock; time advance moves the clock of
                       a cluster started with --virtual-clock
+  ctl cloud           the simulated cloud: load-balancers, instances, routes; instance
+                      shutdown|start|delete <node>
 
 Which cluster: --kubeconfig, else the first existing file of $KUBECONFIG,
 else ./.kplane/kubeconfig (the cluster ` + "`ctl up`" + ` started here), else
@@ -166,6 +168,7 @@ else ./.kplane/kubeconfig (the cluster ` + "`ctl up`" + ` started here), else
 	root.AddCommand(newFaultCommand(f, debugAPI))
 	root.AddCommand(newWhyCommand(f))
 	root.AddCommand(newTimeCommand(f))
+	root.AddCommand(newCloudCommand(streams, debugAPI))
 	return root, f
 }
 

@@ -31,11 +31,8 @@ import (
 func TestDebugAPI(t *testing.T) {
 	c := framework.StartCluster(t, nil)
 	ctx := context.Background()
-	want := []string{"apiserver", "controller-manager", "kube-proxy-control-plane", "kube-proxy-node1", "kube-proxy-node2",
+	want := []string{"apiserver", "cloud-controller-manager", "controller-manager", "dns", "kube-proxy-control-plane", "kube-proxy-node1", "kube-proxy-node2",
 		"kubelet-control-plane", "kubelet-node1", "kubelet-node2", "scheduler"}
-	if framework.HasBinary(framework.BuildBinaries(t), "dns") {
-		want = slices.Insert(want, 2, "dns")
-	}
 	var endpoints []debug.Endpoint
 	framework.Eventually(t, 30*time.Second, func() (bool, string) {
 		var err error
