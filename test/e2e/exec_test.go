@@ -1,0 +1,175 @@
+package e2e
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/creack/pty"
+
+	"kplane/pkg/cluster"
+	"kplane/test/framework"
+)
+
+// execPod is a process-runtime pod that just stays up for exec.
+const execPod = `apiVersion: v1
+kind: Pod
+metadata:
+  name: p
+spec:
+  containers:
+  - name: main
+    image: busybox
+    command: ["sleep", "3600"]
+`
+
+// TestExecWithRealKubectl drives `kubectl exec`, `kubectl cp` and `kubectl
+// run -i --rm` against a process-runtime cluster with kubectl 1.29 (SPDY)
+// and 1.33 (WebSocket v5, falling back to SPDY only if the upgrade fails):
+// the commands really run in the pod's working directory, stdout and
+// stderr stay apart, exit codes come back as kubectl's own, stdin ends
+// when the pipe does, and a file goes into the pod and back with tar.
+func TestExecWithRealKubectl(t *testing.T) {
+	kubectls := map[int]string{}
+	for _, k := range framework.InstalledKubectlMinors(t) {
+		kubectls[k.Minor] = k.Path
+	}
+	for _, minor := range []int{29, 33} {
+		if kubectls[minor] == "" {
+			t.Fatalf("kubectl 1.%d is not installed beside kubectl; this test needs 1.29 (SPDY) and 1.33 (WebSocket)", minor)
+		}
+	}
+	c := framework.StartCluster(t, func(o *cluster.Options) { o.Nodes, o.Runtime = 1, cluster.RuntimeProcess })
+	if r := c.Kubectl(t, execPod, "apply", "-f", "-"); r.Err != nil {
+		t.Fatalf("apply: %v\n%s", r.Err, r.Stderr)
+	}
+	c.MustKubectl(t, "wait", "--for=condition=Ready", "pod/p", "--timeout=60s")
+
+	for _, minor := range []int{29, 33} {
+		t.Run(fmt.Sprintf("kubectl 1.%d", minor), func(t *testing.T) {
+			kubectl := func(stdin string, args ...string) framework.KubectlResult {
+				t.Helper()
+				return framework.RunKubectl(t, kubectls[minor], c.KubeconfigPath(), c.Home, stdin, args...)
+			}
+
+			if minor >= 30 {
+				// kubectl logs the negotiated subprotocol at -v=4: the
+				// session must not have fallen back to SPDY.
+				r := kubectl("", "-v=4", "exec", "p", "--", "true")
+				if r.Err != nil || !strings.Contains(r.Stderr, "The subprotocol is "+"v5.channel.k8s.io") {
+					t.Errorf("kubectl 1.%d exec did not use WebSocket v5: %v\n%s", minor, r.Err, r.Stderr)
+				}
+			}
+
+			r := kubectl("", "exec", "p", "--", "sh", "-c", "echo out; echo err >&2; exit 3")
+			if exitCode(r.Err) != 3 || r.Stdout != "out\n" || !strings.HasPrefix(r.Stderr, "err\n") ||
+				!strings.Contains(r.Stderr, "command terminated with exit code 3") {
+				t.Errorf("exec exit 3: %v\nstdout %q\nstderr %q\nwant exit code 3, out on stdout, err and kubectl's message on stderr",
+					r.Err, r.Stdout, r.Stderr)
+			}
+
+			if r := kubectl("hi\n", "exec", "-i", "p", "--", "cat"); r.Err != nil || r.Stdout != "hi\n" {
+				t.Errorf("echo hi | kubectl exec -i p -- cat: %v, stdout %q, stderr %q", r.Err, r.Stdout, r.Stderr)
+			}
+
+			r = kubectl("", "exec", "p", "--", "no-such-command")
+			if exitCode(r.Err) != 1 || !strings.Contains(r.Stderr, `exec: "no-such-command": executable file not found in $PATH`) {
+				t.Errorf("exec no-such-command: %v, stderr %q; want exit code 1 and runc's words", r.Err, r.Stderr)
+			}
+
+			// -it from a real terminal: kubectl sends its window size,
+			// which the command's terminal takes.
+			if out, err := kubectlOnTerminal(t, kubectls[minor], c, "exec", "-it", "p", "--", "sh", "-c", "stty size; tty"); err != nil ||
+				!strings.Contains(out, "40 120\r\n/dev/pts/") {
+				t.Errorf("kubectl exec -it on a 40x120 terminal: %v, output %q", err, out)
+			}
+
+			// kubectl cp runs tar in the pod: a relative path is the
+			// container's working directory, which the process runtime
+			// makes per pod and container.
+			dir := t.TempDir()
+			src, back := filepath.Join(dir, "src.txt"), filepath.Join(dir, "back.txt")
+			content := fmt.Sprintf("copied by kubectl 1.%d\n", minor)
+			if err := os.WriteFile(src, []byte(content), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			remote := fmt.Sprintf("copied-%d.txt", minor)
+			if r := kubectl("", "cp", src, "p:"+remote); r.Err != nil {
+				t.Fatalf("kubectl cp into the pod: %v\n%s%s", r.Err, r.Stdout, r.Stderr)
+			}
+			if r := kubectl("", "exec", "p", "--", "cat", remote); r.Stdout != content {
+				t.Errorf("the copied file in the pod: %q, %v %s", r.Stdout, r.Err, r.Stderr)
+			}
+			if r := kubectl("", "cp", "p:"+remote, back); r.Err != nil {
+				t.Fatalf("kubectl cp out of the pod: %v\n%s%s", r.Err, r.Stdout, r.Stderr)
+			}
+			if got, err := os.ReadFile(back); err != nil || string(got) != content {
+				t.Errorf("round trip: %q, %v; want %q", got, err, content)
+			}
+
+			// kubectl run -i --rm creates a pod with stdin, attaches once it
+			// runs, and deletes it at the end.
+			name := fmt.Sprintf("t%d", minor)
+			r = kubectl("echo hello\nexit\n", "run", "-i", "--rm", name, "--image=busybox", "--restart=Never", "--", "sh")
+			if r.Err != nil || !strings.Contains(r.Stdout, "hello\n") {
+				t.Errorf("kubectl run -i --rm: %v\nstdout %q\nstderr %q", r.Err, r.Stdout, r.Stderr)
+			}
+			framework.Eventually(t, 30*time.Second, func() (bool, string) {
+				r := kubectl("", "get", "pod", name)
+				return r.Err != nil && strings.Contains(r.Stderr, "NotFound"), r.Stdout + r.Stderr
+			})
+		})
+	}
+}
+
+// kubectlOnTerminal runs kubectl with a 40x120 pseudo-terminal as its
+// stdin, stdout and stderr, as a user at a terminal runs it, and returns
+// everything it printed.
+func kubectlOnTerminal(t *testing.T, path string, c *framework.LocalCluster, args ...string) (string, error) {
+	t.Helper()
+	full := append([]string{"--kubeconfig", c.KubeconfigPath(), "--cache-dir", filepath.Join(c.Home, "cache")}, args...)
+	cmd := exec.Command(path, full...)
+	cmd.Env = append(os.Environ(), "HOME="+c.Home, "KUBECONFIG=")
+	terminal, err := pty.StartWithSize(cmd, &pty.Winsize{Rows: 40, Cols: 120})
+	if err != nil {
+		return "", fmt.Errorf("start kubectl on a terminal: %w", err)
+	}
+	defer terminal.Close()
+	output := make(chan []byte, 1)
+	go func() {
+		out, _ := io.ReadAll(terminal) // ends with EIO when kubectl exits
+		output <- out
+	}()
+	waited := make(chan error, 1)
+	go func() { waited <- cmd.Wait() }()
+	select {
+	case err = <-waited:
+	case <-time.After(time.Minute):
+		_ = cmd.Process.Kill()
+		err = errors.Join(errors.New("kubectl did not finish within a minute"), <-waited)
+	}
+	select {
+	case out := <-output:
+		return string(out), err
+	case <-time.After(10 * time.Second):
+		return "", errors.Join(err, errors.New("kubectl's terminal output did not end"))
+	}
+}
+
+// exitCode is the exit code of a finished command's error (0 for nil).
+func exitCode(err error) int {
+	var exitErr *exec.ExitError
+	if errors.As(err, &exitErr) {
+		return exitErr.ExitCode()
+	}
+	if err != nil {
+		return -1
+	}
+	return 0
+}
