@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -129,5 +130,28 @@ func TestProcessAttachTTY(t *testing.T) {
 	// The terminal echoes what was typed, then the shell answers.
 	if !strings.Contains(out.String(), "got hi\r\n/dev/pts/") {
 		t.Errorf("attached output %q; want the shell's answer on a terminal", out.String())
+	}
+}
+
+// TestContainerCommandOfImagesWithoutEntrypoint: `kubectl run t
+// --image=busybox -- sh` sets only args; busybox has no ENTRYPOINT, so the
+// args are the command. An image that has one (nginx) still needs a
+// command here.
+func TestContainerCommandOfImagesWithoutEntrypoint(t *testing.T) {
+	for _, tc := range []struct {
+		image string
+		want  []string
+	}{
+		{"busybox", []string{"sh", "-c", "echo hi"}},
+		{"docker.io/library/busybox:1.36", []string{"sh", "-c", "echo hi"}},
+		{"alpine@sha256:0123", []string{"sh", "-c", "echo hi"}},
+		{"registry.example.com:5000/team/ubuntu:24.04", []string{"sh", "-c", "echo hi"}},
+		{"nginx", nil},
+		{"busybox-like", nil},
+	} {
+		got := containerCommand(&api.Container{Image: tc.image, Args: []string{"sh", "-c", "echo hi"}}, nil)
+		if !slices.Equal(got, tc.want) {
+			t.Errorf("image %s with args only: command %q, want %q", tc.image, got, tc.want)
+		}
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -17,6 +18,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/gorilla/websocket"
 	"github.com/moby/spdystream"
 
 	"kplane/pkg/api"
@@ -375,6 +377,34 @@ func TestAttach(t *testing.T) {
 		got := client(t, base, path, protocol, "echo hi\n", nil)
 		if got.err != nil || got.stdout != "attached\necho hi\n" {
 			t.Errorf("%s: %+v, want the greeting and stdin echoed", name, got)
+		}
+	}
+}
+
+// TestExecWebSocketBase64: the base64 variant sends text messages, the
+// channel as an ASCII digit and the data base64-encoded; stdin comes the
+// same way.
+func TestExecWebSocketBase64(t *testing.T) {
+	base := startExecServer(t)
+	dialer := websocket.Dialer{Subprotocols: []string{"v4.base64.channel.k8s.io"}}
+	ws, _, err := dialer.Dial("ws"+strings.TrimPrefix(base, "http")+
+		"/exec/default/web/web?command=cat&stdin=true&stdout=true&stderr=true", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ws.Close()
+	if ws.Subprotocol() != "v4.base64.channel.k8s.io" {
+		t.Fatalf("subprotocol %q", ws.Subprotocol())
+	}
+	if err := ws.WriteMessage(websocket.TextMessage, []byte("0"+base64.StdEncoding.EncodeToString([]byte("hi\n")))); err != nil {
+		t.Fatal(err)
+	}
+	// The first message is the empty one that says the session is open;
+	// then cat's echo.
+	for _, want := range []string{"1", "1" + base64.StdEncoding.EncodeToString([]byte("hi\n"))} {
+		kind, msg, err := ws.ReadMessage()
+		if err != nil || kind != websocket.TextMessage || string(msg) != want {
+			t.Fatalf("message = %d %q, %v; want text %q", kind, msg, err, want)
 		}
 	}
 }
