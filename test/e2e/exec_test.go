@@ -85,7 +85,8 @@ func TestExecWithRealKubectl(t *testing.T) {
 
 			// -it from a real terminal: kubectl sends its window size,
 			// which the command's terminal takes.
-			if out, err := kubectlOnTerminal(t, kubectls[minor], c, "exec", "-it", "p", "--", "sh", "-c", "stty size; tty"); err != nil ||
+			if out, err := onTerminal(t, kubectls[minor], c, "--cache-dir", filepath.Join(c.Home, "cache"),
+				"exec", "-it", "p", "--", "sh", "-c", "stty size; tty"); err != nil ||
 				!strings.Contains(out, "40 120\r\n/dev/pts/") {
 				t.Errorf("kubectl exec -it on a 40x120 terminal: %v, output %q", err, out)
 			}
@@ -126,15 +127,39 @@ func TestExecWithRealKubectl(t *testing.T) {
 			})
 		})
 	}
+	t.Run("ctl exec", func(t *testing.T) {
+		ctl := filepath.Join(framework.BuildBinaries(t), "ctl")
+		run := func(stdin string, args ...string) (stdout, stderr string, err error) {
+			cmd := exec.Command(ctl, append([]string{"--kubeconfig", c.KubeconfigPath()}, args...)...)
+			cmd.Stdin = strings.NewReader(stdin)
+			var out, errOut strings.Builder
+			cmd.Stdout, cmd.Stderr = &out, &errOut
+			err = cmd.Run()
+			return out.String(), errOut.String(), err
+		}
+		stdout, stderr, err := run("", "exec", "p", "--", "sh", "-c", "echo out; echo err >&2; exit 3")
+		if exitCode(err) != 3 || stdout != "out\n" || stderr != "err\ncommand terminated with exit code 3\n" {
+			t.Errorf("ctl exec exit 3: %v\nstdout %q\nstderr %q", err, stdout, stderr)
+		}
+		if stdout, stderr, err := run("hi\n", "exec", "-i", "p", "--", "cat"); err != nil || stdout != "hi\n" {
+			t.Errorf("echo hi | ctl exec -i p -- cat: %v, stdout %q, stderr %q", err, stdout, stderr)
+		}
+		if out, err := onTerminal(t, ctl, c, "exec", "-it", "p", "--", "sh", "-c", "stty size; tty"); err != nil ||
+			!strings.Contains(out, "40 120\r\n/dev/pts/") {
+			t.Errorf("ctl exec -it on a 40x120 terminal: %v, output %q", err, out)
+		}
+		if _, stderr, err := run("", "exec", "p"); exitCode(err) != 1 || !strings.Contains(stderr, "you must specify at least one command for the container") {
+			t.Errorf("ctl exec without a command: %v, %q", err, stderr)
+		}
+	})
 }
 
-// kubectlOnTerminal runs kubectl with a 40x120 pseudo-terminal as its
+// onTerminal runs kubectl (or ctl) with a 40x120 pseudo-terminal as its
 // stdin, stdout and stderr, as a user at a terminal runs it, and returns
 // everything it printed.
-func kubectlOnTerminal(t *testing.T, path string, c *framework.LocalCluster, args ...string) (string, error) {
+func onTerminal(t *testing.T, path string, c *framework.LocalCluster, args ...string) (string, error) {
 	t.Helper()
-	full := append([]string{"--kubeconfig", c.KubeconfigPath(), "--cache-dir", filepath.Join(c.Home, "cache")}, args...)
-	cmd := exec.Command(path, full...)
+	cmd := exec.Command(path, append([]string{"--kubeconfig", c.KubeconfigPath()}, args...)...)
 	cmd.Env = append(os.Environ(), "HOME="+c.Home, "KUBECONFIG=")
 	terminal, err := pty.StartWithSize(cmd, &pty.Winsize{Rows: 40, Cols: 120})
 	if err != nil {
@@ -152,13 +177,13 @@ func kubectlOnTerminal(t *testing.T, path string, c *framework.LocalCluster, arg
 	case err = <-waited:
 	case <-time.After(time.Minute):
 		_ = cmd.Process.Kill()
-		err = errors.Join(errors.New("kubectl did not finish within a minute"), <-waited)
+		err = errors.Join(fmt.Errorf("%s did not finish within a minute", filepath.Base(path)), <-waited)
 	}
 	select {
 	case out := <-output:
 		return string(out), err
 	case <-time.After(10 * time.Second):
-		return "", errors.Join(err, errors.New("kubectl's terminal output did not end"))
+		return "", errors.Join(err, fmt.Errorf("%s's terminal output did not end", filepath.Base(path)))
 	}
 }
 
