@@ -97,57 +97,9 @@ func (o *execOptions) run(ctx context.Context, commandPath string, args []string
 		return fmt.Errorf("cannot exec into a container in a completed pod; current phase is %s", pod.Status.Phase)
 	}
 
-	tty := o.tty
-	stdinFile, stdinIsFile := o.f.in().(*os.File)
-	if tty && (!o.stdin || !stdinIsFile || !term.IsTerminal(int(stdinFile.Fd()))) {
-		if !o.quiet {
-			fmt.Fprintln(o.f.errOut(), "Unable to use a TTY - input is not a terminal or the right kind of file")
-		}
-		tty = false
-	}
-
-	cfg, err := o.f.clientConfig()
-	if err != nil {
-		return err
-	}
-	query := url.Values{"command": command, "container": {containers[0]}, "stdout": {"true"}}
-	if o.stdin {
-		query.Set("stdin", "true")
-	}
-	if tty {
-		query.Set("tty", "true")
-	} else {
-		query.Set("stderr", "true")
-	}
-	endpoint := strings.Replace(strings.TrimRight(cfg.Host, "/"), "http", "ws", 1) +
-		fmt.Sprintf("/api/v1/namespaces/%s/pods/%s/exec?%s", pod.Namespace, pod.Name, query.Encode())
-	tlsConfig, err := cfg.TLSConfig()
-	if err != nil {
-		return err
-	}
-	session := &streaming.RemoteCommandClient{
-		Dialer: &websocket.Dialer{TLSClientConfig: tlsConfig, Proxy: websocket.DefaultDialer.Proxy},
-		Header: http.Header{},
-		Stdout: o.f.out(),
-	}
-	if cfg.Token != "" {
-		session.Header.Set("Authorization", "Bearer "+cfg.Token)
-	}
-	if o.stdin {
-		session.Stdin = o.f.in()
-	}
-	if !tty {
-		session.Stderr = o.f.errOut()
-	} else {
-		restore, sizes, err := rawTerminal(stdinFile)
-		if err != nil {
-			return err
-		}
-		defer restore()
-		session.Resize = sizes
-	}
-
-	err = session.Stream(ctx, endpoint)
+	tty := o.tty && o.f.canUseTTY(o.stdin, o.quiet)
+	query := url.Values{"command": command, "container": {containers[0]}}
+	err = o.f.remoteCommand(ctx, pod.Namespace, pod.Name, "exec", query, o.stdin, tty)
 	var exit *streaming.ExitCodeError
 	if errors.As(err, &exit) {
 		if !o.quiet {
@@ -156,6 +108,68 @@ func (o *execOptions) run(ctx context.Context, commandPath string, args []string
 		return ExitError{Code: exit.Code}
 	}
 	return err
+}
+
+// remoteCommand runs one exec or attach session (subresource "exec" or
+// "attach") of a pod over WebSocket, with this command's stdin (if stdin),
+// stdout and stderr; with tty the terminal is put in raw mode and its size
+// follows the window, and stderr is not asked for.
+func (f *factory) remoteCommand(ctx context.Context, namespace, pod, subresource string, query url.Values, stdin, tty bool) error {
+	cfg, err := f.clientConfig()
+	if err != nil {
+		return err
+	}
+	query.Set("stdout", "true")
+	if stdin {
+		query.Set("stdin", "true")
+	}
+	if tty {
+		query.Set("tty", "true")
+	} else {
+		query.Set("stderr", "true")
+	}
+	endpoint := strings.Replace(strings.TrimRight(cfg.Host, "/"), "http", "ws", 1) +
+		fmt.Sprintf("/api/v1/namespaces/%s/pods/%s/%s?%s", namespace, pod, subresource, query.Encode())
+	tlsConfig, err := cfg.TLSConfig()
+	if err != nil {
+		return err
+	}
+	session := &streaming.RemoteCommandClient{
+		Dialer: &websocket.Dialer{TLSClientConfig: tlsConfig, Proxy: websocket.DefaultDialer.Proxy},
+		Header: http.Header{},
+		Stdout: f.out(),
+	}
+	if cfg.Token != "" {
+		session.Header.Set("Authorization", "Bearer "+cfg.Token)
+	}
+	if stdin {
+		session.Stdin = f.in()
+	}
+	if !tty {
+		session.Stderr = f.errOut()
+	} else {
+		file, _ := f.in().(*os.File)
+		restore, sizes, err := rawTerminal(file)
+		if err != nil {
+			return err
+		}
+		defer restore()
+		session.Resize = sizes
+	}
+	return session.Stream(ctx, endpoint)
+}
+
+// canUseTTY reports whether -t can be honoured: stdin must be passed and
+// be a terminal. If not, it says so as kubectl does (unless quiet).
+func (f *factory) canUseTTY(stdin, quiet bool) bool {
+	file, ok := f.in().(*os.File)
+	if stdin && ok && term.IsTerminal(int(file.Fd())) {
+		return true
+	}
+	if !quiet {
+		fmt.Fprintln(f.errOut(), "Unable to use a TTY - input is not a terminal or the right kind of file")
+	}
+	return false
 }
 
 // rawTerminal puts the terminal in raw mode, so every key goes to the

@@ -121,6 +121,12 @@ func TestExecWithRealKubectl(t *testing.T) {
 			if r.Err != nil || !strings.Contains(r.Stdout, "hello\n") {
 				t.Errorf("kubectl run -i --rm: %v\nstdout %q\nstderr %q", r.Err, r.Stdout, r.Stderr)
 			}
+			// A shell that exits 4: kubectl exits 4 too, with its words.
+			r = kubectl("echo bye\nexit 4\n", "run", "-i", "--rm", name+"-fail", "--image=busybox", "--restart=Never", "--", "sh")
+			if exitCode(r.Err) != 4 || r.Stdout != "bye\npod \""+name+"-fail\" deleted\n" ||
+				r.Stderr != "If you don't see a command prompt, try pressing enter.\npod default/"+name+"-fail terminated (Error)\n" {
+				t.Errorf("kubectl run -i --rm, exit 4: %v\nstdout %q\nstderr %q", r.Err, r.Stdout, r.Stderr)
+			}
 			framework.Eventually(t, 30*time.Second, func() (bool, string) {
 				r := kubectl("", "get", "pod", name)
 				return r.Err != nil && strings.Contains(r.Stderr, "NotFound"), r.Stdout + r.Stderr
@@ -147,6 +153,13 @@ func TestExecWithRealKubectl(t *testing.T) {
 		if out, err := onTerminal(t, ctl, c, "exec", "-it", "p", "--", "sh", "-c", "stty size; tty"); err != nil ||
 			!strings.Contains(out, "40 120\r\n/dev/pts/") {
 			t.Errorf("ctl exec -it on a 40x120 terminal: %v, output %q", err, out)
+		}
+		// ctl run -i --rm attaches as kubectl does, and exits with the
+		// container's exit code.
+		stdout, stderr, err = run("echo hello\nexit 4\n", "run", "-i", "--rm", "c1", "--image=busybox", "--restart=Never", "--", "sh")
+		if exitCode(err) != 4 || stdout != "hello\npod \"c1\" deleted\n" ||
+			stderr != "If you don't see a command prompt, try pressing enter.\npod default/c1 terminated (Error)\n" {
+			t.Errorf("ctl run -i --rm: %v\nstdout %q\nstderr %q", err, stdout, stderr)
 		}
 		if _, stderr, err := run("", "exec", "p"); exitCode(err) != 1 || !strings.Contains(stderr, "you must specify at least one command for the container") {
 			t.Errorf("ctl exec without a command: %v, %q", err, stderr)
