@@ -18,7 +18,9 @@ package runtime
 // Files: process.go (start, wait, stop), process_env.go (environment and
 // $(VAR) expansion), process_logs.go (log files and readers),
 // process_usage.go (CPU and memory), process_probes.go (exec, httpGet and
-// tcpSocket probes, which only ever dial 127.0.0.1).
+// tcpSocket probes, which only ever dial 127.0.0.1), process_exec.go
+// (`kubectl exec`), process_attach.go (a container's own stdin or terminal,
+// and `kubectl attach`).
 
 import (
 	"context"
