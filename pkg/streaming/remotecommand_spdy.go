@@ -162,16 +162,13 @@ func (c *spdySession) writeStatus(b []byte) error {
 	return nil
 }
 
-// close half-closes the error stream, resets the input streams the server
-// no longer reads, and closes the connection (GOAWAY; the socket closes
-// once the client has closed its side, or after spdyCloseTimeout).
+// close half-closes the error stream and closes the connection (GOAWAY;
+// the socket closes once the client has closed its side, which kubectl
+// does when it has read the Status, or after spdyCloseTimeout). The input
+// streams are left for the client to close: resetting them would make a
+// client still sending a window size log an error.
 func (c *spdySession) close() {
 	_ = c.errorStream.Close()
-	for _, s := range []*spdystream.Stream{c.stdin, c.resize} {
-		if s != nil {
-			_ = s.Reset()
-		}
-	}
 	_ = c.conn.Close()
 }
 

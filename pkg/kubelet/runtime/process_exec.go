@@ -22,6 +22,14 @@ import (
 	"github.com/creack/pty"
 )
 
+// initialTerminalSizeWait bounds how long a TTY exec waits for the
+// client's first window size before starting the command. kubectl sends it
+// right after opening the session, within milliseconds; a command such as
+// stty, top or vi reads the size once at start, so starting before it
+// arrives would show 0x0. A client that never sends one only delays the
+// start by this much.
+const initialTerminalSizeWait = time.Second
+
 // Compile-time checks that the process runtime's containers can be exec'd
 // into and attached to.
 var (
@@ -111,14 +119,19 @@ func (c *processContainer) execWithTerminal(ctx context.Context, cmd *exec.Cmd, 
 	cmd.SysProcAttr.Setsid = true
 	cmd.SysProcAttr.Setctty = true
 	cmd.SysProcAttr.Ctty = 0
-	// kubectl sends its window's size as soon as the session opens; if it
-	// is already here, the command starts with it rather than at 0x0.
-	select {
-	case size, ok := <-streams.Resize:
-		if ok {
-			_ = pty.Setsize(master, &pty.Winsize{Rows: size.Height, Cols: size.Width})
+	// kubectl sends its window's size as soon as the session opens: wait
+	// for it, so that the command starts with it rather than at 0x0.
+	if streams.Resize != nil {
+		wait := time.NewTimer(initialTerminalSizeWait)
+		select {
+		case size, ok := <-streams.Resize:
+			if ok {
+				_ = pty.Setsize(master, &pty.Winsize{Rows: size.Height, Cols: size.Width})
+			}
+		case <-wait.C:
+		case <-ctx.Done():
 		}
-	default:
+		wait.Stop()
 	}
 	err = cmd.Start()
 	terminal.Close() // the child has its own copies
