@@ -6,9 +6,11 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"encoding/pem"
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -17,6 +19,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/gorilla/websocket"
 	"github.com/moby/spdystream"
@@ -37,6 +40,7 @@ type fakeShell struct {
 //
 //	cat           stdin to stdout, then "bye" on stderr
 //	exit N        "out" on stdout, "err" on stderr, exit code N
+//	bytes N       N bytes on stdout
 //	size          the first terminal size received, as WxH
 //	nosuch        a command that does not exist
 func (f fakeShell) Exec(ctx context.Context, cmd []string, s runtime.Streams) (int, error) {
@@ -54,6 +58,18 @@ func (f fakeShell) Exec(ctx context.Context, cmd []string, s runtime.Streams) (i
 		}
 		code, _ := strconv.Atoi(cmd[1])
 		return code, nil
+	case "bytes":
+		// bytes N writes N bytes to stdout, in 32 KiB writes.
+		n, _ := strconv.Atoi(cmd[1])
+		chunk := bytes.Repeat([]byte("x"), 32*1024)
+		for n > 0 {
+			w := min(n, len(chunk))
+			if _, err := s.Stdout.Write(chunk[:w]); err != nil {
+				return 1, err
+			}
+			n -= w
+		}
+		return 0, nil
 	case "size":
 		select {
 		case size := <-s.Resize:
@@ -76,11 +92,22 @@ func (f fakeShell) Attach(ctx context.Context, s runtime.Streams) error {
 // startExecServer serves a kubelet whose pod default/web has a running
 // container "web" (a fakeShell), an exited one "old", and a running one
 // "plain" that can neither exec nor attach.
-func startExecServer(t *testing.T) string {
+func startExecServer(t testing.TB) string {
 	t.Helper()
 	exited := newFakeRun()
 	exited.exit()
-	s := newTestServer(t, nil, func(namespace, pod, container string, previous bool) (runtime.Container, error) {
+	// Plain HTTP: the sessions, not the TLS around them, are under test;
+	// any CA will do for New.
+	ca, err := selfSignedCertificate("node1", time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := New(Options{ClientCAPEM: pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: ca.Certificate[0]}),
+		Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.SetLookup(func(namespace, pod, container string, previous bool) (runtime.Container, error) {
 		switch {
 		case namespace != "default" || pod != "web":
 			return nil, NotFoundf("pod %s/%s is not running on node node1", namespace, pod)
@@ -105,7 +132,7 @@ type execResult struct {
 }
 
 // wsExec runs a session with the WebSocket client, offering protocol.
-func wsExec(t *testing.T, base, path, protocol, stdin string, resize *streaming.TerminalSize) execResult {
+func wsExec(t testing.TB, base, path, protocol, stdin string, resize *streaming.TerminalSize) execResult {
 	t.Helper()
 	var stdout, stderr bytes.Buffer
 	c := &streaming.RemoteCommandClient{Protocols: []string{protocol}, Stdout: &stdout, Stderr: &stderr}
@@ -128,7 +155,7 @@ func wsExec(t *testing.T, base, path, protocol, stdin string, resize *streaming.
 // open the streams, copy, read the error stream. With protocol v4 the
 // Status is decoded as kubectl decodes it; before v4 a non-empty error
 // stream is the error.
-func spdyExec(t *testing.T, base, path, protocol, stdin string, resize *streaming.TerminalSize) execResult {
+func spdyExec(t testing.TB, base, path, protocol, stdin string, resize *streaming.TerminalSize) execResult {
 	t.Helper()
 	conn := spdyUpgrade(t, base, path, protocol)
 	defer conn.Close()
@@ -191,7 +218,7 @@ func spdyExec(t *testing.T, base, path, protocol, stdin string, resize *streamin
 
 // spdyUpgrade sends the upgrade request and returns the client side of
 // the SPDY connection.
-func spdyUpgrade(t *testing.T, base, path, protocol string) *spdystream.Connection {
+func spdyUpgrade(t testing.TB, base, path, protocol string) *spdystream.Connection {
 	t.Helper()
 	conn, status, body := rawUpgrade(t, base, path, protocol)
 	if status != http.StatusSwitchingProtocols {
@@ -207,7 +234,7 @@ func spdyUpgrade(t *testing.T, base, path, protocol string) *spdystream.Connecti
 
 // rawUpgrade posts a SPDY upgrade request and returns the connection, the
 // answer's status and, when it is not 101, its body.
-func rawUpgrade(t *testing.T, base, path, protocol string) (net.Conn, int, string) {
+func rawUpgrade(t testing.TB, base, path, protocol string) (net.Conn, int, string) {
 	t.Helper()
 	u, _ := url.Parse(base)
 	conn, err := net.Dial("tcp", u.Host)
@@ -242,7 +269,7 @@ type readerConn struct {
 func (c *readerConn) Read(p []byte) (int, error) { return c.r.Read(p) }
 
 // sessionFunc is wsExec or spdyExec.
-type sessionClient func(t *testing.T, base, path, protocol, stdin string, resize *streaming.TerminalSize) execResult
+type sessionClient func(t testing.TB, base, path, protocol, stdin string, resize *streaming.TerminalSize) execResult
 
 // TestExecProtocols runs the same sessions over every transport and
 // protocol kubectl uses: stdin reaches the command and its end is seen
@@ -406,5 +433,31 @@ func TestExecWebSocketBase64(t *testing.T) {
 		if err != nil || kind != websocket.TextMessage || string(msg) != want {
 			t.Fatalf("message = %d %q, %v; want text %q", kind, msg, err, want)
 		}
+	}
+}
+
+// BenchmarkExecStdout measures how fast a command's output crosses the
+// kubelet's end of a session: 8 MiB per session over each transport
+// (make bench).
+func BenchmarkExecStdout(b *testing.B) {
+	const size = 8 << 20
+	base := startExecServer(b)
+	path := "/exec/default/web/web?command=bytes&command=" + strconv.Itoa(size) + "&stdout=true"
+	for _, tc := range []struct {
+		name     string
+		client   sessionClient
+		protocol string
+	}{
+		{"websocket-v5", wsExec, streaming.RemoteCommandV5},
+		{"spdy-v4", spdyExec, streaming.RemoteCommandV4},
+	} {
+		b.Run(tc.name, func(b *testing.B) {
+			b.SetBytes(size)
+			for range b.N {
+				if got := tc.client(b, base, path, tc.protocol, "", nil); got.err != nil || len(got.stdout) != size {
+					b.Fatalf("session: %v, %d bytes", got.err, len(got.stdout))
+				}
+			}
+		})
 	}
 }
