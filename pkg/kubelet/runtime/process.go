@@ -27,7 +27,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"log/slog"
 	"os"
 	"os/exec"
@@ -321,12 +320,7 @@ func (c *processContainer) start(cmd *exec.Cmd) error {
 	stderr.Close()
 	if err != nil {
 		c.closeStdin()
-		// Word it as runc does: exec: "/bin/x": exec format error.
-		var pathErr *fs.PathError
-		if errors.As(err, &pathErr) {
-			return fmt.Errorf("exec: %q: %w", cmd.Args[0], pathErr.Err)
-		}
-		return err
+		return startError(cmd, err)
 	}
 	c.started(cmd)
 	return nil

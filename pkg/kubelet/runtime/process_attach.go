@@ -43,7 +43,7 @@ func (c *processContainer) startWithTerminal(cmd *exec.Cmd) (started bool, err e
 	cmd.SysProcAttr.Ctty = 0 // the child's stdin
 	if err := cmd.Start(); err != nil {
 		master.Close()
-		return true, err
+		return true, startError(cmd, err)
 	}
 	c.terminal, c.stdin = master, master
 	c.logs.follow("stdout", master)
