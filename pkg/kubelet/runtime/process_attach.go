@@ -68,6 +68,11 @@ func (c *processContainer) Attach(ctx context.Context, streams Streams) error {
 	c.attached.add(client)
 	defer c.attached.remove(client)
 
+	if streams.Stdin != nil && c.stdin == nil {
+		// Read and dropped, so that a client typing into a container
+		// without stdin is not held back.
+		go func() { _, _ = io.Copy(io.Discard, streams.Stdin) }()
+	}
 	if streams.Stdin != nil && c.stdin != nil {
 		go func() {
 			_, _ = io.Copy(c.stdin, streams.Stdin)
