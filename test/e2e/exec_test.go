@@ -126,6 +126,20 @@ func TestExecWithRealKubectl(t *testing.T) {
 			if r.Err != nil || !strings.Contains(r.Stdout, "hello\n") {
 				t.Errorf("kubectl run -i --rm: %v\nstdout %q\nstderr %q", r.Err, r.Stdout, r.Stderr)
 			}
+			// kubectl attach joins a running shell that has stdin: true.
+			shell := fmt.Sprintf("sh%d", minor)
+			manifest := fmt.Sprintf("apiVersion: v1\nkind: Pod\nmetadata: {name: %s}\nspec:\n  restartPolicy: Never\n"+
+				"  containers:\n  - {name: main, image: busybox, command: [sh], stdin: true, stdinOnce: true}\n", shell)
+			if r := kubectl(manifest, "apply", "-f", "-"); r.Err != nil {
+				t.Fatalf("apply %s: %v %s", shell, r.Err, r.Stderr)
+			}
+			if r := kubectl("", "wait", "--for=condition=Ready", "pod/"+shell, "--timeout=60s"); r.Err != nil {
+				t.Fatalf("wait for %s: %v %s", shell, r.Err, r.Stderr)
+			}
+			if r := kubectl("echo attached to $HOSTNAME\n", "attach", "-i", shell); r.Err != nil || r.Stdout != "attached to "+shell+"\n" {
+				t.Errorf("kubectl attach -i %s: %v\nstdout %q\nstderr %q", shell, r.Err, r.Stdout, r.Stderr)
+			}
+
 			// A shell that exits 4: kubectl exits 4 too, with its words.
 			r = kubectl("echo bye\nexit 4\n", "run", "-i", "--rm", name+"-fail", "--image=busybox", "--restart=Never", "--", "sh")
 			if exitCode(r.Err) != 4 || r.Stdout != "bye\npod \""+name+"-fail\" deleted\n" ||
