@@ -74,9 +74,8 @@ func (s *Server) serveRemoteCommand(w http.ResponseWriter, r *http.Request, verb
 		http.Error(w, err.Error(), code)
 		return
 	}
-	if !supports(run, verb) {
-		what := map[string]string{"exec": "exec into", "attach": "attach to"}[verb]
-		http.Error(w, fmt.Sprintf("kplane's %s runtime cannot %s containers", s.runtimeName(namespace, pod), what),
+	if ok, doing := supports(run, verb); !ok {
+		http.Error(w, fmt.Sprintf("kplane's %s runtime cannot %s containers", s.runtimeName(namespace, pod), doing),
 			http.StatusNotImplemented)
 		return
 	}
@@ -86,7 +85,7 @@ func (s *Server) serveRemoteCommand(w http.ResponseWriter, r *http.Request, verb
 		s.log.Info("could not start "+verb+" session", "pod", namespace+"/"+pod, "container", container, "err", err)
 		return
 	}
-	s.log.Debug(verb+" session started", "pod", namespace+"/"+pod, "container", container,
+	s.log.Info(verb+" session started", "pod", namespace+"/"+pod, "container", container,
 		"transport", session.Transport, "protocol", session.Protocol, "tty", opts.TTY, "client", clientName(r))
 	ctx, cancel := session.Context(r.Context())
 	defer cancel()
@@ -98,7 +97,7 @@ func (s *Server) serveRemoteCommand(w http.ResponseWriter, r *http.Request, verb
 	if err := session.Finish(status); err != nil && ctx.Err() == nil {
 		s.log.Debug(verb+" session ended early", "pod", namespace+"/"+pod, "container", container, "err", err)
 	}
-	s.log.Debug(verb+" session ended", "pod", namespace+"/"+pod, "container", container,
+	s.log.Info(verb+" session ended", "pod", namespace+"/"+pod, "container", container,
 		"status", status.Status, "reason", status.Reason)
 }
 
@@ -131,17 +130,18 @@ func (s *Server) runningContainer(namespace, pod, container string) (runtime.Con
 	return run, 0, nil
 }
 
-// supports reports whether a container run can do verb.
-func supports(run runtime.Container, verb string) bool {
+// supports reports whether a container run can do verb, and words what
+// it would be doing ("exec into", "attach to") for a refusal.
+func supports(run runtime.Container, verb string) (ok bool, doing string) {
 	switch verb {
 	case "exec":
-		_, ok := run.(runtime.Execer)
-		return ok
+		_, ok = run.(runtime.Execer)
+		return ok, "exec into"
 	case "attach":
-		_, ok := run.(runtime.Attacher)
-		return ok
+		_, ok = run.(runtime.Attacher)
+		return ok, "attach to"
 	}
-	return false
+	return false, verb
 }
 
 // runtimeName names the runtime a pod's containers run in, for messages.
