@@ -42,18 +42,22 @@ const (
 )
 
 // The streamType header values of SPDY streams; their WebSocket channel
-// numbers follow the same order (stdin 0 … resize 4).
+// numbers follow the same order (stdin 0 … error 3, resize 4).
+// (Port-forward's error stream has the same type, "error".)
 const (
 	StreamTypeStdin  = "stdin"
 	StreamTypeStdout = "stdout"
 	StreamTypeStderr = "stderr"
-	StreamTypeError  = "error"
 	StreamTypeResize = "resize"
+
+	// streamTypeRemoteCommandError carries the Status that ends a session.
+	streamTypeRemoteCommandError = "error"
 )
 
-// DefaultStreamCreationTimeout bounds how long a SPDY server waits for the
-// client to open the streams it asked for: upstream's kubelet default.
-const DefaultStreamCreationTimeout = 30 * time.Second
+// remoteCommandStreamCreationTimeout bounds how long a SPDY server waits
+// for the client to open the streams it asked for: the default of
+// upstream's kubelet streaming server.
+const remoteCommandStreamCreationTimeout = 30 * time.Second
 
 // TerminalSize is a client's terminal size in characters, sent on the
 // resize stream as JSON ({"Width":80,"Height":24}, upstream's field names).
@@ -177,7 +181,7 @@ func AcceptRemoteCommand(w http.ResponseWriter, r *http.Request, opts RemoteComm
 	if IsWebSocketUpgrade(r) {
 		return acceptWebSocket(w, r, opts)
 	}
-	return acceptSPDY(w, r, opts, DefaultStreamCreationTimeout)
+	return acceptSPDY(w, r, opts, remoteCommandStreamCreationTimeout)
 }
 
 // decodeResizes reads the TerminalSizes a client sends on r, as upstream's

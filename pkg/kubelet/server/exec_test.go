@@ -125,6 +125,10 @@ func startExecServer(t testing.TB) string {
 	return srv.URL
 }
 
+// streamTypeError is the streamType of the stream a session's Status
+// comes on.
+const streamTypeError = "error"
+
 // execResult is what a client saw of one session.
 type execResult struct {
 	stdout, stderr string
@@ -170,7 +174,7 @@ func spdyExec(t testing.TB, base, path, protocol, stdin string, resize *streamin
 		}
 		return s
 	}
-	errorStream := open(streaming.StreamTypeError)
+	errorStream := open(streamTypeError)
 	var wg sync.WaitGroup
 	var stdout, stderr bytes.Buffer
 	if query.Get("stdin") == "true" {
@@ -327,7 +331,7 @@ func TestExecProtocols(t *testing.T) {
 func TestExecStatusMessages(t *testing.T) {
 	base := startExecServer(t)
 	conn := spdyUpgrade(t, base, "/exec/default/web/web?command=exit&command=3&stdout=true", streaming.RemoteCommandV4)
-	errorStream, err := conn.CreateStream(http.Header{streaming.HeaderStreamType: {streaming.StreamTypeError}}, nil, false)
+	errorStream, err := conn.CreateStream(http.Header{streaming.HeaderStreamType: {streamTypeError}}, nil, false)
 	if err != nil {
 		t.Fatal(err)
 	}
