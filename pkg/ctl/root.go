@@ -144,6 +144,7 @@ else ./.kplane/kubeconfig (the cluster ` + "`ctl up`" + ` started here), else
 	root.AddCommand(newAnnotateCommand(f))
 	root.AddCommand(newPatchCommand(f))
 	root.AddCommand(newLogsCommand(f))
+	root.AddCommand(newExecCommand(f))
 	root.AddCommand(newCordonCommand(f))
 	root.AddCommand(newUncordonCommand(f))
 	root.AddCommand(newDrainCommand(f))
