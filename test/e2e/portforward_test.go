@@ -48,6 +48,11 @@ func TestPortForwardProcessRuntime(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "hello.txt"), []byte(content), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	// A file much larger than a SPDY frame or a WebSocket message.
+	large := strings.Repeat("0123456789abcdef", 256*1024) // 4 MiB
+	if err := os.WriteFile(filepath.Join(dir, "large.txt"), []byte(large), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	port := freeLoopbackPort(t)
 	createAndBind(t, c, &api.Pod{ObjectMeta: api.ObjectMeta{Name: "files"},
 		Spec: api.PodSpec{Containers: []api.Container{{Name: "http", Image: "python:3", WorkingDir: dir,
@@ -79,6 +84,9 @@ func TestPortForwardProcessRuntime(t *testing.T) {
 				}()
 			}
 			wg.Wait()
+			if status, body, _, err := httpGet("http://" + pf.local + "/large.txt"); err != nil || status != http.StatusOK || body != large {
+				t.Errorf("GET large.txt: %v, %d, %d bytes (want %d)", err, status, len(body), len(large))
+			}
 			if k.Minor >= 31 {
 				// kubectl ≥ 1.31 says at -v=4 which dialer it used; it
 				// falls back to plain SPDY when the tunnel is refused.
@@ -138,6 +146,24 @@ func TestPortForwardSimulatedNginx(t *testing.T) {
 					t.Errorf("page lacks %q:\n%s", want, body)
 				}
 			}
+			// A browser keeps its connection alive: three requests on one
+			// forwarded connection.
+			transport := &http.Transport{MaxConnsPerHost: 1}
+			defer transport.CloseIdleConnections()
+			keepAlive := &http.Client{Timeout: 20 * time.Second, Transport: transport}
+			for i := range 3 {
+				resp, err := keepAlive.Get("http://" + pf.local + "/")
+				if err != nil {
+					t.Fatalf("kept-alive GET %d: %v", i, err)
+				}
+				io.Copy(io.Discard, resp.Body)
+				resp.Body.Close()
+			}
+			// kubectl prints a line per connection it accepts.
+			framework.Eventually(t, 10*time.Second, func() (bool, string) {
+				out := pf.stdout.String()
+				return strings.Count(out, "Handling connection for") == 2, "want two connections (one plain GET, one kept alive for three):\n" + out
+			})
 		})
 	}
 
@@ -176,6 +202,7 @@ func kubectlMinors(t *testing.T, minors ...int) []framework.KubectlMinor {
 // kubectlPortForward is a running `kubectl port-forward`.
 type kubectlPortForward struct {
 	local  string // 127.0.0.1:<port> kubectl listens on
+	stdout *framework.SyncBuffer
 	stderr *framework.SyncBuffer
 }
 
@@ -194,7 +221,7 @@ func startKubectlPortForward(t *testing.T, kubectl string, a *framework.APIServe
 	if err != nil {
 		t.Fatal(err)
 	}
-	pf := &kubectlPortForward{stderr: &framework.SyncBuffer{}}
+	pf := &kubectlPortForward{stdout: &framework.SyncBuffer{}, stderr: &framework.SyncBuffer{}}
 	cmd.Stderr = pf.stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -210,6 +237,7 @@ func startKubectlPortForward(t *testing.T, kubectl string, a *framework.APIServe
 	go func() {
 		lines := bufio.NewScanner(stdout)
 		for lines.Scan() {
+			pf.stdout.Write([]byte(lines.Text() + "\n"))
 			if m := forwardingLine.FindStringSubmatch(lines.Text()); m != nil {
 				select {
 				case found <- m[1]:
