@@ -3,6 +3,7 @@ package streaming
 import (
 	"bufio"
 	"context"
+	"encoding/base64"
 	"encoding/binary"
 	"fmt"
 	"io"
@@ -45,7 +46,7 @@ func (f *fakePod) forward(ctx context.Context, port int32, conn io.ReadWriteClos
 	return fmt.Errorf("dial tcp4 127.0.0.1:%d: connect: connection refused", port)
 }
 
-func (f *fakePod) server(t *testing.T) *httptest.Server {
+func (f *fakePod) server(t testing.TB) *httptest.Server {
 	t.Helper()
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		ServePortForward(w, r, f.forward, PortForwardOptions{Pod: "default/web", UID: "uid-1",
@@ -57,7 +58,7 @@ func (f *fakePod) server(t *testing.T) *httptest.Server {
 
 // dialSPDY upgrades a connection to srv to SPDY/3.1 offering protocols, as
 // kubectl does, and returns the client side of the session.
-func dialSPDY(t *testing.T, srv *httptest.Server, protocols ...string) *spdystream.Connection {
+func dialSPDY(t testing.TB, srv *httptest.Server, protocols ...string) *spdystream.Connection {
 	t.Helper()
 	conn, err := net.Dial("tcp", srv.Listener.Addr().String())
 	if err != nil {
@@ -85,7 +86,7 @@ func dialSPDY(t *testing.T, srv *httptest.Server, protocols ...string) *spdystre
 }
 
 // clientSession runs the client side of a SPDY session on conn.
-func clientSession(t *testing.T, conn net.Conn) *spdystream.Connection {
+func clientSession(t testing.TB, conn net.Conn) *spdystream.Connection {
 	t.Helper()
 	session, err := spdystream.NewConnection(conn, false)
 	if err != nil {
@@ -262,7 +263,7 @@ func TestPortForwardSPDYHandshake(t *testing.T) {
 
 // dialTunnel opens the WebSocket tunnel as kubectl ≥ 1.31 does and returns
 // the SPDY session inside it.
-func dialTunnel(t *testing.T, srv *httptest.Server) *spdystream.Connection {
+func dialTunnel(t testing.TB, srv *httptest.Server) *spdystream.Connection {
 	t.Helper()
 	dialer := websocket.Dialer{Subprotocols: []string{TunnelingProtocolPrefix + PortForwardProtocolV1}}
 	ws, resp, err := dialer.Dial("ws"+strings.TrimPrefix(srv.URL, "http")+"/portForward/default/web", nil)
@@ -362,5 +363,29 @@ func TestPortForwardWebSocketNeedsPorts(t *testing.T) {
 		if err == nil || resp == nil || resp.StatusCode != http.StatusBadRequest {
 			t.Errorf("query %q: err %v, response %v; want 400", query, err, resp)
 		}
+	}
+}
+
+func TestPortForwardWebSocketBase64Channels(t *testing.T) {
+	srv := newFakePod().server(t)
+	u := "ws" + strings.TrimPrefix(srv.URL, "http") + "/portForward/default/web?port=80"
+	ws, resp, err := (&websocket.Dialer{Subprotocols: []string{Base64ChannelProtocolV4}}).Dial(u, nil)
+	if err != nil {
+		t.Fatalf("dial: %v (%v)", err, resp)
+	}
+	defer ws.Close()
+	// Text messages: the channel as an ASCII digit, then base64.
+	for _, want := range []string{"0" + base64.StdEncoding.EncodeToString([]byte{80, 0}), "1" + base64.StdEncoding.EncodeToString([]byte{80, 0})} {
+		kind, msg, err := ws.ReadMessage()
+		if err != nil || kind != websocket.TextMessage || string(msg) != want {
+			t.Fatalf("port announcement: %d %q %v, want text %q", kind, msg, err, want)
+		}
+	}
+	if err := ws.WriteMessage(websocket.TextMessage, []byte("0"+base64.StdEncoding.EncodeToString([]byte("ping")))); err != nil {
+		t.Fatal(err)
+	}
+	kind, msg, err := ws.ReadMessage()
+	if err != nil || kind != websocket.TextMessage || string(msg) != "0"+base64.StdEncoding.EncodeToString([]byte("ping")) {
+		t.Errorf("echo: %d %q %v", kind, msg, err)
 	}
 }
