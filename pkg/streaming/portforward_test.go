@@ -16,6 +16,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/gorilla/websocket"
 	"github.com/moby/spdystream"
@@ -47,10 +48,15 @@ func (f *fakePod) forward(ctx context.Context, port int32, conn io.ReadWriteClos
 }
 
 func (f *fakePod) server(t testing.TB) *httptest.Server {
+	return f.serverWith(t, PortForwardOptions{})
+}
+
+// serverWith serves the fake pod with opts (Pod, UID and Logger filled in).
+func (f *fakePod) serverWith(t testing.TB, opts PortForwardOptions) *httptest.Server {
 	t.Helper()
+	opts.Pod, opts.UID, opts.Logger = "default/web", "uid-1", slog.New(slog.NewTextHandler(io.Discard, nil))
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		ServePortForward(w, r, f.forward, PortForwardOptions{Pod: "default/web", UID: "uid-1",
-			Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+		ServePortForward(w, r, f.forward, opts)
 	}))
 	t.Cleanup(srv.Close)
 	return srv
@@ -388,4 +394,22 @@ func TestPortForwardWebSocketBase64Channels(t *testing.T) {
 	if err != nil || kind != websocket.TextMessage || string(msg) != "0"+base64.StdEncoding.EncodeToString([]byte("ping")) {
 		t.Errorf("echo: %d %q %v", kind, msg, err)
 	}
+}
+
+func TestPortForwardWebSocketIdleSessionEnds(t *testing.T) {
+	// Port 82 holds its connection open; with nothing moving, the idle
+	// timeout ends the session and, with it, the forward.
+	pod := newFakePod()
+	srv := pod.serverWith(t, PortForwardOptions{IdleTimeout: 50 * time.Millisecond})
+	ws, resp, err := (&websocket.Dialer{}).Dial("ws"+strings.TrimPrefix(srv.URL, "http")+"?ports=82", nil)
+	if err != nil {
+		t.Fatalf("dial: %v (%v)", err, resp)
+	}
+	defer ws.Close()
+	for {
+		if _, _, err := ws.ReadMessage(); err != nil {
+			break // the kubelet closed the idle session
+		}
+	}
+	<-pod.sessionEnded
 }

@@ -30,6 +30,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/gorilla/websocket"
 )
@@ -60,7 +61,7 @@ func servePortForwardWebSocket(w http.ResponseWriter, r *http.Request, forward F
 		opts.Logger.Debug("port-forward websocket upgrade failed", "pod", opts.Pod, "err", err)
 		return
 	}
-	conn := newChannelConn(ws, ws.Subprotocol() == Base64ChannelProtocolV4, 2*len(ports))
+	conn := newChannelConn(ws, ws.Subprotocol() == Base64ChannelProtocolV4, 2*len(ports), opts.IdleTimeout)
 	defer conn.close()
 	ctx, cancel := context.WithCancel(r.Context())
 	defer cancel()
@@ -123,6 +124,10 @@ func portsFromQuery(r *http.Request) ([]int32, error) {
 type channelConn struct {
 	ws     *websocket.Conn
 	base64 bool
+	// idle ends the session when no message went either way for this
+	// long: every message moves the read deadline on, as upstream's
+	// wsstream does.
+	idle time.Duration
 	// writeMu serializes writers: gorilla/websocket allows one at a time.
 	writeMu sync.Mutex
 	// pipes[i] carries what the client sends on channel i to its reader.
@@ -130,8 +135,9 @@ type channelConn struct {
 	reads []*io.PipeReader
 }
 
-func newChannelConn(ws *websocket.Conn, base64 bool, channels int) *channelConn {
-	c := &channelConn{ws: ws, base64: base64}
+func newChannelConn(ws *websocket.Conn, base64 bool, channels int, idle time.Duration) *channelConn {
+	c := &channelConn{ws: ws, base64: base64, idle: idle}
+	c.touch()
 	for i := 0; i < channels; i++ {
 		r, w := io.Pipe()
 		c.reads, c.pipes = append(c.reads, r), append(c.pipes, w)
@@ -139,10 +145,18 @@ func newChannelConn(ws *websocket.Conn, base64 bool, channels int) *channelConn 
 	return c
 }
 
+// touch moves the idle deadline on.
+func (c *channelConn) touch() {
+	if c.idle > 0 {
+		_ = c.ws.UnderlyingConn().SetReadDeadline(time.Now().Add(c.idle))
+	}
+}
+
 // write sends data as one message on channel.
 func (c *channelConn) write(channel byte, data []byte) error {
 	c.writeMu.Lock()
 	defer c.writeMu.Unlock()
+	c.touch()
 	if c.base64 {
 		return c.ws.WriteMessage(websocket.TextMessage, []byte(string(rune('0'+channel))+base64.StdEncoding.EncodeToString(data)))
 	}
@@ -162,6 +176,7 @@ func (c *channelConn) readLoop() {
 		if err != nil {
 			return
 		}
+		c.touch()
 		if len(msg) == 0 {
 			continue
 		}
