@@ -28,6 +28,10 @@ import (
 	"github.com/moby/spdystream"
 )
 
+// closeTimeout bounds how long closing a session waits for its streams
+// before it cuts the connection.
+const closeTimeout = time.Second
+
 // servePortForwardSPDY negotiates the stream protocol, upgrades r to SPDY
 // and serves the session until it ends.
 func servePortForwardSPDY(w http.ResponseWriter, r *http.Request, forward ForwardFunc, opts PortForwardOptions) {
@@ -50,9 +54,10 @@ func servePortForwardSPDY(w http.ResponseWriter, r *http.Request, forward Forwar
 //
 // Invariants: a requestID is in pairs from its first stream until its pair
 // is complete or timed out, never longer, so a late stream with an old
-// requestID starts a new pair rather than joining a finished one. Every
-// accepted stream is in streams until the session ends, when run resets
-// them all (which unblocks whatever still reads them).
+// requestID starts a new pair rather than joining a finished one. An
+// accepted stream is in streams until its forward (or its pair's timeout)
+// is over; when the session ends, run resets those left (which unblocks
+// whatever still reads them).
 type portForwardSession struct {
 	forward ForwardFunc
 	opts    PortForwardOptions
@@ -62,7 +67,7 @@ type portForwardSession struct {
 
 	mu      sync.Mutex
 	pairs   map[string]*streamPair
-	streams []*spdystream.Stream
+	streams map[*spdystream.Stream]struct{}
 }
 
 // streamPair is the error and data streams of one forwarded connection.
@@ -76,7 +81,7 @@ type streamPair struct {
 
 func newPortForwardSession(forward ForwardFunc, opts PortForwardOptions) *portForwardSession {
 	ctx, cancel := context.WithCancel(context.Background())
-	return &portForwardSession{forward: forward, opts: opts, ctx: ctx, cancel: cancel, pairs: map[string]*streamPair{}}
+	return &portForwardSession{forward: forward, opts: opts, ctx: ctx, cancel: cancel, pairs: map[string]*streamPair{}, streams: map[*spdystream.Stream]struct{}{}}
 }
 
 // run serves the session on conn until the client goes away or ctx (the
@@ -90,49 +95,51 @@ func (s *portForwardSession) run(ctx context.Context, conn *spdystream.Connectio
 	s.cancel()
 	s.mu.Lock()
 	streams := s.streams
-	s.streams = nil
+	s.streams = map[*spdystream.Stream]struct{}{}
 	for _, p := range s.pairs {
 		p.timer.Stop()
 	}
 	s.mu.Unlock()
 	// As upstream's SPDY connection closes: reset every stream first, so
-	// that Close (which waits for open streams) ends the connection at once.
-	for _, st := range streams {
+	// that Close (which waits for open streams) ends the connection at
+	// once; the close timeout cuts it off should a stream linger anyway.
+	for st := range streams {
 		_ = st.Reset()
 	}
+	conn.SetCloseTimeout(closeTimeout)
 	_ = conn.Close()
 	s.opts.Logger.Debug("port-forward session ended", "pod", s.opts.Pod)
 }
 
 // onStream is spdystream's handler for a stream the client opens. It runs
-// on the connection's frame loop, so it never blocks: it checks the
-// headers, files the stream in its pair, accepts it with a reply, and
-// starts a forward when the stream completes its pair. The reply comes
-// after the filing, so a client that has its reply knows the kubelet holds
-// the stream.
+// on the connection's frame loop, so it never blocks: it files the stream
+// in its pair, accepts it with a reply, and starts a forward when the
+// stream completes its pair. The reply comes after the filing, so a client
+// that has its reply knows the kubelet holds the stream.
 func (s *portForwardSession) onStream(stream *spdystream.Stream) {
-	port, streamType, err := checkPortForwardStream(stream.Headers())
-	if err == nil {
-		var complete *streamPair
-		if complete, err = s.addStream(stream, port, streamType); err == nil {
-			if err := stream.SendReply(http.Header{}, false); err != nil {
-				_ = stream.Reset()
-				return
-			}
-			if complete != nil {
-				go s.forwardPair(complete)
-			}
-			return
-		}
+	complete, err := s.addStream(stream)
+	if err != nil {
+		// Upstream refuses such a stream with a reset and no reply.
+		s.opts.Logger.Debug("port-forward stream refused", "pod", s.opts.Pod, "err", err)
+		_ = stream.Reset()
+		return
 	}
-	// Upstream refuses such a stream with a reset and no reply.
-	s.opts.Logger.Debug("port-forward stream refused", "pod", s.opts.Pod, "err", err)
-	_ = stream.Reset()
+	if err := stream.SendReply(http.Header{}, false); err != nil {
+		_ = stream.Reset()
+		return
+	}
+	if complete != nil {
+		go s.forwardPair(complete)
+	}
 }
 
-// addStream files stream in the pair of its requestID and returns the
-// pair if the stream completes it.
-func (s *portForwardSession) addStream(stream *spdystream.Stream, port int32, streamType string) (*streamPair, error) {
+// addStream checks a new stream's headers, files it in the pair of its
+// requestID, and returns the pair if the stream completes it.
+func (s *portForwardSession) addStream(stream *spdystream.Stream) (*streamPair, error) {
+	port, streamType, err := checkPortForwardStream(stream.Headers())
+	if err != nil {
+		return nil, err
+	}
 	requestID := requestIDOf(stream, streamType)
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -157,7 +164,7 @@ func (s *portForwardSession) addStream(stream *spdystream.Stream, port int32, st
 		}
 		return nil, errors.New(msg)
 	}
-	s.streams = append(s.streams, stream)
+	s.streams[stream] = struct{}{}
 	if p.error == nil || p.data == nil {
 		return nil, nil
 	}
@@ -174,6 +181,8 @@ func (s *portForwardSession) timeOut(p *streamPair) {
 		return
 	}
 	delete(s.pairs, p.requestID)
+	delete(s.streams, p.error)
+	delete(s.streams, p.data)
 	s.mu.Unlock()
 	msg := fmt.Sprintf("timed out waiting for streams of request %s", p.requestID)
 	s.opts.Logger.Debug("port-forward pair incomplete", "pod", s.opts.Pod, "err", msg)
@@ -193,6 +202,7 @@ func (s *portForwardSession) timeOut(p *streamPair) {
 // the connection is over (and, with nothing on the error stream, that it
 // went well).
 func (s *portForwardSession) forwardPair(p *streamPair) {
+	defer s.forget(p)
 	s.opts.Logger.Debug("port-forward connection", "pod", s.opts.Pod, "port", p.port, "request", p.requestID)
 	err := s.forward(s.ctx, p.port, p.data)
 	if err != nil {
@@ -206,6 +216,14 @@ func (s *portForwardSession) forwardPair(p *streamPair) {
 	}
 	_ = p.data.Close()
 	_ = p.error.Close()
+}
+
+// forget drops a finished pair's streams from the session's set.
+func (s *portForwardSession) forget(p *streamPair) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	delete(s.streams, p.error)
+	delete(s.streams, p.data)
 }
 
 // checkPortForwardStream validates the headers of a new stream as upstream
