@@ -112,9 +112,10 @@ func TestPortForwardProcessRuntime(t *testing.T) {
 	})
 }
 
-// TestPortForwardSimulatedNginx forwards to a simulated nginx pod, by pod,
-// by Service and by Deployment (kubectl picks the pod, and for a Service
-// the target port, itself): the
+// TestPortForwardSimulatedNginx forwards to a simulated nginx pod with
+// kubectl, by pod, by Service and by Deployment (kubectl picks the pod, and
+// for a Service the target port, itself), and with the Python client's
+// WebSocket channels: the
 // simulated runtime answers with nginx's welcome page naming the pod.
 func TestPortForwardSimulatedNginx(t *testing.T) {
 	kubectls := kubectlMinors(t, 33)
@@ -166,6 +167,24 @@ func TestPortForwardSimulatedNginx(t *testing.T) {
 			})
 		})
 	}
+
+	t.Run("the Python client's WebSocket channels", func(t *testing.T) {
+		python := requirePythonClient(t)
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		script := filepath.Join(framework.RepoRoot(t), "test", "e2e", "testdata", "python_portforward.py")
+		cmd := exec.CommandContext(ctx, python, script, a.KubeconfigPath(), "default", "web-0", "80", "6379")
+		cmd.Env = append(os.Environ(), "HOME="+a.Home, "KUBECONFIG=")
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("python3 python_portforward.py: %v\n%s", err, out)
+		}
+		want := "open port: HTTP/1.1 200 OK server=nginx welcome=True pod=True error=None\n" +
+			"closed port: answer='' error=error forwarding port 6379 to pod default/web-0 refused=True\n"
+		if string(out) != want {
+			t.Errorf("the Python client saw:\n%s\nwant:\n%s", out, want)
+		}
+	})
 
 	t.Run("a port nothing listens on", func(t *testing.T) {
 		pf := startKubectlPortForward(t, kubectls[0].Path, a, "pod/web-0", "6379")
