@@ -38,7 +38,12 @@ import (
 // The channel protocols port-forward accepts, in the server's order of
 // preference. A client that offers none gets binary channels, as upstream.
 const (
-	ChannelProtocolV4       = "v4.channel.k8s.io"
+	// ChannelProtocolV4 carries each channel's bytes in binary messages
+	// that start with the channel's number.
+	ChannelProtocolV4 = "v4.channel.k8s.io"
+	// Base64ChannelProtocolV4 carries them in text messages: the channel
+	// as an ASCII digit, then the bytes in base64 (for clients that cannot
+	// send binary messages, such as old browsers).
 	Base64ChannelProtocolV4 = "v4.base64.channel.k8s.io"
 )
 

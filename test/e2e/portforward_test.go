@@ -33,6 +33,7 @@ import (
 // fetches the pod's file through the forwarded port, several connections
 // at once; a port nothing listens on gets the kubelet's error.
 func TestPortForwardProcessRuntime(t *testing.T) {
+	t.Parallel()
 	python, err := exec.LookPath("python3")
 	if err != nil {
 		t.Skip("SKIP: python3 is not installed; the test pod serves files with python3 -m http.server")
@@ -118,6 +119,7 @@ func TestPortForwardProcessRuntime(t *testing.T) {
 // WebSocket channels: the
 // simulated runtime answers with nginx's welcome page naming the pod.
 func TestPortForwardSimulatedNginx(t *testing.T) {
+	t.Parallel()
 	kubectls := kubectlMinors(t, 33)
 	a := framework.StartAPIServer(t)
 	c := a.Client(t, nil)

@@ -124,6 +124,16 @@ func TestSimulatedPortForwardRefusesWhereNothingListens(t *testing.T) {
 	}
 }
 
+func TestSimulatedPortForwardRefusesAnExitedNginx(t *testing.T) {
+	pod := nginxPod("nginx")
+	pod.Status.ContainerStatuses = []api.ContainerStatus{{Name: "web",
+		State: api.ContainerState{Terminated: &api.ContainerStateTerminated{ExitCode: 1}}}}
+	_, server := pipeConn(t)
+	if err := NewSimulated(nil, nil).PortForward(context.Background(), pod, 80, server); err == nil || !strings.Contains(err.Error(), "connection refused") {
+		t.Errorf("err = %v, want connection refused from an exited nginx", err)
+	}
+}
+
 func TestProcessPortForward(t *testing.T) {
 	rt, err := NewProcess(ProcessOptions{RootDir: t.TempDir()})
 	if err != nil {

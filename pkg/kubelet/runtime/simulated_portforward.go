@@ -39,15 +39,28 @@ func (s *Simulated) PortForward(ctx context.Context, pod *api.Pod, port int32, c
 }
 
 // simulatedHTTPContainer is the first container of pod that answers HTTP
-// on port in the simulation, or nil.
+// on port in the simulation, or nil. A container whose last reported state
+// is not running (it exited, or waits in CrashLoopBackOff) answers nothing,
+// as its real process would not be there to listen.
 func simulatedHTTPContainer(pod *api.Pod, port int32) *api.Container {
 	for i := range pod.Spec.Containers {
 		c := &pod.Spec.Containers[i]
-		if isNginxImage(c.Image) && listensOn(c, port) {
+		if isNginxImage(c.Image) && listensOn(c, port) && !reportedNotRunning(pod, c.Name) {
 			return c
 		}
 	}
 	return nil
+}
+
+// reportedNotRunning reports whether pod's status says container is not
+// running; a container with no status yet gets the benefit of the doubt.
+func reportedNotRunning(pod *api.Pod, container string) bool {
+	for _, cs := range pod.Status.ContainerStatuses {
+		if cs.Name == container {
+			return cs.State.Running == nil
+		}
+	}
+	return false
 }
 
 // serveSimulatedHTTP reads HTTP/1.x requests from conn and writes answer's
