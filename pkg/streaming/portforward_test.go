@@ -413,3 +413,41 @@ func TestPortForwardWebSocketIdleSessionEnds(t *testing.T) {
 	}
 	<-pod.sessionEnded
 }
+
+func TestPortForwardSessionForgetsFinishedPairs(t *testing.T) {
+	// A long kubectl port-forward makes many connections on one session:
+	// the session must not keep the streams of those that ended.
+	session := newPortForwardSession(newFakePod().forward, PortForwardOptions{}.withDefaults())
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if _, err := Handshake(w, r, []string{PortForwardProtocolV1}); err != nil {
+			return
+		}
+		if conn, err := UpgradeSPDY(w, r, session.onStream); err == nil {
+			session.run(r.Context(), conn)
+		}
+	}))
+	defer srv.Close()
+	client := dialSPDY(t, srv, PortForwardProtocolV1)
+	for i := range 5 {
+		if answer, errText, err := forwardOnce(client, 80, strconv.Itoa(i), "x"); err != nil || answer != "x" || errText != "" {
+			t.Fatalf("connection %d: %q %q %v", i, answer, errText, err)
+		}
+	}
+	if _, errText, _ := forwardOnce(client, 81, "refused", "x"); errText == "" {
+		t.Fatal("no error for the refused port")
+	}
+	// The forwards forget their streams just after closing them.
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		session.mu.Lock()
+		streams, pairs := len(session.streams), len(session.pairs)
+		session.mu.Unlock()
+		if streams == 0 && pairs == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("after six finished connections the session still holds %d streams and %d pairs", streams, pairs)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
