@@ -14,7 +14,9 @@ import (
 	"kplane/pkg/api"
 )
 
-func nginxPod(image string, ports ...int32) *api.Pod {
+// podWithImage is pod shop/web-1 with one container, "web", of image,
+// declaring ports.
+func podWithImage(image string, ports ...int32) *api.Pod {
 	c := api.Container{Name: "web", Image: image}
 	for _, p := range ports {
 		c.Ports = append(c.Ports, api.ContainerPort{ContainerPort: p})
@@ -45,7 +47,7 @@ func TestSimulatedHTTPResponse(t *testing.T) {
 		{name: "POST", image: "nginx", port: 80, method: "POST", path: "/", wantAnswer: true, wantStatus: 405},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			pod := nginxPod(tt.image, tt.ports...)
+			pod := podWithImage(tt.image, tt.ports...)
 			req, _ := http.NewRequest(tt.method, "http://localhost"+tt.path, nil)
 			resp, ok := SimulatedHTTPResponse(pod, &pod.Spec.Containers[0], tt.port, req)
 			if ok != tt.wantAnswer {
@@ -85,7 +87,7 @@ func pipeConn(t *testing.T) (kubectlSide, podSide net.Conn) {
 }
 
 func TestSimulatedPortForwardAnswersAsNginx(t *testing.T) {
-	pod := nginxPod("nginx:1.27")
+	pod := podWithImage("nginx:1.27")
 	client, server := pipeConn(t)
 	done := make(chan error, 1)
 	go func() { done <- NewSimulated(nil, nil).PortForward(context.Background(), pod, 80, server) }()
@@ -117,7 +119,7 @@ func TestSimulatedPortForwardAnswersAsNginx(t *testing.T) {
 
 func TestSimulatedPortForwardRefusesWhereNothingListens(t *testing.T) {
 	_, server := pipeConn(t)
-	err := NewSimulated(nil, nil).PortForward(context.Background(), nginxPod("redis"), 6379, server)
+	err := NewSimulated(nil, nil).PortForward(context.Background(), podWithImage("redis"), 6379, server)
 	want := `failed to connect to localhost:6379 inside pod "shop/web-1", IPv4: dial tcp4 127.0.0.1:6379: connect: connection refused`
 	if err == nil || !strings.HasPrefix(err.Error(), want) || !strings.Contains(err.Error(), "simulated") {
 		t.Errorf("err = %v, want it to start %q and say the pod is simulated", err, want)
@@ -125,7 +127,7 @@ func TestSimulatedPortForwardRefusesWhereNothingListens(t *testing.T) {
 }
 
 func TestSimulatedPortForwardRefusesAnExitedNginx(t *testing.T) {
-	pod := nginxPod("nginx")
+	pod := podWithImage("nginx")
 	pod.Status.ContainerStatuses = []api.ContainerStatus{{Name: "web",
 		State: api.ContainerState{Terminated: &api.ContainerStateTerminated{ExitCode: 1}}}}
 	_, server := pipeConn(t)
@@ -160,7 +162,7 @@ func TestProcessPortForward(t *testing.T) {
 
 	// What kubectl sends, then its half close (a SPDY data stream's FIN).
 	stream := &sentThenHalfClosed{Reader: strings.NewReader("hello pod")}
-	if err := rt.PortForward(context.Background(), nginxPod("python"), port, stream); err != nil {
+	if err := rt.PortForward(context.Background(), podWithImage("python"), port, stream); err != nil {
 		t.Fatal(err)
 	}
 	if got := stream.answer.String(); got != "HELLO POD" || !stream.closed {
@@ -191,7 +193,7 @@ func TestProcessPortForwardRefused(t *testing.T) {
 	port := ln.Addr().(*net.TCPAddr).Port
 	ln.Close() // nothing listens there now
 	_, server := pipeConn(t)
-	err = rt.PortForward(context.Background(), nginxPod("python"), int32(port), server)
+	err = rt.PortForward(context.Background(), podWithImage("python"), int32(port), server)
 	want := `failed to connect to localhost:` + strconv.Itoa(port) + ` inside pod "shop/web-1", IPv4: dial tcp4 127.0.0.1:` + strconv.Itoa(port) + `: connect: connection refused`
 	if err == nil || err.Error() != want {
 		t.Errorf("err = %v\nwant %s", err, want)
