@@ -38,6 +38,7 @@ bench: build
 	$(GO) test -run '^$$' -bench 'W6Deployment1000Journal$$' -benchtime 1x -count 5 -timeout 30m ./bench/ | tee -a bench/report.txt
 	$(GO) test -run '^$$' -bench 'W6Deployment1000JournalFollowed' -benchtime 1x -count 3 -timeout 30m ./bench/ | tee -a bench/report.txt
 	$(GO) test -run '^$$' -bench 'W6Deployment1000RollingUpdate' -benchtime 1x -count 3 -timeout 30m ./bench/ | tee -a bench/report.txt
+	$(GO) test -run '^$$' -bench 'PortForward' -benchtime 20x -count 3 ./pkg/streaming/ | tee -a bench/report.txt
 	$(GO) test -run '^$$' -bench 'InformerEventThroughput' -benchtime 200000x -count 3 ./pkg/informer/ | tee -a bench/report.txt
 	$(GO) test -run '^$$' -bench 'InformerMemoryPer10kPods' -benchtime 3x -count 1 ./pkg/informer/ | tee -a bench/report.txt
 	$(GO) test -run '^$$' -bench 'InformerJournalCost' -benchtime 200000x -count 3 -benchmem ./pkg/informer/ | tee -a bench/report.txt
