@@ -1,0 +1,133 @@
+package runtime
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	goruntime "runtime"
+	"strings"
+	"sync"
+	"testing"
+
+	"kplane/pkg/api"
+)
+
+// startSim starts container name of pod on a simulated runtime built by
+// the registered factory, as the kubelet builds it.
+func startSim(t *testing.T, pod *api.Pod, name string) *simContainer {
+	t.Helper()
+	rt, err := New(SimulatedName, Config{NodeName: "node1", NodeIP: "127.0.0.1", ClusterDNS: "10.96.0.10", ClusterDomain: "cluster.local"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	c, err := rt.Start(ctx, pod, findContainerSpec(pod, name), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c.(*simContainer)
+}
+
+func shellPod(container api.Container) *api.Pod {
+	pod := &api.Pod{ObjectMeta: api.ObjectMeta{Name: "t", Namespace: "default"},
+		Spec: api.PodSpec{RestartPolicy: api.RestartPolicyNever, DNSPolicy: api.DNSClusterFirst, Containers: []api.Container{container}}}
+	pod.Status.PodIP = "10.244.1.9"
+	return pod
+}
+
+func TestSimulatedExecRunsTheShell(t *testing.T) {
+	pod := shellPod(api.Container{Name: "web", Image: "nginx", Env: []api.EnvVar{{Name: "MODE", Value: "test"}}})
+	pod.Spec.RestartPolicy = api.RestartPolicyAlways
+	c := startSim(t, pod, "web")
+	var execer Execer = c
+	var out, errOut bytes.Buffer
+	code, err := execer.Exec(t.Context(), []string{"sh", "-c", "hostname; cat /etc/resolv.conf; echo $MODE; exit 3"},
+		Streams{Stdout: &out, Stderr: &errOut})
+	want := "t\nsearch default.svc.cluster.local svc.cluster.local cluster.local\nnameserver 10.96.0.10\noptions ndots:5\ntest\n"
+	if err != nil || code != 3 || out.String() != want {
+		t.Errorf("exec: code %d err %v stdout %q stderr %q", code, err, out.String(), errOut.String())
+	}
+	code, err = execer.Exec(t.Context(), []string{"top"}, Streams{Stdout: &out})
+	if code != 127 || !errors.Is(err, ErrCommandNotFound) {
+		t.Errorf("exec top: code %d err %v, want 127 and ErrCommandNotFound", code, err)
+	}
+}
+
+func TestSimulatedInteractiveShellContainerExitsWithItsShell(t *testing.T) {
+	pod := shellPod(api.Container{Name: "t", Image: "busybox", Args: []string{"sh"}, Stdin: true, StdinOnce: true, TTY: true})
+	c := startSim(t, pod, "t")
+	if !c.plan.forever {
+		t.Fatalf("an interactive shell container with restartPolicy Never should wait for its input, plan %+v", c.plan)
+	}
+	var attacher Attacher = c
+	var out bytes.Buffer
+	err := attacher.Attach(t.Context(), Streams{Stdin: strings.NewReader("hostname\rexit 3\r"), Stdout: &out, TTY: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	<-c.Done()
+	if c.ExitCode() != 3 || c.Reason() != ReasonError {
+		t.Errorf("container exited %d (%s), want 3 (Error)", c.ExitCode(), c.Reason())
+	}
+	if want := "/ # hostname\r\nt\r\n/ # exit 3\r\n"; out.String() != want {
+		t.Errorf("terminal shows %q, want %q", out.String(), want)
+	}
+}
+
+func TestSimulatedAttachToANonShellContainerFollowsItsOutput(t *testing.T) {
+	pod := shellPod(api.Container{Name: "web", Image: "nginx"})
+	pod.Spec.RestartPolicy = api.RestartPolicyAlways
+	c := startSim(t, pod, "web")
+	ctx, cancel := context.WithCancel(t.Context())
+	done := make(chan error)
+	out := &notifyingBuffer{written: make(chan struct{}, 1)}
+	go func() { done <- c.Attach(ctx, Streams{Stdout: out}) }()
+	// The container prints a line until the attached client has seen
+	// one: a line printed before Attach joined is not for this client.
+	for !strings.Contains(out.String(), "GET / 200") {
+		c.logs.write([]byte("GET / 200\n"))
+		select {
+		case err := <-done:
+			t.Fatalf("attach returned early: %v", err)
+		case <-out.written:
+		default:
+			goruntime.Gosched()
+		}
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Errorf("attach: %v", err)
+	}
+	select {
+	case <-c.Done():
+		t.Error("detaching stopped the container")
+	default:
+	}
+}
+
+// notifyingBuffer is a buffer safe for concurrent use that signals each
+// write on written.
+type notifyingBuffer struct {
+	mu      sync.Mutex
+	buf     bytes.Buffer
+	written chan struct{}
+}
+
+func (b *notifyingBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	defer func() {
+		select {
+		case b.written <- struct{}{}:
+		default:
+		}
+	}()
+	return b.buf.Write(p)
+}
+
+func (b *notifyingBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
