@@ -46,16 +46,32 @@ func cmdGetent(ctx context.Context, sh *Shell, args []string, std stdio) int {
 }
 
 // cmdNslookup answers `nslookup name [server]` as busybox's nslookup does:
-// the server it asked, then one block per question — A and AAAA for the
-// name with each search domain when the name has no dot, or PTR for an
-// address — printing "Name:\t…\nAddress: …" per answer or
+// the server it asked, then one block per question — A and AAAA (or the
+// -type= given) for the name with each search domain when the name has no
+// dot, or PTR for an address — printing "Name:\t…\nAddress: …" per answer or
 // "** server can't find …: NXDOMAIN". It exits 1 when any question failed,
 // which busybox does even when another one found the name.
 func cmdNslookup(ctx context.Context, sh *Shell, args []string, std stdio) int {
 	var operands []string
+	var qtypes []uint16 // -type=SRV; none: A and AAAA (or PTR for an address)
 	for _, a := range args[1:] {
 		if !strings.HasPrefix(a, "-") {
 			operands = append(operands, a)
+			continue
+		}
+		option, value, _ := strings.Cut(strings.TrimLeft(a, "-"), "=")
+		switch option {
+		case "type", "querytype", "query", "q", "ty":
+			qtype, ok := dns.StringToType[strings.ToUpper(value)]
+			if !ok {
+				fmt.Fprintf(std.err, "nslookup: invalid query type \"%s\"\n", value)
+				return 1
+			}
+			qtypes = append(qtypes, qtype)
+		case "debug", "timeout", "t", "retry", "port":
+		default:
+			fmt.Fprintln(std.err, "Usage: nslookup [-type=QUERY_TYPE] [-debug] HOST [DNS_SERVER]")
+			return 1
 		}
 	}
 	if len(operands) == 0 || len(operands) > 2 {
@@ -82,7 +98,7 @@ func cmdNslookup(ctx context.Context, sh *Shell, args []string, std stdio) int {
 		qtype uint16
 	}
 	var questions []question
-	if addr, err := netip.ParseAddr(name); err == nil {
+	if addr, err := netip.ParseAddr(name); err == nil && len(qtypes) == 0 {
 		reverse, _ := dns.ReverseAddr(addr.String())
 		questions = append(questions, question{strings.TrimSuffix(reverse, "."), dns.TypePTR})
 	} else {
@@ -98,7 +114,10 @@ func cmdNslookup(ctx context.Context, sh *Shell, args []string, std stdio) int {
 				names = []string{name}
 			}
 		}
-		for _, qtype := range []uint16{dns.TypeA, dns.TypeAAAA} {
+		if len(qtypes) == 0 {
+			qtypes = []uint16{dns.TypeA, dns.TypeAAAA}
+		}
+		for _, qtype := range qtypes {
 			for _, n := range names {
 				questions = append(questions, question{n, qtype})
 			}

@@ -100,3 +100,18 @@ func TestNslookupPrintsBusyboxBlocks(t *testing.T) {
 		t.Errorf("nslookup of a full name:\n%q\ncode %d; want:\n%q", r.stdout, r.code, want)
 	}
 }
+
+func TestNslookupSRVAndPTR(t *testing.T) {
+	dnsServer := startFakeDNS(t, clusterRecords)
+	env := testEnv()
+	env.DNSAddress = dnsServer.addr
+	run(t, env, "", "nslookup", "-type=srv", "_http._tcp.nginx-ss.default.svc.cluster.local")
+	run(t, env, "", "nslookup", "10.244.2.7")
+	want := []string{"SRV _http._tcp.nginx-ss.default.svc.cluster.local.", "PTR 7.2.244.10.in-addr.arpa."}
+	if asked := dnsServer.questions(); !slices.Equal(asked, want) {
+		t.Errorf("questions %q, want %q", asked, want)
+	}
+	if r := run(t, env, "", "nslookup", "-type=BOGUS", "web"); r.code != 1 || r.stderr != "nslookup: invalid query type \"BOGUS\"\n" {
+		t.Errorf("bad type: %+v", r)
+	}
+}
