@@ -55,6 +55,7 @@ func (c *simContainer) Exec(ctx context.Context, cmd []string, streams Streams) 
 		return 0, fmt.Errorf("container %s is not running", c.name)
 	default:
 	}
+	drainResizes(ctx, streams.Resize)
 	sh := simshell.New(ctx, c.shellEnv(simShellPID))
 	code, err := sh.Run(ctx, cmd, shellStreams(streams))
 	var notFound *simshell.NotFoundError
@@ -94,6 +95,7 @@ func (c *simContainer) Attach(ctx context.Context, streams Streams) error {
 		}
 		return nil
 	}
+	drainResizes(ctx, streams.Resize)
 	sh := simshell.New(ctx, c.shellEnv(1))
 	code, _ := sh.Run(ctx, argv, shellStreams(streams))
 	if ctx.Err() == nil || spec.StdinOnce {
@@ -210,6 +212,27 @@ func simContainerEnv(pod *api.Pod, spec *api.Container) []string {
 		env.set("HOME", "/root")
 	}
 	return env.list()
+}
+
+// drainResizes reads and drops a session's terminal sizes until the
+// session ends: the simulated shell does not lay out its output by
+// width, but the client's resize messages must not pile up behind it.
+func drainResizes(ctx context.Context, resizes <-chan TerminalSize) {
+	if resizes == nil {
+		return
+	}
+	go func() {
+		for {
+			select {
+			case _, ok := <-resizes:
+				if !ok {
+					return
+				}
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
 }
 
 // shellStreams turns a session's streams into the shell's.

@@ -90,11 +90,11 @@ func (sh *Shell) runPipeline(ctx context.Context, p pipeline, std stdio) int {
 func (sh *Shell) runSimple(ctx context.Context, cmd simpleCommand, std stdio) int {
 	args := make([]string, len(cmd.words))
 	for i, w := range cmd.words {
-		args[i] = w.expand(sh.lookupVar)
+		args[i] = w.expand(sh.lookupVar, func(line string) string { return sh.substitute(ctx, line, std) })
 	}
 	out, errOut := std.out, std.err
 	for _, r := range cmd.redirects {
-		target := r.target.expand(sh.lookupVar)
+		target := r.target.expand(sh.lookupVar, func(line string) string { return sh.substitute(ctx, line, std) })
 		var w io.Writer
 		switch target {
 		case "/dev/null":
@@ -115,6 +115,18 @@ func (sh *Shell) runSimple(ctx context.Context, cmd simpleCommand, std stdio) in
 	}
 	std.out, std.err = out, errOut
 	return sh.runCommand(ctx, args, std)
+}
+
+// substitute runs a command substitution's line in a subshell and returns
+// its output without trailing newlines; its errors go to the shell's
+// standard error.
+func (sh *Shell) substitute(ctx context.Context, line string, std stdio) string {
+	var out bytes.Buffer
+	sub := *sh
+	sub.exited = false
+	sub.runLine(ctx, line, stdio{in: strings.NewReader(""), out: &out, err: std.err})
+	sh.status = sub.status
+	return strings.TrimRight(out.String(), "\n")
 }
 
 // runCommand runs one command with its expanded arguments.

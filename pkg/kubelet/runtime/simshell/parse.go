@@ -14,11 +14,14 @@ import (
 	"strings"
 )
 
-// segment is one piece of a word: literal text, or a parameter to expand
-// when the command runs (so that "$?" sees the previous command's status).
+// segment is one piece of a word: literal text, a parameter, or a command
+// substitution ($(…), whose text is the command line), the last two
+// expanded when the command runs (so that "$?" sees the previous
+// command's status).
 type segment struct {
-	text  string
-	param bool
+	text    string
+	param   bool
+	command bool
 }
 
 // word is a command-line word before expansion.
@@ -157,7 +160,7 @@ func lex(line string) ([]token, error) {
 	inWord := false
 	lit := func(s string) {
 		inWord = true
-		if n := len(w); n > 0 && !w[n-1].param {
+		if n := len(w); n > 0 && !w[n-1].param && !w[n-1].command {
 			w[n-1].text += s
 			return
 		}
@@ -260,13 +263,20 @@ func lex(line string) ([]token, error) {
 }
 
 // param reads a parameter reference at the start of s ("$HOME",
-// "${HOME}", "$?", "$$") and returns its length and segment; 0 when s
-// holds none (a lone "$" is literal).
+// "${HOME}", "$?", "$$") or a command substitution ("$(hostname)") and
+// returns its length and segment; 0 when s holds none (a lone "$" is
+// literal).
 func param(s string) (int, segment) {
 	if len(s) < 2 {
 		return 0, segment{}
 	}
 	switch c := s[1]; {
+	case c == '(':
+		end := strings.IndexByte(s, ')')
+		if end < 0 {
+			return 0, segment{}
+		}
+		return end + 1, segment{text: s[2:end], command: true}
 	case c == '?' || c == '$' || c == '#' || (c >= '0' && c <= '9'):
 		return 2, segment{text: s[1:2], param: true}
 	case c == '{':
@@ -290,13 +300,17 @@ func isNameByte(c byte) bool {
 	return c == '_' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')
 }
 
-// expand turns a word into its text, looking parameters up with lookup.
-func (w word) expand(lookup func(name string) string) string {
+// expand turns a word into its text, looking parameters up with lookup
+// and running command substitutions with substitute.
+func (w word) expand(lookup, substitute func(string) string) string {
 	var b strings.Builder
 	for _, s := range w {
-		if s.param {
+		switch {
+		case s.param:
 			b.WriteString(lookup(s.text))
-		} else {
+		case s.command:
+			b.WriteString(substitute(s.text))
+		default:
 			b.WriteString(s.text)
 		}
 	}

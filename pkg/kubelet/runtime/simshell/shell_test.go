@@ -21,6 +21,7 @@ func TestScripts(t *testing.T) {
 		{`echo 'single $HOME' "double $HOME" \$HOME`, "single $HOME double /root $HOME\n", "", 0},
 		{`echo "${GREETING}!" $UNSET.`, "hello world! .\n", "", 0},
 		{`echo -n a; echo b`, "ab\n", "", 0},
+		{`echo "I am $(hostname)" $(cat /etc/hostname | wc -l)`, "I am nginx-ss-0 1\n", "", 0},
 		{`false; echo $?`, "1\n", "", 0},
 		{`true && echo yes || echo no`, "yes\n", "", 0},
 		{`false && echo yes || echo no`, "no\n", "", 0},
