@@ -54,6 +54,16 @@ func TestSimulatedExecRunsTheShell(t *testing.T) {
 	}
 }
 
+func TestSimulatedExecIntoAnExitedContainerFails(t *testing.T) {
+	pod := shellPod(api.Container{Name: "web", Image: "nginx"})
+	c := startSim(t, pod, "web")
+	c.Stop(0)
+	<-c.Done()
+	if _, err := c.Exec(t.Context(), []string{"hostname"}, Streams{}); err == nil || !strings.Contains(err.Error(), "not running") {
+		t.Errorf("exec into an exited container: %v, want a not-running error", err)
+	}
+}
+
 func TestSimulatedInteractiveShellContainerExitsWithItsShell(t *testing.T) {
 	pod := shellPod(api.Container{Name: "t", Image: "busybox", Args: []string{"sh"}, Stdin: true, StdinOnce: true, TTY: true})
 	c := startSim(t, pod, "t")

@@ -216,7 +216,9 @@ func cmdHostname(_ context.Context, sh *Shell, args []string, std stdio) int {
 		case "-s":
 			name, _, _ = strings.Cut(name, ".")
 		default:
-			fmt.Fprintf(std.err, "hostname: you must be root to change the host name\n")
+			// Setting the hostname needs CAP_SYS_ADMIN, which a
+			// container does not have.
+			fmt.Fprintf(std.err, "hostname: sethostname: Operation not permitted\n")
 			return 1
 		}
 	}
