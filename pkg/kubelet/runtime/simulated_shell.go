@@ -27,10 +27,6 @@ import (
 // this one line: var simulatedHTTP simshell.HTTPResponder = SimulatedHTTPResponse.
 var simulatedHTTP simshell.HTTPResponder
 
-// simShellPID is the PID an exec'd shell has in `ps`: the container's own
-// process is 1, and runc's exec'd processes come a few numbers later.
-const simShellPID = 7
-
 // shellSettings are the node's settings the simulated shell needs, from
 // Config.
 type shellSettings struct {
@@ -56,7 +52,7 @@ func (c *simContainer) Exec(ctx context.Context, cmd []string, streams Streams) 
 	default:
 	}
 	drainResizes(ctx, streams.Resize)
-	sh := simshell.New(ctx, c.shellEnv(simShellPID))
+	sh := simshell.New(ctx, c.shellEnv(0)) // an exec'd process: the shell's default PID
 	code, err := sh.Run(ctx, cmd, shellStreams(streams))
 	var notFound *simshell.NotFoundError
 	if errors.As(err, &notFound) {
@@ -172,7 +168,9 @@ func findContainerSpec(pod *api.Pod, name string) *api.Container {
 	return &api.Container{Name: name}
 }
 
-// shellEnv is what the shell knows about this container.
+// shellEnv is what the shell knows about this container; pid is the
+// shell's PID in ps (1: the container's own process; 0: the default for
+// an exec'd one).
 func (c *simContainer) shellEnv(pid int) simshell.Env {
 	c.mu.Lock()
 	pod := c.pod

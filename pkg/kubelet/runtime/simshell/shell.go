@@ -87,13 +87,20 @@ type Shell struct {
 	// command, that it is kplane's simulated runtime.
 	toldSimulated bool
 	// nextPID numbers the "processes" ps shows.
-	nextPID   int
-	fs        *fileSystem
-	resolver  *resolver
-	tty       bool
+	nextPID int
+	// tty is set when the session has a terminal (ls then prints in a row).
+	tty bool
+	// resolv and hostsFile are the pod's /etc/resolv.conf and /etc/hosts;
+	// fs and resolver read them.
 	resolv    podfiles.ResolvConf
 	hostsFile string
+	fs        *fileSystem
+	resolver  *resolver
 }
+
+// defaultPID is an exec'd shell's PID when Env gives none: runc's exec'd
+// processes come a few numbers after the container's PID 1.
+const defaultPID = 7
 
 // New prepares a session for env. ctx bounds the API reads of the pod's
 // volumes.
@@ -102,7 +109,7 @@ func New(ctx context.Context, env Env) *Shell {
 		env.Now = time.Now
 	}
 	if env.PID == 0 {
-		env.PID = 7
+		env.PID = defaultPID
 	}
 	if env.Container == nil {
 		env.Container = &api.Container{}
