@@ -2,8 +2,9 @@ package kubelet
 
 // This file gives the simulated runtime's shell (package
 // pkg/kubelet/runtime/simshell) its view of the API, through the
-// kubelet's own client: the pod behind an address for curl, and the
-// ConfigMaps and Secrets of a pod's volumes for cat and ls.
+// kubelet's own client: the pod behind an address for curl, the
+// ConfigMaps and Secrets of a pod's volumes for cat and ls, and the
+// Services whose variables `env` shows.
 
 import (
 	"context"
@@ -37,6 +38,16 @@ func (s shellCluster) PodByIP(ctx context.Context, ip string) (*api.Pod, error) 
 		}
 	}
 	return nil, nil
+}
+
+// ListServices lists the Services of a namespace (their variables are in
+// every container's environment).
+func (s shellCluster) ListServices(ctx context.Context, namespace string) ([]*api.Service, error) {
+	list, err := s.client.Services(namespace).List(ctx, client.ListOptions{})
+	if err != nil {
+		return nil, fmt.Errorf("list services in %s: %w", namespace, err)
+	}
+	return list.Items, nil
 }
 
 // GetConfigMap reads a ConfigMap.

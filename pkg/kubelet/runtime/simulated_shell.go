@@ -52,7 +52,7 @@ func (c *simContainer) Exec(ctx context.Context, cmd []string, streams Streams) 
 	default:
 	}
 	drainResizes(ctx, streams.Resize)
-	sh := simshell.New(ctx, c.shellEnv(0)) // an exec'd process: the shell's default PID
+	sh := simshell.New(ctx, c.shellEnv(ctx, 0)) // an exec'd process: the shell's default PID
 	code, err := sh.Run(ctx, cmd, shellStreams(streams))
 	var notFound *simshell.NotFoundError
 	if errors.As(err, &notFound) {
@@ -92,7 +92,7 @@ func (c *simContainer) Attach(ctx context.Context, streams Streams) error {
 		return nil
 	}
 	drainResizes(ctx, streams.Resize)
-	sh := simshell.New(ctx, c.shellEnv(1))
+	sh := simshell.New(ctx, c.shellEnv(ctx, 1))
 	code, _ := sh.Run(ctx, argv, shellStreams(streams))
 	if ctx.Err() == nil || spec.StdinOnce {
 		select {
@@ -171,45 +171,18 @@ func findContainerSpec(pod *api.Pod, name string) *api.Container {
 // shellEnv is what the shell knows about this container; pid is the
 // shell's PID in ps (1: the container's own process; 0: the default for
 // an exec'd one).
-func (c *simContainer) shellEnv(pid int) simshell.Env {
+func (c *simContainer) shellEnv(ctx context.Context, pid int) simshell.Env {
 	c.mu.Lock()
 	pod := c.pod
 	c.mu.Unlock()
 	spec := findContainerSpec(pod, c.name)
 	s := c.shell
 	return simshell.Env{
-		Pod: pod, Container: spec, Environ: simContainerEnv(pod, spec),
+		Pod: pod, Container: spec, Environ: simContainerEnv(ctx, s.cluster, pod, spec),
 		NodeIP: s.nodeIP, ClusterDNS: s.clusterDNS, ClusterDomain: s.clusterDomain,
 		DNSAddress: s.dnsAddress, KubeProxyAddress: s.kubeProxyAddress,
 		Cluster: s.cluster, HTTP: simulatedHTTP, Now: c.clock.Now, PID: pid,
 	}
-}
-
-// simContainerEnv is a simulated container's environment: what an image
-// based on busybox or debian sets (PATH, HOME), the kubelet's HOSTNAME,
-// and spec.env as the process runtime computes it.
-func simContainerEnv(pod *api.Pod, spec *api.Container) []string {
-	env := newEnvironment()
-	env.set("PATH", defaultPath)
-	hostname := pod.Spec.Hostname
-	if hostname == "" {
-		hostname = pod.Name
-	}
-	env.set("HOSTNAME", hostname)
-	for _, v := range spec.Env {
-		switch {
-		case v.ValueFrom == nil:
-			env.set(v.Name, expandVars(v.Value, env.lookup))
-		case v.ValueFrom.FieldRef != nil:
-			if value, ok := podFieldValue(pod, v.ValueFrom.FieldRef.FieldPath); ok {
-				env.set(v.Name, value)
-			}
-		}
-	}
-	if _, ok := env.lookup("HOME"); !ok {
-		env.set("HOME", "/root")
-	}
-	return env.list()
 }
 
 // drainResizes reads and drops a session's terminal sizes until the

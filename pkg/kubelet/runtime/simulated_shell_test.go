@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	goruntime "runtime"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -140,4 +141,51 @@ func (b *notifyingBuffer) String() string {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.buf.String()
+}
+
+// servicesOnly is a simshellServices over fixed Services.
+type servicesOnly []*api.Service
+
+func (s servicesOnly) ListServices(_ context.Context, namespace string) ([]*api.Service, error) {
+	var out []*api.Service
+	for _, svc := range s {
+		if svc.Namespace == namespace {
+			out = append(out, svc)
+		}
+	}
+	return out, nil
+}
+
+func TestSimContainerEnvHasServiceLinks(t *testing.T) {
+	svc := func(ns, name, ip string, ports ...api.ServicePort) *api.Service {
+		return &api.Service{ObjectMeta: api.ObjectMeta{Namespace: ns, Name: name}, Spec: api.ServiceSpec{ClusterIP: ip, Ports: ports}}
+	}
+	services := servicesOnly{
+		svc("default", "kubernetes", "10.96.0.1", api.ServicePort{Name: "https", Port: 443, Protocol: api.ProtocolTCP}),
+		svc("shop", "web-front", "10.96.0.20", api.ServicePort{Port: 80}, api.ServicePort{Name: "dns-udp", Port: 53, Protocol: "UDP"}),
+		svc("shop", "headless", "None", api.ServicePort{Port: 80}),
+		svc("other", "elsewhere", "10.96.0.30", api.ServicePort{Port: 80}),
+	}
+	pod := shellPod(api.Container{Name: "c", Env: []api.EnvVar{{Name: "WEB", Value: "$(WEB_FRONT_SERVICE_HOST):$(WEB_FRONT_SERVICE_PORT)"}}})
+	pod.Namespace, pod.Spec.Hostname = "shop", "host"
+	got := simContainerEnv(t.Context(), services, pod, &pod.Spec.Containers[0])
+	want := []string{"PATH=" + defaultPath, "HOSTNAME=host", "WEB=10.96.0.20:80",
+		"KUBERNETES_PORT=tcp://10.96.0.1:443", "KUBERNETES_PORT_443_TCP=tcp://10.96.0.1:443", "KUBERNETES_PORT_443_TCP_ADDR=10.96.0.1",
+		"KUBERNETES_PORT_443_TCP_PORT=443", "KUBERNETES_PORT_443_TCP_PROTO=tcp", "KUBERNETES_SERVICE_HOST=10.96.0.1",
+		"KUBERNETES_SERVICE_PORT=443", "KUBERNETES_SERVICE_PORT_HTTPS=443",
+		"WEB_FRONT_PORT=tcp://10.96.0.20:80", "WEB_FRONT_PORT_53_UDP=udp://10.96.0.20:53", "WEB_FRONT_PORT_53_UDP_ADDR=10.96.0.20",
+		"WEB_FRONT_PORT_53_UDP_PORT=53", "WEB_FRONT_PORT_53_UDP_PROTO=udp", "WEB_FRONT_PORT_80_TCP=tcp://10.96.0.20:80",
+		"WEB_FRONT_PORT_80_TCP_ADDR=10.96.0.20", "WEB_FRONT_PORT_80_TCP_PORT=80", "WEB_FRONT_PORT_80_TCP_PROTO=tcp",
+		"WEB_FRONT_SERVICE_HOST=10.96.0.20", "WEB_FRONT_SERVICE_PORT=80", "WEB_FRONT_SERVICE_PORT_DNS_UDP=53", "HOME=/root"}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("env:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+
+	no := false
+	pod.Spec.EnableServiceLinks = &no
+	got = simContainerEnv(t.Context(), services, pod, &pod.Spec.Containers[0])
+	if slices.ContainsFunc(got, func(kv string) bool { return strings.HasPrefix(kv, "WEB_FRONT_") }) ||
+		!slices.Contains(got, "KUBERNETES_SERVICE_HOST=10.96.0.1") {
+		t.Errorf("enableServiceLinks: false keeps only the kubernetes Service's variables, got %v", got)
+	}
 }

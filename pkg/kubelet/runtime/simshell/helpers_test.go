@@ -143,6 +143,8 @@ func (f *fakeCluster) GetConfigMap(_ context.Context, ns, name string) (*api.Con
 	return nil, nil
 }
 
+func (f *fakeCluster) ListServices(context.Context, string) ([]*api.Service, error) { return nil, nil }
+
 func (f *fakeCluster) GetSecret(context.Context, string, string) (*api.Secret, error) {
 	return nil, nil
 }

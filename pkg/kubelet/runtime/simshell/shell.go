@@ -14,10 +14,11 @@ import (
 )
 
 // Cluster is how the shell reads the API: the pods behind an address for
-// curl, and the ConfigMaps and Secrets of the pod's volumes for cat and
-// ls. The kubelet implements it with its client. A missing object is
-// (nil, nil).
+// curl, the ConfigMaps and Secrets of the pod's volumes for cat and ls,
+// and the Services whose variables are in the environment. The kubelet
+// implements it with its client. A missing object is (nil, nil).
 type Cluster interface {
+	ListServices(ctx context.Context, namespace string) ([]*api.Service, error)
 	GetPod(ctx context.Context, namespace, name string) (*api.Pod, error)
 	// PodByIP returns the pod whose IP is ip.
 	PodByIP(ctx context.Context, ip string) (*api.Pod, error)
