@@ -65,6 +65,7 @@ func (c *simContainer) Exec(ctx context.Context, cmd []string, streams Streams) 
 // ErrCommandNotFound.
 type commandNotFoundError struct{ err *simshell.NotFoundError }
 
+// Error is the shell's message; Unwrap makes it an ErrCommandNotFound.
 func (e *commandNotFoundError) Error() string { return e.err.Error() }
 func (e *commandNotFoundError) Unwrap() error { return ErrCommandNotFound }
 

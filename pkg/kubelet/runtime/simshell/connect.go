@@ -38,6 +38,7 @@ type destination struct {
 // pod listens on the port.
 type errRefused struct{ reason string }
 
+// Error says why the connection was refused.
 func (e *errRefused) Error() string { return "connection refused: " + e.reason }
 
 // destinationOf finds where a TCP connection from the pod to ip:port lands.

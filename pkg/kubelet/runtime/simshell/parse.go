@@ -55,6 +55,7 @@ type andOr struct {
 // syntaxError is a line the shell cannot parse, worded like busybox ash.
 type syntaxError struct{ msg string }
 
+// Error is the message after "sh: ".
 func (e *syntaxError) Error() string { return "syntax error: " + e.msg }
 
 // token is a lexer token: an operator (";", "&&", "||", "|", a

@@ -166,6 +166,8 @@ func (sh *Shell) lookupVar(name string) string {
 // exec fails as a missing executable does, exit code 127.
 type NotFoundError struct{ Command string }
 
+// Error reads like runc's message for a missing executable, followed by
+// what the simulated shell knows.
 func (e *NotFoundError) Error() string {
 	return fmt.Sprintf("exec: %q: executable file not found in $PATH (kplane's simulated runtime runs no programs; "+
 		"its shell knows: %s)", e.Command, strings.Join(commandNames(), " "))

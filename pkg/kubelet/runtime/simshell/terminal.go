@@ -164,6 +164,7 @@ type crlfWriter struct {
 	lastByte byte
 }
 
+// Write writes p with each lone "\n" turned into "\r\n".
 func (c *crlfWriter) Write(p []byte) (int, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
