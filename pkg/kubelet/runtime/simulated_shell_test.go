@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"io"
 	goruntime "runtime"
 	"slices"
 	"strings"
@@ -83,6 +84,35 @@ func TestSimulatedInteractiveShellContainerExitsWithItsShell(t *testing.T) {
 	}
 	if want := "/ # hostname\r\nt\r\n/ # exit 3\r\n"; out.String() != want {
 		t.Errorf("terminal shows %q, want %q", out.String(), want)
+	}
+}
+
+func TestSimulatedShellContainerOutlivesADetachedClient(t *testing.T) {
+	pod := shellPod(api.Container{Name: "t", Image: "busybox", Command: []string{"/bin/sh"}, Stdin: true})
+	c := startSim(t, pod, "t")
+	ctx, cancel := context.WithCancel(t.Context())
+	stdin, typing := io.Pipe()
+	done := make(chan error)
+	var out bytes.Buffer
+	go func() { done <- c.Attach(ctx, Streams{Stdin: stdin, Stdout: &out}) }()
+	io.WriteString(typing, "hostname\n") // returns once the shell has read it
+	cancel()                             // the client detaches without closing stdin
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	typing.Close()
+	select {
+	case <-c.Done():
+		t.Fatalf("the container exited (%d) when its client detached; without stdinOnce it keeps running", c.ExitCode())
+	default:
+	}
+	// A second client gets a session of its own, whose exit ends the container.
+	if err := c.Attach(t.Context(), Streams{Stdin: strings.NewReader("exit 0\n"), Stdout: &out}); err != nil {
+		t.Fatal(err)
+	}
+	<-c.Done()
+	if c.ExitCode() != 0 || c.Reason() != ReasonCompleted {
+		t.Errorf("exit %d (%s), want 0 (Completed)", c.ExitCode(), c.Reason())
 	}
 }
 
