@@ -22,10 +22,8 @@ import (
 // simulatedHTTP is what a simulated pod answers when the shell's curl or
 // wget reaches it. It is the one place the shell meets the simulated
 // runtime's HTTP answers: SimulatedHTTPResponse (simhttp.go) writes
-// nginx's welcome page naming the pod. Until that file is merged, nothing
-// answers and curl says "Couldn't connect to server"; connecting them is
-// this one line: var simulatedHTTP simshell.HTTPResponder = SimulatedHTTPResponse.
-var simulatedHTTP simshell.HTTPResponder
+// nginx's welcome page naming the pod, the same page port-forward serves.
+var simulatedHTTP simshell.HTTPResponder = SimulatedHTTPResponse
 
 // shellSettings are the node's settings the simulated shell needs, from
 // Config.
