@@ -38,14 +38,19 @@ bench: build
 	$(GO) test -run '^$$' -bench 'W6Deployment1000Journal$$' -benchtime 1x -count 5 -timeout 30m ./bench/ | tee -a bench/report.txt
 	$(GO) test -run '^$$' -bench 'W6Deployment1000JournalFollowed' -benchtime 1x -count 3 -timeout 30m ./bench/ | tee -a bench/report.txt
 	$(GO) test -run '^$$' -bench 'W6Deployment1000RollingUpdate' -benchtime 1x -count 3 -timeout 30m ./bench/ | tee -a bench/report.txt
+	$(GO) test -run '^$$' -bench 'PortForward' -benchtime 20x -count 3 ./pkg/streaming/ | tee -a bench/report.txt
 	$(GO) test -run '^$$' -bench 'InformerEventThroughput' -benchtime 200000x -count 3 ./pkg/informer/ | tee -a bench/report.txt
 	$(GO) test -run '^$$' -bench 'InformerMemoryPer10kPods' -benchtime 3x -count 1 ./pkg/informer/ | tee -a bench/report.txt
 	$(GO) test -run '^$$' -bench 'InformerJournalCost' -benchtime 200000x -count 3 -benchmem ./pkg/informer/ | tee -a bench/report.txt
+	$(GO) test -run '^$$' -bench 'DNSServiceQueries' -benchtime 100000x -count 5 ./pkg/dns/ | tee -a bench/report.txt
+	$(GO) test -run '^$$' -bench '1000Services10Endpoints' -benchtime 5x -count 5 ./pkg/proxy/ | tee -a bench/report.txt
+	$(GO) test -run '^$$' -bench 'ExecStdout' -benchtime 20x -count 3 ./pkg/kubelet/server/ | tee -a bench/report.txt
 
 fuzz:
 	$(GO) test -run '^$$' -fuzz FuzzInto -fuzztime 20s ./pkg/apiserver/decode/
 	$(GO) test -run '^$$' -fuzz FuzzStrategicMerge -fuzztime 20s ./pkg/api/patch/
 	$(GO) test -run '^$$' -fuzz FuzzParse -fuzztime 20s ./pkg/api/labels/
+	$(GO) test -run '^$$' -fuzz FuzzResolve -fuzztime 20s ./pkg/dns/
 
 clean:
 	rm -rf $(BIN)

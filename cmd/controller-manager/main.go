@@ -58,7 +58,8 @@ administrators' tokens only (docs/debug-api.md).`,
 	f := cmd.Flags()
 	f.StringVar(&opts.Kubeconfig, "kubeconfig", opts.Kubeconfig, "kubeconfig file with the apiserver's address and this controller-manager's credentials (required)")
 	f.StringSliceVar(&opts.Controllers, "controllers", opts.Controllers,
-		"controllers to run: '*' runs every controller on by default, 'foo' turns foo on, '-foo' turns it off; the first entry naming a controller wins. Known: "+strings.Join(names, ", "))
+		"controllers to run: '*' runs every controller on by default, 'foo' turns foo on, '-foo' turns it off; the first entry naming a controller wins. Known: "+strings.Join(names, ", ")+
+			". Upstream's cloud controllers (cloud-node-lifecycle, route, service) run in the cloud-controller-manager, as with an external cloud provider")
 	for _, d := range controllermanager.Controllers() {
 		f.Var(opts.SyncsFlag(d.Name), d.SyncsFlag, fmt.Sprintf("how many keys the %s controller syncs at once", d.Name))
 	}

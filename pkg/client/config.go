@@ -139,6 +139,10 @@ func (c *Config) Validate() error {
 }
 
 // maxRetries turns the Config's MaxRetries into a retry count.
+// TLSConfig is the TLS configuration the client uses, for connections it
+// does not make itself (ctl exec's WebSocket).
+func (c *Config) TLSConfig() (*tls.Config, error) { return clientTLSConfig(c) }
+
 func (c *Config) maxRetries() int {
 	switch {
 	case c.MaxRetries < 0:

@@ -50,6 +50,7 @@ func knownComponents(o Options) []string {
 	for _, node := range NodeNames(o.Nodes) {
 		names = append(names, KubeletComponent(node))
 	}
+	names = append(names, DNSComponent) // when bin/dns was built
 	return names
 }
 

@@ -16,11 +16,12 @@ import (
 // only pods that tolerate the taint land there.
 const ControlPlaneNodeName = "control-plane"
 
-// Taint and label kubeadm puts on control-plane nodes, in the kubelet flag
-// syntax (key=value:Effect; the value is empty).
+// Taint and labels kubeadm puts on control-plane nodes, in the kubelet flag
+// syntax (key=value:Effect; the values are empty). The second label keeps
+// the node out of cloud load balancers' node sets.
 const (
-	controlPlaneTaint = "node-role.kubernetes.io/control-plane=:NoSchedule"
-	controlPlaneLabel = "node-role.kubernetes.io/control-plane="
+	controlPlaneTaint  = "node-role.kubernetes.io/control-plane=:NoSchedule"
+	controlPlaneLabels = "node-role.kubernetes.io/control-plane=,node.kubernetes.io/exclude-from-external-load-balancers="
 )
 
 // Binary names the launcher looks for in Options.BinDir.
@@ -208,7 +209,7 @@ func planComponents(o Options) ([]component, error) {
 			"--cluster-domain", ClusterDomain,
 		}
 		if node == ControlPlaneNodeName {
-			args = append(args, "--register-with-taints", controlPlaneTaint, "--node-labels", controlPlaneLabel)
+			args = append(args, "--register-with-taints", controlPlaneTaint, "--node-labels", controlPlaneLabels)
 		}
 		if dnsAddress != "" {
 			args = append(args, "--dns-address", dnsAddress)

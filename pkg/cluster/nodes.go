@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"kplane/pkg/api"
+	"kplane/pkg/cloudprovider"
 )
 
 // nodeReady returns whether node's Ready condition is True, and otherwise a
@@ -26,6 +27,18 @@ func nodeReady(node *api.Node) (bool, string) {
 	return false, "no Ready condition yet"
 }
 
+// cloudUninitialized reports whether node still carries the taint its
+// kubelet registered it with under --cloud-provider=external, which the
+// cloud-controller-manager's cloud-node controller removes.
+func cloudUninitialized(node *api.Node) bool {
+	for _, t := range node.Spec.Taints {
+		if t.Key == cloudprovider.TaintExternalCloudProvider {
+			return true
+		}
+	}
+	return false
+}
+
 // nodesNotReady describes each node of want that is not Ready in nodes,
 // e.g. "node2: not registered". An empty result means all are Ready.
 func nodesNotReady(want []string, nodes []*api.Node) []string {
@@ -42,6 +55,10 @@ func nodesNotReady(want []string, nodes []*api.Node) []string {
 		}
 		if ready, why := nodeReady(n); !ready {
 			waiting = append(waiting, fmt.Sprintf("%s: %s", name, why))
+		} else if cloudUninitialized(n) {
+			// Ready, but no pod would be scheduled there yet: a cluster
+			// that says "ready" must run what it is given.
+			waiting = append(waiting, fmt.Sprintf("%s: waiting for the cloud-controller-manager to remove the %s taint", name, cloudprovider.TaintExternalCloudProvider))
 		}
 	}
 	return waiting

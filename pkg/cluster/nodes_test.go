@@ -14,6 +14,11 @@ func node(name string, conds ...api.NodeCondition) *api.Node {
 	return n
 }
 
+func uninitialized(n *api.Node) *api.Node {
+	n.Spec.Taints = []api.Taint{{Key: "node.cloudprovider.kubernetes.io/uninitialized", Value: "true", Effect: api.TaintEffectNoSchedule}}
+	return n
+}
+
 func TestNodesNotReady(t *testing.T) {
 	ready := api.NodeCondition{Type: api.NodeReady, Status: api.ConditionTrue}
 	notReady := api.NodeCondition{Type: api.NodeReady, Status: api.ConditionFalse, Reason: "KubeletNotReady"}
@@ -32,6 +37,8 @@ func TestNodesNotReady(t *testing.T) {
 			[]string{"control-plane: NotReady: KubeletNotReady", "node1: no Ready condition yet"}},
 		{"unknown", []*api.Node{node("control-plane", api.NodeCondition{Type: api.NodeReady, Status: api.ConditionUnknown}), node("node1", ready)},
 			[]string{"control-plane: NotReady"}},
+		{"ready but not yet initialized by the cloud", []*api.Node{node("control-plane", ready), uninitialized(node("node1", ready))},
+			[]string{"node1: waiting for the cloud-controller-manager to remove the node.cloudprovider.kubernetes.io/uninitialized taint"}},
 	}
 	for _, tt := range tests {
 		if got := nodesNotReady(want, tt.nodes); !slices.Equal(got, tt.want) {

@@ -23,7 +23,7 @@ func TestOptionsValidate(t *testing.T) {
 		{"supervisor cannot detach", func(o *Options) { o.Detach, o.Supervisor = true, true }, "cannot detach again"},
 		{"verbosity per component", func(o *Options) { o.Verbosity = map[string]int{"scheduler": 4, "kubelet": 2, "kubelet-node2": 3} }, ""},
 		{"verbosity of an unknown component", func(o *Options) { o.Verbosity = map[string]int{"schedular": 4} },
-			`--v: unknown component "schedular"; the components are apiserver, scheduler, controller-manager, kubelet, kubelet-control-plane, kubelet-node1, kubelet-node2`},
+			`--v: unknown component "schedular"; the components are apiserver, scheduler, controller-manager, kubelet, kubelet-control-plane, kubelet-node1, kubelet-node2, dns`},
 		{"verbosity of a node the cluster lacks", func(o *Options) { o.Verbosity = map[string]int{"kubelet-node3": 1} }, `unknown component "kubelet-node3"`},
 		{"negative verbosity", func(o *Options) { o.Verbosity = map[string]int{"apiserver": -1} }, "must not be negative"},
 		{"trace informers", func(o *Options) { o.TraceInformers = []string{"scheduler", "kubelet"} }, ""},

@@ -21,6 +21,9 @@ type StatusReport struct {
 	Running bool
 	// Server is the apiserver URL recorded at start.
 	Server string
+	// DNS is the address the cluster DNS answers on (its --listen), for
+	// `dig @127.0.0.1 -p PORT`; empty when the cluster runs no DNS.
+	DNS string
 	// Supervisor is the launcher process (`ctl up`, or the background
 	// supervisor of a detached cluster).
 	Supervisor ComponentStatus
@@ -71,6 +74,9 @@ func Status(dataDir string) (StatusReport, error) {
 	report.Server = state.Server
 	report.Supervisor = componentStatus("supervisor", state.Supervisor)
 	report.Running = report.Supervisor.Running
+	if rec, ok := state.Components[DNSComponent]; ok {
+		report.DNS = flagValue(rec.Args, "--listen")
+	}
 	for name, rec := range state.Components {
 		cs := componentStatus(name, rec)
 		report.Components = append(report.Components, cs)
@@ -85,6 +91,20 @@ func Status(dataDir string) (StatusReport, error) {
 		}
 	}
 	return report, nil
+}
+
+// flagValue is the value of flag in a recorded command line ("--listen
+// ADDR" or "--listen=ADDR"), or "" when it has none.
+func flagValue(args []string, flag string) string {
+	for i, arg := range args {
+		if arg == flag && i+1 < len(args) {
+			return args[i+1]
+		}
+		if value, ok := strings.CutPrefix(arg, flag+"="); ok {
+			return value
+		}
+	}
+	return ""
 }
 
 func componentStatus(name string, rec ProcessRecord) ComponentStatus {

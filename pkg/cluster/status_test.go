@@ -30,6 +30,7 @@ func TestStatusReportsRecordedProcesses(t *testing.T) {
 		Components: map[string]ProcessRecord{
 			"apiserver":     {PID: os.Getpid(), Args: []string{"/nowhere/apiserver"}},
 			"kubelet-node1": {PID: os.Getpid(), Args: os.Args, Restarts: 3},
+			"dns":           {PID: os.Getpid(), Args: []string{"/nowhere/dns", "--kubeconfig", "k", "--listen", "127.0.0.1:40053"}},
 		}}
 	if err := s.write(layout{dir}.stateFile()); err != nil {
 		t.Fatal(err)
@@ -41,9 +42,12 @@ func TestStatusReportsRecordedProcesses(t *testing.T) {
 	if !r.Running || !r.Supervisor.Running {
 		t.Errorf("report = %+v, want running", r)
 	}
-	if len(r.Components) != 2 || r.Components[0].Name != "apiserver" || r.Components[0].Running ||
-		!r.Components[1].Running || r.Components[1].Restarts != 3 {
+	if len(r.Components) != 3 || r.Components[0].Name != "apiserver" || r.Components[0].Running ||
+		r.Components[1].Name != "dns" || !r.Components[2].Running || r.Components[2].Restarts != 3 {
 		t.Errorf("components = %+v", r.Components)
+	}
+	if r.DNS != "127.0.0.1:40053" {
+		t.Errorf("DNS = %q, want the dns component's --listen 127.0.0.1:40053", r.DNS)
 	}
 	// No kubeconfig: the API part of the report says so instead of failing.
 	if r.APIError == "" {

@@ -11,10 +11,10 @@ package controllermanager
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"os"
+	"strings"
 	"sync"
 
 	"kplane/pkg/api"
@@ -77,7 +77,7 @@ func Run(ctx context.Context, opts Options) error {
 // next: it releases all of this when it returns.
 func New(opts Options) (*ControllerManager, error) {
 	if err := opts.Validate(); err != nil {
-		return nil, fmt.Errorf("controller-manager options: %w", err)
+		return nil, fmt.Errorf("%s options: %w", opts.name(), err)
 	}
 	base := opts.Logger
 	if base == nil {
@@ -100,21 +100,21 @@ func New(opts Options) (*ControllerManager, error) {
 	if identity == "" {
 		identity = leaderelection.NewIdentity()
 	}
-	m := &ControllerManager{opts: opts, log: base.With("component", "controller-manager"), base: base, clock: clk, virtual: virtual, identity: identity}
+	m := &ControllerManager{opts: opts, log: base.With("component", opts.name()), base: base, clock: clk, virtual: virtual, identity: identity}
 
 	cfg, err := client.ConfigFromKubeconfig(opts.Kubeconfig, "")
 	if err != nil {
-		return nil, fmt.Errorf("controller-manager: %w", err)
+		return nil, fmt.Errorf("%s: %w", opts.name(), err)
 	}
-	cfg.UserAgent = userAgent
+	cfg.UserAgent = "kplane-" + opts.name()
 	cfg.Logger = base
 	cfg.QPS, cfg.Burst = opts.KubeAPIQPS, opts.KubeAPIBurst
 	// Each write goes into the debug journal; a controller's worker names
 	// the controller as its actor (controllerutil.ProcessNext).
-	cfg.OnWrite = opts.Journal.WriteHook("controller-manager", nil)
+	cfg.OnWrite = opts.Journal.WriteHook(opts.name(), nil)
 	m.rootCA = cfg.CAData
 	if m.client, err = client.New(cfg); err != nil {
-		return nil, fmt.Errorf("controller-manager: %w", err)
+		return nil, fmt.Errorf("%s: %w", opts.name(), err)
 	}
 	factoryOpts := []informer.Option{informer.WithLogger(base), informer.WithClock(clk), informer.WithJournal(opts.Journal), informer.WithFIFO(opts.InformerFIFO)}
 	if opts.TraceInformers {
@@ -122,6 +122,12 @@ func New(opts Options) (*ControllerManager, error) {
 	}
 	m.informers = informer.NewSharedInformerFactory(m.client, 0, factoryOpts...)
 
+	if opts.Registry == nil {
+		for _, entry := range cloudControllersNamed(opts.Controllers) {
+			m.log.Info("controller runs in the cloud-controller-manager, as upstream's do with an external cloud provider; ignored here",
+				"controller", entry, "cloudControllerManagerController", CloudControllers[strings.TrimPrefix(entry, "-")])
+		}
+	}
 	if err := m.buildControllers(); err != nil {
 		m.release()
 		return nil, err
@@ -130,7 +136,7 @@ func New(opts Options) (*ControllerManager, error) {
 	mux := debug.ComponentMux(opts.Journal, debug.TokenReviewAuthenticator(m.client), nil)
 	if m.server, err = debug.Listen("--bind-address", opts.BindAddress, mux); err != nil {
 		m.release()
-		return nil, fmt.Errorf("controller-manager: %w", err)
+		return nil, fmt.Errorf("%s: %w", opts.name(), err)
 	}
 	return m, nil
 }
@@ -138,7 +144,7 @@ func New(opts Options) (*ControllerManager, error) {
 // buildControllers calls New of every selected controller, in registry
 // order, each with a recorder of its own.
 func (m *ControllerManager) buildControllers() error {
-	for _, d := range enabledControllers(m.opts.Controllers, Controllers()) {
+	for _, d := range enabledControllers(m.opts.Controllers, m.opts.registry()) {
 		source := d.EventSource
 		if source == "" {
 			source = d.Name + "-controller"
@@ -150,7 +156,7 @@ func (m *ControllerManager) buildControllers() error {
 			Logger: m.base, Clock: m.clock, Options: m.opts, RootCA: m.rootCA,
 		})
 		if err != nil {
-			return fmt.Errorf("controller-manager: build %s controller: %w", d.Name, err)
+			return fmt.Errorf("%s: build %s controller: %w", m.opts.name(), d.Name, err)
 		}
 		m.controllers = append(m.controllers, managed{name: d.Name, workers: m.opts.workers(d), controller: ctrl})
 	}
@@ -194,14 +200,14 @@ func (m *ControllerManager) Run(ctx context.Context) error {
 	stopServing := m.server.Serve(m.log)
 	defer stopServing()
 	if err := debug.Announce(m.opts.DebugEndpointFile, m.opts.DebugComponent, "http://"+m.Addr(), m.leaderIdentity()); err != nil {
-		return fmt.Errorf("controller-manager: %w", err)
+		return fmt.Errorf("%s: %w", m.opts.name(), err)
 	}
 
 	// On the cluster clock, every timer must start from the cluster's time.
 	if m.virtual != nil {
 		follower := clusterclock.NewFollower(m.client, m.virtual, m.base)
 		if err := follower.Start(ctx); err != nil {
-			return fmt.Errorf("controller-manager: %w", err)
+			return fmt.Errorf("%s: %w", m.opts.name(), err)
 		}
 		defer follower.Stop()
 	}
@@ -244,13 +250,13 @@ func (m *ControllerManager) runWithLeaderElection(ctx context.Context) error {
 		},
 	})
 	if err != nil {
-		return fmt.Errorf("controller-manager: %w", err)
+		return fmt.Errorf("%s: %w", m.opts.name(), err)
 	}
 	m.opts.Journal.RegisterLeader(le)
 	m.log.Info("waiting to lead", "lease", m.opts.LeaderElectResourceNamespace+"/"+m.opts.LeaderElectResourceName, "identity", m.identity)
 	le.Run(ctx)
 	if ctx.Err() == nil {
-		return errors.New("controller-manager: leader election lost")
+		return fmt.Errorf("%s: leader election lost", m.opts.name())
 	}
 	return nil
 }

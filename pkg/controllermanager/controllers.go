@@ -84,9 +84,10 @@ type Descriptor struct {
 // one is one line here (plus its import).
 //
 // Upstream kube-controller-manager's --controllers names, for reference
-// (* = kplane has it):
+// (* = kplane has it, (c) = kplane runs it in the cloud-controller-manager,
+// as upstream does with an external cloud provider; see CloudControllers):
 //
-//	attachdetach, bootstrapsigner (off by default), cloud-node-lifecycle,
+//	attachdetach, bootstrapsigner (off by default), cloud-node-lifecycle(c),
 //	clusterrole-aggregation, cronjob, csrapproving, csrcleaner, csrsigning,
 //	daemonset, deployment*, disruption, endpoint*, endpointslice*,
 //	endpointslicemirroring, ephemeral-volume, garbagecollector*,
@@ -94,8 +95,8 @@ type Descriptor struct {
 //	namespace*, nodeipam, nodelifecycle*, persistentvolume-binder*,
 //	persistentvolume-expander, persistentvolumeclaim-protection,
 //	persistentvolume-protection, pod-garbage-collector, replicaset*,
-//	replicationcontroller*, resourcequota, root-ca-cert-publisher*, route,
-//	service, serviceaccount*, serviceaccount-token, statefulset,
+//	replicationcontroller*, resourcequota, root-ca-cert-publisher*, route(c),
+//	service(c), serviceaccount*, serviceaccount-token, statefulset,
 //	taint-eviction-controller*, tokencleaner (off by default), ttl,
 //	ttl-after-finished.
 //

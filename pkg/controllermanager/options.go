@@ -102,6 +102,16 @@ type Options struct {
 	// Logger receives the manager's logs; nil logs text to stderr at the
 	// level --v asks for.
 	Logger *slog.Logger
+
+	// Name is the manager's component name in its logs, its client's
+	// user agent ("kplane-<name>") and its journal's writes; empty is
+	// "controller-manager". The cloud-controller-manager, built on this
+	// package, sets "cloud-controller-manager".
+	Name string
+	// Registry lists the controllers this manager can run; nil is
+	// kube-controller-manager's (Controllers()). The
+	// cloud-controller-manager passes its own four.
+	Registry []Descriptor
 	// Clock drives the controllers' back-off, the informers and the
 	// election; nil is the wall clock.
 	Clock clock.Clock
@@ -120,7 +130,6 @@ const (
 	DefaultLeaseNamespace         = "kube-system"
 	DefaultBindAddress            = "127.0.0.1:10257" // kube-controller-manager's --secure-port
 	DefaultNodeMonitorGracePeriod = 50 * time.Second  // upstream since 1.32 (40 s before)
-	userAgent                     = "kplane-controller-manager"
 )
 
 // DefaultOptions returns the options of a default controller-manager,
@@ -154,10 +163,17 @@ func (o *Options) Validate() error {
 	if o.Kubeconfig == "" {
 		errs = append(errs, errors.New("--kubeconfig is required"))
 	}
-	if err := checkSelection(o.Controllers, Controllers()); err != nil {
+	selection := o.Controllers
+	if o.Registry == nil {
+		// kube-controller-manager's cloud controllers run in the
+		// cloud-controller-manager: naming them is no mistake (New says
+		// where they run).
+		selection = withoutCloudControllers(selection)
+	}
+	if err := checkSelection(selection, o.registry()); err != nil {
 		errs = append(errs, err)
 	}
-	for _, d := range Controllers() {
+	for _, d := range o.registry() {
 		if n, ok := o.ConcurrentSyncs[d.Name]; ok && n < 1 {
 			errs = append(errs, fmt.Errorf("--%s must be at least 1, got %d", d.SyncsFlag, n))
 		}
@@ -177,7 +193,7 @@ func (o *Options) Validate() error {
 	if o.NodeMonitorGracePeriod <= 0 {
 		errs = append(errs, fmt.Errorf("--node-monitor-grace-period must be positive, got %v", o.NodeMonitorGracePeriod))
 	}
-	if o.HostPathVolumesDir == "" && slices.ContainsFunc(enabledControllers(o.Controllers, Controllers()),
+	if o.HostPathVolumesDir == "" && slices.ContainsFunc(enabledControllers(o.Controllers, o.registry()),
 		func(d Descriptor) bool { return d.Name == hostpathprovisioner.Name }) {
 		errs = append(errs, fmt.Errorf("--hostpath-volumes-dir is required by the %s controller", hostpathprovisioner.Name))
 	}
@@ -193,6 +209,23 @@ func (o *Options) Validate() error {
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// registry is the controllers this manager can run: Registry, or
+// kube-controller-manager's.
+func (o *Options) registry() []Descriptor {
+	if o.Registry != nil {
+		return o.Registry
+	}
+	return Controllers()
+}
+
+// name is the manager's component name: Name, or "controller-manager".
+func (o *Options) name() string {
+	if o.Name != "" {
+		return o.Name
+	}
+	return "controller-manager"
 }
 
 // workers returns the worker count for controller d.

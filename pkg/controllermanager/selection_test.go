@@ -101,3 +101,21 @@ func TestRegistry(t *testing.T) {
 		}
 	}
 }
+
+// Upstream's cloud controllers are accepted by the kube controller-manager
+// (they run in the cloud-controller-manager), and only by it.
+func TestCloudControllersAreNotUnknown(t *testing.T) {
+	o := DefaultOptions()
+	o.Kubeconfig = "k"
+	o.Controllers = []string{"*", "-route", "service", "cloud-node-lifecycle"}
+	if err := o.Validate(); err != nil {
+		t.Fatalf("Validate: %v", err)
+	}
+	if got := cloudControllersNamed(o.Controllers); !slices.Equal(got, []string{"-route", "service", "cloud-node-lifecycle"}) {
+		t.Fatalf("cloudControllersNamed = %v", got)
+	}
+	o.Registry = knownForTest // another manager's registry: its own names only
+	if err := o.Validate(); err == nil || !strings.Contains(err.Error(), `"service"`) {
+		t.Fatalf("Validate with another registry: err = %v, want service unknown", err)
+	}
+}

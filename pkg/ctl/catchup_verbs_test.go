@@ -223,7 +223,7 @@ func TestGeneratorsDryRun(t *testing.T) {
 		"create rolebinding rb --user=u":                                    "error: exactly one of clusterrole or role must be specified\n",
 		"create job j":                                                      "error: either --image or --from must be specified\n",
 		"run web --image=x --restart=Sometimes":                             "error: invalid restart policy: Sometimes\nSee 'ctl run -h' for help and examples\n",
-		"run web --image=x -i":                                              "error: kplane does not serve pods/attach yet: run the pod without -i, -t or --attach and follow it with `ctl logs -f web`\n",
+		"run web --image=x -t":                                              "error: -i/--stdin is required for containers with -t/--tty=true\nSee 'ctl run -h' for help and examples\n",
 		"create quota q --hard=cpu":                                         "error: Invalid argument syntax cpu, expected <resource>=<value>\n",
 		"create ingress x":                                                  "error: not enough information provided: every ingress has to either specify a default-backend (which catches all traffic) or a list of rules (which catch specific paths)\n",
 		"create ingress x --rule=shop.example=web:80":                       "error: rule shop.example=web:80 is invalid and should be in format host/path=svcname:svcport[,tls[=secret]]\n",

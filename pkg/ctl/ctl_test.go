@@ -73,6 +73,13 @@ node1           NotReady: KubeletNotReady
 		t.Errorf("status output:\n%s\nwant:\n%s", out.String(), want)
 	}
 
+	report.DNS = "127.0.0.1:40053"
+	out.Reset()
+	printStatus(&out, ".kplane", report, now)
+	if !strings.HasPrefix(out.String(), "kplane is running in .kplane; apiserver https://127.0.0.1:6443\ndns 127.0.0.1:40053\n\nCOMPONENT") {
+		t.Errorf("status with a DNS:\n%s", out.String())
+	}
+
 	report.Nodes, report.APIError = nil, "connection refused"
 	out.Reset()
 	printStatus(&out, ".kplane", report, now)

@@ -107,6 +107,8 @@ Inside the cluster:
   ctl why             the latest decision of every controller and the scheduler about an object
   ctl time            the cluster clock and the wall clock; time advance moves the clock of
                       a cluster started with --virtual-clock
+  ctl cloud           the simulated cloud: load-balancers, instances, routes; instance
+                      shutdown|start|delete <node>
 
 Which cluster: --kubeconfig, else the first existing file of $KUBECONFIG,
 else ./.kplane/kubeconfig (the cluster ` + "`ctl up`" + ` started here), else
@@ -142,6 +144,7 @@ else ./.kplane/kubeconfig (the cluster ` + "`ctl up`" + ` started here), else
 	root.AddCommand(newAnnotateCommand(f))
 	root.AddCommand(newPatchCommand(f))
 	root.AddCommand(newLogsCommand(f))
+	root.AddCommand(newExecCommand(f))
 	root.AddCommand(newCordonCommand(f))
 	root.AddCommand(newUncordonCommand(f))
 	root.AddCommand(newDrainCommand(f))
@@ -161,10 +164,12 @@ else ./.kplane/kubeconfig (the cluster ` + "`ctl up`" + ` started here), else
 	// scheduler recorded.
 	root.AddCommand(newTraceCommand(f))
 	root.AddCommand(newQueuesCommand(streams, debugAPI))
+	root.AddCommand(newProxyRulesCommand(streams, debugAPI))
 	root.AddCommand(newEtcdCommand(f))
 	root.AddCommand(newFaultCommand(f, debugAPI))
 	root.AddCommand(newWhyCommand(f))
 	root.AddCommand(newTimeCommand(f))
+	root.AddCommand(newCloudCommand(streams, debugAPI))
 	return root, f
 }
 

@@ -20,8 +20,7 @@ type runOptions struct {
 	env             []string
 	command         bool
 	expose          bool
-	// The attaching flags exist so a kubectl command line is understood;
-	// kplane serves no pods/attach yet.
+	// The attaching flags (run_attach.go).
 	stdin, tty, attach, rm bool
 }
 
@@ -38,12 +37,16 @@ container port; --expose also creates a ClusterIP Service of that name
 selecting the pod. The pod is not managed by any controller: deleted, it
 stays deleted (use ` + "`ctl create deployment`" + ` for pods that come back).
 
-kplane does not serve pods/attach yet, so -i, -t, --attach and --rm are
-refused; follow the pod's output with ` + "`ctl logs -f NAME`" + ` instead.`,
+With -i (stdin), -t (a terminal) or --attach, ctl attaches to the
+container once it runs, as kubectl does: its output comes here, and with
+-i what you type goes to it until your input ends. --rm deletes the pod
+afterwards. What a container does with that depends on the runtime (with
+` + "`ctl up --runtime process`" + ` a shell really runs; see docs/exec.md).`,
 		Example: `  ctl run web --image=nginx --port=80
   ctl run once --image=busybox --restart=Never -- echo hello
   ctl run shell --image=busybox --command -- sh -c 'sleep 3600'
-  ctl run web --image=nginx --port=80 --expose --dry-run=client -o yaml`,
+  ctl run web --image=nginx --port=80 --expose --dry-run=client -o yaml
+  ctl run -it --rm shell --image=busybox --restart=Never -- sh`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return o.run(cmd, f, args)
 		},
@@ -59,9 +62,9 @@ refused; follow the pod's output with ` + "`ctl logs -f NAME`" + ` instead.`,
 	flags.StringArrayVar(&o.env, "env", nil, "an environment variable of the container, NAME=value; repeat for more")
 	flags.BoolVar(&o.command, "command", false, "the words after -- are the command (replacing the image's entrypoint), not its args")
 	flags.BoolVar(&o.expose, "expose", false, "also create a ClusterIP Service named NAME for --port")
-	flags.BoolVarP(&o.stdin, "stdin", "i", false, "attach to the container's stdin (not served by kplane yet)")
-	flags.BoolVarP(&o.tty, "tty", "t", false, "give the container a terminal (not served by kplane yet)")
-	flags.BoolVar(&o.attach, "attach", false, "attach to the container (not served by kplane yet)")
+	flags.BoolVarP(&o.stdin, "stdin", "i", false, "pass stdin to the container (and attach to it)")
+	flags.BoolVarP(&o.tty, "tty", "t", false, "give the container a terminal; needs -i")
+	flags.BoolVar(&o.attach, "attach", false, "attach to the container once it runs (default with -i or -t)")
 	flags.BoolVar(&o.rm, "rm", false, "delete the pod once the attached session ends (needs attaching)")
 	o.write.add(flags, "kubectl-run")
 	return cmd
@@ -84,8 +87,8 @@ func (o *runOptions) run(cmd *cobra.Command, f *factory, args []string) error {
 	if o.rm && !attaching {
 		return usageError(path, "--rm should only be used for attached containers")
 	}
-	if attaching {
-		return fmt.Errorf("kplane does not serve pods/attach yet: run the pod without -i, -t or --attach and follow it with `%s logs -f %s`", cmd.Root().Name(), args[0])
+	if o.tty && !o.stdin {
+		return usageError(path, "-i/--stdin is required for containers with -t/--tty=true")
 	}
 	if o.expose && o.port == "" {
 		return usageError(path, "--port must be set when exposing a service")
@@ -103,6 +106,12 @@ func (o *runOptions) run(cmd *cobra.Command, f *factory, args []string) error {
 	pod, err := o.pod(args[0], args[1:])
 	if err != nil {
 		return err
+	}
+	if attaching {
+		if o.expose {
+			return usageError(path, "--expose can't be used with attached containers options (--attach, --stdin, or --tty)")
+		}
+		return o.runAttached(cmd.Context(), f, pod)
 	}
 	if o.expose {
 		port, _ := strconv.Atoi(o.port) // checked by pod

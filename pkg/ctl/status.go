@@ -44,7 +44,12 @@ func printStatus(out io.Writer, dataDir string, r cluster.StatusReport, now time
 		fmt.Fprintf(out, "kplane is not running in %s.\n", dataDir)
 		return
 	}
-	fmt.Fprintf(out, "kplane is running in %s; apiserver %s\n\n", dataDir, r.Server)
+	fmt.Fprintf(out, "kplane is running in %s; apiserver %s\n", dataDir, r.Server)
+	if r.DNS != "" {
+		// The cluster DNS's address, for dig @127.0.0.1 -p PORT (docs/dns.md).
+		fmt.Fprintf(out, "dns %s\n", r.DNS)
+	}
+	fmt.Fprintln(out)
 
 	w := tabwriter.NewWriter(out, 0, 8, 3, ' ', 0)
 	fmt.Fprintln(w, "COMPONENT\tPID\tSTATUS\tRESTARTS\tAGE")

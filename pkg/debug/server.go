@@ -76,6 +76,13 @@ func (j *Journal) Handler(authn Authenticator, withMetrics bool) http.Handler {
 	if authn == nil {
 		return mux
 	}
+	return AdminOnly(authn, mux)
+}
+
+// AdminOnly serves h to members of AdminGroup only, as authn identifies
+// them: 401 without credentials, 403 without the group. Components use it
+// for debug routes outside /debug/ (kube-proxy's /proxy/rules).
+func AdminOnly(authn Authenticator, h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		_, groups, ok := authn(r)
 		if !ok {
@@ -84,7 +91,7 @@ func (j *Journal) Handler(authn Authenticator, withMetrics bool) http.Handler {
 		}
 		for _, g := range groups {
 			if g == AdminGroup {
-				mux.ServeHTTP(w, r)
+				h.ServeHTTP(w, r)
 				return
 			}
 		}

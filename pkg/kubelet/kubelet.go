@@ -299,7 +299,9 @@ type Kubelet struct {
 func newKubelet(name string, index int, opts *Options, c, eventClient *client.Client, podInformer informer.TypedInformer[*api.Pod],
 	status *statusManager, baseLog *slog.Logger) (*Kubelet, error) {
 	log := baseLog.With("component", "kubelet", "node", name)
-	rtConfig := runtime.Config{NodeName: name, Logger: log, Clock: opts.Clock}
+	rtConfig := runtime.Config{NodeName: name, Logger: log, Clock: opts.Clock,
+		NodeIP: opts.NodeIP, ClusterDNS: opts.ClusterDNS, ClusterDomain: opts.ClusterDomain,
+		DNSAddress: opts.DNSAddress, KubeProxyAddress: opts.KubeProxyAddress, Cluster: shellCluster{client: c}}
 	var rt runtime.Runtime
 	var err error
 	if opts.NewRuntime != nil {

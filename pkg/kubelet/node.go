@@ -23,6 +23,7 @@ import (
 	"kplane/pkg/api"
 	apierrors "kplane/pkg/api/errors"
 	"kplane/pkg/client"
+	"kplane/pkg/cloudprovider"
 )
 
 // KubeletVersion is the version every kplane node reports.
@@ -72,6 +73,12 @@ func (k *Kubelet) newNode(now time.Time) *api.Node {
 			Annotations: map[string]string{annotationControllerManagedAttach: "true"},
 		},
 		Spec: api.NodeSpec{Taints: append([]api.Taint(nil), k.opts.RegisterWithTaints...)},
+	}
+	if k.opts.CloudProvider == CloudProviderExternal {
+		// As upstream's kubelet: the node stays unschedulable until the
+		// cloud-controller-manager has described its machine and removed
+		// the taint (pkg/controllers/cloudnode).
+		node.Spec.Taints = append(node.Spec.Taints, api.Taint{Key: cloudprovider.TaintExternalCloudProvider, Value: "true", Effect: api.TaintEffectNoSchedule})
 	}
 	for key, value := range k.opts.NodeLabels {
 		node.Labels[key] = value

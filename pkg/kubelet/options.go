@@ -237,6 +237,10 @@ func DefaultOptions() Options {
 	}
 }
 
+// CloudProviderExternal is --cloud-provider's one value: the cloud is the
+// cloud-controller-manager's business.
+const CloudProviderExternal = "external"
+
 // Validate reports every problem with the options at once.
 func (o *Options) Validate() error {
 	var errs []error
@@ -280,6 +284,10 @@ func (o *Options) Validate() error {
 	}
 	if _, err := netip.ParseAddr(o.NodeIP); err != nil {
 		errs = append(errs, fmt.Errorf("--node-ip %q: %w", o.NodeIP, err))
+	}
+	if o.CloudProvider != "" && o.CloudProvider != CloudProviderExternal {
+		errs = append(errs, fmt.Errorf("--cloud-provider %q: must be empty or %q (kplane has no in-tree cloud providers, as upstream since 1.31)",
+			o.CloudProvider, CloudProviderExternal))
 	}
 	for _, d := range []struct {
 		name  string

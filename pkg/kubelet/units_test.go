@@ -217,3 +217,32 @@ func TestEventQPS(t *testing.T) {
 		}
 	}
 }
+
+// With --cloud-provider=external the node registers with the cloud's
+// uninitialized taint, after the taints it was asked for; without, it has
+// only those.
+func TestNewNodeCarriesTheCloudTaintWithAnExternalCloudProvider(t *testing.T) {
+	for _, provider := range []string{"", CloudProviderExternal} {
+		opts := DefaultOptions()
+		opts.CloudProvider = provider
+		opts.RegisterWithTaints = []api.Taint{{Key: "node-role.kubernetes.io/control-plane", Effect: api.TaintEffectNoSchedule}}
+		k := &Kubelet{nodeName: "node1", opts: &opts}
+		taints := k.newNode(time.Now()).Spec.Taints
+		var got []string
+		for _, taint := range taints {
+			got = append(got, taint.Key+"="+taint.Value+":"+string(taint.Effect))
+		}
+		want := "node-role.kubernetes.io/control-plane=:NoSchedule"
+		if provider == CloudProviderExternal {
+			want += " node.cloudprovider.kubernetes.io/uninitialized=true:NoSchedule"
+		}
+		if strings.Join(got, " ") != want {
+			t.Errorf("--cloud-provider %q: taints %v, want %s", provider, got, want)
+		}
+	}
+	opts := DefaultOptions()
+	opts.Kubeconfig, opts.NodeName, opts.CloudProvider = "k", "n", "aws"
+	if err := opts.Validate(); err == nil || !strings.Contains(err.Error(), `--cloud-provider "aws"`) {
+		t.Errorf("Validate with --cloud-provider aws: %v", err)
+	}
+}

@@ -272,6 +272,12 @@ func requireRecorded(t *testing.T, state *cluster.State, bin string, kubelets ..
 	if framework.HasBinary(bin, "controller-manager") {
 		want = append(want, "controller-manager")
 	}
+	if framework.HasBinary(bin, "dns") {
+		want = append(want, "dns")
+	}
+	if framework.HasBinary(bin, "cloud-controller-manager") {
+		want = append(want, "cloud-controller-manager")
+	}
 	for _, name := range want {
 		if _, ok := state.Components[name]; !ok {
 			t.Errorf("cluster.json does not record %s: %v", name, state.Components)

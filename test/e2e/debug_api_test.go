@@ -31,7 +31,8 @@ import (
 func TestDebugAPI(t *testing.T) {
 	c := framework.StartCluster(t, nil)
 	ctx := context.Background()
-	want := []string{"apiserver", "controller-manager", "kubelet-control-plane", "kubelet-node1", "kubelet-node2", "scheduler"}
+	want := []string{"apiserver", "cloud-controller-manager", "controller-manager", "dns", "kube-proxy-control-plane", "kube-proxy-node1", "kube-proxy-node2",
+		"kubelet-control-plane", "kubelet-node1", "kubelet-node2", "scheduler"}
 	var endpoints []debug.Endpoint
 	framework.Eventually(t, 30*time.Second, func() (bool, string) {
 		var err error
@@ -73,7 +74,8 @@ func TestDebugAPI(t *testing.T) {
 			t.Errorf("%s /debug/pprof/: %d, want 200", e.Component, code)
 		}
 	}
-	for component, metric := range map[string]string{"scheduler": "go_goroutines", "kubelet-node1": "kubelet_running_pods"} {
+	for component, metric := range map[string]string{"scheduler": "go_goroutines", "kubelet-node1": "kubelet_running_pods",
+		"kube-proxy-node1": "kubeproxy_sync_proxy_rules_duration_seconds"} {
 		body := debugBody(t, httpClient, byName[component].URL+"/metrics", admin.Token)
 		if !strings.Contains(body, metric) {
 			t.Errorf("%s /metrics has no %s:\n%.500s", component, metric, body)

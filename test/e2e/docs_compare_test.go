@@ -40,6 +40,12 @@ var normalisers = []struct {
 	// resourceVersions in YAML, JSON and trace lines.
 	{regexp.MustCompile(`(resourceVersion"?:\s*)"?\d+"?`), "${1}<rv>"},
 	{regexp.MustCompile(`\brv=\d+`), "rv=<rv>"},
+	// kube-proxy's per-endpoint chains are named after a hash of the
+	// endpoint's IP (iptables' KUBE-SEP-<16 base32>, nftables'
+	// endpoint-<8 base32>-ns/svc/proto/port__<ip>/<port>, and affinity-
+	// likewise; the IP after "__" is no word of its own).
+	{regexp.MustCompile(`\bKUBE-SEP-[A-Z2-7]{16}\b`), "KUBE-SEP-<hash>"},
+	{regexp.MustCompile(`\b(endpoint|affinity)-[A-Z2-7]{8}-([^\s_]+)__\d{1,3}\.\d{1,3}\.\d{1,3}\.\d{1,3}/`), "${1}-<hash>-${2}__<ip>/"},
 	// Loopback addresses carry ports picked at random (the apiserver's,
 	// a metrics server's).
 	{regexp.MustCompile(`(127\.0\.0\.1|localhost):\d+`), "<ip>:<port>"},

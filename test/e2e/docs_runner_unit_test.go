@@ -170,6 +170,9 @@ func TestDocsReadOnlyCommands(t *testing.T) {
 		"ctl fault api-error --resource pods --verb get --code 500": false,
 		"ctl fault api-error": false,
 		"ctl why deploy/web --all | grep 'new ReplicaSet 0 → 3'": true,
+		"ctl cloud load-balancers":                               true,
+		"ctl cloud routes":                                       true,
+		"ctl cloud instance shutdown node1 | head -1":            false,
 	} {
 		if got := readOnlyCommand(cmd); got != want {
 			t.Errorf("readOnlyCommand(%q) = %v, want %v", cmd, got, want)

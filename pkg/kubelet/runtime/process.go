@@ -7,7 +7,8 @@ package runtime
 //
 //	container runtime (containerd)     process runtime
 //	──────────────────────────────     ───────────────────────────────────────
-//	image entrypoint + cmd             spec.command + args (no image: command is required)
+//	image entrypoint + cmd             spec.command + args (no image: command is required,
+//	                                   except args alone for busybox, alpine, … — process_env.go)
 //	PID namespace, init process        process group; its leader is "PID 1"
 //	container exits with PID 1         leader exits → the rest of the group is killed
 //	SIGTERM, then SIGKILL after grace  the same, sent to the whole process group
@@ -17,14 +18,15 @@ package runtime
 // Files: process.go (start, wait, stop), process_env.go (environment and
 // $(VAR) expansion), process_logs.go (log files and readers),
 // process_usage.go (CPU and memory), process_probes.go (exec, httpGet and
-// tcpSocket probes, which only ever dial 127.0.0.1).
+// tcpSocket probes, which only ever dial 127.0.0.1), process_exec.go
+// (`kubectl exec`), process_attach.go (a container's own stdin or terminal,
+// and `kubectl attach`).
 
 import (
 	"context"
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"log/slog"
 	"os"
 	"os/exec"
@@ -190,7 +192,9 @@ func (p *Process) Start(ctx context.Context, pod *api.Pod, container *api.Contai
 	if err != nil {
 		return nil, err
 	}
-	c := &processContainer{logs: logs, done: make(chan struct{}), startedAt: time.Now()}
+	c := &processContainer{logs: logs, done: make(chan struct{}), startedAt: time.Now(),
+		env: env, workingDir: workingDir, log: log,
+		wantStdin: container.Stdin, stdinOnce: container.StdinOnce, wantTTY: container.TTY}
 	if err := c.start(cmd); err != nil {
 		logs.drain(0)
 		log.Info("container failed to start", "err", err)
@@ -253,6 +257,23 @@ type processContainer struct {
 	logs      *logFile
 	startedAt time.Time
 	done      chan struct{}
+	log       *slog.Logger
+
+	// env and workingDir are what the container's command got; an exec
+	// runs with the same (process_exec.go).
+	env        []string
+	workingDir string
+
+	// The container's own stdin and terminal (process_attach.go), as its
+	// spec asks: with stdin, stdin is the write end of the process's stdin
+	// pipe, kept open for attached clients; with tty, terminal is the
+	// master side of the process's pseudo-terminal, its input and output
+	// both, and stdin is the same file.
+	wantStdin, stdinOnce, wantTTY bool
+	stdin                         *os.File
+	terminal                      *os.File
+	stdinClosed                   sync.Once
+	attached                      attachments
 
 	// pgid is the process group (the leader's PID).
 	pgid int
@@ -264,8 +285,24 @@ type processContainer struct {
 	usage    usageSampler
 }
 
-// start launches cmd with its output going to the log file.
+// start launches cmd with its output going to the log file and to attached
+// clients, and with a stdin or a terminal if the spec asks for one.
 func (c *processContainer) start(cmd *exec.Cmd) error {
+	c.logs.observe = c.attached.broadcast
+	if c.wantTTY {
+		if started, err := c.startWithTerminal(cmd); started || err != nil {
+			return err
+		}
+	}
+	if c.wantStdin {
+		r, w, err := os.Pipe()
+		if err != nil {
+			return fmt.Errorf("create stdin pipe: %w", err)
+		}
+		// The child has its own copy of the read end once started.
+		defer r.Close()
+		cmd.Stdin, c.stdin = r, w
+	}
 	stdout, err := c.logs.stream("stdout")
 	if err != nil {
 		return err
@@ -282,16 +319,17 @@ func (c *processContainer) start(cmd *exec.Cmd) error {
 	stdout.Close()
 	stderr.Close()
 	if err != nil {
-		// Word it as runc does: exec: "/bin/x": exec format error.
-		var pathErr *fs.PathError
-		if errors.As(err, &pathErr) {
-			return fmt.Errorf("exec: %q: %w", cmd.Args[0], pathErr.Err)
-		}
-		return err
+		c.closeStdin()
+		return startError(cmd, err)
 	}
+	c.started(cmd)
+	return nil
+}
+
+// started records the running process group.
+func (c *processContainer) started(cmd *exec.Cmd) {
 	c.pgid = cmd.Process.Pid
 	c.usage = usageSampler{pgid: c.pgid, startedAt: c.startedAt}
-	return nil
 }
 
 // wait reaps the leader, then ends the container as a PID namespace ends
@@ -318,6 +356,7 @@ func (c *processContainer) wait(cmd *exec.Cmd, log *slog.Logger) {
 	c.mu.Unlock()
 
 	c.logs.drain(processGraceAfterLeaderExit)
+	c.closeStdin()
 
 	reason := ExitReason(code)
 	c.mu.Lock()

@@ -116,8 +116,13 @@ func subscript(fieldPath, prefix string) (string, bool) {
 // containerCommand is spec.command followed by spec.args, each expanded with
 // $(VAR) references to the container's environment. Without a command
 // there is nothing to run (no image entrypoint), so the result is empty.
+//
+// The one exception: images known to have no ENTRYPOINT (busybox, alpine
+// and the distributions' base images) run their args alone, as a runtime
+// does for them, so that `kubectl run t --image=busybox -- sh`, which sets
+// args ["sh"] and no command, runs sh.
 func containerCommand(container *api.Container, env []string) []string {
-	if len(container.Command) == 0 {
+	if len(container.Command) == 0 && (len(container.Args) == 0 || !imagesWithoutEntrypoint[imageName(container.Image)]) {
 		return nil
 	}
 	lookup := func(name string) (string, bool) {
@@ -133,6 +138,23 @@ func containerCommand(container *api.Container, env []string) []string {
 		argv = append(argv, expandVars(a, lookup))
 	}
 	return argv
+}
+
+// imagesWithoutEntrypoint are well-known images whose ENTRYPOINT is empty:
+// their CMD is only a default for args.
+var imagesWithoutEntrypoint = map[string]bool{
+	"busybox": true, "alpine": true, "debian": true, "ubuntu": true, "fedora": true,
+}
+
+// imageName is an image reference's repository name without registry,
+// path, tag or digest: docker.io/library/busybox:1.36 → busybox.
+func imageName(image string) string {
+	if i := strings.LastIndexByte(image, '/'); i >= 0 {
+		image = image[i+1:]
+	}
+	image, _, _ = strings.Cut(image, "@")
+	image, _, _ = strings.Cut(image, ":")
+	return image
 }
 
 // expandVars replaces $(NAME) by the variable's value, as the kubelet does
@@ -242,7 +264,7 @@ func lookPath(name, path, workingDir string) (string, error) {
 			return file, nil
 		}
 	}
-	return "", fmt.Errorf("exec: %q: executable file not found in $PATH", name)
+	return "", fmt.Errorf("exec: %q: %w in $PATH", name, ErrCommandNotFound)
 }
 
 // checkExecutable says why file cannot be executed, if it cannot.

@@ -12,7 +12,6 @@ package runtime
 // stream. Readers turn it back into the bytes the process wrote.
 
 import (
-	"bufio"
 	"bytes"
 	"errors"
 	"fmt"
@@ -53,6 +52,11 @@ type logFile struct {
 	// are their pipes, closed by finish if a straggler holds a write end.
 	streams  sync.WaitGroup
 	readEnds []*os.File
+
+	// observe, when set before the first stream starts, also receives
+	// every chunk of output as it is read (process_attach.go: the
+	// attached clients). It must not keep p.
+	observe func(stream string, p []byte)
 }
 
 // createLogFile creates (or truncates) the log file of one run.
@@ -75,6 +79,15 @@ func (l *logFile) stream(name string) (*os.File, error) {
 	if err != nil {
 		return nil, fmt.Errorf("create %s pipe: %w", name, err)
 	}
+	l.follow(name, r)
+	return w, nil
+}
+
+// follow copies what r delivers into the log as stream name until r ends,
+// then closes r. r is a pipe's read end or a terminal's master side (which
+// ends with EIO once the container's processes have all closed the
+// terminal).
+func (l *logFile) follow(name string, r *os.File) {
 	l.mu.Lock()
 	l.readEnds = append(l.readEnds, r)
 	l.mu.Unlock()
@@ -84,23 +97,37 @@ func (l *logFile) stream(name string) (*os.File, error) {
 		defer r.Close()
 		l.copyLines(name, r)
 	}()
-	return w, nil
 }
 
 // copyLines writes each line read from r as one entry; a line longer than
 // maxLogLineSize, or unfinished when r ends, is written in partial entries.
+// It reads whatever r has rather than whole lines, so that observe (an
+// attached client) sees a shell's prompt, which ends no line, at once.
 func (l *logFile) copyLines(stream string, r io.Reader) {
-	br := bufio.NewReaderSize(r, maxLogLineSize)
+	buf := make([]byte, 32*1024)
+	var pending []byte // read, not yet written as an entry
 	for {
-		line, err := br.ReadSlice('\n')
-		switch {
-		case err == nil:
-			l.write(stream, "F", line[:len(line)-1])
-		case errors.Is(err, bufio.ErrBufferFull):
-			l.write(stream, "P", line)
-		default:
-			if len(line) > 0 {
-				l.write(stream, "P", line)
+		n, err := r.Read(buf)
+		if n > 0 {
+			if l.observe != nil {
+				l.observe(stream, buf[:n])
+			}
+			pending = append(pending, buf[:n]...)
+			for {
+				if i := bytes.IndexByte(pending, '\n'); i >= 0 && i < maxLogLineSize {
+					l.write(stream, "F", pending[:i])
+					pending = pending[i+1:]
+				} else if len(pending) >= maxLogLineSize {
+					l.write(stream, "P", pending[:maxLogLineSize])
+					pending = pending[maxLogLineSize:]
+				} else {
+					break
+				}
+			}
+		}
+		if err != nil {
+			if len(pending) > 0 {
+				l.write(stream, "P", pending)
 			}
 			return
 		}

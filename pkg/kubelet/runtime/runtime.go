@@ -28,6 +28,7 @@ import (
 
 	"kplane/pkg/api"
 	"kplane/pkg/clock"
+	"kplane/pkg/kubelet/runtime/simshell"
 )
 
 // Runtime starts and stops containers for the kubelet.
@@ -106,6 +107,22 @@ type Config struct {
 	// its containers are real processes, which run, write their logs and
 	// use CPU in wall time however a fake clock is stepped.
 	Clock clock.Clock
+
+	// The node's network as a pod sees it, for the simulated runtime's
+	// shell (package simshell); the process runtime ignores them.
+	//
+	// NodeIP is the node's address. ClusterDNS and ClusterDomain are the
+	// kubelet's --cluster-dns and --cluster-domain, written in each pod's
+	// resolv.conf. DNSAddress is the loopback host:port where the cluster
+	// DNS really answers (--dns-address): the shell's look-ups go there,
+	// never to ClusterDNS, which is a label. KubeProxyAddress is the
+	// node's kube-proxy (--kube-proxy-address), asked where a connection
+	// to a Service address would go. Empty addresses: no DNS, no kube-proxy.
+	NodeIP, ClusterDNS, ClusterDomain string
+	DNSAddress, KubeProxyAddress      string
+	// Cluster reads pods, ConfigMaps and Secrets from the API for the
+	// shell (curl's destination pod, volume files); nil: none are found.
+	Cluster simshell.Cluster
 }
 
 // Factory builds a Runtime for one node.

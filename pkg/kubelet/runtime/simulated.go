@@ -17,7 +17,11 @@ import (
 const SimulatedName = "simulated"
 
 func init() {
-	Register(SimulatedName, func(cfg Config) (Runtime, error) { return NewSimulated(cfg.Logger, cfg.Clock), nil })
+	Register(SimulatedName, func(cfg Config) (Runtime, error) {
+		s := NewSimulated(cfg.Logger, cfg.Clock)
+		s.shell = shellSettingsFrom(cfg)
+		return s, nil
+	})
 }
 
 // Simulated is the runtime in which nothing runs. Each run is a goroutine
@@ -32,6 +36,9 @@ func init() {
 type Simulated struct {
 	log   *slog.Logger
 	clock clock.Clock
+	// shell is what the simulated shell of exec and attach needs to know
+	// about the node (simulated_shell.go).
+	shell shellSettings
 }
 
 // NewSimulated returns a simulated runtime whose runs live on clk (nil:
@@ -67,7 +74,7 @@ func (s *Simulated) Start(ctx context.Context, pod *api.Pod, container *api.Cont
 		case <-t.C():
 		}
 	}
-	return newSimContainer(ctx, s.clock, pod, container.Name, plan, s.clock.Now()), nil
+	return newSimContainer(ctx, s.clock, pod, container.Name, plan, s.clock.Now(), &s.shell), nil
 }
 
 // Adopt takes over a run a previous kubelet started: the new run keeps the
@@ -78,7 +85,7 @@ func (s *Simulated) Adopt(ctx context.Context, pod *api.Pod, container *api.Cont
 		return nil, false
 	}
 	plan, _ := simPlanFor(pod, container, int(status.RestartCount))
-	return newSimContainer(ctx, s.clock, pod, container.Name, plan, status.State.Running.StartedAt.Time), true
+	return newSimContainer(ctx, s.clock, pod, container.Name, plan, status.State.Running.StartedAt.Time, &s.shell), true
 }
 
 // simContainer is one simulated run. Its goroutine (live) waits for the
@@ -93,6 +100,12 @@ type simContainer struct {
 	stop      chan time.Duration
 	stopOnce  sync.Once
 	logs      *simLog
+	// shell is the node's settings for the simulated shell; session is
+	// held while a client is attached to an interactive shell container,
+	// and shellExit carries that shell's exit status to live.
+	shell     *shellSettings
+	session   sync.Mutex
+	shellExit chan int
 
 	mu       sync.Mutex
 	pod      *api.Pod // latest version, for usage and probes
@@ -100,9 +113,10 @@ type simContainer struct {
 	reason   string
 }
 
-func newSimContainer(ctx context.Context, clk clock.Clock, pod *api.Pod, name string, plan simPlan, startedAt time.Time) *simContainer {
+func newSimContainer(ctx context.Context, clk clock.Clock, pod *api.Pod, name string, plan simPlan, startedAt time.Time, shell *shellSettings) *simContainer {
 	c := &simContainer{name: name, plan: plan, clock: clk, startedAt: startedAt, pod: pod,
-		done: make(chan struct{}), stop: make(chan time.Duration, 1), logs: newSimLog()}
+		done: make(chan struct{}), stop: make(chan time.Duration, 1), logs: newSimLog(),
+		shell: shell, shellExit: make(chan int, 1)}
 	if plan.logs != "" {
 		text := plan.logs
 		if !strings.HasSuffix(text, "\n") {
@@ -126,6 +140,8 @@ func (c *simContainer) live(ctx context.Context) {
 		c.exit(c.plan.exitCode, c.plan.reason)
 	case grace := <-c.stop:
 		c.exit(c.terminate(ctx, grace))
+	case code := <-c.shellExit:
+		c.exit(code, ExitReason(code))
 	case <-ctx.Done():
 		c.exit(137, ReasonError)
 	}

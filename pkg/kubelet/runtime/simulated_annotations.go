@@ -175,7 +175,7 @@ func simPlanFor(pod *api.Pod, container *api.Container, attempt int) (plan simPl
 		plan.forever = true
 	} else if d, ok := duration(SimRunSeconds); ok {
 		plan.runFor = d
-	} else if runsToCompletion(pod, container) {
+	} else if runsToCompletion(pod, container) && !isInteractiveShell(container) {
 		plan.runFor = DefaultSimRunDuration
 	} else {
 		plan.forever = true

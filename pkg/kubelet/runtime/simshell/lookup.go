@@ -1,0 +1,164 @@
+package simshell
+
+// This file holds the name look-up commands: getent hosts (glibc) and
+// nslookup (busybox's, the one in the busybox image tutorials use).
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/netip"
+	"strings"
+
+	"github.com/miekg/dns"
+)
+
+// cmdGetent answers `getent hosts [name…]` as glibc's getent does: one
+// line per address, "%-15s %s" with the canonical name and aliases; with
+// no name, every hosts-file line; exit 2 when a name is not found.
+func cmdGetent(ctx context.Context, sh *Shell, args []string, std stdio) int {
+	if len(args) < 2 {
+		fmt.Fprintln(std.err, "Usage: getent [OPTION...] database [key ...]")
+		return 1
+	}
+	if db := args[1]; db != "hosts" && db != "ahosts" && db != "ahostsv4" {
+		fmt.Fprintf(std.err, "Unknown database: %s (kplane's simulated shell knows only the hosts database)\n", db)
+		return 1
+	}
+	if len(args) == 2 {
+		for _, e := range sh.resolver.hosts {
+			fmt.Fprintf(std.out, "%-15s %s\n", e.ip, strings.Join(e.names, " "))
+		}
+		return 0
+	}
+	status := 0
+	for _, name := range args[2:] {
+		res, err := sh.resolver.lookupHost(ctx, name)
+		if err != nil {
+			status = 2
+			continue
+		}
+		for _, addr := range res.addrs {
+			fmt.Fprintf(std.out, "%-15s %s\n", addr, strings.Join(append([]string{res.name}, res.aliases...), " "))
+		}
+	}
+	return status
+}
+
+// cmdNslookup answers `nslookup name [server]` as busybox's nslookup does:
+// the server it asked, then one block per question — A and AAAA (or the
+// -type= given) for the name with each search domain when the name has no
+// dot, or PTR for an address — printing "Name:\t…\nAddress: …" per answer or
+// "** server can't find …: NXDOMAIN". It exits 1 when any question failed,
+// which busybox does even when another one found the name.
+func cmdNslookup(ctx context.Context, sh *Shell, args []string, std stdio) int {
+	var operands []string
+	var qtypes []uint16 // -type=SRV; none: A and AAAA (or PTR for an address)
+	for _, a := range args[1:] {
+		if !strings.HasPrefix(a, "-") {
+			operands = append(operands, a)
+			continue
+		}
+		option, value, _ := strings.Cut(strings.TrimLeft(a, "-"), "=")
+		switch option {
+		case "type", "querytype", "query", "q", "ty":
+			qtype, ok := dns.StringToType[strings.ToUpper(value)]
+			if !ok {
+				fmt.Fprintf(std.err, "nslookup: invalid query type \"%s\"\n", value)
+				return 1
+			}
+			qtypes = append(qtypes, qtype)
+		case "debug", "timeout", "t", "retry", "port":
+		default:
+			fmt.Fprintln(std.err, "Usage: nslookup [-type=QUERY_TYPE] [-debug] HOST [DNS_SERVER]")
+			return 1
+		}
+	}
+	if len(operands) == 0 || len(operands) > 2 {
+		fmt.Fprintln(std.err, "Usage: nslookup [-type=QUERY_TYPE] [-debug] HOST [DNS_SERVER]")
+		return 1
+	}
+	name := operands[0]
+	r := sh.resolver
+	server := ""
+	if len(r.conf.Nameservers) > 0 {
+		server = r.conf.Nameservers[0]
+	}
+	if len(operands) == 2 {
+		server = operands[1]
+	}
+	if server == "" {
+		server = "127.0.0.1"
+	}
+	asked := *r
+	asked.conf.Nameservers = []string{server}
+
+	type question struct {
+		name  string
+		qtype uint16
+	}
+	var questions []question
+	if addr, err := netip.ParseAddr(name); err == nil && len(qtypes) == 0 {
+		reverse, _ := dns.ReverseAddr(addr.String())
+		questions = append(questions, question{strings.TrimSuffix(reverse, "."), dns.TypePTR})
+	} else {
+		names := []string{name}
+		if !strings.Contains(name, ".") {
+			names = nil
+			for _, s := range r.conf.Searches {
+				if s != "." && s != "" {
+					names = append(names, name+"."+strings.TrimSuffix(s, "."))
+				}
+			}
+			if len(names) == 0 {
+				names = []string{name}
+			}
+		}
+		if len(qtypes) == 0 {
+			qtypes = []uint16{dns.TypeA, dns.TypeAAAA}
+		}
+		for _, qtype := range qtypes {
+			for _, n := range names {
+				questions = append(questions, question{n, qtype})
+			}
+		}
+	}
+
+	status, printedServer := 0, false
+	for _, q := range questions {
+		in, err := asked.query(ctx, q.name, q.qtype)
+		if errors.Is(err, errNoServer) {
+			fmt.Fprintf(std.out, ";; connection timed out; no servers could be reached\n\n")
+			return 1
+		}
+		if !printedServer {
+			printedServer = true
+			fmt.Fprintf(std.out, "Server:\t\t%s\nAddress:\t%s:53\n\n", server, server)
+		}
+		if in.Rcode != dns.RcodeSuccess {
+			fmt.Fprintf(std.out, "** server can't find %s: %s\n\n", q.name, dns.RcodeToString[in.Rcode])
+			status = 1
+			continue
+		}
+		if !in.Authoritative && len(in.Answer) > 0 {
+			fmt.Fprintln(std.out, "Non-authoritative answer:")
+		}
+		for _, rr := range in.Answer {
+			owner := strings.TrimSuffix(rr.Header().Name, ".")
+			switch rr := rr.(type) {
+			case *dns.A:
+				fmt.Fprintf(std.out, "Name:\t%s\nAddress: %s\n", owner, rr.A)
+			case *dns.AAAA:
+				fmt.Fprintf(std.out, "Name:\t%s\nAddress: %s\n", owner, rr.AAAA)
+			case *dns.CNAME:
+				fmt.Fprintf(std.out, "%s\tcanonical name = %s\n", owner, strings.TrimSuffix(rr.Target, "."))
+			case *dns.PTR:
+				fmt.Fprintf(std.out, "%s\tname = %s\n", owner, strings.TrimSuffix(rr.Ptr, "."))
+			case *dns.SRV:
+				fmt.Fprintf(std.out, "%s\tservice = %d %d %d %s\n", owner, rr.Priority, rr.Weight, rr.Port, strings.TrimSuffix(rr.Target, "."))
+			}
+		}
+		fmt.Fprintln(std.out)
+	}
+	return status
+}

@@ -1,0 +1,73 @@
+package kubelet
+
+// This file gives the simulated runtime's shell (package
+// pkg/kubelet/runtime/simshell) its view of the API, through the
+// kubelet's own client: the pod behind an address for curl, the
+// ConfigMaps and Secrets of a pod's volumes for cat and ls, and the
+// Services whose variables `env` shows.
+
+import (
+	"context"
+	"fmt"
+
+	"kplane/pkg/api"
+	apierrors "kplane/pkg/api/errors"
+	"kplane/pkg/client"
+)
+
+// shellCluster implements simshell.Cluster with the kubelet's client. A
+// missing object is (nil, nil), as the interface asks.
+type shellCluster struct{ client *client.Client }
+
+// GetPod reads a pod.
+func (s shellCluster) GetPod(ctx context.Context, namespace, name string) (*api.Pod, error) {
+	return getOrNil(s.client.Pods(namespace).Get(ctx, name, client.GetOptions{}))
+}
+
+// PodByIP finds the live pod whose IP is ip (the status.podIP field
+// selector upstream's apiserver also serves). A finished pod's IP may
+// already be another pod's, so Succeeded and Failed pods are skipped.
+func (s shellCluster) PodByIP(ctx context.Context, ip string) (*api.Pod, error) {
+	list, err := s.client.Pods("").List(ctx, client.ListOptions{FieldSelector: "status.podIP=" + ip})
+	if err != nil {
+		return nil, fmt.Errorf("list pods with IP %s: %w", ip, err)
+	}
+	for _, pod := range list.Items {
+		if pod.Status.Phase != api.PodSucceeded && pod.Status.Phase != api.PodFailed && !pod.Spec.HostNetwork {
+			return pod, nil
+		}
+	}
+	return nil, nil
+}
+
+// ListServices lists the Services of a namespace (their variables are in
+// every container's environment).
+func (s shellCluster) ListServices(ctx context.Context, namespace string) ([]*api.Service, error) {
+	list, err := s.client.Services(namespace).List(ctx, client.ListOptions{})
+	if err != nil {
+		return nil, fmt.Errorf("list services in %s: %w", namespace, err)
+	}
+	return list.Items, nil
+}
+
+// GetConfigMap reads a ConfigMap.
+func (s shellCluster) GetConfigMap(ctx context.Context, namespace, name string) (*api.ConfigMap, error) {
+	return getOrNil(s.client.ConfigMaps(namespace).Get(ctx, name, client.GetOptions{}))
+}
+
+// GetSecret reads a Secret.
+func (s shellCluster) GetSecret(ctx context.Context, namespace, name string) (*api.Secret, error) {
+	return getOrNil(s.client.Secrets(namespace).Get(ctx, name, client.GetOptions{}))
+}
+
+// getOrNil turns a NotFound answer into (nil, nil).
+func getOrNil[T api.Object](obj T, err error) (T, error) {
+	var zero T
+	if apierrors.IsNotFound(err) {
+		return zero, nil
+	}
+	if err != nil {
+		return zero, err
+	}
+	return obj, nil
+}
