@@ -22,7 +22,7 @@ const svcsCurlAsks = 30
 // than one of them.
 func TestServicesCurlSimulated(t *testing.T) {
 	t.Parallel()
-	c := svcsStartCluster(t)
+	c := svcsStartCluster(t, svcsDNS, svcsKubeProxy)
 	applyYAML(t, c, svcsWebManifest)
 	pods := svcsReadyPods(t, c, "app=web", 3)
 	kubectl := framework.RequireKubectl(t)

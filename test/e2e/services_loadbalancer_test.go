@@ -28,7 +28,7 @@ const loadBalancerCleanupFinalizer = "service.kubernetes.io/load-balancer-cleanu
 // goes and `ctl cloud load-balancers` no longer lists the address.
 func TestServicesLoadBalancer(t *testing.T) {
 	t.Parallel()
-	c := svcsStartCluster(t)
+	c := svcsStartCluster(t, svcsCloud)
 	cl := c.Client(t)
 	c.MustKubectl(t, "create", "deployment", "web", "--image=nginx:1.27.0", "--replicas=3", "--port=80")
 	if out := c.MustKubectl(t, "expose", "deploy", "web", "--type", "LoadBalancer", "--port", "80"); strings.TrimSpace(out) != "service/web exposed" {

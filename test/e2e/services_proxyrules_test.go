@@ -19,7 +19,7 @@ import (
 // lists the Service's virtual server with three real servers.
 func TestServicesProxyRules(t *testing.T) {
 	t.Parallel()
-	c := svcsStartCluster(t)
+	c := svcsStartCluster(t, svcsKubeProxy)
 	applyYAML(t, c, svcsWebManifest)
 	pods := svcsReadyPods(t, c, "app=web", 3)
 	clusterIP := svcsServiceIP(t, c, "web")

@@ -31,25 +31,25 @@ import (
 // Item 2 (exec, port-forward, cp and run on the process runtime) is tested
 // by exec_test.go and portforward_test.go.
 
-// svcsComponents are the binaries these tests need beside the
-// controller-manager, and the branch of issue 14 that brings each.
-var svcsComponents = []struct{ binary, from string }{
-	{"dns", "the cluster DNS (./cmd/dns)"},
-	{"kube-proxy", "kube-proxy (./cmd/kube-proxy)"},
-	{"cloud-controller-manager", "the cloud-controller-manager (./cmd/cloud-controller-manager)"},
-}
+// The components a services test may need beside the controller-manager,
+// by binary name: `ctl up` starts each only when it was built.
+const (
+	svcsDNS       = "dns"                      // the cluster DNS, ./cmd/dns
+	svcsKubeProxy = "kube-proxy"               // one per node, ./cmd/kube-proxy
+	svcsCloud     = "cloud-controller-manager" // ./cmd/cloud-controller-manager
+)
 
 // svcsStartCluster starts a default cluster (two worker nodes, the
-// simulated runtime) with every component the services lesson needs; a
-// component that was not built fails the test, naming it, rather than
-// leaving the test to wait for an answer nobody gives.
-func svcsStartCluster(t *testing.T) *framework.LocalCluster {
+// simulated runtime) after checking that the components the test needs
+// were built: a missing one fails the test, naming it, rather than leaving
+// the test to wait for an answer nobody gives.
+func svcsStartCluster(t *testing.T, components ...string) *framework.LocalCluster {
 	t.Helper()
 	framework.RequireKubectl(t)
 	bin := requireControllerManager(t)
-	for _, c := range svcsComponents {
-		if !framework.HasBinary(bin, c.binary) {
-			t.Fatalf("bin/%s was not built: %s is missing, and `ctl up` starts it only when it exists", c.binary, c.from)
+	for _, c := range components {
+		if !framework.HasBinary(bin, c) {
+			t.Fatalf("bin/%s was not built (./cmd/%s is missing), and `ctl up` starts it only when it exists: this test needs it", c, c)
 		}
 	}
 	return framework.StartCluster(t, nil)
