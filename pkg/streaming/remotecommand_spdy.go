@@ -58,6 +58,9 @@ func acceptSPDY(w http.ResponseWriter, r *http.Request, opts RemoteCommandOption
 		return nil, err
 	}
 	conn.SetCloseTimeout(spdyCloseTimeout)
+	// A session on which nothing moves for hours is ended, as upstream's
+	// kubelet ends it (--streaming-connection-idle-timeout).
+	conn.SetIdleTimeout(DefaultStreamIdleTimeout)
 	resize := opts.TTY && protocol != RemoteCommandV2 && protocol != RemoteCommandV1
 	c, err := waitForSPDYStreams(conn, opened, opts, resize, streamCreationTimeout)
 	if err != nil {
