@@ -278,6 +278,11 @@ func requireRecorded(t *testing.T, state *cluster.State, bin string, kubelets ..
 	if framework.HasBinary(bin, "cloud-controller-manager") {
 		want = append(want, "cloud-controller-manager")
 	}
+	if framework.HasBinary(bin, "kube-proxy") { // one beside each kubelet
+		for _, kubelet := range kubelets {
+			want = append(want, cluster.KubeProxyComponent(strings.TrimPrefix(kubelet, "kubelet-")))
+		}
+	}
 	for _, name := range want {
 		if _, ok := state.Components[name]; !ok {
 			t.Errorf("cluster.json does not record %s: %v", name, state.Components)
