@@ -127,8 +127,6 @@ spec:
 		}{
 			{[]string{"auth", "whoami"},
 				"selfsubjectreviews.authentication.k8s.io is not served by kplane yet: you are the user of your kubeconfig's current context"},
-			{[]string{"exec", "web", "--", "ls"},
-				"pods/exec is not served by kplane yet: kplane's kubelets do not stream commands into containers; read a pod's output with `kubectl logs`"},
 		}
 		for _, tt := range tests {
 			r := c.Kubectl(t, "", tt.args...)
