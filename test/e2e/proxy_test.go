@@ -43,9 +43,27 @@ spec:
 `
 
 var (
+	// answeredByRE is the line of the simulated nginx page naming the pod.
+	answeredByRE      = regexp.MustCompile(`Answered by pod <b>([a-z0-9-]+)</b>`)
 	svcEndpointRuleRE = regexp.MustCompile(`(?m)^-A KUBE-SVC-[A-Z2-7]{16} -m comment --comment "default/web:http -> [0-9.]+:80"( -m statistic --mode random --probability (0\.\d{10}))? -j KUBE-SEP-[A-Z2-7]{16}$`)
 	realServerRE      = regexp.MustCompile(`(?m)^  -> 10\.244\.[0-9.]+:80 +Masq +1 +0 +0$`)
 )
+
+// curlWeb runs `kubectl exec client -- curl -s web` n times and returns
+// the pods that answered.
+func curlWeb(t *testing.T, c *framework.LocalCluster, n int) map[string]bool {
+	t.Helper()
+	reached := map[string]bool{}
+	for range n {
+		out := c.MustKubectl(t, "exec", "client", "--", "curl", "-s", "web")
+		m := answeredByRE.FindStringSubmatch(out)
+		if m == nil || !strings.HasPrefix(m[1], "web-") {
+			t.Fatalf("curl -s web answered:\n%s", out)
+		}
+		reached[m[1]] = true
+	}
+	return reached
+}
 
 // endpointRules returns the probabilities of default/web's KUBE-SVC
 // endpoint rules in order ("" for the last, unconditional one).
@@ -61,13 +79,17 @@ func endpointRules(rules string) []string {
 // with three ready endpoints, `ctl proxy-rules --node node1` shows the
 // KUBE-SVC chain with probabilities 0.3333333333 and 0.5000000000 and a
 // last unconditional jump; when a pod goes unready the rules soon show
-// two; the IPVS view shows three real servers.
+// two; the IPVS view shows three real servers. And Done-when 5, which
+// rests on these rules: `kubectl exec client -- curl -s web` answers as
+// one of the pods, repeated calls reach more than one, never the unready
+// one.
 func TestProxyRulesFollowReadiness(t *testing.T) {
 	c := framework.StartCluster(t, nil)
 	bin := framework.BuildBinaries(t)
 	if r := c.Kubectl(t, probedWeb, "apply", "-f", "-"); r.Err != nil {
 		t.Fatalf("kubectl apply: %v\n%s%s", r.Err, r.Stdout, r.Stderr)
 	}
+	c.MustKubectl(t, "run", "client", "--image=busybox", "--command", "--", "sleep", "3600")
 	rules := func(args ...string) string {
 		code, out := runCtl(t, bin, append([]string{"proxy-rules", "--node", "node1", "--data-dir", c.Dir}, args...)...)
 		if code != 0 {
@@ -95,12 +117,28 @@ func TestProxyRulesFollowReadiness(t *testing.T) {
 		t.Errorf("ctl proxy-rules --mode nftables:\n%s", nft)
 	}
 
+	c.MustKubectl(t, "wait", "--for=condition=Ready", "pod/client", "--timeout=60s")
+	// All 12 to one of three pods would happen once in 177 000 runs.
+	if reached := curlWeb(t, c, 12); len(reached) < 2 {
+		t.Errorf("12 curls from the client reached only %v, want more than one of the three pods", reached)
+	}
+
 	pod := strings.TrimSpace(strings.Split(c.MustKubectl(t, "get", "pods", "-l", "app=web", "-o", "name"), "\n")[0])
 	c.MustKubectl(t, "annotate", pod, "sim.kplane.io/readiness=fail", "--overwrite")
 	framework.Eventually(t, 60*time.Second, func() (bool, string) {
 		out := rules("--service", "default/web")
 		return strings.Join(endpointRules(out), ",") == "0.5000000000,", out
 	})
+	// The client's node may sync a moment later than node1: wait for its
+	// rules too, through what the client sees.
+	unready := strings.TrimPrefix(pod, "pod/")
+	framework.Eventually(t, 60*time.Second, func() (bool, string) {
+		reached := curlWeb(t, c, 6)
+		return !reached[unready], fmt.Sprintf("curls reached %v, including the unready %s", reached, unready)
+	})
+	if reached := curlWeb(t, c, 12); reached[unready] {
+		t.Errorf("after %s went unready, 12 curls reached %v, want the ready pods only", unready, reached)
+	}
 
 	// `ctl why svc/web` shows each kube-proxy's view of the Service: the
 	// endpoints it sends connections to, and the one it left out.
