@@ -11,17 +11,14 @@ import (
 	"kplane/test/framework"
 )
 
-// TestSimulatedShellReachesServices follows the seeds through a simulated
-// pod's shell, with the cluster DNS and each node's kube-proxy that `ctl up`
-// starts: `getent hosts` of a StatefulSet pod's stable name prints its IP,
+// simShellServices follows the seeds through a simulated pod's shell, with
+// the cluster DNS and each node's kube-proxy that `ctl up` starts: `getent hosts` of a StatefulSet pod's stable name prints its IP,
 // and `curl -s web` — a ClusterIP Service over three nginx pods — is
 // answered by one of them (the endpoint the node's kube-proxy chose), and
 // by more than one over repeated calls. Nothing dials a pod or Service IP:
 // the names go to the DNS on loopback, the connection to the kube-proxy's
 // route answer.
-func TestSimulatedShellReachesServices(t *testing.T) {
-	framework.RequireKubectl(t)
-	c := framework.StartCluster(t, nil)
+func simShellServices(t *testing.T, c *framework.LocalCluster) {
 	applyYAML(t, c, `apiVersion: v1
 kind: Service
 metadata:

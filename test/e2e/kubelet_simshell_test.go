@@ -10,13 +10,24 @@ import (
 	"kplane/test/framework"
 )
 
-// TestSimulatedShellAnswersKubectlExec execs into a pod of the simulated
-// runtime with the real kubectl, as the seeds do with a StatefulSet's pod:
-// single commands, the files the kubelet manages, a shell reading its
-// commands from stdin, and exit codes passed through.
-func TestSimulatedShellAnswersKubectlExec(t *testing.T) {
+// TestSimulatedShell drives the simulated runtime's shell with the real
+// kubectl on one cluster (which `ctl up` starts with the cluster DNS and a
+// kube-proxy per node): exec, `kubectl run -i` attaching to a shell
+// container, and names and Services reached from a pod. Each part uses its
+// own pods.
+func TestSimulatedShell(t *testing.T) {
 	framework.RequireKubectl(t)
 	c := framework.StartCluster(t, nil)
+	t.Run("exec", func(t *testing.T) { simShellExec(t, c) })
+	t.Run("run attaches", func(t *testing.T) { simShellRunAttaches(t, c) })
+	t.Run("services", func(t *testing.T) { simShellServices(t, c) })
+}
+
+// simShellExec execs into a pod of the simulated runtime, as the seeds do
+// with a StatefulSet's pod: single commands, the files the kubelet
+// manages, a shell reading its commands from stdin, and exit codes passed
+// through.
+func simShellExec(t *testing.T, c *framework.LocalCluster) {
 	applyYAML(t, c, `apiVersion: v1
 kind: Pod
 metadata:
@@ -67,4 +78,20 @@ spec:
 	if code == 0 || !strings.Contains(r.Stderr, "executable file not found") || !strings.Contains(r.Stderr, "simulated runtime") {
 		t.Errorf("kubectl exec web-0 -- top: exit %d, stderr %q; want a failure naming the missing executable and the simulated runtime", code, r.Stderr)
 	}
+}
+
+// simShellRunAttaches runs `kubectl run -i --rm` with a busybox shell: the
+// container's main process is a shell session, kubectl attaches to it, the
+// commands on stdin run, `exit 3` ends the container with 3, kubectl exits
+// with it and deletes the pod.
+func simShellRunAttaches(t *testing.T, c *framework.LocalCluster) {
+	r := c.Kubectl(t, "hostname\necho $HOME\nexit 3\n", "run", "-i", "--rm", "t", "--image=busybox", "--restart=Never", "--", "sh")
+	var exitErr *exec.ExitError
+	if !errors.As(r.Err, &exitErr) || exitErr.ExitCode() != 3 {
+		t.Fatalf("kubectl run -i --rm: %v, want exit code 3\nstdout:\n%s\nstderr:\n%s", r.Err, r.Stdout, r.Stderr)
+	}
+	if !strings.HasPrefix(r.Stdout, "t\n/root\n") || !strings.Contains(r.Stdout, `pod "t" deleted`) {
+		t.Errorf("stdout %q, want the shell's answers and the pod deleted", r.Stdout)
+	}
+	waitKubectl(t, c, 30*time.Second, func(out string) bool { _, listed := podTable(out)["t"]; return !listed }, "get", "pods", "--no-headers")
 }
