@@ -21,5 +21,11 @@
 //
 // Whatever the protocol, a session ends with a Status on the error
 // channel: Success, or Failure with reason NonZeroExitCode and the exit
-// code as a cause, which kubectl turns into its own exit code.
+// code as a cause, which kubectl turns into its own exit code. Port-forward
+// is the exception: its error streams carry plain text, the reason a port
+// could not be reached, and nothing when the connection went well.
+//
+// Files: spdy.go (negotiation and the SPDY upgrade), wsconn.go (a WebSocket
+// as a net.Conn), remotecommand*.go and status.go (exec and attach),
+// portforward*.go (port-forward).
 package streaming

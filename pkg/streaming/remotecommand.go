@@ -15,7 +15,6 @@ import (
 	"io"
 	"net/http"
 	"net/url"
-	"time"
 
 	"kplane/pkg/api"
 )
@@ -41,23 +40,16 @@ const (
 	RemoteCommandV5 = "v5.channel.k8s.io"
 )
 
-// The streamType header values of SPDY streams; their WebSocket channel
-// numbers follow the same order (stdin 0 … error 3, resize 4).
-// (Port-forward's error stream has the same type, "error".)
+// The streamType header values of a session's SPDY streams, besides
+// StreamTypeError (portforward.go), on which the Status that ends the
+// session comes. Their WebSocket channel numbers follow the same order:
+// stdin 0, stdout 1, stderr 2, error 3, resize 4.
 const (
 	StreamTypeStdin  = "stdin"
 	StreamTypeStdout = "stdout"
 	StreamTypeStderr = "stderr"
 	StreamTypeResize = "resize"
-
-	// streamTypeRemoteCommandError carries the Status that ends a session.
-	streamTypeRemoteCommandError = "error"
 )
-
-// remoteCommandStreamCreationTimeout bounds how long a SPDY server waits
-// for the client to open the streams it asked for: the default of
-// upstream's kubelet streaming server.
-const remoteCommandStreamCreationTimeout = 30 * time.Second
 
 // TerminalSize is a client's terminal size in characters, sent on the
 // resize stream as JSON ({"Width":80,"Height":24}, upstream's field names).
@@ -181,7 +173,7 @@ func AcceptRemoteCommand(w http.ResponseWriter, r *http.Request, opts RemoteComm
 	if IsWebSocketUpgrade(r) {
 		return acceptWebSocket(w, r, opts)
 	}
-	return acceptSPDY(w, r, opts, remoteCommandStreamCreationTimeout)
+	return acceptSPDY(w, r, opts, DefaultStreamCreationTimeout)
 }
 
 // decodeResizes reads the TerminalSizes a client sends on r, as upstream's

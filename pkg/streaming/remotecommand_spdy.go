@@ -10,7 +10,7 @@ package streaming
 //	stderr  with ?stderr=true (never with a TTY)
 //	resize  with ?tty=true, from v3 on: JSON TerminalSizes
 //
-// The server waits (at most 30 seconds) until all the
+// The server waits (at most DefaultStreamCreationTimeout) until all the
 // streams it expects from the query are open, then runs the command. The
 // session ends with the Status on the error stream, stdout and stderr
 // half-closed, and the connection closed. Upstream:
@@ -58,6 +58,9 @@ func acceptSPDY(w http.ResponseWriter, r *http.Request, opts RemoteCommandOption
 		return nil, err
 	}
 	conn.SetCloseTimeout(spdyCloseTimeout)
+	// A session on which nothing moves for hours is ended, as upstream's
+	// kubelet ends it (--streaming-connection-idle-timeout).
+	conn.SetIdleTimeout(DefaultStreamIdleTimeout)
 	resize := opts.TTY && protocol != RemoteCommandV2 && protocol != RemoteCommandV1
 	c, err := waitForSPDYStreams(conn, opened, opts, resize, streamCreationTimeout)
 	if err != nil {
@@ -90,7 +93,7 @@ func acceptSPDY(w http.ResponseWriter, r *http.Request, opts RemoteCommandOption
 // every one opts ask for.
 func waitForSPDYStreams(conn *spdystream.Connection, opened <-chan *spdystream.Stream, opts RemoteCommandOptions, resize bool, timeout time.Duration) (*spdySession, error) {
 	c := &spdySession{conn: conn, gone: make(chan struct{})}
-	want := map[string]bool{streamTypeRemoteCommandError: true, StreamTypeStdin: opts.Stdin, StreamTypeStdout: opts.Stdout,
+	want := map[string]bool{StreamTypeError: true, StreamTypeStdin: opts.Stdin, StreamTypeStdout: opts.Stdout,
 		StreamTypeStderr: opts.Stderr, StreamTypeResize: resize}
 	missing := 0
 	for _, w := range want {
@@ -133,7 +136,7 @@ type spdySession struct {
 // slot is where a stream of type t is kept, nil for an unknown type.
 func (c *spdySession) slot(t string) **spdystream.Stream {
 	switch t {
-	case streamTypeRemoteCommandError:
+	case StreamTypeError:
 		return &c.errorStream
 	case StreamTypeStdin:
 		return &c.stdin

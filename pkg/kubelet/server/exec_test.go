@@ -125,10 +125,6 @@ func startExecServer(t testing.TB) string {
 	return srv.URL
 }
 
-// streamTypeError is the streamType of the stream a session's Status
-// comes on.
-const streamTypeError = "error"
-
 // execResult is what a client saw of one session.
 type execResult struct {
 	stdout, stderr string
@@ -174,7 +170,7 @@ func spdyExec(t testing.TB, base, path, protocol, stdin string, resize *streamin
 		}
 		return s
 	}
-	errorStream := open(streamTypeError)
+	errorStream := open(streaming.StreamTypeError)
 	var wg sync.WaitGroup
 	var stdout, stderr bytes.Buffer
 	if query.Get("stdin") == "true" {
@@ -331,7 +327,7 @@ func TestExecProtocols(t *testing.T) {
 func TestExecStatusMessages(t *testing.T) {
 	base := startExecServer(t)
 	conn := spdyUpgrade(t, base, "/exec/default/web/web?command=exit&command=3&stdout=true", streaming.RemoteCommandV4)
-	errorStream, err := conn.CreateStream(http.Header{streaming.HeaderStreamType: {streamTypeError}}, nil, false)
+	errorStream, err := conn.CreateStream(http.Header{streaming.HeaderStreamType: {streaming.StreamTypeError}}, nil, false)
 	if err != nil {
 		t.Fatal(err)
 	}
