@@ -57,8 +57,9 @@ func script(t *testing.T, env Env, line string) result {
 }
 
 // fakeDNS is a miekg/dns server on a loopback UDP port answering A
-// questions from records (name → IPs) authoritatively and NXDOMAIN
-// otherwise; it records the questions it was asked.
+// questions from records (name → IPs; for a PTR name, the name it points
+// to) authoritatively and NXDOMAIN otherwise; it records the questions it
+// was asked.
 type fakeDNS struct {
 	addr    string
 	records map[string][]string
@@ -92,6 +93,9 @@ func (f *fakeDNS) ServeDNS(w dns.ResponseWriter, req *dns.Msg) {
 	ips, ok := f.records[q.Name]
 	if !ok {
 		m.Rcode = dns.RcodeNameError
+	}
+	if q.Qtype == dns.TypePTR && ok {
+		m.Answer = append(m.Answer, &dns.PTR{Hdr: dns.RR_Header{Name: q.Name, Rrtype: dns.TypePTR, Class: dns.ClassINET, Ttl: 5}, Ptr: ips[0]})
 	}
 	if q.Qtype == dns.TypeA {
 		for _, ip := range ips {

@@ -14,8 +14,9 @@ import (
 )
 
 // cmdGetent answers `getent hosts [name…]` as glibc's getent does: one
-// line per address, "%-15s %s" with the canonical name and aliases; with
-// no name, every hosts-file line; exit 2 when a name is not found.
+// line per address, "%-15s %s" with the canonical name and aliases; an
+// address is looked up the other way (hosts file, then PTR); with no
+// name, every hosts-file line; exit 2 when a key is not found.
 func cmdGetent(ctx context.Context, sh *Shell, args []string, std stdio) int {
 	if len(args) < 2 {
 		fmt.Fprintln(std.err, "Usage: getent [OPTION...] database [key ...]")
@@ -33,6 +34,12 @@ func cmdGetent(ctx context.Context, sh *Shell, args []string, std stdio) int {
 	}
 	status := 0
 	for _, name := range args[2:] {
+		if _, err := netip.ParseAddr(name); err == nil {
+			if !sh.getentAddress(ctx, name, std) {
+				status = 2
+			}
+			continue
+		}
 		res, err := sh.resolver.lookupHost(ctx, name)
 		if err != nil {
 			status = 2
@@ -43,6 +50,33 @@ func cmdGetent(ctx context.Context, sh *Shell, args []string, std stdio) int {
 		}
 	}
 	return status
+}
+
+// getentAddress answers `getent hosts <IP>` as gethostbyaddr does: the
+// hosts file's line for the address, else the DNS's PTR record (the cluster
+// DNS serves one for each Service and pod IP). false: neither knows it.
+func (sh *Shell) getentAddress(ctx context.Context, ip string, std stdio) bool {
+	for _, e := range sh.resolver.hosts {
+		if e.ip == ip {
+			fmt.Fprintf(std.out, "%-15s %s\n", ip, strings.Join(e.names, " "))
+			return true
+		}
+	}
+	reverse, err := dns.ReverseAddr(ip)
+	if err != nil {
+		return false
+	}
+	in, err := sh.resolver.query(ctx, reverse, dns.TypePTR)
+	if err != nil || in.Rcode != dns.RcodeSuccess {
+		return false
+	}
+	for _, rr := range in.Answer {
+		if ptr, ok := rr.(*dns.PTR); ok {
+			fmt.Fprintf(std.out, "%-15s %s\n", ip, strings.TrimSuffix(ptr.Ptr, "."))
+			return true
+		}
+	}
+	return false
 }
 
 // cmdNslookup answers `nslookup name [server]` as busybox's nslookup does:

@@ -11,7 +11,7 @@ var clusterRecords = map[string][]string{
 	"nginx-ss.default.svc.cluster.local.":            {"10.244.1.5", "10.244.2.7"},
 	"nginx-ss-1.nginx-ss.default.svc.cluster.local.": {"10.244.2.7"},
 	"db.shop.svc.cluster.local.":                     {"10.96.0.30"},
-	"a.b.c.d.e.example.":                             {"192.0.2.1"},
+	"7.2.244.10.in-addr.arpa.":                       {"10-244-2-7.nginx-ss.default.svc.cluster.local."},
 }
 
 func TestGetentHostsFollowsSearchListAndNdots(t *testing.T) {
@@ -43,6 +43,9 @@ func TestGetentHostsFollowsSearchListAndNdots(t *testing.T) {
 		{"web.default.svc.cluster.local.", "10.96.0.20      web.default.svc.cluster.local\n", 0, []string{"A web.default.svc.cluster.local."}},
 		{"nginx-ss-0", "10.244.1.5      nginx-ss-0.nginx-ss.default.svc.cluster.local nginx-ss-0\n", 0, nil}, // /etc/hosts
 		{"localhost", "127.0.0.1       localhost\n", 0, nil},
+		{"10.244.1.5", "10.244.1.5      nginx-ss-0.nginx-ss.default.svc.cluster.local nginx-ss-0\n", 0, nil}, // /etc/hosts
+		{"10.244.2.7", "10.244.2.7      10-244-2-7.nginx-ss.default.svc.cluster.local\n", 0, []string{"PTR 7.2.244.10.in-addr.arpa."}},
+		{"10.9.9.9", "", 2, []string{"PTR 9.9.9.10.in-addr.arpa."}},
 		{"nope", "", 2, []string{"A nope.default.svc.cluster.local.", "A nope.svc.cluster.local.", "A nope.cluster.local.", "A nope."}},
 	}
 	for _, tc := range cases {

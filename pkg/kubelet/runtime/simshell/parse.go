@@ -58,6 +58,10 @@ type syntaxError struct{ msg string }
 // Error is the message after "sh: ".
 func (e *syntaxError) Error() string { return "syntax error: " + e.msg }
 
+// errArithmetic refuses $((…)), which the simulated shell does not
+// evaluate, rather than misread it as a command substitution.
+var errArithmetic = &syntaxError{"arithmetic expansion $((…)) is not supported by kplane's simulated shell"}
+
 // token is a lexer token: an operator (";", "&&", "||", "|", a
 // redirection) or a word.
 type token struct {
@@ -231,6 +235,9 @@ func lex(line string) ([]token, error) {
 					j++
 					lit(string(line[j]))
 				case line[j] == '$':
+					if strings.HasPrefix(line[j:], "$((") {
+						return nil, errArithmetic
+					}
 					n, seg := param(line[j:])
 					if n == 0 {
 						lit("$")
@@ -247,6 +254,9 @@ func lex(line string) ([]token, error) {
 			}
 			i = j
 		case c == '$':
+			if strings.HasPrefix(line[i:], "$((") {
+				return nil, errArithmetic
+			}
 			n, seg := param(line[i:])
 			if n == 0 {
 				lit("$")

@@ -60,6 +60,8 @@ func TestScripts(t *testing.T) {
 		{`/bin/echo via path`, "via path\n", "", 0},
 		{`echo 'unterminated`, "", "sh: syntax error: unterminated quoted string\n", 2},
 		{`echo a &&`, "", "sh: syntax error: unexpected end of file\n", 2},
+		{`echo $((1+1))`, "", "sh: syntax error: arithmetic expansion $((…)) is not supported by kplane's simulated shell\n", 2},
+		{`echo '$((1+1))'`, "$((1+1))\n", "", 0},
 		{`sleep 0 && echo slept`, "slept\n", "", 0},
 	}
 	for _, tc := range cases {
