@@ -2,7 +2,6 @@ package cluster
 
 import (
 	"fmt"
-	"net"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -265,18 +264,6 @@ func debugArgs(o Options, c component) []string {
 		args = append(args, "--debug-address", "127.0.0.1:0")
 	}
 	return args
-}
-
-// freeLoopbackPort asks the kernel for a free TCP port on 127.0.0.1 and
-// releases it for the component that will listen there. (A DNS server
-// listens on UDP and TCP: a port free for TCP almost always is for UDP.)
-func freeLoopbackPort() (int, error) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, fmt.Errorf("pick a free port: %w", err)
-	}
-	defer ln.Close()
-	return ln.Addr().(*net.TCPAddr).Port, nil
 }
 
 // isExecutable reports whether path is a regular file someone may execute.
