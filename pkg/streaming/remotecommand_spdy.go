@@ -83,8 +83,17 @@ func acceptSPDY(w http.ResponseWriter, r *http.Request, opts RemoteCommandOption
 		s.Resize = decodeResizes(c.resize)
 	}
 	go func() {
-		<-conn.CloseChan()
-		c.goneOnce.Do(func() { close(c.gone) })
+		for {
+			select {
+			case stream := <-opened:
+				// A stream opened after the session's own has no reader:
+				// reset it rather than leave it replied to and parked.
+				_ = stream.Reset()
+			case <-conn.CloseChan():
+				c.goneOnce.Do(func() { close(c.gone) })
+				return
+			}
+		}
 	}()
 	return s, nil
 }
