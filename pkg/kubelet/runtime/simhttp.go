@@ -17,7 +17,6 @@ import (
 	"io"
 	"net/http"
 	"strconv"
-	"strings"
 	"time"
 
 	"kplane/pkg/api"
@@ -72,18 +71,7 @@ func SimulatedHTTPResponse(pod *api.Pod, container *api.Container, port int32, r
 
 // isNginxImage reports whether image names nginx: "nginx", "nginx:1.27",
 // "docker.io/library/nginx:latest", "nginx@sha256:…".
-func isNginxImage(image string) bool {
-	if i := strings.Index(image, "@"); i >= 0 {
-		image = image[:i]
-	}
-	if i := strings.LastIndex(image, "/"); i >= 0 {
-		image = image[i+1:]
-	}
-	if i := strings.Index(image, ":"); i >= 0 {
-		image = image[:i]
-	}
-	return image == "nginx"
-}
+func isNginxImage(image string) bool { return imageName(image) == "nginx" }
 
 // listensOn reports whether the simulated nginx in container answers on
 // port: its default 80, or a port the container declares.
