@@ -142,7 +142,9 @@ type attachment struct {
 // attachments are the clients attached to a container. The container's
 // output is written to each in turn as it is read, as containerd's writer
 // group does: a slow client slows the container's output, and a client
-// whose write fails is dropped.
+// whose write fails is dropped. A client that stops reading altogether is
+// dropped when its session's write times out (pkg/streaming bounds each
+// write, WebSocket and SPDY alike, to a minute).
 type attachments struct {
 	mu      sync.Mutex
 	clients map[*attachment]struct{}
