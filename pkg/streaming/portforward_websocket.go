@@ -160,7 +160,7 @@ func (c *channelConn) touch() {
 
 // write sends data as one message on channel. Its write deadline matters
 // here as in exec: a client that stops reading fails the forward's write
-// after websocketWriteTimeout, so the session ends instead of leaking its
+// after clientWriteTimeout, so the session ends instead of leaking its
 // handler and the connection into the pod.
 func (c *channelConn) write(channel byte, data []byte) error {
 	c.touch()
@@ -199,7 +199,7 @@ func (c *channelConn) readLoop() {
 func (c *channelConn) close() {
 	c.writeMu.Lock()
 	_ = c.ws.WriteControl(websocket.CloseMessage,
-		websocket.FormatCloseMessage(websocket.CloseNormalClosure, ""), time.Now().Add(websocketWriteTimeout))
+		websocket.FormatCloseMessage(websocket.CloseNormalClosure, ""), time.Now().Add(clientWriteTimeout))
 	c.writeMu.Unlock()
 	_ = c.ws.Close()
 }

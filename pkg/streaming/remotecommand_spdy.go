@@ -133,12 +133,6 @@ func waitForSPDYStreams(conn *spdystream.Connection, opened <-chan *spdystream.S
 	return c, nil
 }
 
-// spdyWriteTimeout bounds one write to the client, as websocketWriteTimeout
-// does for WebSocket: a client that stops reading fails the write instead
-// of holding the writer for ever (for attach, the container's output
-// copier that writes to every attached client).
-const spdyWriteTimeout = websocketWriteTimeout
-
 // spdySession is one SPDY connection carrying a session's streams.
 //
 // Invariant: the server's writes go through write, one at a time
@@ -155,11 +149,13 @@ type spdySession struct {
 }
 
 // write runs one write of the server's (data, or a half-close) on stream
-// within spdyWriteTimeout.
+// within clientWriteTimeout: a client that stops reading fails the write
+// instead of holding the writer for ever (for attach, the container's
+// output copier, which writes to every attached client in turn).
 func (c *spdySession) write(stream *spdystream.Stream, do func() error) error {
 	c.writeMu.Lock()
 	defer c.writeMu.Unlock()
-	if err := stream.SetWriteDeadline(time.Now().Add(spdyWriteTimeout)); err != nil {
+	if err := stream.SetWriteDeadline(time.Now().Add(clientWriteTimeout)); err != nil {
 		return err
 	}
 	defer func() { _ = stream.SetWriteDeadline(time.Time{}) }()

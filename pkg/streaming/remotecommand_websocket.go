@@ -70,10 +70,11 @@ var websocketProtocols = map[string]bool{
 // has read everything the server sent.
 const websocketFinishTimeout = 15 * time.Second
 
-// websocketWriteTimeout bounds one message's write, so that a client that
-// stopped reading cannot hold the session for ever (client-go's is a
-// minute too).
-const websocketWriteTimeout = time.Minute
+// clientWriteTimeout bounds one write to the client, a WebSocket message
+// or a SPDY frame, so that a client that stopped reading cannot hold the
+// session for ever (client-go's is a minute too). A variable only so that
+// a test can shorten it.
+var clientWriteTimeout = time.Minute
 
 // negotiateWebSocketProtocol picks the first of the client's subprotocols,
 // in the client's order of preference, that the server supports.
@@ -233,7 +234,7 @@ func (c *wsSession) close() {
 	}
 	c.writeMu.Lock()
 	_ = c.ws.WriteControl(websocket.CloseMessage,
-		websocket.FormatCloseMessage(websocket.CloseNormalClosure, ""), time.Now().Add(websocketWriteTimeout))
+		websocket.FormatCloseMessage(websocket.CloseNormalClosure, ""), time.Now().Add(clientWriteTimeout))
 	c.writeMu.Unlock()
 	timer := time.NewTimer(websocketFinishTimeout)
 	defer timer.Stop()

@@ -22,13 +22,13 @@ import (
 
 // writeChannel sends data as one message on channel. mu serializes the
 // connection's writers (gorilla/websocket allows one at a time); the write
-// deadline, websocketWriteTimeout, lets a client that stopped reading fail
+// deadline, clientWriteTimeout, lets a client that stopped reading fail
 // the write instead of holding mu, and every writer waiting on it, for
 // ever.
 func writeChannel(ws *websocket.Conn, mu *sync.Mutex, base64Encoded bool, channel byte, data []byte) error {
 	mu.Lock()
 	defer mu.Unlock()
-	if err := ws.SetWriteDeadline(time.Now().Add(websocketWriteTimeout)); err != nil {
+	if err := ws.SetWriteDeadline(time.Now().Add(clientWriteTimeout)); err != nil {
 		return err
 	}
 	if base64Encoded {
