@@ -9,22 +9,20 @@ package ctl
 
 import (
 	"context"
+	"errors"
 	"fmt"
-	"io"
 	"net/url"
 	"strings"
 	"time"
 
 	"kplane/pkg/api"
+	apierrors "kplane/pkg/api/errors"
 	"kplane/pkg/client"
 )
 
 // runPodTimeout is kubectl run's --pod-running-timeout default: how long
 // to wait for the pod to run, and then to end.
 const runPodTimeout = time.Minute
-
-// runPollInterval is how often the pod is read while waiting for it.
-const runPollInterval = 100 * time.Millisecond
 
 // runAttached creates podObj and attaches to its container.
 func (o *runOptions) runAttached(ctx context.Context, f *factory, podObj map[string]any) (err error) {
@@ -78,15 +76,9 @@ func (o *runOptions) runAttached(ctx context.Context, f *factory, podObj map[str
 			return err
 		}
 	} else {
-		// It ended before ctl could attach: its output is in the log.
-		body, err := c.Stream(ctx, fmt.Sprintf("/api/v1/namespaces/%s/pods/%s/log?container=%s",
-			url.PathEscape(namespace), url.PathEscape(pod.Name), url.QueryEscape(pod.Name)), map[string]string{"Accept": "*/*"})
-		if err != nil {
-			return err
-		}
-		_, err = io.Copy(f.out(), body)
-		body.Close()
-		if err != nil {
+		// It ended before ctl could attach: its output is in the log. A
+		// tail of -1 is "all of it": zero would ask for tailLines=0.
+		if err := (&logsOptions{tail: -1}).stream(ctx, c, logRequest{pod: running, container: pod.Name}, f.out()); err != nil {
 			return err
 		}
 	}
@@ -113,24 +105,36 @@ func (o *runOptions) runAttached(ctx context.Context, f *factory, podObj map[str
 	return nil
 }
 
-// waitForPod reads the pod until done says so, for at most runPodTimeout.
+// waitForPod watches the pod until done says so, for at most
+// runPodTimeout, as kubectl run's waitForPod does with UntilWithSync: a
+// list, then a watch from its resourceVersion. A pod that is missing or
+// deleted meanwhile ends the wait with NotFound, as kubectl's
+// precondition and exit condition do.
 func waitForPod(ctx context.Context, c *client.Client, namespace, name string, done func(*api.Pod) bool) (*api.Pod, error) {
 	ctx, cancel := context.WithTimeout(ctx, runPodTimeout)
 	defer cancel()
-	ticker := time.NewTicker(runPollInterval)
-	defer ticker.Stop()
-	for {
-		pod, err := c.Pods(namespace).Get(ctx, name, client.GetOptions{})
+	var last *api.Pod
+	check := func(obj map[string]any) (bool, error) {
+		pod, err := decodeInto[api.Pod](obj)
 		if err != nil {
-			return nil, err
+			return true, err
 		}
-		if done(pod) {
-			return pod, nil
-		}
-		select {
-		case <-ctx.Done():
-			return nil, fmt.Errorf("timed out waiting for pod %s/%s (phase %s)", namespace, name, pod.Status.Phase)
-		case <-ticker.C:
-		}
+		last = pod
+		return done(pod), nil
 	}
+	gone := func(bool) (bool, error) {
+		return true, apierrors.NewNotFound(apierrors.Resource{Resource: "pods"}, name)
+	}
+	err := watchUntil(ctx, c.Dynamic(client.PodsResource).Namespace(namespace), name, check, gone)
+	if errors.Is(err, context.DeadlineExceeded) || errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		phase := api.PodPhase("")
+		if last != nil {
+			phase = last.Status.Phase
+		}
+		return nil, fmt.Errorf("timed out waiting for pod %s/%s (phase %s)", namespace, name, phase)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return last, nil
 }

@@ -26,6 +26,7 @@
 // could not be reached, and nothing when the connection went well.
 //
 // Files: spdy.go (negotiation and the SPDY upgrade), wsconn.go (a WebSocket
-// as a net.Conn), remotecommand*.go and status.go (exec and attach),
+// as a net.Conn), websocket_channels.go (the channel framing exec and
+// port-forward share), remotecommand*.go and status.go (exec and attach),
 // portforward*.go (port-forward).
 package streaming

@@ -31,6 +31,8 @@ import (
 	"net/http"
 	"strings"
 	"time"
+
+	"github.com/gorilla/websocket"
 )
 
 // Names of the port-forward protocol, as upstream's core/v1 and
@@ -132,24 +134,10 @@ func ServePortForward(w http.ResponseWriter, r *http.Request, forward ForwardFun
 // tunnelingProtocolOffered reports whether one of the WebSocket
 // subprotocols r offers is a tunnelled SPDY protocol.
 func tunnelingProtocolOffered(r *http.Request) bool {
-	for _, p := range webSocketProtocols(r) {
+	for _, p := range websocket.Subprotocols(r) {
 		if strings.HasPrefix(p, TunnelingProtocolPrefix) {
 			return true
 		}
 	}
 	return false
-}
-
-// webSocketProtocols lists the subprotocols of Sec-WebSocket-Protocol, in
-// the client's order of preference.
-func webSocketProtocols(r *http.Request) []string {
-	var protocols []string
-	for _, v := range r.Header.Values("Sec-WebSocket-Protocol") {
-		for _, p := range strings.Split(v, ",") {
-			if p = strings.TrimSpace(p); p != "" {
-				protocols = append(protocols, p)
-			}
-		}
-	}
-	return protocols
 }

@@ -451,3 +451,40 @@ func TestPortForwardSessionForgetsFinishedPairs(t *testing.T) {
 		time.Sleep(10 * time.Millisecond)
 	}
 }
+
+func TestPortForwardWebSocketClientThatStopsReadingEndsTheSession(t *testing.T) {
+	// The pod sends without end; the client reads the port announcements
+	// and then nothing. Once the socket buffers are full, a write must
+	// time out and end the session, not hold the handler for ever.
+	saved := clientWriteTimeout
+	clientWriteTimeout = 200 * time.Millisecond
+	handlerDone := make(chan struct{})
+	forward := func(ctx context.Context, port int32, conn io.ReadWriteCloser) error {
+		defer conn.Close()
+		chunk := make([]byte, 64<<10)
+		for ctx.Err() == nil {
+			if _, err := conn.Write(chunk); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		defer close(handlerDone)
+		ServePortForward(w, r, forward, PortForwardOptions{Pod: "default/web", Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	}))
+	defer srv.Close()
+	ws, resp, err := (&websocket.Dialer{}).Dial("ws"+strings.TrimPrefix(srv.URL, "http")+"?ports=80", nil)
+	if err != nil {
+		t.Fatalf("dial: %v (%v)", err, resp)
+	}
+	defer ws.Close()
+	readChannelMessage(t, ws)
+	readChannelMessage(t, ws)
+	select {
+	case <-handlerDone:
+		clientWriteTimeout = saved // no session is left to read it
+	case <-time.After(30 * time.Second):
+		t.Fatal("the port-forward handler still runs 30s after its client stopped reading")
+	}
+}

@@ -27,7 +27,7 @@ import (
 // serves the port-forward session over it.
 func servePortForwardTunnel(w http.ResponseWriter, r *http.Request, forward ForwardFunc, opts PortForwardOptions) {
 	var spdyProtocols []string
-	for _, p := range webSocketProtocols(r) {
+	for _, p := range websocket.Subprotocols(r) {
 		if strings.HasPrefix(p, TunnelingProtocolPrefix) {
 			spdyProtocols = append(spdyProtocols, strings.TrimPrefix(p, TunnelingProtocolPrefix))
 		}

@@ -21,7 +21,6 @@ package streaming
 
 import (
 	"context"
-	"encoding/base64"
 	"encoding/binary"
 	"fmt"
 	"io"
@@ -39,12 +38,14 @@ import (
 // preference. A client that offers none gets binary channels, as upstream.
 const (
 	// ChannelProtocolV4 carries each channel's bytes in binary messages
-	// that start with the channel's number.
-	ChannelProtocolV4 = "v4.channel.k8s.io"
+	// that start with the channel's number. It is exec's protocol of the
+	// same name: the framing is one (websocket_channels.go), only the
+	// channels mean something else.
+	ChannelProtocolV4 = RemoteCommandV4
 	// Base64ChannelProtocolV4 carries them in text messages: the channel
 	// as an ASCII digit, then the bytes in base64 (for clients that cannot
 	// send binary messages, such as old browsers).
-	Base64ChannelProtocolV4 = "v4.base64.channel.k8s.io"
+	Base64ChannelProtocolV4 = websocketV4Base64
 )
 
 // servePortForwardWebSocket serves a channel-protocol session.
@@ -55,7 +56,7 @@ func servePortForwardWebSocket(w http.ResponseWriter, r *http.Request, forward F
 		return
 	}
 	supported := []string{ChannelProtocolV4, Base64ChannelProtocolV4}
-	offered := webSocketProtocols(r)
+	offered := websocket.Subprotocols(r)
 	if len(offered) > 0 && !slices.ContainsFunc(offered, func(p string) bool { return slices.Contains(supported, p) }) {
 		http.Error(w, fmt.Sprintf("unable to upgrade: requested protocol(s) are not supported: %v; supports %v", offered, supported), http.StatusBadRequest)
 		return
@@ -157,15 +158,13 @@ func (c *channelConn) touch() {
 	}
 }
 
-// write sends data as one message on channel.
+// write sends data as one message on channel. Its write deadline matters
+// here as in exec: a client that stops reading fails the forward's write
+// after clientWriteTimeout, so the session ends instead of leaking its
+// handler and the connection into the pod.
 func (c *channelConn) write(channel byte, data []byte) error {
-	c.writeMu.Lock()
-	defer c.writeMu.Unlock()
 	c.touch()
-	if c.base64 {
-		return c.ws.WriteMessage(websocket.TextMessage, []byte(string(rune('0'+channel))+base64.StdEncoding.EncodeToString(data)))
-	}
-	return c.ws.WriteMessage(websocket.BinaryMessage, append([]byte{channel}, data...))
+	return writeChannel(c.ws, &c.writeMu, c.base64, channel, data)
 }
 
 // readLoop delivers the client's messages to their channels until the
@@ -182,15 +181,9 @@ func (c *channelConn) readLoop() {
 			return
 		}
 		c.touch()
-		if len(msg) == 0 {
+		channel, payload, ok := decodeChannelMessage(msg, c.base64)
+		if !ok {
 			continue
-		}
-		channel, payload := msg[0], msg[1:]
-		if c.base64 {
-			channel -= '0'
-			if payload, err = base64.StdEncoding.DecodeString(string(payload)); err != nil {
-				continue
-			}
 		}
 		// Messages for channels that do not exist or that only the kubelet
 		// writes (the error channels) are dropped, as upstream does. A
@@ -205,7 +198,8 @@ func (c *channelConn) readLoop() {
 // close ends the session: a normal close message, then the connection.
 func (c *channelConn) close() {
 	c.writeMu.Lock()
-	_ = c.ws.WriteMessage(websocket.CloseMessage, websocket.FormatCloseMessage(websocket.CloseNormalClosure, ""))
+	_ = c.ws.WriteControl(websocket.CloseMessage,
+		websocket.FormatCloseMessage(websocket.CloseNormalClosure, ""), time.Now().Add(clientWriteTimeout))
 	c.writeMu.Unlock()
 	_ = c.ws.Close()
 }

@@ -74,17 +74,26 @@ func acceptSPDY(w http.ResponseWriter, r *http.Request, opts RemoteCommandOption
 		s.Stdin = c.stdin
 	}
 	if c.stdout != nil {
-		s.Stdout = c.stdout
+		s.Stdout = &spdyOutput{session: c, stream: c.stdout}
 	}
 	if c.stderr != nil {
-		s.Stderr = c.stderr
+		s.Stderr = &spdyOutput{session: c, stream: c.stderr}
 	}
 	if c.resize != nil {
 		s.Resize = decodeResizes(c.resize)
 	}
 	go func() {
-		<-conn.CloseChan()
-		c.goneOnce.Do(func() { close(c.gone) })
+		for {
+			select {
+			case stream := <-opened:
+				// A stream opened after the session's own has no reader:
+				// reset it rather than leave it replied to and parked.
+				_ = stream.Reset()
+			case <-conn.CloseChan():
+				c.goneOnce.Do(func() { close(c.gone) })
+				return
+			}
+		}
 	}()
 	return s, nil
 }
@@ -125,12 +134,45 @@ func waitForSPDYStreams(conn *spdystream.Connection, opened <-chan *spdystream.S
 }
 
 // spdySession is one SPDY connection carrying a session's streams.
+//
+// Invariant: the server's writes go through write, one at a time
+// (writeMu), each under a write deadline it clears when done. A deadline
+// belongs to the whole connection, not a stream: one left set would fail
+// spdystream's own frames (ping replies, resets) once it passed.
 type spdySession struct {
 	conn                               *spdystream.Connection
 	errorStream, stdin, stdout, stderr *spdystream.Stream
 	resize                             *spdystream.Stream
 	gone                               chan struct{}
 	goneOnce                           sync.Once
+	writeMu                            sync.Mutex
+}
+
+// write runs one write of the server's (data, or a half-close) on stream
+// within clientWriteTimeout: a client that stops reading fails the write
+// instead of holding the writer for ever (for attach, the container's
+// output copier, which writes to every attached client in turn).
+func (c *spdySession) write(stream *spdystream.Stream, do func() error) error {
+	c.writeMu.Lock()
+	defer c.writeMu.Unlock()
+	if err := stream.SetWriteDeadline(time.Now().Add(clientWriteTimeout)); err != nil {
+		return err
+	}
+	defer func() { _ = stream.SetWriteDeadline(time.Time{}) }()
+	return do()
+}
+
+// spdyOutput is an output stream of a session: stdout or stderr.
+type spdyOutput struct {
+	session *spdySession
+	stream  *spdystream.Stream
+}
+
+func (o *spdyOutput) Write(p []byte) (int, error) {
+	if err := o.session.write(o.stream, func() error { return o.stream.WriteData(p, false) }); err != nil {
+		return 0, err
+	}
+	return len(p), nil
 }
 
 // slot is where a stream of type t is kept, nil for an unknown type.
@@ -153,13 +195,13 @@ func (c *spdySession) slot(t string) **spdystream.Stream {
 func (c *spdySession) closeOutput() {
 	for _, s := range []*spdystream.Stream{c.stdout, c.stderr} {
 		if s != nil {
-			_ = s.Close()
+			_ = c.write(s, s.Close)
 		}
 	}
 }
 
 func (c *spdySession) writeStatus(b []byte) error {
-	if _, err := c.errorStream.Write(b); err != nil {
+	if err := c.write(c.errorStream, func() error { return c.errorStream.WriteData(b, false) }); err != nil {
 		return fmt.Errorf("write status: %w", err)
 	}
 	return nil
@@ -171,7 +213,7 @@ func (c *spdySession) writeStatus(b []byte) error {
 // streams are left for the client to close: resetting them would make a
 // client still sending a window size log an error.
 func (c *spdySession) close() {
-	_ = c.errorStream.Close()
+	_ = c.write(c.errorStream, c.errorStream.Close)
 	_ = c.conn.Close()
 }
 

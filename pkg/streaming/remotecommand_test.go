@@ -1,10 +1,15 @@
 package streaming
 
 import (
+	"bufio"
 	"errors"
+	"net"
+	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestParseRemoteCommandOptions(t *testing.T) {
@@ -66,5 +71,60 @@ func TestStatusRoundTrip(t *testing.T) {
 	}
 	if b, _ := encodeStatus(SuccessStatus(), false); len(b) != 0 {
 		t.Errorf("v1 success = %q, want nothing", b)
+	}
+}
+
+// TestSPDYClientThatStopsReadingFailsTheWrite: an exec or attach client
+// that stops reading must not hold the server's writer (for attach, the
+// container's output copier) for ever: a write times out.
+func TestSPDYClientThatStopsReadingFailsTheWrite(t *testing.T) {
+	saved := clientWriteTimeout
+	clientWriteTimeout = 200 * time.Millisecond
+	writeErr := make(chan error, 1)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		session, err := AcceptRemoteCommand(w, r, RemoteCommandOptions{Stdout: true})
+		if err != nil {
+			writeErr <- err
+			return
+		}
+		chunk := make([]byte, 64<<10)
+		for {
+			if _, err := session.Stdout.Write(chunk); err != nil {
+				writeErr <- err
+				return
+			}
+		}
+	}))
+	defer srv.Close()
+	conn, err := net.Dial("tcp", srv.Listener.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	req, _ := http.NewRequest(http.MethodPost, srv.URL+"/exec/default/web/web?command=yes&stdout=true", nil)
+	req.Header.Set("Connection", "Upgrade")
+	req.Header.Set("Upgrade", SPDY31)
+	req.Header.Set(HeaderProtocolVersion, RemoteCommandV4)
+	if err := req.Write(conn); err != nil {
+		t.Fatal(err)
+	}
+	br := bufio.NewReader(conn)
+	if resp, err := http.ReadResponse(br, req); err != nil || resp.StatusCode != http.StatusSwitchingProtocols {
+		t.Fatalf("upgrade: %v %v", resp, err)
+	}
+	client := clientSession(t, &bufferedConn{Conn: conn, r: br})
+	for _, streamType := range []string{StreamTypeError, StreamTypeStdout} {
+		if _, err := client.CreateStream(http.Header{HeaderStreamType: {streamType}}, nil, false); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Nothing reads stdout: the client's buffers fill, then the server's.
+	select {
+	case err := <-writeErr:
+		clientWriteTimeout = saved // the session has written its last
+		if err == nil || !strings.Contains(err.Error(), "timeout") {
+			t.Errorf("write error %v, want a timeout", err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("the server's write still blocks 30s after its client stopped reading")
 	}
 }

@@ -23,7 +23,6 @@ package streaming
 // client-go's tools/remotecommand/websocket.go (what the client expects).
 
 import (
-	"encoding/base64"
 	"errors"
 	"fmt"
 	"io"
@@ -71,10 +70,11 @@ var websocketProtocols = map[string]bool{
 // has read everything the server sent.
 const websocketFinishTimeout = 15 * time.Second
 
-// websocketWriteTimeout bounds one message's write, so that a client that
-// stopped reading cannot hold the session for ever (client-go's is a
-// minute too).
-const websocketWriteTimeout = time.Minute
+// clientWriteTimeout bounds one write to the client, a WebSocket message
+// or a SPDY frame, so that a client that stopped reading cannot hold the
+// session for ever (client-go's is a minute too). A variable only so that
+// a test can shorten it.
+var clientWriteTimeout = time.Minute
 
 // negotiateWebSocketProtocol picks the first of the client's subprotocols,
 // in the client's order of preference, that the server supports.
@@ -181,28 +181,20 @@ func (c *wsSession) readLoop() {
 		c.goneOnce.Do(func() { close(c.gone) })
 	}()
 	for {
-		_, data, err := c.ws.ReadMessage()
+		_, msg, err := c.ws.ReadMessage()
 		if err != nil {
 			return
 		}
-		if len(data) == 0 {
+		channel, payload, ok := decodeChannelMessage(msg, c.base64)
+		if !ok {
 			continue
 		}
-		channel, payload := data[0], data[1:]
+		// v5 is never base64: channelClose is the raw first byte.
 		if c.v5 && channel == channelClose {
 			if len(payload) == 1 && int(payload[0]) < len(c.inputs) && c.inputs[payload[0]] != nil {
 				c.inputs[payload[0]].Close()
 			}
 			continue
-		}
-		if c.base64 {
-			channel -= '0'
-			decoded := make([]byte, base64.StdEncoding.DecodedLen(len(payload)))
-			n, err := base64.StdEncoding.Decode(decoded, payload)
-			if err != nil {
-				continue // upstream drops a frame it cannot decode
-			}
-			payload = decoded[:n]
 		}
 		if int(channel) >= len(c.inputs) || c.inputs[channel] == nil {
 			continue // a channel the server does not read: ignored, as upstream
@@ -215,22 +207,7 @@ func (c *wsSession) readLoop() {
 
 // write sends data as one message on channel.
 func (c *wsSession) write(channel byte, data []byte) (int, error) {
-	c.writeMu.Lock()
-	defer c.writeMu.Unlock()
-	if err := c.ws.SetWriteDeadline(time.Now().Add(websocketWriteTimeout)); err != nil {
-		return 0, err
-	}
-	if c.base64 {
-		msg := append([]byte{'0' + channel}, base64.StdEncoding.EncodeToString(data)...)
-		if err := c.ws.WriteMessage(websocket.TextMessage, msg); err != nil {
-			return 0, err
-		}
-		return len(data), nil
-	}
-	msg := make([]byte, 1+len(data))
-	msg[0] = channel
-	copy(msg[1:], data)
-	if err := c.ws.WriteMessage(websocket.BinaryMessage, msg); err != nil {
+	if err := writeChannel(c.ws, &c.writeMu, c.base64, channel, data); err != nil {
 		return 0, err
 	}
 	return len(data), nil
@@ -257,7 +234,7 @@ func (c *wsSession) close() {
 	}
 	c.writeMu.Lock()
 	_ = c.ws.WriteControl(websocket.CloseMessage,
-		websocket.FormatCloseMessage(websocket.CloseNormalClosure, ""), time.Now().Add(websocketWriteTimeout))
+		websocket.FormatCloseMessage(websocket.CloseNormalClosure, ""), time.Now().Add(clientWriteTimeout))
 	c.writeMu.Unlock()
 	timer := time.NewTimer(websocketFinishTimeout)
 	defer timer.Stop()

@@ -33,14 +33,7 @@ func (c *processContainer) startWithTerminal(cmd *exec.Cmd) (started bool, err e
 		return false, nil
 	}
 	defer terminal.Close() // the child has its own copies once started
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = terminal, terminal, terminal
-	// A new session, which is also a new process group with the leader's
-	// PID, so Stop still signals the whole container. (setpgid would fail
-	// for a session leader.)
-	cmd.SysProcAttr.Setpgid = false
-	cmd.SysProcAttr.Setsid = true
-	cmd.SysProcAttr.Setctty = true
-	cmd.SysProcAttr.Ctty = 0 // the child's stdin
+	runOnTerminal(cmd, terminal)
 	if err := cmd.Start(); err != nil {
 		master.Close()
 		return true, startError(cmd, err)
@@ -49,6 +42,20 @@ func (c *processContainer) startWithTerminal(cmd *exec.Cmd) (started bool, err e
 	c.logs.follow("stdout", master)
 	c.started(cmd)
 	return true, nil
+}
+
+// runOnTerminal makes tty, the slave side of a pseudo-terminal, cmd's
+// stdin, stdout and stderr and its controlling terminal: the process leads
+// a session of its own, so a shell gets job control and ^C. A new session
+// is also a new process group with the leader's PID, so killing the group
+// (Stop, an exec's end) still reaches every process. (setpgid would fail
+// for a session leader.)
+func runOnTerminal(cmd *exec.Cmd, tty *os.File) {
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = tty, tty, tty
+	cmd.SysProcAttr.Setpgid = false
+	cmd.SysProcAttr.Setsid = true
+	cmd.SysProcAttr.Setctty = true
+	cmd.SysProcAttr.Ctty = 0 // the child's stdin
 }
 
 // Attach joins the container's standard streams until it exits or ctx
@@ -135,7 +142,9 @@ type attachment struct {
 // attachments are the clients attached to a container. The container's
 // output is written to each in turn as it is read, as containerd's writer
 // group does: a slow client slows the container's output, and a client
-// whose write fails is dropped.
+// whose write fails is dropped. A client that stops reading altogether is
+// dropped when its session's write times out (pkg/streaming bounds each
+// write, WebSocket and SPDY alike, to a minute).
 type attachments struct {
 	mu      sync.Mutex
 	clients map[*attachment]struct{}

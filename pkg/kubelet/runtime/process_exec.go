@@ -114,11 +114,7 @@ func (c *processContainer) execWithTerminal(ctx context.Context, cmd *exec.Cmd, 
 		return 0, false, nil
 	}
 	defer master.Close()
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = terminal, terminal, terminal
-	cmd.SysProcAttr.Setpgid = false
-	cmd.SysProcAttr.Setsid = true
-	cmd.SysProcAttr.Setctty = true
-	cmd.SysProcAttr.Ctty = 0
+	runOnTerminal(cmd, terminal)
 	// kubectl sends its window's size as soon as the session opens: wait
 	// for it, so that the command starts with it rather than at 0x0.
 	if streams.Resize != nil {
@@ -173,18 +169,7 @@ func (c *processContainer) execWithTerminal(ctx context.Context, cmd *exec.Cmd, 
 // waitExec waits for an exec'd command, killing its process group if ctx
 // ends or the container exits first.
 func (c *processContainer) waitExec(ctx context.Context, cmd *exec.Cmd) (int, error) {
-	waited := make(chan error, 1)
-	go func() { waited <- cmd.Wait() }()
-	var err error
-	select {
-	case err = <-waited:
-	case <-ctx.Done():
-		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-		err = <-waited
-	case <-c.done:
-		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-		err = <-waited
-	}
+	_, err := waitOrKill(cmd, ctx.Done(), c.done)
 	if cmd.ProcessState == nil {
 		return 128, fmt.Errorf("failed to exec in container: wait: %w", err)
 	}
@@ -192,6 +177,23 @@ func (c *processContainer) waitExec(ctx context.Context, cmd *exec.Cmd) (int, er
 		return 128 + int(ws.Signal()), nil
 	}
 	return cmd.ProcessState.ExitCode(), nil
+}
+
+// waitOrKill waits for a started cmd, killing its process group (SIGKILL)
+// as soon as stop or containerDone closes; a nil channel never does.
+// killed says whether it had to; err is cmd.Wait's. Exec and exec probes
+// share it.
+func waitOrKill(cmd *exec.Cmd, stop, containerDone <-chan struct{}) (killed bool, err error) {
+	waited := make(chan error, 1)
+	go func() { waited <- cmd.Wait() }()
+	select {
+	case err = <-waited:
+		return false, err
+	case <-stop:
+	case <-containerDone:
+	}
+	_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+	return true, <-waited
 }
 
 // startError words a failed start as runc does: exec: "/bin/x": permission denied.

@@ -20,7 +20,6 @@ import (
 	"os/exec"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"kplane/pkg/api"
@@ -99,13 +98,8 @@ func (p *Process) probeExec(ctx context.Context, pod *api.Pod, container *api.Co
 	if err := cmd.Start(); err != nil {
 		return false, err.Error()
 	}
-	waited := make(chan error, 1)
-	go func() { waited <- cmd.Wait() }()
-	select {
-	case err = <-waited:
-	case <-ctx.Done():
-		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-		<-waited
+	killed, err := waitOrKill(cmd, ctx.Done(), nil)
+	if killed {
 		return false, fmt.Sprintf("command %q timed out", strings.Join(command, " "))
 	}
 	if err != nil {

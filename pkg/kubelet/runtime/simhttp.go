@@ -7,8 +7,8 @@ package runtime
 // lesson of a Service. So a container whose image is nginx answers as
 // nginx's default server would: its welcome page (in kplane's words, naming
 // the pod), with a Server: nginx header. Both the simulated runtime's
-// port-forward and the simulated shell's curl answer through
-// SimulatedHTTPResponse, so they always agree.
+// port-forward and the simulated shell's curl (through
+// SimulatedHTTPResponse) answer with nginxResponse, so they always agree.
 
 import (
 	"bytes"
@@ -17,7 +17,6 @@ import (
 	"io"
 	"net/http"
 	"strconv"
-	"strings"
 	"time"
 
 	"kplane/pkg/api"
@@ -38,6 +37,13 @@ func SimulatedHTTPResponse(pod *api.Pod, container *api.Container, port int32, r
 	if pod == nil || container == nil || !isNginxImage(container.Image) || !listensOn(container, port) {
 		return nil, false
 	}
+	return nginxResponse(pod, req), true
+}
+
+// nginxResponse is the simulated nginx's answer to req, for a container
+// already known to answer (simulatedHTTPContainer chose it for a
+// port-forward; SimulatedHTTPResponse checks it for the simulated shell).
+func nginxResponse(pod *api.Pod, req *http.Request) *http.Response {
 	status, body := http.StatusOK, welcomePage(pod)
 	switch {
 	case req.Method != http.MethodGet && req.Method != http.MethodHead:
@@ -67,23 +73,12 @@ func SimulatedHTTPResponse(pod *api.Pod, container *api.Container, port int32, r
 	if req.Method == http.MethodHead {
 		resp.Body = http.NoBody
 	}
-	return resp, true
+	return resp
 }
 
 // isNginxImage reports whether image names nginx: "nginx", "nginx:1.27",
 // "docker.io/library/nginx:latest", "nginx@sha256:…".
-func isNginxImage(image string) bool {
-	if i := strings.Index(image, "@"); i >= 0 {
-		image = image[:i]
-	}
-	if i := strings.LastIndex(image, "/"); i >= 0 {
-		image = image[i+1:]
-	}
-	if i := strings.Index(image, ":"); i >= 0 {
-		image = image[:i]
-	}
-	return image == "nginx"
-}
+func isNginxImage(image string) bool { return imageName(image) == "nginx" }
 
 // listensOn reports whether the simulated nginx in container answers on
 // port: its default 80, or a port the container declares.

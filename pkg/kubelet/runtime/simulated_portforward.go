@@ -31,10 +31,7 @@ func (s *Simulated) PortForward(ctx context.Context, pod *api.Pod, port int32, c
 			" (simulated runtime: nothing listens in a simulated pod; only a container with an nginx image answers HTTP, on port 80 or a port it declares)",
 			port, pod.Namespace+"/"+pod.Name, port)
 	}
-	serveSimulatedHTTP(ctx, conn, func(req *http.Request) *http.Response {
-		resp, _ := SimulatedHTTPResponse(pod, container, port, req)
-		return resp
-	})
+	serveSimulatedHTTP(ctx, conn, func(req *http.Request) *http.Response { return nginxResponse(pod, req) })
 	return nil
 }
 

@@ -13,13 +13,14 @@ import (
 	"io"
 
 	"kplane/pkg/api"
+	"kplane/pkg/streaming"
 )
 
 // TerminalSize is a terminal's size in characters, as a client reports it
-// when it starts a session with a TTY and whenever its window changes.
-type TerminalSize struct {
-	Width, Height uint16
-}
+// when it starts a session with a TTY and whenever its window changes. It
+// is the wire type itself, so the server hands the session's sizes to the
+// runtime as they come.
+type TerminalSize = streaming.TerminalSize
 
 // Streams are the standard streams of one exec or attach session. A nil
 // stream was not asked for: kubectl exec without -i sends no Stdin. With

@@ -89,10 +89,8 @@ func (s *Server) serveRemoteCommand(w http.ResponseWriter, r *http.Request, verb
 		"transport", session.Transport, "protocol", session.Protocol, "tty", opts.TTY, "client", clientName(r))
 	ctx, cancel := session.Context(r.Context())
 	defer cancel()
-	streams := runtime.Streams{Stdin: session.Stdin, Stdout: session.Stdout, Stderr: session.Stderr, TTY: session.TTY}
-	if session.Resize != nil {
-		streams.Resize = terminalSizes(ctx, session.Resize)
-	}
+	streams := runtime.Streams{Stdin: session.Stdin, Stdout: session.Stdout, Stderr: session.Stderr, TTY: session.TTY,
+		Resize: session.Resize}
 	status := do(ctx, run, streams)
 	if err := session.Finish(status); err != nil && ctx.Err() == nil {
 		s.log.Debug(verb+" session ended early", "pod", namespace+"/"+pod, "container", container, "err", err)
@@ -112,15 +110,7 @@ func (s *Server) runningContainer(namespace, pod, container string) (runtime.Con
 	}
 	run, err := lookup(namespace, pod, container, false)
 	if err != nil {
-		code := http.StatusBadRequest
-		var coder StatusCoder
-		switch {
-		case errors.Is(err, ErrNotFound):
-			code = http.StatusNotFound
-		case errors.As(err, &coder) && coder.StatusCode() >= 400 && coder.StatusCode() <= 599:
-			code = coder.StatusCode()
-		}
-		return nil, code, err
+		return nil, lookupStatusCode(err), err
 	}
 	select {
 	case <-run.Done():
@@ -152,22 +142,6 @@ func (s *Server) runtimeName(namespace, pod string) string {
 		}
 	}
 	return "container"
-}
-
-// terminalSizes turns the session's sizes into the runtime's type.
-func terminalSizes(ctx context.Context, in <-chan streaming.TerminalSize) <-chan runtime.TerminalSize {
-	out := make(chan runtime.TerminalSize)
-	go func() {
-		defer close(out)
-		for size := range in {
-			select {
-			case out <- runtime.TerminalSize{Width: size.Width, Height: size.Height}:
-			case <-ctx.Done():
-				return
-			}
-		}
-	}()
-	return out
 }
 
 // clientName is the common name of the caller's certificate: the apiserver.

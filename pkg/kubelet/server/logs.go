@@ -99,15 +99,7 @@ func (s *Server) serveContainerLogs(w http.ResponseWriter, r *http.Request) {
 	}
 	run, err := lookup(namespace, pod, container, opts.previous)
 	if err != nil {
-		code := http.StatusBadRequest
-		var coder StatusCoder
-		switch {
-		case errors.Is(err, ErrNotFound):
-			code = http.StatusNotFound
-		case errors.As(err, &coder) && coder.StatusCode() >= 400 && coder.StatusCode() <= 599:
-			code = coder.StatusCode()
-		}
-		http.Error(w, err.Error(), code)
+		http.Error(w, err.Error(), lookupStatusCode(err))
 		return
 	}
 	if r.TLS != nil && len(r.TLS.PeerCertificates) > 0 {

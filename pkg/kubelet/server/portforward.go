@@ -10,7 +10,6 @@ package server
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -44,17 +43,4 @@ func (s *Server) servePortForward(w http.ResponseWriter, r *http.Request) {
 	streaming.ServePortForward(w, r, forward, streaming.PortForwardOptions{
 		Pod: namespace + "/" + name, UID: string(pod.UID), Logger: s.log,
 	})
-}
-
-// lookupStatusCode is the HTTP status for a pod or container lookup error:
-// 404 for ErrNotFound, the error's own code if it has one, otherwise 400.
-func lookupStatusCode(err error) int {
-	var coder StatusCoder
-	switch {
-	case errors.Is(err, ErrNotFound):
-		return http.StatusNotFound
-	case errors.As(err, &coder) && coder.StatusCode() >= 400 && coder.StatusCode() <= 599:
-		return coder.StatusCode()
-	}
-	return http.StatusBadRequest
 }

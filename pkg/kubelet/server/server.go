@@ -69,6 +69,19 @@ type StatusCoder interface {
 	StatusCode() int
 }
 
+// lookupStatusCode is the HTTP status for a pod or container lookup error:
+// 404 for ErrNotFound, the error's own code if it has one, otherwise 400.
+func lookupStatusCode(err error) int {
+	var coder StatusCoder
+	switch {
+	case errors.Is(err, ErrNotFound):
+		return http.StatusNotFound
+	case errors.As(err, &coder) && coder.StatusCode() >= 400 && coder.StatusCode() <= 599:
+		return coder.StatusCode()
+	}
+	return http.StatusBadRequest
+}
+
 // ErrNotFound marks a lookup error about a pod or container the kubelet
 // does not know.
 var ErrNotFound = errors.New("not found")
