@@ -78,7 +78,7 @@ func DefaultOptions() Options {
 		CloudProvider:        simulated.ProviderName,
 		LoadBalancerIPRange:  simulated.DefaultLoadBalancerIPRange,
 		ConfigureCloudRoutes: true,
-		ClusterName:          servicelb.DefaultClusterName,
+		ClusterName:          cloudprovider.DefaultClusterName,
 	}
 }
 

@@ -22,6 +22,10 @@ import (
 	"kplane/pkg/api"
 )
 
+// DefaultClusterName is the clusterName the controllers pass to the cloud
+// when none is configured: upstream's --cluster-name default.
+const DefaultClusterName = "kubernetes"
+
 // Interface is a cloud provider: its name and the parts it implements.
 type Interface interface {
 	// ProviderName is the name --cloud-provider selects it by, and the

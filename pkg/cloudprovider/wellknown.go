@@ -17,10 +17,9 @@ const (
 	// upstream's cloud node controller still sets the beta label too.
 	LabelInstanceType     = "node.kubernetes.io/instance-type"
 	LabelInstanceTypeBeta = "beta.kubernetes.io/instance-type"
-	// LabelZone and LabelRegion carry the machine's failure domain, with
-	// their deprecated failure-domain.beta names beside them.
-	LabelZone       = "topology.kubernetes.io/zone"
-	LabelRegion     = "topology.kubernetes.io/region"
+	// LabelZoneBeta and LabelRegionBeta are the deprecated names of the
+	// machine's failure domain labels (api.LabelTopologyZone and
+	// api.LabelTopologyRegion), which upstream still sets beside them.
 	LabelZoneBeta   = "failure-domain.beta.kubernetes.io/zone"
 	LabelRegionBeta = "failure-domain.beta.kubernetes.io/region"
 	// LabelExcludeFromLoadBalancers keeps a node out of every load

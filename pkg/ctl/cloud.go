@@ -56,14 +56,14 @@ or deletes the Node.`,
 	return cmd
 }
 
-// cloudEndpoint finds the cloud-controller-manager's debug endpoint.
+// cloudEndpoint finds the cloud-controller-manager's debug endpoint; when
+// there is none, the error says how to get one.
 func cloudEndpoint(endpoints []debug.Endpoint, dataDir string) (debug.Endpoint, error) {
-	for _, ep := range endpoints {
-		if ep.Component == cluster.CloudControllerManagerComponent {
-			return ep, nil
-		}
+	ep, err := endpointNamed(endpoints, cluster.CloudControllerManagerComponent, dataDir)
+	if err != nil {
+		return debug.Endpoint{}, fmt.Errorf("%w: the cluster runs without a cloud (build bin/cloud-controller-manager with `make build` and start it again)", err)
 	}
-	return debug.Endpoint{}, fmt.Errorf("no cloud-controller-manager announced a debug API in %s: the cluster runs without a cloud (build bin/cloud-controller-manager with `make build` and start it again)", dataDir)
+	return ep, nil
 }
 
 // newCloudListCommand is one of `ctl cloud load-balancers|instances|routes`:

@@ -124,7 +124,8 @@ func TestCloudInstanceShutdownStopsTheKubeletAndStartResumesIt(t *testing.T) {
 	noCloud := func(string) (*debug.Client, []debug.Endpoint, error) {
 		return &debug.Client{}, []debug.Endpoint{{Component: "apiserver", URL: "https://127.0.0.1:1"}}, nil
 	}
-	if _, _, err := runCloud(t, noCloud, "routes"); err == nil || !strings.Contains(err.Error(), "no cloud-controller-manager announced a debug API") {
+	if _, _, err := runCloud(t, noCloud, "routes"); err == nil || !strings.Contains(err.Error(), `no component "cloud-controller-manager" announced a debug API`) ||
+		!strings.Contains(err.Error(), "build bin/cloud-controller-manager") {
 		t.Fatalf("a cluster without a cloud: %v", err)
 	}
 }

@@ -50,6 +50,12 @@ func (s shellCluster) ListServices(ctx context.Context, namespace string) ([]*ap
 	return list.Items, nil
 }
 
+// GetService reads a Service (the kubernetes Service, whose variables
+// every container has).
+func (s shellCluster) GetService(ctx context.Context, namespace, name string) (*api.Service, error) {
+	return getOrNil(s.client.Services(namespace).Get(ctx, name, client.GetOptions{}))
+}
+
 // GetConfigMap reads a ConfigMap.
 func (s shellCluster) GetConfigMap(ctx context.Context, namespace, name string) (*api.ConfigMap, error) {
 	return getOrNil(s.client.ConfigMaps(namespace).Get(ctx, name, client.GetOptions{}))

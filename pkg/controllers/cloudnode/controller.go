@@ -189,8 +189,8 @@ func initializedNode(node *api.Node, meta *cloudprovider.InstanceMetadata) *api.
 		}
 	}
 	set(meta.InstanceType, cloudprovider.LabelInstanceType, cloudprovider.LabelInstanceTypeBeta)
-	set(meta.Zone, cloudprovider.LabelZone, cloudprovider.LabelZoneBeta)
-	set(meta.Region, cloudprovider.LabelRegion, cloudprovider.LabelRegionBeta)
+	set(meta.Zone, api.LabelTopologyZone, cloudprovider.LabelZoneBeta)
+	set(meta.Region, api.LabelTopologyRegion, cloudprovider.LabelRegionBeta)
 	out.Spec.Taints = slices.DeleteFunc(out.Spec.Taints, isCloudTaint)
 	return out
 }

@@ -59,7 +59,7 @@ func TestNodeIsInitializedAndRoutedAgainstAnAPIServer(t *testing.T) {
 				network = string(cond.Status) + "/" + cond.Reason
 			}
 		}
-		return n.Spec.ProviderID == "kplane://node3" && len(n.Spec.Taints) == 0 && n.Labels[cloudprovider.LabelZone] == "kplane-local-a" &&
+		return n.Spec.ProviderID == "kplane://node3" && len(n.Spec.Taints) == 0 && n.Labels[api.LabelTopologyZone] == "kplane-local-a" &&
 				network == "False/RouteCreated",
 			fmt.Sprintf("providerID %q, taints %v, labels %v, NetworkUnavailable %q", n.Spec.ProviderID, n.Spec.Taints, n.Labels, network)
 	})

@@ -111,7 +111,7 @@ func New(c *client.Client, informers *informer.SharedInformerFactory, recorder e
 			// A change of readiness is worth a look at once; the monitor
 			// loop catches what the cloud changed on its own.
 			UpdateFunc: func(oldObj, newObj api.Object) {
-				if readyStatus(oldObj.(*api.Node)) != readyStatus(newObj.(*api.Node)) {
+				if controllerutil.NodeReadyStatus(oldObj.(*api.Node)) != controllerutil.NodeReadyStatus(newObj.(*api.Node)) {
 					ctrl.queue.Add(newObj.GetObjectMeta().Name)
 				}
 			},
@@ -166,7 +166,7 @@ func (c *Controller) sync(ctx context.Context, key string) error {
 	if err != nil {
 		return fmt.Errorf("get node %s from cache: %w", key, err)
 	}
-	ready := readyStatus(node)
+	ready := controllerutil.NodeReadyStatus(node)
 	if ready == api.ConditionTrue {
 		if hasShutdownTaint(node) {
 			c.recordTaint(node, ready, false)
@@ -232,14 +232,4 @@ func hasShutdownTaint(node *api.Node) bool {
 
 func withoutShutdownTaint(taints []api.Taint) []api.Taint {
 	return slices.DeleteFunc(slices.Clone(taints), func(t api.Taint) bool { return t.Key == cloudprovider.TaintNodeShutdown })
-}
-
-// readyStatus is the status of node's Ready condition, "" without one.
-func readyStatus(node *api.Node) api.ConditionStatus {
-	for _, c := range node.Status.Conditions {
-		if c.Type == api.NodeReady {
-			return c.Status
-		}
-	}
-	return ""
 }

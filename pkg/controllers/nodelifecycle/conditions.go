@@ -61,11 +61,3 @@ func markStatusUnknown(node *api.Node, now time.Time) bool {
 	}
 	return changed
 }
-
-// readyStatus is the status of node's Ready condition, "" when it has none.
-func readyStatus(node *api.Node) api.ConditionStatus {
-	if c := findCondition(&node.Status, api.NodeReady); c != nil {
-		return c.Status
-	}
-	return ""
-}

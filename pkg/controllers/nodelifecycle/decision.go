@@ -54,8 +54,8 @@ func (c *Controller) recordTaints(node *api.Node, before, after []api.Taint) {
 	}
 	c.decisions.Record(&node.ObjectMeta, debug.Decision{
 		Message: fmt.Sprintf("%s Ready=%s → taints %s (were %s)",
-			node.Name, readyStatus(node), controllerutil.OrNone(taintList(after)), controllerutil.OrNone(taintList(before))),
-		Values: map[string]string{"ready": string(readyStatus(node)), "taints": strconv.Itoa(len(after))},
+			node.Name, controllerutil.NodeReadyStatus(node), controllerutil.OrNone(taintList(after)), controllerutil.OrNone(taintList(before))),
+		Values: map[string]string{"ready": string(controllerutil.NodeReadyStatus(node)), "taints": strconv.Itoa(len(after))},
 		Source: decisionSource,
 	})
 }
@@ -72,7 +72,7 @@ func (c *Controller) recordPodsNotReady(node *api.Node, pods []*api.Pod) {
 	}
 	c.decisions.Record(&node.ObjectMeta, debug.Decision{
 		Message: fmt.Sprintf("%s Ready=%s → mark its %d ready pods Ready=False: %s",
-			node.Name, readyStatus(node), len(pods), strings.Join(names, ", ")),
+			node.Name, controllerutil.NodeReadyStatus(node), len(pods), strings.Join(names, ", ")),
 		Values: map[string]string{"pods": strconv.Itoa(len(pods))},
 		Source: "pkg/controller/util/node/controller_utils.go",
 	})

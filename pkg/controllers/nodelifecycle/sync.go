@@ -10,6 +10,7 @@ import (
 	apierrors "kplane/pkg/api/errors"
 	"kplane/pkg/api/labels"
 	"kplane/pkg/client"
+	"kplane/pkg/controllers/controllerutil"
 	"kplane/pkg/informer"
 )
 
@@ -38,11 +39,11 @@ func (c *Controller) sync(ctx context.Context, name string) error {
 		errs = append(errs, err) // health monitoring goes on regardless
 	}
 
-	observed := readyStatus(node)
+	observed := controllerutil.NodeReadyStatus(node)
 	if err := c.updateHealth(ctx, node, now); err != nil {
 		return errors.Join(append(errs, err)...)
 	}
-	if observed == api.ConditionTrue && readyStatus(node) != api.ConditionTrue {
+	if observed == api.ConditionTrue && controllerutil.NodeReadyStatus(node) != api.ConditionTrue {
 		c.recorder.Eventf(node, api.EventTypeNormal, eventNodeNotReady, "Node %s status is now: %s", name, eventNodeNotReady)
 	}
 

@@ -107,7 +107,7 @@ func New(c *client.Client, informers *informer.SharedInformerFactory, recorder e
 	}
 	clusterName := opts.ClusterName
 	if clusterName == "" {
-		clusterName = "kubernetes"
+		clusterName = cloudprovider.DefaultClusterName
 	}
 	ctrl := &Controller{
 		client:       c,

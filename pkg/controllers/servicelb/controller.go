@@ -113,7 +113,7 @@ func New(c *client.Client, informers *informer.SharedInformerFactory, recorder e
 	}
 	clusterName := opts.ClusterName
 	if clusterName == "" {
-		clusterName = DefaultClusterName
+		clusterName = cloudprovider.DefaultClusterName
 	}
 	ctrl := &Controller{
 		client:      c,
@@ -147,9 +147,6 @@ func New(c *client.Client, informers *informer.SharedInformerFactory, recorder e
 	}
 	return ctrl, nil
 }
-
-// DefaultClusterName is upstream's --cluster-name default.
-const DefaultClusterName = "kubernetes"
 
 // serviceAdded enqueues a Service that wants a load balancer or still holds
 // the finalizer (a controller that restarted picks up where it stopped).

@@ -9,6 +9,7 @@ import (
 
 	"kplane/pkg/api"
 	"kplane/pkg/cloudprovider"
+	"kplane/pkg/controllers/controllerutil"
 )
 
 // toBeDeletedTaint is the cluster autoscaler's taint on a node it is about
@@ -83,7 +84,7 @@ func includeNode(node *api.Node) bool {
 			return false
 		}
 	}
-	return readyStatus(node) == api.ConditionTrue
+	return controllerutil.NodeReadyStatus(node) == api.ConditionTrue
 }
 
 // shouldSyncNode reports whether a node change may change the node set:
@@ -91,21 +92,11 @@ func includeNode(node *api.Node) bool {
 func shouldSyncNode(old, node *api.Node) bool {
 	return old.Spec.Unschedulable != node.Spec.Unschedulable ||
 		!reflect.DeepEqual(old.Labels, node.Labels) ||
-		readyStatus(old) != readyStatus(node) ||
+		controllerutil.NodeReadyStatus(old) != controllerutil.NodeReadyStatus(node) ||
 		slices.ContainsFunc(old.Spec.Taints, isToBeDeleted) != slices.ContainsFunc(node.Spec.Taints, isToBeDeleted)
 }
 
 func isToBeDeleted(t api.Taint) bool { return t.Key == toBeDeletedTaint }
-
-// readyStatus is the status of node's Ready condition, "" without one.
-func readyStatus(node *api.Node) api.ConditionStatus {
-	for _, c := range node.Status.Conditions {
-		if c.Type == api.NodeReady {
-			return c.Status
-		}
-	}
-	return ""
-}
 
 // loadBalancerHosts are the nodes of nodes a load balancer forwards to,
 // sorted by name.

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"slices"
 
 	"kplane/pkg/api"
 	apierrors "kplane/pkg/api/errors"
@@ -195,7 +196,7 @@ func (c *Controller) syncNodes(ctx context.Context, _ string) error {
 	c.hostsMu.Lock()
 	before := c.knownHosts
 	c.hostsMu.Unlock()
-	if before != nil && equalNames(before, names) {
+	if before != nil && slices.Equal(before, names) {
 		return nil
 	}
 	services, err := c.services.List(nil)
@@ -230,5 +231,3 @@ func (c *Controller) syncNodes(ctx context.Context, _ string) error {
 	c.hostsMu.Unlock()
 	return nil
 }
-
-func equalNames(a, b []string) bool { return reflect.DeepEqual(a, b) || (len(a) == 0 && len(b) == 0) }

@@ -46,23 +46,33 @@ func containerEnv(pod *api.Pod, container *api.Container) []string {
 	if home := os.Getenv("HOME"); home != "" {
 		env.set("HOME", home)
 	}
+	applySpecEnv(env, pod, container, env.lookup)
+	return env.list()
+}
+
+// applySpecEnv sets HOSTNAME to the pod's hostname (spec.hostname, else
+// its name), then applies spec.env in order: a value's $(VAR) references
+// are expanded with lookup, and valueFrom.fieldRef is resolved from the
+// pod. Other valueFrom sources are skipped. Both runtimes build their
+// environment with it; they differ only in what comes before (PATH,
+// HOME) and in what lookup sees besides env (the simulated shell's
+// service variables).
+func applySpecEnv(env *environment, pod *api.Pod, container *api.Container, lookup func(string) (string, bool)) {
 	hostname := pod.Spec.Hostname
 	if hostname == "" {
 		hostname = pod.Name
 	}
 	env.set("HOSTNAME", hostname)
-
 	for _, v := range container.Env {
 		switch {
 		case v.ValueFrom == nil:
-			env.set(v.Name, expandVars(v.Value, env.lookup))
+			env.set(v.Name, expandVars(v.Value, lookup))
 		case v.ValueFrom.FieldRef != nil:
 			if value, ok := podFieldValue(pod, v.ValueFrom.FieldRef.FieldPath); ok {
 				env.set(v.Name, value)
 			}
 		}
 	}
-	return env.list()
 }
 
 // podFieldValue resolves a downward-API field path of the pod.

@@ -12,8 +12,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"path"
-	"strings"
 
 	"kplane/pkg/api"
 	"kplane/pkg/kubelet/runtime/simshell"
@@ -125,28 +123,14 @@ func (c *simContainer) spec() (*api.Container, []string) {
 	pod := c.pod
 	c.mu.Unlock()
 	spec := findContainerSpec(pod, c.name)
-	return spec, simCommandLine(spec)
-}
-
-// simCommandLine is a container's command line: command and args, or an
-// image's default command when the spec gives none (busybox and alpine
-// run sh).
-func simCommandLine(spec *api.Container) []string {
-	argv := append(append([]string{}, spec.Command...), spec.Args...)
-	if len(spec.Command) == 0 && len(spec.Args) == 0 {
-		switch imageBaseName(spec.Image) {
-		case "busybox", "alpine":
-			argv = []string{"sh"}
-		}
-	}
-	return argv
+	return spec, simshell.CommandLine(spec)
 }
 
 // isInteractiveShell reports whether a container's main process is an
 // interactive shell: stdin: true and a shell command. Such a container
 // waits for its input instead of running to completion.
 func isInteractiveShell(spec *api.Container) bool {
-	return spec.Stdin && simshell.IsShellCommand(simCommandLine(spec))
+	return spec.Stdin && simshell.IsShellCommand(simshell.CommandLine(spec))
 }
 
 // findContainerSpec finds a container of pod by name (init and ephemeral
@@ -208,13 +192,4 @@ func drainResizes(ctx context.Context, resizes <-chan TerminalSize) {
 // shellStreams turns a session's streams into the shell's.
 func shellStreams(s Streams) simshell.Streams {
 	return simshell.Streams{Stdin: s.Stdin, Stdout: s.Stdout, Stderr: s.Stderr, TTY: s.TTY}
-}
-
-// imageBaseName is an image reference's last path element without its
-// tag or digest: "docker.io/library/busybox:1.36" → "busybox".
-func imageBaseName(image string) string {
-	name := path.Base(image)
-	name, _, _ = strings.Cut(name, "@")
-	name, _, _ = strings.Cut(name, ":")
-	return name
 }

@@ -23,17 +23,12 @@ import (
 
 // simContainerEnv is a simulated container's environment: what an image
 // based on busybox or debian sets (PATH), the runtime's HOSTNAME,
-// spec.env as the process runtime computes it, then the service
-// variables the spec does not set, and HOME (which a shell sets when the
-// image does not).
+// spec.env as the process runtime computes it (applySpecEnv; a $(VAR)
+// may name a service variable too), then the service variables the spec
+// does not set, and HOME (which a shell sets when the image does not).
 func simContainerEnv(ctx context.Context, cluster simshellServices, pod *api.Pod, spec *api.Container) []string {
 	env := newEnvironment()
 	env.set("PATH", defaultPath)
-	hostname := pod.Spec.Hostname
-	if hostname == "" {
-		hostname = pod.Name
-	}
-	env.set("HOSTNAME", hostname)
 	services := serviceEnv(ctx, cluster, pod)
 	lookup := func(name string) (string, bool) {
 		if v, ok := env.lookup(name); ok {
@@ -46,16 +41,7 @@ func simContainerEnv(ctx context.Context, cluster simshellServices, pod *api.Pod
 		}
 		return "", false
 	}
-	for _, v := range spec.Env {
-		switch {
-		case v.ValueFrom == nil:
-			env.set(v.Name, expandVars(v.Value, lookup))
-		case v.ValueFrom.FieldRef != nil:
-			if value, ok := podFieldValue(pod, v.ValueFrom.FieldRef.FieldPath); ok {
-				env.set(v.Name, value)
-			}
-		}
-	}
+	applySpecEnv(env, pod, spec, lookup)
 	for _, kv := range services {
 		if k, v, _ := strings.Cut(kv, "="); !hasVar(env, k) {
 			env.set(k, v)
@@ -73,16 +59,18 @@ func hasVar(env *environment, name string) bool {
 	return ok
 }
 
-// simshellServices lists Services for the service variables; the
-// kubelet's simshell.Cluster implements it.
+// simshellServices reads Services for the service variables; the
+// kubelet's simshell.Cluster implements it. A missing Service is
+// (nil, nil).
 type simshellServices interface {
 	ListServices(ctx context.Context, namespace string) ([]*api.Service, error)
+	GetService(ctx context.Context, namespace, name string) (*api.Service, error)
 }
 
 // serviceEnv returns the service variables of pod, sorted by name: the
 // Services of its namespace when spec.enableServiceLinks is not false,
 // and always the kubernetes Service of the default namespace. A Service
-// the API cannot list contributes nothing.
+// the API cannot list or read contributes nothing.
 func serviceEnv(ctx context.Context, cluster simshellServices, pod *api.Pod) []string {
 	if cluster == nil {
 		return nil
@@ -94,11 +82,12 @@ func serviceEnv(ctx context.Context, cluster simshellServices, pod *api.Pod) []s
 			byName[svc.Name] = svc
 		}
 	}
-	if defaults, err := cluster.ListServices(ctx, "default"); err == nil {
-		for _, svc := range defaults {
-			if svc.Name == "kubernetes" {
-				byName[svc.Name] = svc
-			}
+	// The apiserver's own Service is in every pod's variables, service
+	// links or not (upstream: kubelet_pods.go, getServiceEnvVarMap). One
+	// Get reads it, unless the list above was of the default namespace.
+	if _, listed := byName["kubernetes"]; !listed || pod.Namespace != "default" {
+		if svc, err := cluster.GetService(ctx, "default", "kubernetes"); err == nil && svc != nil {
+			byName[svc.Name] = svc
 		}
 	}
 	var vars []string

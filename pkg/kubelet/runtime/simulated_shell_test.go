@@ -186,6 +186,15 @@ func (s servicesOnly) ListServices(_ context.Context, namespace string) ([]*api.
 	return out, nil
 }
 
+func (s servicesOnly) GetService(_ context.Context, namespace, name string) (*api.Service, error) {
+	for _, svc := range s {
+		if svc.Namespace == namespace && svc.Name == name {
+			return svc, nil
+		}
+	}
+	return nil, nil
+}
+
 func TestSimContainerEnvHasServiceLinks(t *testing.T) {
 	svc := func(ns, name, ip string, ports ...api.ServicePort) *api.Service {
 		return &api.Service{ObjectMeta: api.ObjectMeta{Namespace: ns, Name: name}, Spec: api.ServiceSpec{ClusterIP: ip, Ports: ports}}

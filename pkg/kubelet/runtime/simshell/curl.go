@@ -86,10 +86,7 @@ func (sh *Shell) fetch(ctx context.Context, fr *fetchRequest) fetchResult {
 		return fetchResult{dest: dest, connectErr: err}
 	}
 	req.Header = fr.headers.Clone()
-	req.Host = fr.host
-	if fr.port != 80 {
-		req.Host = net.JoinHostPort(fr.host, strconv.Itoa(int(fr.port)))
-	}
+	req.Host = hostHeader(fr)
 	if ips := sh.podIPs(); len(ips) > 0 {
 		req.RemoteAddr = net.JoinHostPort(ips[0], "40000")
 	}

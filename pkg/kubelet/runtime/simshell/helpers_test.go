@@ -149,6 +149,10 @@ func (f *fakeCluster) GetConfigMap(_ context.Context, ns, name string) (*api.Con
 
 func (f *fakeCluster) ListServices(context.Context, string) ([]*api.Service, error) { return nil, nil }
 
+func (f *fakeCluster) GetService(context.Context, string, string) (*api.Service, error) {
+	return nil, nil
+}
+
 func (f *fakeCluster) GetSecret(context.Context, string, string) (*api.Secret, error) {
 	return nil, nil
 }

@@ -10,6 +10,8 @@ import (
 	"fmt"
 	"path"
 	"strings"
+
+	"kplane/pkg/api"
 )
 
 // cmdPs prints PID, USER, TIME and COMMAND for the container's main
@@ -18,34 +20,44 @@ func cmdPs(_ context.Context, sh *Shell, _ []string, std stdio) int {
 	fmt.Fprintln(std.out, "PID   USER     TIME  COMMAND")
 	row := func(pid int, cmd string) { fmt.Fprintf(std.out, "%5d %-8s  0:00 %s\n", pid, "root", cmd) }
 	if sh.env.PID != 1 {
-		row(1, mainCommand(sh.env.Container.Command, sh.env.Container.Args, sh.env.Container.Image))
+		row(1, mainCommand(sh.env.Container))
 	}
 	row(sh.env.PID, "sh")
 	row(sh.nextPID, "ps")
 	return 0
 }
 
+// CommandLine is a container's command line: its command and args, or
+// the image's default command when the spec gives neither (busybox and
+// alpine run sh). The runtime runs it as the container's main process.
+func CommandLine(c *api.Container) []string {
+	argv := append(append([]string{}, c.Command...), c.Args...)
+	if len(argv) == 0 {
+		switch imageName(c.Image) {
+		case "busybox", "alpine":
+			argv = []string{"sh"}
+		}
+	}
+	return argv
+}
+
 // mainCommand is the container's PID 1 command line as ps shows it: its
-// command and args, or for an image whose default command the spec does
-// not override, what that image runs (nginx rewrites its own title).
-func mainCommand(command, args []string, image string) string {
-	argv := append(append([]string{}, command...), args...)
-	if len(command) == 0 {
-		switch imageName(image) {
+// CommandLine, except for an image whose default command the spec does
+// not override and whose process is known by another name (nginx
+// rewrites its own title), or the image's name when nothing else is known.
+func mainCommand(c *api.Container) string {
+	if len(c.Command) == 0 {
+		switch imageName(c.Image) {
 		case "nginx":
 			return "nginx: master process nginx -g daemon off;"
-		case "busybox", "alpine":
-			if len(args) == 0 {
-				return "sh"
-			}
 		case "pause":
 			return "/pause"
 		}
 	}
-	if len(argv) == 0 {
-		return imageName(image)
+	if argv := CommandLine(c); len(argv) > 0 {
+		return strings.Join(argv, " ")
 	}
-	return strings.Join(argv, " ")
+	return imageName(c.Image)
 }
 
 // imageName is an image reference's last path element without its tag

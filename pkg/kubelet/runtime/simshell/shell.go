@@ -19,6 +19,7 @@ import (
 // implements it with its client. A missing object is (nil, nil).
 type Cluster interface {
 	ListServices(ctx context.Context, namespace string) ([]*api.Service, error)
+	GetService(ctx context.Context, namespace, name string) (*api.Service, error)
 	GetPod(ctx context.Context, namespace, name string) (*api.Pod, error)
 	// PodByIP returns the pod whose IP is ip.
 	PodByIP(ctx context.Context, ip string) (*api.Pod, error)
