@@ -18,9 +18,9 @@ var (
 	// svcEndpointRuleRE is one rule of default/web's KUBE-SVC chain as
 	// upstream's iptables proxier writes it: the chain and KUBE-SEP names
 	// are a prefix and 16 base32 characters of a hash, the comment names
-	// the Service port ("default/web": the port has no name) and the
+	// the Service port ("default/web:http") and the
 	// endpoint, and every rule but the last has a statistic match.
-	svcEndpointRuleRE = regexp.MustCompile(`(?m)^-A KUBE-SVC-[A-Z2-7]{16} -m comment --comment "default/web -> [0-9.]+:80"( -m statistic --mode random --probability (0\.\d{10}))? -j KUBE-SEP-[A-Z2-7]{16}$`)
+	svcEndpointRuleRE = regexp.MustCompile(`(?m)^-A KUBE-SVC-[A-Z2-7]{16} -m comment --comment "default/web:http -> [0-9.]+:80"( -m statistic --mode random --probability (0\.\d{10}))? -j KUBE-SEP-[A-Z2-7]{16}$`)
 	// realServerRE is a real server line of `ipvsadm -Ln`: a pod on port
 	// 80, masqueraded, weight 1, no connections.
 	realServerRE = regexp.MustCompile(`(?m)^  -> 10\.244\.[0-9.]+:80 +Masq +1 +0 +0$`)
@@ -79,8 +79,11 @@ func TestProxyRulesFollowReadiness(t *testing.T) {
 			t.Errorf("KUBE-SVC jump %d (to %s) has probability %q, want %s", i+1, chain[i].endpoint, got, svcsOrAlways(want))
 		}
 	}
-	if got := endpointRules(all); len(got) != 3 {
-		t.Errorf("want three KUBE-SVC rules written as upstream writes them (hashed chain names, a comment naming the endpoint); found %d in:\n%s", len(got), all)
+	// --service keeps the one Service's chains, in the form upstream
+	// writes them.
+	if code, web := svcsCtl(t, c, "proxy-rules", "--node", "node1", "--service", "default/web"); code != 0 ||
+		strings.Join(endpointRules(web), ",") != "0.3333333333,0.5000000000," {
+		t.Errorf("ctl proxy-rules --service default/web (exit %d), want the three KUBE-SVC rules written as upstream writes them (hashed chain names, a comment naming the endpoint):\n%s", code, web)
 	}
 	// The whole table is there too, with the kube-proxy's fixed chains.
 	for _, want := range []string{"*filter\n", "*nat\n", ":KUBE-SERVICES - [0:0]", "-A KUBE-MARK-MASQ -j MARK --or-mark 0x4000", "COMMIT\n"} {

@@ -58,7 +58,9 @@ func svcsStartCluster(t *testing.T, components ...string) *framework.LocalCluste
 
 // svcsWebManifest is a Deployment of three nginx pods with a readiness
 // probe (so that the simulated runtime's sim.kplane.io/readiness annotation
-// can fail it, docs/kubelet.md) behind the ClusterIP Service web on port 80.
+// can fail it, docs/kubelet.md) behind the ClusterIP Service web on port 80,
+// whose targetPort names the container's port (http), so the endpoints'
+// port is found by name as upstream does.
 const svcsWebManifest = `apiVersion: apps/v1
 kind: Deployment
 metadata:
@@ -78,6 +80,7 @@ spec:
         image: nginx:1.27.0
         ports:
         - containerPort: 80
+          name: http
         readinessProbe:
           httpGet: {path: /, port: 80}
           periodSeconds: 1
@@ -91,8 +94,9 @@ spec:
   selector:
     app: web
   ports:
-  - port: 80
-    targetPort: 80
+  - name: http
+    port: 80
+    targetPort: http
 `
 
 // svcsReadyPods waits until exactly n active pods match selector, each
