@@ -18,8 +18,8 @@ var (
 	// svcEndpointRuleRE is one rule of default/web's KUBE-SVC chain as
 	// upstream's iptables proxier writes it: the chain and KUBE-SEP names
 	// are a prefix and 16 base32 characters of a hash, the comment names
-	// the Service port ("default/web:http") and the
-	// endpoint, and every rule but the last has a statistic match.
+	// the Service port ("default/web:http") and the endpoint, and every
+	// rule but the last has a statistic match.
 	svcEndpointRuleRE = regexp.MustCompile(`(?m)^-A KUBE-SVC-[A-Z2-7]{16} -m comment --comment "default/web:http -> [0-9.]+:80"( -m statistic --mode random --probability (0\.\d{10}))? -j KUBE-SEP-[A-Z2-7]{16}$`)
 	// realServerRE is a real server line of `ipvsadm -Ln`: a pod on port
 	// 80, masqueraded, weight 1, no connections.
@@ -173,8 +173,9 @@ func TestProxyRulesFollowReadiness(t *testing.T) {
 }
 
 // svcsAnsweredBy returns a function that reads a curl answer: the one of
-// pods that nginx's welcome page names, or "" if the answer is not that
-// page or names none or several.
+// pods that the simulated nginx's welcome page names ("Answered by pod
+// <b>name</b>"), or "" if the answer is not that page or names none or
+// several of them.
 func svcsAnsweredBy(pods []*api.Pod) func(page string) string {
 	return func(page string) string {
 		var named []string
@@ -183,7 +184,7 @@ func svcsAnsweredBy(pods []*api.Pod) func(page string) string {
 				named = append(named, p.Name)
 			}
 		}
-		if len(named) != 1 || !strings.Contains(page, "Welcome to nginx!") {
+		if len(named) != 1 || !strings.Contains(page, "Welcome to nginx!") || !strings.Contains(page, "Answered by pod <b>"+named[0]+"</b>") {
 			return ""
 		}
 		return named[0]
