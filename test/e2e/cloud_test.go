@@ -67,7 +67,9 @@ func TestCloudLoadBalancerNodesAndRoutes(t *testing.T) {
 
 	// kubectl expose … --type LoadBalancer: an EXTERNAL-IP from the pool.
 	c.MustKubectl(t, "create", "deployment", "web", "--image=nginx")
-	c.MustKubectl(t, "expose", "deployment", "web", "--type", "LoadBalancer", "--port", "80")
+	if out := c.MustKubectl(t, "expose", "deploy", "web", "--type", "LoadBalancer", "--port", "80"); strings.TrimSpace(out) != "service/web exposed" {
+		t.Errorf("kubectl expose deploy web --type LoadBalancer --port 80 printed %q, want service/web exposed", out)
+	}
 	pool := netip.MustParsePrefix("198.51.100.0/24")
 	var externalIP string
 	waitKubectl(t, c, cloudTimeout, func(stdout string) bool {
@@ -80,6 +82,10 @@ func TestCloudLoadBalancerNodesAndRoutes(t *testing.T) {
 		externalIP = fields[3]
 		return err == nil && pool.Contains(addr)
 	}, "get", "svc", "web")
+	// One address: the simulated cloud makes one load balancer per Service.
+	if ingress := strings.Fields(c.MustKubectl(t, "get", "svc", "web", "-o", "jsonpath={.status.loadBalancer.ingress[*].ip}")); len(ingress) != 1 || ingress[0] != externalIP {
+		t.Errorf("status.loadBalancer.ingress IPs = %q, want the one address kubectl shows, %s", ingress, externalIP)
+	}
 	if finalizers := c.MustKubectl(t, "get", "svc", "web", "-o", "jsonpath={.metadata.finalizers}"); !strings.Contains(finalizers, "service.kubernetes.io/load-balancer-cleanup") {
 		t.Errorf("finalizers = %s, want the load-balancer-cleanup finalizer", finalizers)
 	}

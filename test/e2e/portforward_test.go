@@ -27,19 +27,18 @@ import (
 )
 
 // TestPortForwardProcessRuntime forwards a local port to a process-runtime
-// pod's HTTP server (python3 -m http.server on a loopback port) with every
-// installed real kubectl (1.27–1.33; 1.29 and 1.33 at least): up to 1.30
-// they speak SPDY, from 1.31 they tunnel SPDY through a WebSocket. Each
-// fetches the pod's file through the forwarded port, several connections
-// at once; a port nothing listens on gets the kubelet's error.
+// pod's HTTP server (python3 -m http.server on a loopback port) with the
+// real kubectls portForwardKubectls picks: up to 1.30 they speak SPDY, from
+// 1.31 they tunnel SPDY through a WebSocket. Each fetches the pod's file
+// through the forwarded port, several connections at once; a port nothing
+// listens on gets the kubelet's error.
 func TestPortForwardProcessRuntime(t *testing.T) {
 	t.Parallel()
 	python, err := exec.LookPath("python3")
 	if err != nil {
 		t.Skip("SKIP: python3 is not installed; the test pod serves files with python3 -m http.server")
 	}
-	kubectlMinors(t, 29, 33)
-	kubectls := framework.InstalledKubectlMinors(t)
+	kubectls := portForwardKubectls(t)
 	a := framework.StartAPIServer(t)
 	c := a.Client(t, nil)
 	startPortForwardKubelet(t, a, c, runtime.ProcessName)
@@ -100,7 +99,7 @@ func TestPortForwardProcessRuntime(t *testing.T) {
 
 	t.Run("a port nothing listens on", func(t *testing.T) {
 		closed := freeLoopbackPort(t)
-		pf := startKubectlPortForward(t, kubectlMinors(t, 29)[0].Path, a, "pod/files", strconv.Itoa(closed))
+		pf := startKubectlPortForward(t, kubectls[0].Path, a, "pod/files", strconv.Itoa(closed))
 		if _, _, _, err := httpGet("http://" + pf.local + "/"); err == nil {
 			t.Errorf("GET through a forward to closed port %d succeeded", closed)
 		}
@@ -199,6 +198,29 @@ func TestPortForwardSimulatedNginx(t *testing.T) {
 				strings.Contains(log, "nothing listens in a simulated pod"), log
 		})
 	})
+}
+
+// portForwardKubectls returns, oldest first, the installed kubectls whose
+// port-forward differs: the newest before 1.31 (plain SPDY), 1.31 if
+// installed (the first to tunnel SPDY through a WebSocket) and the newest.
+// Like TestExecWithRealKubectl it takes whichever minors are installed
+// (.ci/run builds 1.28 beside the kubectl on PATH where they are missing)
+// and fails only without a kubectl of each generation.
+func portForwardKubectls(t *testing.T) []framework.KubectlMinor {
+	t.Helper()
+	installed := framework.InstalledKubectlMinors(t) // oldest first
+	var spdy, tunnel []framework.KubectlMinor
+	for _, k := range installed {
+		if k.Minor < 31 {
+			spdy = append(spdy, k)
+		} else if k.Minor == 31 || k == installed[len(installed)-1] {
+			tunnel = append(tunnel, k)
+		}
+	}
+	if len(spdy) == 0 || len(tunnel) == 0 {
+		t.Fatalf("this test needs a kubectl.1.NN before 1.31 (SPDY) and one from 1.31 on (a WebSocket tunnel) beside kubectl; found %v (.ci/run builds them where missing)", installed)
+	}
+	return append(spdy[len(spdy)-1:], tunnel...)
 }
 
 // kubectlMinors returns the installed kubectl of each minor asked for, or

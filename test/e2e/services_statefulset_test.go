@@ -21,7 +21,9 @@ const nginxSS1Name = "nginx-ss-1.nginx-ss.default.svc.cluster.local"
 // /bin/sh`, the lines on stdin) does the same and shows the resolv.conf
 // the kubelet wrote for dnsPolicy ClusterFirst; and the cluster DNS, asked
 // directly at the address `ctl status` prints, answers the headless Service
-// with both pods' IPs (services_dnsquery_test.go).
+// with both pods' IPs, SRV for a named port and NXDOMAIN for an unknown
+// name, among the other records dnsAnswersTheSeedsStatefulSet (dns_test.go)
+// checks.
 func TestServicesStatefulSetDNS(t *testing.T) {
 	t.Parallel()
 	c := svcsStartCluster(t, svcsDNS)
@@ -70,7 +72,7 @@ func TestServicesStatefulSetDNS(t *testing.T) {
 		}
 	}
 
-	svcsQueryClusterDNS(t, c, svcsPodIPs(pods))
+	dnsAnswersTheSeedsStatefulSet(t, c)
 }
 
 // svcsHasHostsLine reports whether out has a line of getent's hosts

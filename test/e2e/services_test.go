@@ -18,25 +18,26 @@ import (
 //
 //  1. TestServicesStatefulSetDNS — the seeds' statefulset.yaml: getent and
 //     an interactive shell in nginx-ss-0 find nginx-ss-1 by its stable DNS
-//     name, and the cluster DNS answers the headless Service.
-//  3. TestServicesProxyRules — kube-proxy's KUBE-SVC chain splits a
-//     Service over three endpoints (1/3, 1/2, the rest), follows an
-//     endpoint going unready, and the IPVS view lists three real servers.
-//  4. TestServicesLoadBalancer — `kubectl expose --type LoadBalancer` gets
-//     an EXTERNAL-IP from the simulated cloud, with its events, and gives it
-//     back when the Service is deleted.
-//  5. TestServicesCurlSimulated — `curl -s web` inside a simulated pod is
-//     answered by one of the Service's three pods, and not always the same.
-//
-// Item 2 (exec, port-forward, cp and run on the process runtime) is tested
-// by exec_test.go and portforward_test.go.
+//     name, and the cluster DNS answers the headless Service
+//     (dnsAnswersTheSeedsStatefulSet, dns_test.go).
+//  2. TestExecWithRealKubectl (exec_test.go) and the port-forward tests
+//     (portforward_test.go): exec, port-forward, cp and run on the process
+//     runtime.
+//  3. and 5. TestProxyRulesFollowReadiness (proxy_test.go) — kube-proxy's
+//     KUBE-SVC chain splits a Service over three endpoints (1/3, 1/2, the
+//     rest) and follows an endpoint going unready, the IPVS view lists
+//     three real servers; `curl -s web` inside a simulated pod is answered
+//     by one of the Service's pods, not always the same, never the unready
+//     one.
+//  4. TestCloudLoadBalancerNodesAndRoutes (cloud_test.go) — `kubectl expose
+//     --type LoadBalancer` gets an EXTERNAL-IP from the simulated cloud,
+//     with its events, and gives it back when the Service is deleted.
 
 // The components a services test may need beside the controller-manager,
 // by binary name: `ctl up` starts each only when it was built.
 const (
-	svcsDNS       = "dns"                      // the cluster DNS, ./cmd/dns
-	svcsKubeProxy = "kube-proxy"               // one per node, ./cmd/kube-proxy
-	svcsCloud     = "cloud-controller-manager" // ./cmd/cloud-controller-manager
+	svcsDNS       = "dns"        // the cluster DNS, ./cmd/dns
+	svcsKubeProxy = "kube-proxy" // one per node, ./cmd/kube-proxy
 )
 
 // svcsStartCluster starts a default cluster (two worker nodes, the
@@ -57,7 +58,9 @@ func svcsStartCluster(t *testing.T, components ...string) *framework.LocalCluste
 
 // svcsWebManifest is a Deployment of three nginx pods with a readiness
 // probe (so that the simulated runtime's sim.kplane.io/readiness annotation
-// can fail it, docs/kubelet.md) behind the ClusterIP Service web on port 80.
+// can fail it, docs/kubelet.md) behind the ClusterIP Service web on port 80,
+// whose targetPort names the container's port (http), so the endpoints'
+// port is found by name as upstream does.
 const svcsWebManifest = `apiVersion: apps/v1
 kind: Deployment
 metadata:
@@ -77,6 +80,7 @@ spec:
         image: nginx:1.27.0
         ports:
         - containerPort: 80
+          name: http
         readinessProbe:
           httpGet: {path: /, port: 80}
           periodSeconds: 1
@@ -90,8 +94,9 @@ spec:
   selector:
     app: web
   ports:
-  - port: 80
-    targetPort: 80
+  - name: http
+    port: 80
+    targetPort: http
 `
 
 // svcsReadyPods waits until exactly n active pods match selector, each
