@@ -119,7 +119,10 @@ func TestPortForwardProcessRuntime(t *testing.T) {
 // simulated runtime answers with nginx's welcome page naming the pod.
 func TestPortForwardSimulatedNginx(t *testing.T) {
 	t.Parallel()
-	kubectls := kubectlMinors(t, 33)
+	// The newest installed kubectl: its WebSocket tunnel is what a student's
+	// kubectl uses today.
+	kubectls := portForwardKubectls(t)
+	kubectls = kubectls[len(kubectls)-1:]
 	a := framework.StartAPIServer(t)
 	c := a.Client(t, nil)
 	startPortForwardKubelet(t, a, c, runtime.SimulatedName)
@@ -221,25 +224,6 @@ func portForwardKubectls(t *testing.T) []framework.KubectlMinor {
 		t.Fatalf("this test needs a kubectl.1.NN before 1.31 (SPDY) and one from 1.31 on (a WebSocket tunnel) beside kubectl; found %v (.ci/run builds them where missing)", installed)
 	}
 	return append(spdy[len(spdy)-1:], tunnel...)
-}
-
-// kubectlMinors returns the installed kubectl of each minor asked for, or
-// skips the test when one is missing.
-func kubectlMinors(t *testing.T, minors ...int) []framework.KubectlMinor {
-	t.Helper()
-	installed := framework.InstalledKubectlMinors(t)
-	var found []framework.KubectlMinor
-	for _, m := range minors {
-		for _, k := range installed {
-			if k.Minor == m {
-				found = append(found, k)
-			}
-		}
-	}
-	if len(found) != len(minors) {
-		t.Skipf("SKIP: this test needs kubectl 1.%v; installed: %v", minors, installed)
-	}
-	return found
 }
 
 // kubectlPortForward is a running `kubectl port-forward`.
