@@ -234,9 +234,11 @@ func (p *Proxier) sync() {
 	p.metrics.rules.WithLabelValues("filter").Set(float64(rules.Filter.RuleCount()))
 	p.metrics.rules.WithLabelValues("nat").Set(float64(rules.NAT.RuleCount()))
 	p.recordSync(st, rules, took)
-	summary := summarizeServices(st)
-	p.recordServiceChanges(p.lastRules, summary)
-	p.lastRules = summary
+	if p.opts.Journal != nil {
+		summary := summarizeServices(st)
+		p.recordServiceChanges(p.lastRules, summary)
+		p.lastRules = summary
+	}
 }
 
 // node is what the model needs to know about this node: its addresses
@@ -255,6 +257,9 @@ func (p *Proxier) node() proxy.Node {
 
 // recordSync logs the sync and records it as a decision in the journal.
 func (p *Proxier) recordSync(st *proxy.State, rules *iptables.Ruleset, took time.Duration) {
+	if p.opts.Journal == nil && p.opts.Verbosity < 2 {
+		return
+	}
 	services := map[string]bool{}
 	for _, sp := range st.Ports {
 		services[sp.Name.Namespace+"/"+sp.Name.Name] = true
