@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"kplane/pkg/clock"
+	"kplane/pkg/cluster"
 	"kplane/pkg/debug"
 	"kplane/pkg/dns"
 	"kplane/pkg/informer"
@@ -67,7 +68,7 @@ administrators' tokens only (docs/debug-api.md).`,
 	f.StringVar(&opts.BindAddress, "bind-address", opts.BindAddress, "loopback host:port serving /healthz, /readyz, /metrics, /debug/pprof/ and the debug API; port 0 picks a free port")
 	f.BoolVar(&opts.VirtualClock, "virtual-clock", false, "run on the cluster clock kept in ConfigMap kube-system/kplane-clock, which 'ctl time advance' moves forward")
 	f.BoolVar(&opts.TraceInformers, "trace-informers", false, "log each object's path through the informers (watch event, delta, store, handler) for lessons")
-	debugFlags.AddFlags(f, dns.DefaultComponent)
+	debugFlags.AddFlags(f, cluster.DNSComponent)
 	f.IntVarP(&opts.Verbosity, "v", "v", opts.Verbosity, "log verbosity: 4 logs every query with its answer's rcode")
 	f.Var(&opts.InformerFIFO, "informer-fifo", informer.FIFOFlagHelp)
 	if err := cmd.Execute(); err != nil {

@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"kplane/pkg/clock"
+	"kplane/pkg/cluster"
 	"kplane/pkg/debug"
 	"kplane/pkg/informer"
 	"kplane/pkg/kubeproxy"
@@ -47,7 +48,7 @@ API (/debug/kplane/…) to cluster administrators only (docs/kube-proxy.md).`,
 				opts.Clock = clock.NewVirtual(0)
 			}
 			if !cmd.Flags().Changed("debug-component-name") && opts.HostnameOverride != "" {
-				debugFlags.Component = "kube-proxy-" + opts.HostnameOverride
+				debugFlags.Component = cluster.KubeProxyComponent(opts.HostnameOverride)
 			}
 			opts.Journal, opts.DebugEndpointFile = debugFlags.NewJournal(opts.Clock), debugFlags.EndpointFile
 			opts.DebugComponent = debugFlags.Component

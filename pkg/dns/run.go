@@ -17,6 +17,7 @@ import (
 	apierrors "kplane/pkg/api/errors"
 	"kplane/pkg/client"
 	"kplane/pkg/clock"
+	"kplane/pkg/cluster"
 	"kplane/pkg/clusterclock"
 	"kplane/pkg/debug"
 	"kplane/pkg/informer"
@@ -88,7 +89,7 @@ func New(opts Options) (*DNS, error) {
 	}
 	cfg.UserAgent = "kplane-dns"
 	cfg.Logger = logger
-	cfg.OnWrite = opts.Journal.WriteHook(DefaultComponent, nil)
+	cfg.OnWrite = opts.Journal.WriteHook(cluster.DNSComponent, nil)
 	c, err := client.New(cfg)
 	if err != nil {
 		return nil, fmt.Errorf("dns: %w", err)
