@@ -15,8 +15,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"kplane/pkg/clock"
 	"kplane/pkg/cloudcontrollermanager"
+	"kplane/pkg/clusterclock"
 	"kplane/pkg/debug"
 	"kplane/pkg/informer"
 )
@@ -49,11 +49,9 @@ API (/debug/kplane/…, with the cloud's state under /debug/kplane/cloud/, which
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
-			if opts.VirtualClock {
-				opts.Clock = clock.NewVirtual(0)
-			}
-			opts.Journal, opts.DebugEndpointFile = debugFlags.NewJournal(opts.Clock), debugFlags.EndpointFile
-			opts.DebugComponent = debugFlags.Component
+			// One clock for the component and its journal.
+			opts.Clock, opts.Journal = debugFlags.Setup(opts.VirtualClock)
+			opts.DebugEndpointFile, opts.DebugComponent = debugFlags.EndpointFile, debugFlags.Component
 			return cloudcontrollermanager.Run(ctx, opts)
 		},
 	}
@@ -74,7 +72,7 @@ API (/debug/kplane/…, with the cloud's state under /debug/kplane/cloud/, which
 	f.IntVar(&opts.KubeAPIBurst, "kube-api-burst", opts.KubeAPIBurst, "requests that may go out at once above --kube-api-qps")
 	opts.AddLeaderElectionFlags(f)
 	f.StringVar(&opts.BindAddress, "bind-address", opts.BindAddress, "loopback host:port serving /metrics, /healthz and the debug API; port 0 picks a free port (the bound address is logged)")
-	f.BoolVar(&opts.VirtualClock, "virtual-clock", false, "run on the cluster clock kept in ConfigMap kube-system/kplane-clock, which 'ctl time advance' moves forward")
+	f.BoolVar(&opts.VirtualClock, "virtual-clock", false, clusterclock.FlagHelp)
 	f.BoolVar(&opts.TraceInformers, "trace-informers", opts.TraceInformers, "log each object's path through the informers and into the controllers' workqueues, for lessons")
 	debugFlags.AddFlags(f, "cloud-controller-manager")
 	f.IntVarP(&opts.Verbosity, "v", "v", opts.Verbosity, "log verbosity: 4 and above log at debug level (every API request, per-key detail)")

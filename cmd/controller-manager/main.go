@@ -15,7 +15,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"kplane/pkg/clock"
+	"kplane/pkg/clusterclock"
 	"kplane/pkg/controllermanager"
 	"kplane/pkg/debug"
 	"kplane/pkg/informer"
@@ -47,11 +47,9 @@ administrators' tokens only (docs/debug-api.md).`,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
-			if opts.VirtualClock { // one clock for the component and its journal
-				opts.Clock = clock.NewVirtual(0)
-			}
-			opts.Journal, opts.DebugEndpointFile = debugFlags.NewJournal(opts.Clock), debugFlags.EndpointFile
-			opts.DebugComponent = debugFlags.Component
+			// One clock for the component and its journal.
+			opts.Clock, opts.Journal = debugFlags.Setup(opts.VirtualClock)
+			opts.DebugEndpointFile, opts.DebugComponent = debugFlags.EndpointFile, debugFlags.Component
 			return controllermanager.Run(ctx, opts)
 		},
 	}
@@ -71,7 +69,7 @@ administrators' tokens only (docs/debug-api.md).`,
 	f.StringVar(&opts.HostPathVolumesDir, "hostpath-volumes-dir", opts.HostPathVolumesDir,
 		"directory the hostpath-provisioner controller makes volumes in (required when that controller runs; off by default)")
 	f.StringVar(&opts.BindAddress, "bind-address", opts.BindAddress, "loopback host:port serving /metrics and /healthz; port 0 picks a free port (the bound address is logged)")
-	f.BoolVar(&opts.VirtualClock, "virtual-clock", false, "run on the cluster clock kept in ConfigMap kube-system/kplane-clock, which 'ctl time advance' moves forward")
+	f.BoolVar(&opts.VirtualClock, "virtual-clock", false, clusterclock.FlagHelp)
 	f.BoolVar(&opts.TraceInformers, "trace-informers", opts.TraceInformers, "log each object's path through the informers and into the controllers' workqueues, for lessons")
 	debugFlags.AddFlags(f, "controller-manager")
 	f.IntVarP(&opts.Verbosity, "v", "v", opts.Verbosity, "log verbosity: 4 and above log at debug level (every API request, per-key detail)")
