@@ -15,8 +15,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"kplane/pkg/clock"
 	"kplane/pkg/cloudcontrollermanager"
+	"kplane/pkg/clusterclock"
 	"kplane/pkg/debug"
 	"kplane/pkg/informer"
 )
@@ -24,8 +24,9 @@ import (
 func main() {
 	opts := cloudcontrollermanager.DefaultOptions()
 	var debugFlags debug.Flags
+	controllers := cloudcontrollermanager.Controllers(nil, opts)
 	var names []string
-	for _, d := range cloudcontrollermanager.Controllers(nil, opts) {
+	for _, d := range controllers {
 		names = append(names, d.Name)
 	}
 	cmd := &cobra.Command{
@@ -48,11 +49,9 @@ API (/debug/kplane/…, with the cloud's state under /debug/kplane/cloud/, which
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
-			if opts.VirtualClock {
-				opts.Clock = clock.NewVirtual(0)
-			}
-			opts.Journal, opts.DebugEndpointFile = debugFlags.NewJournal(opts.Clock), debugFlags.EndpointFile
-			opts.DebugComponent = debugFlags.Component
+			// One clock for the component and its journal.
+			opts.Clock, opts.Journal = debugFlags.Setup(opts.VirtualClock)
+			opts.DebugEndpointFile, opts.DebugComponent = debugFlags.EndpointFile, debugFlags.Component
 			return cloudcontrollermanager.Run(ctx, opts)
 		},
 	}
@@ -60,7 +59,7 @@ API (/debug/kplane/…, with the cloud's state under /debug/kplane/cloud/, which
 	f.StringVar(&opts.Kubeconfig, "kubeconfig", opts.Kubeconfig, "kubeconfig file with the apiserver's address and this manager's credentials (required)")
 	f.StringSliceVar(&opts.Controllers, "controllers", opts.Controllers,
 		"controllers to run: '*' runs every controller on by default, 'foo' turns foo on, '-foo' turns it off; the first entry naming a controller wins. Known: "+strings.Join(names, ", "))
-	for _, d := range cloudcontrollermanager.Controllers(nil, opts) {
+	for _, d := range controllers {
 		f.Var(opts.SyncsFlag(d.Name), d.SyncsFlag, fmt.Sprintf("how many keys the %s controller syncs at once", d.Name))
 	}
 	f.StringVar(&opts.CloudProvider, "cloud-provider", opts.CloudProvider, "the cloud provider: kplane, the simulated cloud, is the only one")
@@ -71,14 +70,9 @@ API (/debug/kplane/…, with the cloud's state under /debug/kplane/cloud/, which
 	f.StringVar(&opts.ClusterName, "cluster-name", opts.ClusterName, "the cluster's name in the cloud (route names start with it)")
 	f.Float32Var(&opts.KubeAPIQPS, "kube-api-qps", opts.KubeAPIQPS, "client-side limit of requests per second to the apiserver, Events included (0: none)")
 	f.IntVar(&opts.KubeAPIBurst, "kube-api-burst", opts.KubeAPIBurst, "requests that may go out at once above --kube-api-qps")
-	f.BoolVar(&opts.LeaderElect, "leader-elect", opts.LeaderElect, "run the controllers only while holding the Lease --leader-elect-resource-namespace/--leader-elect-resource-name")
-	f.StringVar(&opts.LeaderElectResourceName, "leader-elect-resource-name", opts.LeaderElectResourceName, "name of the leader election Lease")
-	f.StringVar(&opts.LeaderElectResourceNamespace, "leader-elect-resource-namespace", opts.LeaderElectResourceNamespace, "namespace of the leader election Lease")
-	f.DurationVar(&opts.LeaseDuration, "leader-elect-lease-duration", opts.LeaseDuration, "how long standbys wait after the last renewal before taking over")
-	f.DurationVar(&opts.RenewDeadline, "leader-elect-renew-deadline", opts.RenewDeadline, "how long the leader keeps trying to renew before it stops leading")
-	f.DurationVar(&opts.RetryPeriod, "leader-elect-retry-period", opts.RetryPeriod, "how often candidates try to acquire and the leader renews")
+	opts.AddLeaderElectionFlags(f)
 	f.StringVar(&opts.BindAddress, "bind-address", opts.BindAddress, "loopback host:port serving /metrics, /healthz and the debug API; port 0 picks a free port (the bound address is logged)")
-	f.BoolVar(&opts.VirtualClock, "virtual-clock", false, "run on the cluster clock kept in ConfigMap kube-system/kplane-clock, which 'ctl time advance' moves forward")
+	f.BoolVar(&opts.VirtualClock, "virtual-clock", false, clusterclock.FlagHelp)
 	f.BoolVar(&opts.TraceInformers, "trace-informers", opts.TraceInformers, "log each object's path through the informers and into the controllers' workqueues, for lessons")
 	debugFlags.AddFlags(f, "cloud-controller-manager")
 	f.IntVarP(&opts.Verbosity, "v", "v", opts.Verbosity, "log verbosity: 4 and above log at debug level (every API request, per-key detail)")

@@ -15,7 +15,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"kplane/pkg/clock"
+	"kplane/pkg/clusterclock"
 	"kplane/pkg/controllermanager"
 	"kplane/pkg/debug"
 	"kplane/pkg/informer"
@@ -47,11 +47,9 @@ administrators' tokens only (docs/debug-api.md).`,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
-			if opts.VirtualClock { // one clock for the component and its journal
-				opts.Clock = clock.NewVirtual(0)
-			}
-			opts.Journal, opts.DebugEndpointFile = debugFlags.NewJournal(opts.Clock), debugFlags.EndpointFile
-			opts.DebugComponent = debugFlags.Component
+			// One clock for the component and its journal.
+			opts.Clock, opts.Journal = debugFlags.Setup(opts.VirtualClock)
+			opts.DebugEndpointFile, opts.DebugComponent = debugFlags.EndpointFile, debugFlags.Component
 			return controllermanager.Run(ctx, opts)
 		},
 	}
@@ -65,18 +63,13 @@ administrators' tokens only (docs/debug-api.md).`,
 	}
 	f.Float32Var(&opts.KubeAPIQPS, "kube-api-qps", opts.KubeAPIQPS, "client-side limit of requests per second to the apiserver, Events included (0: none)")
 	f.IntVar(&opts.KubeAPIBurst, "kube-api-burst", opts.KubeAPIBurst, "requests that may go out at once above --kube-api-qps")
-	f.BoolVar(&opts.LeaderElect, "leader-elect", opts.LeaderElect, "run the controllers only while holding the Lease --leader-elect-resource-namespace/--leader-elect-resource-name")
-	f.StringVar(&opts.LeaderElectResourceName, "leader-elect-resource-name", opts.LeaderElectResourceName, "name of the leader election Lease")
-	f.StringVar(&opts.LeaderElectResourceNamespace, "leader-elect-resource-namespace", opts.LeaderElectResourceNamespace, "namespace of the leader election Lease")
-	f.DurationVar(&opts.LeaseDuration, "leader-elect-lease-duration", opts.LeaseDuration, "how long standbys wait after the last renewal before taking over")
-	f.DurationVar(&opts.RenewDeadline, "leader-elect-renew-deadline", opts.RenewDeadline, "how long the leader keeps trying to renew before it stops leading")
-	f.DurationVar(&opts.RetryPeriod, "leader-elect-retry-period", opts.RetryPeriod, "how often candidates try to acquire and the leader renews")
+	opts.AddLeaderElectionFlags(f)
 	f.DurationVar(&opts.NodeMonitorGracePeriod, "node-monitor-grace-period", opts.NodeMonitorGracePeriod,
 		"how long a node may miss heartbeats before the node-lifecycle controller marks it Unknown and taints it unreachable")
 	f.StringVar(&opts.HostPathVolumesDir, "hostpath-volumes-dir", opts.HostPathVolumesDir,
 		"directory the hostpath-provisioner controller makes volumes in (required when that controller runs; off by default)")
 	f.StringVar(&opts.BindAddress, "bind-address", opts.BindAddress, "loopback host:port serving /metrics and /healthz; port 0 picks a free port (the bound address is logged)")
-	f.BoolVar(&opts.VirtualClock, "virtual-clock", false, "run on the cluster clock kept in ConfigMap kube-system/kplane-clock, which 'ctl time advance' moves forward")
+	f.BoolVar(&opts.VirtualClock, "virtual-clock", false, clusterclock.FlagHelp)
 	f.BoolVar(&opts.TraceInformers, "trace-informers", opts.TraceInformers, "log each object's path through the informers and into the controllers' workqueues, for lessons")
 	debugFlags.AddFlags(f, "controller-manager")
 	f.IntVarP(&opts.Verbosity, "v", "v", opts.Verbosity, "log verbosity: 4 and above log at debug level (every API request, per-key detail)")

@@ -13,7 +13,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"kplane/pkg/clock"
+	"kplane/pkg/cluster"
+	"kplane/pkg/clusterclock"
 	"kplane/pkg/debug"
 	"kplane/pkg/dns"
 	"kplane/pkg/informer"
@@ -50,11 +51,9 @@ administrators' tokens only (docs/debug-api.md).`,
 			opts.Logger = slog.New(slog.NewTextHandler(os.Stderr, nil))
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
-			if opts.VirtualClock { // one clock for the component and its journal
-				opts.Clock = clock.NewVirtual(0)
-			}
-			opts.Journal, opts.DebugEndpointFile = debugFlags.NewJournal(opts.Clock), debugFlags.EndpointFile
-			opts.DebugComponent = debugFlags.Component
+			// One clock for the component and its journal.
+			opts.Clock, opts.Journal = debugFlags.Setup(opts.VirtualClock)
+			opts.DebugEndpointFile, opts.DebugComponent = debugFlags.EndpointFile, debugFlags.Component
 			return dns.Run(ctx, opts)
 		},
 	}
@@ -65,9 +64,9 @@ administrators' tokens only (docs/debug-api.md).`,
 	f.StringVar(&opts.ServiceIP, "service-ip", opts.ServiceIP, "cluster IP of the kube-dns Service created in kube-system, and the address of ns.dns.<cluster-domain>")
 	f.IntVar(&opts.TTL, "ttl", opts.TTL, "TTL of every record in seconds, and the SOA minimum (CoreDNS's default 5; kubeadm's Corefile sets 30)")
 	f.StringVar(&opts.BindAddress, "bind-address", opts.BindAddress, "loopback host:port serving /healthz, /readyz, /metrics, /debug/pprof/ and the debug API; port 0 picks a free port")
-	f.BoolVar(&opts.VirtualClock, "virtual-clock", false, "run on the cluster clock kept in ConfigMap kube-system/kplane-clock, which 'ctl time advance' moves forward")
+	f.BoolVar(&opts.VirtualClock, "virtual-clock", false, clusterclock.FlagHelp)
 	f.BoolVar(&opts.TraceInformers, "trace-informers", false, "log each object's path through the informers (watch event, delta, store, handler) for lessons")
-	debugFlags.AddFlags(f, dns.DefaultComponent)
+	debugFlags.AddFlags(f, cluster.DNSComponent)
 	f.IntVarP(&opts.Verbosity, "v", "v", opts.Verbosity, "log verbosity: 4 logs every query with its answer's rcode")
 	f.Var(&opts.InformerFIFO, "informer-fifo", informer.FIFOFlagHelp)
 	if err := cmd.Execute(); err != nil {

@@ -13,7 +13,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"kplane/pkg/clock"
+	"kplane/pkg/cluster"
+	"kplane/pkg/clusterclock"
 	"kplane/pkg/debug"
 	"kplane/pkg/informer"
 	"kplane/pkg/kubeproxy"
@@ -43,14 +44,12 @@ API (/debug/kplane/…) to cluster administrators only (docs/kube-proxy.md).`,
 			opts.Logger = slog.New(slog.NewTextHandler(os.Stderr, nil))
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
-			if opts.VirtualClock { // one clock for the component and its journal
-				opts.Clock = clock.NewVirtual(0)
-			}
 			if !cmd.Flags().Changed("debug-component-name") && opts.HostnameOverride != "" {
-				debugFlags.Component = "kube-proxy-" + opts.HostnameOverride
+				debugFlags.Component = cluster.KubeProxyComponent(opts.HostnameOverride)
 			}
-			opts.Journal, opts.DebugEndpointFile = debugFlags.NewJournal(opts.Clock), debugFlags.EndpointFile
-			opts.DebugComponent = debugFlags.Component
+			// One clock for the component and its journal.
+			opts.Clock, opts.Journal = debugFlags.Setup(opts.VirtualClock)
+			opts.DebugEndpointFile, opts.DebugComponent = debugFlags.EndpointFile, debugFlags.Component
 			return kubeproxy.Run(ctx, opts)
 		},
 	}
@@ -68,7 +67,7 @@ API (/debug/kplane/…) to cluster administrators only (docs/kube-proxy.md).`,
 	f.IntVarP(&opts.Verbosity, "v", "v", opts.Verbosity, "log verbosity: 2 logs every sync with its counts and time")
 	f.Var(&opts.InformerFIFO, "informer-fifo", informer.FIFOFlagHelp)
 	f.BoolVar(&opts.TraceInformers, "trace-informers", false, "log each object's path through the informers (watch event, delta, store, handler) for lessons")
-	f.BoolVar(&opts.VirtualClock, "virtual-clock", false, "run on the cluster clock kept in ConfigMap kube-system/kplane-clock, which 'ctl time advance' moves forward")
+	f.BoolVar(&opts.VirtualClock, "virtual-clock", false, clusterclock.FlagHelp)
 	debugFlags.AddFlags(f, "kube-proxy")
 	if err := cmd.Execute(); err != nil {
 		os.Exit(1)

@@ -42,6 +42,22 @@ func VirtualFor(c Clock) *Virtual {
 	return NewVirtual(0)
 }
 
+// ForComponent is the clock a component runs on, given its Options' Clock
+// (c, nil for the wall clock) and --virtual-clock: with virtual, the
+// VirtualFor(c) clock, returned a second time so that the component can
+// keep it on the cluster clock (clusterclock.Follow); without, c or
+// Real{}, and a nil *Virtual.
+func ForComponent(c Clock, virtual bool) (Clock, *Virtual) {
+	switch {
+	case virtual:
+		v := VirtualFor(c)
+		return v, v
+	case c == nil:
+		return Real{}, nil
+	}
+	return c, nil
+}
+
 // Now returns the wall time plus the offset.
 func (v *Virtual) Now() time.Time {
 	v.mu.Lock()

@@ -208,3 +208,33 @@ func TestVirtualForKeepsAVirtualClock(t *testing.T) {
 		t.Fatal("VirtualFor(nil) = nil, want a new Virtual")
 	}
 }
+
+func TestForComponentPicksTheClockAComponentRunsOn(t *testing.T) {
+	fake := NewFake(time.Unix(0, 0))
+	mainsVirtual := NewVirtual(0)
+	for _, tc := range []struct {
+		name        string
+		c           Clock
+		virtual     bool
+		wantVirtual bool
+		want        Clock // nil: any *Virtual
+	}{
+		{name: "nil clock: the wall clock", want: Real{}},
+		{name: "the options' clock", c: fake, want: fake},
+		{name: "--virtual-clock: a new virtual clock", c: fake, virtual: true, wantVirtual: true},
+		{name: "--virtual-clock: main's virtual clock", c: mainsVirtual, virtual: true, wantVirtual: true, want: mainsVirtual},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, v := ForComponent(tc.c, tc.virtual)
+			if (v != nil) != tc.wantVirtual {
+				t.Fatalf("virtual = %v, want one: %v", v, tc.wantVirtual)
+			}
+			if v != nil && got != Clock(v) {
+				t.Errorf("clock %v is not the virtual clock %v", got, v)
+			}
+			if tc.want != nil && got != tc.want {
+				t.Errorf("clock = %#v, want %#v", got, tc.want)
+			}
+		})
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 
 	"kplane/pkg/auth"
 	"kplane/pkg/debug"
@@ -72,8 +73,17 @@ func ControllerManagerComponentN(n int) string {
 // KubeletComponent is the component name of the kubelet for nodeName.
 func KubeletComponent(nodeName string) string { return "kubelet-" + nodeName }
 
+// kubeProxyPrefix starts the component name of every kube-proxy.
+const kubeProxyPrefix = "kube-proxy-"
+
 // KubeProxyComponent is the component name of the kube-proxy for nodeName.
-func KubeProxyComponent(nodeName string) string { return "kube-proxy-" + nodeName }
+func KubeProxyComponent(nodeName string) string { return kubeProxyPrefix + nodeName }
+
+// KubeProxyNode is the node of the kube-proxy named component, and false
+// when component is no kube-proxy.
+func KubeProxyNode(component string) (nodeName string, ok bool) {
+	return strings.CutPrefix(component, kubeProxyPrefix)
+}
 
 // NodeNames are the nodes a cluster with n worker nodes has:
 // control-plane, node1 … nodeN.

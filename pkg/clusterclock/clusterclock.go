@@ -35,6 +35,10 @@ const (
 	OffsetKey = api.ClusterClockOffsetKey
 )
 
+// FlagHelp is the help text of the --virtual-clock flag of the components
+// that follow the cluster clock.
+const FlagHelp = "run on the cluster clock kept in ConfigMap kube-system/kplane-clock, which 'ctl time advance' moves forward"
+
 // ErrWallClock says that the cluster has no virtual clock: it was not
 // started with --virtual-clock, so its time is the wall clock's.
 var ErrWallClock = errors.New("this cluster runs on the wall clock; start it with `ctl up --virtual-clock`")

@@ -74,6 +74,21 @@ func (f *Follower) Start(ctx context.Context) error {
 // Stop stops watching and waits until the informer has returned.
 func (f *Follower) Stop() { f.factory.Shutdown() }
 
+// Follow starts a Follower that keeps v on the cluster clock, as a
+// component started with --virtual-clock does first thing in Run, and
+// returns its Stop. With a nil v (the component runs on another clock) it
+// does nothing and stop is a no-op.
+func Follow(ctx context.Context, c *client.Client, v *clock.Virtual, log *slog.Logger) (stop func(), err error) {
+	if v == nil {
+		return func() {}, nil
+	}
+	f := NewFollower(c, v, log)
+	if err := f.Start(ctx); err != nil {
+		return nil, err
+	}
+	return f.Stop, nil
+}
+
 // observe moves the clock to the offset obj holds.
 func (f *Follower) observe(obj api.Object) {
 	cm, ok := obj.(*api.ConfigMap)

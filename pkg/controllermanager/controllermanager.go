@@ -87,15 +87,7 @@ func New(opts Options) (*ControllerManager, error) {
 		}
 		base = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
 	}
-	clk := opts.Clock
-	var virtual *clock.Virtual
-	switch {
-	case opts.VirtualClock:
-		virtual = clock.VirtualFor(clk)
-		clk = virtual
-	case clk == nil:
-		clk = clock.Real{}
-	}
+	clk, virtual := clock.ForComponent(opts.Clock, opts.VirtualClock)
 	identity := opts.Identity
 	if identity == "" {
 		identity = leaderelection.NewIdentity()
@@ -116,11 +108,8 @@ func New(opts Options) (*ControllerManager, error) {
 	if m.client, err = client.New(cfg); err != nil {
 		return nil, fmt.Errorf("%s: %w", opts.name(), err)
 	}
-	factoryOpts := []informer.Option{informer.WithLogger(base), informer.WithClock(clk), informer.WithJournal(opts.Journal), informer.WithFIFO(opts.InformerFIFO)}
-	if opts.TraceInformers {
-		factoryOpts = append(factoryOpts, informer.WithTrace(informer.SlogTracer(base)))
-	}
-	m.informers = informer.NewSharedInformerFactory(m.client, 0, factoryOpts...)
+	m.informers = informer.NewSharedInformerFactory(m.client, 0,
+		informer.ComponentOptions(base, clk, opts.Journal, opts.InformerFIFO, opts.TraceInformers)...)
 
 	if opts.Registry == nil {
 		for _, entry := range cloudControllersNamed(opts.Controllers) {
@@ -204,13 +193,11 @@ func (m *ControllerManager) Run(ctx context.Context) error {
 	}
 
 	// On the cluster clock, every timer must start from the cluster's time.
-	if m.virtual != nil {
-		follower := clusterclock.NewFollower(m.client, m.virtual, m.base)
-		if err := follower.Start(ctx); err != nil {
-			return fmt.Errorf("%s: %w", m.opts.name(), err)
-		}
-		defer follower.Stop()
+	stopFollowing, err := clusterclock.Follow(ctx, m.client, m.virtual, m.base)
+	if err != nil {
+		return fmt.Errorf("%s: %w", m.opts.name(), err)
 	}
+	defer stopFollowing()
 
 	// Informers start before the election, so a standby's caches are
 	// full when it wins. (Upstream starts them only once it leads.)

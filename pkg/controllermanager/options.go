@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/spf13/pflag"
+
 	"kplane/pkg/client"
 	"kplane/pkg/clock"
 	"kplane/pkg/controllers/hostpathprovisioner"
@@ -234,6 +236,18 @@ func (o *Options) workers(d Descriptor) int {
 		return n
 	}
 	return d.DefaultWorkers
+}
+
+// AddLeaderElectionFlags binds the six --leader-elect* flags to o, with
+// kube-controller-manager's names; the controller-manager and the
+// cloud-controller-manager (whose Options embed these) both call it.
+func (o *Options) AddLeaderElectionFlags(fs *pflag.FlagSet) {
+	fs.BoolVar(&o.LeaderElect, "leader-elect", o.LeaderElect, "run the controllers only while holding the Lease --leader-elect-resource-namespace/--leader-elect-resource-name")
+	fs.StringVar(&o.LeaderElectResourceName, "leader-elect-resource-name", o.LeaderElectResourceName, "name of the leader election Lease")
+	fs.StringVar(&o.LeaderElectResourceNamespace, "leader-elect-resource-namespace", o.LeaderElectResourceNamespace, "namespace of the leader election Lease")
+	fs.DurationVar(&o.LeaseDuration, "leader-elect-lease-duration", o.LeaseDuration, "how long standbys wait after the last renewal before taking over")
+	fs.DurationVar(&o.RenewDeadline, "leader-elect-renew-deadline", o.RenewDeadline, "how long the leader keeps trying to renew before it stops leading")
+	fs.DurationVar(&o.RetryPeriod, "leader-elect-retry-period", o.RetryPeriod, "how often candidates try to acquire and the leader renews")
 }
 
 // SyncsFlag returns a flag value that reads and sets o.ConcurrentSyncs

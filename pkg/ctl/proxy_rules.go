@@ -101,7 +101,7 @@ func kubeProxyEndpoint(endpoints []debug.Endpoint, node, dataDir string) (debug.
 		if ep.Component == want {
 			return ep, nil
 		}
-		if name, ok := strings.CutPrefix(ep.Component, "kube-proxy-"); ok {
+		if name, ok := cluster.KubeProxyNode(ep.Component); ok {
 			nodes = append(nodes, name)
 		}
 	}

@@ -44,6 +44,19 @@ func (f *Flags) NewJournal(clk clock.Clock) *Journal {
 	return NewJournal(f.Component, f.RingSize, clk)
 }
 
+// Setup is what every component's main does with these flags before Run:
+// the clock to run on — a new clock.Virtual with virtualClock (the
+// component's --virtual-clock), nil otherwise, for the component to pick
+// the wall clock — and the journal the flags ask for, timed by that same
+// clock so that records carry the component's time.
+func (f *Flags) Setup(virtualClock bool) (clock.Clock, *Journal) {
+	var clk clock.Clock
+	if virtualClock {
+		clk = clock.NewVirtual(0)
+	}
+	return clk, f.NewJournal(clk)
+}
+
 // Announce writes the Endpoint of the calling process — component, the
 // API's base url and its leader-election identity (may be empty) — to
 // path; an empty path announces nothing. A restarted component overwrites

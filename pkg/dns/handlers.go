@@ -52,16 +52,11 @@ func addEventHandlers(table *Table, services, slices, namespaces informer.Shared
 // which OnDelete hands over either as the object or as a relist's
 // tombstone (whose key names it even when its last state was lost).
 func deleted(obj any, remove func(namespace, name string)) {
-	switch o := obj.(type) {
-	case api.Object:
-		remove(o.GetObjectMeta().Namespace, o.GetObjectMeta().Name)
-	case informer.DeletedFinalStateUnknown:
-		if namespace, name, err := informer.SplitMetaNamespaceKey(o.Key); err == nil {
-			remove(namespace, name)
-		}
-	case *informer.DeletedFinalStateUnknown:
-		if namespace, name, err := informer.SplitMetaNamespaceKey(o.Key); err == nil {
-			remove(namespace, name)
-		}
+	key, err := informer.DeletionHandlingMetaNamespaceKeyFunc(obj)
+	if err != nil {
+		return
+	}
+	if namespace, name, err := informer.SplitMetaNamespaceKey(key); err == nil {
+		remove(namespace, name)
 	}
 }

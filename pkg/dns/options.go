@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"kplane/pkg/clock"
+	"kplane/pkg/cluster"
 	"kplane/pkg/debug"
 	"kplane/pkg/informer"
 )
@@ -28,8 +29,6 @@ const (
 	// DefaultBindAddress serves health, readiness, metrics and the debug
 	// API; 9153 is the port of CoreDNS's prometheus plugin.
 	DefaultBindAddress = "127.0.0.1:9153"
-	// DefaultComponent is the DNS's name in its debug endpoint and logs.
-	DefaultComponent = "dns"
 )
 
 // Options configure the DNS component. Build them with DefaultOptions,
@@ -87,7 +86,7 @@ func DefaultOptions() Options {
 		ServiceIP:      DefaultServiceIP,
 		TTL:            DefaultTTL,
 		InformerFIFO:   informer.FIFODelta,
-		DebugComponent: DefaultComponent,
+		DebugComponent: cluster.DNSComponent,
 	}
 }
 

@@ -17,6 +17,7 @@ import (
 	apierrors "kplane/pkg/api/errors"
 	"kplane/pkg/client"
 	"kplane/pkg/clock"
+	"kplane/pkg/cluster"
 	"kplane/pkg/clusterclock"
 	"kplane/pkg/debug"
 	"kplane/pkg/informer"
@@ -73,22 +74,14 @@ func New(opts Options) (*DNS, error) {
 	if logger == nil {
 		logger = slog.New(slog.NewTextHandler(os.Stderr, nil))
 	}
-	clk := opts.Clock
-	var virtual *clock.Virtual
-	switch {
-	case opts.VirtualClock:
-		virtual = clock.VirtualFor(clk)
-		clk = virtual
-	case clk == nil:
-		clk = clock.Real{}
-	}
+	clk, virtual := clock.ForComponent(opts.Clock, opts.VirtualClock)
 	cfg, err := client.ConfigFromKubeconfig(opts.Kubeconfig, "")
 	if err != nil {
 		return nil, fmt.Errorf("dns: %w", err)
 	}
 	cfg.UserAgent = "kplane-dns"
 	cfg.Logger = logger
-	cfg.OnWrite = opts.Journal.WriteHook(DefaultComponent, nil)
+	cfg.OnWrite = opts.Journal.WriteHook(cluster.DNSComponent, nil)
 	c, err := client.New(cfg)
 	if err != nil {
 		return nil, fmt.Errorf("dns: %w", err)
@@ -97,11 +90,8 @@ func New(opts Options) (*DNS, error) {
 		opts: opts, log: logger.With("component", "dns"), base: logger, clock: clk, virtual: virtual, client: c,
 		table: NewTable(opts.ClusterDomain, clk.Now),
 	}
-	factoryOpts := []informer.Option{informer.WithLogger(logger), informer.WithClock(clk), informer.WithJournal(opts.Journal), informer.WithFIFO(opts.InformerFIFO)}
-	if opts.TraceInformers {
-		factoryOpts = append(factoryOpts, informer.WithTrace(informer.SlogTracer(logger)))
-	}
-	d.factory = informer.NewSharedInformerFactory(c, 0, factoryOpts...)
+	d.factory = informer.NewSharedInformerFactory(c, 0,
+		informer.ComponentOptions(logger, clk, opts.Journal, opts.InformerFIFO, opts.TraceInformers)...)
 	d.handlers, err = addEventHandlers(d.table, d.factory.Services().Informer(), d.factory.EndpointSlices().Informer(), d.factory.Namespaces().Informer())
 	if err != nil {
 		return nil, fmt.Errorf("dns: %w", err)
@@ -150,13 +140,11 @@ func (d *DNS) Table() *Table { return d.table }
 // the apiserver takes it. It returns nil after a clean shutdown.
 func (d *DNS) Run(ctx context.Context) error {
 	defer d.client.Close()
-	if d.virtual != nil {
-		follower := clusterclock.NewFollower(d.client, d.virtual, d.base)
-		if err := follower.Start(ctx); err != nil {
-			return fmt.Errorf("dns: %w", err)
-		}
-		defer follower.Stop()
+	stopFollowing, err := clusterclock.Follow(ctx, d.client, d.virtual, d.base)
+	if err != nil {
+		return fmt.Errorf("dns: %w", err)
 	}
+	defer stopFollowing()
 	if d.http != nil {
 		d.log.Info("serving health, readiness, metrics and the debug API", "address", d.http.URL())
 		defer d.http.Serve(d.log)()

@@ -109,6 +109,18 @@ func WithFIFO(kind FIFOKind) Option {
 	return func(o *options) { o.fifo = kind }
 }
 
+// ComponentOptions are the factory options every component builds its
+// shared informers with: its logger, clock, debug journal and FIFO kind
+// (--informer-fifo), and with trace (--trace-informers) the teaching trace
+// logged through log. Components append their own (a field selector).
+func ComponentOptions(log *slog.Logger, clk clock.Clock, journal *debug.Journal, fifo FIFOKind, trace bool) []Option {
+	opts := []Option{WithLogger(log), WithClock(clk), WithJournal(journal), WithFIFO(fifo)}
+	if trace {
+		opts = append(opts, WithTrace(SlogTracer(log)))
+	}
+	return opts
+}
+
 // journalTracer is the Tracer that records into j the trace of the
 // informer for resource (nil for a nil journal: no trace).
 func journalTracer(j *debug.Journal, resource string) Tracer {

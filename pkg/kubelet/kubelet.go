@@ -53,13 +53,7 @@ func Run(ctx context.Context, opts Options) error {
 		log = slog.Default()
 	}
 	var virtual *clock.Virtual
-	switch {
-	case opts.VirtualClock:
-		virtual = clock.VirtualFor(opts.Clock)
-		opts.Clock = virtual
-	case opts.Clock == nil:
-		opts.Clock = clock.Real{}
-	}
+	opts.Clock, virtual = clock.ForComponent(opts.Clock, opts.VirtualClock)
 	c := opts.Client
 	if c == nil {
 		cfg, err := client.ConfigFromKubeconfig(opts.Kubeconfig, "")
@@ -78,13 +72,11 @@ func Run(ctx context.Context, opts Options) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	// On the cluster clock, every timer must start from the cluster's time.
-	if virtual != nil {
-		follower := clusterclock.NewFollower(c, virtual, log)
-		if err := follower.Start(ctx); err != nil {
-			return fmt.Errorf("kubelet: %w", err)
-		}
-		defer follower.Stop()
+	stopFollowing, err := clusterclock.Follow(ctx, c, virtual, log)
+	if err != nil {
+		return fmt.Errorf("kubelet: %w", err)
 	}
+	defer stopFollowing()
 
 	names := opts.nodeNames()
 	// One pod informer for the whole process: a single node watches only
@@ -94,11 +86,8 @@ func Run(ctx context.Context, opts Options) error {
 	if len(names) > 1 {
 		selector = "spec.nodeName!="
 	}
-	factoryOpts := []informer.Option{informer.WithLogger(log), informer.WithClock(opts.Clock), informer.WithJournal(opts.Journal), informer.WithFIFO(opts.InformerFIFO),
-		informer.WithTweakListOptions(func(o *client.ListOptions) { o.FieldSelector = selector })}
-	if opts.TraceInformers {
-		factoryOpts = append(factoryOpts, informer.WithTrace(informer.SlogTracer(log)))
-	}
+	factoryOpts := append(informer.ComponentOptions(log, opts.Clock, opts.Journal, opts.InformerFIFO, opts.TraceInformers),
+		informer.WithTweakListOptions(func(o *client.ListOptions) { o.FieldSelector = selector }))
 	factory := informer.NewSharedInformerFactory(c, 0, factoryOpts...)
 	podInformer := factory.Pods()
 	if err := informer.IndexPodsByNode(podInformer.Informer()); err != nil {

@@ -72,7 +72,7 @@ func summarizePort(p *proxy.ServicePort) (message string, lines []string, used i
 		lines = append(lines, fmt.Sprintf("%s → %s  %s%s  %s", chain, iptables.EndpointChain(p, e), e, describePod(e), chance))
 	}
 	for _, e := range p.Endpoints {
-		if slices.ContainsFunc(endpoints, func(u proxy.Endpoint) bool { return u.String() == e.String() }) {
+		if slices.Contains(endpoints, e) {
 			continue
 		}
 		lines = append(lines, fmt.Sprintf("left out: %s%s: %s", e, describePod(e), leftOutReason(p, e, endpoints)))

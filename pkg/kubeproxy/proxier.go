@@ -87,15 +87,7 @@ func New(opts Options) (*Proxier, error) {
 	if logger == nil {
 		logger = slog.New(slog.NewTextHandler(os.Stderr, nil))
 	}
-	clk := opts.Clock
-	var virtual *clock.Virtual
-	switch {
-	case opts.VirtualClock:
-		virtual = clock.VirtualFor(clk)
-		clk = virtual
-	case clk == nil:
-		clk = clock.Real{}
-	}
+	clk, virtual := clock.ForComponent(opts.Clock, opts.VirtualClock)
 	cfg, err := client.ConfigFromKubeconfig(opts.Kubeconfig, "")
 	if err != nil {
 		return nil, fmt.Errorf("kube-proxy: %w", err)
@@ -119,12 +111,8 @@ func New(opts Options) (*Proxier, error) {
 	}
 	p.walker = &iptables.Walker{Recent: iptables.NewRecentLists(), Random: p.random, Now: clk.Now}
 	p.runner = runner.New(p.sync, opts.MinSyncPeriod, opts.SyncPeriod, clk)
-	factoryOpts := []informer.Option{informer.WithLogger(logger), informer.WithClock(clk),
-		informer.WithJournal(opts.Journal), informer.WithFIFO(opts.InformerFIFO)}
-	if opts.TraceInformers {
-		factoryOpts = append(factoryOpts, informer.WithTrace(informer.SlogTracer(logger)))
-	}
-	p.factory = informer.NewSharedInformerFactory(c, 0, factoryOpts...)
+	p.factory = informer.NewSharedInformerFactory(c, 0,
+		informer.ComponentOptions(logger, clk, opts.Journal, opts.InformerFIFO, opts.TraceInformers)...)
 	services, slices, nodes := p.factory.Services(), p.factory.EndpointSlices(), p.factory.Nodes()
 	p.services, p.slices, p.nodes = services.Lister(), slices.Lister(), nodes.Lister()
 	// Only this node's own object matters (its addresses are where
@@ -177,13 +165,11 @@ func (p *Proxier) changeHandler(count func()) informer.ResourceEventHandler {
 // keeps the rules in step until ctx ends.
 func (p *Proxier) Run(ctx context.Context) error {
 	defer p.client.Close()
-	if p.virtual != nil {
-		follower := clusterclock.NewFollower(p.client, p.virtual, p.base)
-		if err := follower.Start(ctx); err != nil {
-			return fmt.Errorf("kube-proxy: %w", err)
-		}
-		defer follower.Stop()
+	stopFollowing, err := clusterclock.Follow(ctx, p.client, p.virtual, p.base)
+	if err != nil {
+		return fmt.Errorf("kube-proxy: %w", err)
 	}
+	defer stopFollowing()
 	if p.server != nil {
 		p.log.Info("serving metrics, health, routes and the debug API", "address", p.server.URL(), "mode", p.opts.Mode)
 		defer p.server.Serve(p.log)()
@@ -234,9 +220,11 @@ func (p *Proxier) sync() {
 	p.metrics.rules.WithLabelValues("filter").Set(float64(rules.Filter.RuleCount()))
 	p.metrics.rules.WithLabelValues("nat").Set(float64(rules.NAT.RuleCount()))
 	p.recordSync(st, rules, took)
-	summary := summarizeServices(st)
-	p.recordServiceChanges(p.lastRules, summary)
-	p.lastRules = summary
+	if p.opts.Journal != nil {
+		summary := summarizeServices(st)
+		p.recordServiceChanges(p.lastRules, summary)
+		p.lastRules = summary
+	}
 }
 
 // node is what the model needs to know about this node: its addresses
@@ -255,6 +243,9 @@ func (p *Proxier) node() proxy.Node {
 
 // recordSync logs the sync and records it as a decision in the journal.
 func (p *Proxier) recordSync(st *proxy.State, rules *iptables.Ruleset, took time.Duration) {
+	if p.opts.Journal == nil && p.opts.Verbosity < 2 {
+		return
+	}
 	services := map[string]bool{}
 	for _, sp := range st.Ports {
 		services[sp.Name.Namespace+"/"+sp.Name.Name] = true

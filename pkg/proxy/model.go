@@ -2,6 +2,7 @@ package proxy
 
 import (
 	"net/netip"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -87,6 +88,10 @@ type ServicePort struct {
 	HasEndpoints                                bool
 }
 
+// L4Protocol is the lower-case protocol name iptables and nftables match on
+// ("tcp", "udp", "sctp").
+func (p *ServicePort) L4Protocol() string { return strings.ToLower(string(p.Protocol)) }
+
 // ExternallyAccessible reports whether traffic may reach the port from
 // outside the cluster: by a NodePort, an external IP or a load balancer.
 func (p *ServicePort) ExternallyAccessible() bool {
@@ -144,20 +149,11 @@ func (s *State) Find(ip string, port int32, protocol api.Protocol) *ServicePort 
 		if p.Port != port || p.Protocol != protocol {
 			continue
 		}
-		if p.ClusterIP == ip || contains(p.ExternalIPs, ip) || contains(p.LoadBalancerIPs, ip) {
+		if p.ClusterIP == ip || slices.Contains(p.ExternalIPs, ip) || slices.Contains(p.LoadBalancerIPs, ip) {
 			return p
 		}
 	}
 	return nil
-}
-
-func contains(list []string, s string) bool {
-	for _, v := range list {
-		if v == s {
-			return true
-		}
-	}
-	return false
 }
 
 // Build computes the State of node from the cluster's Services and
@@ -187,12 +183,18 @@ func Build(node Node, services []*api.Service, slices []*api.EndpointSlice) *Sta
 			st.Ports = append(st.Ports, p)
 		}
 	}
+	// Sort by "namespace/name:port", then protocol; the names are built
+	// once, not on every comparison.
+	names := make(map[*ServicePort]string, len(st.Ports))
+	for _, p := range st.Ports {
+		names[p] = p.Name.String()
+	}
 	sort.Slice(st.Ports, func(i, j int) bool {
-		a, b := st.Ports[i].Name, st.Ports[j].Name
-		if a.String() != b.String() {
-			return a.String() < b.String()
+		a, b := st.Ports[i], st.Ports[j]
+		if names[a] != names[b] {
+			return names[a] < names[b]
 		}
-		return a.Protocol < b.Protocol
+		return a.Name.Protocol < b.Name.Protocol
 	})
 	return st
 }

@@ -89,15 +89,7 @@ func New(opts Options) (*Scheduler, error) {
 	// The client, informers and leader election add their own component
 	// attribute; the scheduler's own lines say component=scheduler.
 	logger = logger.With("schedulerName", opts.SchedulerName)
-	clk := opts.Clock
-	var virtual *clock.Virtual
-	switch {
-	case opts.VirtualClock:
-		virtual = clock.VirtualFor(clk)
-		clk = virtual
-	case clk == nil:
-		clk = clock.Real{}
-	}
+	clk, virtual := clock.ForComponent(opts.Clock, opts.VirtualClock)
 	cfg, err := client.ConfigFromKubeconfig(opts.Kubeconfig, "")
 	if err != nil {
 		return nil, fmt.Errorf("scheduler: %w", err)
@@ -125,10 +117,7 @@ func New(opts Options) (*Scheduler, error) {
 		apiSlots: make(chan struct{}, opts.ParallelBinds),
 		identity: leaderelection.NewIdentity(),
 	}
-	factoryOpts := []informer.Option{informer.WithLogger(logger), informer.WithClock(clk), informer.WithJournal(opts.Journal), informer.WithFIFO(opts.InformerFIFO)}
-	if opts.TraceInformers {
-		factoryOpts = append(factoryOpts, informer.WithTrace(informer.SlogTracer(logger)))
-	}
+	factoryOpts := informer.ComponentOptions(logger, clk, opts.Journal, opts.InformerFIFO, opts.TraceInformers)
 	s.podFactory = informer.NewSharedInformerFactory(c, 0, append(factoryOpts,
 		informer.WithTweakListOptions(func(o *client.ListOptions) {
 			o.FieldSelector = "status.phase!=" + string(api.PodSucceeded) + ",status.phase!=" + string(api.PodFailed)
@@ -160,13 +149,11 @@ func New(opts Options) (*Scheduler, error) {
 func (s *Scheduler) Run(ctx context.Context) error {
 	defer s.client.Close()
 	// On the cluster clock, every timer must start from the cluster's time.
-	if s.virtual != nil {
-		follower := clusterclock.NewFollower(s.client, s.virtual, s.base)
-		if err := follower.Start(ctx); err != nil {
-			return fmt.Errorf("scheduler: %w", err)
-		}
-		defer follower.Stop()
+	stopFollowing, err := clusterclock.Follow(ctx, s.client, s.virtual, s.base)
+	if err != nil {
+		return fmt.Errorf("scheduler: %w", err)
 	}
+	defer stopFollowing()
 	if s.server != nil {
 		s.log.Info("serving health, metrics and the debug API", "address", s.server.URL())
 		defer s.server.Serve(s.log)()

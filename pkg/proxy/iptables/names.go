@@ -3,7 +3,6 @@ package iptables
 import (
 	"crypto/sha256"
 	"encoding/base32"
-	"strings"
 
 	"kplane/pkg/proxy"
 )
@@ -43,43 +42,36 @@ func portProtoHash(name, protocol string) string {
 	return base32.StdEncoding.EncodeToString(sum[:])[:16]
 }
 
-// protocol is the lower-case protocol iptables matches on ("tcp").
-func protocol(p *proxy.ServicePort) string { return strings.ToLower(string(p.Protocol)) }
+// servicePortHash is the hash the KUBE-SVC, KUBE-SVL, KUBE-EXT and KUBE-FW
+// chains of p share; a sync computes it once per port.
+func servicePortHash(p *proxy.ServicePort) string {
+	return portProtoHash(p.Name.String(), p.L4Protocol())
+}
 
 // ServiceChain is the KUBE-SVC chain of p: its endpoints under the Cluster
 // traffic policy.
 func ServiceChain(p *proxy.ServicePort) string {
-	return PrefixServiceCluster + portProtoHash(p.Name.String(), protocol(p))
+	return PrefixServiceCluster + servicePortHash(p)
 }
 
 // LocalChain is the KUBE-SVL chain of p: its endpoints on this node, for
 // the Local traffic policy.
 func LocalChain(p *proxy.ServicePort) string {
-	return PrefixServiceLocal + portProtoHash(p.Name.String(), protocol(p))
+	return PrefixServiceLocal + servicePortHash(p)
 }
 
 // ExternalChain is the KUBE-EXT chain of p, where external traffic enters.
 func ExternalChain(p *proxy.ServicePort) string {
-	return PrefixExternal + portProtoHash(p.Name.String(), protocol(p))
+	return PrefixExternal + servicePortHash(p)
 }
 
 // FirewallChain is the KUBE-FW chain of p (loadBalancerSourceRanges).
 func FirewallChain(p *proxy.ServicePort) string {
-	return PrefixFirewall + portProtoHash(p.Name.String(), protocol(p))
+	return PrefixFirewall + servicePortHash(p)
 }
 
 // EndpointChain is the KUBE-SEP chain of endpoint e of p.
 func EndpointChain(p *proxy.ServicePort, e proxy.Endpoint) string {
-	sum := sha256.Sum256([]byte(p.Name.String() + protocol(p) + e.String()))
+	sum := sha256.Sum256([]byte(p.Name.String() + p.L4Protocol() + e.String()))
 	return PrefixEndpoint + base32.StdEncoding.EncodeToString(sum[:])[:16]
-}
-
-// isServiceChain reports whether chain belongs to one Service port.
-func isServiceChain(chain string) bool {
-	for _, p := range []string{PrefixServiceCluster, PrefixServiceLocal, PrefixFirewall, PrefixExternal, PrefixEndpoint} {
-		if strings.HasPrefix(chain, p) {
-			return true
-		}
-	}
-	return false
 }

@@ -144,8 +144,9 @@ func (rs *Ruleset) tailRules() {
 // syncProxyRules' order.
 func (rs *Ruleset) servicePortRules(p *proxy.ServicePort, clusterCIDR string, probabilities probabilityCache) {
 	name := p.Name.String()
-	proto := Protocol{protocol(p)}
-	clusterChain, localChain := ServiceChain(p), LocalChain(p)
+	proto := Protocol{p.L4Protocol()}
+	hash := servicePortHash(p)
+	clusterChain, localChain := PrefixServiceCluster+hash, PrefixServiceLocal+hash
 	usesClusterChain := len(p.ClusterEndpoints) > 0 && p.UsesClusterEndpoints()
 	usesLocalChain := len(p.LocalEndpoints) > 0 && p.UsesLocalEndpoints()
 
@@ -159,9 +160,9 @@ func (rs *Ruleset) servicePortRules(p *proxy.ServicePort, clusterCIDR string, pr
 		externalPolicyChain = localChain
 		hasExternal = hasExternal && len(p.LocalEndpoints) > 0
 	}
-	externalChain := ExternalChain(p)
+	externalChain := PrefixExternal + hash
 	usesExternalChain := p.HasEndpoints && p.ExternallyAccessible()
-	lbChain, fwChain := externalChain, FirewallChain(p)
+	lbChain, fwChain := externalChain, PrefixFirewall+hash
 	usesFWChain := p.HasEndpoints && len(p.LoadBalancerIPs) > 0 && len(p.LoadBalancerSourceRanges) > 0
 	if usesFWChain {
 		lbChain = fwChain

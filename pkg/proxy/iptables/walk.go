@@ -214,6 +214,3 @@ func (rs *Ruleset) EndpointOf(sp *proxy.ServicePort, destination string) (proxy.
 	}
 	return proxy.Endpoint{}, false
 }
-
-// State is what rs was computed from.
-func (rs *Ruleset) State() *proxy.State { return rs.state }

@@ -37,14 +37,14 @@ func hashAndTruncate(name string) string {
 	return name
 }
 
-func protocol(p *proxy.ServicePort) string { return strings.ToLower(string(p.Protocol)) }
-
+// portBase is the part of a Service port's chain names after the prefix
+// (service-, local-, external-, firewall-); a sync computes it once per port.
 func portBase(p *proxy.ServicePort) string {
-	return hashAndTruncate(fmt.Sprintf("%s/%s/%s/%s", p.Name.Namespace, p.Name.Name, protocol(p), p.Name.Port))
+	return hashAndTruncate(fmt.Sprintf("%s/%s/%s/%s", p.Name.Namespace, p.Name.Name, p.L4Protocol(), p.Name.Port))
 }
 
 func endpointBase(p *proxy.ServicePort, e proxy.Endpoint) string {
-	return hashAndTruncate(fmt.Sprintf("%s/%s/%s/%s__%s/%d", p.Name.Namespace, p.Name.Name, protocol(p), p.Name.Port, e.IP, e.Port))
+	return hashAndTruncate(fmt.Sprintf("%s/%s/%s/%s__%s/%d", p.Name.Namespace, p.Name.Name, p.L4Protocol(), p.Name.Port, e.IP, e.Port))
 }
 
 // ServiceChain is the chain of p's endpoints under the Cluster policy.
@@ -163,8 +163,9 @@ func (rs *Ruleset) base(st *proxy.State) {
 // servicePort writes one Service port's chains and map elements, as
 // upstream's syncProxyRules does for nftables.
 func (rs *Ruleset) servicePort(st *proxy.State, p *proxy.ServicePort) {
-	name, proto, port := p.Name.String(), protocol(p), strconv.Itoa(int(p.Port))
-	clusterChain, localChain, externalChain, fwChain := ServiceChain(p), LocalChain(p), ExternalChain(p), FirewallChain(p)
+	name, proto, port := p.Name.String(), p.L4Protocol(), strconv.Itoa(int(p.Port))
+	base := portBase(p)
+	clusterChain, localChain, externalChain, fwChain := "service-"+base, "local-"+base, "external-"+base, "firewall-"+base
 	usesCluster := len(p.ClusterEndpoints) > 0 && p.UsesClusterEndpoints()
 	usesLocal := len(p.LocalEndpoints) > 0 && p.UsesLocalEndpoints()
 	internalChain, hasInternal := clusterChain, p.HasEndpoints
@@ -350,6 +351,3 @@ func (rs *Ruleset) list(keep func(string) bool) string {
 	b.WriteString("}\n")
 	return b.String()
 }
-
-// ChainCount is the number of chains in the table.
-func (rs *Ruleset) ChainCount() int { return len(rs.chains) }
