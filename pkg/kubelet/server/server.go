@@ -9,9 +9,10 @@
 //
 // Who may call: like upstream's kubelet with --client-ca-file, the server
 // requires a TLS client certificate signed by the cluster CA. The apiserver
-// presents its apiserver-kubelet-client certificate (see pkg/pki). Upstream
-// then also asks the apiserver whether that user may read nodes/log
-// (a SubjectAccessReview); kplane stops at authentication.
+// presents its apiserver-kubelet-client certificate (see pkg/pki). Then
+// the caller is authorized (authz.go): upstream asks the apiserver with a
+// SubjectAccessReview; kplane, without RBAC yet, admits the kubelet-client
+// identity's group and system:masters only.
 //
 // Its own identity: a self-signed serving certificate made in memory at
 // start, as a kubelet without --tls-cert-file makes one. Nobody can verify
@@ -19,8 +20,9 @@
 // certificates unless given --kubelet-certificate-authority, and kplane's
 // apiserver does not either.
 //
-// Files: server.go (options, start), logs.go (the /containerLogs handler),
-// cert.go (the self-signed certificate).
+// Files: server.go (options, start), authz.go (who may call), logs.go (the
+// /containerLogs handler), exec.go (/exec and /attach), portforward.go
+// (/portForward), cert.go (the self-signed certificate).
 package server
 
 import (
@@ -228,7 +230,7 @@ func (s *Server) Start(ctx context.Context) (port int, err error) {
 		return 0, fmt.Errorf("kubelet server: listen: %w", err)
 	}
 	srv := &http.Server{
-		Handler: s.Handler(),
+		Handler: authorize(s.Handler()),
 		TLSConfig: &tls.Config{
 			Certificates: []tls.Certificate{cert},
 			ClientAuth:   tls.RequireAndVerifyClientCert,
