@@ -287,23 +287,25 @@ func TestPodLogsProxiedToKubelet(t *testing.T) {
 	})
 }
 
-// startProcessKubelet runs an in-process kubelet for node1 with the process
-// runtime and the logs server, and stops it when the test ends.
-func startProcessKubelet(t *testing.T, a *framework.APIServer, c *client.Client) {
+// startKubelet runs an in-process kubelet for node1 with the named runtime
+// and the kubelet's HTTPS server (logs, exec, port-forward), as the kubelet
+// binary wires them, and stops it when the test ends.
+func startKubelet(t *testing.T, a *framework.APIServer, c *client.Client, runtimeName string) {
 	t.Helper()
 	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
 	if os.Getenv("KPLANE_TEST_LOGS") != "" {
 		logger = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	}
-	rootDir := t.TempDir()
 	opts := kubelet.DefaultOptions()
-	opts.Client, opts.NodeName, opts.Logger = c, "node1", logger
-	opts.Runtime = runtime.ProcessName
-	opts.NewRuntime = func(cfg runtime.Config) (runtime.Runtime, error) {
-		return runtime.NewProcess(runtime.ProcessOptions{RootDir: rootDir, Logger: cfg.Logger})
+	opts.Client, opts.NodeName, opts.Logger, opts.Runtime = c, "node1", logger, runtimeName
+	if runtimeName == runtime.ProcessName {
+		rootDir := t.TempDir()
+		opts.NewRuntime = func(cfg runtime.Config) (runtime.Runtime, error) {
+			return runtime.NewProcess(runtime.ProcessOptions{RootDir: rootDir, Logger: cfg.Logger})
+		}
 	}
-	// The kubelet's logs server, trusting the cluster CA as the kubelet
-	// binary does from its kubeconfig.
+	// The kubelet's server, trusting the cluster CA as the kubelet binary
+	// does from its kubeconfig.
 	opts.Server = func(ctx context.Context, containers kubelet.ContainerFinder, logger *slog.Logger) (int32, error) {
 		return server.StartServer(ctx, a.CACertPEM(), containers, logger)
 	}
@@ -366,7 +368,7 @@ func TestProcessRuntimeKubelet(t *testing.T) {
 	framework.RequireKubectl(t)
 	a := framework.StartAPIServer(t)
 	c := a.Client(t, nil)
-	startProcessKubelet(t, a, c)
+	startKubelet(t, a, c, runtime.ProcessName)
 
 	t.Run("pi", func(t *testing.T) {
 		if _, err := exec.LookPath("perl"); err != nil {

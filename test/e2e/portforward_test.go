@@ -5,7 +5,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"log/slog"
 	"net"
 	"net/http"
 	"os"
@@ -19,10 +18,7 @@ import (
 	"time"
 
 	"kplane/pkg/api"
-	"kplane/pkg/client"
-	"kplane/pkg/kubelet"
 	"kplane/pkg/kubelet/runtime"
-	"kplane/pkg/kubelet/server"
 	"kplane/test/framework"
 )
 
@@ -41,7 +37,7 @@ func TestPortForwardProcessRuntime(t *testing.T) {
 	kubectls := portForwardKubectls(t)
 	a := framework.StartAPIServer(t)
 	c := a.Client(t, nil)
-	startPortForwardKubelet(t, a, c, runtime.ProcessName)
+	startKubelet(t, a, c, runtime.ProcessName)
 
 	dir := t.TempDir()
 	const content = "hello from the pod's working directory\n"
@@ -125,7 +121,7 @@ func TestPortForwardSimulatedNginx(t *testing.T) {
 	kubectls = kubectls[len(kubectls)-1:]
 	a := framework.StartAPIServer(t)
 	c := a.Client(t, nil)
-	startPortForwardKubelet(t, a, c, runtime.SimulatedName)
+	startKubelet(t, a, c, runtime.SimulatedName)
 	createAndBind(t, c, &api.Pod{ObjectMeta: api.ObjectMeta{Name: "web-0", Labels: map[string]string{"app": "web"}},
 		Spec: api.PodSpec{Containers: []api.Container{{Name: "nginx", Image: "nginx:1.27",
 			Ports: []api.ContainerPort{{Name: "http", ContainerPort: 80}}}}}})
@@ -307,42 +303,4 @@ func freeLoopbackPort(t *testing.T) int {
 	}
 	defer ln.Close()
 	return ln.Addr().(*net.TCPAddr).Port
-}
-
-// startPortForwardKubelet runs an in-process kubelet for node1 with the
-// named runtime and the kubelet's HTTPS server, as the kubelet binary
-// wires them, and stops it when the test ends.
-func startPortForwardKubelet(t *testing.T, a *framework.APIServer, c *client.Client, runtimeName string) {
-	t.Helper()
-	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
-	if os.Getenv("KPLANE_TEST_LOGS") != "" {
-		logger = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
-	}
-	opts := kubelet.DefaultOptions()
-	opts.Client, opts.NodeName, opts.Logger, opts.Runtime = c, "node1", logger, runtimeName
-	if runtimeName == runtime.ProcessName {
-		rootDir := t.TempDir()
-		opts.NewRuntime = func(cfg runtime.Config) (runtime.Runtime, error) {
-			return runtime.NewProcess(runtime.ProcessOptions{RootDir: rootDir, Logger: cfg.Logger})
-		}
-	}
-	opts.Server = func(ctx context.Context, backend kubelet.ContainerFinder, logger *slog.Logger) (int32, error) {
-		return server.StartServer(ctx, a.CACertPEM(), backend, logger)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- kubelet.Run(ctx, opts) }()
-	t.Cleanup(func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("kubelet: %v", err)
-		}
-	})
-	framework.Eventually(t, 30*time.Second, func() (bool, string) {
-		node, err := c.Nodes().Get(context.Background(), "node1", client.GetOptions{})
-		if err != nil {
-			return false, err.Error()
-		}
-		return node.Status.DaemonEndpoints.KubeletEndpoint.Port != 0, "node1 has no kubelet port yet"
-	})
 }

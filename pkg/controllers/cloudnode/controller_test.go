@@ -22,12 +22,7 @@ type fixture struct {
 
 func newFixture(t *testing.T) *fixture {
 	t.Helper()
-	server := fakeapi.New(t)
-	cloud, err := simulated.New(simulated.DefaultLoadBalancerIPRange)
-	if err != nil {
-		t.Fatal(err)
-	}
-	rec := &controllertest.Recorder{}
+	server, cloud, rec := controllertest.NewCloudFixture(t, simulated.DefaultLoadBalancerIPRange)
 	ctrl, err := New(server.Client(), server.Informers(), rec, cloud, Options{Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {
 		t.Fatal(err)

@@ -28,12 +28,7 @@ type fixture struct {
 
 func newFixture(t *testing.T, poolCIDR string) *fixture {
 	t.Helper()
-	server := fakeapi.New(t)
-	cloud, err := simulated.New(poolCIDR)
-	if err != nil {
-		t.Fatal(err)
-	}
-	rec := &controllertest.Recorder{}
+	server, cloud, rec := controllertest.NewCloudFixture(t, poolCIDR)
 	ctrl, err := New(server.Client(), server.Informers(), rec, cloud, Options{Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {
 		t.Fatal(err)
