@@ -18,11 +18,9 @@ import (
 	"net/http"
 	"slices"
 
+	"kplane/pkg/auth"
 	"kplane/pkg/pki"
 )
-
-// mastersGroup is the superuser group, allowed everything.
-const mastersGroup = "system:masters"
 
 // authorize lets through the requests of callers that may use the
 // kubelet's API, and answers the others 403 Forbidden.
@@ -48,5 +46,5 @@ func mayUseKubeletAPI(r *http.Request) bool {
 		return false
 	}
 	groups := r.TLS.PeerCertificates[0].Subject.Organization
-	return slices.Contains(groups, pki.KubeletClientOrganization) || slices.Contains(groups, mastersGroup)
+	return slices.Contains(groups, pki.KubeletClientOrganization) || slices.Contains(groups, auth.MastersGroup)
 }
