@@ -86,6 +86,23 @@ var (
 
 	// storage.k8s.io/v1
 	StorageClassesResource = Resource{Group: "storage.k8s.io", Version: "v1", Resource: "storageclasses", Kind: "StorageClass"}
+
+	// apiregistration.k8s.io/v1: the aggregation layer's registrations.
+	APIServicesResource = Resource{Group: "apiregistration.k8s.io", Version: "v1", Resource: "apiservices", Kind: "APIService"}
+)
+
+// Resources served in a second version, or by another server through the
+// aggregation layer. They are left out of BuiltinResources: nothing that
+// walks every stored resource should see them.
+var (
+	// autoscaling/v1: the autoscaling/v2 HPAs in their older shape (CPU
+	// utilisation only; the rest kept in annotations), from the same storage.
+	HorizontalPodAutoscalersV1Resource = Resource{Group: "autoscaling", Version: "v1", Resource: "horizontalpodautoscalers", Kind: "HorizontalPodAutoscaler", Namespaced: true}
+
+	// metrics.k8s.io/v1beta1, served by metrics-server: usage computed on
+	// request from the kubelets' figures, never stored.
+	NodeMetricsResource = Resource{Group: "metrics.k8s.io", Version: "v1beta1", Resource: "nodes", Kind: "NodeMetrics"}
+	PodMetricsResource  = Resource{Group: "metrics.k8s.io", Version: "v1beta1", Resource: "pods", Kind: "PodMetrics", Namespaced: true}
 )
 
 // BuiltinResources returns every resource kplane serves, in the order of
