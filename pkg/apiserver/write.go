@@ -23,7 +23,8 @@ import (
 // guaranteedUpdate here, so the rules live in one place:
 //
 //	prepare (server-owned metadata) → admit (defaults, allocation, namespace
-//	lifecycle) → validate → encode → compare-and-swap in etcd → hand the
+//	lifecycle) → validate → validating admission (quota) → encode →
+//	compare-and-swap in etcd → hand the
 //	written object to the watch cache
 //
 // Admission may allocate (a Service's ClusterIP and node ports); a deferred
@@ -126,6 +127,9 @@ func (s *Server) create(ctx context.Context, res *resource, obj api.Object, dryR
 	}()
 	if errs := validation.ValidateCreate(obj); len(errs) > 0 {
 		return nil, apierrors.NewInvalid(res.kind, res.group, meta.Name, errs)
+	}
+	if err := s.validatingAdmission(ctx, res, obj, nil, dryRun); err != nil {
+		return nil, err
 	}
 	value, err := s.encodeChecked(res, obj)
 	if err != nil {
@@ -262,6 +266,11 @@ func (s *Server) finishUpdate(ctx context.Context, res *resource, current *store
 	// update, so the rules for user updates (nodeName is immutable) do not apply.
 	if errs := validation.ValidateUpdate(obj, old); len(errs) > 0 && mode != updateAll {
 		return nil, apierrors.NewInvalid(res.kind, res.group, meta.Name, errs)
+	}
+	if mode != updateAll {
+		if err := s.validatingAdmission(ctx, res, obj, old, dryRun); err != nil {
+			return nil, err
+		}
 	}
 
 	// An object marked for deletion goes away once its last finalizer is
