@@ -24,8 +24,7 @@ import (
 //
 //	prepare (server-owned metadata) → admit (defaults, allocation, namespace
 //	lifecycle) → validate → validating admission (quota) → encode →
-//	compare-and-swap in etcd → hand the
-//	written object to the watch cache
+//	compare-and-swap in etcd → hand the written object to the watch cache
 //
 // Admission may allocate (a Service's ClusterIP and node ports); a deferred
 // release in create and finishUpdate gives the allocation back whenever the
