@@ -18,6 +18,7 @@ import (
 
 	"kplane/pkg/api"
 	"kplane/pkg/kubelet/runtime"
+	"kplane/pkg/kubelet/stats"
 	"kplane/pkg/pki"
 )
 
@@ -67,7 +68,7 @@ func (r *fakeRun) Done() <-chan struct{}          { return r.done }
 func (r *fakeRun) ExitCode() int                  { return 0 }
 func (r *fakeRun) Reason() string                 { return runtime.ReasonCompleted }
 func (r *fakeRun) Stop(time.Duration)             {}
-func (r *fakeRun) Usage() (int64, int64)          { return 0, 0 }
+func (r *fakeRun) Usage() runtime.Usage           { return runtime.Usage{} }
 func (r *fakeRun) StartedAt() time.Time           { return time.Time{} }
 func (r *fakeRun) Logs(follow bool) io.ReadCloser { return r.reader(follow, false) }
 func (r *fakeRun) LogsWithTimestamps(follow bool) io.ReadCloser {
@@ -500,6 +501,10 @@ func (b fakeBackend) FindContainer(string, string, string, bool) (runtime.Contai
 
 func (b fakeBackend) FindPod(namespace, pod string) (*api.Pod, runtime.Runtime, error) {
 	return nil, nil, NotFoundf("pod %s/%s does not exist", namespace, pod)
+}
+
+func (b fakeBackend) Summary(nodeName string) (*stats.Summary, error) {
+	return &stats.Summary{Node: stats.NodeStats{NodeName: nodeName}}, nil
 }
 
 func TestStartServer(t *testing.T) {
