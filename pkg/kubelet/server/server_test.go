@@ -146,7 +146,7 @@ func newTestServer(t *testing.T, b *pki.Bundle, lookup ContainerLookup) *Server 
 
 // testBundle is a new cluster CA with the apiserver's kubelet client
 // certificate.
-func testBundle(t *testing.T) *pki.Bundle {
+func testBundle(t testing.TB) *pki.Bundle {
 	t.Helper()
 	b, err := pki.Ensure(t.TempDir(), nil)
 	if err != nil {

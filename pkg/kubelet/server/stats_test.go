@@ -208,3 +208,42 @@ func TestStatsAuthorization(t *testing.T) {
 		t.Errorf("kubelet client: %d", resp.StatusCode)
 	}
 }
+
+// hollowNodeSummary is a full node: 110 pods (upstream's default
+// maxPods) of two containers each.
+func hollowNodeSummary() *stats.Summary {
+	s := testSummary("hollow-1")
+	pod := s.Pods[0]
+	s.Pods = nil
+	for i := range 110 {
+		p := pod
+		p.PodRef.Name = "web-" + strings.Repeat("x", 5) + "-" + string(rune('a'+i%26)) + string(rune('a'+i/26))
+		s.Pods = append(s.Pods, p)
+	}
+	return s
+}
+
+// BenchmarkResourceMetrics110Pods renders GET /metrics/resource for a
+// hollow node with 110 pods: what every scrape of metrics-server costs a
+// kubelet, once per node per metric resolution.
+func BenchmarkResourceMetrics110Pods(b *testing.B) {
+	s, err := New(Options{ClientCAPEM: testBundle(b).CACertPEM})
+	if err != nil {
+		b.Fatal(err)
+	}
+	summary := hollowNodeSummary()
+	s.SetSummaryLookup(func(string) (*stats.Summary, error) { return summary, nil })
+	h := s.Handler()
+	req := httptest.NewRequest(http.MethodGet, "/metrics/resource", nil)
+	b.ReportAllocs()
+	var size int
+	for b.Loop() {
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, req)
+		if rec.Code != http.StatusOK {
+			b.Fatalf("status %d", rec.Code)
+		}
+		size = rec.Body.Len()
+	}
+	b.ReportMetric(float64(size), "bytes/scrape")
+}
