@@ -97,3 +97,32 @@ func TestSummaryFollowsTheLoadModel(t *testing.T) {
 		t.Errorf("10 s at 1 core added %d core-ns, want 10 core-seconds", after-before)
 	}
 }
+
+// TestSummaryOfHollowNodes: a process with many nodes serves them on one
+// port, so a Summary is asked for by node name, and a name the process
+// does not run is a 404 that says how to ask.
+func TestSummaryOfHollowNodes(t *testing.T) {
+	cl := startCluster(t)
+	opts, _ := cl.onFakeClock("")
+	opts.NodeName, opts.NodeCount, opts.NodeNamePrefix = "", 2, "hollow-"
+	finder := make(chan kubelet.ContainerFinder, 1)
+	opts.Server = func(_ context.Context, containers kubelet.ContainerFinder, _ *slog.Logger) (int32, error) {
+		finder <- containers
+		return 0, nil
+	}
+	startKubelet(t, opts)
+	nodes := <-finder
+	waitNodesReady(t, cl, 2)
+	s, err := nodes.Summary("hollow-2")
+	if err != nil || s.Node.NodeName != "hollow-2" || len(s.Pods) != 0 {
+		t.Fatalf("Summary(hollow-2) = %+v, %v", s, err)
+	}
+	wantCPU, _ := simload.NodeUsage(0, 0)
+	if *s.Node.CPU.UsageNanoCores != wantCPU {
+		t.Errorf("an empty node uses %d nanocores, want the base %d", *s.Node.CPU.UsageNanoCores, wantCPU)
+	}
+	_, err = nodes.Summary("127.0.0.1")
+	if !kubelet.IsContainerLookupNotFound(err) || err.Error() != `node "127.0.0.1" is not one of this kubelet's 2 nodes; name the node in the request's Host header` {
+		t.Errorf("Summary of an unknown node: %v", err)
+	}
+}
