@@ -38,8 +38,9 @@ type nodeCPU struct {
 }
 
 // advance adds the containers' use since the previous summary (a new
-// container's: all of it) and the base's since at, and returns the total.
-func (n *nodeCPU) advance(now time.Time, samples map[runtime.Container]runtime.Usage) uint64 {
+// container's: all of it) and the base's since at (the first time: since
+// the node started), and returns the total.
+func (n *nodeCPU) advance(start, now time.Time, samples map[runtime.Container]runtime.Usage) uint64 {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	for c, u := range samples {
@@ -48,7 +49,7 @@ func (n *nodeCPU) advance(now time.Time, samples map[runtime.Container]runtime.U
 		}
 	}
 	if n.at.IsZero() {
-		n.at = now
+		n.at = start
 	}
 	if elapsed := now.Sub(n.at); elapsed > 0 {
 		base := simload.NewCPUCounter(n.at, simload.NodeBaseMilliCPU*1e6)
@@ -145,7 +146,7 @@ func (k *Kubelet) Summary() *stats.Summary {
 	}
 	return &stats.Summary{
 		Node: stats.NodeStats{NodeName: k.nodeName, StartTime: api.NewTime(k.startedAt),
-			CPU:    cpuStats(now, nodeNanoCores, k.nodeCPU.advance(now, samples)),
+			CPU:    cpuStats(now, nodeNanoCores, k.nodeCPU.advance(k.startedAt, now, samples)),
 			Memory: memoryStats(now, nodeWorkingSet, available)},
 		Pods: pods,
 	}

@@ -103,7 +103,7 @@ func TestSummaryFollowsTheLoadModel(t *testing.T) {
 // does not run is a 404 that says how to ask.
 func TestSummaryOfHollowNodes(t *testing.T) {
 	cl := startCluster(t)
-	opts, _ := cl.onFakeClock("")
+	opts, fake := cl.onFakeClock("")
 	opts.NodeName, opts.NodeCount, opts.NodeNamePrefix = "", 2, "hollow-"
 	finder := make(chan kubelet.ContainerFinder, 1)
 	opts.Server = func(_ context.Context, containers kubelet.ContainerFinder, _ *slog.Logger) (int32, error) {
@@ -120,6 +120,11 @@ func TestSummaryOfHollowNodes(t *testing.T) {
 	wantCPU, _ := simload.NodeUsage(0, 0)
 	if *s.Node.CPU.UsageNanoCores != wantCPU {
 		t.Errorf("an empty node uses %d nanocores, want the base %d", *s.Node.CPU.UsageNanoCores, wantCPU)
+	}
+	fake.Step(time.Minute)
+	s, _ = nodes.Summary("hollow-2")
+	if *s.Node.CPU.UsageCoreNanoSeconds != 6e9 {
+		t.Errorf("an empty node's counter after a minute = %d core-ns, want the base's 6 core-seconds", *s.Node.CPU.UsageCoreNanoSeconds)
 	}
 	_, err = nodes.Summary("127.0.0.1")
 	if !kubelet.IsContainerLookupNotFound(err) || err.Error() != `node "127.0.0.1" is not one of this kubelet's 2 nodes; name the node in the request's Host header` {
