@@ -2,7 +2,8 @@ package ctl
 
 // `ctl load` drives the simulated runtime's load model (package simload,
 // docs/kubelet.md §4): it sets the sim.kplane.io/cpu and memory
-// annotations on a workload and on every pod it owns now. The workload's
+// annotations on a workload and on every pod it owns now (and on a
+// Deployment's ReplicaSets, see owned). The workload's
 // own metadata is annotated, not its pod template, so nothing rolls out;
 // the pods created later get the load from the apiserver, which copies a
 // workload's load annotations to each new pod created for it
@@ -39,8 +40,9 @@ func newLoadCommand(f *factory) *cobra.Command {
 		Short: "Set the simulated CPU and memory use of a workload's pods (kplane)",
 		Long: `load sets what the pods of a workload use in kplane's simulated runtime: it
 annotates the workload (sim.kplane.io/cpu, sim.kplane.io/memory,
-sim.kplane.io/noise) and every pod it owns now; pods created for it later
-inherit the annotations when the apiserver admits them. The kubelets report
+sim.kplane.io/noise), a Deployment's ReplicaSets, and every pod it owns
+now; pods created for it later inherit the annotations when the apiserver
+admits them. The kubelets report
 the new figures from the moment they see the change, so ` + "`kubectl top`" + ` and
 the horizontal pod autoscaler follow within a scrape interval.
 
@@ -156,19 +158,22 @@ func (o *loadOptions) run(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	pods, err := ownedPods(ctx, c, kind, workload)
+	sets, pods, err := owned(ctx, c, kind, workload)
 	if err != nil {
 		return err
 	}
 	if err := o.apply(ctx, c, kind, workload, change); err != nil {
 		return err
 	}
-	if kind.name == "pod" {
-		return nil
+	rsKind, _ := findLoadKind("rs")
+	for _, rs := range sets {
+		if err := o.apply(ctx, c, rsKind, rs, change); err != nil {
+			return err
+		}
 	}
 	podKind, _ := findLoadKind("pod")
 	for _, pod := range pods {
-		if err := o.apply(ctx, c, podKind, &pod.ObjectMeta, change); err != nil {
+		if err := o.apply(ctx, c, podKind, pod, change); err != nil {
 			return err
 		}
 	}
@@ -244,37 +249,42 @@ func (o *loadOptions) apply(ctx context.Context, c *client.Client, kind loadKind
 	return nil
 }
 
-// ownedPods lists the pods workload controls: those whose controller
-// ownerReference is the workload, or, for a Deployment, one of its
-// ReplicaSets. Ownership, not the selector, decides, as the controllers'
-// adoption does.
-func ownedPods(ctx context.Context, c *client.Client, kind loadKind, workload *api.ObjectMeta) ([]*api.Pod, error) {
+// owned lists what workload controls: for a Deployment its ReplicaSets,
+// and the pods whose controller ownerReference is the workload or one of
+// those ReplicaSets. Ownership, not the selector, decides, as the
+// controllers' adoption does.
+//
+// A Deployment's ReplicaSets are changed too because the deployment
+// controller copies the Deployment's annotations to them (as upstream's
+// does) but never removes one: without this, a ReplicaSet would keep a
+// load that --clear took off its Deployment, and pass it on to new pods.
+func owned(ctx context.Context, c *client.Client, kind loadKind, workload *api.ObjectMeta) (sets, pods []*api.ObjectMeta, err error) {
 	if kind.name == "pod" {
-		return nil, nil
+		return nil, nil, nil
 	}
 	owners := map[string]bool{workload.UID: true}
 	if kind.name == "deployment.apps" {
-		sets, err := c.ReplicaSets(workload.Namespace).List(ctx, client.ListOptions{})
+		list, err := c.ReplicaSets(workload.Namespace).List(ctx, client.ListOptions{})
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
-		for _, rs := range sets.Items {
-			if ref := controllerRef(&rs.ObjectMeta); ref != nil && ref.UID == workload.UID {
+		for _, rs := range list.Items {
+			if ref := controllerRef(&rs.ObjectMeta); ref != nil && ref.UID == workload.UID && rs.DeletionTimestamp == nil {
 				owners[rs.UID] = true
+				sets = append(sets, &rs.ObjectMeta)
 			}
 		}
 	}
 	list, err := c.Pods(workload.Namespace).List(ctx, client.ListOptions{})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	var pods []*api.Pod
 	for _, pod := range list.Items {
 		if ref := controllerRef(&pod.ObjectMeta); ref != nil && owners[ref.UID] && pod.DeletionTimestamp == nil {
-			pods = append(pods, pod)
+			pods = append(pods, &pod.ObjectMeta)
 		}
 	}
-	return pods, nil
+	return sets, pods, nil
 }
 
 // controllerRef is meta's controller ownerReference, or nil.

@@ -49,7 +49,7 @@ func TestLoad(t *testing.T) {
 
 	check(t, a, []ctlCase{
 		{[]string{"load", "deploy/web", "--cpu", "300m", "--noise", "0"}, 0,
-			"deployment.apps/web load set: cpu=300m, noise=0\npod/web-1-a load set: cpu=300m, noise=0\npod/web-1-b load set: cpu=300m, noise=0\n", ""},
+			"deployment.apps/web load set: cpu=300m, noise=0\nreplicaset.apps/web-1 load set: cpu=300m, noise=0\npod/web-1-a load set: cpu=300m, noise=0\npod/web-1-b load set: cpu=300m, noise=0\n", ""},
 		{[]string{"load", "po", "stray", "--memory", "64Mi"}, 0, "pod/stray load set: memory=64Mi\n", ""},
 		{[]string{"load", "svc/web", "--cpu", "1"}, 1, "",
 			"error: ctl load works on deployments, replicasets, statefulsets, daemonsets, replicationcontrollers, jobs and pods, not \"svc\"\n"},
@@ -96,8 +96,17 @@ func TestLoad(t *testing.T) {
 	}
 
 	check(t, a, []ctlCase{{[]string{"load", "deployment", "web", "--clear"}, 0,
-		"deployment.apps/web load cleared\npod/web-1-a load cleared\npod/web-1-b load cleared\n", ""}})
+		"deployment.apps/web load cleared\nreplicaset.apps/web-1 load cleared\npod/web-1-a load cleared\npod/web-1-b load cleared\n", ""}})
 	if got := podLoad("web-1-a"); got != nil {
 		t.Errorf("after --clear web-1-a has load %v", got)
+	}
+	// The ReplicaSet, which the deployment controller gives the
+	// Deployment's annotations but never takes them back, is cleared too.
+	rs, err = c.ReplicaSets("default").Get(ctx, "web-1", client.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := simload.LoadAnnotations(rs.Annotations); got != nil {
+		t.Errorf("after --clear the ReplicaSet has load %v", got)
 	}
 }
