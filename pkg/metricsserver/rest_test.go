@@ -187,9 +187,9 @@ func TestBadRequests(t *testing.T) {
 	f := newFixture(t)
 	for path, code := range map[string]int{
 		"/apis/metrics.k8s.io/v1beta1/pods?fieldSelector=spec.nodeName%3Dx": 400,
-		"/apis/metrics.k8s.io/v1beta1/nodes?labelSelector=%3D%3D%3D":         400,
-		"/apis/metrics.k8s.io/v1beta1/nodes?watch=true":                      405,
-		"/apis/metrics.k8s.io/v1beta1/deployments":                           404,
+		"/apis/metrics.k8s.io/v1beta1/nodes?labelSelector=%3D%3D%3D":        400,
+		"/apis/metrics.k8s.io/v1beta1/nodes?watch=true":                     405,
+		"/apis/metrics.k8s.io/v1beta1/deployments":                          404,
 	} {
 		var status api.Status
 		if got := f.get(t, path, "", &status); got != code || status.Kind != "Status" {
