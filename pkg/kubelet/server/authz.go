@@ -11,15 +11,12 @@ package server
 // cluster-admin. kplane has no RBAC yet, so the kubelet decides by the
 // certificate's groups directly: the apiserver's kubelet-client identity and
 // system:masters may, any other certificate the CA signed may not, and is
-// told so in upstream's words. One narrower rule stands in for upstream's
-// ClusterRole system:metrics-server: metrics-server's user may GET
-// /metrics/... (the nodes/metrics subresource), and nothing else.
+// told so in upstream's words.
 
 import (
 	"fmt"
 	"net/http"
 	"slices"
-	"strings"
 
 	"kplane/pkg/auth"
 	"kplane/pkg/pki"
@@ -40,19 +37,6 @@ func authorize(next http.Handler) http.Handler {
 		http.Error(w, fmt.Sprintf("Forbidden (user=%s, verb=%s, resource=nodes, subresource=proxy)", clientName(r), verb),
 			http.StatusForbidden)
 	})
-}
-
-// mayReadMetrics reports whether the request is metrics-server reading the
-// kubelet's metrics: upstream maps GET /metrics and /metrics/* to the
-// nodes/metrics subresource, which metrics-server's ClusterRole grants.
-func mayReadMetrics(r *http.Request) bool {
-	if r.Method != http.MethodGet || (r.URL.Path != "/metrics" && !strings.HasPrefix(r.URL.Path, "/metrics/")) {
-		return false
-	}
-	if r.TLS == nil || len(r.TLS.PeerCertificates) == 0 {
-		return false
-	}
-	return r.TLS.PeerCertificates[0].Subject.CommonName == auth.MetricsServerUserName
 }
 
 // mayUseKubeletAPI reports whether the caller's certificate names a group
