@@ -40,6 +40,8 @@ type scraper struct {
 	timeout time.Duration
 	clock   clock.Clock
 	log     *slog.Logger
+	// metrics records each request; nil records nothing.
+	metrics *serverMetrics
 }
 
 // RoundResult says what one scrape round did.
@@ -96,7 +98,12 @@ func (s *scraper) scrapeNode(ctx context.Context, node *api.Node) (*MetricsBatch
 	}
 	ctx, cancel := context.WithTimeout(ctx, s.timeout)
 	defer cancel()
-	return s.kubelet.get(ctx, url, s.clock.Now)
+	began := s.clock.Now()
+	batch, err := s.kubelet.get(ctx, url, s.clock.Now)
+	if s.metrics != nil {
+		s.metrics.observe(node.Name, began, s.clock.Since(began), err)
+	}
+	return batch, err
 }
 
 // nodeReady reports whether the node's Ready condition is True: a node

@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus/testutil"
+
 	"kplane/pkg/api"
 	"kplane/pkg/clock"
 )
@@ -61,8 +63,14 @@ func TestScrapeAsksReadyLoopbackKubeletsOnly(t *testing.T) {
 		timeout: 5 * time.Second,
 		clock:   clock.Real{},
 		log:     slog.New(slog.NewTextHandler(io.Discard, nil)),
+		metrics: newServerMetrics(NewStore(time.Second)),
 	}
 	batches, result := s.scrape(context.Background())
+	ok, failed := testutil.ToFloat64(s.metrics.requestTotal.WithLabelValues("true")), testutil.ToFloat64(s.metrics.requestTotal.WithLabelValues("false"))
+	if ok != 1 || failed != 1 {
+		// The non-loopback node fails before any request: only two asked.
+		t.Errorf("metrics_server_kubelet_request_total: success %v, failure %v; want 1 and 1", ok, failed)
+	}
 	if result.Scraped != 1 || result.Failed != 2 {
 		t.Errorf("scraped %d, failed %d (%v); want node1 scraped, refused and elsewhere failed, down not asked", result.Scraped, result.Failed, result.Errors)
 	}

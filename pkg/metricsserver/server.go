@@ -101,8 +101,9 @@ func New(opts Options) (*MetricsServer, error) {
 	m.factory = informer.NewSharedInformerFactory(c, 0,
 		informer.ComponentOptions(logger, clk, opts.Journal, opts.InformerFIFO, opts.TraceInformers)...)
 	m.nodes, m.pods = m.factory.Nodes(), m.factory.Pods()
+	metrics := newServerMetrics(m.store)
 	m.scraper = &scraper{
-		nodes: nodeLister{m.nodes.Lister()}, kubelet: kubelet, clock: clk, log: m.log,
+		nodes: nodeLister{m.nodes.Lister()}, kubelet: kubelet, clock: clk, log: m.log, metrics: metrics,
 		timeout: time.Duration(float64(opts.MetricResolution) * scrapeTimeoutFraction),
 	}
 	mux := http.NewServeMux()
@@ -120,7 +121,7 @@ func New(opts Options) (*MetricsServer, error) {
 	m.server = &http.Server{Handler: mux, TLSConfig: tlsConfig, ReadHeaderTimeout: 10 * time.Second,
 		ErrorLog: slog.NewLogLogger(logger.Handler(), slog.LevelDebug)}
 	if opts.DebugAddress != "" {
-		dmux := debug.ComponentMux(opts.Journal, debug.TokenReviewAuthenticator(c), nil)
+		dmux := debug.ComponentMux(opts.Journal, debug.TokenReviewAuthenticator(c), metrics.handler())
 		opts.Journal.Handle("GET "+PathStore, http.HandlerFunc(m.serveStoreInfo))
 		if m.debug, err = debug.Listen("--debug-address", opts.DebugAddress, dmux); err != nil {
 			m.listener.Close()
