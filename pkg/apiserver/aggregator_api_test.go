@@ -3,6 +3,8 @@ package apiserver_test
 import (
 	"bufio"
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -13,6 +15,7 @@ import (
 
 	"kplane/pkg/api"
 	"kplane/pkg/apiserver"
+	"kplane/pkg/auth"
 	"kplane/pkg/pki"
 	"kplane/test/framework"
 )
@@ -114,7 +117,7 @@ func TestLocalAPIServicesAutoregistered(t *testing.T) {
 // discovery.
 func TestAggregatorProxiesToBackend(t *testing.T) {
 	a := startAggregatingServer(t)
-	backend := startFakeMetricsServer(t, a.CACertPEM())
+	backend := framework.StartFakeMetricsServer(t, a.CACertPEM())
 	caBundle, _ := json.Marshal(backend.CABundle)
 
 	apiService := `{"apiVersion":"apiregistration.k8s.io/v1","kind":"APIService","metadata":{"name":"v1beta1.metrics.k8s.io"},` +
@@ -140,7 +143,7 @@ func TestAggregatorProxiesToBackend(t *testing.T) {
 		t.Fatalf("create Service: %d %s", resp.Code, resp.Body)
 	}
 	waitForCondition(t, a, "v1beta1.metrics.k8s.io", "True/Passed: all checks passed")
-	check, ok := backend.last("/apis/metrics.k8s.io/v1beta1")
+	check, ok := backend.Last("/apis/metrics.k8s.io/v1beta1")
 	if !ok || check.User != "system:kube-aggregator" || check.ClientCommonName != pki.KubeletClientCommonName || !check.ServerNameOK {
 		t.Errorf("availability check as seen by the backend: %+v, want system:kube-aggregator over the kubelet-client certificate to metrics-server.kube-system.svc", check)
 	}
@@ -167,7 +170,7 @@ func TestAggregatorProxiesToBackend(t *testing.T) {
 			t.Errorf("/apis/metrics.k8s.io: %d %s, want its APIGroup", resp.Code, resp.Body)
 		}
 		resp = a.Do(t, http.MethodGet, "/apis/metrics.k8s.io/v1beta1", nil)
-		if resp.Code != http.StatusOK || string(resp.Body) != fakeResourceList {
+		if resp.Code != http.StatusOK || string(resp.Body) != framework.FakeMetricsResourceList {
 			t.Errorf("/apis/metrics.k8s.io/v1beta1: %d %s, want the backend's APIResourceList", resp.Code, resp.Body)
 		}
 		for _, version := range []string{"v2", "v2beta1"} {
@@ -203,10 +206,10 @@ func TestAggregatorProxiesToBackend(t *testing.T) {
 	t.Run("get and list with the user's identity", func(t *testing.T) {
 		resp := a.Do(t, http.MethodGet, "/apis/metrics.k8s.io/v1beta1/nodes?labelSelector=role%3Dworker", nil,
 			"X-Remote-User", "mallory", "X-Remote-Extra-Scopes", "everything")
-		if resp.Code != http.StatusOK || string(resp.Body) != fakeNodeMetricsList {
+		if resp.Code != http.StatusOK || string(resp.Body) != framework.FakeNodeMetricsList {
 			t.Fatalf("list nodes through the aggregator: %d %s", resp.Code, resp.Body)
 		}
-		seen, _ := backend.last("/apis/metrics.k8s.io/v1beta1/nodes")
+		seen, _ := backend.Last("/apis/metrics.k8s.io/v1beta1/nodes")
 		if seen.User != "kubernetes-admin" || !slices.Contains(seen.Groups, "system:masters") || seen.Authorization != "" ||
 			seen.ExtraSpoofed || seen.ClientCommonName != pki.KubeletClientCommonName || seen.Query != "labelSelector=role%3Dworker" {
 			t.Errorf("backend saw %+v, want kubernetes-admin in system:masters from the kubelet-client certificate, no token, no spoofed headers, the query kept", seen)
@@ -224,9 +227,32 @@ func TestAggregatorProxiesToBackend(t *testing.T) {
 		if !lines.Scan() || !strings.Contains(lines.Text(), `"type":"ADDED"`) {
 			t.Fatalf("first watch event: %q (%v)", lines.Text(), lines.Err())
 		}
-		close(backend.watchRelease)
+		close(backend.WatchRelease)
 		if !lines.Scan() || !strings.Contains(lines.Text(), `"type":"MODIFIED"`) {
 			t.Fatalf("second watch event: %q (%v)", lines.Text(), lines.Err())
+		}
+	})
+
+	t.Run("upgrade passes through", func(t *testing.T) {
+		token, _ := a.Tokens().TokenFor(auth.AdminUserName)
+		pool := x509.NewCertPool()
+		pool.AppendCertsFromPEM(a.CACertPEM())
+		conn, err := tls.Dial("tcp", strings.TrimPrefix(a.URL(), "https://"), &tls.Config{RootCAs: pool, NextProtos: []string{"http/1.1"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer conn.Close()
+		_ = conn.SetDeadline(time.Now().Add(10 * time.Second)) // a guard against a hang, not a measurement
+		fmt.Fprintf(conn, "GET /apis/metrics.k8s.io/v1beta1/echo HTTP/1.1\r\nHost: kplane\r\nAuthorization: Bearer %s\r\n"+
+			"Connection: Upgrade\r\nUpgrade: kplane-echo\r\n\r\n", token)
+		reader := bufio.NewReader(conn)
+		resp, err := http.ReadResponse(reader, nil)
+		if err != nil || resp.StatusCode != http.StatusSwitchingProtocols {
+			t.Fatalf("upgrade through the aggregator: %v %v, want 101", resp, err)
+		}
+		fmt.Fprint(conn, "hello\n")
+		if line, err := reader.ReadString('\n'); line != "echo: hello\n" {
+			t.Errorf("over the upgraded connection: %q %v, want the backend's echo", line, err)
 		}
 	})
 
@@ -241,7 +267,7 @@ func TestAggregatorProxiesToBackend(t *testing.T) {
 			t.Errorf("kubectl api-resources --api-group=metrics.k8s.io:\n%s", out)
 		}
 		out = a.MustKubectl(t, "get", "--raw", "/apis/metrics.k8s.io/v1beta1/nodes")
-		if strings.TrimSpace(out) != fakeNodeMetricsList {
+		if strings.TrimSpace(out) != framework.FakeNodeMetricsList {
 			t.Errorf("kubectl get --raw: %s", out)
 		}
 	})

@@ -1,4 +1,4 @@
-package apiserver_test
+package framework
 
 import (
 	"crypto/ecdsa"
@@ -7,6 +7,7 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"crypto/x509/pkix"
+	"encoding/base64"
 	"encoding/pem"
 	"fmt"
 	"math/big"
@@ -18,11 +19,11 @@ import (
 	"time"
 )
 
-// fakeMetricsServer stands in for metrics-server behind the aggregator: an
+// FakeMetricsServer stands in for metrics-server behind the aggregator: an
 // HTTPS server with a certificate for metrics-server.kube-system.svc from a
 // CA of its own, which demands a client certificate of the cluster CA (the
 // apiserver's) and records what each request carried.
-type fakeMetricsServer struct {
+type FakeMetricsServer struct {
 	*httptest.Server
 	// CABundle is the PEM of the CA that signed the server's certificate,
 	// what the APIService's caBundle must hold.
@@ -31,13 +32,17 @@ type fakeMetricsServer struct {
 	Port int
 
 	mu       sync.Mutex
-	requests []seenRequest
-	// watchRelease, when a watch is open, lets its second event go.
-	watchRelease chan struct{}
+	requests []SeenRequest
+	// WatchRelease, closed by the test, lets an open watch send its
+	// second event.
+	WatchRelease chan struct{}
 }
 
-// seenRequest is what the backend saw of one request.
-type seenRequest struct {
+// SeenRequest is what the backend saw of one request: the path and query,
+// the identity headers, whether a client-chosen X-Remote-Extra header got
+// through, the client certificate's common name, and whether the TLS
+// ServerName was the Service's DNS name.
+type SeenRequest struct {
 	Path, Query                string
 	User                       string
 	Groups                     []string
@@ -46,20 +51,25 @@ type seenRequest struct {
 	ExtraSpoofed, ServerNameOK bool
 }
 
-const fakeNodeMetricsList = `{"kind":"NodeMetricsList","apiVersion":"metrics.k8s.io/v1beta1","metadata":{},"items":[{"metadata":{"name":"node-1"},"timestamp":"2026-01-01T00:00:00Z","window":"15s","usage":{"cpu":"250m","memory":"512Mi"}}]}`
+// FakeNodeMetricsList is the backend's answer to a list of nodes.
+const FakeNodeMetricsList = `{"kind":"NodeMetricsList","apiVersion":"metrics.k8s.io/v1beta1","metadata":{},"items":[{"metadata":{"name":"node-1"},"timestamp":"2026-01-01T00:00:00Z","window":"15s","usage":{"cpu":"250m","memory":"512Mi"}}]}`
 
-const fakeResourceList = `{"kind":"APIResourceList","apiVersion":"v1","groupVersion":"metrics.k8s.io/v1beta1","resources":[` +
+// FakeMetricsResourceList is the backend's discovery document for
+// metrics.k8s.io/v1beta1: nodes and pods.
+const FakeMetricsResourceList = `{"kind":"APIResourceList","apiVersion":"v1","groupVersion":"metrics.k8s.io/v1beta1","resources":[` +
 	`{"name":"nodes","singularName":"","namespaced":false,"kind":"NodeMetrics","verbs":["get","list"]},` +
 	`{"name":"pods","singularName":"","namespaced":true,"kind":"PodMetrics","verbs":["get","list"]}]}`
 
-func startFakeMetricsServer(t *testing.T, clusterCA []byte) *fakeMetricsServer {
+// StartFakeMetricsServer starts the fake backend on a free loopback port,
+// trusting client certificates of clusterCA; it stops when the test ends.
+func StartFakeMetricsServer(t testing.TB, clusterCA []byte) *FakeMetricsServer {
 	t.Helper()
 	caPEM, serving := newServingCert(t, "metrics-server.kube-system.svc")
 	clients := x509.NewCertPool()
 	if !clients.AppendCertsFromPEM(clusterCA) {
 		t.Fatal("cluster CA: no PEM certificate")
 	}
-	f := &fakeMetricsServer{CABundle: caPEM, watchRelease: make(chan struct{})}
+	f := &FakeMetricsServer{CABundle: caPEM, WatchRelease: make(chan struct{})}
 	f.Server = httptest.NewUnstartedServer(http.HandlerFunc(f.serve))
 	f.Server.TLS = &tls.Config{Certificates: []tls.Certificate{serving}, ClientCAs: clients,
 		ClientAuth: tls.RequireAndVerifyClientCert, MinVersion: tls.VersionTLS12}
@@ -69,8 +79,8 @@ func startFakeMetricsServer(t *testing.T, clusterCA []byte) *fakeMetricsServer {
 	return f
 }
 
-func (f *fakeMetricsServer) serve(w http.ResponseWriter, r *http.Request) {
-	seen := seenRequest{Path: r.URL.Path, Query: r.URL.RawQuery, User: r.Header.Get("X-Remote-User"),
+func (f *FakeMetricsServer) serve(w http.ResponseWriter, r *http.Request) {
+	seen := SeenRequest{Path: r.URL.Path, Query: r.URL.RawQuery, User: r.Header.Get("X-Remote-User"),
 		Groups: r.Header.Values("X-Remote-Group"), Authorization: r.Header.Get("Authorization"),
 		ExtraSpoofed: r.Header.Get("X-Remote-Extra-Scopes") != "", ServerNameOK: r.TLS.ServerName == "metrics-server.kube-system.svc"}
 	if len(r.TLS.PeerCertificates) > 0 {
@@ -83,28 +93,77 @@ func (f *fakeMetricsServer) serve(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "application/json")
 	switch {
 	case r.URL.Path == "/apis/metrics.k8s.io/v1beta1":
-		fmt.Fprint(w, fakeResourceList)
+		fmt.Fprint(w, FakeMetricsResourceList)
 	case r.URL.Path == "/apis/metrics.k8s.io/v1beta1/nodes" && r.URL.Query().Get("watch") == "true":
 		// A watch: one event at once, the second only when the test says,
 		// so the test sees the first arrive while the stream stays open.
 		fmt.Fprintln(w, `{"type":"ADDED","object":{"kind":"NodeMetrics","metadata":{"name":"node-1"}}}`)
 		w.(http.Flusher).Flush()
 		select {
-		case <-f.watchRelease:
+		case <-f.WatchRelease:
 		case <-r.Context().Done():
 			return
 		}
 		fmt.Fprintln(w, `{"type":"MODIFIED","object":{"kind":"NodeMetrics","metadata":{"name":"node-1"}}}`)
+	case r.URL.Path == "/apis/metrics.k8s.io/v1beta1/echo" && r.Header.Get("Upgrade") == "kplane-echo":
+		// An upgraded connection (as exec and port-forward use): after the
+		// 101 the backend echoes one line back.
+		conn, rw, err := w.(http.Hijacker).Hijack()
+		if err != nil {
+			return
+		}
+		defer conn.Close()
+		fmt.Fprint(rw, "HTTP/1.1 101 Switching Protocols\r\nConnection: Upgrade\r\nUpgrade: kplane-echo\r\n\r\n")
+		_ = rw.Flush()
+		line, err := rw.ReadString('\n')
+		if err != nil {
+			return
+		}
+		fmt.Fprint(rw, "echo: "+line)
+		_ = rw.Flush()
 	case r.URL.Path == "/apis/metrics.k8s.io/v1beta1/nodes":
-		fmt.Fprint(w, fakeNodeMetricsList)
+		fmt.Fprint(w, FakeNodeMetricsList)
 	default:
 		w.WriteHeader(http.StatusNotFound)
 		fmt.Fprint(w, `{"kind":"Status","apiVersion":"v1","status":"Failure","reason":"NotFound","code":404}`)
 	}
 }
 
-// last returns the last request the backend saw for path.
-func (f *fakeMetricsServer) last(path string) (seenRequest, bool) {
+// Manifests returns the Service and APIService that register the backend
+// as metrics-server does: Service kube-system/metrics-server without a
+// selector, port 443 → the backend's loopback port, and APIService
+// v1beta1.metrics.k8s.io trusting the backend's CA.
+func (f *FakeMetricsServer) Manifests() string {
+	return fmt.Sprintf(`apiVersion: v1
+kind: Service
+metadata:
+  name: metrics-server
+  namespace: kube-system
+spec:
+  ports:
+  - name: https
+    port: 443
+    targetPort: %d
+---
+apiVersion: apiregistration.k8s.io/v1
+kind: APIService
+metadata:
+  name: v1beta1.metrics.k8s.io
+spec:
+  service:
+    namespace: kube-system
+    name: metrics-server
+    port: 443
+  group: metrics.k8s.io
+  version: v1beta1
+  groupPriorityMinimum: 100
+  versionPriority: 100
+  caBundle: %s
+`, f.Port, base64.StdEncoding.EncodeToString(f.CABundle))
+}
+
+// Last returns the last request the backend saw for path.
+func (f *FakeMetricsServer) Last(path string) (SeenRequest, bool) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	for i := len(f.requests) - 1; i >= 0; i-- {
@@ -112,11 +171,11 @@ func (f *fakeMetricsServer) last(path string) (seenRequest, bool) {
 			return f.requests[i], true
 		}
 	}
-	return seenRequest{}, false
+	return SeenRequest{}, false
 }
 
 // newServingCert makes a CA and a serving certificate it signed for host.
-func newServingCert(t *testing.T, host string) (caPEM []byte, serving tls.Certificate) {
+func newServingCert(t testing.TB, host string) (caPEM []byte, serving tls.Certificate) {
 	t.Helper()
 	caKey, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {
