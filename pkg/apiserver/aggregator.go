@@ -387,6 +387,10 @@ func (a *aggregator) writeCondition(ctx context.Context, apiService *api.APIServ
 	if errors.Is(err, errConditionStale) || apierrors.IsNotFound(err) {
 		return nil
 	}
+	if err == nil {
+		a.s.log.Info("aggregator: APIService availability", "apiservice", apiService.Name,
+			"available", condition.Status, "reason", condition.Reason, "message", condition.Message)
+	}
 	return err
 }
 
