@@ -291,6 +291,15 @@ func TestAggregatorProxiesToBackend(t *testing.T) {
 	if !containsRow(out, "v1beta1.metrics.k8s.io", "kube-system/metrics-server", "False", "(FailedDiscoveryCheck)") {
 		t.Errorf("kubectl get apiservice with its backend gone:\n%s", out)
 	}
+
+	// Unregistered, the group is nobody's: the usual 404.
+	if resp := a.Do(t, http.MethodDelete, "/apis/apiregistration.k8s.io/v1/apiservices/v1beta1.metrics.k8s.io", nil); resp.Code != http.StatusOK {
+		t.Fatalf("delete APIService: %d %s", resp.Code, resp.Body)
+	}
+	framework.Eventually(t, 10*time.Second, func() (bool, string) {
+		resp := a.Do(t, http.MethodGet, "/apis/metrics.k8s.io/v1beta1/nodes", nil)
+		return resp.Code == http.StatusNotFound, fmt.Sprintf("%d %s", resp.Code, resp.Body)
+	})
 }
 
 // containsRow reports whether a line of out has exactly these leading fields.
