@@ -142,26 +142,42 @@ func (a *aggregator) availableBackends() []*backend {
 }
 
 // run checks every APIService now, again whenever an APIService or a
-// Service changes, and every interval, until ctx ends.
+// Service changes, and every interval, until ctx ends. While a backend is
+// unavailable it checks sooner, 1 s then doubling up to the interval, so
+// that an add-on that starts listening just after it registered (as
+// metrics-server under `ctl up` does) is picked up in seconds, not 30.
 func (a *aggregator) run(ctx context.Context) {
 	changed := make(chan struct{}, 1)
 	for _, plural := range []string{"apiservices", "services"} {
 		go a.watchChanges(ctx, a.s.reg.byPluralAny[plural], changed)
 	}
-	ticker := time.NewTicker(a.interval)
-	defer ticker.Stop()
+	retry := unavailableRetryStart
 	for {
-		if err := a.sync(ctx); err != nil && ctx.Err() == nil {
+		next := a.interval
+		unavailable, err := a.sync(ctx)
+		if err != nil && ctx.Err() == nil {
 			a.s.log.Warn("aggregator: check APIServices", "err", err)
 		}
+		if unavailable > 0 || err != nil {
+			next, retry = min(retry, a.interval), min(2*retry, a.interval)
+		} else {
+			retry = unavailableRetryStart
+		}
+		timer := time.NewTimer(next)
 		select {
 		case <-ctx.Done():
+			timer.Stop()
 			return
 		case <-changed:
-		case <-ticker.C:
+		case <-timer.C:
 		}
+		timer.Stop()
 	}
 }
+
+// unavailableRetryStart is the first delay before an unavailable backend
+// is checked again.
+const unavailableRetryStart = time.Second
 
 // watchChanges signals changed (without blocking: one pending signal is
 // enough) on every event of res, watching again when a watch ends.
@@ -193,11 +209,13 @@ func (a *aggregator) watchChanges(ctx context.Context, res *resource, changed ch
 // the others it resolves the Service, asks the backend for its discovery
 // document, records the result as the backend, and writes the Available
 // condition when it changed.
-func (a *aggregator) sync(ctx context.Context) error {
+//
+// It returns how many APIServices are unavailable.
+func (a *aggregator) sync(ctx context.Context) (unavailable int, err error) {
 	res := a.s.reg.byPluralAny["apiservices"]
 	entries, _, err := a.s.caches[res].List(ctx, res.keyPrefix(""), 0)
 	if err != nil {
-		return fmt.Errorf("list apiservices: %w", err)
+		return 0, fmt.Errorf("list apiservices: %w", err)
 	}
 	next := map[string]*backend{}
 	for _, e := range entries {
@@ -209,6 +227,9 @@ func (a *aggregator) sync(ctx context.Context) error {
 			b := a.check(ctx, apiService)
 			condition = b.condition
 			next[apiService.Spec.Group+"/"+apiService.Spec.Version] = b.backend
+			if !b.backend.available {
+				unavailable++
+			}
 		}
 		if err := a.writeCondition(ctx, apiService, condition); err != nil && ctx.Err() == nil {
 			a.s.log.Warn("aggregator: update APIService status", "apiservice", apiService.Name, "err", err)
@@ -217,7 +238,7 @@ func (a *aggregator) sync(ctx context.Context) error {
 	a.mu.Lock()
 	a.backends = next
 	a.mu.Unlock()
-	return nil
+	return unavailable, nil
 }
 
 // checkResult is one backend and the Available condition its check gave.
