@@ -12,9 +12,11 @@ package apiserver
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"reflect"
 	"strings"
+	"sync"
 
 	"kplane/pkg/api"
 	apierrors "kplane/pkg/api/errors"
@@ -85,12 +87,23 @@ func localAPIService(gv string) *api.APIService {
 func (s *Server) autoregisterLocalAPIServices(ctx context.Context) error {
 	res := s.reg.byPluralAny["apiservices"]
 	wanted := map[string]bool{}
-	for _, gv := range s.reg.groupVersions() {
+	// The writes go out together: etcd commits concurrent writes in one
+	// batch, which keeps a fresh apiserver's start-up short.
+	gvs := s.reg.groupVersions()
+	errs := make([]error, len(gvs))
+	var wg sync.WaitGroup
+	for i, gv := range gvs {
 		desired := localAPIService(gv)
 		wanted[desired.Name] = true
-		if err := s.ensureLocalAPIService(ctx, res, desired); err != nil {
-			return err
-		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[i] = s.ensureLocalAPIService(ctx, res, desired)
+		}()
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return err
 	}
 	entries, _, err := s.caches[res].List(ctx, res.keyPrefix(""), 0)
 	if err != nil {
