@@ -151,6 +151,7 @@ func (a *aggregator) run(ctx context.Context) {
 	for _, plural := range []string{"apiservices", "services"} {
 		go a.watchChanges(ctx, a.s.reg.byPluralAny[plural], changed)
 	}
+	defer a.closeIdleConnections()
 	retry := unavailableRetryStart
 	for {
 		next := a.interval
@@ -268,11 +269,12 @@ func (a *aggregator) check(ctx context.Context, apiService *api.APIService) chec
 	if !ok {
 		return unavailable("ServicePortError", fmt.Sprintf("service/%s in %q is not listening on port %d", ref.Name, ref.Namespace, port))
 	}
+	url := "https://127.0.0.1:" + strconv.Itoa(int(targetPort))
 	transport, err := a.transportFor(apiService)
 	if err != nil {
-		return unavailable("FailedDiscoveryCheck", fmt.Sprintf("failing or missing response from %s: %v", b.url, err))
+		return unavailable("FailedDiscoveryCheck", fmt.Sprintf("failing or missing response from %s: %v", url, err))
 	}
-	b.url, b.transport = "https://127.0.0.1:"+strconv.Itoa(int(targetPort)), transport
+	b.url, b.transport = url, transport
 	discoveryURL := b.url + "/apis/" + apiService.Spec.Group + "/" + apiService.Spec.Version
 	list, err := fetchDiscovery(ctx, transport, discoveryURL)
 	if err != nil {
@@ -351,6 +353,15 @@ func (a *aggregator) transportFor(apiService *api.APIService) (*http.Transport, 
 	}
 	a.transports[key] = t
 	return t, nil
+}
+
+// closeIdleConnections closes the backends' idle connections, at shutdown.
+func (a *aggregator) closeIdleConnections() {
+	a.transportsMu.Lock()
+	defer a.transportsMu.Unlock()
+	for _, t := range a.transports {
+		t.CloseIdleConnections()
+	}
 }
 
 // fetchDiscovery asks a backend for its APIResourceList as the aggregator
