@@ -22,7 +22,8 @@ package apiserver
 // Upstream: staging/src/k8s.io/kube-aggregator/pkg/apiserver/handler_proxy.go
 // (proxying), handler_apis.go and handler_discovery.go (discovery),
 // pkg/controllers/status/available_controller.go (availability) and
-// pkg/controllers/autoregister (Local APIServices).
+// pkg/controllers/autoregister (Local APIServices). docs/apiserver.md, "The
+// aggregation layer", follows a request through it.
 
 import (
 	"context"
