@@ -122,9 +122,9 @@ func (s *Server) autoregisterLocalAPIServices(ctx context.Context) error {
 	return nil
 }
 
-// ensureLocalAPIService creates desired, or puts its spec and label back on
-// the stored one; the Available condition is the availability check's to
-// write.
+// ensureLocalAPIService creates desired, or puts its spec back on the
+// stored one if the apiserver registered that one; the Available condition
+// is the availability check's to write.
 func (s *Server) ensureLocalAPIService(ctx context.Context, res *resource, desired *api.APIService) error {
 	desired.Status.Conditions = []api.APIServiceCondition{localAvailableCondition()}
 	desired.Status.Conditions[0].LastTransitionTime = s.now()
@@ -137,15 +137,12 @@ func (s *Server) ensureLocalAPIService(ctx context.Context, res *resource, desir
 	}
 	_, err = s.guaranteedUpdate(ctx, res, "", desired.Name, updateMain, false, func(current *storedObject) (api.Object, error) {
 		stored := current.obj.(*api.APIService)
-		if reflect.DeepEqual(stored.Spec, desired.Spec) && stored.Labels[autoManagedLabel] == autoManagedOnStart {
+		// One without the label is someone else's (an add-on serving a
+		// built-in group/version): upstream's autoregister leaves it alone.
+		if stored.Labels[autoManagedLabel] == "" || reflect.DeepEqual(stored.Spec, desired.Spec) {
 			return stored, nil
 		}
 		updated := *stored
-		updated.ObjectMeta.Labels = map[string]string{}
-		for k, v := range stored.Labels {
-			updated.ObjectMeta.Labels[k] = v
-		}
-		updated.ObjectMeta.Labels[autoManagedLabel] = autoManagedOnStart
 		updated.Spec = desired.Spec
 		return &updated, nil
 	})
