@@ -8,9 +8,12 @@ package api
 // client that reads an HPA and writes it back loses nothing. The v2 form
 // never carries those annotations: converting to v2 takes them out.
 //
-// One difference from upstream: upstream writes the metrics annotations in
-// the older autoscaling/v2beta1 metric shape (targetAverageUtilization…);
-// kplane writes them in the autoscaling/v2 shape its storage already uses.
+// Two differences from upstream. When the CPU target is not the last
+// metric, the metrics annotation holds the whole list, so that the order
+// survives (upstream moves the CPU target last). And upstream writes the
+// metrics annotations in the older autoscaling/v2beta1 metric shape
+// (targetAverageUtilization…); kplane writes them in the autoscaling/v2
+// shape its storage already uses.
 // The annotation names are upstream's, and only kplane reads their content.
 
 import "encoding/json"
@@ -66,12 +69,19 @@ func HorizontalPodAutoscalerV1FromV2(h *HorizontalPodAutoscaler) *HorizontalPodA
 		delete(out.Annotations, name)
 	}
 	var other []MetricSpec
-	for _, m := range h.Spec.Metrics {
-		if isCPUUtilization(m) && out.Spec.TargetCPUUtilizationPercentage == nil {
+	cpuAt := -1
+	for i, m := range h.Spec.Metrics {
+		if isCPUUtilization(m) && cpuAt < 0 {
 			out.Spec.TargetCPUUtilizationPercentage = m.Resource.Target.AverageUtilization
+			cpuAt = i
 			continue
 		}
 		other = append(other, m)
+	}
+	if cpuAt >= 0 && cpuAt != len(h.Spec.Metrics)-1 {
+		// The CPU target is not last, where converting back would put
+		// it: the annotation keeps the whole list, in order.
+		other = h.Spec.Metrics
 	}
 	for _, m := range h.Status.CurrentMetrics {
 		if m.Type == ResourceMetricSourceType && m.Resource != nil && m.Resource.Name == ResourceCPU {
@@ -112,11 +122,7 @@ func (h *HorizontalPodAutoscalerV1) ToV2() *HorizontalPodAutoscaler {
 	}
 	var other []MetricSpec
 	takeJSONAnnotation(&out.ObjectMeta, HPAMetricSpecsAnnotation, &other)
-	// Upstream puts the other metrics first and the CPU target last.
-	out.Spec.Metrics = other
-	if h.Spec.TargetCPUUtilizationPercentage != nil {
-		out.Spec.Metrics = append(out.Spec.Metrics, cpuUtilizationMetric(*h.Spec.TargetCPUUtilizationPercentage))
-	}
+	out.Spec.Metrics = withCPUTarget(other, h.Spec.TargetCPUUtilizationPercentage)
 	if len(out.Spec.Metrics) == 0 {
 		// v1's implicit target, made explicit as upstream's conversion does.
 		out.Spec.Metrics = []MetricSpec{cpuUtilizationMetric(DefaultCPUUtilization)}
@@ -135,6 +141,28 @@ func (h *HorizontalPodAutoscalerV1) ToV2() *HorizontalPodAutoscaler {
 		out.Annotations = nil
 	}
 	return out
+}
+
+// withCPUTarget places v1's CPU target among the other metrics: where the
+// list already holds a CPU utilization metric (its place kept by
+// HorizontalPodAutoscalerV1FromV2), the field's value replaces that
+// metric's target, or removes it when the field is unset; otherwise it
+// goes last, as upstream's conversion puts it.
+func withCPUTarget(metrics []MetricSpec, target *int32) []MetricSpec {
+	for i, m := range metrics {
+		if !isCPUUtilization(m) {
+			continue
+		}
+		if target == nil {
+			return append(metrics[:i:i], metrics[i+1:]...)
+		}
+		metrics[i] = cpuUtilizationMetric(*target)
+		return metrics
+	}
+	if target != nil {
+		metrics = append(metrics, cpuUtilizationMetric(*target))
+	}
+	return metrics
 }
 
 // cpuUtilizationMetric is a Resource cpu metric aiming at percent utilisation.

@@ -92,6 +92,26 @@ func TestHPAV1ToV2ToV1IsLossless(t *testing.T) {
 	}
 }
 
+// TestHPAV2MetricOrderSurvivesV1: a CPU target that is not the last metric
+// keeps its place through v1, and a v1 client's change of
+// targetCPUUtilizationPercentage lands on it.
+func TestHPAV2MetricOrderSurvivesV1(t *testing.T) {
+	in := fullHPA()
+	in.Spec.Metrics[0], in.Spec.Metrics[1] = in.Spec.Metrics[1], in.Spec.Metrics[0]
+	v1 := HorizontalPodAutoscalerV1FromV2(in)
+	if back := v1.ToV2(); !reflect.DeepEqual(back.Spec.Metrics, in.Spec.Metrics) {
+		t.Errorf("metrics through v1 = %+v, want %+v", back.Spec.Metrics, in.Spec.Metrics)
+	}
+	v1.Spec.TargetCPUUtilizationPercentage = int32Ref(70)
+	if m := v1.ToV2().Spec.Metrics; len(m) != 2 || !isCPUUtilization(m[0]) || *m[0].Resource.Target.AverageUtilization != 70 {
+		t.Errorf("after a v1 change of the CPU target: %+v", m)
+	}
+	v1.Spec.TargetCPUUtilizationPercentage = nil
+	if m := v1.ToV2().Spec.Metrics; len(m) != 1 || m[0].Resource.Name != ResourceMemory {
+		t.Errorf("after a v1 client dropped the CPU target: %+v", m)
+	}
+}
+
 // TestHPAV1WithoutTargetGetsTheDefaultCPUMetric: v1's implicit 80% target
 // becomes an explicit metric in v2, as upstream's conversion makes it.
 func TestHPAV1WithoutTargetGetsTheDefaultCPUMetric(t *testing.T) {
