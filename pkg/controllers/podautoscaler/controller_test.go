@@ -146,6 +146,11 @@ func TestNoMetricsSetsScalingActiveFalse(t *testing.T) {
 	if hpa.Status.CurrentReplicas != 2 || len(hpa.Status.CurrentMetrics) != 1 || hpa.Status.CurrentMetrics[0].Resource != nil {
 		t.Errorf("status = %+v; want current 2 and an empty metric status (TARGETS <unknown>)", hpa.Status)
 	}
+	d := controllertest.ExpectDecision(t, f.server.Decisions("default/web"),
+		"hpa web: the metrics cannot decide (FailedGetResourceMetric) → keep 2 replicas", map[string]string{"reason": "FailedGetResourceMetric"})
+	if len(d.Lines) != 1 || !strings.HasPrefix(d.Lines[0], "cpu resource utilization (percentage of request): failed to get cpu utilization") {
+		t.Errorf("decision lines = %q", d.Lines)
+	}
 	got := f.events()
 	if len(got) != 2 || !strings.HasPrefix(got[0], "Warning FailedGetResourceMetric failed to get cpu utilization") ||
 		!strings.HasPrefix(got[1], "Warning FailedComputeMetricsReplicas failed to get cpu utilization") {

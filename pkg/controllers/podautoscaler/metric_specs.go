@@ -120,6 +120,13 @@ func (c *Controller) resourceMetric(ctx context.Context, namespace string, resou
 			return
 		}
 	}
+	out.name = fmt.Sprintf("%s resource", resource)
+	if target.AverageValue == nil {
+		out.name = fmt.Sprintf("%s resource utilization (percentage of request)", resource)
+		if container != "" {
+			out.name = fmt.Sprintf("%s container resource utilization (percentage of request)", resource)
+		}
+	}
 	fail := func(err error) { out.err = fmt.Errorf("failed to get %s %s: %w", resource, what, err) }
 	metrics, err := c.metrics.ResourceMetric(ctx, resource, namespace, selectorText, container)
 	if err != nil {
@@ -134,13 +141,8 @@ func (c *Controller) resourceMetric(ctx context.Context, namespace string, resou
 	now := c.clock.Now()
 	if target.AverageValue != nil {
 		out.proposal, err = resourceAverageValueReplicas(currentReplicas, target.AverageValue.MilliValue(), resource, pods, metrics, c.calc, now)
-		out.name = fmt.Sprintf("%s resource", resource)
 	} else {
 		out.proposal, err = resourceUtilizationReplicas(currentReplicas, *target.AverageUtilization, resource, container, pods, metrics, c.calc, now)
-		out.name = fmt.Sprintf("%s resource utilization (percentage of request)", resource)
-		if container != "" {
-			out.name = fmt.Sprintf("%s container resource utilization (percentage of request)", resource)
-		}
 	}
 	if err != nil {
 		fail(err)
