@@ -17,6 +17,7 @@ import (
 	"kplane/pkg/controllers/namespace"
 	"kplane/pkg/controllers/nodelifecycle"
 	"kplane/pkg/controllers/persistentvolume"
+	"kplane/pkg/controllers/podautoscaler"
 	"kplane/pkg/controllers/replicaset"
 	"kplane/pkg/controllers/replicationcontroller"
 	"kplane/pkg/controllers/rootcacertpublisher"
@@ -91,7 +92,7 @@ type Descriptor struct {
 //	clusterrole-aggregation, cronjob, csrapproving, csrcleaner, csrsigning,
 //	daemonset, deployment*, disruption, endpoint*, endpointslice*,
 //	endpointslicemirroring, ephemeral-volume, garbagecollector*,
-//	horizontalpodautoscaling, job, legacy-serviceaccount-token-cleaner,
+//	horizontalpodautoscaling*, job, legacy-serviceaccount-token-cleaner,
 //	namespace*, nodeipam, nodelifecycle*, persistentvolume-binder*,
 //	persistentvolume-expander, persistentvolumeclaim-protection,
 //	persistentvolume-protection, pod-garbage-collector, replicaset*,
@@ -178,6 +179,14 @@ var registry = []Descriptor{
 	{Name: tainteviction.Name, EventSource: tainteviction.Name, SyncsFlag: "concurrent-taint-eviction-syncs", DefaultWorkers: tainteviction.DefaultWorkers,
 		New: func(cc ControllerContext) (Controller, error) {
 			return tainteviction.New(cc.Client, cc.Informers, cc.Recorder, tainteviction.Options{Logger: cc.Logger, Clock: cc.Clock})
+		}},
+	{Name: podautoscaler.Name, EventSource: podautoscaler.EventSource, SyncsFlag: "concurrent-horizontal-pod-autoscaler-syncs",
+		DefaultWorkers: podautoscaler.DefaultWorkers,
+		New: func(cc ControllerContext) (Controller, error) {
+			h := cc.Options.HPA
+			return podautoscaler.New(cc.Client, cc.Informers, cc.Recorder, podautoscaler.Options{Logger: cc.Logger, Clock: cc.Clock,
+				SyncPeriod: h.SyncPeriod, DownscaleStabilization: h.DownscaleStabilization, Tolerance: h.Tolerance,
+				CPUInitializationPeriod: h.CPUInitializationPeriod, InitialReadinessDelay: h.InitialReadinessDelay})
 		}},
 	// The hostpath provisioner is not an upstream controller: on kind the
 	// same job is done by the local-path provisioner, a Deployment the

@@ -66,6 +66,10 @@ type Options struct {
 	// since Kubernetes 1.32).
 	NodeMonitorGracePeriod time.Duration
 
+	// HPA holds the horizontalpodautoscaling controller's tunables
+	// (--horizontal-pod-autoscaler-*), upstream's flags and defaults.
+	HPA HPAOptions
+
 	// HostPathVolumesDir is where the hostpath-provisioner controller
 	// makes its volumes, one directory each (--hostpath-volumes-dir).
 	// Required when that controller is selected; `ctl up` passes
@@ -153,6 +157,7 @@ func DefaultOptions() Options {
 		RenewDeadline:                leaderelection.DefaultRenewDeadline,
 		RetryPeriod:                  leaderelection.DefaultRetryPeriod,
 		NodeMonitorGracePeriod:       DefaultNodeMonitorGracePeriod,
+		HPA:                          DefaultHPAOptions(),
 		InformerFIFO:                 informer.FIFODelta,
 		BindAddress:                  DefaultBindAddress,
 		DebugComponent:               "controller-manager",
@@ -195,6 +200,7 @@ func (o *Options) Validate() error {
 	if o.NodeMonitorGracePeriod <= 0 {
 		errs = append(errs, fmt.Errorf("--node-monitor-grace-period must be positive, got %v", o.NodeMonitorGracePeriod))
 	}
+	errs = append(errs, o.HPA.validate()...)
 	if o.HostPathVolumesDir == "" && slices.ContainsFunc(enabledControllers(o.Controllers, o.registry()),
 		func(d Descriptor) bool { return d.Name == hostpathprovisioner.Name }) {
 		errs = append(errs, fmt.Errorf("--hostpath-volumes-dir is required by the %s controller", hostpathprovisioner.Name))
