@@ -129,8 +129,10 @@ type Server struct {
 	recent recentWrites
 	// terminating remembers namespaces this server marked for deletion (name → time).
 	terminating sync.Map
-	url         string
-	started     time.Time
+	// quotaLocks serialise quota charges per namespace (admission_quota.go).
+	quotaLocks quotaLocks
+	url        string
+	started    time.Time
 	// clock is the time the server stamps on objects: the wall clock, or
 	// with Options.VirtualClock the cluster clock (virtual).
 	clock   clock.Clock
