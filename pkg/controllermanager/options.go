@@ -13,6 +13,7 @@ import (
 	"kplane/pkg/client"
 	"kplane/pkg/clock"
 	"kplane/pkg/controllers/hostpathprovisioner"
+	"kplane/pkg/controllers/resourcequota"
 	"kplane/pkg/debug"
 	"kplane/pkg/informer"
 	"kplane/pkg/leaderelection"
@@ -71,6 +72,10 @@ type Options struct {
 	// Required when that controller is selected; `ctl up` passes
 	// <data-dir>/volumes. kplane's own: upstream has no such controller.
 	HostPathVolumesDir string
+
+	// ResourceQuotaSyncPeriod is how often the resourcequota controller
+	// recounts every quota (--resource-quota-sync-period, upstream's 5 m).
+	ResourceQuotaSyncPeriod time.Duration
 
 	// BindAddress is the loopback host:port of the HTTP server for
 	// /metrics and /healthz (--bind-address, default 127.0.0.1:10257,
@@ -153,6 +158,7 @@ func DefaultOptions() Options {
 		RenewDeadline:                leaderelection.DefaultRenewDeadline,
 		RetryPeriod:                  leaderelection.DefaultRetryPeriod,
 		NodeMonitorGracePeriod:       DefaultNodeMonitorGracePeriod,
+		ResourceQuotaSyncPeriod:      resourcequota.DefaultSyncPeriod,
 		InformerFIFO:                 informer.FIFODelta,
 		BindAddress:                  DefaultBindAddress,
 		DebugComponent:               "controller-manager",
@@ -194,6 +200,9 @@ func (o *Options) Validate() error {
 	}
 	if o.NodeMonitorGracePeriod <= 0 {
 		errs = append(errs, fmt.Errorf("--node-monitor-grace-period must be positive, got %v", o.NodeMonitorGracePeriod))
+	}
+	if o.ResourceQuotaSyncPeriod <= 0 {
+		errs = append(errs, fmt.Errorf("--resource-quota-sync-period must be positive, got %v", o.ResourceQuotaSyncPeriod))
 	}
 	if o.HostPathVolumesDir == "" && slices.ContainsFunc(enabledControllers(o.Controllers, o.registry()),
 		func(d Descriptor) bool { return d.Name == hostpathprovisioner.Name }) {
