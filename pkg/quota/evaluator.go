@@ -94,3 +94,25 @@ func Matches(e Evaluator, q *api.ResourceQuota, obj api.Object) (bool, error) {
 func noScopes(api.ScopedResourceSelectorRequirement, api.Object) (bool, error) {
 	return false, nil
 }
+
+// scopedComputeResources are the quota names a pod scope other than
+// BestEffort may limit: the pod count and its cpu and memory.
+var scopedComputeResources = []api.ResourceName{
+	api.ResourcePods, api.ResourceCPU, api.ResourceMemory,
+	api.ResourceRequestsCPU, api.ResourceRequestsMemory, api.ResourceLimitsCPU, api.ResourceLimitsMemory,
+}
+
+// ScopeAllowsResource reports whether a quota with scope may limit the
+// standard resource name (upstream's IsResourceQuotaScopeValidForResource):
+// a BestEffort pod requests nothing, so a BestEffort quota can only count
+// pods; the other pod scopes count pods and their cpu and memory.
+func ScopeAllowsResource(scope api.ResourceQuotaScope, name api.ResourceName) bool {
+	switch scope {
+	case api.ResourceQuotaScopeBestEffort:
+		return name == api.ResourcePods
+	case api.ResourceQuotaScopeTerminating, api.ResourceQuotaScopeNotTerminating, api.ResourceQuotaScopeNotBestEffort,
+		api.ResourceQuotaScopePriorityClass, "CrossNamespacePodAffinity":
+		return containsName(scopedComputeResources, name)
+	}
+	return true
+}
