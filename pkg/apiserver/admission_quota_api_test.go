@@ -204,3 +204,34 @@ func TestQuotaServiceTypeChange(t *testing.T) {
 		t.Fatalf("type change: err = %v, want …%q", err, want)
 	}
 }
+
+// Any served resource is counted as count/<resource>.<group>; a ConfigMap
+// also under its older name, configmaps.
+func TestQuotaObjectCounts(t *testing.T) {
+	a := framework.StartAPIServer(t)
+	c := a.Client(t, nil)
+	f := enforcedQuota(t, c, "team-f", "objects", api.ResourceList{
+		"count/deployments.apps": api.MustParseQuantity("1"), "configmaps": api.MustParseQuantity("1")})
+	ctx := context.Background()
+	deployment := func(name string) *api.Deployment {
+		labels := map[string]string{"app": name}
+		return &api.Deployment{ObjectMeta: api.ObjectMeta{Name: name}, Spec: api.DeploymentSpec{
+			Selector: &api.LabelSelector{MatchLabels: labels},
+			Template: api.PodTemplateSpec{ObjectMeta: api.ObjectMeta{Labels: labels},
+				Spec: api.PodSpec{Containers: []api.Container{{Name: "web", Image: "nginx"}}}}}}
+	}
+	if _, err := c.Deployments(f.namespace).Create(ctx, deployment("web"), client.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	_, err := c.Deployments(f.namespace).Create(ctx, deployment("api"), client.CreateOptions{})
+	if want := `deployments.apps "api" is forbidden: exceeded quota: objects, requested: count/deployments.apps=1, used: count/deployments.apps=1, limited: count/deployments.apps=1`; err == nil || err.Error() != want {
+		t.Fatalf("second deployment: err = %v, want %q", err, want)
+	}
+	// kube-root-ca.crt is not there (no controller runs), so the first fits.
+	if _, err := c.ConfigMaps(f.namespace).Create(ctx, &api.ConfigMap{ObjectMeta: api.ObjectMeta{Name: "a"}}, client.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.ConfigMaps(f.namespace).Create(ctx, &api.ConfigMap{ObjectMeta: api.ObjectMeta{Name: "b"}}, client.CreateOptions{}); !apierrors.IsForbidden(err) {
+		t.Errorf("second configmap: err = %v, want Forbidden", err)
+	}
+}
