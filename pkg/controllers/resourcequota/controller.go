@@ -68,6 +68,9 @@ type Controller struct {
 	clock      clock.Clock
 	syncPeriod time.Duration
 
+	// decisions records each status write (decision.go).
+	decisions *controllerutil.DecisionLog
+
 	quotas *informer.Lister[*api.ResourceQuota]
 	// counted lists, per resource with an informer, the objects of one
 	// namespace (counted.go); other count/ resources are listed live.
@@ -101,6 +104,7 @@ func New(c *client.Client, informers *informer.SharedInformerFactory, _ events.E
 		log:        logger.With("controller", Name),
 		clock:      clk,
 		syncPeriod: period,
+		decisions:  controllerutil.NewDecisionLog(informers.Journal(), Name, "resourcequotas"),
 		quotas:     informers.ResourceQuotas().Lister(),
 		queue:      controllerutil.NewQueue(Name, opts.Clock, informers),
 	}

@@ -10,6 +10,7 @@ import (
 	"kplane/pkg/clock"
 	"kplane/pkg/events"
 	"kplane/pkg/quota"
+	"kplane/test/framework/controllertest"
 	"kplane/test/framework/fakeapi"
 )
 
@@ -83,6 +84,8 @@ func TestSyncNewQuotaCountsRunningPods(t *testing.T) {
 	if want := list("pods", "2", "requests.cpu", "350m"); !quota.Equals(got.Status.Used, want) {
 		t.Errorf("status.used = %v, want %v", got.Status.Used, want)
 	}
+	controllertest.ExpectDecision(t, f.server.Decisions("team/q"),
+		"status.hard ← spec.hard (pods=10,requests.cpu=2); recounted pods none → 2, requests.cpu none → 350m", nil)
 }
 
 // A quota whose status is already right is not written again.
@@ -118,6 +121,7 @@ func TestPodDeletedReplenishesQuota(t *testing.T) {
 	if used := f.storedQuota(t).Status.Used; !quota.Equals(used, list("pods", "1")) {
 		t.Errorf("status.used = %v, want pods=1", used)
 	}
+	controllertest.ExpectDecision(t, f.server.Decisions("team/q"), "recounted pods 2 → 1", nil)
 }
 
 // A pod that finishes charges nothing any more: its update enqueues the

@@ -20,6 +20,7 @@ func (c *Controller) sync(ctx context.Context, key string) error {
 	namespace, name, _ := strings.Cut(key, "/")
 	cached, err := c.quotas.Namespace(namespace).Get(name)
 	if apierrors.IsNotFound(err) {
+		c.decisions.Forget(key)
 		return nil
 	}
 	if err != nil {
@@ -32,6 +33,7 @@ func (c *Controller) sync(ctx context.Context, key string) error {
 	if quota.Equals(cached.Status.Hard, cached.Spec.Hard) && quota.Equals(cached.Status.Used, used) {
 		return nil
 	}
+	c.recordStatus(cached, used)
 	updated := *cached
 	updated.Status = api.ResourceQuotaStatus{Hard: cached.Spec.Hard, Used: used}
 	if _, err := c.client.ResourceQuotas(namespace).UpdateStatus(ctx, &updated, client.UpdateOptions{}); err != nil {
