@@ -10,6 +10,7 @@ import (
 // with 403 Forbidden and the message.
 type Refusal struct{ Message string }
 
+// Error returns the message, as the apiserver shows it after "is forbidden: ".
 func (r *Refusal) Error() string { return r.Message }
 
 // Charge is the new status.used of one quota once a request is admitted.

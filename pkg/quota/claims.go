@@ -2,6 +2,7 @@ package quota
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -46,21 +47,11 @@ func (claimEvaluator) MatchingResources(input []api.ResourceName) []api.Resource
 	var result []api.ResourceName
 	for _, name := range input {
 		_, perClass, _ := strings.Cut(name, storageClassSuffix)
-		if containsName(claimResources, name) || perClass == api.ResourceRequestsStorage || perClass == api.ResourcePersistentVolumeClaims {
+		if slices.Contains(claimResources, name) || perClass == api.ResourceRequestsStorage || perClass == api.ResourcePersistentVolumeClaims {
 			result = append(result, name)
 		}
 	}
 	return result
-}
-
-// containsName reports whether names holds name.
-func containsName(names []api.ResourceName, name api.ResourceName) bool {
-	for _, n := range names {
-		if n == name {
-			return true
-		}
-	}
-	return false
 }
 
 // MatchesScope is false: claims have no quota scopes.

@@ -1,6 +1,7 @@
 package quota
 
 import (
+	"slices"
 	"time"
 
 	"kplane/pkg/api"
@@ -111,8 +112,8 @@ func ScopeAllowsResource(scope api.ResourceQuotaScope, name api.ResourceName) bo
 	case api.ResourceQuotaScopeBestEffort:
 		return name == api.ResourcePods
 	case api.ResourceQuotaScopeTerminating, api.ResourceQuotaScopeNotTerminating, api.ResourceQuotaScopeNotBestEffort,
-		api.ResourceQuotaScopePriorityClass, "CrossNamespacePodAffinity":
-		return containsName(scopedComputeResources, name)
+		api.ResourceQuotaScopePriorityClass, ScopeCrossNamespacePodAffinity:
+		return slices.Contains(scopedComputeResources, name)
 	}
 	return true
 }

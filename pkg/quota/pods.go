@@ -2,6 +2,7 @@ package quota
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -79,8 +80,42 @@ func (podEvaluator) MatchesScope(selector api.ScopedResourceSelectorRequirement,
 		return !isBestEffort(pod), nil
 	case api.ResourceQuotaScopePriorityClass:
 		return matchesPriorityClass(pod.Spec.PriorityClassName, selector)
+	case ScopeCrossNamespacePodAffinity:
+		return usesCrossNamespacePodAffinity(pod), nil
 	}
 	return false, nil
+}
+
+// ScopeCrossNamespacePodAffinity is the scope of pods whose (anti-)affinity
+// terms look at other namespaces, which an administrator may want to cap.
+const ScopeCrossNamespacePodAffinity api.ResourceQuotaScope = "CrossNamespacePodAffinity"
+
+// usesCrossNamespacePodAffinity reports whether a pod affinity or
+// anti-affinity term of the pod names namespaces or a namespace selector.
+func usesCrossNamespacePodAffinity(pod *api.Pod) bool {
+	affinity := pod.Spec.Affinity
+	if affinity == nil {
+		return false
+	}
+	var terms []api.PodAffinityTerm
+	if a := affinity.PodAffinity; a != nil {
+		terms = append(terms, a.RequiredDuringSchedulingIgnoredDuringExecution...)
+		for _, w := range a.PreferredDuringSchedulingIgnoredDuringExecution {
+			terms = append(terms, w.PodAffinityTerm)
+		}
+	}
+	if a := affinity.PodAntiAffinity; a != nil {
+		terms = append(terms, a.RequiredDuringSchedulingIgnoredDuringExecution...)
+		for _, w := range a.PreferredDuringSchedulingIgnoredDuringExecution {
+			terms = append(terms, w.PodAffinityTerm)
+		}
+	}
+	for _, term := range terms {
+		if len(term.Namespaces) > 0 || term.NamespaceSelector != nil {
+			return true
+		}
+	}
+	return false
 }
 
 // isTerminating reports whether the pod has a deadline: a Job's pod with
@@ -152,21 +187,12 @@ func (podEvaluator) Constraints(required []api.ResourceName, obj api.Object) err
 		return nil
 	}
 	var parts []string
-	for _, name := range slices.Sorted(slices.Values(mapKeys(missing))) {
+	for _, name := range slices.Sorted(maps.Keys(missing)) {
 		containers := missing[name]
 		slices.Sort(containers)
 		parts = append(parts, fmt.Sprintf("%s for: %s", name, strings.Join(containers, ",")))
 	}
 	return fmt.Errorf("must specify %s", strings.Join(parts, "; "))
-}
-
-// mapKeys returns the keys of m in no order.
-func mapKeys[V any](m map[api.ResourceName]V) []api.ResourceName {
-	keys := make([]api.ResourceName, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	return keys
 }
 
 // Usage is what the pod charges: count/pods always (it counts every pod

@@ -155,6 +155,15 @@ func TestScopes(t *testing.T) {
 			t.Errorf("%s %s %v on %s = %v, %v; want %v", tt.selector.ScopeName, tt.selector.Operator, tt.selector.Values, tt.pod.Name, got, err, tt.want)
 		}
 	}
+	crossNamespace := pod("cross", container("app", nil, nil))
+	crossNamespace.Spec.Affinity = &api.Affinity{PodAntiAffinity: &api.PodAntiAffinity{RequiredDuringSchedulingIgnoredDuringExecution: []api.PodAffinityTerm{
+		{TopologyKey: "kubernetes.io/hostname", Namespaces: []string{"other"}}}}}
+	for p, want := range map[*api.Pod]bool{crossNamespace: true, burstable: false} {
+		got, _ := e.MatchesScope(api.ScopedResourceSelectorRequirement{ScopeName: ScopeCrossNamespacePodAffinity, Operator: "Exists"}, p)
+		if got != want {
+			t.Errorf("CrossNamespacePodAffinity on %s = %v, want %v", p.Name, got, want)
+		}
+	}
 	svcMatch, _ := NewServiceEvaluator().MatchesScope(api.ScopedResourceSelectorRequirement{ScopeName: api.ResourceQuotaScopeBestEffort, Operator: "Exists"}, &api.Service{})
 	if svcMatch {
 		t.Error("a Service is in a pod scope")
