@@ -33,7 +33,8 @@ import (
 // has copied to status.hard, and refuses with "status unknown" while it has
 // not computed status.used: a quota created a moment ago starts counting
 // once the controller has seen it. A request refused after the charge (its
-// write fails) stays charged until the controller recounts, as upstream.
+// write fails) stays charged until the controller recounts, as upstream;
+// kplane spares the commonest case, a create whose name is taken.
 // A dry run is judged but not charged.
 
 // quotaIgnoredResources are never counted (upstream's ignored resources):
@@ -82,6 +83,13 @@ func (s *Server) admitQuota(ctx context.Context, res *resource, obj, old api.Obj
 		return err
 	}
 
+	if req.Operation == quota.Create && s.alreadyStored(ctx, res, obj) {
+		// The create will fail with AlreadyExists (kubectl run twice):
+		// charging it would leave the quota over-charged until the next
+		// full resync. Upstream charges it; kplane checks first.
+		return nil
+	}
+
 	defer s.quotaLocks.lock(namespace)()
 	charged := map[string]bool{} // quota names charged in an earlier attempt
 	for attempt := 1; ; attempt++ {
@@ -109,6 +117,13 @@ func (s *Server) admitQuota(ctx context.Context, res *resource, obj, old api.Obj
 				"the quota kept changing while this request was charged to it; please try again")
 		}
 	}
+}
+
+// alreadyStored reports whether etcd holds an object under obj's key.
+func (s *Server) alreadyStored(ctx context.Context, res *resource, obj api.Object) bool {
+	meta := obj.GetObjectMeta()
+	_, err := s.store.Get(ctx, res.key(meta.Namespace, meta.Name))
+	return err == nil
 }
 
 // liveQuotas reads the namespace's quotas from etcd (not the watch cache:

@@ -235,3 +235,21 @@ func TestQuotaObjectCounts(t *testing.T) {
 		t.Errorf("second configmap: err = %v, want Forbidden", err)
 	}
 }
+
+// Creating a pod whose name is taken fails with AlreadyExists and charges
+// nothing.
+func TestQuotaAlreadyExistsIsNotCharged(t *testing.T) {
+	a := framework.StartAPIServer(t)
+	c := a.Client(t, nil)
+	f := enforcedQuota(t, c, "team-g", "q", api.ResourceList{"pods": api.MustParseQuantity("2")})
+	ctx := context.Background()
+	if _, err := c.Pods(f.namespace).Create(ctx, quotaPod("web", nil), client.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Pods(f.namespace).Create(ctx, quotaPod("web", nil), client.CreateOptions{}); !apierrors.IsAlreadyExists(err) {
+		t.Fatalf("second create of web: err = %v, want AlreadyExists", err)
+	}
+	if used := f.used(t, "q"); used.Pods().Value() != 1 {
+		t.Errorf("used = %v, want pods=1", used)
+	}
+}
