@@ -262,3 +262,23 @@ func TestPrettyPrint(t *testing.T) {
 		t.Errorf("PrettyPrint = %q, want %q", got, want)
 	}
 }
+
+// A claim resized upward is charged its growth only.
+func TestCheckRequestClaimResize(t *testing.T) {
+	claim := func(size string) *api.PersistentVolumeClaim {
+		return &api.PersistentVolumeClaim{ObjectMeta: api.ObjectMeta{Name: "data", ResourceVersion: "3"},
+			Spec: api.PersistentVolumeClaimSpec{Resources: api.VolumeResourceRequirements{Requests: list("storage", size)}}}
+	}
+	q := enforced("storage", list("requests.storage", "3Gi", "persistentvolumeclaims", "1"), list("requests.storage", "1Gi", "persistentvolumeclaims", "1"))
+	charges, err := CheckRequest([]*api.ResourceQuota{q}, NewPersistentVolumeClaimEvaluator(), Request{Operation: Update, Object: claim("2Gi"), Old: claim("1Gi"), Now: now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(charges) != 1 || !Equals(charges[0].Used, list("requests.storage", "2Gi", "persistentvolumeclaims", "1")) {
+		t.Fatalf("charges = %+v, want requests.storage 2Gi and the claim count unchanged", charges)
+	}
+	_, err = CheckRequest([]*api.ResourceQuota{q}, NewPersistentVolumeClaimEvaluator(), Request{Operation: Update, Object: claim("4Gi"), Old: claim("1Gi"), Now: now})
+	if got, want := refusal(t, err), "exceeded quota: storage, requested: requests.storage=3Gi, used: requests.storage=1Gi, limited: requests.storage=3Gi"; got != want {
+		t.Errorf("message = %q, want %q", got, want)
+	}
+}
