@@ -129,14 +129,15 @@ type Server struct {
 	recent recentWrites
 	// terminating remembers namespaces this server marked for deletion (name → time).
 	terminating sync.Map
-	// quotaLocks serialise quota charges per namespace (admission_quota.go).
-	quotaLocks quotaLocks
-	url        string
-	started    time.Time
+	url         string
+	started     time.Time
 	// clock is the time the server stamps on objects: the wall clock, or
 	// with Options.VirtualClock the cluster clock (virtual).
 	clock   clock.Clock
 	virtual *clock.Virtual
+
+	// quotaLocks serialise quota charges per namespace (admission_quota.go).
+	quotaLocks quotaLocks
 
 	// watchFence holds new watches while a compaction fault runs
 	// (fault_compact.go): watches set up under its read lock.
