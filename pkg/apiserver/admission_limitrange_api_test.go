@@ -2,6 +2,7 @@ package apiserver_test
 
 import (
 	"context"
+	"strings"
 	"testing"
 
 	"kplane/pkg/api"
@@ -68,6 +69,16 @@ func TestLimitRangeAdmissionForPods(t *testing.T) {
 	}
 	if guaranteed.Status.QOSClass != api.PodQOSGuaranteed {
 		t.Errorf("QoS class = %s, want Guaranteed", guaranteed.Status.QOSClass)
+	}
+
+	// Field validation runs between the two halves: a request above the
+	// limit the LimitRange just gave the container is Invalid (422), as
+	// upstream answers, before any LimitRange bound is checked.
+	_, err = pods.Create(ctx, &api.Pod{ObjectMeta: api.ObjectMeta{Name: "request-over-default-limit"},
+		Spec: api.PodSpec{Containers: []api.Container{{Name: "app", Image: "nginx",
+			Resources: api.ResourceRequirements{Requests: rl("memory", "1Gi")}}}}}, client.CreateOptions{})
+	if !apierrors.IsInvalid(err) || !strings.Contains(err.Error(), "must be less than or equal to memory limit of 256Mi") {
+		t.Errorf("request above the default limit: err = %v, want Invalid against the defaulted 256Mi limit", err)
 	}
 
 	big := &api.Pod{ObjectMeta: api.ObjectMeta{Name: "big"}, Spec: api.PodSpec{Containers: []api.Container{{Name: "app", Image: "nginx",
