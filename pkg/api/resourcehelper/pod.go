@@ -1,7 +1,6 @@
 // Package resourcehelper adds up what a pod asks for: the requests and
-// limits of its containers, init containers and sidecars, the way the
-// scheduler, the kubelet, LimitRange and ResourceQuota admission, and
-// `kubectl describe node` count them.
+// limits of its containers, init containers and sidecars, the way
+// LimitRange admission counts them for a LimitRange item of type Pod.
 //
 // A pod's containers run side by side, so their amounts add up. Its init
 // containers run one after another before them, so only the largest counts
