@@ -51,6 +51,7 @@ func (s *Server) admit(ctx context.Context, res *resource, obj, old api.Object, 
 			if err := s.admitServiceAccount(ctx, o); err != nil {
 				return release, err
 			}
+			s.inheritSimLoad(o) // kplane-only: admission_simload.go
 		}
 		oldPod, _ := old.(*api.Pod)
 		if oldPod != nil && o.Spec.ServiceAccountName == "" {

@@ -105,6 +105,10 @@ func subresourceKind(res *resource, sub string) (group, version, kind string, ve
 		return "", "v1", "Pod", []string{"get"}
 	case "finalize":
 		return "", "v1", "Namespace", []string{"update"}
+	case "proxy":
+		// Upstream also takes create, delete, patch and update; kplane
+		// proxies reads only (nodeproxy.go).
+		return "", "v1", "NodeProxyOptions", []string{"get"}
 	}
 	return res.group, res.version, res.kind, []string{"get", "patch", "update"}
 }

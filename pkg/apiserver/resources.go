@@ -106,6 +106,8 @@ func (r *resource) subresources() []string {
 		subs = append(subs, "binding", "eviction", "log")
 	case "namespaces":
 		subs = append(subs, "finalize")
+	case "nodes":
+		subs = append(subs, "proxy")
 	}
 	return subs
 }

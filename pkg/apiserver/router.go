@@ -156,6 +156,12 @@ func (s *Server) dispatch(w http.ResponseWriter, r *http.Request, info *requestI
 			return
 		}
 		s.serveNamespaceFinalize(w, r, info)
+	case "proxy":
+		if info.proxyPath == "" {
+			writeError(w, notFoundPath())
+			return
+		}
+		s.serveNodeProxy(w, r, info)
 	case "log", "eviction", "exec", "attach", "portforward":
 		if info.res.plural != "pods" {
 			writeError(w, notFoundPath())

@@ -169,6 +169,7 @@ else ./.kplane/kubeconfig (the cluster ` + "`ctl up`" + ` started here), else
 	root.AddCommand(newFaultCommand(f, debugAPI))
 	root.AddCommand(newWhyCommand(f))
 	root.AddCommand(newTimeCommand(f))
+	root.AddCommand(newLoadCommand(f))
 	root.AddCommand(newCloudCommand(streams, debugAPI))
 	return root, f
 }
