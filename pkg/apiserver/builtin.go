@@ -158,6 +158,11 @@ func builtinResources() []*resource {
 		// storage.k8s.io/v1
 		{group: "storage.k8s.io", version: "v1", kind: "StorageClass", plural: "storageclasses", singular: "storageclass",
 			shortNames: []string{"sc"}, newObject: func() api.Object { return &api.StorageClass{} }},
+
+		// apiregistration.k8s.io/v1: the aggregation layer's registrations
+		// (aggregator.go).
+		{group: "apiregistration.k8s.io", version: "v1", kind: "APIService", plural: "apiservices", singular: "apiservice",
+			newObject: func() api.Object { return &api.APIService{} }, hasStatus: true},
 	}
 }
 
