@@ -178,6 +178,17 @@ func TestValidateNamespacedKinds(t *testing.T) {
 			lr := o.(*api.LimitRange)
 			lr.Spec.Limits = append(lr.Spec.Limits, api.LimitRangeItem{Type: api.LimitTypePod, Default: api.ResourceList{"cpu": api.MustParseQuantity("1")}})
 		}, []fieldErr{{forbidden, "spec.limits[1].default"}}},
+		{"limitrange ratio above max/min", limitsDoc, func(o api.Object) {
+			o.(*api.LimitRange).Spec.Limits[0].MaxLimitRequestRatio = api.ResourceList{"cpu": api.MustParseQuantity("30")}
+		}, []fieldErr{{invalid, "spec.limits[0].maxLimitRequestRatio[cpu]"}}},
+		{"limitrange ratio within max/min", limitsDoc, func(o api.Object) {
+			o.(*api.LimitRange).Spec.Limits[0].MaxLimitRequestRatio = api.ResourceList{"cpu": api.MustParseQuantity("20")}
+		}, nil},
+		{"limitrange extended resource overcommitted by default", limitsDoc, func(o api.Object) {
+			item := &o.(*api.LimitRange).Spec.Limits[0]
+			item.Default["example.com/gpu"] = api.MustParseQuantity("2")
+			item.DefaultRequest["example.com/gpu"] = api.MustParseQuantity("1")
+		}, []fieldErr{{invalid, "spec.limits[0].defaultRequest[example.com/gpu]"}}},
 	})
 }
 

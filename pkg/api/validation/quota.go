@@ -2,6 +2,7 @@ package validation
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 
@@ -221,6 +222,41 @@ func validateLimitRangeBounds(item *api.LimitRangeItem, itemPath string) errors.
 		if hasRatio && ratio.Cmp(api.NewQuantity(1, api.DecimalSI)) < 0 {
 			allErrs = append(allErrs, errors.Invalid(key(child(itemPath, "maxLimitRequestRatio"), name), ratio.String(), fmt.Sprintf("ratio %s is less than 1", ratio.String())))
 		}
+		if hasRatio && hasMin && hasMax {
+			// No container can reach a ratio above max/min: its limit is
+			// at most max and its request at least min.
+			if value, most := ratioAgainstMaxOverMin(ratio, lo, hi); value > most {
+				allErrs = append(allErrs, errors.Invalid(key(child(itemPath, "maxLimitRequestRatio"), name), ratio.String(),
+					fmt.Sprintf("ratio %s is greater than max/min = %f", ratio.String(), most)))
+			}
+		}
+		if !overcommitAllowed(name) && hasDefault && hasRequest && def.Cmp(req) != 0 {
+			// A hugepage or an extended resource (a GPU) cannot be
+			// overcommitted: a container's request must equal its limit.
+			allErrs = append(allErrs, errors.Invalid(key(child(itemPath, "defaultRequest"), name), req.String(),
+				fmt.Sprintf("default value %s must equal to defaultRequest value %s in %s", def.String(), req.String(), name)))
+		}
 	}
 	return allErrs
+}
+
+// ratioAgainstMaxOverMin returns a maxLimitRequestRatio and max/min as
+// numbers, computed in thousandths where all three amounts allow, as
+// upstream computes them.
+func ratioAgainstMaxOverMin(ratio, lo, hi api.Quantity) (value, most float64) {
+	if ratio.Value() < maxMilliValue && lo.Value() < maxMilliValue && hi.Value() < maxMilliValue {
+		return float64(ratio.MilliValue()) / 1000, float64(hi.MilliValue()) / float64(lo.MilliValue())
+	}
+	return float64(ratio.Value()), float64(hi.Value()) / float64(lo.Value())
+}
+
+// maxMilliValue is the largest amount whose thousandths fit an int64.
+const maxMilliValue = math.MaxInt64 / 1000
+
+// overcommitAllowed reports whether a resource's request may be below its
+// limit: true for cpu, memory and the other native resources, false for
+// hugepages and extended resources (upstream's helper.IsOvercommitAllowed).
+func overcommitAllowed(name string) bool {
+	native := !strings.Contains(name, "/") || strings.Contains(name, "kubernetes.io/")
+	return native && !strings.HasPrefix(name, "hugepages-")
 }
