@@ -397,7 +397,8 @@ func TestCtlObjectVerbs(t *testing.T) {
 		got := r.run(t, "ctl", "", "", "drain", "node1", "--force", "--grace-period=1", "--timeout=60s")
 		want := r.run(t, "kubectl", "", "", "drain", "node2", "--force", "--grace-period=1", "--timeout=60s")
 		for _, res := range []*objvResult{&got, &want} {
-			res.stdout = strings.ReplaceAll(objvPodName.ReplaceAllString(res.stdout, "pod/POD"), "node2", "node1")
+			res.stdout = objvEvictingPod.ReplaceAllString(objvPodName.ReplaceAllString(res.stdout, "pod/POD"), "evicting pod NS/POD")
+			res.stdout = strings.ReplaceAll(res.stdout, "node2", "node1")
 			res.stderr = strings.ReplaceAll(res.stderr, "solo-2", "solo-1")
 		}
 		if got.code != 0 || got.code != want.code || got.stderr != want.stderr ||
@@ -435,6 +436,9 @@ func TestCtlObjectVerbs(t *testing.T) {
 
 // objvPodName matches a generated pod name in "pod/<name>".
 var objvPodName = regexp.MustCompile(`pod/[a-z0-9-]+`)
+
+// objvEvictingPod matches drain's "evicting pod <namespace>/<name>".
+var objvEvictingPod = regexp.MustCompile(`evicting pod [a-z0-9-]+/[a-z0-9-]+`)
 
 // objvResult is what one command printed.
 type objvResult struct {
