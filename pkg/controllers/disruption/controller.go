@@ -25,6 +25,9 @@
 // controller under a percentage) the budget gets disruptionsAllowed 0 and
 // DisruptionAllowed=False with reason SyncFailed: fail closed.
 //
+// It also sets back to False a DisruptionTarget condition left on a pod
+// whose deletion never came (stale.go).
+//
 // Where to start reading: this file builds the controller; handlers.go
 // turns informer events into budget keys; sync.go is one sync;
 // counts.go has the arithmetic; scale.go finds the pods' controllers.

@@ -301,3 +301,40 @@ func TestNoPods(t *testing.T) {
 		t.Errorf("events = %q", events)
 	}
 }
+
+// A DisruptionTarget condition on a pod whose deletion never came is set
+// back to False two minutes after it was set; one the kubelet set, or one
+// on a pod being deleted, is left alone.
+func TestStaleDisruptionConditionIsReset(t *testing.T) {
+	f := newFixture(t)
+	marked := pod("web-1", nil, true)
+	marked.Status.Conditions = append(marked.Status.Conditions, api.PodCondition{Type: api.DisruptionTarget, Status: api.ConditionTrue,
+		Reason: "EvictionByEvictionAPI", Message: "Eviction API: evicting", LastTransitionTime: api.NewTime(t0)})
+	byKubelet := pod("web-2", nil, true)
+	byKubelet.Status.Conditions = append(byKubelet.Status.Conditions, api.PodCondition{Type: api.DisruptionTarget, Status: api.ConditionTrue,
+		Reason: api.PodReasonTerminationByKubelet, LastTransitionTime: api.NewTime(t0)})
+	f.server.Put(t, marked, byKubelet)
+	f.controller.podChanged(marked)
+	f.controller.podChanged(byKubelet)
+	if waiting := f.controller.queue.Waiting(); !slices.Equal(waiting, []string{"pod:default/web-1"}) {
+		t.Fatalf("waiting keys = %q, want only web-1 parked for its condition", waiting)
+	}
+
+	f.clock.Step(time.Minute)
+	if err := f.controller.sync(context.Background(), "pod:default/web-1"); err != nil {
+		t.Fatal(err)
+	}
+	f.server.ExpectActions(t) // not yet
+
+	f.clock.Step(time.Minute)
+	if err := f.controller.sync(context.Background(), "pod:default/web-1"); err != nil {
+		t.Fatal(err)
+	}
+	f.server.ExpectActions(t, "update pods/status web-1")
+	written := fakeapi.Sent[*api.Pod](t, f.server, "update pods/status web-1")
+	for _, c := range written.Status.Conditions {
+		if c.Type == api.DisruptionTarget && (c.Status != api.ConditionFalse || c.Reason != "") {
+			t.Errorf("DisruptionTarget written = %+v, want False", c)
+		}
+	}
+}

@@ -25,12 +25,15 @@ func (c *Controller) budgetDeleted(obj any) {
 }
 
 // podChanged enqueues the budgets that select a pod: its readiness, its
-// deletion or its labels may change their numbers. Upstream enqueues only
+// deletion or its labels may change their numbers; and, when the pod has a
+// DisruptionTarget condition but is not being deleted, its own key for the
+// moment that condition turns stale (stale.go). Upstream enqueues only
 // the first budget found (and warns about the others, which eviction
 // refuses anyway); kplane enqueues each, so every one of them stays right.
 func (c *Controller) podChanged(obj api.Object) {
 	if pod, ok := obj.(*api.Pod); ok {
 		c.enqueueBudgetsOf(pod)
+		c.enqueueIfStaleCondition(pod)
 	}
 }
 

@@ -25,12 +25,16 @@ const (
 )
 
 // sync recomputes the status of the budget key names and writes it when it
-// changed. A conflict (the eviction subresource wrote the status first) is
+// changed (a "pod:" key is a pod to check for a stale DisruptionTarget
+// condition instead, see stale.go). A conflict (the eviction subresource wrote the status first) is
 // retried; any other failure sets disruptionsAllowed to 0 with
 // DisruptionAllowed=False (SyncFailed), so that evictions stop rather than
 // go ahead on numbers the controller could not compute (upstream's
 // failSafe).
 func (c *Controller) sync(ctx context.Context, key string) error {
+	if podKey, ok := isStalePodKey(key); ok {
+		return c.syncStalePod(ctx, podKey) // stale.go
+	}
 	namespace, name, err := informer.SplitMetaNamespaceKey(key)
 	if err != nil {
 		return err
