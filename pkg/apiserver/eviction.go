@@ -171,21 +171,29 @@ func (s *Server) evict(r *http.Request, podRes *resource, namespace, name string
 	dryRun := len(opts.DryRun) > 0
 	success := &api.Status{Status: "Success", Code: http.StatusCreated}
 
-	so, err := s.getStored(ctx, podRes, namespace, name)
-	if err != nil {
-		return nil, err
-	}
-	pod := so.obj.(*api.Pod)
-
 	// 1. Nothing runs: no budget to consult. Unless the caller pinned a
 	// resourceVersion, the one read here is pinned, so that a pod that
-	// started running meanwhile is not deleted unchecked (a Conflict).
-	if canIgnoreBudget(pod) {
-		deleteOpts := opts
-		if pod.DeletionTimestamp == nil && !isTerminal(pod) && !pinsResourceVersion(opts) {
-			deleteOpts = withResourceVersion(opts, pod.ResourceVersion)
+	// started running meanwhile is not deleted unchecked: that Conflict
+	// reads the pod again and decides afresh (upstream's retry loop).
+	var pod *api.Pod
+	for attempt := 0; ; attempt++ {
+		so, err := s.getStored(ctx, podRes, namespace, name)
+		if err != nil {
+			return nil, err
 		}
-		if err := s.markAndDeletePod(r, podRes, namespace, name, deleteOpts); err != nil {
+		pod = so.obj.(*api.Pod)
+		if !canIgnoreBudget(pod) {
+			break
+		}
+		deleteOpts, pinned := opts, false
+		if pod.DeletionTimestamp == nil && !isTerminal(pod) && !pinsResourceVersion(opts) {
+			deleteOpts, pinned = withResourceVersion(opts, pod.ResourceVersion), true
+		}
+		err = s.markAndDeletePod(r, podRes, namespace, name, deleteOpts)
+		if apierrors.IsConflict(err) && pinned && attempt < maxUpdateRetries {
+			continue
+		}
+		if err != nil {
 			return nil, err
 		}
 		return success, nil
