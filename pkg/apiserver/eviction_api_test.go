@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"strings"
 	"sync"
 	"testing"
 
@@ -20,12 +21,24 @@ import (
 type evictionFixture struct {
 	a *framework.APIServer
 	c *client.Client
+	// ns is the namespace the fixture's objects live in: the cases of one
+	// test share an apiserver, each in a namespace of its own.
+	ns string
 }
 
 func newEvictionFixture(t *testing.T) *evictionFixture {
 	t.Helper()
 	a := framework.StartAPIServer(t)
-	return &evictionFixture{a: a, c: a.Client(t, func(cfg *client.Config) { cfg.MaxRetries = -1 })}
+	return &evictionFixture{a: a, c: a.Client(t, func(cfg *client.Config) { cfg.MaxRetries = -1 }), ns: "default"}
+}
+
+// inNamespace returns the fixture working in a new namespace ns.
+func (f *evictionFixture) inNamespace(t *testing.T, ns string) *evictionFixture {
+	t.Helper()
+	if _, err := f.c.Namespaces().Create(context.Background(), &api.Namespace{ObjectMeta: api.ObjectMeta{Name: ns}}, client.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	return &evictionFixture{a: f.a, c: f.c, ns: ns}
 }
 
 // pod creates a pod app=web on node1 in phase with the given readiness.
@@ -33,7 +46,7 @@ func (f *evictionFixture) pod(t *testing.T, name string, phase api.PodPhase, rea
 	t.Helper()
 	ctx := context.Background()
 	grace := int64(30)
-	pod, err := f.c.Pods("default").Create(ctx, &api.Pod{
+	pod, err := f.c.Pods(f.ns).Create(ctx, &api.Pod{
 		ObjectMeta: api.ObjectMeta{Name: name, Labels: map[string]string{"app": "web"}},
 		Spec: api.PodSpec{NodeName: "node1", TerminationGracePeriodSeconds: &grace,
 			Containers: []api.Container{{Name: "app", Image: "nginx"}}},
@@ -47,7 +60,7 @@ func (f *evictionFixture) pod(t *testing.T, name string, phase api.PodPhase, rea
 		readiness = api.ConditionTrue
 	}
 	pod.Status.Conditions = []api.PodCondition{{Type: api.PodReady, Status: readiness}}
-	pod, err = f.c.Pods("default").UpdateStatus(ctx, pod, client.UpdateOptions{})
+	pod, err = f.c.Pods(f.ns).UpdateStatus(ctx, pod, client.UpdateOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -67,12 +80,12 @@ func (f *evictionFixture) budget(t *testing.T, name string, status api.PodDisrup
 	if mutate != nil {
 		mutate(pdb)
 	}
-	pdb, err := f.c.PodDisruptionBudgets("default").Create(ctx, pdb, client.CreateOptions{})
+	pdb, err := f.c.PodDisruptionBudgets(f.ns).Create(ctx, pdb, client.CreateOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	pdb.Status = status
-	pdb, err = f.c.PodDisruptionBudgets("default").UpdateStatus(ctx, pdb, client.UpdateOptions{})
+	pdb, err = f.c.PodDisruptionBudgets(f.ns).UpdateStatus(ctx, pdb, client.UpdateOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -84,16 +97,16 @@ func (f *evictionFixture) budget(t *testing.T, name string, status api.PodDisrup
 func (f *evictionFixture) evict(t *testing.T, name, body string) framework.Response {
 	t.Helper()
 	if body == "" {
-		body = fmt.Sprintf(`{"apiVersion":"policy/v1","kind":"Eviction","metadata":{"name":%q,"namespace":"default"}}`, name)
+		body = fmt.Sprintf(`{"apiVersion":"policy/v1","kind":"Eviction","metadata":{"name":%q,"namespace":%q}}`, name, f.ns)
 	}
-	return f.a.Do(t, "POST", "/api/v1/namespaces/default/pods/"+name+"/eviction", []byte(body))
+	return f.a.Do(t, "POST", "/api/v1/namespaces/"+f.ns+"/pods/"+name+"/eviction", []byte(body))
 }
 
 // podState is "gone", "terminating" or "running", and the pod's
 // DisruptionTarget condition reason.
 func (f *evictionFixture) podState(t *testing.T, name string) (state, disruptionReason string) {
 	t.Helper()
-	pod, err := f.c.Pods("default").Get(context.Background(), name, client.GetOptions{})
+	pod, err := f.c.Pods(f.ns).Get(context.Background(), name, client.GetOptions{})
 	if apierrors.IsNotFound(err) {
 		return "gone", ""
 	}
@@ -114,7 +127,7 @@ func (f *evictionFixture) podState(t *testing.T, name string) (state, disruption
 // budgetStatus reads a budget's status.
 func (f *evictionFixture) budgetStatus(t *testing.T, name string) api.PodDisruptionBudgetStatus {
 	t.Helper()
-	pdb, err := f.c.PodDisruptionBudgets("default").Get(context.Background(), name, client.GetOptions{})
+	pdb, err := f.c.PodDisruptionBudgets(f.ns).Get(context.Background(), name, client.GetOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -196,9 +209,10 @@ func TestEvictionRefusals(t *testing.T) {
 		{"two budgets", ready, true,
 			evictionAnswer{code: 500, message: "This pod has more than one PodDisruptionBudget, which the eviction subresource does not support."}, "running"},
 	}
-	for _, tt := range tests {
+	server := newEvictionFixture(t)
+	for i, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			f := newEvictionFixture(t)
+			f := server.inNamespace(t, fmt.Sprintf("case-%d", i))
 			f.pod(t, "web-1", api.PodRunning, true)
 			f.budget(t, "web", tt.status, nil)
 			if tt.second {
@@ -219,9 +233,10 @@ func TestEvictionRefusals(t *testing.T) {
 // without a budget too.
 func TestEvictionWithoutConsultingTheBudget(t *testing.T) {
 	blocked := api.PodDisruptionBudgetStatus{ObservedGeneration: 1, DisruptionsAllowed: 0, CurrentHealthy: 2, DesiredHealthy: 2}
+	server := newEvictionFixture(t)
 	for _, phase := range []api.PodPhase{api.PodPending, api.PodSucceeded, api.PodFailed} {
 		t.Run(string(phase), func(t *testing.T) {
-			f := newEvictionFixture(t)
+			f := server.inNamespace(t, strings.ToLower(string(phase)))
 			f.pod(t, "web-1", phase, false)
 			f.budget(t, "web", blocked, nil)
 			if r := f.evict(t, "web-1", ""); r.Code != http.StatusCreated {
@@ -240,7 +255,7 @@ func TestEvictionWithoutConsultingTheBudget(t *testing.T) {
 		})
 	}
 	t.Run("no budget", func(t *testing.T) {
-		f := newEvictionFixture(t)
+		f := server.inNamespace(t, "no-budget")
 		f.pod(t, "web-1", api.PodRunning, true)
 		if r := f.evict(t, "web-1", ""); r.Code != http.StatusCreated {
 			t.Fatalf("eviction: %d %s", r.Code, r.Body)
@@ -267,9 +282,10 @@ func TestEvictionOfUnhealthyPods(t *testing.T) {
 		{"budget short", api.PodDisruptionBudgetStatus{ObservedGeneration: 1, DisruptionsAllowed: 0, CurrentHealthy: 1, DesiredHealthy: 2}, nil, 429},
 		{"budget short, AlwaysAllow", api.PodDisruptionBudgetStatus{ObservedGeneration: 1, DisruptionsAllowed: 0, CurrentHealthy: 1, DesiredHealthy: 2}, &always, 201},
 	}
-	for _, tt := range tests {
+	server := newEvictionFixture(t)
+	for i, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			f := newEvictionFixture(t)
+			f := server.inNamespace(t, fmt.Sprintf("case-%d", i))
 			f.pod(t, "web-1", api.PodRunning, false)
 			f.budget(t, "web", tt.status, func(p *api.PodDisruptionBudget) { p.Spec.UnhealthyPodEvictionPolicy = tt.policy })
 			if r := f.evict(t, "web-1", ""); r.Code != tt.wantCode {
@@ -387,7 +403,7 @@ func TestEvictionOptions(t *testing.T) {
 // uid is the pod's UID.
 func (f *evictionFixture) uid(t *testing.T, name string) string {
 	t.Helper()
-	pod, err := f.c.Pods("default").Get(context.Background(), name, client.GetOptions{})
+	pod, err := f.c.Pods(f.ns).Get(context.Background(), name, client.GetOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
