@@ -43,7 +43,6 @@ import (
 	"kplane/pkg/api/poddisruptionbudget"
 	"kplane/pkg/apiserver/decode"
 	"kplane/pkg/apiserver/protobuf"
-	"kplane/pkg/controllers/controllerutil"
 )
 
 // maxDisruptedPods caps status.disruptedPods: past it, evictions are
@@ -212,7 +211,7 @@ func (s *Server) evict(r *http.Request, podRes *resource, namespace, name string
 		budget := budgets[0]
 		// pinned says step 3 pinned the pod's resourceVersion.
 		pinned := false
-		if !controllerutil.IsPodReady(pod) && unhealthyPodMayGo(budget) {
+		if !poddisruptionbudget.IsHealthy(pod) && unhealthyPodMayGo(budget) {
 			// 3. An unready pod the budget does not count.
 			if !pinsResourceVersion(opts) {
 				deleteOpts, pinned = withResourceVersion(opts, pod.ResourceVersion), true

@@ -90,3 +90,16 @@ func SetCondition(conditions *[]api.Condition, condition api.Condition, now api.
 	existing.Message = condition.Message
 	existing.ObservedGeneration = condition.ObservedGeneration
 }
+
+// IsHealthy reports whether a pod counts as healthy for its budget: its
+// Ready condition is True. Upstream's eviction and disruption controller
+// both use IsPodReady for this ("the current implementation of
+// IsHealthy"); here it is written once for both.
+func IsHealthy(pod *api.Pod) bool {
+	for _, c := range pod.Status.Conditions {
+		if c.Type == api.PodReady {
+			return c.Status == api.ConditionTrue
+		}
+	}
+	return false
+}

@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"kplane/pkg/api"
-	"kplane/pkg/controllers/controllerutil"
+	"kplane/pkg/api/poddisruptionbudget"
 )
 
 // needsScale reports whether the budget's numbers need the scale of the
@@ -97,7 +97,7 @@ func countHealthy(pods []*api.Pod, disrupted map[string]api.Time) int32 {
 		if _, found := disrupted[pod.Name]; found {
 			continue
 		}
-		if controllerutil.IsPodReady(pod) {
+		if poddisruptionbudget.IsHealthy(pod) {
 			healthy++
 		}
 	}
