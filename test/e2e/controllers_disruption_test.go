@@ -123,4 +123,11 @@ func TestDrainRespectsPodDisruptionBudget(t *testing.T) {
 	c.MustKubectl(t, "uncordon", "node1")
 	stdout, stderr = run("ctl", "drain", "node2", "--ignore-daemonsets", "--grace-period=1", "--timeout="+drainTimeout)
 	check("ctl", "node2", stdout, stderr)
+
+	// `ctl why` shows the controller's arithmetic.
+	want := "budget web (minAvailable 2) selects 3 pods: 3 healthy, 2 desired, 3 expected → disruptionsAllowed 1"
+	framework.Eventually(t, controllersTimeout, func() (bool, string) {
+		out := whyCtl(t, c, "pdb/web")
+		return strings.Contains(out, want), "ctl why pdb/web printed:\n" + out
+	})
 }
