@@ -108,6 +108,13 @@ func builtinResources() []*resource {
 		{group: "autoscaling", version: "v2", kind: "HorizontalPodAutoscaler", plural: "horizontalpodautoscalers",
 			singular: "horizontalpodautoscaler", shortNames: []string{"hpa"}, namespaced: true, categories: []string{"all"},
 			newObject: func() api.Object { return &api.HorizontalPodAutoscaler{} }, hasStatus: true, clearStatusOnCreate: true},
+		// autoscaling/v1: the v2 HPAs above in their older shape, the CPU
+		// target in a field and the rest in annotations (conversion.go).
+		// Listed after v2, so discovery prefers v2 as upstream's does.
+		{group: "autoscaling", version: "v1", kind: "HorizontalPodAutoscaler", plural: "horizontalpodautoscalers",
+			singular: "horizontalpodautoscaler", shortNames: []string{"hpa"}, namespaced: true, categories: []string{"all"},
+			newObject: func() api.Object { return &api.HorizontalPodAutoscalerV1{} }, hasStatus: true, clearStatusOnCreate: true,
+			conversion: hpaV1Conversion},
 
 		// batch/v1
 		workload(&resource{group: "batch", version: "v1", kind: "Job", plural: "jobs", singular: "job", namespaced: true,
@@ -139,8 +146,8 @@ func builtinResources() []*resource {
 			shortNames: []string{"netpol"}, namespaced: true, newObject: func() api.Object { return &api.NetworkPolicy{} },
 			tracksGeneration: true},
 
-		// policy/v1. The budget is stored and validated; the disruption
-		// controller and the eviction API that honour it come later.
+		// policy/v1. The disruption controller keeps the budget's status;
+		// pods/eviction (eviction.go) honours it.
 		{group: "policy", version: "v1", kind: "PodDisruptionBudget", plural: "poddisruptionbudgets", singular: "poddisruptionbudget",
 			shortNames: []string{"pdb"}, namespaced: true, newObject: func() api.Object { return &api.PodDisruptionBudget{} },
 			hasStatus: true, tracksGeneration: true, clearStatusOnCreate: true},
@@ -158,6 +165,11 @@ func builtinResources() []*resource {
 		// storage.k8s.io/v1
 		{group: "storage.k8s.io", version: "v1", kind: "StorageClass", plural: "storageclasses", singular: "storageclass",
 			shortNames: []string{"sc"}, newObject: func() api.Object { return &api.StorageClass{} }},
+
+		// apiregistration.k8s.io/v1: the aggregation layer's registrations
+		// (aggregator.go).
+		{group: "apiregistration.k8s.io", version: "v1", kind: "APIService", plural: "apiservices", singular: "apiservice",
+			newObject: func() api.Object { return &api.APIService{} }, hasStatus: true},
 	}
 }
 

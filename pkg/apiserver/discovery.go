@@ -131,7 +131,8 @@ func (s *Server) serveLegacyVersions(w http.ResponseWriter, r *http.Request) {
 	})
 }
 
-// groups returns the named API groups (not core) with their versions.
+// groups returns the named API groups (not core) with their versions: the
+// apiserver's own, then those of available aggregated APIServices.
 func (s *Server) groups() []apiGroup {
 	var groups []apiGroup
 	index := map[string]int{}
@@ -147,6 +148,9 @@ func (s *Server) groups() []apiGroup {
 		}
 		index[group] = len(groups)
 		groups = append(groups, apiGroup{Name: group, Versions: []groupVersionForDiscovery{v}, PreferredVersion: v})
+	}
+	if s.aggregator != nil {
+		groups = mergeGroups(groups, s.aggregator.discoveryGroups())
 	}
 	return groups
 }
@@ -293,6 +297,9 @@ func (s *Server) serveAggregated(w http.ResponseWriter, r *http.Request, version
 				ResponseKind: discoveryKind{Group: sg, Version: sv, Kind: kind}})
 		}
 		v.Resources = append(v.Resources, dr)
+	}
+	if !core && s.aggregator != nil {
+		items = mergeDiscoveryGroups(items, s.aggregator.aggregatedDiscoveryGroups())
 	}
 	itemsJSON, err := json.Marshal(items)
 	if err != nil {

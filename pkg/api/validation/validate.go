@@ -43,6 +43,8 @@ func ValidateCreate(obj api.Object) errors.FieldErrorList {
 		return validateEvent(o)
 	case *api.EventsV1Event:
 		return validateEventsV1Event(o)
+	case *api.HorizontalPodAutoscalerV1:
+		return validateHorizontalPodAutoscalerV1(o)
 	case *api.ReplicationController:
 		return validateReplicationController(o)
 	case *api.Deployment:
@@ -83,6 +85,8 @@ func ValidateCreate(obj api.Object) errors.FieldErrorList {
 		return validateRoleBinding(o)
 	case *api.ClusterRoleBinding:
 		return validateClusterRoleBinding(o)
+	case *api.APIService:
+		return validateAPIService(o)
 	}
 	meta := obj.GetObjectMeta()
 	// Without knowing the kind's scope, a namespace is checked if present
@@ -130,6 +134,8 @@ func ValidateUpdate(obj, old api.Object) errors.FieldErrorList {
 		return validateEventUpdate(o, old.(*api.Event))
 	case *api.EventsV1Event:
 		return validateEventsV1EventUpdate(o, old.(*api.EventsV1Event))
+	case *api.HorizontalPodAutoscalerV1:
+		return validateHorizontalPodAutoscalerV1Update(o, old.(*api.HorizontalPodAutoscalerV1))
 	case *api.ReplicationController:
 		return validateReplicationControllerUpdate(o, old.(*api.ReplicationController))
 	case *api.Deployment:
@@ -170,6 +176,8 @@ func ValidateUpdate(obj, old api.Object) errors.FieldErrorList {
 		return validateRoleBindingUpdate(o, old.(*api.RoleBinding))
 	case *api.ClusterRoleBinding:
 		return validateClusterRoleBindingUpdate(o, old.(*api.ClusterRoleBinding))
+	case *api.APIService:
+		return validateAPIServiceUpdate(o, old.(*api.APIService))
 	}
 	return ValidateObjectMetaUpdate(obj.GetObjectMeta(), old.GetObjectMeta(), "metadata")
 }

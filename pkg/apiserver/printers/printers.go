@@ -69,6 +69,9 @@ func Cells(obj api.Object, now time.Time) []any {
 		return cronJobCells(o, now)
 	case *api.HorizontalPodAutoscaler:
 		return horizontalPodAutoscalerCells(o, now)
+	case *api.HorizontalPodAutoscalerV1:
+		// The same columns from the v2 form, as upstream prints both.
+		return horizontalPodAutoscalerCells(o.ToV2(), now)
 	case *api.Lease:
 		return leaseCells(o, now)
 	case *api.EndpointSlice:
@@ -91,6 +94,8 @@ func Cells(obj api.Object, now time.Time) []any {
 		return roleBindingCells(&o.ObjectMeta, o.RoleRef, o.Subjects, now)
 	case *api.StorageClass:
 		return storageClassCells(o, now)
+	case *api.APIService:
+		return apiServiceCells(o, now)
 	}
 	return defaultCells(obj)
 }
@@ -138,6 +143,7 @@ var columnsByKind = map[string][]api.TableColumnDefinition{
 	"Ingress":                 ingressColumns,
 	"IngressClass":            ingressClassColumns,
 	"NetworkPolicy":           networkPolicyColumns,
+	"APIService":              apiServiceColumns,
 	"PodDisruptionBudget":     podDisruptionBudgetColumns,
 	"RoleBinding":             roleBindingColumns,
 	"ClusterRoleBinding":      roleBindingColumns,

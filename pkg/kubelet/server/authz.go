@@ -28,7 +28,7 @@ import (
 // kubelet's API, and answers the others 403 Forbidden.
 func authorize(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path == "/healthz" || mayUseKubeletAPI(r) {
+		if r.URL.Path == "/healthz" || mayUseKubeletAPI(r) || mayReadMetrics(r) {
 			next.ServeHTTP(w, r)
 			return
 		}
