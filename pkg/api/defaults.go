@@ -72,6 +72,8 @@ func SetDefaults(obj Object) {
 		setDefaultsCronJob(o)
 	case *HorizontalPodAutoscaler:
 		setDefaultsHorizontalPodAutoscaler(o)
+	case *HorizontalPodAutoscalerV1:
+		defaultInt32(&o.Spec.MinReplicas, 1)
 	case *RoleBinding:
 		setDefaultsRoleRef(&o.RoleRef)
 		setDefaultsSubjects(o.Subjects)

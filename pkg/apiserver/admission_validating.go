@@ -17,5 +17,9 @@ func (s *Server) validatingAdmission(ctx context.Context, res *resource, obj, ol
 	if err := s.validateLimitRanges(ctx, res, obj, old); err != nil {
 		return err
 	}
+	// ResourceQuota comes last: it charges (admission_quota.go).
+	if err := s.admitQuota(ctx, res, obj, old, dryRun); err != nil {
+		return err
+	}
 	return nil
 }

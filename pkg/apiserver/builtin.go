@@ -108,6 +108,13 @@ func builtinResources() []*resource {
 		{group: "autoscaling", version: "v2", kind: "HorizontalPodAutoscaler", plural: "horizontalpodautoscalers",
 			singular: "horizontalpodautoscaler", shortNames: []string{"hpa"}, namespaced: true, categories: []string{"all"},
 			newObject: func() api.Object { return &api.HorizontalPodAutoscaler{} }, hasStatus: true, clearStatusOnCreate: true},
+		// autoscaling/v1: the v2 HPAs above in their older shape, the CPU
+		// target in a field and the rest in annotations (conversion.go).
+		// Listed after v2, so discovery prefers v2 as upstream's does.
+		{group: "autoscaling", version: "v1", kind: "HorizontalPodAutoscaler", plural: "horizontalpodautoscalers",
+			singular: "horizontalpodautoscaler", shortNames: []string{"hpa"}, namespaced: true, categories: []string{"all"},
+			newObject: func() api.Object { return &api.HorizontalPodAutoscalerV1{} }, hasStatus: true, clearStatusOnCreate: true,
+			conversion: hpaV1Conversion},
 
 		// batch/v1
 		workload(&resource{group: "batch", version: "v1", kind: "Job", plural: "jobs", singular: "job", namespaced: true,

@@ -27,6 +27,16 @@ type conversion struct {
 	fromStored func(api.Object) api.Object
 }
 
+// hpaV1Conversion serves autoscaling/v2 HPAs as autoscaling/v1 HPAs.
+var hpaV1Conversion = &conversion{
+	storedKind: "HorizontalPodAutoscaler", storedAPIVersion: "autoscaling/v2",
+	newStored: func() api.Object { return &api.HorizontalPodAutoscaler{} },
+	toStored:  func(o api.Object) api.Object { return o.(*api.HorizontalPodAutoscalerV1).ToV2() },
+	fromStored: func(o api.Object) api.Object {
+		return api.HorizontalPodAutoscalerV1FromV2(o.(*api.HorizontalPodAutoscaler))
+	},
+}
+
 // eventsV1Conversion serves core/v1 Events as events.k8s.io/v1 Events.
 var eventsV1Conversion = &conversion{
 	storedKind: "Event", storedAPIVersion: "v1",

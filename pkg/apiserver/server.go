@@ -141,6 +141,9 @@ type Server struct {
 	clock   clock.Clock
 	virtual *clock.Virtual
 
+	// quotaLocks serialise quota charges per namespace (admission_quota.go).
+	quotaLocks quotaLocks
+
 	// watchFence holds new watches while a compaction fault runs
 	// (fault_compact.go): watches set up under its read lock.
 	watchFence sync.RWMutex

@@ -17,8 +17,10 @@ import (
 	"kplane/pkg/controllers/namespace"
 	"kplane/pkg/controllers/nodelifecycle"
 	"kplane/pkg/controllers/persistentvolume"
+	"kplane/pkg/controllers/podautoscaler"
 	"kplane/pkg/controllers/replicaset"
 	"kplane/pkg/controllers/replicationcontroller"
+	"kplane/pkg/controllers/resourcequota"
 	"kplane/pkg/controllers/rootcacertpublisher"
 	"kplane/pkg/controllers/serviceaccount"
 	"kplane/pkg/controllers/statefulset"
@@ -91,11 +93,11 @@ type Descriptor struct {
 //	clusterrole-aggregation, cronjob, csrapproving, csrcleaner, csrsigning,
 //	daemonset, deployment*, disruption, endpoint*, endpointslice*,
 //	endpointslicemirroring, ephemeral-volume, garbagecollector*,
-//	horizontalpodautoscaling, job, legacy-serviceaccount-token-cleaner,
+//	horizontalpodautoscaling*, job, legacy-serviceaccount-token-cleaner,
 //	namespace*, nodeipam, nodelifecycle*, persistentvolume-binder*,
 //	persistentvolume-expander, persistentvolumeclaim-protection,
 //	persistentvolume-protection, pod-garbage-collector, replicaset*,
-//	replicationcontroller*, resourcequota, root-ca-cert-publisher*, route(c),
+//	replicationcontroller*, resourcequota*, root-ca-cert-publisher*, route(c),
 //	service(c), serviceaccount*, serviceaccount-token, statefulset,
 //	taint-eviction-controller*, tokencleaner (off by default), ttl,
 //	ttl-after-finished.
@@ -103,7 +105,7 @@ type Descriptor struct {
 // Their worker flags: --concurrent-replicaset-syncs (5),
 // --concurrent-rc-syncs (5), --concurrent-deployment-syncs (5),
 // --concurrent-gc-syncs (20), --concurrent-namespace-syncs (10),
-// --concurrent-endpoint-syncs (5), --concurrent-service-endpoint-syncs (5,
+// --concurrent-endpoint-syncs (5), --concurrent-resource-quota-syncs (5), --concurrent-service-endpoint-syncs (5,
 // the endpointslice controller's), --concurrent-serviceaccount-syncs (1).
 var registry = []Descriptor{
 	{Name: "replicaset", EventSource: "replicaset-controller", SyncsFlag: "concurrent-replicaset-syncs", DefaultWorkers: 5,
@@ -178,6 +180,20 @@ var registry = []Descriptor{
 	{Name: tainteviction.Name, EventSource: tainteviction.Name, SyncsFlag: "concurrent-taint-eviction-syncs", DefaultWorkers: tainteviction.DefaultWorkers,
 		New: func(cc ControllerContext) (Controller, error) {
 			return tainteviction.New(cc.Client, cc.Informers, cc.Recorder, tainteviction.Options{Logger: cc.Logger, Clock: cc.Clock})
+		}},
+	{Name: podautoscaler.Name, EventSource: podautoscaler.EventSource, SyncsFlag: "concurrent-horizontal-pod-autoscaler-syncs",
+		DefaultWorkers: podautoscaler.DefaultWorkers,
+		New: func(cc ControllerContext) (Controller, error) {
+			h := cc.Options.HPA
+			return podautoscaler.New(cc.Client, cc.Informers, cc.Recorder, podautoscaler.Options{Logger: cc.Logger, Clock: cc.Clock,
+				SyncPeriod: h.SyncPeriod, DownscaleStabilization: h.DownscaleStabilization, Tolerance: h.Tolerance,
+				CPUInitializationPeriod: h.CPUInitializationPeriod, InitialReadinessDelay: h.InitialReadinessDelay})
+		}},
+	// Upstream's resourcequota controller records no Events.
+	{Name: resourcequota.Name, SyncsFlag: "concurrent-resource-quota-syncs", DefaultWorkers: resourcequota.DefaultWorkers,
+		New: func(cc ControllerContext) (Controller, error) {
+			return resourcequota.New(cc.Client, cc.Informers, cc.Recorder, resourcequota.Options{Logger: cc.Logger, Clock: cc.Clock,
+				SyncPeriod: cc.Options.ResourceQuotaSyncPeriod})
 		}},
 	// The hostpath provisioner is not an upstream controller: on kind the
 	// same job is done by the local-path provisioner, a Deployment the

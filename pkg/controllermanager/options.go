@@ -13,6 +13,7 @@ import (
 	"kplane/pkg/client"
 	"kplane/pkg/clock"
 	"kplane/pkg/controllers/hostpathprovisioner"
+	"kplane/pkg/controllers/resourcequota"
 	"kplane/pkg/debug"
 	"kplane/pkg/informer"
 	"kplane/pkg/leaderelection"
@@ -66,11 +67,19 @@ type Options struct {
 	// since Kubernetes 1.32).
 	NodeMonitorGracePeriod time.Duration
 
+	// HPA holds the horizontalpodautoscaling controller's tunables
+	// (--horizontal-pod-autoscaler-*), upstream's flags and defaults.
+	HPA HPAOptions
+
 	// HostPathVolumesDir is where the hostpath-provisioner controller
 	// makes its volumes, one directory each (--hostpath-volumes-dir).
 	// Required when that controller is selected; `ctl up` passes
 	// <data-dir>/volumes. kplane's own: upstream has no such controller.
 	HostPathVolumesDir string
+
+	// ResourceQuotaSyncPeriod is how often the resourcequota controller
+	// recounts every quota (--resource-quota-sync-period, upstream's 5 m).
+	ResourceQuotaSyncPeriod time.Duration
 
 	// BindAddress is the loopback host:port of the HTTP server for
 	// /metrics and /healthz (--bind-address, default 127.0.0.1:10257,
@@ -153,6 +162,8 @@ func DefaultOptions() Options {
 		RenewDeadline:                leaderelection.DefaultRenewDeadline,
 		RetryPeriod:                  leaderelection.DefaultRetryPeriod,
 		NodeMonitorGracePeriod:       DefaultNodeMonitorGracePeriod,
+		HPA:                          DefaultHPAOptions(),
+		ResourceQuotaSyncPeriod:      resourcequota.DefaultSyncPeriod,
 		InformerFIFO:                 informer.FIFODelta,
 		BindAddress:                  DefaultBindAddress,
 		DebugComponent:               "controller-manager",
@@ -194,6 +205,10 @@ func (o *Options) Validate() error {
 	}
 	if o.NodeMonitorGracePeriod <= 0 {
 		errs = append(errs, fmt.Errorf("--node-monitor-grace-period must be positive, got %v", o.NodeMonitorGracePeriod))
+	}
+	errs = append(errs, o.HPA.validate()...)
+	if o.ResourceQuotaSyncPeriod <= 0 {
+		errs = append(errs, fmt.Errorf("--resource-quota-sync-period must be positive, got %v", o.ResourceQuotaSyncPeriod))
 	}
 	if o.HostPathVolumesDir == "" && slices.ContainsFunc(enabledControllers(o.Controllers, o.registry()),
 		func(d Descriptor) bool { return d.Name == hostpathprovisioner.Name }) {

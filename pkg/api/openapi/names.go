@@ -31,19 +31,20 @@ const (
 // is taken to be the group it is named after, at v1
 // (storage.go → io.k8s.api.storage.v1).
 var packageOfFile = map[string]string{
-	"apps.go":         "io.k8s.api.apps.v1",
-	"autoscaling.go":  "io.k8s.api.autoscaling.v2",
-	"batch.go":        "io.k8s.api.batch.v1",
-	"coordination.go": "io.k8s.api.coordination.v1",
-	"discovery.go":    "io.k8s.api.discovery.v1",
-	"rbac.go":         "io.k8s.api.rbac.v1",
-	"resource.go":     corePackage, // ResourceName, ResourceList
-	"meta.go":         metaPackage,
-	"list.go":         metaPackage,
-	"options.go":      metaPackage,
-	"table.go":        metaPackage,
-	"quantity.go":     resourcePackage,
-	"intstr.go":       intstrPackage,
+	"apps.go":           "io.k8s.api.apps.v1",
+	"autoscaling.go":    "io.k8s.api.autoscaling.v2",
+	"autoscaling_v1.go": "io.k8s.api.autoscaling.v1",
+	"batch.go":          "io.k8s.api.batch.v1",
+	"coordination.go":   "io.k8s.api.coordination.v1",
+	"discovery.go":      "io.k8s.api.discovery.v1",
+	"rbac.go":           "io.k8s.api.rbac.v1",
+	"resource.go":       corePackage, // ResourceName, ResourceList
+	"meta.go":           metaPackage,
+	"list.go":           metaPackage,
+	"options.go":        metaPackage,
+	"table.go":          metaPackage,
+	"quantity.go":       resourcePackage,
+	"intstr.go":         intstrPackage,
 }
 
 // packageOfType overrides the file's package for the few types that sit
@@ -61,10 +62,15 @@ var packageOfType = map[string]string{
 // types share one Go package: discovery/v1's EndpointPort would clash with
 // core/v1's, so kplane calls it EndpointSlicePort, and its schema takes the
 // upstream name back (explain shows <[]EndpointPort>, as on a real cluster).
-// events.k8s.io/v1's Event is EventsV1Event beside core/v1's Event.
+// events.k8s.io/v1's Event is EventsV1Event beside core/v1's Event, and
+// autoscaling/v1's HorizontalPodAutoscaler is HorizontalPodAutoscalerV1.
 var upstreamTypeName = map[string]string{
 	"EndpointSlicePort": "EndpointPort",
 	"EventsV1Event":     "Event",
+
+	"HorizontalPodAutoscalerV1":       "HorizontalPodAutoscaler",
+	"HorizontalPodAutoscalerV1Spec":   "HorizontalPodAutoscalerSpec",
+	"HorizontalPodAutoscalerV1Status": "HorizontalPodAutoscalerStatus",
 }
 
 // apiPackagePath is the import path of kplane's API types.

@@ -23,6 +23,8 @@ func TestSchemaNames(t *testing.T) {
 		{reflect.TypeFor[api.Job](), "io.k8s.api.batch.v1.Job"},
 		{reflect.TypeFor[api.HorizontalPodAutoscaler](), "io.k8s.api.autoscaling.v2.HorizontalPodAutoscaler"},
 		{reflect.TypeFor[api.Scale](), "io.k8s.api.autoscaling.v1.Scale"},
+		{reflect.TypeFor[api.HorizontalPodAutoscalerV1](), "io.k8s.api.autoscaling.v1.HorizontalPodAutoscaler"},
+		{reflect.TypeFor[api.HorizontalPodAutoscalerV1Spec](), "io.k8s.api.autoscaling.v1.HorizontalPodAutoscalerSpec"},
 		{reflect.TypeFor[api.Lease](), "io.k8s.api.coordination.v1.Lease"},
 		{reflect.TypeFor[api.ClusterRole](), "io.k8s.api.rbac.v1.ClusterRole"},
 		{reflect.TypeFor[api.ObjectMeta](), "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"},
@@ -76,6 +78,7 @@ var servedKinds = []Kind{
 	{GroupVersionKind{"apps", "v1", "ControllerRevision"}, reflect.TypeFor[api.ControllerRevision]()},
 	{GroupVersionKind{"batch", "v1", "CronJob"}, reflect.TypeFor[api.CronJob]()},
 	{GroupVersionKind{"autoscaling", "v2", "HorizontalPodAutoscaler"}, reflect.TypeFor[api.HorizontalPodAutoscaler]()},
+	{GroupVersionKind{"autoscaling", "v1", "HorizontalPodAutoscaler"}, reflect.TypeFor[api.HorizontalPodAutoscalerV1]()},
 }
 
 // property follows a path of field names from the component named root,

@@ -248,3 +248,33 @@ func validateScalingRules(rules *api.HPAScalingRules, fldPath string) errors.Fie
 	}
 	return allErrs
 }
+
+// validateHorizontalPodAutoscalerV1 checks an autoscaling/v1 HPA as the
+// autoscaling/v2 HPA it is stored as, after checking that the annotations
+// carrying what v1 has no field for parse (upstream's conversion fails on
+// them otherwise).
+func validateHorizontalPodAutoscalerV1(hpa *api.HorizontalPodAutoscalerV1) errors.FieldErrorList {
+	allErrs := validateHPARoundTripAnnotations(&hpa.ObjectMeta)
+	return append(allErrs, validateHorizontalPodAutoscaler(hpa.ToV2())...)
+}
+
+func validateHorizontalPodAutoscalerV1Update(hpa, old *api.HorizontalPodAutoscalerV1) errors.FieldErrorList {
+	allErrs := validateHPARoundTripAnnotations(&hpa.ObjectMeta)
+	return append(allErrs, validateHorizontalPodAutoscalerUpdate(hpa.ToV2(), old.ToV2())...)
+}
+
+// validateHPARoundTripAnnotations refuses round-trip annotations that do
+// not parse, in a stable order.
+func validateHPARoundTripAnnotations(meta *api.ObjectMeta) errors.FieldErrorList {
+	var allErrs errors.FieldErrorList
+	bad := api.HPARoundTripAnnotationErrors(meta)
+	names := make([]string, 0, len(bad))
+	for name := range bad {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	for _, name := range names {
+		allErrs = append(allErrs, errors.Invalid("metadata.annotations["+name+"]", meta.Annotations[name], bad[name].Error()))
+	}
+	return allErrs
+}

@@ -158,6 +158,13 @@ func TestValidateNamespacedKinds(t *testing.T) {
 			[]fieldErr{{invalid, "spec.hard[pods]"}}},
 		{"quota fractional pods", quotaDoc, func(o api.Object) { o.(*api.ResourceQuota).Spec.Hard["pods"] = api.MustParseQuantity("1500m") },
 			[]fieldErr{{invalid, "spec.hard[pods]"}}},
+		{"quota BestEffort scope on cpu", quotaDoc, func(o api.Object) {
+			o.(*api.ResourceQuota).Spec.Scopes = []api.ResourceQuotaScope{api.ResourceQuotaScopeBestEffort}
+		}, []fieldErr{{invalid, "spec.scopes"}}},
+		{"quota NotTerminating scope on pods and compute", quotaDoc, func(o api.Object) {
+			delete(o.(*api.ResourceQuota).Spec.Hard, "count/deployments.apps")
+			o.(*api.ResourceQuota).Spec.Scopes = []api.ResourceQuotaScope{api.ResourceQuotaScopeNotTerminating}
+		}, nil},
 		{"limitrange", limitsDoc, nil, nil},
 		{"limitrange min above max", limitsDoc, func(o api.Object) { o.(*api.LimitRange).Spec.Limits[0].Min["cpu"] = api.MustParseQuantity("3") },
 			[]fieldErr{{invalid, "spec.limits[0].min[cpu]"}, {invalid, "spec.limits[0].defaultRequest[cpu]"}, {invalid, "spec.limits[0].default[cpu]"}}},

@@ -8,6 +8,7 @@ import (
 
 	"kplane/pkg/api"
 	"kplane/pkg/api/errors"
+	"kplane/pkg/quota"
 )
 
 // standardQuotaResources are the unprefixed names a ResourceQuota may limit;
@@ -72,6 +73,9 @@ func validateResourceQuotaSpec(spec *api.ResourceQuotaSpec) errors.FieldErrorLis
 		if !slices.Contains(supportedQuotaScopes, string(scope)) {
 			allErrs = append(allErrs, errors.NotSupported("spec.scopes", string(scope), supportedQuotaScopes))
 		}
+		if !scopeFitsHard(scope, spec.Hard) {
+			allErrs = append(allErrs, errors.Invalid("spec.scopes", spec.Scopes, "unsupported scope applied to resource"))
+		}
 		scopes[scope] = true
 	}
 	conflicting := [][2]api.ResourceQuotaScope{
@@ -89,6 +93,9 @@ func validateResourceQuotaSpec(spec *api.ResourceQuotaSpec) errors.FieldErrorLis
 			if !slices.Contains(supportedQuotaScopes, string(req.ScopeName)) {
 				allErrs = append(allErrs, errors.NotSupported(child(reqPath, "scopeName"), string(req.ScopeName), supportedQuotaScopes))
 			}
+			if !scopeFitsHard(req.ScopeName, spec.Hard) {
+				allErrs = append(allErrs, errors.Invalid(child(reqPath, "scopeName"), req.ScopeName, "unsupported scope applied to resource"))
+			}
 			switch req.Operator {
 			case api.LabelSelectorOpIn, api.LabelSelectorOpNotIn, api.LabelSelectorOpExists, api.LabelSelectorOpDoesNotExist:
 			default:
@@ -97,6 +104,18 @@ func validateResourceQuotaSpec(spec *api.ResourceQuotaSpec) errors.FieldErrorLis
 		}
 	}
 	return allErrs
+}
+
+// scopeFitsHard reports whether every standard resource of hard can be
+// limited under scope: a BestEffort quota counts only pods, the other pod
+// scopes pods and their cpu and memory (upstream's validation).
+func scopeFitsHard(scope api.ResourceQuotaScope, hard api.ResourceList) bool {
+	for _, name := range sortedKeys(hard) {
+		if standardQuotaResources[name] && !quota.ScopeAllowsResource(scope, name) {
+			return false
+		}
+	}
+	return true
 }
 
 var standardLimitTypes = []string{string(api.LimitTypeContainer), string(api.LimitTypePersistentVolumeClaim), string(api.LimitTypePod)}

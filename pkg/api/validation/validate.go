@@ -43,6 +43,8 @@ func ValidateCreate(obj api.Object) errors.FieldErrorList {
 		return validateEvent(o)
 	case *api.EventsV1Event:
 		return validateEventsV1Event(o)
+	case *api.HorizontalPodAutoscalerV1:
+		return validateHorizontalPodAutoscalerV1(o)
 	case *api.ReplicationController:
 		return validateReplicationController(o)
 	case *api.Deployment:
@@ -132,6 +134,8 @@ func ValidateUpdate(obj, old api.Object) errors.FieldErrorList {
 		return validateEventUpdate(o, old.(*api.Event))
 	case *api.EventsV1Event:
 		return validateEventsV1EventUpdate(o, old.(*api.EventsV1Event))
+	case *api.HorizontalPodAutoscalerV1:
+		return validateHorizontalPodAutoscalerV1Update(o, old.(*api.HorizontalPodAutoscalerV1))
 	case *api.ReplicationController:
 		return validateReplicationControllerUpdate(o, old.(*api.ReplicationController))
 	case *api.Deployment:

@@ -69,6 +69,9 @@ func Cells(obj api.Object, now time.Time) []any {
 		return cronJobCells(o, now)
 	case *api.HorizontalPodAutoscaler:
 		return horizontalPodAutoscalerCells(o, now)
+	case *api.HorizontalPodAutoscalerV1:
+		// The same columns from the v2 form, as upstream prints both.
+		return horizontalPodAutoscalerCells(o.ToV2(), now)
 	case *api.Lease:
 		return leaseCells(o, now)
 	case *api.EndpointSlice:
