@@ -45,6 +45,7 @@ bench: build
 	$(GO) test -run '^$$' -bench 'DNSServiceQueries' -benchtime 100000x -count 5 ./pkg/dns/ | tee -a bench/report.txt
 	$(GO) test -run '^$$' -bench '1000Services10Endpoints' -benchtime 5x -count 5 ./pkg/proxy/ | tee -a bench/report.txt
 	$(GO) test -run '^$$' -bench 'ExecStdout' -benchtime 20x -count 3 ./pkg/kubelet/server/ | tee -a bench/report.txt
+	$(GO) test -run '^$$' -bench 'ResourceMetrics110Pods' -benchtime 200x -count 3 -benchmem ./pkg/kubelet/server/ | tee -a bench/report.txt
 
 fuzz:
 	$(GO) test -run '^$$' -fuzz FuzzInto -fuzztime 20s ./pkg/apiserver/decode/

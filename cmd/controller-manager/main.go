@@ -67,6 +67,8 @@ administrators' tokens only (docs/debug-api.md).`,
 	f.DurationVar(&opts.NodeMonitorGracePeriod, "node-monitor-grace-period", opts.NodeMonitorGracePeriod,
 		"how long a node may miss heartbeats before the node-lifecycle controller marks it Unknown and taints it unreachable")
 	opts.HPA.AddFlags(f)
+	f.DurationVar(&opts.ResourceQuotaSyncPeriod, "resource-quota-sync-period", opts.ResourceQuotaSyncPeriod,
+		"how often the resourcequota controller recounts every quota's usage")
 	f.StringVar(&opts.HostPathVolumesDir, "hostpath-volumes-dir", opts.HostPathVolumesDir,
 		"directory the hostpath-provisioner controller makes volumes in (required when that controller runs; off by default)")
 	f.StringVar(&opts.BindAddress, "bind-address", opts.BindAddress, "loopback host:port serving /metrics and /healthz; port 0 picks a free port (the bound address is logged)")

@@ -88,7 +88,6 @@ With --runtime process a container's command runs as a local process.
 	f.IntVar(&opts.KubeAPIBurst, "kube-api-burst", opts.KubeAPIBurst, "requests that may go out at once above --kube-api-qps")
 	f.Float32Var(&opts.EventRecordQPS, "event-qps", opts.EventRecordQPS, "limit of Events written per second by the whole process (0: none)")
 	f.IntVar(&opts.EventBurst, "event-burst", opts.EventBurst, "Events that may be written at once above --event-qps")
-	f.DurationVar(&opts.UsageReportInterval, "usage-report-interval", opts.UsageReportInterval, "how often pod CPU/memory use is published in the kplane.io/usage annotation; 0 disables")
 	f.StringVar(&opts.DebugAddress, "debug-address", opts.DebugAddress, "loopback host:port serving /healthz, /metrics, /debug/pprof/ and the debug API; port 0 picks a free port")
 	f.StringVar(&opts.ClusterDNS, "cluster-dns", opts.ClusterDNS, "IP of the cluster DNS Service, the nameserver in pods' /etc/resolv.conf (a label, never dialled)")
 	f.StringVar(&opts.ClusterDomain, "cluster-domain", opts.ClusterDomain, "the cluster's DNS domain")

@@ -21,8 +21,10 @@ type APIServiceSpec struct {
 	// Service is where the group is served; nil means Local (this
 	// apiserver).
 	Service *ServiceReference `json:"service,omitempty" protobuf:"bytes,1,opt,name=service"`
-	Group   string            `json:"group,omitempty" protobuf:"bytes,2,opt,name=group"`
-	Version string            `json:"version,omitempty" protobuf:"bytes,3,opt,name=version"`
+	// Group is the API group name this server hosts.
+	Group string `json:"group,omitempty" protobuf:"bytes,2,opt,name=group"`
+	// Version is the API version this server hosts, e.g. "v1".
+	Version string `json:"version,omitempty" protobuf:"bytes,3,opt,name=version"`
 	// InsecureSkipTLSVerify skips checking the server's certificate
 	// (metrics-server's own manifest sets it).
 	InsecureSkipTLSVerify bool `json:"insecureSkipTLSVerify,omitempty" protobuf:"varint,4,opt,name=insecureSkipTLSVerify"`
@@ -37,9 +39,13 @@ type APIServiceSpec struct {
 // ServiceReference names a Service and port, as in APIService and webhook
 // configurations.
 type ServiceReference struct {
+	// Namespace is the namespace of the Service.
 	Namespace string `json:"namespace,omitempty" protobuf:"bytes,1,opt,name=namespace"`
-	Name      string `json:"name,omitempty" protobuf:"bytes,2,opt,name=name"`
-	Port      *int32 `json:"port,omitempty" protobuf:"varint,3,opt,name=port"`
+	// Name is the name of the Service.
+	Name string `json:"name,omitempty" protobuf:"bytes,2,opt,name=name"`
+	// Port is the Service port (its `port`, not its targetPort) to reach;
+	// 443 when unset. kplane dials 127.0.0.1 on that port's targetPort.
+	Port *int32 `json:"port,omitempty" protobuf:"varint,3,opt,name=port"`
 }
 
 // APIServiceStatus carries the Available condition.

@@ -32,6 +32,13 @@ func SetDefaults(obj Object) {
 		setDefaultsNode(o)
 	case *Namespace:
 		setDefaultsNamespace(o)
+	case *APIService:
+		// An APIService's Service port defaults to 443, as upstream's
+		// SetDefaults_ServiceReference does.
+		if o.Spec.Service != nil && o.Spec.Service.Port == nil {
+			port := int32(443)
+			o.Spec.Service.Port = &port
+		}
 	case *Secret:
 		if o.Type == "" {
 			o.Type = SecretTypeOpaque

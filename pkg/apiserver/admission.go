@@ -25,6 +25,9 @@ import (
 //     (admission_ingressclass.go), a PersistentVolumeClaim without a class the
 //     default StorageClass (admission_storageclass.go), a DaemonSet its template
 //     generation (admission_daemonset.go).
+//  4. LimitRange defaults — a new Pod's containers get the default requests
+//     and limits of the namespace's LimitRanges (admission_limitrange.go),
+//     before its QoS class is computed from them.
 //
 // admit returns a release function that gives back anything it allocated,
 // for the caller to call if the write does not happen.
@@ -48,6 +51,7 @@ func (s *Server) admit(ctx context.Context, res *resource, obj, old api.Object, 
 			if err := s.admitServiceAccount(ctx, o); err != nil {
 				return release, err
 			}
+			s.inheritSimLoad(o) // kplane-only: admission_simload.go
 		}
 		oldPod, _ := old.(*api.Pod)
 		if oldPod != nil && o.Spec.ServiceAccountName == "" {
@@ -76,6 +80,10 @@ func (s *Server) admit(ctx context.Context, res *resource, obj, old api.Object, 
 	switch o := obj.(type) {
 	case *api.Pod:
 		if old == nil {
+			// LimitRange defaults before the QoS class, which they can change.
+			if err := s.admitLimitRangeDefaults(ctx, res, o); err != nil {
+				return release, err
+			}
 			o.Status.QOSClass = qosClass(&o.Spec)
 		}
 	case *api.DaemonSet:

@@ -12,5 +12,14 @@ import (
 // ResourceQuota's usage) is charged here, last, so that nothing refused
 // later is counted. old is nil on a create.
 func (s *Server) validatingAdmission(ctx context.Context, res *resource, obj, old api.Object, dryRun bool) error {
+	// LimitRanger first, as upstream orders its plugins: a pod over a
+	// LimitRange's max is refused before any quota is charged for it.
+	if err := s.validateLimitRanges(ctx, res, obj, old); err != nil {
+		return err
+	}
+	// ResourceQuota comes last: it charges (admission_quota.go).
+	if err := s.admitQuota(ctx, res, obj, old, dryRun); err != nil {
+		return err
+	}
 	return nil
 }

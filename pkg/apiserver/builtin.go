@@ -146,8 +146,8 @@ func builtinResources() []*resource {
 			shortNames: []string{"netpol"}, namespaced: true, newObject: func() api.Object { return &api.NetworkPolicy{} },
 			tracksGeneration: true},
 
-		// policy/v1. The budget is stored and validated; the disruption
-		// controller and the eviction API that honour it come later.
+		// policy/v1. The disruption controller keeps the budget's status;
+		// pods/eviction (eviction.go) honours it.
 		{group: "policy", version: "v1", kind: "PodDisruptionBudget", plural: "poddisruptionbudgets", singular: "poddisruptionbudget",
 			shortNames: []string{"pdb"}, namespaced: true, newObject: func() api.Object { return &api.PodDisruptionBudget{} },
 			hasStatus: true, tracksGeneration: true, clearStatusOnCreate: true},
@@ -165,6 +165,11 @@ func builtinResources() []*resource {
 		// storage.k8s.io/v1
 		{group: "storage.k8s.io", version: "v1", kind: "StorageClass", plural: "storageclasses", singular: "storageclass",
 			shortNames: []string{"sc"}, newObject: func() api.Object { return &api.StorageClass{} }},
+
+		// apiregistration.k8s.io/v1: the aggregation layer's registrations
+		// (aggregator.go).
+		{group: "apiregistration.k8s.io", version: "v1", kind: "APIService", plural: "apiservices", singular: "apiservice",
+			newObject: func() api.Object { return &api.APIService{} }, hasStatus: true},
 	}
 }
 

@@ -105,6 +105,10 @@ func subresourceKind(res *resource, sub string) (group, version, kind string, ve
 		return "", "v1", "Pod", []string{"get"}
 	case "finalize":
 		return "", "v1", "Namespace", []string{"update"}
+	case "proxy":
+		// Upstream also takes create, delete, patch and update; kplane
+		// proxies reads only (nodeproxy.go).
+		return "", "v1", "NodeProxyOptions", []string{"get"}
 	}
 	return res.group, res.version, res.kind, []string{"get", "patch", "update"}
 }
@@ -127,7 +131,8 @@ func (s *Server) serveLegacyVersions(w http.ResponseWriter, r *http.Request) {
 	})
 }
 
-// groups returns the named API groups (not core) with their versions.
+// groups returns the named API groups (not core) with their versions: the
+// apiserver's own, then those of available aggregated APIServices.
 func (s *Server) groups() []apiGroup {
 	var groups []apiGroup
 	index := map[string]int{}
@@ -143,6 +148,9 @@ func (s *Server) groups() []apiGroup {
 		}
 		index[group] = len(groups)
 		groups = append(groups, apiGroup{Name: group, Versions: []groupVersionForDiscovery{v}, PreferredVersion: v})
+	}
+	if s.aggregator != nil {
+		groups = mergeGroups(groups, s.aggregator.discoveryGroups())
 	}
 	return groups
 }
@@ -289,6 +297,9 @@ func (s *Server) serveAggregated(w http.ResponseWriter, r *http.Request, version
 				ResponseKind: discoveryKind{Group: sg, Version: sv, Kind: kind}})
 		}
 		v.Resources = append(v.Resources, dr)
+	}
+	if !core && s.aggregator != nil {
+		items = mergeDiscoveryGroups(items, s.aggregator.aggregatedDiscoveryGroups())
 	}
 	itemsJSON, err := json.Marshal(items)
 	if err != nil {

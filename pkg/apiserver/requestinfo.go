@@ -17,6 +17,9 @@ type requestInfo struct {
 	namespace   string
 	name        string
 	subresource string
+	// proxyPath is the kubelet path of nodes/<name>/proxy/<path>
+	// (nodeproxy.go): "/" and everything after proxy.
+	proxyPath string
 	// path is the group/version root, for error messages about unknown paths.
 	path string
 }
@@ -57,7 +60,9 @@ func (s *Server) parseRequest(r *http.Request) *requestInfo {
 	if len(segs) > 2 {
 		info.subresource = segs[2]
 	}
-	if len(segs) > 3 {
+	if info.subresource == "proxy" && info.res.plural == "nodes" && info.res.group == "" {
+		info.proxyPath = nodeProxyPath(segs[3:], r.URL.Path)
+	} else if len(segs) > 3 {
 		return nil
 	}
 	info.verb = verbFor(r, info.name != "")

@@ -106,6 +106,8 @@ func (r *resource) subresources() []string {
 		subs = append(subs, "binding", "eviction", "log")
 	case "namespaces":
 		subs = append(subs, "finalize")
+	case "nodes":
+		subs = append(subs, "proxy")
 	}
 	return subs
 }
@@ -166,7 +168,7 @@ func newRegistry(resources []*resource) *registry {
 
 // groupOrder puts the groups in the order upstream's discovery lists them.
 func groupOrder(group string) int {
-	for i, g := range []string{"", "apps", "events.k8s.io", "autoscaling", "batch", "coordination.k8s.io", "networking.k8s.io", "policy", "rbac.authorization.k8s.io", "storage.k8s.io"} {
+	for i, g := range []string{"", "apiregistration.k8s.io", "apps", "events.k8s.io", "autoscaling", "batch", "coordination.k8s.io", "networking.k8s.io", "policy", "rbac.authorization.k8s.io", "storage.k8s.io"} {
 		if g == group {
 			return i
 		}

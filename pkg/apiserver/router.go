@@ -20,7 +20,9 @@ func (s *Server) router() http.Handler {
 	r := chi.NewRouter()
 	// Health and version answer without a token, as upstream lets anonymous
 	// clients probe them.
-	r.Use(recoverPanics, prettyJSON, s.limitBody, auth.Middleware(s.tokens, auth.DefaultPublicPaths))
+	// After authentication, a group/version another server registered
+	// (an APIService with a service) goes to that server (aggregator_proxy.go).
+	r.Use(recoverPanics, prettyJSON, s.limitBody, auth.Middleware(s.tokens, auth.DefaultPublicPaths), s.aggregator.proxyAggregated)
 
 	for _, p := range []string{"/healthz", "/livez", "/readyz"} {
 		r.Get(p, func(w http.ResponseWriter, _ *http.Request) { writeRaw(w, http.StatusOK, "text/plain", []byte("ok")) })
@@ -156,6 +158,12 @@ func (s *Server) dispatch(w http.ResponseWriter, r *http.Request, info *requestI
 			return
 		}
 		s.serveNamespaceFinalize(w, r, info)
+	case "proxy":
+		if info.proxyPath == "" {
+			writeError(w, notFoundPath())
+			return
+		}
+		s.serveNodeProxy(w, r, info)
 	case "log", "eviction", "exec", "attach", "portforward":
 		if info.res.plural != "pods" {
 			writeError(w, notFoundPath())
@@ -167,7 +175,7 @@ func (s *Server) dispatch(w http.ResponseWriter, r *http.Request, info *requestI
 		case "exec", "attach", "portforward":
 			s.servePodStream(w, r, info)
 		default:
-			servePodSubresourceNotServed(w, info)
+			s.serveEviction(w, r, info)
 		}
 	default:
 		writeError(w, notFoundPath())

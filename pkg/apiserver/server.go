@@ -82,6 +82,11 @@ type Options struct {
 	IdentityLeaseDuration      time.Duration
 	IdentityLeaseRenewInterval time.Duration
 	IdentityLeaseGCPeriod      time.Duration
+
+	// APIServiceCheckInterval is how often the aggregator checks every
+	// APIService's backend when nothing changed (aggregator.go); zero takes
+	// upstream's 30 s. Tests shorten it.
+	APIServiceCheckInterval time.Duration
 }
 
 // DefaultOptions returns the defaults: data in ./.kplane, HTTPS on
@@ -136,6 +141,9 @@ type Server struct {
 	clock   clock.Clock
 	virtual *clock.Virtual
 
+	// quotaLocks serialise quota charges per namespace (admission_quota.go).
+	quotaLocks quotaLocks
+
 	// watchFence holds new watches while a compaction fault runs
 	// (fault_compact.go): watches set up under its read lock.
 	watchFence sync.RWMutex
@@ -146,6 +154,9 @@ type Server struct {
 	cancel     context.CancelFunc
 	done       chan struct{}
 	openapi    openAPIDocs
+	// aggregator proxies the group/versions other servers serve
+	// (aggregator.go).
+	aggregator *aggregator
 	ctx        context.Context
 	runErr     error
 }
@@ -291,6 +302,11 @@ func (s *Server) start(ctx context.Context) error {
 		ln.Close()
 		return fmt.Errorf("bootstrap: %w", err)
 	}
+	if err := s.autoregisterLocalAPIServices(ctx); err != nil {
+		ln.Close()
+		return fmt.Errorf("register local APIServices: %w", err)
+	}
+	s.aggregator = newAggregator(s, s.opts.APIServiceCheckInterval)
 	if s.virtual != nil {
 		if err := s.startClusterClock(ctx); err != nil {
 			ln.Close()
@@ -318,6 +334,7 @@ func (s *Server) start(ctx context.Context) error {
 		ReadHeaderTimeout: 10 * time.Second,
 		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelDebug),
 	}
+	go s.aggregator.run(ctx)
 	go func() {
 		if err := s.httpServer.ServeTLS(ln, "", ""); err != nil && !errors.Is(err, http.ErrServerClosed) {
 			s.log.Error("https server stopped", "err", err)

@@ -29,6 +29,10 @@ const (
 	// upstream usually runs under the kube-system/cloud-controller-manager
 	// ServiceAccount.
 	CloudControllerManagerUserName = "system:serviceaccount:kube-system:cloud-controller-manager"
+	// MetricsServerUserName is metrics-server, which upstream runs under
+	// the kube-system/metrics-server ServiceAccount. Kubelets let it read
+	// their resource metrics (upstream's nodes/metrics permission).
+	MetricsServerUserName = "system:serviceaccount:kube-system:metrics-server"
 	// NodeUserNamePrefix starts every kubelet's user name:
 	// system:node:<nodeName>. The Node authorizer and NodeRestriction
 	// admission read the node name back out of it.
@@ -82,6 +86,11 @@ func DNSUser() User {
 // CloudControllerManagerUser is the identity of the cloud-controller-manager.
 func CloudControllerManagerUser() User {
 	return User{Name: CloudControllerManagerUserName, Groups: []string{"system:serviceaccounts", "system:serviceaccounts:kube-system"}}
+}
+
+// MetricsServerUser is the identity of metrics-server.
+func MetricsServerUser() User {
+	return User{Name: MetricsServerUserName, Groups: []string{"system:serviceaccounts", "system:serviceaccounts:kube-system"}}
 }
 
 // NodeUser is the identity of the kubelet on the named node:

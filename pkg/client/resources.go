@@ -122,6 +122,7 @@ func BuiltinResources() []Resource {
 		PodDisruptionBudgetsResource,
 		RolesResource, ClusterRolesResource, RoleBindingsResource, ClusterRoleBindingsResource,
 		StorageClassesResource,
+		APIServicesResource,
 	}
 }
 

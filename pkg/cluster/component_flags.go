@@ -50,7 +50,8 @@ func knownComponents(o Options) []string {
 	for _, node := range NodeNames(o.Nodes) {
 		names = append(names, KubeletComponent(node))
 	}
-	names = append(names, DNSComponent) // when bin/dns was built
+	names = append(names, DNSComponent)           // when bin/dns was built
+	names = append(names, MetricsServerComponent) // when bin/metrics-server was built
 	return names
 }
 

@@ -197,6 +197,13 @@ func planComponents(o Options) ([]component, error) {
 				"--cluster-domain", ClusterDomain, "--service-ip", ClusterDNSIP, "--bind-address", "127.0.0.1:0"},
 		})
 	}
+	metricsServer, planned, err := planMetricsServer(o, bin)
+	if err != nil {
+		return nil, err
+	}
+	if planned {
+		plan = append(plan, metricsServer)
+	}
 	cloud := isExecutable(bin(cloudControllerBinary))
 	if cloud {
 		plan = append(plan, component{
@@ -270,7 +277,7 @@ func debugArgs(o Options, c component) []string {
 	switch {
 	case c.name == SchedulerComponent:
 		args = append(args, "--bind-address", "127.0.0.1:0")
-	case c.role == roleKubelet:
+	case c.role == roleKubelet, c.name == MetricsServerComponent:
 		args = append(args, "--debug-address", "127.0.0.1:0")
 	}
 	return args

@@ -31,6 +31,9 @@ func SupervisorArgs(o Options) []string {
 		"--virtual-clock=" + strconv.FormatBool(o.VirtualClock),
 		"--debug-ring-size", strconv.Itoa(o.DebugRingSize),
 	}
+	if o.MetricResolution > 0 {
+		args = append(args, "--metric-resolution", o.MetricResolution.String())
+	}
 	return append(args, o.componentFlagArgs()...)
 }
 

@@ -94,6 +94,10 @@ type Options struct {
 	// InformerFIFO is the --informer-fifo of every component with
 	// informers: "delta" or "real"; "" keeps their default (delta).
 	InformerFIFO string
+	// MetricResolution is metrics-server's --metric-resolution: how often
+	// it scrapes the kubelets (`ctl up --metric-resolution`); 0 means
+	// DefaultMetricResolution, upstream's 15 s.
+	MetricResolution time.Duration
 }
 
 // DefaultOptions returns `ctl up`'s defaults: ./.kplane, two worker nodes,
@@ -130,6 +134,9 @@ func (o Options) Validate() error {
 	}
 	if o.Port < 0 || o.Port > 65535 {
 		return fmt.Errorf("--port %d out of range", o.Port)
+	}
+	if o.MetricResolution != 0 && o.MetricResolution < time.Second {
+		return fmt.Errorf("--metric-resolution %s: must be at least 1s", o.MetricResolution)
 	}
 	if o.Detach && o.Supervisor {
 		return errors.New("a detached cluster's supervisor cannot detach again")

@@ -24,6 +24,9 @@ type StatusReport struct {
 	// DNS is the address the cluster DNS answers on (its --listen), for
 	// `dig @127.0.0.1 -p PORT`; empty when the cluster runs no DNS.
 	DNS string
+	// MetricsServer is the URL metrics-server serves metrics.k8s.io on
+	// (its --secure-port); empty when the cluster runs none.
+	MetricsServer string
 	// Supervisor is the launcher process (`ctl up`, or the background
 	// supervisor of a detached cluster).
 	Supervisor ComponentStatus
@@ -76,6 +79,9 @@ func Status(dataDir string) (StatusReport, error) {
 	report.Running = report.Supervisor.Running
 	if rec, ok := state.Components[DNSComponent]; ok {
 		report.DNS = flagValue(rec.Args, "--listen")
+	}
+	if rec, ok := state.Components[MetricsServerComponent]; ok {
+		report.MetricsServer = "https://127.0.0.1:" + flagValue(rec.Args, "--secure-port")
 	}
 	for name, rec := range state.Components {
 		cs := componentStatus(name, rec)

@@ -137,6 +137,15 @@ func Up(ctx context.Context, o Options) (*Cluster, error) {
 	if err := writeKubeconfigs(l, plan, tokens, c.server, caPEM); err != nil {
 		return failed(err)
 	}
+	if port := metricsServerPort(plan); port != 0 {
+		note, err := prepareMetricsServer(ctx, c.admin, l, port, caPEM)
+		if err != nil {
+			return failed(err)
+		}
+		if note != "" {
+			c.console.say("%s", note)
+		}
+	}
 	for _, p := range c.procs[1:] {
 		if _, err := c.startProcess(p); err != nil {
 			return failed(err)

@@ -9,6 +9,7 @@ import (
 	"kplane/pkg/controllers/cronjob"
 	"kplane/pkg/controllers/daemonset"
 	"kplane/pkg/controllers/deployment"
+	"kplane/pkg/controllers/disruption"
 	"kplane/pkg/controllers/endpoints"
 	"kplane/pkg/controllers/endpointslice"
 	"kplane/pkg/controllers/garbagecollector"
@@ -20,6 +21,7 @@ import (
 	"kplane/pkg/controllers/podautoscaler"
 	"kplane/pkg/controllers/replicaset"
 	"kplane/pkg/controllers/replicationcontroller"
+	"kplane/pkg/controllers/resourcequota"
 	"kplane/pkg/controllers/rootcacertpublisher"
 	"kplane/pkg/controllers/serviceaccount"
 	"kplane/pkg/controllers/statefulset"
@@ -90,13 +92,13 @@ type Descriptor struct {
 //
 //	attachdetach, bootstrapsigner (off by default), cloud-node-lifecycle(c),
 //	clusterrole-aggregation, cronjob, csrapproving, csrcleaner, csrsigning,
-//	daemonset, deployment*, disruption, endpoint*, endpointslice*,
+//	daemonset, deployment*, disruption*, endpoint*, endpointslice*,
 //	endpointslicemirroring, ephemeral-volume, garbagecollector*,
 //	horizontalpodautoscaling*, job, legacy-serviceaccount-token-cleaner,
 //	namespace*, nodeipam, nodelifecycle*, persistentvolume-binder*,
 //	persistentvolume-expander, persistentvolumeclaim-protection,
 //	persistentvolume-protection, pod-garbage-collector, replicaset*,
-//	replicationcontroller*, resourcequota, root-ca-cert-publisher*, route(c),
+//	replicationcontroller*, resourcequota*, root-ca-cert-publisher*, route(c),
 //	service(c), serviceaccount*, serviceaccount-token, statefulset,
 //	taint-eviction-controller*, tokencleaner (off by default), ttl,
 //	ttl-after-finished.
@@ -104,7 +106,7 @@ type Descriptor struct {
 // Their worker flags: --concurrent-replicaset-syncs (5),
 // --concurrent-rc-syncs (5), --concurrent-deployment-syncs (5),
 // --concurrent-gc-syncs (20), --concurrent-namespace-syncs (10),
-// --concurrent-endpoint-syncs (5), --concurrent-service-endpoint-syncs (5,
+// --concurrent-endpoint-syncs (5), --concurrent-resource-quota-syncs (5), --concurrent-service-endpoint-syncs (5,
 // the endpointslice controller's), --concurrent-serviceaccount-syncs (1).
 var registry = []Descriptor{
 	{Name: "replicaset", EventSource: "replicaset-controller", SyncsFlag: "concurrent-replicaset-syncs", DefaultWorkers: 5,
@@ -187,6 +189,18 @@ var registry = []Descriptor{
 			return podautoscaler.New(cc.Client, cc.Informers, cc.Recorder, podautoscaler.Options{Logger: cc.Logger, Clock: cc.Clock,
 				SyncPeriod: h.SyncPeriod, DownscaleStabilization: h.DownscaleStabilization, Tolerance: h.Tolerance,
 				CPUInitializationPeriod: h.CPUInitializationPeriod, InitialReadinessDelay: h.InitialReadinessDelay})
+		}},
+	// Upstream's resourcequota controller records no Events.
+	{Name: resourcequota.Name, SyncsFlag: "concurrent-resource-quota-syncs", DefaultWorkers: resourcequota.DefaultWorkers,
+		New: func(cc ControllerContext) (Controller, error) {
+			return resourcequota.New(cc.Client, cc.Informers, cc.Recorder, resourcequota.Options{Logger: cc.Logger, Clock: cc.Clock,
+				SyncPeriod: cc.Options.ResourceQuotaSyncPeriod})
+		}},
+	// Upstream runs the disruption controller with one worker and no flag;
+	// its Events come from "controllermanager".
+	{Name: disruption.Name, EventSource: disruption.EventSource, SyncsFlag: "concurrent-disruption-syncs", DefaultWorkers: disruption.DefaultWorkers,
+		New: func(cc ControllerContext) (Controller, error) {
+			return disruption.New(cc.Client, cc.Informers, cc.Recorder, disruption.Options{Logger: cc.Logger, Clock: cc.Clock})
 		}},
 	// The hostpath provisioner is not an upstream controller: on kind the
 	// same job is done by the local-path provisioner, a Deployment the

@@ -13,6 +13,7 @@ import (
 	"kplane/pkg/client"
 	"kplane/pkg/clock"
 	"kplane/pkg/controllers/hostpathprovisioner"
+	"kplane/pkg/controllers/resourcequota"
 	"kplane/pkg/debug"
 	"kplane/pkg/informer"
 	"kplane/pkg/leaderelection"
@@ -75,6 +76,10 @@ type Options struct {
 	// Required when that controller is selected; `ctl up` passes
 	// <data-dir>/volumes. kplane's own: upstream has no such controller.
 	HostPathVolumesDir string
+
+	// ResourceQuotaSyncPeriod is how often the resourcequota controller
+	// recounts every quota (--resource-quota-sync-period, upstream's 5 m).
+	ResourceQuotaSyncPeriod time.Duration
 
 	// BindAddress is the loopback host:port of the HTTP server for
 	// /metrics and /healthz (--bind-address, default 127.0.0.1:10257,
@@ -158,6 +163,7 @@ func DefaultOptions() Options {
 		RetryPeriod:                  leaderelection.DefaultRetryPeriod,
 		NodeMonitorGracePeriod:       DefaultNodeMonitorGracePeriod,
 		HPA:                          DefaultHPAOptions(),
+		ResourceQuotaSyncPeriod:      resourcequota.DefaultSyncPeriod,
 		InformerFIFO:                 informer.FIFODelta,
 		BindAddress:                  DefaultBindAddress,
 		DebugComponent:               "controller-manager",
@@ -201,6 +207,9 @@ func (o *Options) Validate() error {
 		errs = append(errs, fmt.Errorf("--node-monitor-grace-period must be positive, got %v", o.NodeMonitorGracePeriod))
 	}
 	errs = append(errs, o.HPA.validate()...)
+	if o.ResourceQuotaSyncPeriod <= 0 {
+		errs = append(errs, fmt.Errorf("--resource-quota-sync-period must be positive, got %v", o.ResourceQuotaSyncPeriod))
+	}
 	if o.HostPathVolumesDir == "" && slices.ContainsFunc(enabledControllers(o.Controllers, o.registry()),
 		func(d Descriptor) bool { return d.Name == hostpathprovisioner.Name }) {
 		errs = append(errs, fmt.Errorf("--hostpath-volumes-dir is required by the %s controller", hostpathprovisioner.Name))

@@ -80,6 +80,13 @@ node1           NotReady: KubeletNotReady
 		t.Errorf("status with a DNS:\n%s", out.String())
 	}
 
+	report.DNS, report.MetricsServer = "", "https://127.0.0.1:24443"
+	out.Reset()
+	printStatus(&out, ".kplane", report, now)
+	if !strings.HasPrefix(out.String(), "kplane is running in .kplane; apiserver https://127.0.0.1:6443\nmetrics-server https://127.0.0.1:24443\n\nCOMPONENT") {
+		t.Errorf("status with metrics-server:\n%s", out.String())
+	}
+
 	report.Nodes, report.APIError = nil, "connection refused"
 	out.Reset()
 	printStatus(&out, ".kplane", report, now)

@@ -49,6 +49,11 @@ func printStatus(out io.Writer, dataDir string, r cluster.StatusReport, now time
 		// The cluster DNS's address, for dig @127.0.0.1 -p PORT (docs/dns.md).
 		fmt.Fprintf(out, "dns %s\n", r.DNS)
 	}
+	if r.MetricsServer != "" {
+		// Where metrics-server listens; the apiserver reaches it through
+		// the APIService v1beta1.metrics.k8s.io (docs/metrics-server.md).
+		fmt.Fprintf(out, "metrics-server %s\n", r.MetricsServer)
+	}
 	fmt.Fprintln(out)
 
 	w := tabwriter.NewWriter(out, 0, 8, 3, ' ', 0)

@@ -56,6 +56,8 @@ back with everything it stored.`,
 		"create the default StorageClass \"standard\" (provisioner kplane.io/hostpath, volumes under DATA_DIR/volumes) in a cluster without classes, as kind does")
 	f.BoolVar(&opts.VirtualClock, "virtual-clock", false,
 		"run every component on one cluster clock that `ctl time advance` moves forward, so lease expiry, grace periods and tolerations pass in seconds")
+	f.DurationVar(&opts.MetricResolution, "metric-resolution", cluster.DefaultMetricResolution,
+		"how often metrics-server scrapes the kubelets (upstream's 15s); shorter makes `kubectl top` and the HPA follow load sooner")
 	f.BoolVarP(&opts.Detach, "detach", "d", false, "run the cluster in the background; stop it with `ctl down`")
 	f.StringVar(&opts.BinDir, "bin-dir", "", "directory with the component binaries (default: the directory ctl is in)")
 	f.DurationVar(&opts.ReadyTimeout, "ready-timeout", opts.ReadyTimeout, "how long to wait for the apiserver and every node to be Ready")

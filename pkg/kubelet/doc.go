@@ -40,5 +40,6 @@
 //	   └──▶ wakes the worker        └──▶ DELETE with grace 0 once terminated
 //
 // docs/kubelet.md describes the behaviour, the simulated runtime's
-// sim.kplane.io/* annotations and the kplane.io/usage annotation.
+// sim.kplane.io/* annotations, and the resource usage the kubelet serves
+// (stats.go; the Summary API and /metrics/resource in package server).
 package kubelet

@@ -50,7 +50,6 @@ func (cl *cluster) fastOptions(node string) kubelet.Options {
 	opts.BackOffInitial = 200 * time.Millisecond
 	opts.BackOffMax = 2 * time.Second
 	opts.StatusBatchDelay = 10 * time.Millisecond
-	opts.UsageReportInterval = 0
 	opts.Server = nil
 	return opts
 }

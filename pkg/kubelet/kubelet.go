@@ -16,6 +16,7 @@ import (
 	"kplane/pkg/events"
 	"kplane/pkg/informer"
 	"kplane/pkg/kubelet/runtime"
+	"kplane/pkg/kubelet/stats"
 )
 
 // ServerFunc starts the kubelet's HTTPS server on a loopback port — the one
@@ -37,6 +38,9 @@ type ContainerFinder interface {
 	// FindPod returns a pod this process runs and the runtime of its node.
 	// Errors are *ContainerLookupError.
 	FindPod(namespace, podName string) (*api.Pod, runtime.Runtime, error)
+	// Summary returns the resource usage of the node named nodeName
+	// (stats.go). Errors are *ContainerLookupError.
+	Summary(nodeName string) (*stats.Summary, error)
 }
 
 // Run runs a kubelet process — one node, or Options.NodeCount hollow
@@ -269,6 +273,10 @@ type Kubelet struct {
 	// registered is closed once the Node exists; ready once, in addition,
 	// the IPs its pods already hold are reserved.
 	registered, ready chan struct{}
+	// startedAt is when this kubelet started (the Summary's node
+	// startTime); nodeCPU is the node's CPU counter (stats.go).
+	startedAt time.Time
+	nodeCPU   nodeCPU
 
 	mu          sync.Mutex
 	ctx         context.Context // the run's, for pod workers
@@ -306,7 +314,7 @@ func newKubelet(name string, index int, opts *Options, c, eventClient *client.Cl
 		nodeName: name, opts: opts, client: c, clock: opts.Clock, log: log, runtime: rt, recorder: rec, events: rec, status: status,
 		pods: podInformer.Lister(), podIndexer: podInformer.Informer().GetIndexer(),
 		nodeInfo:   newNodeInfo(name, rt.Name()),
-		registered: make(chan struct{}), ready: make(chan struct{}),
+		registered: make(chan struct{}), ready: make(chan struct{}), startedAt: opts.Clock.Now(),
 		workers: map[string]*podWorker{}, heartbeat: newHeartbeatGate(),
 	}
 	if opts.PodCIDR != "" {
@@ -342,7 +350,6 @@ func (k *Kubelet) run(ctx context.Context) {
 	var wg sync.WaitGroup
 	wg.Go(func() { k.runLease(ctx) })
 	wg.Go(func() { k.runNodeStatus(ctx) })
-	wg.Go(func() { k.runUsageReports(ctx) })
 	if k.static != nil {
 		wg.Go(func() { k.static.run(ctx) })
 	}

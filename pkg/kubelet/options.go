@@ -107,10 +107,6 @@ type Options struct {
 	// written, so that a burst of changes (ContainerCreating → Running →
 	// Ready) becomes one write.
 	StatusBatchDelay time.Duration
-	// UsageReportInterval is how often each pod's CPU and memory use is
-	// published in its kplane.io/usage annotation (15 s, metrics-server's
-	// resolution); 0 turns reporting off.
-	UsageReportInterval time.Duration
 
 	// KubeletPort is the port reported in each node's
 	// status.daemonEndpoints.kubeletEndpoint (0: no server). When Server is
@@ -231,7 +227,6 @@ func DefaultOptions() Options {
 		BackOffInitial:            defaultBackOffInitial,
 		BackOffMax:                defaultBackOffMax,
 		StatusBatchDelay:          50 * time.Millisecond,
-		UsageReportInterval:       15 * time.Second,
 		ClusterDNS:                "10.96.0.10",
 		ClusterDomain:             "cluster.local",
 	}

@@ -133,8 +133,6 @@ type podWorker struct {
 	deleteRequested bool
 	// failReason and failMessage, when set, fail the pod (DeadlineExceeded).
 	failReason, failMessage string
-	// reportedUsage is the usage last published (usage.go).
-	reportedUsage string
 	// lastDecision is the message of the last decision recorded about the
 	// pod, so that a worker waiting on does not repeat it (decision.go).
 	lastDecision string

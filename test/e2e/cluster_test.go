@@ -278,6 +278,9 @@ func requireRecorded(t *testing.T, state *cluster.State, bin string, kubelets ..
 	if framework.HasBinary(bin, "cloud-controller-manager") {
 		want = append(want, "cloud-controller-manager")
 	}
+	if framework.HasBinary(bin, "metrics-server") {
+		want = append(want, "metrics-server")
+	}
 	if framework.HasBinary(bin, "kube-proxy") { // one beside each kubelet
 		for _, kubelet := range kubelets {
 			want = append(want, cluster.KubeProxyComponent(strings.TrimPrefix(kubelet, "kubelet-")))

@@ -54,6 +54,16 @@ func TestCtlDescribeMatchesKubectl(t *testing.T) {
 		"get", "endpointslices", "-l", "kubernetes.io/service-name=ng-svc", "-o", "jsonpath={.items[*].endpoints[*].conditions.ready}")
 
 	ctl := describeCommandRunner{bin: filepath.Join(bin, "ctl"), kubeconfig: c.KubeconfigPath()}
+	// Two quotas over what is running, one made by kubectl, one by ctl; the
+	// resourcequota controller fills in their usage (7 pods, 2 Services).
+	c.MustKubectl(t, "create", "quota", "compute", "--hard=pods=20,services=5,count/deployments.apps=2")
+	if out := ctl.run(t, "create", "quota", "best-effort", "--hard=pods=10", "--scopes=BestEffort"); out.code != 0 || out.stdout != "resourcequota/best-effort created\n" {
+		t.Fatalf("ctl create quota: %+v", out)
+	}
+	waitKubectl(t, c, controllersTimeout, func(out string) bool { return out == "7/2/1" },
+		"get", "quota", "compute", "-o", `jsonpath={.status.used.pods}/{.status.used.services}/{.status.used.count/deployments\.apps}`)
+	waitKubectl(t, c, controllersTimeout, func(out string) bool { return out == "7" },
+		"get", "quota", "best-effort", "-o", "jsonpath={.status.used.pods}")
 	kubectl := func(args ...string) describeRun {
 		r := c.Kubectl(t, "", args...)
 		code := 0
@@ -77,6 +87,8 @@ func TestCtlDescribeMatchesKubectl(t *testing.T) {
 		{"describe", "node", "node1"},
 		{"describe", "node", "control-plane"},
 		{"describe", "namespace", "default"},
+		{"describe", "quota", "compute"},
+		{"describe", "quota"},
 		{"describe", "pod", "nope"},
 	} {
 		t.Run(strings.Join(args, " "), func(t *testing.T) {

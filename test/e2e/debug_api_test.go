@@ -32,7 +32,7 @@ func TestDebugAPI(t *testing.T) {
 	c := framework.StartCluster(t, nil)
 	ctx := context.Background()
 	want := []string{"apiserver", "cloud-controller-manager", "controller-manager", "dns", "kube-proxy-control-plane", "kube-proxy-node1", "kube-proxy-node2",
-		"kubelet-control-plane", "kubelet-node1", "kubelet-node2", "scheduler"}
+		"kubelet-control-plane", "kubelet-node1", "kubelet-node2", "metrics-server", "scheduler"}
 	var endpoints []debug.Endpoint
 	framework.Eventually(t, 30*time.Second, func() (bool, string) {
 		var err error

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"log/slog"
@@ -17,10 +18,12 @@ import (
 	"time"
 
 	"kplane/pkg/api"
+	apierrors "kplane/pkg/api/errors"
 	"kplane/pkg/client"
 	"kplane/pkg/kubelet"
 	"kplane/pkg/kubelet/runtime"
 	"kplane/pkg/kubelet/server"
+	"kplane/pkg/kubelet/stats"
 	"kplane/test/framework"
 )
 
@@ -363,7 +366,8 @@ var piCommand = []string{"perl", "-Mbignum=bpi", "-wle", "print bpi(2000)"}
 // TestProcessRuntimeKubelet runs the seeds' Job pod template as a bare pod
 // on a kubelet with the process runtime: perl really computes pi, the pod
 // ends as perl ends, and `kubectl logs` prints what perl printed. It also
-// follows a running container with `kubectl logs -f`.
+// follows a running container with `kubectl logs -f`, and reads a busy
+// container's real CPU use through the node proxy's /stats/summary.
 func TestProcessRuntimeKubelet(t *testing.T) {
 	framework.RequireKubectl(t)
 	a := framework.StartAPIServer(t)
@@ -430,6 +434,43 @@ func TestProcessRuntimeKubelet(t *testing.T) {
 			t.Errorf("kubectl logs -f count = %q, want the three lines", got)
 		}
 		waitForPhase(t, c, "count", api.PodSucceeded, 30*time.Second)
+	})
+
+	t.Run("the Summary API reports a busy process's real CPU from /proc", func(t *testing.T) {
+		// A busy loop that ends by itself: the process runtime leaves
+		// containers running when the kubelet stops, so it must not
+		// outlive the test.
+		createAndBind(t, c, &api.Pod{ObjectMeta: api.ObjectMeta{Name: "busy"},
+			Spec: api.PodSpec{RestartPolicy: api.RestartPolicyNever,
+				Containers: []api.Container{{Name: "loop", Image: "busybox",
+					Command: []string{"timeout", "15", "sh", "-c", "while :; do :; done"}}}}})
+		waitForRunningOrDone(t, c, "busy")
+		framework.Eventually(t, 12*time.Second, func() (bool, string) {
+			resp := a.Do(t, "GET", "/api/v1/nodes/node1/proxy/stats/summary", nil)
+			var summary stats.Summary
+			if err := json.Unmarshal(resp.Body, &summary); err != nil {
+				return false, fmt.Sprintf("%d %s", resp.Code, resp.Body)
+			}
+			for _, pod := range summary.Pods {
+				if pod.PodRef.Name != "busy" || len(pod.Containers) != 1 {
+					continue
+				}
+				ctr := pod.Containers[0]
+				total, rate, memory := *ctr.CPU.UsageCoreNanoSeconds, *ctr.CPU.UsageNanoCores, *ctr.Memory.WorkingSetBytes
+				// One busy process: some CPU time, at most about one core.
+				return total >= 2e8 && rate > 0 && rate < 1.2e9 && memory > 0,
+					fmt.Sprintf("busy: %d core-ns, %d nanocores, %d bytes", total, rate, memory)
+			}
+			return false, fmt.Sprintf("no busy pod in %s", resp.Body)
+		})
+		// Stop the loop now, through the kubelet, rather than in 15 s.
+		if err := c.Pods("default").Delete(context.Background(), "busy", client.DeleteOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		framework.Eventually(t, 30*time.Second, func() (bool, string) {
+			_, err := c.Pods("default").Get(context.Background(), "busy", client.GetOptions{})
+			return apierrors.IsNotFound(err), fmt.Sprintf("pod busy still exists (%v)", err)
+		})
 	})
 }
 

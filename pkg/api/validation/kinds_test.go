@@ -158,6 +158,13 @@ func TestValidateNamespacedKinds(t *testing.T) {
 			[]fieldErr{{invalid, "spec.hard[pods]"}}},
 		{"quota fractional pods", quotaDoc, func(o api.Object) { o.(*api.ResourceQuota).Spec.Hard["pods"] = api.MustParseQuantity("1500m") },
 			[]fieldErr{{invalid, "spec.hard[pods]"}}},
+		{"quota BestEffort scope on cpu", quotaDoc, func(o api.Object) {
+			o.(*api.ResourceQuota).Spec.Scopes = []api.ResourceQuotaScope{api.ResourceQuotaScopeBestEffort}
+		}, []fieldErr{{invalid, "spec.scopes"}}},
+		{"quota NotTerminating scope on pods and compute", quotaDoc, func(o api.Object) {
+			delete(o.(*api.ResourceQuota).Spec.Hard, "count/deployments.apps")
+			o.(*api.ResourceQuota).Spec.Scopes = []api.ResourceQuotaScope{api.ResourceQuotaScopeNotTerminating}
+		}, nil},
 		{"limitrange", limitsDoc, nil, nil},
 		{"limitrange min above max", limitsDoc, func(o api.Object) { o.(*api.LimitRange).Spec.Limits[0].Min["cpu"] = api.MustParseQuantity("3") },
 			[]fieldErr{{invalid, "spec.limits[0].min[cpu]"}, {invalid, "spec.limits[0].defaultRequest[cpu]"}, {invalid, "spec.limits[0].default[cpu]"}}},
@@ -171,6 +178,17 @@ func TestValidateNamespacedKinds(t *testing.T) {
 			lr := o.(*api.LimitRange)
 			lr.Spec.Limits = append(lr.Spec.Limits, api.LimitRangeItem{Type: api.LimitTypePod, Default: api.ResourceList{"cpu": api.MustParseQuantity("1")}})
 		}, []fieldErr{{forbidden, "spec.limits[1].default"}}},
+		{"limitrange ratio above max/min", limitsDoc, func(o api.Object) {
+			o.(*api.LimitRange).Spec.Limits[0].MaxLimitRequestRatio = api.ResourceList{"cpu": api.MustParseQuantity("30")}
+		}, []fieldErr{{invalid, "spec.limits[0].maxLimitRequestRatio[cpu]"}}},
+		{"limitrange ratio within max/min", limitsDoc, func(o api.Object) {
+			o.(*api.LimitRange).Spec.Limits[0].MaxLimitRequestRatio = api.ResourceList{"cpu": api.MustParseQuantity("20")}
+		}, nil},
+		{"limitrange extended resource overcommitted by default", limitsDoc, func(o api.Object) {
+			item := &o.(*api.LimitRange).Spec.Limits[0]
+			item.Default["example.com/gpu"] = api.MustParseQuantity("2")
+			item.DefaultRequest["example.com/gpu"] = api.MustParseQuantity("1")
+		}, []fieldErr{{invalid, "spec.limits[0].defaultRequest[example.com/gpu]"}}},
 	})
 }
 

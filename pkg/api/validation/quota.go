@@ -2,11 +2,13 @@ package validation
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 
 	"kplane/pkg/api"
 	"kplane/pkg/api/errors"
+	"kplane/pkg/quota"
 )
 
 // standardQuotaResources are the unprefixed names a ResourceQuota may limit;
@@ -71,6 +73,9 @@ func validateResourceQuotaSpec(spec *api.ResourceQuotaSpec) errors.FieldErrorLis
 		if !slices.Contains(supportedQuotaScopes, string(scope)) {
 			allErrs = append(allErrs, errors.NotSupported("spec.scopes", string(scope), supportedQuotaScopes))
 		}
+		if !scopeFitsHard(scope, spec.Hard) {
+			allErrs = append(allErrs, errors.Invalid("spec.scopes", spec.Scopes, "unsupported scope applied to resource"))
+		}
 		scopes[scope] = true
 	}
 	conflicting := [][2]api.ResourceQuotaScope{
@@ -88,6 +93,9 @@ func validateResourceQuotaSpec(spec *api.ResourceQuotaSpec) errors.FieldErrorLis
 			if !slices.Contains(supportedQuotaScopes, string(req.ScopeName)) {
 				allErrs = append(allErrs, errors.NotSupported(child(reqPath, "scopeName"), string(req.ScopeName), supportedQuotaScopes))
 			}
+			if !scopeFitsHard(req.ScopeName, spec.Hard) {
+				allErrs = append(allErrs, errors.Invalid(child(reqPath, "scopeName"), req.ScopeName, "unsupported scope applied to resource"))
+			}
 			switch req.Operator {
 			case api.LabelSelectorOpIn, api.LabelSelectorOpNotIn, api.LabelSelectorOpExists, api.LabelSelectorOpDoesNotExist:
 			default:
@@ -96,6 +104,18 @@ func validateResourceQuotaSpec(spec *api.ResourceQuotaSpec) errors.FieldErrorLis
 		}
 	}
 	return allErrs
+}
+
+// scopeFitsHard reports whether every standard resource of hard can be
+// limited under scope: a BestEffort quota counts only pods, the other pod
+// scopes pods and their cpu and memory (upstream's validation).
+func scopeFitsHard(scope api.ResourceQuotaScope, hard api.ResourceList) bool {
+	for _, name := range sortedKeys(hard) {
+		if standardQuotaResources[name] && !quota.ScopeAllowsResource(scope, name) {
+			return false
+		}
+	}
+	return true
 }
 
 var standardLimitTypes = []string{string(api.LimitTypeContainer), string(api.LimitTypePersistentVolumeClaim), string(api.LimitTypePod)}
@@ -202,6 +222,41 @@ func validateLimitRangeBounds(item *api.LimitRangeItem, itemPath string) errors.
 		if hasRatio && ratio.Cmp(api.NewQuantity(1, api.DecimalSI)) < 0 {
 			allErrs = append(allErrs, errors.Invalid(key(child(itemPath, "maxLimitRequestRatio"), name), ratio.String(), fmt.Sprintf("ratio %s is less than 1", ratio.String())))
 		}
+		if hasRatio && hasMin && hasMax {
+			// No container can reach a ratio above max/min: its limit is
+			// at most max and its request at least min.
+			if value, most := ratioAgainstMaxOverMin(ratio, lo, hi); value > most {
+				allErrs = append(allErrs, errors.Invalid(key(child(itemPath, "maxLimitRequestRatio"), name), ratio.String(),
+					fmt.Sprintf("ratio %s is greater than max/min = %f", ratio.String(), most)))
+			}
+		}
+		if !overcommitAllowed(name) && hasDefault && hasRequest && def.Cmp(req) != 0 {
+			// A hugepage or an extended resource (a GPU) cannot be
+			// overcommitted: a container's request must equal its limit.
+			allErrs = append(allErrs, errors.Invalid(key(child(itemPath, "defaultRequest"), name), req.String(),
+				fmt.Sprintf("default value %s must equal to defaultRequest value %s in %s", def.String(), req.String(), name)))
+		}
 	}
 	return allErrs
+}
+
+// ratioAgainstMaxOverMin returns a maxLimitRequestRatio and max/min as
+// numbers, computed in thousandths where all three amounts allow, as
+// upstream computes them.
+func ratioAgainstMaxOverMin(ratio, lo, hi api.Quantity) (value, most float64) {
+	if ratio.Value() < maxMilliValue && lo.Value() < maxMilliValue && hi.Value() < maxMilliValue {
+		return float64(ratio.MilliValue()) / 1000, float64(hi.MilliValue()) / float64(lo.MilliValue())
+	}
+	return float64(ratio.Value()), float64(hi.Value()) / float64(lo.Value())
+}
+
+// maxMilliValue is the largest amount whose thousandths fit an int64.
+const maxMilliValue = math.MaxInt64 / 1000
+
+// overcommitAllowed reports whether a resource's request may be below its
+// limit: true for cpu, memory and the other native resources, false for
+// hugepages and extended resources (upstream's helper.IsOvercommitAllowed).
+func overcommitAllowed(name string) bool {
+	native := !strings.Contains(name, "/") || strings.Contains(name, "kubernetes.io/")
+	return native && !strings.HasPrefix(name, "hugepages-")
 }

@@ -85,6 +85,8 @@ func ValidateCreate(obj api.Object) errors.FieldErrorList {
 		return validateRoleBinding(o)
 	case *api.ClusterRoleBinding:
 		return validateClusterRoleBinding(o)
+	case *api.APIService:
+		return validateAPIService(o)
 	}
 	meta := obj.GetObjectMeta()
 	// Without knowing the kind's scope, a namespace is checked if present
@@ -174,6 +176,8 @@ func ValidateUpdate(obj, old api.Object) errors.FieldErrorList {
 		return validateRoleBindingUpdate(o, old.(*api.RoleBinding))
 	case *api.ClusterRoleBinding:
 		return validateClusterRoleBindingUpdate(o, old.(*api.ClusterRoleBinding))
+	case *api.APIService:
+		return validateAPIServiceUpdate(o, old.(*api.APIService))
 	}
 	return ValidateObjectMetaUpdate(obj.GetObjectMeta(), old.GetObjectMeta(), "metadata")
 }

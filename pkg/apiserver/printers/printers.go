@@ -94,6 +94,8 @@ func Cells(obj api.Object, now time.Time) []any {
 		return roleBindingCells(&o.ObjectMeta, o.RoleRef, o.Subjects, now)
 	case *api.StorageClass:
 		return storageClassCells(o, now)
+	case *api.APIService:
+		return apiServiceCells(o, now)
 	}
 	return defaultCells(obj)
 }
@@ -141,6 +143,7 @@ var columnsByKind = map[string][]api.TableColumnDefinition{
 	"Ingress":                 ingressColumns,
 	"IngressClass":            ingressClassColumns,
 	"NetworkPolicy":           networkPolicyColumns,
+	"APIService":              apiServiceColumns,
 	"PodDisruptionBudget":     podDisruptionBudgetColumns,
 	"RoleBinding":             roleBindingColumns,
 	"ClusterRoleBinding":      roleBindingColumns,

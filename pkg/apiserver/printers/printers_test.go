@@ -39,6 +39,7 @@ var zeroObjects = map[string]api.Object{
 	"RoleBinding":             &api.RoleBinding{},
 	"ClusterRoleBinding":      &api.ClusterRoleBinding{},
 	"StorageClass":            &api.StorageClass{},
+	"APIService":              &api.APIService{},
 }
 
 func TestEveryKindHasOneCellPerColumn(t *testing.T) {

@@ -59,7 +59,10 @@ func deleting(c *client.Client, name string) (bool, string) {
 // apiserver: a pod that does not tolerate it is deleted at once; one that
 // tolerates it for 1 s about a second later; one that tolerates it for
 // ever stays; and a pod whose eviction is pending when the taint is
-// removed stays, with a "Cancelling deletion" event.
+// removed stays, with a "Cancelling deletion" event. A PodDisruptionBudget
+// that allows no disruption at all does not hold the deletions back: as
+// upstream, the taint manager deletes pods, it does not ask pods/eviction
+// (a NoExecute taint is not a voluntary disruption).
 func TestNoExecuteTaintEvictsPods(t *testing.T) {
 	a := framework.StartAPIServer(t)
 	c := a.Client(t, func(cfg *client.Config) { cfg.UserAgent = "tainteviction-test" })
@@ -76,6 +79,11 @@ func TestNoExecuteTaintEvictsPods(t *testing.T) {
 	createBoundPod(t, c, "brief", "node1", tolerate(new(int64(1))))
 	createBoundPod(t, c, "batch", "node1", tolerate(nil))
 	createBoundPod(t, c, "patient", "node2", tolerate(new(int64(60))))
+	everyPod := api.FromInt(4)
+	if _, err := c.PodDisruptionBudgets("default").Create(ctx, &api.PodDisruptionBudget{ObjectMeta: api.ObjectMeta{Name: "all"},
+		Spec: api.PodDisruptionBudgetSpec{MinAvailable: &everyPod, Selector: &api.LabelSelector{}}}, client.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
 
 	controllertest.RunController(t, c, tainteviction.Name, 2, func(f *informer.SharedInformerFactory, rec events.EventRecorder, logger *slog.Logger) (*tainteviction.Controller, error) {
 		return tainteviction.New(c, f, rec, tainteviction.Options{Logger: logger})

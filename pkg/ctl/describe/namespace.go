@@ -153,8 +153,13 @@ func describeResourceQuota(in Input, s Settings) (string, error) {
 		w.write(level0, "Resource\tUsed\tHard\n")
 		w.write(level0, "--------\t----\t----\n")
 		for _, name := range sortedResourceNames(q.Status.Hard) {
-			used := q.Status.Used[name]
-			w.write(level0, "%v\t%v\t%v\n", name, used.String(), q.Status.Hard[name].String())
+			used, hard := q.Status.Used[name], q.Status.Hard[name]
+			if used.Format != hard.Format {
+				// kubectl prints the used amount in the hard amount's format
+				// (256Mi used of 1G hard reads 268435456).
+				used = api.NewQuantity(used.Value(), hard.Format)
+			}
+			w.write(level0, "%v\t%v\t%v\n", name, used.String(), hard.String())
 		}
 	}), nil
 }

@@ -64,64 +64,8 @@ func addQuantity(list api.ResourceList, name string, q api.Quantity) {
 	list[name] = q
 }
 
-// maxQuantities raises each resource of into to at least from's.
-func maxQuantities(into, from api.ResourceList) {
-	for name, q := range from {
-		if cur, ok := into[name]; !ok || q.Cmp(cur) > 0 {
-			into[name] = q
-		}
-	}
-}
+// podRequests is what the scheduler reserves for a pod (api.PodRequests).
+func podRequests(pod *api.Pod) api.ResourceList { return api.PodRequests(pod) }
 
-// podRequests is what the scheduler reserves for a pod: the sum of its
-// containers' requests, or more if an init container (plus the sidecars
-// started before it) asks for more, plus the pod overhead (upstream's
-// resourcehelper.PodRequests).
-func podRequests(pod *api.Pod) api.ResourceList {
-	return podTotals(pod, func(r api.ResourceRequirements) api.ResourceList { return r.Requests }, true)
-}
-
-// podLimits is podRequests for limits; the overhead is added only to
-// resources that have a limit.
-func podLimits(pod *api.Pod) api.ResourceList {
-	return podTotals(pod, func(r api.ResourceRequirements) api.ResourceList { return r.Limits }, false)
-}
-
-func podTotals(pod *api.Pod, pick func(api.ResourceRequirements) api.ResourceList, requests bool) api.ResourceList {
-	total := api.ResourceList{}
-	for _, c := range pod.Spec.Containers {
-		for name, q := range pick(c.Resources) {
-			addQuantity(total, name, q)
-		}
-	}
-	sidecars := api.ResourceList{}
-	initMax := api.ResourceList{}
-	for _, c := range pod.Spec.InitContainers {
-		own := pick(c.Resources)
-		var needed api.ResourceList
-		if c.RestartPolicy != nil && *c.RestartPolicy == api.ContainerRestartPolicyAlways {
-			// A sidecar keeps running beside the main containers.
-			for name, q := range own {
-				addQuantity(total, name, q)
-				addQuantity(sidecars, name, q)
-			}
-			needed = sidecars
-		} else {
-			needed = api.ResourceList{}
-			for name, q := range own {
-				addQuantity(needed, name, q)
-			}
-			for name, q := range sidecars {
-				addQuantity(needed, name, q)
-			}
-		}
-		maxQuantities(initMax, needed)
-	}
-	maxQuantities(total, initMax)
-	for name, q := range pod.Spec.Overhead {
-		if _, ok := total[name]; requests || ok {
-			addQuantity(total, name, q)
-		}
-	}
-	return total
-}
+// podLimits is the pod's total limits (api.PodLimits).
+func podLimits(pod *api.Pod) api.ResourceList { return api.PodLimits(pod) }

@@ -429,13 +429,13 @@ func (c *processContainer) LogsWithTimestamps(follow bool) io.ReadCloser {
 	return c.logs.reader(follow, true)
 }
 
-// Usage is the CPU (millicores, averaged since the previous call) and
-// resident memory (bytes) of all the container's processes.
-func (c *processContainer) Usage() (milliCPU int64, memoryBytes int64) {
+// Usage samples the CPU time, CPU rate (averaged since the previous call)
+// and resident memory of all the container's processes (process_usage.go).
+func (c *processContainer) Usage() Usage {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.exited || c.pgid == 0 {
-		return 0, 0
+		return Usage{}
 	}
 	return c.usage.sample(time.Now())
 }

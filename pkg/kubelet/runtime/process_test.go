@@ -458,20 +458,23 @@ func TestProcessDefaultWorkingDir(t *testing.T) {
 
 func TestProcessUsage(t *testing.T) {
 	c, _, _ := mustStart(t, "sh", "-c", "while :; do :; done")
-	var milli, mem int64
+	var u Usage
 	waitFor(t, func() bool {
-		milli, mem = c.Usage()
-		return milli > 0 && mem > 0
+		u = c.Usage()
+		return u.UsageNanoCores > 0 && u.WorkingSetBytes > 0 && u.UsageCoreNanoSeconds > 0
 	}, "CPU and memory use of a busy loop")
 	// One busy process cannot use more than one core, give or take the
 	// rounding of clock ticks.
-	if milli > 1100 {
-		t.Errorf("Usage() CPU = %dm for one busy process", milli)
+	if u.UsageNanoCores > 1.1e9 {
+		t.Errorf("Usage() CPU = %d nanocores for one busy process", u.UsageNanoCores)
+	}
+	if later := c.Usage(); later.UsageCoreNanoSeconds < u.UsageCoreNanoSeconds {
+		t.Errorf("the CPU counter went back from %d to %d", u.UsageCoreNanoSeconds, later.UsageCoreNanoSeconds)
 	}
 	c.Stop(0)
 	waitDone(t, c)
-	if milli, mem := c.Usage(); milli != 0 || mem != 0 {
-		t.Errorf("Usage() after exit = %d, %d; want 0, 0", milli, mem)
+	if got := c.Usage(); got != (Usage{}) {
+		t.Errorf("Usage() after exit = %+v; want zero", got)
 	}
 }
 
@@ -510,16 +513,16 @@ func TestUsageSamplerRate(t *testing.T) {
 	// minimum window reports the rate over that window.
 	s := usageSampler{pgid: syscall.Getpgrp(), startedAt: time.Now().Add(-time.Hour)}
 	start := time.Now()
-	milli, mem := s.sample(start)
-	if mem <= 0 {
-		t.Errorf("memory = %d, want > 0 for a running group", mem)
+	first := s.sample(start)
+	if first.WorkingSetBytes == 0 {
+		t.Errorf("memory = 0, want > 0 for a running group")
 	}
-	if milli < 0 {
-		t.Errorf("CPU = %d, want >= 0", milli)
+	if first.UsageCoreNanoSeconds%nanosecondsPerTick != 0 || !first.Time.Equal(start) {
+		t.Errorf("sample %+v: the counter is whole clock ticks, the time the sample's", first)
 	}
 	// A second sample within the window repeats the first rate.
-	if again, _ := s.sample(start.Add(minUsageWindow / 2)); again != milli {
-		t.Errorf("sample within the window = %d, want the previous %d", again, milli)
+	if again := s.sample(start.Add(minUsageWindow / 2)); again.UsageNanoCores != first.UsageNanoCores {
+		t.Errorf("sample within the window = %d, want the previous %d", again.UsageNanoCores, first.UsageNanoCores)
 	}
 }
 

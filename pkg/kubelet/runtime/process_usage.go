@@ -8,10 +8,17 @@ import (
 	"time"
 )
 
+// This file measures a process runtime container from /proc: what
+// cAdvisor reads from a cgroup (cpuacct.usage, memory.working_set), kplane
+// reads from the processes of the container's process group.
+
 // clockTicksPerSecond is the unit of the CPU times in /proc/<pid>/stat
 // (USER_HZ). It is 100 on every Linux architecture Go supports; reading it
 // properly (sysconf(_SC_CLK_TCK)) would need cgo.
 const clockTicksPerSecond = 100
+
+// nanosecondsPerTick converts clock ticks to nanoseconds of CPU time.
+const nanosecondsPerTick = uint64(time.Second) / clockTicksPerSecond
 
 // minUsageWindow is the shortest interval a CPU rate is computed over: two
 // samples closer together than a few clock ticks would report noise, so the
@@ -19,38 +26,46 @@ const clockTicksPerSecond = 100
 const minUsageWindow = 100 * time.Millisecond
 
 // usageSampler measures a process group's CPU and memory the way cAdvisor
-// measures a container's cgroup: CPU as the rate of CPU time between two
-// samples, memory as the resident set size now.
+// measures a container's cgroup: CPU time as a counter (utime + stime of
+// every process of the group, and of the children they reaped), the CPU
+// rate as that counter's change between two samples, and the working set
+// as the resident set size now.
 type usageSampler struct {
 	pgid      int
 	startedAt time.Time
 
 	lastAt    time.Time // zero before the first sample
 	lastTicks uint64
-	lastMilli int64
+	lastRate  uint64 // nanocores
+	// highTicks is the highest counter seen: a process that exits without
+	// being reaped by the group takes its CPU time with it, and a counter
+	// must not go back.
+	highTicks uint64
 }
 
-// sample returns the group's CPU use in millicores since the previous sample
-// (the first one: since the container started) and its resident memory in
-// bytes.
-func (s *usageSampler) sample(now time.Time) (milliCPU, memoryBytes int64) {
+// sample returns the group's CPU time since the container started, its
+// rate since the previous sample (the first one: since the container
+// started) and its resident memory.
+func (s *usageSampler) sample(now time.Time) Usage {
 	ticks, rssPages := processGroupStats(s.pgid)
-	memoryBytes = int64(rssPages) * int64(os.Getpagesize())
+	s.highTicks = max(s.highTicks, ticks)
+	u := Usage{Time: now, UsageCoreNanoSeconds: s.highTicks * nanosecondsPerTick,
+		WorkingSetBytes: rssPages * uint64(os.Getpagesize())}
 
 	prevAt, prevTicks := s.lastAt, s.lastTicks
 	if prevAt.IsZero() {
 		prevAt, prevTicks = s.startedAt, 0
 	} else if now.Sub(prevAt) < minUsageWindow {
-		return s.lastMilli, memoryBytes
+		u.UsageNanoCores = s.lastRate
+		return u
 	}
-	elapsed := now.Sub(prevAt)
-	if ticks > prevTicks && elapsed > 0 {
-		// CPU seconds = ticks / USER_HZ; millicores = CPU seconds per
-		// wall-clock second × 1000.
-		milliCPU = int64(ticks-prevTicks) * (1000 / clockTicksPerSecond) * int64(time.Second) / int64(elapsed)
+	if elapsed := now.Sub(prevAt); s.highTicks > prevTicks && elapsed > 0 {
+		// nanocores = CPU nanoseconds used per second of wall clock.
+		cpuNanoseconds := float64((s.highTicks - prevTicks) * nanosecondsPerTick)
+		u.UsageNanoCores = uint64(cpuNanoseconds / elapsed.Seconds())
 	}
-	s.lastAt, s.lastTicks, s.lastMilli = now, ticks, milliCPU
-	return milliCPU, memoryBytes
+	s.lastAt, s.lastTicks, s.lastRate = now, s.highTicks, u.UsageNanoCores
+	return u
 }
 
 // processGroupStats adds up, over every process whose process group is pgid,

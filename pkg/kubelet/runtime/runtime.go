@@ -54,10 +54,29 @@ type Container interface {
 	Stop(grace time.Duration)
 	// Logs returns the output written so far and, with follow, what comes later until exit.
 	Logs(follow bool) io.ReadCloser
-	// Usage is the container's current CPU (millicores) and memory (bytes) use.
-	Usage() (milliCPU int64, memoryBytes int64)
+	// Usage samples the container's CPU and memory use now (the zero
+	// Usage once it has exited). Each call is a new sample.
+	Usage() Usage
 	// StartedAt is when the container started.
 	StartedAt() time.Time
+}
+
+// Usage is one sample of a container's resource use, in the units of
+// upstream's Summary API (k8s.io/kubelet/pkg/apis/stats/v1alpha1): what
+// cAdvisor reads from a container's cgroup, and what kplane's runtimes
+// compute instead (the simulated one from the load model of package
+// simload, the process one from /proc).
+type Usage struct {
+	// Time is when the sample was taken, on the runtime's clock.
+	Time time.Time
+	// UsageCoreNanoSeconds is the CPU time used since the container
+	// started, in core-nanoseconds: a counter that never decreases.
+	UsageCoreNanoSeconds uint64
+	// UsageNanoCores is the current CPU rate, in billionths of a core.
+	UsageNanoCores uint64
+	// WorkingSetBytes is the memory in use that cannot be reclaimed (the
+	// figure the kubelet evicts on and `kubectl top` shows).
+	WorkingSetBytes uint64
 }
 
 // Prober runs one probe (liveness, readiness or startup) against one

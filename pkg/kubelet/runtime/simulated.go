@@ -5,12 +5,14 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"math/rand/v2"
 	"strings"
 	"sync"
 	"time"
 
 	"kplane/pkg/api"
 	"kplane/pkg/clock"
+	"kplane/pkg/kubelet/simload"
 )
 
 // SimulatedName is the simulated runtime's name for --runtime.
@@ -39,6 +41,9 @@ type Simulated struct {
 	// shell is what the simulated shell of exec and attach needs to know
 	// about the node (simulated_shell.go).
 	shell shellSettings
+	// noise draws the load model's noise, a number in [0, 1)
+	// (rand.Float64; tests fix it).
+	noise func() float64
 }
 
 // NewSimulated returns a simulated runtime whose runs live on clk (nil:
@@ -51,7 +56,7 @@ func NewSimulated(logger *slog.Logger, clk clock.Clock) *Simulated {
 	if clk == nil {
 		clk = clock.Real{}
 	}
-	return &Simulated{log: logger, clock: clk}
+	return &Simulated{log: logger, clock: clk, noise: rand.Float64}
 }
 
 // Name returns "simulated".
@@ -62,6 +67,10 @@ func (s *Simulated) Name() string { return SimulatedName }
 // when ctx ends.
 func (s *Simulated) Start(ctx context.Context, pod *api.Pod, container *api.Container, attempt int) (Container, error) {
 	plan, problems := simPlanFor(pod, container, attempt)
+	_, loadProblems := simload.ContainerLoad(pod.Annotations, container.Name)
+	for _, p := range loadProblems {
+		problems = append(problems, p.Error())
+	}
 	for _, p := range problems {
 		s.log.Warn("ignoring simulation annotation", "pod", pod.Namespace+"/"+pod.Name, "container", container.Name, "problem", p)
 	}
@@ -74,7 +83,7 @@ func (s *Simulated) Start(ctx context.Context, pod *api.Pod, container *api.Cont
 		case <-t.C():
 		}
 	}
-	return newSimContainer(ctx, s.clock, pod, container.Name, plan, s.clock.Now(), &s.shell), nil
+	return newSimContainer(ctx, s, pod, container.Name, plan, s.clock.Now()), nil
 }
 
 // Adopt takes over a run a previous kubelet started: the new run keeps the
@@ -85,7 +94,7 @@ func (s *Simulated) Adopt(ctx context.Context, pod *api.Pod, container *api.Cont
 		return nil, false
 	}
 	plan, _ := simPlanFor(pod, container, int(status.RestartCount))
-	return newSimContainer(ctx, s.clock, pod, container.Name, plan, status.State.Running.StartedAt.Time, &s.shell), true
+	return newSimContainer(ctx, s, pod, container.Name, plan, status.State.Running.StartedAt.Time), true
 }
 
 // simContainer is one simulated run. Its goroutine (live) waits for the
@@ -107,16 +116,25 @@ type simContainer struct {
 	session   sync.Mutex
 	shellExit chan int
 
+	// noise draws the load model's noise (Simulated.noise).
+	noise func() float64
+
 	mu       sync.Mutex
 	pod      *api.Pod // latest version, for usage and probes
 	exitCode int
 	reason   string
+	// load is what the latest pod's annotations say the container uses;
+	// cpu integrates it (with noise) into the CPU counter since startedAt.
+	load simload.Load
+	cpu  *simload.CPUCounter
 }
 
-func newSimContainer(ctx context.Context, clk clock.Clock, pod *api.Pod, name string, plan simPlan, startedAt time.Time, shell *shellSettings) *simContainer {
-	c := &simContainer{name: name, plan: plan, clock: clk, startedAt: startedAt, pod: pod,
+func newSimContainer(ctx context.Context, s *Simulated, pod *api.Pod, name string, plan simPlan, startedAt time.Time) *simContainer {
+	c := &simContainer{name: name, plan: plan, clock: s.clock, startedAt: startedAt, pod: pod,
 		done: make(chan struct{}), stop: make(chan time.Duration, 1), logs: newSimLog(),
-		shell: shell, shellExit: make(chan int, 1)}
+		shell: &s.shell, shellExit: make(chan int, 1), noise: s.noise}
+	c.load, _ = simload.ContainerLoad(pod.Annotations, name)
+	c.cpu = simload.NewCPUCounter(startedAt, c.load.NanoCores(c.noise()))
 	if plan.logs != "" {
 		text := plan.logs
 		if !strings.HasSuffix(text, "\n") {
@@ -200,23 +218,40 @@ func (c *simContainer) Stop(grace time.Duration) {
 // Logs returns what the run printed: its sim.kplane.io/logs text.
 func (c *simContainer) Logs(follow bool) io.ReadCloser { return c.logs.reader(follow) }
 
-// Usage is the CPU and memory the pod's annotations say, read from the
-// latest version of the pod so that `kubectl annotate` changes it live.
-func (c *simContainer) Usage() (int64, int64) {
+// Usage samples the load model (package simload): the CPU counter brought
+// up to now, the rate it counted at, and the working set the latest pod's
+// annotations say, less noise. Each sample draws the noise of the next
+// stretch of the counter, so the rate metrics-server computes between two
+// scrapes is the rate this sample reports.
+func (c *simContainer) Usage() Usage {
+	select {
+	case <-c.done:
+		return Usage{}
+	default:
+	}
 	c.mu.Lock()
-	pod := c.pod
-	c.mu.Unlock()
-	return simUsage(pod, c.name)
+	defer c.mu.Unlock()
+	now := c.clock.Now()
+	u := Usage{Time: now, UsageCoreNanoSeconds: c.cpu.Advance(now), UsageNanoCores: c.cpu.Rate(),
+		WorkingSetBytes: c.load.WorkingSetBytes(c.noise())}
+	c.cpu.SetRate(now, c.load.NanoCores(c.noise()))
+	return u
 }
 
 // StartedAt is when the run started.
 func (c *simContainer) StartedAt() time.Time { return c.startedAt }
 
-// ObservePod keeps the latest version of the pod for Usage and Probe.
+// ObservePod keeps the latest version of the pod for Usage and Probe. A
+// changed load counts from now: `kubectl annotate` takes effect live.
 func (c *simContainer) ObservePod(pod *api.Pod) {
+	load, _ := simload.ContainerLoad(pod.Annotations, c.name)
 	c.mu.Lock()
+	defer c.mu.Unlock()
 	c.pod = pod
-	c.mu.Unlock()
+	if load != c.load {
+		c.load = load
+		c.cpu.SetRate(c.clock.Now(), load.NanoCores(c.noise()))
+	}
 }
 
 // Probe answers a probe from the pod's sim.kplane.io/readiness,

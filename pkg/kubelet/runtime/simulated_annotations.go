@@ -52,10 +52,12 @@ const (
 	SimReadiness = "readiness"
 	SimLiveness  = "liveness"
 	SimStartup   = "startup"
-	// SimCPU and SimMemory are the usage a running container reports
-	// (quantities: "250m", "64Mi").
+	// SimCPU, SimMemory and SimNoise are the load model's keys (package
+	// simload): the usage a running container reports (quantities: "250m",
+	// "64Mi") and "0" for no noise.
 	SimCPU    = "cpu"
 	SimMemory = "memory"
+	SimNoise  = "noise"
 	// SimLogs is text the container prints when it starts (kubectl logs).
 	SimLogs = "logs"
 )
@@ -67,9 +69,6 @@ const (
 	// Never or OnFailure) runs when no annotation says otherwise: long
 	// enough to see it Running, short enough for Jobs to finish quickly.
 	DefaultSimRunDuration = time.Second
-	// defaultSimMilliCPU and defaultSimMemory are an idle container's usage.
-	defaultSimMilliCPU = 1
-	defaultSimMemory   = 1 << 20
 )
 
 // simAnnotation returns the value of key for container, preferring the
@@ -195,23 +194,6 @@ func runsToCompletion(pod *api.Pod, container *api.Container) bool {
 		}
 	}
 	return pod.Spec.RestartPolicy == api.RestartPolicyNever || pod.Spec.RestartPolicy == api.RestartPolicyOnFailure
-}
-
-// simUsage reads the usage a container reports, falling back to an idle
-// container's.
-func simUsage(pod *api.Pod, container string) (milliCPU, memoryBytes int64) {
-	milliCPU, memoryBytes = defaultSimMilliCPU, defaultSimMemory
-	if v, ok := simAnnotation(pod, SimCPU, container); ok {
-		if q, err := api.ParseQuantity(v); err == nil {
-			milliCPU = q.MilliValue()
-		}
-	}
-	if v, ok := simAnnotation(pod, SimMemory, container); ok {
-		if q, err := api.ParseQuantity(v); err == nil {
-			memoryBytes = q.Value()
-		}
-	}
-	return milliCPU, memoryBytes
 }
 
 // simProbeResult decides a probe from its annotation value and the age of

@@ -140,6 +140,7 @@ func TestSimulatedStartDelayLogsUsageAndAdopt(t *testing.T) {
 			"sim.kplane.io/start-delay": "2s", "sim.kplane.io/run-seconds": "10s",
 			"sim.kplane.io/logs": "line one\nline two", "sim.kplane.io/cpu.app": "250m", "sim.kplane.io/memory": "64Mi"})
 		rt := NewSimulated(nil, nil)
+		rt.noise = func() float64 { return 0 }
 		start := time.Now()
 		c, err := rt.Start(ctx, pod, &pod.Spec.Containers[0], 0)
 		if err != nil {
@@ -148,14 +149,17 @@ func TestSimulatedStartDelayLogsUsageAndAdopt(t *testing.T) {
 		if waited := time.Since(start); waited != 2*time.Second || !c.StartedAt().Equal(start.Add(2*time.Second)) {
 			t.Errorf("start delay %v, startedAt %v", waited, c.StartedAt())
 		}
-		if cpu, mem := c.Usage(); cpu != 250 || mem != 64<<20 {
-			t.Errorf("usage = %dm %d bytes", cpu, mem)
+		time.Sleep(4 * time.Second) // the bubble's clock: exactly 4 s at 250m
+		if u := c.Usage(); u.UsageNanoCores != 250e6 || u.WorkingSetBytes != 64<<20 || u.UsageCoreNanoSeconds != 1e9 {
+			t.Errorf("usage after 4 s = %+v, want 250m, 64Mi and 1 core-second", u)
 		}
+		// An annotation change counts from the moment the pod is observed.
 		updated := api.DeepCopy(pod)
 		updated.Annotations["sim.kplane.io/cpu.app"] = "900m"
 		c.(PodObserver).ObservePod(updated)
-		if cpu, _ := c.Usage(); cpu != 900 {
-			t.Errorf("usage after an annotation change = %dm", cpu)
+		time.Sleep(2 * time.Second)
+		if u := c.Usage(); u.UsageNanoCores != 900e6 || u.UsageCoreNanoSeconds != 2.8e9 {
+			t.Errorf("usage 2 s after an annotation change = %+v, want 900m and 1 + 1.8 core-seconds", u)
 		}
 
 		follow := c.Logs(true)
@@ -213,4 +217,41 @@ func TestRuntimeRegistry(t *testing.T) {
 	if _, err := New("docker", Config{}); err == nil || !strings.Contains(err.Error(), "unknown container runtime") {
 		t.Errorf("New(docker) = %v", err)
 	}
+}
+
+// TestSimulatedUsageNoise checks the load model's noise on real samples: a
+// noisy container never reports above its figure nor more than 2 % below,
+// and its counter's rate between two samples is the rate the first sample
+// drew for the stretch after it.
+func TestSimulatedUsageNoise(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		pod := simTestPod(api.RestartPolicyAlways, map[string]string{"sim.kplane.io/cpu": "150m", "sim.kplane.io/memory": "100Mi"})
+		rt := NewSimulated(nil, nil)
+		draws := []float64{0.5, 0.99, 0.25, 0.75, 0.1, 0.9}
+		rt.noise = func() float64 { d := draws[0]; draws = append(draws[1:], d); return d }
+		c, err := rt.Start(ctx, pod, &pod.Spec.Containers[0], 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		prev := c.Usage()
+		for range 5 {
+			time.Sleep(15 * time.Second)
+			u := c.Usage()
+			rate := (u.UsageCoreNanoSeconds - prev.UsageCoreNanoSeconds) / 15
+			if u.UsageNanoCores > 150e6 || u.UsageNanoCores < 147e6 || u.WorkingSetBytes > 100<<20 || u.WorkingSetBytes < 98<<20 {
+				t.Errorf("sample %+v outside [98 %%, 100 %%] of 150m, 100Mi", u)
+			}
+			if rate != u.UsageNanoCores {
+				t.Errorf("counter rate %d nanocores, sample says %d", rate, u.UsageNanoCores)
+			}
+			prev = u
+		}
+		c.Stop(0)
+		<-c.Done()
+		if u := c.Usage(); u != (Usage{}) {
+			t.Errorf("usage after exit = %+v, want zero", u)
+		}
+	})
 }

@@ -5,7 +5,8 @@ package server
 // what remains is whether that identity may use the kubelet's API at all.
 //
 // Upstream's kubelet asks the apiserver with a SubjectAccessReview for the
-// node subresource a path maps to (nodes/proxy for exec, attach,
+// node subresource a path maps to (pkg/kubelet/server/auth.go: nodes/stats
+// for /stats/, nodes/metrics for /metrics/, nodes/proxy for exec, attach,
 // port-forward and containerLogs) and RBAC answers: kubeadm binds the
 // apiserver's kubelet-client identity (group kubeadm:cluster-admins) to
 // cluster-admin. kplane has no RBAC yet, so the kubelet decides by the
@@ -17,6 +18,7 @@ import (
 	"fmt"
 	"net/http"
 	"slices"
+	"strings"
 
 	"kplane/pkg/auth"
 	"kplane/pkg/pki"
@@ -26,7 +28,7 @@ import (
 // kubelet's API, and answers the others 403 Forbidden.
 func authorize(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path == "/healthz" || mayUseKubeletAPI(r) {
+		if r.URL.Path == "/healthz" || mayUseKubeletAPI(r) || mayReadMetrics(r) {
 			next.ServeHTTP(w, r)
 			return
 		}
@@ -34,9 +36,21 @@ func authorize(next http.Handler) http.Handler {
 		if r.Method == http.MethodPost {
 			verb = "create"
 		}
-		http.Error(w, fmt.Sprintf("Forbidden (user=%s, verb=%s, resource=nodes, subresource=proxy)", clientName(r), verb),
+		http.Error(w, fmt.Sprintf("Forbidden (user=%s, verb=%s, resource=nodes, subresource=%s)", clientName(r), verb, nodeSubresource(r.URL.Path)),
 			http.StatusForbidden)
 	})
+}
+
+// nodeSubresource is the node subresource upstream's kubelet authorizes a
+// path as: stats for /stats/…, metrics for /metrics/…, proxy for the rest.
+func nodeSubresource(path string) string {
+	switch {
+	case path == "/stats" || strings.HasPrefix(path, "/stats/"):
+		return "stats"
+	case path == "/metrics" || strings.HasPrefix(path, "/metrics/"):
+		return "metrics"
+	}
+	return "proxy"
 }
 
 // mayUseKubeletAPI reports whether the caller's certificate names a group

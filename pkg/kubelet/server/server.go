@@ -5,7 +5,8 @@
 //	GET https://<node InternalIP>:<daemonEndpoints.kubeletEndpoint.Port>/containerLogs/<ns>/<pod>/<container>?follow=…
 //
 // streaming the answer back to kubectl. Upstream's kubelet serves this (and
-// exec, attach, port-forward, metrics) on port 10250.
+// exec, attach, port-forward, and the resource usage metrics-server
+// scrapes) on port 10250.
 //
 // Who may call: like upstream's kubelet with --client-ca-file, the server
 // requires a TLS client certificate signed by the cluster CA. The apiserver
@@ -22,7 +23,8 @@
 //
 // Files: server.go (options, start), authz.go (who may call), logs.go (the
 // /containerLogs handler), exec.go (/exec and /attach), portforward.go
-// (/portForward), cert.go (the self-signed certificate).
+// (/portForward), stats.go (/stats/summary and /metrics/resource), cert.go
+// (the self-signed certificate).
 package server
 
 import (
@@ -40,6 +42,7 @@ import (
 
 	"kplane/pkg/api"
 	"kplane/pkg/kubelet/runtime"
+	"kplane/pkg/kubelet/stats"
 )
 
 // ContainerLookup finds the run of a container whose logs are asked for:
@@ -63,6 +66,7 @@ type PodLookup func(namespace, pod string) (*api.Pod, runtime.Runtime, error)
 type Backend interface {
 	FindContainer(namespace, pod, container string, previous bool) (runtime.Container, error)
 	FindPod(namespace, pod string) (*api.Pod, runtime.Runtime, error)
+	Summary(nodeName string) (*stats.Summary, error)
 }
 
 // StatusCoder is implemented by lookup errors that know the HTTP status the
@@ -119,6 +123,9 @@ type Options struct {
 	// Pods finds pods and their runtime, for port-forward; it may also be
 	// set later with SetPodLookup.
 	Pods PodLookup
+	// Summaries finds node summaries, for /stats/summary and
+	// /metrics/resource; it may also be set later with SetSummaryLookup.
+	Summaries SummaryLookup
 	// Logger receives the server's logs; nil means slog.Default().
 	Logger *slog.Logger
 }
@@ -149,9 +156,10 @@ type Server struct {
 	log       *slog.Logger
 	clientCAs *x509.CertPool
 
-	mu     sync.RWMutex
-	lookup ContainerLookup
-	pods   PodLookup
+	mu        sync.RWMutex
+	lookup    ContainerLookup
+	pods      PodLookup
+	summaries SummaryLookup
 }
 
 // New checks opts and prepares a server; Start serves it.
@@ -170,7 +178,8 @@ func New(opts Options) (*Server, error) {
 	if log == nil {
 		log = slog.Default()
 	}
-	return &Server{opts: opts, log: log.With("component", "kubelet-server"), clientCAs: pool, lookup: opts.Lookup, pods: opts.Pods}, nil
+	return &Server{opts: opts, log: log.With("component", "kubelet-server"), clientCAs: pool, lookup: opts.Lookup, pods: opts.Pods,
+		summaries: opts.Summaries}, nil
 }
 
 // SetLookup sets (or replaces) how the server finds containers, for a
@@ -211,6 +220,8 @@ func (s *Server) Handler() http.Handler {
 		mux.HandleFunc(method+" /attach/{namespace}/{pod}/{container}", s.serveAttach)
 		mux.HandleFunc(method+" /portForward/{namespace}/{pod}", s.servePortForward)
 	}
+	mux.HandleFunc("GET /stats/summary", s.serveStatsSummary)
+	mux.HandleFunc("GET /metrics/resource", s.serveResourceMetrics)
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
 		w.Write([]byte("ok"))
 	})
@@ -265,7 +276,7 @@ func (s *Server) Start(ctx context.Context) (port int, err error) {
 // kubelet's server hook.
 func StartServer(ctx context.Context, clientCAPEM []byte, backend Backend, logger *slog.Logger) (int32, error) {
 	opts := DefaultOptions()
-	opts.ClientCAPEM, opts.Lookup, opts.Pods, opts.Logger = clientCAPEM, backend.FindContainer, backend.FindPod, logger
+	opts.ClientCAPEM, opts.Lookup, opts.Pods, opts.Summaries, opts.Logger = clientCAPEM, backend.FindContainer, backend.FindPod, backend.Summary, logger
 	s, err := New(opts)
 	if err != nil {
 		return 0, err

@@ -18,6 +18,7 @@ import (
 
 	"kplane/pkg/api"
 	"kplane/pkg/kubelet/runtime"
+	"kplane/pkg/kubelet/stats"
 	"kplane/pkg/pki"
 )
 
@@ -67,7 +68,7 @@ func (r *fakeRun) Done() <-chan struct{}          { return r.done }
 func (r *fakeRun) ExitCode() int                  { return 0 }
 func (r *fakeRun) Reason() string                 { return runtime.ReasonCompleted }
 func (r *fakeRun) Stop(time.Duration)             {}
-func (r *fakeRun) Usage() (int64, int64)          { return 0, 0 }
+func (r *fakeRun) Usage() runtime.Usage           { return runtime.Usage{} }
 func (r *fakeRun) StartedAt() time.Time           { return time.Time{} }
 func (r *fakeRun) Logs(follow bool) io.ReadCloser { return r.reader(follow, false) }
 func (r *fakeRun) LogsWithTimestamps(follow bool) io.ReadCloser {
@@ -145,7 +146,7 @@ func newTestServer(t *testing.T, b *pki.Bundle, lookup ContainerLookup) *Server 
 
 // testBundle is a new cluster CA with the apiserver's kubelet client
 // certificate.
-func testBundle(t *testing.T) *pki.Bundle {
+func testBundle(t testing.TB) *pki.Bundle {
 	t.Helper()
 	b, err := pki.Ensure(t.TempDir(), nil)
 	if err != nil {
@@ -500,6 +501,10 @@ func (b fakeBackend) FindContainer(string, string, string, bool) (runtime.Contai
 
 func (b fakeBackend) FindPod(namespace, pod string) (*api.Pod, runtime.Runtime, error) {
 	return nil, nil, NotFoundf("pod %s/%s does not exist", namespace, pod)
+}
+
+func (b fakeBackend) Summary(nodeName string) (*stats.Summary, error) {
+	return &stats.Summary{Node: stats.NodeStats{NodeName: nodeName}}, nil
 }
 
 func TestStartServer(t *testing.T) {

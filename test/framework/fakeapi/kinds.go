@@ -44,6 +44,7 @@ var kinds = map[string]func() api.Object{
 	"rolebindings":             func() api.Object { return &api.RoleBinding{} },
 	"clusterrolebindings":      func() api.Object { return &api.ClusterRoleBinding{} },
 	"storageclasses":           func() api.Object { return &api.StorageClass{} },
+	"apiservices":              func() api.Object { return &api.APIService{} },
 }
 
 // resources indexes client.BuiltinResources by plural.

@@ -1,0 +1,70 @@
+package metricsserver
+
+// This file decides who is calling, as upstream's generic apiserver does
+// for an aggregated API server with its two authenticators:
+//
+//   - request-header: a client whose certificate the cluster CA signed
+//     (the apiserver's aggregator presents its kubelet-client certificate)
+//     may say whom it proxies for in X-Remote-User, X-Remote-Group (one
+//     header per group) and X-Remote-Extra-<key>; that user is the caller.
+//   - x509: any other client certificate of the CA names the caller itself,
+//     CN the user and O the groups.
+//
+// A request with neither is answered 401 Unauthorized. Upstream would then
+// ask the apiserver whether the user may get the resource (a
+// SubjectAccessReview); kplane has no authorizer yet, so every
+// authenticated caller may read the metrics, as it may read everything
+// else.
+
+import (
+	"context"
+	"net/http"
+
+	apierrors "kplane/pkg/api/errors"
+	"kplane/pkg/auth"
+)
+
+// Request-header names the aggregator sets, upstream's defaults for
+// --requestheader-username-headers and --requestheader-group-headers.
+const (
+	remoteUserHeader  = "X-Remote-User"
+	remoteGroupHeader = "X-Remote-Group"
+)
+
+// userKey is the context key of the authenticated user.
+type userKey struct{}
+
+// UserFrom returns the user authenticate put in ctx.
+func UserFrom(ctx context.Context) (auth.User, bool) {
+	u, ok := ctx.Value(userKey{}).(auth.User)
+	return u, ok
+}
+
+// requestUser is who r comes from, false when it presented no certificate
+// the TLS handshake verified.
+func requestUser(r *http.Request) (auth.User, bool) {
+	if r.TLS == nil || len(r.TLS.VerifiedChains) == 0 || len(r.TLS.PeerCertificates) == 0 {
+		return auth.User{}, false
+	}
+	if name := r.Header.Get(remoteUserHeader); name != "" {
+		return auth.User{Name: name, Groups: r.Header.Values(remoteGroupHeader)}, true
+	}
+	subject := r.TLS.PeerCertificates[0].Subject
+	if subject.CommonName == "" {
+		return auth.User{}, false
+	}
+	return auth.User{Name: subject.CommonName, Groups: subject.Organization}, true
+}
+
+// authenticate serves next only to authenticated callers, with the user in
+// the request's context, and answers 401 to the others.
+func authenticate(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		u, ok := requestUser(r)
+		if !ok {
+			writeError(w, apierrors.NewUnauthorized(""))
+			return
+		}
+		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), userKey{}, u)))
+	})
+}
