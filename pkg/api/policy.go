@@ -2,9 +2,10 @@ package api
 
 // This file holds the policy/v1 PodDisruptionBudget: how many of an
 // application's pods may be down at once for voluntary disruptions (a node
-// drain, an eviction). kplane stores and validates it; the disruption
-// controller that keeps its status and the eviction API that obeys it come
-// later.
+// drain, an eviction). The disruption controller (pkg/controllers/disruption)
+// keeps its status; the apiserver's pods/eviction subresource obeys it
+// (pkg/apiserver/eviction.go); the helpers both share are in
+// pkg/api/poddisruptionbudget.
 
 // PodDisruptionBudget limits how many of the pods it selects voluntary
 // disruptions may take down at the same time.
@@ -65,3 +66,23 @@ type PodDisruptionBudgetStatus struct {
 	// may go ahead.
 	Conditions []Condition `json:"conditions,omitempty" patchStrategy:"merge" patchMergeKey:"type" protobuf:"bytes,7,rep,name=conditions"`
 }
+
+// The DisruptionAllowed condition of a budget and its reasons (upstream's
+// policy/v1 constants).
+const (
+	// DisruptionAllowedCondition is True while the budget allows at least
+	// one more disruption.
+	DisruptionAllowedCondition = "DisruptionAllowed"
+	// SufficientPodsReason: enough pods are healthy for a disruption.
+	SufficientPodsReason = "SufficientPods"
+	// InsufficientPodsReason: a disruption now would break the budget.
+	InsufficientPodsReason = "InsufficientPods"
+	// SyncFailedReason: the disruption controller could not compute the
+	// status (a pod without a known controller under a percentage, say)
+	// and set disruptionsAllowed to 0 to be safe.
+	SyncFailedReason = "SyncFailed"
+)
+
+// DisruptionBudgetCause is the StatusCause type of an eviction refused
+// because of a budget: its message names the budget and its numbers.
+const DisruptionBudgetCause = "DisruptionBudget"

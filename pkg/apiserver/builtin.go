@@ -146,8 +146,8 @@ func builtinResources() []*resource {
 			shortNames: []string{"netpol"}, namespaced: true, newObject: func() api.Object { return &api.NetworkPolicy{} },
 			tracksGeneration: true},
 
-		// policy/v1. The budget is stored and validated; the disruption
-		// controller and the eviction API that honour it come later.
+		// policy/v1. The disruption controller keeps the budget's status;
+		// pods/eviction (eviction.go) honours it.
 		{group: "policy", version: "v1", kind: "PodDisruptionBudget", plural: "poddisruptionbudgets", singular: "poddisruptionbudget",
 			shortNames: []string{"pdb"}, namespaced: true, newObject: func() api.Object { return &api.PodDisruptionBudget{} },
 			hasStatus: true, tracksGeneration: true, clearStatusOnCreate: true},

@@ -10,7 +10,7 @@ import (
 
 // This file answers the requests for APIs kplane knows of but does not
 // serve yet. Each answer says so plainly and names what to use instead,
-// so that a user who tries `kubectl exec` or `kubectl auth whoami` learns
+// so that a user who tries `kubectl auth whoami` learns
 // what to do next rather than reading a message about some other cause.
 //
 // The Status is 405 MethodNotAllowed: the path exists (it is in discovery,
@@ -19,12 +19,6 @@ import (
 // not, because kubectl replaces a 404 with its own advice (`kubectl auth
 // whoami` tells the user to enable a feature gate kplane has no flag for),
 // which is the misleading message this file exists to avoid.
-
-// podSubresourceAlternatives says, for each pod subresource kplane does not
-// serve, what a user can do instead.
-var podSubresourceAlternatives = map[string]string{
-	"eviction": "PodDisruptionBudgets are not enforced; delete the pod instead with `kubectl delete pod`",
-}
 
 // notServed is the Status for a resource or subresource kplane does not
 // serve yet; instead says what to use in its place, details name the object
@@ -47,10 +41,4 @@ func serveSelfSubjectReviewNotServed(w http.ResponseWriter, _ *http.Request) {
 	writeError(w, notServed("selfsubjectreviews.authentication.k8s.io",
 		"you are the user of your kubeconfig's current context (`kubectl config view --minify -o jsonpath='{.users[0].name}'`)",
 		&api.StatusDetails{Group: "authentication.k8s.io", Kind: "selfsubjectreviews"}))
-}
-
-// servePodSubresourceNotServed answers pods/eviction.
-func servePodSubresourceNotServed(w http.ResponseWriter, info *requestInfo) {
-	writeError(w, notServed("pods/"+info.subresource, podSubresourceAlternatives[info.subresource],
-		&api.StatusDetails{Name: info.name, Kind: "pods"}))
 }

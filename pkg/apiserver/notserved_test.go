@@ -21,9 +21,6 @@ func TestNotServedSaysWhatToUseInstead(t *testing.T) {
 		method, path, body string
 		want               string
 	}{
-		{"POST", "/api/v1/namespaces/default/pods/web/eviction",
-			`{"apiVersion":"policy/v1","kind":"Eviction","metadata":{"name":"web","namespace":"default"}}`,
-			"pods/eviction is not served by kplane yet: PodDisruptionBudgets are not enforced; delete the pod instead with `kubectl delete pod`"},
 		{"POST", "/apis/authentication.k8s.io/v1/selfsubjectreviews", `{"apiVersion":"authentication.k8s.io/v1","kind":"SelfSubjectReview"}`,
 			"selfsubjectreviews.authentication.k8s.io is not served by kplane yet: you are the user of your kubeconfig's current context (`kubectl config view --minify -o jsonpath='{.users[0].name}'`)"},
 		{"POST", "/apis/authentication.k8s.io/v1beta1/selfsubjectreviews", `{}`,

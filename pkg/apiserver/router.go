@@ -175,7 +175,7 @@ func (s *Server) dispatch(w http.ResponseWriter, r *http.Request, info *requestI
 		case "exec", "attach", "portforward":
 			s.servePodStream(w, r, info)
 		default:
-			servePodSubresourceNotServed(w, info)
+			s.serveEviction(w, r, info)
 		}
 	default:
 		writeError(w, notFoundPath())

@@ -14,6 +14,7 @@ import (
 	"syscall"
 	"time"
 
+	"kplane/pkg/api"
 	apierrors "kplane/pkg/api/errors"
 	"kplane/pkg/clock"
 )
@@ -23,7 +24,10 @@ import (
 //
 //   - 429 Too Many Requests, and any 5xx carrying Retry-After: the server
 //     refused the request before processing it and asked for a retry. Every
-//     verb is retried, after the wait the server asked for.
+//     verb is retried, after the wait the server asked for. Except an
+//     eviction refused by a PodDisruptionBudget (a 429 with a
+//     DisruptionBudget cause): that is the answer, and drain retries it on
+//     its own schedule, printing why.
 //   - 500, 502, 503, 504 without Retry-After: the server may have done the
 //     work before failing, so only idempotent verbs (GET, HEAD, PUT, DELETE)
 //     are retried. 501 Not Implemented and other codes never change on retry.
@@ -96,6 +100,10 @@ func isIdempotent(method string) bool {
 func statusVerdict(method string, code int, header http.Header, err *apierrors.StatusError) retryVerdict {
 	after, asked := retryAfter(header, err)
 	switch {
+	case code == http.StatusTooManyRequests && err != nil && apierrors.HasStatusCause(err, api.DisruptionBudgetCause):
+		// An eviction a PodDisruptionBudget refused: an answer, not
+		// throttling. The caller (drain) decides when to ask again.
+		return retryVerdict{}
 	case code == http.StatusTooManyRequests:
 		return retryVerdict{retry: true, after: after, reason: "server throttled the request (429)"}
 	case code >= 500 && asked:

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"kplane/pkg/api"
 	apierrors "kplane/pkg/api/errors"
 )
 
@@ -56,6 +57,7 @@ func TestStatusVerdict(t *testing.T) {
 		{"429 POST is retried", http.MethodPost, 429, nil, nil, true, 0},
 		{"429 PATCH honours Retry-After", http.MethodPatch, 429, retryAfter2, nil, true, 2 * time.Second},
 		{"429 retryAfterSeconds in the Status", http.MethodPost, 429, nil, apierrors.NewTooManyRequests("slow down", 3), true, 3 * time.Second},
+		{"429 from a disruption budget is the answer", http.MethodPost, 429, nil, budgetRefusal(), false, 0},
 		{"503 GET is retried", http.MethodGet, 503, nil, nil, true, 0},
 		{"503 DELETE is retried", http.MethodDelete, 503, nil, nil, true, 0},
 		{"500 PUT is retried", http.MethodPut, 500, nil, nil, true, 0},
@@ -113,4 +115,12 @@ func TestTransportVerdict(t *testing.T) {
 			}
 		})
 	}
+}
+
+// budgetRefusal is the 429 the eviction subresource answers when a
+// PodDisruptionBudget allows no disruption.
+func budgetRefusal() *apierrors.StatusError {
+	err := apierrors.NewTooManyRequests("Cannot evict pod as it would violate the pod's disruption budget.", 0)
+	err.ErrStatus.Details.Causes = []api.StatusCause{{Type: api.DisruptionBudgetCause, Message: "The disruption budget web needs 2 healthy pods and has 2 currently"}}
+	return err
 }

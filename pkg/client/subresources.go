@@ -72,3 +72,29 @@ func (c *Client) Bind(ctx context.Context, binding *api.Binding) error {
 	}
 	return nil
 }
+
+// Evict asks for a pod's deletion through POST pods/<name>/eviction in
+// eviction.Namespace: the apiserver deletes the pod only if its
+// PodDisruptionBudget allows, and answers a TooManyRequests error
+// (apierrors.IsTooManyRequests) when the budget does not, which the caller
+// retries later. eviction.DeleteOptions (grace period, preconditions,
+// dryRun) apply to the deletion. It is what drain uses.
+func (c *Client) Evict(ctx context.Context, eviction *api.Eviction) error {
+	if eviction == nil {
+		return errors.New("evict: eviction is nil")
+	}
+	path, err := objectPath(PodsResource, eviction.Namespace, eviction.Name, "eviction")
+	if err != nil {
+		return fmt.Errorf("evict: %w", err)
+	}
+	body := *eviction
+	body.TypeMeta = api.TypeMeta{Kind: "Eviction", APIVersion: "policy/v1"}
+	r, err := newRequest(http.MethodPost, path, nil, &body)
+	if err != nil {
+		return err
+	}
+	if _, err := c.do(ctx, r); err != nil {
+		return fmt.Errorf("evict pod %s/%s: %w", eviction.Namespace, eviction.Name, err)
+	}
+	return nil
+}

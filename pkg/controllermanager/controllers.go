@@ -9,6 +9,7 @@ import (
 	"kplane/pkg/controllers/cronjob"
 	"kplane/pkg/controllers/daemonset"
 	"kplane/pkg/controllers/deployment"
+	"kplane/pkg/controllers/disruption"
 	"kplane/pkg/controllers/endpoints"
 	"kplane/pkg/controllers/endpointslice"
 	"kplane/pkg/controllers/garbagecollector"
@@ -91,7 +92,7 @@ type Descriptor struct {
 //
 //	attachdetach, bootstrapsigner (off by default), cloud-node-lifecycle(c),
 //	clusterrole-aggregation, cronjob, csrapproving, csrcleaner, csrsigning,
-//	daemonset, deployment*, disruption, endpoint*, endpointslice*,
+//	daemonset, deployment*, disruption*, endpoint*, endpointslice*,
 //	endpointslicemirroring, ephemeral-volume, garbagecollector*,
 //	horizontalpodautoscaling*, job, legacy-serviceaccount-token-cleaner,
 //	namespace*, nodeipam, nodelifecycle*, persistentvolume-binder*,
@@ -194,6 +195,12 @@ var registry = []Descriptor{
 		New: func(cc ControllerContext) (Controller, error) {
 			return resourcequota.New(cc.Client, cc.Informers, cc.Recorder, resourcequota.Options{Logger: cc.Logger, Clock: cc.Clock,
 				SyncPeriod: cc.Options.ResourceQuotaSyncPeriod})
+		}},
+	// Upstream runs the disruption controller with one worker and no flag;
+	// its Events come from "controllermanager".
+	{Name: disruption.Name, EventSource: disruption.EventSource, SyncsFlag: "concurrent-disruption-syncs", DefaultWorkers: disruption.DefaultWorkers,
+		New: func(cc ControllerContext) (Controller, error) {
+			return disruption.New(cc.Client, cc.Informers, cc.Recorder, disruption.Options{Logger: cc.Logger, Clock: cc.Clock})
 		}},
 	// The hostpath provisioner is not an upstream controller: on kind the
 	// same job is done by the local-path provisioner, a Deployment the

@@ -28,6 +28,9 @@ type drainOptions struct {
 	podSelector            string
 	disableEviction        bool
 	skipWaitForDeleteAfter int
+	// evictionRetryWait is how long drain waits before asking again for
+	// an eviction a budget refused (evictionRetryWait; tests shorten it).
+	evictionRetryWait time.Duration
 }
 
 // drainPollInterval is how often drain looks whether the deleted pods are
@@ -40,19 +43,20 @@ const configMirrorAnnotation = "kubernetes.io/config.mirror"
 
 // newDrainCommand is `ctl drain`.
 func newDrainCommand(f *factory) *cobra.Command {
-	o := &drainOptions{nodeOptions: nodeOptions{f: f}, gracePeriod: -1}
+	o := &drainOptions{nodeOptions: nodeOptions{f: f}, gracePeriod: -1, evictionRetryWait: evictionRetryWait}
 	cmd := &cobra.Command{
 		Use:   "drain NODE",
 		Short: "Drain node in preparation for maintenance",
 		Long: `drain empties a node before maintenance: it cordons the node (so nothing
-new is scheduled there), then deletes its pods and waits until they are
+new is scheduled there), then evicts its pods and waits until they are
 gone; their controllers recreate them on other nodes.
 
-kplane's apiserver does not serve the pods/eviction subresource yet (it
-answers 501), so ctl drain always DELETEs pods, exactly as
-` + "`kubectl drain --disable-eviction`" + ` does, and prints what that prints
-("pod/x deleted"). An eviction would also respect PodDisruptionBudgets;
-a delete does not.
+An eviction (POST pods/NAME/eviction) is a delete that respects the pod's
+PodDisruptionBudget: while the budget allows no disruption the apiserver
+answers 429, and drain says so and tries that pod again every 5 seconds,
+until the budget allows it (a replacement became Ready elsewhere) or
+--timeout runs out. --disable-eviction deletes the pods instead, ignoring
+budgets ("pod/x deleted" instead of "pod/x evicted").
 
 Some pods stop the drain unless a flag allows them:
   pods of a DaemonSet          --ignore-daemonsets leaves them running (the
@@ -76,7 +80,7 @@ Mirror pods (a kubelet's static pods) are always left alone.`,
 	flags.IntVar(&o.gracePeriod, "grace-period", -1, "seconds each pod gets to stop; -1 (default) uses the pod's own terminationGracePeriodSeconds")
 	flags.DurationVar(&o.timeout, "timeout", 0, "how long to wait for the pods to be gone; 0 (default) waits forever")
 	flags.StringVar(&o.podSelector, "pod-selector", "", "only delete the node's pods matching this label selector")
-	flags.BoolVar(&o.disableEviction, "disable-eviction", true, "delete pods instead of evicting them: always true in kplane, which does not serve pods/eviction")
+	flags.BoolVar(&o.disableEviction, "disable-eviction", false, "delete pods instead of evicting them, bypassing their PodDisruptionBudgets: use with caution")
 	flags.IntVar(&o.skipWaitForDeleteAfter, "skip-wait-for-delete-timeout", 0, "do not wait for pods whose deletionTimestamp is older than this many seconds")
 	o.addFlags(cmd)
 	return cmd
@@ -314,6 +318,13 @@ func (o *drainOptions) drainNode(ctx context.Context, c *client.Client, node str
 	if dryRun == "server" {
 		opts.DryRun = []string{api.DryRunAll}
 	}
+	if !o.disableEviction {
+		if err := o.evictPods(ctx, c, pods, opts, dryRun == "server"); err != nil {
+			o.printPendingPods(ctx, c, node, err)
+			return err
+		}
+		return nil
+	}
 	for _, pod := range pods {
 		err := c.Pods(pod.Namespace).Delete(ctx, pod.Name, opts)
 		if err != nil && !apierrors.IsNotFound(err) {
@@ -326,7 +337,7 @@ func (o *drainOptions) drainNode(ctx context.Context, c *client.Client, node str
 		}
 		return nil
 	}
-	pending, err := o.waitForDelete(ctx, c, pods)
+	pending, err := o.waitForDelete(ctx, c, pods, "deleted")
 	if err != nil {
 		if len(pending) > 0 {
 			fmt.Fprintf(o.f.errOut(), "There are pending pods in node %q when an error occurred: %v\n", node, err)
@@ -341,9 +352,9 @@ func (o *drainOptions) drainNode(ctx context.Context, c *client.Client, node str
 
 // waitForDelete polls every second until each pod is gone (not found, or
 // replaced by a pod of the same name with another UID), printing
-// "pod/x deleted" as each goes; with --timeout it gives up and returns the
-// pods still there.
-func (o *drainOptions) waitForDelete(ctx context.Context, c *client.Client, pods []*api.Pod) ([]*api.Pod, error) {
+// "pod/x <verb>" ("deleted", "evicted") as each goes; with --timeout it
+// gives up and returns the pods still there.
+func (o *drainOptions) waitForDelete(ctx context.Context, c *client.Client, pods []*api.Pod, verb string) ([]*api.Pod, error) {
 	if o.timeout > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, o.timeout)
@@ -357,7 +368,7 @@ func (o *drainOptions) waitForDelete(ctx context.Context, c *client.Client, pods
 			// On an error, the pods not checked yet are pending too.
 			switch {
 			case apierrors.IsNotFound(err) || (err == nil && current.UID != pod.UID):
-				fmt.Fprintf(o.f.out(), "pod/%s deleted\n", pod.Name)
+				fmt.Fprintf(o.f.out(), "pod/%s %s\n", pod.Name, verb)
 			case err != nil && ctx.Err() != nil:
 				return append(pending, pods[i:]...), errWaitTimeout
 			case err != nil:

@@ -33,7 +33,7 @@ func TestWaitForDeleteReportsEveryPendingPod(t *testing.T) {
 	}
 	var out syncBuffer
 	o := &drainOptions{nodeOptions: nodeOptions{f: newFactory(IOStreams{Out: &out, ErrOut: &out})}}
-	pending, err := o.waitForDelete(context.Background(), c, pods)
+	pending, err := o.waitForDelete(context.Background(), c, pods, "deleted")
 	if err == nil || len(pending) != len(pods) {
 		t.Errorf("waitForDelete = %d pending, %v; want all %d pods pending and the error", len(pending), err, len(pods))
 	}

@@ -80,6 +80,7 @@ Objects (kubectl's verbs, messages and exit codes):
   ctl delete          delete objects by name, label, file or --all, and wait until they are gone
   ctl describe        show objects in detail, with their Events
   ctl events          list Events, newest last; --for TYPE/NAME, -w
+  ctl top             CPU and memory use of nodes or pods, from the metrics API (top node|pod)
   ctl scale           set the replicas of a Deployment, ReplicaSet, StatefulSet…
   ctl set             change a pod template's image, env or resources (set image|env|resources)
   ctl wait            wait for a condition, a JSONPath value, a creation or a deletion
@@ -133,6 +134,7 @@ else ./.kplane/kubeconfig (the cluster ` + "`ctl up`" + ` started here), else
 	root.AddCommand(newGetCommand(f))
 	root.AddCommand(newDescribeCommand(f))
 	root.AddCommand(newEventsCommand(f))
+	root.AddCommand(newTopCommand(f))
 	root.AddCommand(newApplyCommand(f))
 	root.AddCommand(newCreateCommand(f))
 	root.AddCommand(newDeleteCommand(f))

@@ -395,9 +395,10 @@ func TestCtlObjectVerbs(t *testing.T) {
 		// With --force, every pod goes; the lines name pods that differ
 		// between the nodes, so they are compared by shape.
 		got := r.run(t, "ctl", "", "", "drain", "node1", "--force", "--grace-period=1", "--timeout=60s")
-		want := r.run(t, "kubectl", "", "", "drain", "node2", "--force", "--grace-period=1", "--timeout=60s", "--disable-eviction")
+		want := r.run(t, "kubectl", "", "", "drain", "node2", "--force", "--grace-period=1", "--timeout=60s")
 		for _, res := range []*objvResult{&got, &want} {
-			res.stdout = strings.ReplaceAll(objvPodName.ReplaceAllString(res.stdout, "pod/POD"), "node2", "node1")
+			res.stdout = objvEvictingPod.ReplaceAllString(objvPodName.ReplaceAllString(res.stdout, "pod/POD"), "evicting pod NS/POD")
+			res.stdout = strings.ReplaceAll(res.stdout, "node2", "node1")
 			res.stderr = strings.ReplaceAll(res.stderr, "solo-2", "solo-1")
 		}
 		if got.code != 0 || got.code != want.code || got.stderr != want.stderr ||
@@ -435,6 +436,9 @@ func TestCtlObjectVerbs(t *testing.T) {
 
 // objvPodName matches a generated pod name in "pod/<name>".
 var objvPodName = regexp.MustCompile(`pod/[a-z0-9-]+`)
+
+// objvEvictingPod matches drain's "evicting pod <namespace>/<name>".
+var objvEvictingPod = regexp.MustCompile(`evicting pod [a-z0-9-]+/[a-z0-9-]+`)
 
 // objvResult is what one command printed.
 type objvResult struct {
@@ -563,7 +567,7 @@ func (r *objvRunner) nodeTwins(t *testing.T, args ...string) {
 		return out
 	}
 	got := r.run(t, "ctl", "", "", with("node1")...)
-	want := r.run(t, "kubectl", "", "", append(with("node2"), objvKubectlExtra(args)...)...)
+	want := r.run(t, "kubectl", "", "", with("node2")...)
 	for _, res := range []*objvResult{&got, &want} {
 		for _, s := range []*string{&res.stdout, &res.stderr} {
 			*s = strings.NewReplacer("node2", "node1", "solo-2", "solo-1", "'kubectl ", "'ctl ").Replace(*s)
@@ -572,15 +576,6 @@ func (r *objvRunner) nodeTwins(t *testing.T, args ...string) {
 	if got != want {
 		t.Errorf("%s:\nctl: %s\nkubectl: %s", strings.Join(with("node1"), " "), got, want)
 	}
-}
-
-// objvKubectlExtra is what kubectl needs to do what ctl does: ctl drain
-// always deletes pods (kplane serves no pods/eviction).
-func objvKubectlExtra(args []string) []string {
-	if len(args) > 0 && args[0] == "drain" {
-		return []string{"--disable-eviction"}
-	}
-	return nil
 }
 
 // objvDistinctLines is the sorted set of distinct lines of s.
