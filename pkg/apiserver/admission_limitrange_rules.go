@@ -30,6 +30,7 @@ import (
 	"strings"
 
 	"kplane/pkg/api"
+	"kplane/pkg/api/resourcehelper"
 )
 
 // limitRangerAnnotation records on a pod which defaults LimitRange
@@ -120,34 +121,13 @@ func validatePodAgainstLimitRange(lr *api.LimitRange, pod *api.Pod) error {
 				}
 			}
 		case api.LimitTypePod:
-			requests, limits := podTotals(pod)
-			errs = append(errs, checkBounds(&item, requests, limits)...)
+			// A LimitRange bounds what the pod's author asked for, so the
+			// runtime's overhead is left out, as upstream leaves it out.
+			counting := resourcehelper.Options{ExcludeOverhead: true}
+			errs = append(errs, checkBounds(&item, resourcehelper.PodRequests(pod, counting), resourcehelper.PodLimits(pod, counting))...)
 		}
 	}
 	return aggregateErrors(errs)
-}
-
-// podTotals returns what a LimitRange item of type Pod bounds: the pod's
-// requests and limits added up as api.PodRequests and PodLimits add them
-// (containers, init containers, sidecars), but without spec.overhead — a
-// LimitRange bounds what the pod's author asked for, not what the runtime
-// adds, and upstream leaves it out too — and with pod-level
-// spec.resources, where set, standing for the containers' sum.
-func podTotals(pod *api.Pod) (requests, limits api.ResourceList) {
-	withoutOverhead := *pod
-	withoutOverhead.Spec.Overhead = nil
-	requests, limits = api.PodRequests(&withoutOverhead), api.PodLimits(&withoutOverhead)
-	if podLevel := pod.Spec.Resources; podLevel != nil {
-		for _, name := range []string{api.ResourceCPU, api.ResourceMemory} {
-			if q, ok := podLevel.Requests[name]; ok {
-				requests[name] = q
-			}
-			if q, ok := podLevel.Limits[name]; ok {
-				limits[name] = q
-			}
-		}
-	}
-	return requests, limits
 }
 
 // checkBounds applies an item's min, max and maxLimitRequestRatio to one
