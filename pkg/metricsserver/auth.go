@@ -17,7 +17,6 @@ package metricsserver
 // else.
 
 import (
-	"context"
 	"net/http"
 
 	apierrors "kplane/pkg/api/errors"
@@ -30,15 +29,6 @@ const (
 	remoteUserHeader  = "X-Remote-User"
 	remoteGroupHeader = "X-Remote-Group"
 )
-
-// userKey is the context key of the authenticated user.
-type userKey struct{}
-
-// UserFrom returns the user authenticate put in ctx.
-func UserFrom(ctx context.Context) (auth.User, bool) {
-	u, ok := ctx.Value(userKey{}).(auth.User)
-	return u, ok
-}
 
 // requestUser is who r comes from, false when it presented no certificate
 // the TLS handshake verified.
@@ -56,15 +46,14 @@ func requestUser(r *http.Request) (auth.User, bool) {
 	return auth.User{Name: subject.CommonName, Groups: subject.Organization}, true
 }
 
-// authenticate serves next only to authenticated callers, with the user in
-// the request's context, and answers 401 to the others.
+// authenticate serves next only to authenticated callers, and answers 401
+// to the others.
 func authenticate(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		u, ok := requestUser(r)
-		if !ok {
+		if _, ok := requestUser(r); !ok {
 			writeError(w, apierrors.NewUnauthorized(""))
 			return
 		}
-		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), userKey{}, u)))
+		next.ServeHTTP(w, r)
 	})
 }
