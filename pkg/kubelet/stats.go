@@ -98,7 +98,11 @@ func (k *Kubelet) Summary() *stats.Summary {
 	}
 	k.mu.Unlock()
 
-	now := k.clock.Now()
+	// One instant for the whole node, on a whole millisecond: Prometheus
+	// timestamps are milliseconds, and a counter sampled between two of
+	// them would make the rate metrics-server computes a hair too high,
+	// which `kubectl top` rounds up (701m for 700m).
+	now := k.clock.Now().Truncate(time.Millisecond)
 	samples := map[runtime.Container]runtime.Usage{}
 	var podsNanoCores, podsWorkingSet uint64
 	var pods []stats.PodStats
@@ -114,7 +118,12 @@ func (k *Kubelet) Summary() *stats.Summary {
 		}
 		var podCPU, podCPUTotal, podMemory uint64
 		for _, rc := range running {
-			u := rc.container.Usage()
+			var u runtime.Usage
+			if sampler, ok := rc.container.(runtime.UsageSampler); ok {
+				u = sampler.UsageAt(now)
+			} else {
+				u = rc.container.Usage()
+			}
 			if u.Time.IsZero() {
 				continue // exited since it was listed
 			}

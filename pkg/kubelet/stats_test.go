@@ -82,6 +82,18 @@ func TestSummaryFollowsTheLoadModel(t *testing.T) {
 		t.Errorf("node counter grew %d core-ns over the minute, want 42 core-seconds", grown)
 	}
 
+	// Between two samples off a whole millisecond, the node's counter grows
+	// by exactly rate × the difference of its (millisecond) timestamps, the
+	// rate metrics-server computes: 700m, not a hair more.
+	fake.Step(15*time.Second + 400*time.Microsecond)
+	a := summaryOf()
+	fake.Step(15*time.Second + 300*time.Microsecond)
+	b := summaryOf()
+	elapsed := uint64(b.Node.CPU.Time.Time.Sub(a.Node.CPU.Time.Time))
+	if grown := *b.Node.CPU.UsageCoreNanoSeconds - *a.Node.CPU.UsageCoreNanoSeconds; grown != 700*elapsed/1000 {
+		t.Errorf("node counter grew %d core-ns over %v, want 700m × that = %d", grown, time.Duration(elapsed), 700*elapsed/1000)
+	}
+
 	// Raise the load with an annotation only; it takes effect live.
 	patch := fmt.Sprintf(`{"metadata":{"annotations":{%q:"1"}}}`, simload.CPUAnnotation)
 	if _, err := cl.client.Pods("default").Patch(context.Background(), "web", client.MergePatchType, []byte(patch), client.PatchOptions{}); err != nil {

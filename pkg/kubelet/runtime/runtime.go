@@ -79,6 +79,15 @@ type Usage struct {
 	WorkingSetBytes uint64
 }
 
+// UsageSampler is implemented by a Container whose usage can be sampled at
+// a given instant of the kubelet's clock: the simulated runtime's, whose
+// figures come from a model rather than a measurement. The kubelet then
+// samples a node and all its containers at one instant, so the node's CPU
+// counter grows by exactly its containers' growth plus the base.
+type UsageSampler interface {
+	UsageAt(now time.Time) Usage
+}
+
 // Prober runs one probe (liveness, readiness or startup) against one
 // container and says whether it passed, with the output a failure reports
 // in the Unhealthy event ("HTTP probe failed with statuscode: 503").

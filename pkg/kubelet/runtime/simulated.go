@@ -223,7 +223,16 @@ func (c *simContainer) Logs(follow bool) io.ReadCloser { return c.logs.reader(fo
 // annotations say, less noise. Each sample draws the noise of the next
 // stretch of the counter, so the rate metrics-server computes between two
 // scrapes is the rate this sample reports.
-func (c *simContainer) Usage() Usage {
+func (c *simContainer) Usage() Usage { return c.UsageAt(c.sampleTime()) }
+
+// sampleTime is now on the run's clock, on a whole millisecond: the unit
+// of the timestamps a scraper divides the CPU counter by, so the counter
+// moves only at instants a timestamp can name.
+func (c *simContainer) sampleTime() time.Time { return c.clock.Now().Truncate(time.Millisecond) }
+
+// UsageAt is Usage sampled at now, an instant of the run's clock
+// (UsageSampler). A now before the previous sample adds no CPU time.
+func (c *simContainer) UsageAt(now time.Time) Usage {
 	select {
 	case <-c.done:
 		return Usage{}
@@ -231,7 +240,6 @@ func (c *simContainer) Usage() Usage {
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	now := c.clock.Now()
 	u := Usage{Time: now, UsageCoreNanoSeconds: c.cpu.Advance(now), UsageNanoCores: c.cpu.Rate(),
 		WorkingSetBytes: c.load.WorkingSetBytes(c.noise())}
 	c.cpu.SetRate(now, c.load.NanoCores(c.noise()))
@@ -250,7 +258,7 @@ func (c *simContainer) ObservePod(pod *api.Pod) {
 	c.pod = pod
 	if load != c.load {
 		c.load = load
-		c.cpu.SetRate(c.clock.Now(), load.NanoCores(c.noise()))
+		c.cpu.SetRate(c.sampleTime(), load.NanoCores(c.noise()))
 	}
 }
 
