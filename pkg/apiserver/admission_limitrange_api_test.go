@@ -184,3 +184,45 @@ func TestLimitRangeAdmissionForClaims(t *testing.T) {
 		t.Fatalf("a status write of a claim over the LimitRange's max: %v", err)
 	}
 }
+
+// LimitRange admission runs before ResourceQuota's, as upstream orders the
+// plugins: a requests.cpu quota, which refuses a pod that states no CPU
+// request, admits one whose request comes from a LimitRange's defaults and
+// charges that default; a pod over the LimitRange's max is refused by the
+// LimitRange and charges nothing.
+func TestLimitRangeDefaultsSatisfyQuota(t *testing.T) {
+	a := framework.StartAPIServer(t)
+	c := a.Client(t, nil)
+	ctx := context.Background()
+	f := enforcedQuota(t, c, "team", "compute", rl("requests.cpu", "1"))
+	pods := c.Pods("team")
+
+	_, err := pods.Create(ctx, quotaPod("before", nil), client.CreateOptions{})
+	want := `pods "before" is forbidden: failed quota: compute: must specify requests.cpu for: web`
+	if !apierrors.IsForbidden(err) || err.Error() != want {
+		t.Fatalf("a pod without requests before the LimitRange: err = %v, want %q", err, want)
+	}
+
+	if _, err := c.LimitRanges("team").Create(ctx, &api.LimitRange{ObjectMeta: api.ObjectMeta{Name: "defaults"},
+		Spec: api.LimitRangeSpec{Limits: []api.LimitRangeItem{{Type: api.LimitTypeContainer,
+			Max: rl("cpu", "500m"), DefaultRequest: rl("cpu", "300m")}}}}, client.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := pods.Create(ctx, quotaPod("after", nil), client.CreateOptions{}); err != nil {
+		t.Fatalf("a pod without requests after the LimitRange: %v", err)
+	}
+	if got := f.used(t, "compute")["requests.cpu"]; got.String() != "300m" {
+		t.Errorf("quota used requests.cpu = %s, want the LimitRange's default 300m", got.String())
+	}
+
+	big := quotaPod("big", nil)
+	big.Spec.Containers[0].Resources.Limits = rl("cpu", "800m")
+	_, err = pods.Create(ctx, big, client.CreateOptions{})
+	want = `pods "big" is forbidden: maximum cpu usage per Container is 500m, but limit is 800m`
+	if !apierrors.IsForbidden(err) || err.Error() != want {
+		t.Fatalf("a pod over the LimitRange's max: err = %v, want %q", err, want)
+	}
+	if got := f.used(t, "compute")["requests.cpu"]; got.String() != "300m" {
+		t.Errorf("after a LimitRange refusal the quota's used requests.cpu = %s, want 300m unchanged", got.String())
+	}
+}

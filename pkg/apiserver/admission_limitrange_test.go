@@ -149,6 +149,29 @@ func TestValidatePodAgainstLimitRange(t *testing.T) {
 	}
 }
 
+// A Pod item bounds the pod's totals as the author wrote them: the
+// runtime's overhead is not counted, and pod-level resources stand for
+// the containers' sum.
+func TestPodTotalsForLimitRange(t *testing.T) {
+	lr := &api.LimitRange{Spec: api.LimitRangeSpec{Limits: []api.LimitRangeItem{{Type: api.LimitTypePod, Max: resources("cpu", "1")}}}}
+	container := func(cpu string) api.Container {
+		return api.Container{Name: "app", Resources: api.ResourceRequirements{Requests: resources("cpu", cpu), Limits: resources("cpu", cpu)}}
+	}
+	withOverhead := &api.Pod{Spec: api.PodSpec{Containers: []api.Container{container("1")}, Overhead: resources("cpu", "250m")}}
+	if err := validatePodAgainstLimitRange(lr, withOverhead); err != nil {
+		t.Errorf("a pod at max plus overhead: %v, want it admitted (overhead is not the author's)", err)
+	}
+	if got := withOverhead.Spec.Overhead.Cpu(); got.String() != "250m" {
+		t.Errorf("the pod's overhead became %s", got.String())
+	}
+	podLevel := &api.Pod{Spec: api.PodSpec{Containers: []api.Container{container("400m"), container("400m")},
+		Resources: &api.ResourceRequirements{Limits: resources("cpu", "2")}}}
+	want := "maximum cpu usage per Pod is 1, but limit is 2"
+	if err := validatePodAgainstLimitRange(lr, podLevel); err == nil || err.Error() != want {
+		t.Errorf("pod-level limit over max: err = %v, want %q", err, want)
+	}
+}
+
 // A claim's storage request is held to min and max; its limits are not
 // looked at.
 func TestValidateClaimAgainstLimitRange(t *testing.T) {

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"kplane/pkg/api"
+	"kplane/pkg/api/resourcehelper"
 )
 
 // podResources are the quota names a pod charges (besides extended
@@ -207,7 +208,7 @@ func (podEvaluator) Usage(obj api.Object, now time.Time) (api.ResourceList, erro
 	if !IsPodCharged(pod, now) {
 		return usage, nil
 	}
-	return Add(usage, computeUsage(api.PodRequests(pod), api.PodLimits(pod))), nil
+	return Add(usage, computeUsage(resourcehelper.PodRequests(pod, resourcehelper.Options{}), resourcehelper.PodLimits(pod, resourcehelper.Options{}))), nil
 }
 
 // IsPodCharged reports whether a pod still uses its quota: not when it

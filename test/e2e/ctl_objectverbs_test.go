@@ -120,7 +120,7 @@ spec:
   nodeName: node1
   terminationGracePeriodSeconds: 1
   containers:
-  - {name: main, image: busybox, command: ["sleep", "3600"]}
+  - {name: main, image: busybox, command: ["sleep", "3600"], resources: {requests: {cpu: 10m}}}
 ---
 apiVersion: v1
 kind: Pod
@@ -130,7 +130,7 @@ spec:
   nodeName: node2
   terminationGracePeriodSeconds: 1
   containers:
-  - {name: main, image: busybox, command: ["sleep", "3600"]}
+  - {name: main, image: busybox, command: ["sleep", "3600"], resources: {requests: {cpu: 10m}}}
 `
 
 // TestCtlObjectVerbs runs scale, rollout, label, annotate, patch, logs,
@@ -383,6 +383,10 @@ func TestCtlObjectVerbs(t *testing.T) {
 	})
 
 	t.Run("cordon, uncordon and drain", func(t *testing.T) {
+		// The quotas and budgets `create` made would govern the drain (a
+		// cpu quota refuses pods without requests, a budget delays an
+		// eviction): this part compares the drain alone.
+		r.mustCtl("", "", "delete", "quota,pdb", "--all")
 		r.mustCtl("", "", "delete", "pod", "ticker", "--grace-period=1")
 		r.mustCtl("", objvSolos, "apply", "-f", "-")
 		for _, args := range [][]string{

@@ -167,7 +167,7 @@ func New(c *client.Client, informers *informer.SharedInformerFactory, recorder e
 		clock:      opts.Clock,
 		metrics:    metrics,
 		syncPeriod: opts.SyncPeriod,
-		calc: calculatorOptions{tolerance: opts.Tolerance, cpuInitializationPeriod: opts.CPUInitializationPeriod,
+		calc: calculatorOptions{scaleUpTolerance: opts.Tolerance, scaleDownTolerance: opts.Tolerance, cpuInitializationPeriod: opts.CPUInitializationPeriod,
 			initialReadinessDelay: opts.InitialReadinessDelay},
 		normalizer: newNormalizer(opts.DownscaleStabilization),
 		decisions:  controllerutil.NewDecisionLog(informers.Journal(), Name, "horizontalpodautoscalers.autoscaling"),

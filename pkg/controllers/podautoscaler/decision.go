@@ -37,8 +37,8 @@ func (c *Controller) recordCalculation(hpa *api.HorizontalPodAutoscaler, current
 	if norm != nil {
 		values["proposal"] = strconv.Itoa(int(metrics.replicas))
 		values["stabilized"] = strconv.Itoa(int(norm.stabilized))
-		lines = append(lines, fmt.Sprintf("proposal %d (from %s); stabilization window %s → recommendation %d",
-			metrics.replicas, metrics.name, norm.window, norm.stabilized))
+		lines = append(lines, fmt.Sprintf("proposal %d (from %s); stabilized to %s → recommendation %d",
+			metrics.replicas, metrics.name, norm.stabilization, norm.stabilized))
 		limit := fmt.Sprintf("within min %d / max %d and the rate policies → %d", minOf(hpa), hpa.Spec.MaxReplicas, norm.replicas)
 		if norm.limitedBy != "" {
 			limit = fmt.Sprintf("limited (%s; min %d, max %d) → %d", norm.limitedBy, minOf(hpa), hpa.Spec.MaxReplicas, norm.replicas)

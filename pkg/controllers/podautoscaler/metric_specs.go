@@ -77,7 +77,7 @@ func (c *Controller) computeReplicasForMetric(ctx context.Context, hpa *api.Hori
 	switch {
 	case spec.Type == api.ResourceMetricSourceType && spec.Resource != nil:
 		out.reason = "FailedGetResourceMetric"
-		c.resourceMetric(ctx, hpa.Namespace, spec.Resource.Name, "", spec.Resource.Target, currentReplicas, selector, selectorText, &out)
+		c.resourceMetric(ctx, hpa.Namespace, hpa.Spec.Behavior, spec.Resource.Name, "", spec.Resource.Target, currentReplicas, selector, selectorText, &out)
 		if out.err == nil {
 			out.status = api.MetricStatus{Type: api.ResourceMetricSourceType,
 				Resource: &api.ResourceMetricStatus{Name: spec.Resource.Name, Current: currentValue(spec.Resource.Target, out.proposal)}}
@@ -85,7 +85,7 @@ func (c *Controller) computeReplicasForMetric(ctx context.Context, hpa *api.Hori
 	case spec.Type == api.ContainerResourceMetricSourceType && spec.ContainerResource != nil:
 		out.reason = "FailedGetContainerResourceMetric"
 		cr := spec.ContainerResource
-		c.resourceMetric(ctx, hpa.Namespace, cr.Name, cr.Container, cr.Target, currentReplicas, selector, selectorText, &out)
+		c.resourceMetric(ctx, hpa.Namespace, hpa.Spec.Behavior, cr.Name, cr.Container, cr.Target, currentReplicas, selector, selectorText, &out)
 		if out.err == nil {
 			out.status = api.MetricStatus{Type: api.ContainerResourceMetricSourceType,
 				ContainerResource: &api.ContainerResourceMetricStatus{Name: cr.Name, Container: cr.Container, Current: currentValue(cr.Target, out.proposal)}}
@@ -110,7 +110,8 @@ func (c *Controller) computeReplicasForMetric(ctx context.Context, hpa *api.Hori
 }
 
 // resourceMetric measures a Resource or ContainerResource metric into out.
-func (c *Controller) resourceMetric(ctx context.Context, namespace string, resource api.ResourceName, container string, target api.MetricTarget,
+func (c *Controller) resourceMetric(ctx context.Context, namespace string, behavior *api.HorizontalPodAutoscalerBehavior,
+	resource api.ResourceName, container string, target api.MetricTarget,
 	currentReplicas int32, selector labels.Selector, selectorText string, out *metricOutcome) {
 	what := "usage"
 	if target.AverageValue == nil {
@@ -140,9 +141,9 @@ func (c *Controller) resourceMetric(ctx context.Context, namespace string, resou
 	}
 	now := c.clock.Now()
 	if target.AverageValue != nil {
-		out.proposal, err = resourceAverageValueReplicas(currentReplicas, target.AverageValue.MilliValue(), resource, pods, metrics, c.calc, now)
+		out.proposal, err = resourceAverageValueReplicas(currentReplicas, target.AverageValue.MilliValue(), resource, pods, metrics, c.calcFor(behavior), now)
 	} else {
-		out.proposal, err = resourceUtilizationReplicas(currentReplicas, *target.AverageUtilization, resource, container, pods, metrics, c.calc, now)
+		out.proposal, err = resourceUtilizationReplicas(currentReplicas, *target.AverageUtilization, resource, container, pods, metrics, c.calcFor(behavior), now)
 	}
 	if err != nil {
 		fail(err)
@@ -151,6 +152,22 @@ func (c *Controller) resourceMetric(ctx context.Context, namespace string, resou
 	if c.decisions.Enabled() {
 		out.perPod = podFigures(pods, metrics, resource, container)
 	}
+}
+
+// calcFor is the calculator's options for an HPA: the controller's, with
+// the tolerance of each direction its behavior sets.
+func (c *Controller) calcFor(behavior *api.HorizontalPodAutoscalerBehavior) calculatorOptions {
+	opts := c.calc
+	if behavior == nil {
+		return opts
+	}
+	if r := behavior.ScaleUp; r != nil && r.Tolerance != nil {
+		opts.scaleUpTolerance = r.Tolerance.AsApproximateFloat64()
+	}
+	if r := behavior.ScaleDown; r != nil && r.Tolerance != nil {
+		opts.scaleDownTolerance = r.Tolerance.AsApproximateFloat64()
+	}
+	return opts
 }
 
 // currentValue is a metric's status value in the form of its target.

@@ -22,6 +22,7 @@ package podautoscaler
 // ScaleUpLimit / ScaleDownLimit / DesiredWithinRange.
 
 import (
+	"fmt"
 	"math"
 	"sync"
 	"time"
@@ -101,10 +102,11 @@ type normalized struct {
 	stabilized int32
 	replicas   int32
 	conditions []condition
-	// window is the stabilization window used, and limitedBy the policy
-	// limit or bound that capped the count (for the record).
-	window    time.Duration
-	limitedBy string
+	// stabilization says which rule stabilized the count ("the highest
+	// recommendation of the last 5m0s"), and limitedBy the policy limit or
+	// bound that capped it (for the record).
+	stabilization string
+	limitedBy     string
 }
 
 // normalizeLegacy is upstream's normalizeDesiredReplicas, for an HPA
@@ -131,7 +133,8 @@ func (n *normalizer) normalizeLegacy(key string, currentReplicas, desired, minRe
 	}
 	n.mu.Unlock()
 
-	out := normalized{stabilized: stabilized, window: n.downscaleStabilization}
+	out := normalized{stabilized: stabilized,
+		stabilization: fmt.Sprintf("the highest recommendation of the last %s", n.downscaleStabilization)}
 	if stabilized != desired {
 		out.conditions = append(out.conditions, condition{api.AbleToScale, api.ConditionTrue, "ScaleDownStabilized",
 			"recent recommendations were higher than current one, applying the highest recent recommendation"})
@@ -190,10 +193,8 @@ func (n *normalizer) normalizeWithBehavior(key string, behavior *api.HorizontalP
 	n.mu.Unlock()
 	stabilized := min(max(currentReplicas, upRecommendation), downRecommendation)
 
-	out := normalized{stabilized: stabilized, window: downWindow}
-	if desired >= currentReplicas {
-		out.window = upWindow
-	}
+	out := normalized{stabilized: stabilized,
+		stabilization: fmt.Sprintf("the lowest recommendation of the last %s up, the highest of the last %s down", upWindow, downWindow)}
 	switch {
 	case stabilized == desired:
 		out.conditions = append(out.conditions, condition{api.AbleToScale, api.ConditionTrue, "ReadyForNewScale", "recommended size matches current size"})

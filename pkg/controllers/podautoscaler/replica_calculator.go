@@ -47,9 +47,12 @@ type PodMetricsInfo map[string]PodMetric
 
 // calculatorOptions are the controller's tunables that the arithmetic uses.
 type calculatorOptions struct {
-	// tolerance is how far from 1 the usage ratio may be before the HPA
-	// acts (--horizontal-pod-autoscaler-tolerance, 0.1).
-	tolerance float64
+	// scaleUpTolerance and scaleDownTolerance are how far above and below
+	// 1 the usage ratio may be before the HPA acts: the controller's
+	// --horizontal-pod-autoscaler-tolerance (0.1), or an HPA's own
+	// behavior.scaleUp/scaleDown.tolerance (upstream's 1.33
+	// HPAConfigurableTolerance).
+	scaleUpTolerance, scaleDownTolerance float64
 	// cpuInitializationPeriod is how long after a pod starts its CPU
 	// figures are suspect (--horizontal-pod-autoscaler-cpu-initialization-period, 5m).
 	cpuInitializationPeriod time.Duration
@@ -61,7 +64,7 @@ type calculatorOptions struct {
 
 // within reports whether ratio is close enough to 1 to change nothing.
 func (o calculatorOptions) within(ratio float64) bool {
-	return math.Abs(1.0-ratio) <= o.tolerance
+	return 1.0-o.scaleDownTolerance <= ratio && ratio <= 1.0+o.scaleUpTolerance
 }
 
 // podGroups sorts the target's pods for one metric, as upstream's groupPods.

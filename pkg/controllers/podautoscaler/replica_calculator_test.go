@@ -10,7 +10,7 @@ import (
 
 var t0 = time.Date(2026, 11, 22, 3, 0, 0, 0, time.UTC)
 
-var defaultCalc = calculatorOptions{tolerance: DefaultTolerance, cpuInitializationPeriod: DefaultCPUInitializationPeriod,
+var defaultCalc = calculatorOptions{scaleUpTolerance: DefaultTolerance, scaleDownTolerance: DefaultTolerance, cpuInitializationPeriod: DefaultCPUInitializationPeriod,
 	initialReadinessDelay: DefaultInitialReadinessDelay}
 
 // testPod is a running, Ready pod of one container requesting cpu
@@ -165,5 +165,23 @@ func TestContainerResourceUtilization(t *testing.T) {
 	p, err := resourceUtilizationReplicas(1, 50, api.ResourceCPU, "app", []*api.Pod{pod}, usage(map[string]int64{"a": 100}), defaultCalc, t0)
 	if err != nil || p.utilization != 100 || p.replicas != 2 {
 		t.Errorf("container utilization = %+v, %v; want 100%% → 2 replicas", p, err)
+	}
+}
+
+// TestPerDirectionTolerance: an HPA's behavior may set each direction's
+// tolerance (upstream 1.33): 5% above target scales up with a 0.01
+// scale-up tolerance; 5% below stays with the default scale-down one.
+func TestPerDirectionTolerance(t *testing.T) {
+	c := &Controller{calc: defaultCalc}
+	up := api.MustParseQuantity("0.01")
+	opts := c.calcFor(&api.HorizontalPodAutoscalerBehavior{ScaleUp: &api.HPAScalingRules{Tolerance: &up}})
+	pods := []*api.Pod{testPod("a", 100), testPod("b", 100)}
+	p, err := resourceUtilizationReplicas(10, 50, api.ResourceCPU, "", pods, usage(map[string]int64{"a": 53, "b": 53}), opts, t0)
+	if err != nil || p.replicas != 3 {
+		t.Errorf("106%% with a 1%% scale-up tolerance: %+v, %v; want ceil(1.06 × 2) = 3", p, err)
+	}
+	p, err = resourceUtilizationReplicas(2, 50, api.ResourceCPU, "", pods, usage(map[string]int64{"a": 47, "b": 47}), opts, t0)
+	if err != nil || p.replicas != 2 {
+		t.Errorf("94%% with the default scale-down tolerance: %+v, %v; want no change", p, err)
 	}
 }

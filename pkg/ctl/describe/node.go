@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"kplane/pkg/api"
+	"kplane/pkg/api/resourcehelper"
 )
 
 // Node role labels: node-role.kubernetes.io/<role> (any value) or
@@ -168,10 +169,10 @@ func describeNodeResources(pods []api.Pod, node *api.Node, w prefixWriter, s Set
 	reqs, limits := api.ResourceList{}, api.ResourceList{}
 	for i := range pods {
 		for name, q := range podRequests(&pods[i]) {
-			addQuantity(reqs, name, q)
+			resourcehelper.Add(reqs, name, q)
 		}
 		for name, q := range podLimits(&pods[i]) {
-			addQuantity(limits, name, q)
+			resourcehelper.Add(limits, name, q)
 		}
 	}
 	row := func(name string, milli bool) {

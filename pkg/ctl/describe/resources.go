@@ -2,6 +2,7 @@ package describe
 
 import (
 	"kplane/pkg/api"
+	"kplane/pkg/api/resourcehelper"
 )
 
 // podQOS is the pod's quality-of-service class: the one in its status,
@@ -19,14 +20,14 @@ func podQOS(pod *api.Pod) api.PodQOSClass {
 	for _, c := range containers {
 		for name, q := range c.Resources.Requests {
 			if isQOSResource(name) && q.Sign() > 0 {
-				addQuantity(requests, name, q)
+				resourcehelper.Add(requests, name, q)
 			}
 		}
 		limited := map[string]bool{}
 		for name, q := range c.Resources.Limits {
 			if isQOSResource(name) && q.Sign() > 0 {
 				limited[name] = true
-				addQuantity(limits, name, q)
+				resourcehelper.Add(limits, name, q)
 			}
 		}
 		if !limited[api.ResourceCPU] || !limited[api.ResourceMemory] {
@@ -54,18 +55,13 @@ func isQOSResource(name string) bool {
 	return name == api.ResourceCPU || name == api.ResourceMemory
 }
 
-// addQuantity adds q to list[name].
-func addQuantity(list api.ResourceList, name string, q api.Quantity) {
-	if sum, ok := list[name]; ok {
-		sum.Add(q)
-		list[name] = sum
-		return
-	}
-	list[name] = q
+// podRequests is what the scheduler reserves for a pod (upstream's
+// resourcehelper.PodRequests).
+func podRequests(pod *api.Pod) api.ResourceList {
+	return resourcehelper.PodRequests(pod, resourcehelper.Options{})
 }
 
-// podRequests is what the scheduler reserves for a pod (api.PodRequests).
-func podRequests(pod *api.Pod) api.ResourceList { return api.PodRequests(pod) }
-
-// podLimits is the pod's total limits (api.PodLimits).
-func podLimits(pod *api.Pod) api.ResourceList { return api.PodLimits(pod) }
+// podLimits is the pod's total limits.
+func podLimits(pod *api.Pod) api.ResourceList {
+	return resourcehelper.PodLimits(pod, resourcehelper.Options{})
+}
