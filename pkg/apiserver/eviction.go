@@ -302,17 +302,11 @@ func (s *Server) budgetsFor(r *http.Request, pod *api.Pod) ([]*api.PodDisruption
 // podName, with a compare-and-swap on the budget: guaranteedUpdate reads the
 // budget again after a conflicting write and checks it afresh, so
 // concurrent evictions never take more than disruptionsAllowed between
-// them. A dry run checks without writing.
+// them. A dry run takes the same path: guaranteedUpdate runs the check on
+// the current budget and writes nothing.
 func (s *Server) takeDisruption(r *http.Request, budgetName, namespace, podName string, dryRun bool) error {
 	res := s.reg.byPluralAny["poddisruptionbudgets"]
-	if dryRun {
-		so, err := s.getStored(r.Context(), res, namespace, budgetName)
-		if err != nil {
-			return err
-		}
-		return checkDisruptionAllowed(so.obj.(*api.PodDisruptionBudget))
-	}
-	_, err := s.guaranteedUpdate(r.Context(), res, namespace, budgetName, updateStatus, false,
+	_, err := s.guaranteedUpdate(r.Context(), res, namespace, budgetName, updateStatus, dryRun,
 		func(current *storedObject) (api.Object, error) {
 			obj, err := copyOf(res, current)
 			if err != nil {

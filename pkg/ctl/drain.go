@@ -29,7 +29,8 @@ type drainOptions struct {
 	disableEviction        bool
 	skipWaitForDeleteAfter int
 	// evictionRetryWait is how long drain waits before asking again for
-	// an eviction a budget refused (evictionRetryWait; tests shorten it).
+	// an eviction a budget refused: evictionRetryWait, which newDrainCommand
+	// sets (tests shorten it).
 	evictionRetryWait time.Duration
 }
 
@@ -339,12 +340,7 @@ func (o *drainOptions) drainNode(ctx context.Context, c *client.Client, node str
 	}
 	pending, err := o.waitForDelete(ctx, c, pods, "deleted")
 	if err != nil {
-		if len(pending) > 0 {
-			fmt.Fprintf(o.f.errOut(), "There are pending pods in node %q when an error occurred: %v\n", node, err)
-			for _, pod := range pending {
-				fmt.Fprintf(o.f.errOut(), "pod/%s\n", pod.Name)
-			}
-		}
+		o.printPending(node, err, pending)
 		return err
 	}
 	return nil

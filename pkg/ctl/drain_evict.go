@@ -56,10 +56,6 @@ func (o *drainOptions) evictPods(ctx context.Context, c *client.Client, pods []*
 // evictPod asks for one pod's eviction until it is granted, then waits for
 // the pod to be gone.
 func (o *drainOptions) evictPod(ctx context.Context, c *client.Client, pod *api.Pod, opts client.DeleteOptions, serverDryRun bool) error {
-	retryWait := o.evictionRetryWait
-	if retryWait <= 0 {
-		retryWait = evictionRetryWait
-	}
 ask:
 	for {
 		if serverDryRun {
@@ -79,8 +75,8 @@ ask:
 		case apierrors.IsNotFound(err):
 			return nil // gone already
 		case apierrors.IsTooManyRequests(err):
-			fmt.Fprintf(o.f.errOut(), "error when evicting pods/%q -n %q (will retry after %v): %s\n", pod.Name, pod.Namespace, retryWait, statusMessage(err))
-			if sleepContext(ctx, retryWait) != nil {
+			fmt.Fprintf(o.f.errOut(), "error when evicting pods/%q -n %q (will retry after %v): %s\n", pod.Name, pod.Namespace, o.evictionRetryWait, statusMessage(err))
+			if sleepContext(ctx, o.evictionRetryWait) != nil {
 				return fmt.Errorf("error when evicting pods/%q -n %q: global timeout reached: %v", pod.Name, pod.Namespace, o.timeout)
 			}
 		case apierrors.IsForbidden(err) && apierrors.HasStatusCause(err, apierrors.NamespaceTerminatingCause) && pod.DeletionTimestamp != nil:
@@ -88,8 +84,8 @@ ask:
 			// to ask for, only to wait for.
 			break ask
 		case apierrors.IsForbidden(err) && apierrors.HasStatusCause(err, apierrors.NamespaceTerminatingCause):
-			fmt.Fprintf(o.f.errOut(), "error when evicting pod %q from terminating namespace %q (will retry after %v): %s\n", pod.Name, pod.Namespace, retryWait, statusMessage(err))
-			if sleepContext(ctx, retryWait) != nil {
+			fmt.Fprintf(o.f.errOut(), "error when evicting pod %q from terminating namespace %q (will retry after %v): %s\n", pod.Name, pod.Namespace, o.evictionRetryWait, statusMessage(err))
+			if sleepContext(ctx, o.evictionRetryWait) != nil {
 				return fmt.Errorf("error when evicting pods/%q -n %q: global timeout reached: %v", pod.Name, pod.Namespace, o.timeout)
 			}
 		default:
@@ -123,7 +119,16 @@ func statusMessage(err error) string {
 // It reads them again with a fresh context: the drain's may have run out.
 func (o *drainOptions) printPendingPods(ctx context.Context, c *client.Client, node string, cause error) {
 	pending, _, _, err := o.podsForDeletion(context.WithoutCancel(ctx), c, node)
-	if err != nil || len(pending) == 0 {
+	if err != nil {
+		return
+	}
+	o.printPending(node, cause, pending)
+}
+
+// printPending prints kubectl's list of the pods still on node after a
+// drain failed with cause; it prints nothing when there are none.
+func (o *drainOptions) printPending(node string, cause error, pending []*api.Pod) {
+	if len(pending) == 0 {
 		return
 	}
 	fmt.Fprintf(o.f.errOut(), "There are pending pods in node %q when an error occurred: %v\n", node, cause)

@@ -51,9 +51,10 @@ func (s *evictionServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// drainEvicting runs evictPods of web-1 against srv and returns what it
-// printed on stdout and stderr, and its error.
-func drainEvicting(t *testing.T, srv http.Handler, timeout time.Duration) (stdout, stderr string, err error) {
+// drainEvicting runs evictPods of web-1 against srv, with --timeout timeout
+// and the retry wait retryWait, and returns what it printed on stdout and
+// stderr, and its error.
+func drainEvicting(t *testing.T, srv http.Handler, timeout, retryWait time.Duration) (stdout, stderr string, err error) {
 	t.Helper()
 	server := httptest.NewServer(srv)
 	defer server.Close()
@@ -63,7 +64,7 @@ func drainEvicting(t *testing.T, srv http.Handler, timeout time.Duration) (stdou
 	}
 	var out, errOut syncBuffer
 	o := &drainOptions{nodeOptions: nodeOptions{f: newFactory(IOStreams{Out: &out, ErrOut: &errOut})},
-		evictionRetryWait: time.Millisecond, timeout: timeout}
+		evictionRetryWait: retryWait, timeout: timeout}
 	pod := &api.Pod{}
 	pod.Name, pod.Namespace = "web-1", "default"
 	err = o.evictPods(context.Background(), c, []*api.Pod{pod}, client.DeleteOptions{}, false)
@@ -73,7 +74,7 @@ func drainEvicting(t *testing.T, srv http.Handler, timeout time.Duration) (stdou
 // A pod whose budget refuses twice: drain prints kubectl's lines for each
 // attempt and each refusal, then "pod/web-1 evicted" once it is gone.
 func TestDrainRetriesEvictionsTheBudgetRefuses(t *testing.T) {
-	stdout, stderr, err := drainEvicting(t, &evictionServer{refusals: 2}, 0)
+	stdout, stderr, err := drainEvicting(t, &evictionServer{refusals: 2}, 0, time.Millisecond)
 	if err != nil {
 		t.Fatalf("evictPods: %v", err)
 	}
@@ -88,9 +89,11 @@ func TestDrainRetriesEvictionsTheBudgetRefuses(t *testing.T) {
 }
 
 // A budget that never allows it: drain gives up at --timeout with
-// kubectl's message.
+// kubectl's message. The retry wait outlasts the timeout, so the deadline
+// falls while drain waits to ask again, not in the middle of a request
+// (which would fail that request with "context deadline exceeded").
 func TestDrainEvictionGivesUpAtTheTimeout(t *testing.T) {
-	_, _, err := drainEvicting(t, &evictionServer{refusals: 1 << 30}, 50*time.Millisecond)
+	_, _, err := drainEvicting(t, &evictionServer{refusals: 1 << 30}, 50*time.Millisecond, time.Second)
 	want := `error when evicting pods/"web-1" -n "default": global timeout reached: 50ms`
 	if err == nil || err.Error() != want {
 		t.Errorf("error = %v, want %q", err, want)

@@ -29,16 +29,13 @@ func Selects(budget *api.PodDisruptionBudget, podLabels map[string]string) bool 
 // is above 0, False (InsufficientPods) otherwise. now stamps the condition
 // when its status changes.
 func UpdateDisruptionAllowedCondition(budget *api.PodDisruptionBudget, now api.Time) {
-	condition := api.Condition{
+	status, reason := disruptionAllowed(budget)
+	SetCondition(&budget.Status.Conditions, api.Condition{
 		Type:               api.DisruptionAllowedCondition,
-		Status:             string(api.ConditionFalse),
-		Reason:             api.InsufficientPodsReason,
+		Status:             status,
+		Reason:             reason,
 		ObservedGeneration: budget.Status.ObservedGeneration,
-	}
-	if budget.Status.DisruptionsAllowed > 0 {
-		condition.Status, condition.Reason = string(api.ConditionTrue), api.SufficientPodsReason
-	}
-	SetCondition(&budget.Status.Conditions, condition, now)
+	}, now)
 }
 
 // ConditionsAreUpToDate reports whether the budget's status was computed
@@ -50,10 +47,18 @@ func ConditionsAreUpToDate(budget *api.PodDisruptionBudget) bool {
 	if condition == nil || budget.Status.ObservedGeneration != budget.Generation {
 		return false
 	}
+	status, reason := disruptionAllowed(budget)
+	return condition.Status == status && condition.Reason == reason
+}
+
+// disruptionAllowed is the status and reason the DisruptionAllowed
+// condition should have: True (SufficientPods) while
+// status.disruptionsAllowed is above 0, False (InsufficientPods) otherwise.
+func disruptionAllowed(budget *api.PodDisruptionBudget) (status, reason string) {
 	if budget.Status.DisruptionsAllowed > 0 {
-		return condition.Status == string(api.ConditionTrue) && condition.Reason == api.SufficientPodsReason
+		return string(api.ConditionTrue), api.SufficientPodsReason
 	}
-	return condition.Status == string(api.ConditionFalse) && condition.Reason == api.InsufficientPodsReason
+	return string(api.ConditionFalse), api.InsufficientPodsReason
 }
 
 // FindCondition returns the condition of type conditionType, or nil.

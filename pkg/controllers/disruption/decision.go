@@ -17,8 +17,10 @@ import (
 // decisionSource is the upstream file whose trySync this mirrors.
 const decisionSource = "pkg/controller/disruption/disruption.go"
 
-// recordCounts records the numbers one sync computed for budget.
-func (c *Controller) recordCounts(budget *api.PodDisruptionBudget, selected int, unmanaged []string, scale, expected, desired, healthy, allowed int32, disrupted int) {
+// recordCounts records the numbers one sync computed for budget: next is
+// the status it is about to write, from selected pods of which unmanaged
+// have no controller and the controllers' scale expects scale.
+func (c *Controller) recordCounts(budget *api.PodDisruptionBudget, selected int, unmanaged []string, scale int32, next *api.PodDisruptionBudgetStatus) {
 	if !c.decisions.Enabled() {
 		return
 	}
@@ -27,18 +29,18 @@ func (c *Controller) recordCounts(budget *api.PodDisruptionBudget, selected int,
 		lines = append(lines, fmt.Sprintf("expected pods from the controllers' scale: %d; pods without a controller (not counted): %s",
 			scale, controllerutil.OrNone(unmanaged)))
 	}
-	if disrupted > 0 {
+	if disrupted := len(next.DisruptedPods); disrupted > 0 {
 		lines = append(lines, fmt.Sprintf("%d evicted pod(s) in status.disruptedPods are not counted as healthy until they go or %s pass", disrupted, DeletionTimeout))
 	}
 	c.decisions.Record(&budget.ObjectMeta, debug.Decision{
 		Message: fmt.Sprintf("budget %s (%s) selects %d pods: %d healthy, %d desired, %d expected → disruptionsAllowed %d",
-			budget.Name, budgetRule(budget), selected, healthy, desired, expected, allowed),
+			budget.Name, budgetRule(budget), selected, next.CurrentHealthy, next.DesiredHealthy, next.ExpectedPods, next.DisruptionsAllowed),
 		Lines: lines,
 		Values: map[string]string{
-			"currentHealthy":     strconv.Itoa(int(healthy)),
-			"desiredHealthy":     strconv.Itoa(int(desired)),
-			"expectedPods":       strconv.Itoa(int(expected)),
-			"disruptionsAllowed": strconv.Itoa(int(allowed)),
+			"currentHealthy":     strconv.Itoa(int(next.CurrentHealthy)),
+			"desiredHealthy":     strconv.Itoa(int(next.DesiredHealthy)),
+			"expectedPods":       strconv.Itoa(int(next.ExpectedPods)),
+			"disruptionsAllowed": strconv.Itoa(int(next.DisruptionsAllowed)),
 		},
 		Source: decisionSource,
 	})

@@ -97,13 +97,13 @@ func (c *Controller) trySync(ctx context.Context, budget *api.PodDisruptionBudge
 		c.recorder.Eventf(pod, api.EventTypeWarning, eventNotDeleted, "Pod was expected by PDB %s/%s to be deleted but it wasn't", budget.Namespace, budget.Name)
 	}
 	healthy := countHealthy(pods, disrupted)
-	allowed := disruptionsAllowed(healthy, desired, expected)
-	c.recordCounts(budget, len(pods), unmanaged, scale, expected, desired, healthy, allowed, len(disrupted))
-
-	if err := c.writeStatus(ctx, budget, api.PodDisruptionBudgetStatus{
+	next := api.PodDisruptionBudgetStatus{
 		CurrentHealthy: healthy, DesiredHealthy: desired, ExpectedPods: expected,
-		DisruptionsAllowed: allowed, DisruptedPods: disrupted,
-	}); err != nil {
+		DisruptionsAllowed: disruptionsAllowed(healthy, desired, expected), DisruptedPods: disrupted,
+	}
+	c.recordCounts(budget, len(pods), unmanaged, scale, &next)
+
+	if err := c.writeStatus(ctx, budget, next); err != nil {
 		return err
 	}
 	if !recheck.IsZero() {
