@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"kplane/pkg/api"
+	"kplane/pkg/store"
+	"kplane/pkg/store/cache"
 )
 
 // TestToDiscoveryResources: a legacy APIResourceList becomes the aggregated
@@ -103,5 +105,31 @@ func TestDiscoveryAddsAvailableBackends(t *testing.T) {
 	}
 	if last := body.Items[len(body.Items)-1].Metadata.Name; last != "metrics.k8s.io" {
 		t.Errorf("aggregated /apis: the last group is %s, want metrics.k8s.io", last)
+	}
+}
+
+// TestAggregatorWatchFilters: a status-only APIService change (the
+// aggregator's own condition write) and a change to a Service no APIService
+// names do not start a check; a spec change and a named Service's change do.
+func TestAggregatorWatchFilters(t *testing.T) {
+	apiService := func(versionPriority int32, reason string) *storedObject {
+		s := &api.APIService{Spec: api.APIServiceSpec{Group: "metrics.k8s.io", Version: "v1beta1", VersionPriority: versionPriority}}
+		s.Status.Conditions = []api.APIServiceCondition{{Type: api.APIServiceAvailable, Reason: reason}}
+		return &storedObject{obj: s}
+	}
+	if apiServiceSpecChanged(cache.Event{Type: store.Modified, Object: apiService(10, "Passed"), PrevObject: apiService(10, "ServiceNotFound")}) {
+		t.Error("a status-only change counts as a spec change")
+	}
+	if !apiServiceSpecChanged(cache.Event{Type: store.Modified, Object: apiService(20, "Passed"), PrevObject: apiService(10, "Passed")}) {
+		t.Error("a versionPriority change does not count as a spec change")
+	}
+
+	a := newAggregator(&Server{}, 0)
+	a.services.Store(&map[string]bool{"/registry/services/specs/kube-system/metrics-server": true})
+	if !a.checkedService(cache.Event{Type: store.Modified, Key: "/registry/services/specs/kube-system/metrics-server"}) {
+		t.Error("a change to the Service an APIService names is ignored")
+	}
+	if a.checkedService(cache.Event{Type: store.Modified, Key: "/registry/services/specs/default/web"}) {
+		t.Error("a change to an unrelated Service starts a check")
 	}
 }
