@@ -271,10 +271,18 @@ func (a *aggregator) sync(ctx context.Context) (unavailable int, err error) {
 	if err != nil {
 		return 0, fmt.Errorf("list apiservices: %w", err)
 	}
+	// The Services to watch are known before the checks read them: a change
+	// the watch then skips was in the cache before the check looked.
 	services := a.s.reg.byPluralAny["services"]
+	watched := map[string]bool{}
+	for _, e := range entries {
+		if ref := e.Object.(*storedObject).obj.(*api.APIService).Spec.Service; ref != nil {
+			watched[services.key(ref.Namespace, ref.Name)] = true
+		}
+	}
+	a.services.Store(&watched)
 	prev := a.backends.Load()
 	backends := map[string]*backend{}
-	watched := map[string]bool{}
 	conditions := make([]api.APIServiceCondition, len(entries))
 	for i, e := range entries {
 		apiService := e.Object.(*storedObject).obj.(*api.APIService)
@@ -283,7 +291,6 @@ func (a *aggregator) sync(ctx context.Context) (unavailable int, err error) {
 			conditions[i] = localAvailableCondition()
 			continue
 		}
-		watched[services.key(ref.Namespace, ref.Name)] = true
 		gv := apiService.Spec.Group + "/" + apiService.Spec.Version
 		b := a.check(ctx, apiService, prev.byGroupVersion[gv])
 		conditions[i] = b.condition
@@ -296,7 +303,6 @@ func (a *aggregator) sync(ctx context.Context) (unavailable int, err error) {
 	// client that sees Available=True finds the group/version in discovery
 	// (and one that sees False no longer does).
 	next := newBackendSet(backends)
-	a.services.Store(&watched)
 	a.backends.Store(next)
 	closeDroppedTransports(prev, next)
 	for i, e := range entries {
