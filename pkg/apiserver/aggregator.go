@@ -26,6 +26,8 @@ package apiserver
 // aggregation layer", follows a request through it.
 
 import (
+	"bytes"
+	"cmp"
 	"context"
 	"crypto/tls"
 	"crypto/x509"
@@ -34,14 +36,19 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/http/httputil"
+	"net/url"
 	"reflect"
-	"sort"
+	"slices"
 	"strconv"
-	"sync"
+	"strings"
+	"sync/atomic"
 	"time"
 
 	"kplane/pkg/api"
 	apierrors "kplane/pkg/api/errors"
+	"kplane/pkg/auth"
+	"kplane/pkg/store"
 	"kplane/pkg/store/cache"
 )
 
@@ -60,19 +67,37 @@ const discoveryCheckTimeout = 5 * time.Second
 const aggregatorUser = "system:kube-aggregator"
 
 // backend is what the aggregator knows about one non-Local APIService: where
-// to send its requests and, once discovery answered, what it serves.
+// to send its requests and, once discovery answered, what it serves. A
+// backend is built by one check and never changed afterwards, so requests
+// read it without a lock.
 type backend struct {
 	apiService *api.APIService
-	// url is https://127.0.0.1:<targetPort>, "" when the Service or its
+	// url is https://127.0.0.1:<targetPort>; nil when the Service or its
 	// port is missing.
-	url string
-	// transport dials url with the TLS settings of the APIService.
+	url *url.URL
+	// transport dials url with the TLS settings of the APIService; nil
+	// when url is. The next check keeps it while those settings stay.
 	transport *http.Transport
-	// available mirrors the Available condition the aggregator computed.
-	available bool
+	// proxy forwards requests to url over transport (aggregator_proxy.go);
+	// nil when url is.
+	proxy *httputil.ReverseProxy
 	// resources is the backend's APIResourceList for the group/version,
-	// fetched by the last successful check; nil before one.
+	// fetched by this check; nil when the check failed. The backend is
+	// available (its Available condition is True) iff resources is set.
 	resources *apiResourceList
+	// discovery is resources in the aggregated discovery form, converted
+	// once by the check rather than on every /apis request.
+	discovery []discoveryResource
+}
+
+// backendSet is what one sync found: the backends keyed by
+// "<group>/<version>", and the available ones in discovery order.
+type backendSet struct {
+	byGroupVersion map[string]*backend
+	// available holds the backends whose check passed, sorted as upstream
+	// orders groups and versions: groupPriorityMinimum, then
+	// versionPriority, both highest first, then by name.
+	available []*backend
 }
 
 // apiResourceList is the legacy discovery document a backend serves at
@@ -89,69 +114,74 @@ type aggregator struct {
 	s        *Server
 	interval time.Duration
 
-	// mu guards backends, keyed by "<group>/<version>".
-	mu       sync.RWMutex
-	backends map[string]*backend
+	// backends is the last sync's backendSet. sync replaces it whole; every
+	// request reads it, without a lock.
+	backends atomic.Pointer[backendSet]
 
-	// transports reuses one transport per TLS configuration, so that
-	// connections to a backend survive the periodic checks.
-	transportsMu sync.Mutex
-	transports   map[string]*http.Transport
+	// services holds the keys of the Services the last sync's APIServices
+	// name in spec.service: a change to any other Service cannot change a
+	// check, so it does not start one.
+	services atomic.Pointer[map[string]bool]
+}
+
+// newBackendSet indexes backends (keyed by "<group>/<version>") and sorts
+// the available ones in discovery order.
+func newBackendSet(backends map[string]*backend) *backendSet {
+	set := &backendSet{byGroupVersion: backends}
+	for _, b := range backends {
+		if b.resources != nil {
+			set.available = append(set.available, b)
+		}
+	}
+	slices.SortFunc(set.available, compareDiscoveryOrder)
+	return set
 }
 
 func newAggregator(s *Server, interval time.Duration) *aggregator {
 	if interval <= 0 {
 		interval = defaultAPIServiceCheckInterval
 	}
-	return &aggregator{s: s, interval: interval, backends: map[string]*backend{}, transports: map[string]*http.Transport{}}
+	a := &aggregator{s: s, interval: interval}
+	a.backends.Store(newBackendSet(map[string]*backend{}))
+	a.services.Store(&map[string]bool{})
+	return a
 }
 
 // lookup returns the backend serving group/version, or nil when the
 // apiserver serves it itself (or nobody does).
 func (a *aggregator) lookup(group, version string) *backend {
-	a.mu.RLock()
-	defer a.mu.RUnlock()
-	return a.backends[group+"/"+version]
+	return a.backends.Load().byGroupVersion[group+"/"+version]
 }
 
-// availableBackends returns the backends that passed their last check and
-// whose discovery is known, sorted as upstream orders groups and versions:
-// groupPriorityMinimum, then versionPriority, both highest first, then by name.
+// availableBackends returns the backends that passed their last check, in
+// discovery order (backendSet.available). The slice is shared: never
+// modify it.
 func (a *aggregator) availableBackends() []*backend {
-	a.mu.RLock()
-	defer a.mu.RUnlock()
-	var out []*backend
-	for _, b := range a.backends {
-		if b.available && b.resources != nil {
-			out = append(out, b)
-		}
-	}
-	sort.Slice(out, func(i, j int) bool {
-		si, sj := out[i].apiService.Spec, out[j].apiService.Spec
-		if si.GroupPriorityMinimum != sj.GroupPriorityMinimum {
-			return si.GroupPriorityMinimum > sj.GroupPriorityMinimum
-		}
-		if si.Group != sj.Group {
-			return si.Group < sj.Group
-		}
-		if si.VersionPriority != sj.VersionPriority {
-			return si.VersionPriority > sj.VersionPriority
-		}
-		return si.Version < sj.Version
-	})
-	return out
+	return a.backends.Load().available
 }
 
-// run checks every APIService now, again whenever an APIService or a
-// Service changes, and every interval, until ctx ends. While a backend is
+// compareDiscoveryOrder orders backends as upstream orders groups and
+// versions in discovery.
+func compareDiscoveryOrder(x, y *backend) int {
+	sx, sy := x.apiService.Spec, y.apiService.Spec
+	// The priorities compare y with x: highest first.
+	return cmp.Or(
+		cmp.Compare(sy.GroupPriorityMinimum, sx.GroupPriorityMinimum),
+		strings.Compare(sx.Group, sy.Group),
+		cmp.Compare(sy.VersionPriority, sx.VersionPriority),
+		strings.Compare(sx.Version, sy.Version))
+}
+
+// run checks every APIService now, again whenever an APIService is added,
+// deleted or has its spec changed, or a Service one names changes, and
+// every interval, until ctx ends. While a backend is
 // unavailable it checks sooner, 1 s then doubling up to the interval, so
 // that an add-on that starts listening just after it registered (as
 // metrics-server under `ctl up` does) is picked up in seconds, not 30.
 func (a *aggregator) run(ctx context.Context) {
 	changed := make(chan struct{}, 1)
-	for _, plural := range []string{"apiservices", "services"} {
-		go a.watchChanges(ctx, a.s.reg.byPluralAny[plural], changed)
-	}
+	go a.watchChanges(ctx, a.s.reg.byPluralAny["apiservices"], changed, apiServiceSpecChanged)
+	go a.watchChanges(ctx, a.s.reg.byPluralAny["services"], changed, a.checkedService)
 	defer a.closeIdleConnections()
 	retry := unavailableRetryStart
 	for {
@@ -182,8 +212,10 @@ func (a *aggregator) run(ctx context.Context) {
 const unavailableRetryStart = time.Second
 
 // watchChanges signals changed (without blocking: one pending signal is
-// enough) on every event of res, watching again when a watch ends.
-func (a *aggregator) watchChanges(ctx context.Context, res *resource, changed chan<- struct{}) {
+// enough) on every event of res that matters, watching again when a watch
+// ends. An Added or Deleted event always matters, a Modified one when
+// matters says so.
+func (a *aggregator) watchChanges(ctx context.Context, res *resource, changed chan<- struct{}, matters func(cache.Event) bool) {
 	c := a.s.caches[res]
 	for ctx.Err() == nil {
 		w, err := c.Watch(ctx, res.keyPrefix(""), c.Revision(), false)
@@ -197,7 +229,10 @@ func (a *aggregator) watchChanges(ctx context.Context, res *resource, changed ch
 			}
 			continue
 		}
-		for range w.ResultChan() {
+		for ev := range w.ResultChan() {
+			if ev.Type == store.Modified && !matters(ev) {
+				continue
+			}
 			select {
 			case changed <- struct{}{}:
 			default:
@@ -205,6 +240,23 @@ func (a *aggregator) watchChanges(ctx context.Context, res *resource, changed ch
 		}
 		w.Stop()
 	}
+}
+
+// apiServiceSpecChanged says whether a Modified APIService event changed
+// the spec: the aggregator's own status writes change only the status, and
+// must not start another check.
+func apiServiceSpecChanged(ev cache.Event) bool {
+	prev, ok := ev.PrevObject.(*storedObject)
+	if !ok {
+		return true
+	}
+	return !reflect.DeepEqual(prev.obj.(*api.APIService).Spec, ev.Object.(*storedObject).obj.(*api.APIService).Spec)
+}
+
+// checkedService says whether a Modified Service event is about a Service
+// some APIService names in spec.service.
+func (a *aggregator) checkedService(ev cache.Event) bool {
+	return (*a.services.Load())[ev.Key]
 }
 
 // sync checks every APIService once: Local ones are always available; for
@@ -219,28 +271,62 @@ func (a *aggregator) sync(ctx context.Context) (unavailable int, err error) {
 	if err != nil {
 		return 0, fmt.Errorf("list apiservices: %w", err)
 	}
-	next := map[string]*backend{}
+	// The Services to watch are known before the checks read them: a change
+	// the watch then skips was in the cache before the check looked.
+	services := a.s.reg.byPluralAny["services"]
+	watched := map[string]bool{}
 	for _, e := range entries {
-		apiService := e.Object.(*storedObject).obj.(*api.APIService)
-		var condition api.APIServiceCondition
-		if apiService.Spec.Service == nil {
-			condition = localAvailableCondition()
-		} else {
-			b := a.check(ctx, apiService)
-			condition = b.condition
-			next[apiService.Spec.Group+"/"+apiService.Spec.Version] = b.backend
-			if !b.backend.available {
-				unavailable++
-			}
+		if ref := e.Object.(*storedObject).obj.(*api.APIService).Spec.Service; ref != nil {
+			watched[services.key(ref.Namespace, ref.Name)] = true
 		}
-		if err := a.writeCondition(ctx, apiService, condition); err != nil && ctx.Err() == nil {
+	}
+	a.services.Store(&watched)
+	prev := a.backends.Load()
+	backends := map[string]*backend{}
+	conditions := make([]api.APIServiceCondition, len(entries))
+	for i, e := range entries {
+		apiService := e.Object.(*storedObject).obj.(*api.APIService)
+		ref := apiService.Spec.Service
+		if ref == nil {
+			conditions[i] = localAvailableCondition()
+			continue
+		}
+		gv := apiService.Spec.Group + "/" + apiService.Spec.Version
+		b := a.check(ctx, apiService, prev.byGroupVersion[gv])
+		conditions[i] = b.condition
+		backends[gv] = b.backend
+		if b.backend.resources == nil {
+			unavailable++
+		}
+	}
+	// The backends are served before the conditions are written, so that a
+	// client that sees Available=True finds the group/version in discovery
+	// (and one that sees False no longer does).
+	next := newBackendSet(backends)
+	a.backends.Store(next)
+	closeDroppedTransports(prev, next)
+	for i, e := range entries {
+		apiService := e.Object.(*storedObject).obj.(*api.APIService)
+		if err := a.writeCondition(ctx, apiService, conditions[i]); err != nil && ctx.Err() == nil {
 			a.s.log.Warn("aggregator: update APIService status", "apiservice", apiService.Name, "err", err)
 		}
 	}
-	a.mu.Lock()
-	a.backends = next
-	a.mu.Unlock()
 	return unavailable, nil
+}
+
+// closeDroppedTransports closes the idle connections of the transports prev
+// used and next no longer does. A request still on one finishes: only idle
+// connections close.
+func closeDroppedTransports(prev, next *backendSet) {
+	kept := map[*http.Transport]bool{}
+	for _, b := range next.byGroupVersion {
+		kept[b.transport] = true
+	}
+	for _, b := range prev.byGroupVersion {
+		if b.transport != nil && !kept[b.transport] {
+			b.transport.CloseIdleConnections()
+		}
+	}
 }
 
 // checkResult is one backend and the Available condition its check gave.
@@ -250,9 +336,11 @@ type checkResult struct {
 }
 
 // check resolves apiService's Service to a loopback URL and asks the
-// backend for /apis/<group>/<version>. The reasons and messages are
-// upstream's (available_controller.go).
-func (a *aggregator) check(ctx context.Context, apiService *api.APIService) checkResult {
+// backend for /apis/<group>/<version>. prev is the group/version's backend
+// from the last sync, if any: its transport is kept while the TLS settings
+// stay, so that connections to the backend survive the periodic checks.
+// The reasons and messages are upstream's (available_controller.go).
+func (a *aggregator) check(ctx context.Context, apiService *api.APIService, prev *backend) checkResult {
 	ref := apiService.Spec.Service
 	b := &backend{apiService: apiService}
 	unavailable := func(reason, message string) checkResult {
@@ -262,26 +350,27 @@ func (a *aggregator) check(ctx context.Context, apiService *api.APIService) chec
 	if !ok {
 		return unavailable("ServiceNotFound", fmt.Sprintf("service/%s in %q is not present", ref.Name, ref.Namespace))
 	}
-	port := int32(443)
-	if ref.Port != nil {
-		port = *ref.Port
-	}
+	// Defaulting set the port (443 unless given) before validation let the
+	// APIService in.
+	port := *ref.Port
 	targetPort, ok := loopbackPort(svc, port)
 	if !ok {
 		return unavailable("ServicePortError", fmt.Sprintf("service/%s in %q is not listening on port %d", ref.Name, ref.Namespace, port))
 	}
-	url := "https://127.0.0.1:" + strconv.Itoa(int(targetPort))
-	transport, err := a.transportFor(apiService)
+	target := &url.URL{Scheme: "https", Host: "127.0.0.1:" + strconv.Itoa(int(targetPort))}
+	transport, err := a.transportFor(apiService, prev)
 	if err != nil {
-		return unavailable("FailedDiscoveryCheck", fmt.Sprintf("failing or missing response from %s: %v", url, err))
+		return unavailable("FailedDiscoveryCheck", fmt.Sprintf("failing or missing response from %s: %v", target, err))
 	}
-	b.url, b.transport = url, transport
-	discoveryURL := b.url + "/apis/" + apiService.Spec.Group + "/" + apiService.Spec.Version
+	b.url, b.transport = target, transport
+	b.proxy = a.reverseProxy(b)
+	discoveryURL := target.String() + "/apis/" + apiService.Spec.Group + "/" + apiService.Spec.Version
 	list, err := fetchDiscovery(ctx, transport, discoveryURL)
 	if err != nil {
 		return unavailable("FailedDiscoveryCheck", fmt.Sprintf("failing or missing response from %s: %v", discoveryURL, err))
 	}
-	b.available, b.resources = true, list
+	b.resources = list
+	b.discovery = toDiscoveryResources(apiService.Spec.Group, apiService.Spec.Version, list.Resources)
 	return checkResult{b, api.APIServiceCondition{Type: api.APIServiceAvailable, Status: api.ConditionTrue, Reason: "Passed", Message: "all checks passed"}}
 }
 
@@ -323,16 +412,14 @@ func loopbackPort(svc *api.Service, port int32) (int32, bool) {
 // transportFor returns the transport for apiService's TLS settings: trust
 // spec.caBundle (or nothing, with insecureSkipTLSVerify), expect the name
 // <service>.<namespace>.svc, and present the apiserver's kubelet-client
-// certificate, which upstream calls the proxy client certificate.
-func (a *aggregator) transportFor(apiService *api.APIService) (*http.Transport, error) {
+// certificate, which upstream calls the proxy client certificate. It is
+// prev's transport when prev had one for the same settings.
+func (a *aggregator) transportFor(apiService *api.APIService, prev *backend) (*http.Transport, error) {
+	if prev != nil && prev.transport != nil && sameTLSSettings(prev.apiService.Spec, apiService.Spec) {
+		return prev.transport, nil
+	}
 	ref := apiService.Spec.Service
 	serverName := ref.Name + "." + ref.Namespace + ".svc"
-	key := fmt.Sprintf("%s|%t|%s", serverName, apiService.Spec.InsecureSkipTLSVerify, apiService.Spec.CABundle)
-	a.transportsMu.Lock()
-	defer a.transportsMu.Unlock()
-	if t, ok := a.transports[key]; ok {
-		return t, nil
-	}
 	config := &tls.Config{
 		MinVersion:   tls.VersionTLS12,
 		ServerName:   serverName,
@@ -345,23 +432,29 @@ func (a *aggregator) transportFor(apiService *api.APIService) (*http.Transport, 
 	if len(apiService.Spec.CABundle) > 0 && !config.RootCAs.AppendCertsFromPEM(apiService.Spec.CABundle) {
 		return nil, errors.New("spec.caBundle holds no PEM certificate")
 	}
-	t := &http.Transport{
+	return &http.Transport{
 		TLSClientConfig:     config,
 		ForceAttemptHTTP2:   true,
 		MaxIdleConnsPerHost: 16,
 		IdleConnTimeout:     90 * time.Second,
 		TLSHandshakeTimeout: 10 * time.Second,
-	}
-	a.transports[key] = t
-	return t, nil
+	}, nil
+}
+
+// sameTLSSettings says whether two APIService specs (both with a service)
+// ask for the same transport: the same server name, caBundle and
+// insecureSkipTLSVerify.
+func sameTLSSettings(x, y api.APIServiceSpec) bool {
+	return x.Service.Name == y.Service.Name && x.Service.Namespace == y.Service.Namespace &&
+		x.InsecureSkipTLSVerify == y.InsecureSkipTLSVerify && bytes.Equal(x.CABundle, y.CABundle)
 }
 
 // closeIdleConnections closes the backends' idle connections, at shutdown.
 func (a *aggregator) closeIdleConnections() {
-	a.transportsMu.Lock()
-	defer a.transportsMu.Unlock()
-	for _, t := range a.transports {
-		t.CloseIdleConnections()
+	for _, b := range a.backends.Load().byGroupVersion {
+		if b.transport != nil {
+			b.transport.CloseIdleConnections()
+		}
 	}
 }
 
@@ -376,8 +469,7 @@ func fetchDiscovery(ctx context.Context, transport http.RoundTripper, url string
 		return nil, err
 	}
 	req.Header.Set("Accept", "application/json")
-	req.Header.Set("X-Remote-User", aggregatorUser)
-	req.Header.Set("X-Remote-Group", "system:masters")
+	setRemoteUser(req.Header, auth.User{Name: aggregatorUser, Groups: []string{"system:masters"}})
 	resp, err := transport.RoundTrip(req)
 	if err != nil {
 		return nil, err

@@ -67,7 +67,8 @@ func waitForCondition(t *testing.T, a *framework.APIServer, name, want string) {
 // Local APIService for each group/version it serves, with upstream's
 // priorities, Available; validation refuses a name that is not
 // version.group; a Local one it registered for a group it no longer serves
-// goes at the next start, while one a user made stays.
+// goes at the next start, while one a user made stays, and one already as
+// desired is not written again.
 func TestLocalAPIServicesAutoregistered(t *testing.T) {
 	dir := t.TempDir()
 	a := framework.StartAPIServerIn(t, dir)
@@ -97,8 +98,13 @@ func TestLocalAPIServicesAutoregistered(t *testing.T) {
 			t.Fatalf("create: %d %s", resp.Code, resp.Body)
 		}
 	}
+	before, _ := getAPIService(t, a, "v1.apps")
 	a.Stop()
 	a = framework.StartAPIServerIn(t, dir)
+	// An APIService already as desired is not written again at restart.
+	if after, _ := getAPIService(t, a, "v1.apps"); after.ResourceVersion != before.ResourceVersion {
+		t.Errorf("v1.apps after restart: resourceVersion %s, want %s unchanged", after.ResourceVersion, before.ResourceVersion)
+	}
 	if _, code := getAPIService(t, a, "v1.gone.example.com"); code != http.StatusNotFound {
 		t.Errorf("stale automanaged APIService after restart: %d, want 404", code)
 	}

@@ -86,15 +86,28 @@ func localAPIService(gv string) *api.APIService {
 // registered before for group/versions it no longer serves.
 func (s *Server) autoregisterLocalAPIServices(ctx context.Context) error {
 	res := s.reg.byPluralAny["apiservices"]
+	entries, _, err := s.caches[res].List(ctx, res.keyPrefix(""), 0)
+	if err != nil {
+		return fmt.Errorf("list apiservices: %w", err)
+	}
+	stored := map[string]*api.APIService{}
+	for _, e := range entries {
+		apiService := e.Object.(*storedObject).obj.(*api.APIService)
+		stored[apiService.Name] = apiService
+	}
 	wanted := map[string]bool{}
 	// The writes go out together: etcd commits concurrent writes in one
-	// batch, which keeps a fresh apiserver's start-up short.
+	// batch, which keeps a fresh apiserver's start-up short. On a restart
+	// there are usually none.
 	gvs := s.reg.groupVersions()
 	errs := make([]error, len(gvs))
 	var wg sync.WaitGroup
 	for i, gv := range gvs {
 		desired := localAPIService(gv)
 		wanted[desired.Name] = true
+		if localAPIServiceSettled(stored[desired.Name], desired) {
+			continue
+		}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -104,10 +117,6 @@ func (s *Server) autoregisterLocalAPIServices(ctx context.Context) error {
 	wg.Wait()
 	if err := errors.Join(errs...); err != nil {
 		return err
-	}
-	entries, _, err := s.caches[res].List(ctx, res.keyPrefix(""), 0)
-	if err != nil {
-		return fmt.Errorf("list apiservices: %w", err)
 	}
 	for _, e := range entries {
 		existing := e.Object.(*storedObject).obj.(*api.APIService)
@@ -122,6 +131,14 @@ func (s *Server) autoregisterLocalAPIServices(ctx context.Context) error {
 	return nil
 }
 
+// localAPIServiceSettled says whether the stored APIService (nil when there
+// is none) needs no write to match desired: it is the apiserver's own with
+// desired's spec already, or it is someone else's (no automanaged label),
+// which upstream's autoregister leaves alone.
+func localAPIServiceSettled(stored, desired *api.APIService) bool {
+	return stored != nil && (stored.Labels[autoManagedLabel] == "" || reflect.DeepEqual(stored.Spec, desired.Spec))
+}
+
 // ensureLocalAPIService creates desired, or puts its spec back on the
 // stored one if the apiserver registered that one; the Available condition
 // is the availability check's to write.
@@ -129,17 +146,17 @@ func (s *Server) ensureLocalAPIService(ctx context.Context, res *resource, desir
 	desired.Status.Conditions = []api.APIServiceCondition{localAvailableCondition()}
 	desired.Status.Conditions[0].LastTransitionTime = s.now()
 	_, err := s.create(ctx, res, desired, false)
-	if err == nil || !apierrors.IsAlreadyExists(err) {
-		if err != nil {
-			return fmt.Errorf("create apiservice %s: %w", desired.Name, err)
-		}
+	if err == nil {
 		return nil
+	}
+	if !apierrors.IsAlreadyExists(err) {
+		return fmt.Errorf("create apiservice %s: %w", desired.Name, err)
 	}
 	_, err = s.guaranteedUpdate(ctx, res, "", desired.Name, updateMain, false, func(current *storedObject) (api.Object, error) {
 		stored := current.obj.(*api.APIService)
 		// One without the label is someone else's (an add-on serving a
 		// built-in group/version): upstream's autoregister leaves it alone.
-		if stored.Labels[autoManagedLabel] == "" || reflect.DeepEqual(stored.Spec, desired.Spec) {
+		if localAPIServiceSettled(stored, desired) {
 			return stored, nil
 		}
 		updated := *stored

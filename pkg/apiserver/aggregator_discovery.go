@@ -7,87 +7,13 @@ package apiserver
 // document is built from the APIResourceList the availability check fetched
 // (every 30 s and on every change), as upstream's discovery aggregation
 // controller does for a backend that serves only the legacy documents
-// (kube-aggregator/pkg/apiserver/handler_discovery.go). A backend that goes
+// (kube-aggregator/pkg/apiserver/handler_discovery.go). The check converts
+// that list once (toDiscoveryResources); groups() and serveAggregated in
+// discovery.go add the available backends' group/versions, in the order of
+// the last sync's snapshot, to the apiserver's own. A backend that goes
 // away drops out at the next check.
 
 import "strings"
-
-// discoveryGroups returns the aggregated groups for the legacy /apis and
-// /apis/<group> documents: each group with its versions, the highest
-// versionPriority first and preferred.
-func (a *aggregator) discoveryGroups() []apiGroup {
-	var groups []apiGroup
-	index := map[string]int{}
-	for _, b := range a.availableBackends() {
-		spec := b.apiService.Spec
-		v := groupVersionForDiscovery{GroupVersion: spec.Group + "/" + spec.Version, Version: spec.Version}
-		if i, ok := index[spec.Group]; ok {
-			groups[i].Versions = append(groups[i].Versions, v)
-			continue
-		}
-		index[spec.Group] = len(groups)
-		groups = append(groups, apiGroup{Name: spec.Group, Versions: []groupVersionForDiscovery{v}, PreferredVersion: v})
-	}
-	return groups
-}
-
-// mergeGroups adds the aggregated groups to the apiserver's own: a version
-// of a group the apiserver also serves joins that group's versions.
-func mergeGroups(local, aggregated []apiGroup) []apiGroup {
-	index := map[string]int{}
-	for i, g := range local {
-		index[g.Name] = i
-	}
-	for _, g := range aggregated {
-		if i, ok := index[g.Name]; ok {
-			local[i].Versions = append(local[i].Versions, g.Versions...)
-			continue
-		}
-		index[g.Name] = len(local)
-		local = append(local, g)
-	}
-	return local
-}
-
-// aggregatedDiscoveryGroups returns the aggregated groups in the form of
-// the aggregated discovery document (apidiscovery.k8s.io APIGroupDiscovery).
-func (a *aggregator) aggregatedDiscoveryGroups() []discoveryGroup {
-	var groups []discoveryGroup
-	index := map[string]int{}
-	for _, b := range a.availableBackends() {
-		spec := b.apiService.Spec
-		i, ok := index[spec.Group]
-		if !ok {
-			i = len(groups)
-			index[spec.Group] = i
-			groups = append(groups, discoveryGroup{Metadata: map[string]any{"name": spec.Group, "creationTimestamp": nil}})
-		}
-		groups[i].Versions = append(groups[i].Versions, discoveryVersion{Version: spec.Version, Freshness: "Current",
-			Resources: toDiscoveryResources(spec.Group, spec.Version, b.resources.Resources)})
-	}
-	return groups
-}
-
-// mergeDiscoveryGroups adds aggregated groups to the apiserver's own in the
-// aggregated form, as mergeGroups does for the legacy form.
-func mergeDiscoveryGroups(local, aggregated []discoveryGroup) []discoveryGroup {
-	index := map[string]int{}
-	for i, g := range local {
-		if name, ok := g.Metadata["name"].(string); ok {
-			index[name] = i
-		}
-	}
-	for _, g := range aggregated {
-		name, _ := g.Metadata["name"].(string)
-		if i, ok := index[name]; ok {
-			local[i].Versions = append(local[i].Versions, g.Versions...)
-			continue
-		}
-		index[name] = len(local)
-		local = append(local, g)
-	}
-	return local
-}
 
 // toDiscoveryResources converts a legacy APIResourceList's entries to the
 // aggregated form: each "<resource>/<subresource>" entry becomes a

@@ -12,7 +12,6 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httputil"
-	"net/url"
 	"strings"
 
 	apierrors "kplane/pkg/api/errors"
@@ -51,12 +50,11 @@ func (a *aggregator) proxyAggregated(next http.Handler) http.Handler {
 			next.ServeHTTP(w, r)
 			return
 		}
-		if !b.available || b.url == "" {
+		if b.resources == nil {
 			writeError(w, serviceUnavailable())
 			return
 		}
-		user, _ := auth.UserFrom(r.Context())
-		a.reverseProxy(b, user).ServeHTTP(w, r)
+		b.proxy.ServeHTTP(w, r)
 	})
 }
 
@@ -74,18 +72,20 @@ func aggregatedPath(path string) (group, version string, ok bool) {
 	return parts[0], parts[1], true
 }
 
-// reverseProxy builds the proxy for one request. httputil.ReverseProxy
+// reverseProxy builds b's proxy, once per check: it sends each request to
+// b.url over b.transport as the user who made it. httputil.ReverseProxy
 // drops the hop-by-hop headers (Connection, Upgrade unless upgrading,
 // Keep-Alive, …), passes an upgrade (101 Switching Protocols) through, and
 // with FlushInterval -1 writes every chunk as it arrives, so a watch
 // streams.
-func (a *aggregator) reverseProxy(b *backend, user auth.User) *httputil.ReverseProxy {
-	target, _ := url.Parse(b.url) // built by check from a number; cannot fail
+func (a *aggregator) reverseProxy(b *backend) *httputil.ReverseProxy {
+	target := b.url
 	log := a.s.log
 	return &httputil.ReverseProxy{
 		Rewrite: func(pr *httputil.ProxyRequest) {
 			pr.SetURL(target)
 			pr.Out.Host = target.Host
+			user, _ := auth.UserFrom(pr.In.Context())
 			setRemoteUser(pr.Out.Header, user)
 		},
 		Transport:     b.transport,

@@ -134,9 +134,15 @@ func (s *Server) serveLegacyVersions(w http.ResponseWriter, r *http.Request) {
 // groups returns the named API groups (not core) with their versions: the
 // apiserver's own, then those of available aggregated APIServices.
 func (s *Server) groups() []apiGroup {
+	gvs := s.reg.groupVersions()
+	if s.aggregator != nil {
+		for _, b := range s.aggregator.availableBackends() {
+			gvs = append(gvs, b.apiService.Spec.Group+"/"+b.apiService.Spec.Version)
+		}
+	}
 	var groups []apiGroup
 	index := map[string]int{}
-	for _, gv := range s.reg.groupVersions() {
+	for _, gv := range gvs {
 		group, version, found := strings.Cut(gv, "/")
 		if !found {
 			continue // the core group is served at /api
@@ -148,9 +154,6 @@ func (s *Server) groups() []apiGroup {
 		}
 		index[group] = len(groups)
 		groups = append(groups, apiGroup{Name: group, Versions: []groupVersionForDiscovery{v}, PreferredVersion: v})
-	}
-	if s.aggregator != nil {
-		groups = mergeGroups(groups, s.aggregator.discoveryGroups())
 	}
 	return groups
 }
@@ -298,8 +301,19 @@ func (s *Server) serveAggregated(w http.ResponseWriter, r *http.Request, version
 		}
 		v.Resources = append(v.Resources, dr)
 	}
+	// The available aggregated group/versions follow (aggregator_discovery.go):
+	// a version of a group served here joins that group.
 	if !core && s.aggregator != nil {
-		items = mergeDiscoveryGroups(items, s.aggregator.aggregatedDiscoveryGroups())
+		for _, b := range s.aggregator.availableBackends() {
+			spec := b.apiService.Spec
+			i, ok := index[spec.Group]
+			if !ok {
+				i = len(items)
+				index[spec.Group] = i
+				items = append(items, discoveryGroup{Metadata: map[string]any{"name": spec.Group, "creationTimestamp": nil}})
+			}
+			items[i].Versions = append(items[i].Versions, discoveryVersion{Version: spec.Version, Freshness: "Current", Resources: b.discovery})
+		}
 	}
 	itemsJSON, err := json.Marshal(items)
 	if err != nil {

@@ -15,25 +15,31 @@ import (
 // carries no TLS settings, and a service reference names a namespace, a
 // name and a valid port.
 func validateAPIService(s *api.APIService) errors.FieldErrorList {
-	requiredName := s.Spec.Version + "." + s.Spec.Group
 	allErrs := ValidateObjectMeta(&s.ObjectMeta, false, func(name string, prefix bool) []string {
 		if problems := IsValidPathSegmentName(name); len(problems) > 0 {
 			return problems
 		}
-		if name != requiredName {
-			return []string{fmt.Sprintf("must be `spec.version+\".\"+spec.group`: %q", requiredName)}
-		}
-		return nil
+		return apiServiceNameErrors(s, name)
 	}, "metadata")
 	return append(allErrs, validateAPIServiceSpec(&s.Spec)...)
+}
+
+// apiServiceNameErrors checks name (s's name, or its generateName on a
+// create) against upstream's naming rule: an APIService is named
+// "<version>.<group>" ("v1beta1.metrics.k8s.io", "v1." for the core group).
+func apiServiceNameErrors(s *api.APIService, name string) []string {
+	if want := s.Spec.Version + "." + s.Spec.Group; name != want {
+		return []string{fmt.Sprintf("must be `spec.version+\".\"+spec.group`: %q", want)}
+	}
+	return nil
 }
 
 // validateAPIServiceUpdate checks an update: the same rules as a create
 // (the name is fixed, so group and version cannot move either).
 func validateAPIServiceUpdate(s, old *api.APIService) errors.FieldErrorList {
 	allErrs := ValidateObjectMetaUpdate(&s.ObjectMeta, &old.ObjectMeta, "metadata")
-	if want := s.Spec.Version + "." + s.Spec.Group; s.Name != want {
-		allErrs = append(allErrs, errors.Invalid("metadata.name", s.Name, fmt.Sprintf("must be `spec.version+\".\"+spec.group`: %q", want)))
+	for _, problem := range apiServiceNameErrors(s, s.Name) {
+		allErrs = append(allErrs, errors.Invalid("metadata.name", s.Name, problem))
 	}
 	return append(allErrs, validateAPIServiceSpec(&s.Spec)...)
 }
