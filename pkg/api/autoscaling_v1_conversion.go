@@ -104,7 +104,24 @@ func HorizontalPodAutoscalerV1FromV2(h *HorizontalPodAutoscaler) *HorizontalPodA
 // shares no memory with h. An annotation that does not parse is left in
 // place as an ordinary annotation (validation refuses it on a write).
 func (h *HorizontalPodAutoscalerV1) ToV2() *HorizontalPodAutoscaler {
+	out, _ := hpaV1ToV2(h)
+	return out
+}
+
+// ToV2Checked is ToV2 that also returns, by annotation name, why each
+// round-trip annotation that does not parse fails (empty when all do).
+// Validation uses it to refuse a v1 write that would lose data, from the
+// same conversion it then validates.
+func (h *HorizontalPodAutoscalerV1) ToV2Checked() (*HorizontalPodAutoscaler, map[string]error) {
+	return hpaV1ToV2(h)
+}
+
+// hpaV1ToV2 is the conversion behind ToV2 and ToV2Checked: each
+// round-trip annotation is parsed once, into the v2 field it stands for,
+// and the parse errors are collected by annotation name.
+func hpaV1ToV2(h *HorizontalPodAutoscalerV1) (*HorizontalPodAutoscaler, map[string]error) {
 	h = DeepCopy(h)
+	errs := map[string]error{}
 	out := &HorizontalPodAutoscaler{
 		TypeMeta:   TypeMeta{Kind: "HorizontalPodAutoscaler", APIVersion: "autoscaling/v2"},
 		ObjectMeta: h.ObjectMeta,
@@ -121,13 +138,13 @@ func (h *HorizontalPodAutoscalerV1) ToV2() *HorizontalPodAutoscaler {
 		},
 	}
 	var other []MetricSpec
-	takeJSONAnnotation(&out.ObjectMeta, HPAMetricSpecsAnnotation, &other)
+	takeJSONAnnotation(&out.ObjectMeta, HPAMetricSpecsAnnotation, &other, errs)
 	out.Spec.Metrics = withCPUTarget(other, h.Spec.TargetCPUUtilizationPercentage)
 	if len(out.Spec.Metrics) == 0 {
 		// v1's implicit target, made explicit as upstream's conversion does.
 		out.Spec.Metrics = []MetricSpec{cpuUtilizationMetric(DefaultCPUUtilization)}
 	}
-	if !takeJSONAnnotation(&out.ObjectMeta, HPAMetricStatusesAnnotation, &out.Status.CurrentMetrics) &&
+	if !takeJSONAnnotation(&out.ObjectMeta, HPAMetricStatusesAnnotation, &out.Status.CurrentMetrics, errs) &&
 		h.Status.CurrentCPUUtilizationPercentage != nil {
 		out.Status.CurrentMetrics = []MetricStatus{{
 			Type: ResourceMetricSourceType,
@@ -135,12 +152,12 @@ func (h *HorizontalPodAutoscalerV1) ToV2() *HorizontalPodAutoscaler {
 				Current: MetricValueStatus{AverageUtilization: h.Status.CurrentCPUUtilizationPercentage}},
 		}}
 	}
-	takeJSONAnnotation(&out.ObjectMeta, HPAConditionsAnnotation, &out.Status.Conditions)
-	takeJSONAnnotation(&out.ObjectMeta, HPABehaviorSpecsAnnotation, &out.Spec.Behavior)
+	takeJSONAnnotation(&out.ObjectMeta, HPAConditionsAnnotation, &out.Status.Conditions, errs)
+	takeJSONAnnotation(&out.ObjectMeta, HPABehaviorSpecsAnnotation, &out.Spec.Behavior, errs)
 	if len(out.Annotations) == 0 {
 		out.Annotations = nil
 	}
-	return out
+	return out, errs
 }
 
 // withCPUTarget places v1's CPU target among the other metrics: where the
@@ -187,36 +204,17 @@ func setJSONAnnotation(meta *ObjectMeta, name string, v any, present bool) {
 }
 
 // takeJSONAnnotation decodes annotation name into into and removes it,
-// reporting whether it did; an annotation that does not parse stays.
-func takeJSONAnnotation(meta *ObjectMeta, name string, into any) bool {
+// reporting whether it did; an annotation that does not parse stays, and
+// why goes into errs under its name.
+func takeJSONAnnotation(meta *ObjectMeta, name string, into any, errs map[string]error) bool {
 	raw, ok := meta.Annotations[name]
 	if !ok {
 		return false
 	}
 	if err := json.Unmarshal([]byte(raw), into); err != nil {
+		errs[name] = err
 		return false
 	}
 	delete(meta.Annotations, name)
 	return true
-}
-
-// HPARoundTripAnnotationErrors returns, by annotation name, why each
-// round-trip annotation of an autoscaling/v1 HPA does not parse; empty when
-// all do. Validation uses it to refuse a v1 write that would lose data.
-func HPARoundTripAnnotationErrors(meta *ObjectMeta) map[string]error {
-	targets := map[string]any{
-		HPAMetricSpecsAnnotation:    &[]MetricSpec{},
-		HPAMetricStatusesAnnotation: &[]MetricStatus{},
-		HPAConditionsAnnotation:     &[]HorizontalPodAutoscalerCondition{},
-		HPABehaviorSpecsAnnotation:  &HorizontalPodAutoscalerBehavior{},
-	}
-	errs := map[string]error{}
-	for name, into := range targets {
-		if raw, ok := meta.Annotations[name]; ok {
-			if err := json.Unmarshal([]byte(raw), into); err != nil {
-				errs[name] = err
-			}
-		}
-	}
-	return errs
 }

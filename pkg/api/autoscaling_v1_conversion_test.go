@@ -130,8 +130,8 @@ func TestHPAV1StaleAnnotationsAreDropped(t *testing.T) {
 	if v1 := HorizontalPodAutoscalerV1FromV2(in); v1.Annotations[HPABehaviorSpecsAnnotation] != "" {
 		t.Errorf("a stale behavior annotation survived: %v", v1.Annotations)
 	}
-	bad := &ObjectMeta{Annotations: map[string]string{HPAConditionsAnnotation: "{"}}
-	if errs := HPARoundTripAnnotationErrors(bad); errs[HPAConditionsAnnotation] == nil {
+	bad := &HorizontalPodAutoscalerV1{ObjectMeta: ObjectMeta{Annotations: map[string]string{HPAConditionsAnnotation: "{"}}}
+	if _, errs := bad.ToV2Checked(); errs[HPAConditionsAnnotation] == nil {
 		t.Errorf("a malformed conditions annotation is not reported: %v", errs)
 	}
 }

@@ -742,17 +742,11 @@ const DefaultCPUUtilization int32 = 80
 func setDefaultsHorizontalPodAutoscaler(hpa *HorizontalPodAutoscaler) {
 	defaultInt32(&hpa.Spec.MinReplicas, 1)
 	if len(hpa.Spec.Metrics) == 0 {
-		hpa.Spec.Metrics = []MetricSpec{{
-			Type: ResourceMetricSourceType,
-			Resource: &ResourceMetricSource{
-				Name:   ResourceCPU,
-				Target: MetricTarget{Type: UtilizationMetricType, AverageUtilization: ptrTo(DefaultCPUUtilization)},
-			},
-		}}
+		hpa.Spec.Metrics = []MetricSpec{cpuUtilizationMetric(DefaultCPUUtilization)}
 	}
 	if b := hpa.Spec.Behavior; b != nil {
-		b.ScaleUp = mergeScalingRules(b.ScaleUp, DefaultHPAScaleUpRules())
-		b.ScaleDown = mergeScalingRules(b.ScaleDown, DefaultHPAScaleDownRules())
+		b.ScaleUp = MergeHPAScalingRules(b.ScaleUp, DefaultHPAScaleUpRules())
+		b.ScaleDown = MergeHPAScalingRules(b.ScaleDown, DefaultHPAScaleDownRules())
 	}
 }
 
@@ -781,8 +775,15 @@ func DefaultHPAScaleDownRules() *HPAScalingRules {
 	}
 }
 
-// mergeScalingRules returns defaults overridden by every field set in rules.
-func mergeScalingRules(rules, defaults *HPAScalingRules) *HPAScalingRules {
+// MergeHPAScalingRules returns defaults overridden by every field set in
+// rules (nil rules: defaults as they are), as upstream's
+// copyHPAScalingRules. It writes into defaults and returns it, so pass a
+// fresh value such as DefaultHPAScaleUpRules(). Defaulting uses it on every
+// write; the HPA controller uses it again for the scale-down window, whose
+// default is its own flag. A policies list set but empty counts as set, as
+// upstream; storage drops an empty list (omitempty), so the controller
+// never sees one.
+func MergeHPAScalingRules(rules, defaults *HPAScalingRules) *HPAScalingRules {
 	if rules == nil {
 		return defaults
 	}

@@ -185,10 +185,8 @@ var registry = []Descriptor{
 	{Name: podautoscaler.Name, EventSource: podautoscaler.EventSource, SyncsFlag: "concurrent-horizontal-pod-autoscaler-syncs",
 		DefaultWorkers: podautoscaler.DefaultWorkers,
 		New: func(cc ControllerContext) (Controller, error) {
-			h := cc.Options.HPA
 			return podautoscaler.New(cc.Client, cc.Informers, cc.Recorder, podautoscaler.Options{Logger: cc.Logger, Clock: cc.Clock,
-				SyncPeriod: h.SyncPeriod, DownscaleStabilization: h.DownscaleStabilization, Tolerance: h.Tolerance,
-				CPUInitializationPeriod: h.CPUInitializationPeriod, InitialReadinessDelay: h.InitialReadinessDelay})
+				Tunables: cc.Options.HPA.Tunables})
 		}},
 	// Upstream's resourcequota controller records no Events.
 	{Name: resourcequota.Name, SyncsFlag: "concurrent-resource-quota-syncs", DefaultWorkers: resourcequota.DefaultWorkers,

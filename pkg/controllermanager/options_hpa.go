@@ -10,32 +10,15 @@ import (
 )
 
 // HPAOptions are the horizontal pod autoscaler's flags, with
-// kube-controller-manager's names and defaults.
+// kube-controller-manager's names and defaults: the controller's Tunables,
+// which it passes on as they are.
 type HPAOptions struct {
-	// SyncPeriod: how often every HPA is reconciled (15s).
-	SyncPeriod time.Duration
-	// DownscaleStabilization: scaling down takes the highest
-	// recommendation of this window (5m).
-	DownscaleStabilization time.Duration
-	// Tolerance: a usage ratio within 1 ± this changes nothing (0.1).
-	Tolerance float64
-	// CPUInitializationPeriod: a started pod's CPU figures are suspect
-	// this long (5m).
-	CPUInitializationPeriod time.Duration
-	// InitialReadinessDelay: a Ready flip this soon after a pod's start
-	// still counts as starting (30s).
-	InitialReadinessDelay time.Duration
+	podautoscaler.Tunables
 }
 
 // DefaultHPAOptions returns upstream's defaults.
 func DefaultHPAOptions() HPAOptions {
-	return HPAOptions{
-		SyncPeriod:              podautoscaler.DefaultSyncPeriod,
-		DownscaleStabilization:  podautoscaler.DefaultDownscaleStabilization,
-		Tolerance:               podautoscaler.DefaultTolerance,
-		CPUInitializationPeriod: podautoscaler.DefaultCPUInitializationPeriod,
-		InitialReadinessDelay:   podautoscaler.DefaultInitialReadinessDelay,
-	}
+	return HPAOptions{podautoscaler.DefaultTunables()}
 }
 
 // AddFlags binds the --horizontal-pod-autoscaler-* flags to o.

@@ -254,20 +254,21 @@ func validateScalingRules(rules *api.HPAScalingRules, fldPath string) errors.Fie
 // carrying what v1 has no field for parse (upstream's conversion fails on
 // them otherwise).
 func validateHorizontalPodAutoscalerV1(hpa *api.HorizontalPodAutoscalerV1) errors.FieldErrorList {
-	allErrs := validateHPARoundTripAnnotations(&hpa.ObjectMeta)
-	return append(allErrs, validateHorizontalPodAutoscaler(hpa.ToV2())...)
+	v2, bad := hpa.ToV2Checked()
+	allErrs := validateHPARoundTripAnnotations(&hpa.ObjectMeta, bad)
+	return append(allErrs, validateHorizontalPodAutoscaler(v2)...)
 }
 
 func validateHorizontalPodAutoscalerV1Update(hpa, old *api.HorizontalPodAutoscalerV1) errors.FieldErrorList {
-	allErrs := validateHPARoundTripAnnotations(&hpa.ObjectMeta)
-	return append(allErrs, validateHorizontalPodAutoscalerUpdate(hpa.ToV2(), old.ToV2())...)
+	v2, bad := hpa.ToV2Checked()
+	allErrs := validateHPARoundTripAnnotations(&hpa.ObjectMeta, bad)
+	return append(allErrs, validateHorizontalPodAutoscalerUpdate(v2, old.ToV2())...)
 }
 
-// validateHPARoundTripAnnotations refuses round-trip annotations that do
-// not parse, in a stable order.
-func validateHPARoundTripAnnotations(meta *api.ObjectMeta) errors.FieldErrorList {
+// validateHPARoundTripAnnotations refuses the round-trip annotations of
+// meta that did not parse (bad, from ToV2Checked), in a stable order.
+func validateHPARoundTripAnnotations(meta *api.ObjectMeta, bad map[string]error) errors.FieldErrorList {
 	var allErrs errors.FieldErrorList
-	bad := api.HPARoundTripAnnotationErrors(meta)
 	names := make([]string, 0, len(bad))
 	for name := range bad {
 		names = append(names, name)

@@ -79,12 +79,54 @@ type Options struct {
 	// Scales reads and writes the targets' scale subresource; nil is the
 	// client.
 	Scales ScaleClient
+	// Tunables are the flag-driven settings; a zero field is upstream's
+	// default.
+	Tunables
+}
 
-	SyncPeriod              time.Duration
-	DownscaleStabilization  time.Duration
-	Tolerance               float64
+// Tunables are the controller's five settings, kube-controller-manager's
+// --horizontal-pod-autoscaler-* flags (bound in pkg/controllermanager);
+// DefaultTunables has upstream's values.
+type Tunables struct {
+	// SyncPeriod: how often every HPA is reconciled (15s).
+	SyncPeriod time.Duration
+	// DownscaleStabilization: scaling down takes the highest
+	// recommendation of this window (5m).
+	DownscaleStabilization time.Duration
+	// Tolerance: a usage ratio within 1 ± this changes nothing (0.1).
+	Tolerance float64
+	// CPUInitializationPeriod: a started pod's CPU figures are suspect
+	// this long (5m).
 	CPUInitializationPeriod time.Duration
-	InitialReadinessDelay   time.Duration
+	// InitialReadinessDelay: a Ready flip this soon after a pod's start
+	// still counts as starting (30s).
+	InitialReadinessDelay time.Duration
+}
+
+// DefaultTunables returns upstream's defaults.
+func DefaultTunables() Tunables {
+	return Tunables{}.withDefaults()
+}
+
+// withDefaults fills the zero (or negative) fields of t with upstream's
+// defaults.
+func (t Tunables) withDefaults() Tunables {
+	if t.SyncPeriod <= 0 {
+		t.SyncPeriod = DefaultSyncPeriod
+	}
+	if t.DownscaleStabilization <= 0 {
+		t.DownscaleStabilization = DefaultDownscaleStabilization
+	}
+	if t.Tolerance <= 0 {
+		t.Tolerance = DefaultTolerance
+	}
+	if t.CPUInitializationPeriod <= 0 {
+		t.CPUInitializationPeriod = DefaultCPUInitializationPeriod
+	}
+	if t.InitialReadinessDelay <= 0 {
+		t.InitialReadinessDelay = DefaultInitialReadinessDelay
+	}
+	return t
 }
 
 // withDefaults fills the zero fields of o.
@@ -95,21 +137,7 @@ func (o Options) withDefaults() Options {
 	if o.Clock == nil {
 		o.Clock = clock.Real{}
 	}
-	if o.SyncPeriod <= 0 {
-		o.SyncPeriod = DefaultSyncPeriod
-	}
-	if o.DownscaleStabilization <= 0 {
-		o.DownscaleStabilization = DefaultDownscaleStabilization
-	}
-	if o.Tolerance <= 0 {
-		o.Tolerance = DefaultTolerance
-	}
-	if o.CPUInitializationPeriod <= 0 {
-		o.CPUInitializationPeriod = DefaultCPUInitializationPeriod
-	}
-	if o.InitialReadinessDelay <= 0 {
-		o.InitialReadinessDelay = DefaultInitialReadinessDelay
-	}
+	o.Tunables = o.Tunables.withDefaults()
 	return o
 }
 

@@ -152,6 +152,7 @@ func podFigures(pods []*api.Pod, metrics PodMetricsInfo, resource api.ResourceNa
 	return lines
 }
 
+// minOf is the HPA's minReplicas, 1 when unset (what defaulting stores).
 func minOf(hpa *api.HorizontalPodAutoscaler) int32 {
 	if hpa.Spec.MinReplicas != nil {
 		return *hpa.Spec.MinReplicas

@@ -255,28 +255,10 @@ func scalingRules(behavior *api.HorizontalPodAutoscalerBehavior, downscaleStabil
 	window := int32(downscaleStabilization / time.Second)
 	down.StabilizationWindowSeconds = &window
 	if behavior != nil {
-		up = mergeRules(behavior.ScaleUp, up)
-		down = mergeRules(behavior.ScaleDown, down)
+		up = api.MergeHPAScalingRules(behavior.ScaleUp, up)
+		down = api.MergeHPAScalingRules(behavior.ScaleDown, down)
 	}
 	return up, down
-}
-
-// mergeRules fills what rules leave out from defaults.
-func mergeRules(rules, defaults *api.HPAScalingRules) *api.HPAScalingRules {
-	if rules == nil {
-		return defaults
-	}
-	out := *rules
-	if out.StabilizationWindowSeconds == nil {
-		out.StabilizationWindowSeconds = defaults.StabilizationWindowSeconds
-	}
-	if out.SelectPolicy == nil {
-		out.SelectPolicy = defaults.SelectPolicy
-	}
-	if len(out.Policies) == 0 {
-		out.Policies = defaults.Policies
-	}
-	return &out
 }
 
 // changeInPeriod sums the replica changes of events within the last
@@ -297,10 +279,7 @@ func changeInPeriod(periodSeconds int32, events []timestampedScaleEvent, now tim
 // pods or a percentage more; selectPolicy picks the largest (Max), the
 // smallest (Min), or no change at all (Disabled).
 func scaleUpLimit(currentReplicas int32, upEvents, downEvents []timestampedScaleEvent, rules *api.HPAScalingRules, now time.Time) int32 {
-	selectPolicy := api.MaxChangePolicySelect
-	if rules.SelectPolicy != nil {
-		selectPolicy = *rules.SelectPolicy
-	}
+	selectPolicy := *rules.SelectPolicy // scalingRules always sets it
 	if selectPolicy == api.DisabledPolicySelect {
 		return currentReplicas
 	}
@@ -327,10 +306,7 @@ func scaleUpLimit(currentReplicas int32, upEvents, downEvents []timestampedScale
 // mirror image of scaleUpLimit: Max selects the policy that removes the
 // most pods, i.e. the lowest count.
 func scaleDownLimit(currentReplicas int32, upEvents, downEvents []timestampedScaleEvent, rules *api.HPAScalingRules, now time.Time) int32 {
-	selectPolicy := api.MaxChangePolicySelect
-	if rules.SelectPolicy != nil {
-		selectPolicy = *rules.SelectPolicy
-	}
+	selectPolicy := *rules.SelectPolicy // scalingRules always sets it
 	if selectPolicy == api.DisabledPolicySelect {
 		return currentReplicas
 	}

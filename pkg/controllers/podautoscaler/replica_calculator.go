@@ -31,6 +31,7 @@ import (
 	"time"
 
 	"kplane/pkg/api"
+	"kplane/pkg/controllers/controllerutil"
 )
 
 // PodMetric is one pod's usage of a resource, in milli-units (millicores,
@@ -112,12 +113,7 @@ func groupPods(pods []*api.Pod, metrics PodMetricsInfo, resource api.ResourceNam
 // was (partly) taken before it became Ready; after that period, only a pod
 // that has never been Ready since its start is set aside.
 func cpuSampleUnready(pod *api.Pod, metric PodMetric, opts calculatorOptions, now time.Time) bool {
-	var ready *api.PodCondition
-	for i := range pod.Status.Conditions {
-		if pod.Status.Conditions[i].Type == api.PodReady {
-			ready = &pod.Status.Conditions[i]
-		}
-	}
+	ready := controllerutil.GetPodReadyCondition(pod)
 	if ready == nil || pod.Status.StartTime == nil {
 		return true
 	}
@@ -199,20 +195,72 @@ type replicaProposal struct {
 	assumed string
 }
 
-// resourceUtilizationReplicas is upstream's GetResourceReplicas: the
-// replicas that bring the pods' average utilization of resource to
-// target percent of their requests.
-func resourceUtilizationReplicas(currentReplicas, target int32, resource api.ResourceName, container string,
-	pods []*api.Pod, metrics PodMetricsInfo, opts calculatorOptions, now time.Time) (replicaProposal, error) {
+// prepareMetrics is the start both calculations share: it sorts pods
+// into groups and returns a copy of metrics without the figures of ignored
+// and unready pods, the figures the measured ratio is taken from. No pods,
+// or no figure left, is upstream's error.
+func prepareMetrics(pods []*api.Pod, metrics PodMetricsInfo, resource api.ResourceName, opts calculatorOptions, now time.Time) (PodMetricsInfo, podGroups, error) {
 	if len(pods) == 0 {
-		return replicaProposal{}, errors.New("no pods returned by selector while calculating replica count")
+		return nil, podGroups{}, errors.New("no pods returned by selector while calculating replica count")
 	}
 	metrics = copyMetrics(metrics)
 	groups := groupPods(pods, metrics, resource, opts, now)
 	removeMetrics(metrics, groups.ignored)
 	removeMetrics(metrics, groups.unready)
 	if len(metrics) == 0 {
-		return replicaProposal{}, errors.New("did not receive metrics for targeted pods (pods might be unready)")
+		return nil, podGroups{}, errors.New("did not receive metrics for targeted pods (pods might be unready)")
+	}
+	return metrics, groups, nil
+}
+
+// newProposal is a proposal to keep currentReplicas, with the measured
+// ratio and the size of each group.
+func newProposal(currentReplicas int32, ratio float64, groups podGroups) replicaProposal {
+	return replicaProposal{replicas: currentReplicas, ratio: ratio,
+		readyPods: groups.ready, missingPods: len(groups.missing), unreadyPods: len(groups.unready), ignoredPods: len(groups.ignored)}
+}
+
+// measuredReplicas is the count the measured ratio asks for when no
+// assumption is to be made — no pod lacks a figure, and no unready pod was
+// set aside while the ratio says scale up — with measured true; outside
+// tolerance that is ceil(ratio × ready pods), within it currentReplicas.
+func measuredReplicas(currentReplicas int32, ratio float64, groups podGroups, opts calculatorOptions) (replicas int32, measured bool) {
+	if len(groups.missing) > 0 || scaleUpWithUnready(ratio, groups) {
+		return 0, false
+	}
+	if opts.within(ratio) {
+		return currentReplicas, true
+	}
+	return int32(math.Ceil(ratio * float64(groups.ready))), true
+}
+
+// scaleUpWithUnready reports whether the unready pods' figures are to be
+// assumed: only when there are some and the ratio says scale up.
+func scaleUpWithUnready(ratio float64, groups podGroups) bool {
+	return len(groups.unready) > 0 && ratio > 1.0
+}
+
+// assumeUnreadyIdle puts the unready pods back into metrics at zero usage
+// when the ratio says scale up (upstream's rule for both calculations),
+// and returns assumed with that assumption added.
+func assumeUnreadyIdle(metrics PodMetricsInfo, groups podGroups, ratio float64, assumed string) string {
+	if !scaleUpWithUnready(ratio, groups) {
+		return assumed
+	}
+	for name := range groups.unready {
+		metrics[name] = PodMetric{Value: 0}
+	}
+	return joinAssumptions(assumed, fmt.Sprintf("%d unready pods assumed idle", len(groups.unready)))
+}
+
+// resourceUtilizationReplicas is upstream's GetResourceReplicas: the
+// replicas that bring the pods' average utilization of resource to
+// target percent of their requests.
+func resourceUtilizationReplicas(currentReplicas, target int32, resource api.ResourceName, container string,
+	pods []*api.Pod, metrics PodMetricsInfo, opts calculatorOptions, now time.Time) (replicaProposal, error) {
+	metrics, groups, err := prepareMetrics(pods, metrics, resource, opts, now)
+	if err != nil {
+		return replicaProposal{}, err
 	}
 	requests, err := podRequests(pods, container, resource)
 	if err != nil {
@@ -222,14 +270,10 @@ func resourceUtilizationReplicas(currentReplicas, target int32, resource api.Res
 	if err != nil {
 		return replicaProposal{}, err
 	}
-	p := replicaProposal{replicas: currentReplicas, utilization: utilization, average: rawAverage, ratio: ratio,
-		readyPods: groups.ready, missingPods: len(groups.missing), unreadyPods: len(groups.unready), ignoredPods: len(groups.ignored)}
-
-	scaleUpWithUnready := len(groups.unready) > 0 && ratio > 1.0
-	if !scaleUpWithUnready && len(groups.missing) == 0 {
-		if !opts.within(ratio) {
-			p.replicas = int32(math.Ceil(ratio * float64(groups.ready)))
-		}
+	p := newProposal(currentReplicas, ratio, groups)
+	p.utilization, p.average = utilization, rawAverage
+	if replicas, measured := measuredReplicas(currentReplicas, ratio, groups, opts); measured {
+		p.replicas = replicas
 		return p, nil
 	}
 	if len(groups.missing) > 0 {
@@ -248,12 +292,7 @@ func resourceUtilizationReplicas(currentReplicas, target int32, resource api.Res
 			p.assumed = fmt.Sprintf("%d pods without metrics assumed idle", len(groups.missing))
 		}
 	}
-	if scaleUpWithUnready {
-		for name := range groups.unready {
-			metrics[name] = PodMetric{Value: 0}
-		}
-		p.assumed = joinAssumptions(p.assumed, fmt.Sprintf("%d unready pods assumed idle", len(groups.unready)))
-	}
+	p.assumed = assumeUnreadyIdle(metrics, groups, ratio, p.assumed)
 	newRatio, _, _, err := utilizationRatio(metrics, requests, target)
 	if err != nil {
 		return replicaProposal{}, err
@@ -267,25 +306,15 @@ func resourceUtilizationReplicas(currentReplicas, target int32, resource api.Res
 // usage per pod to target milli-units.
 func resourceAverageValueReplicas(currentReplicas int32, target int64, resource api.ResourceName,
 	pods []*api.Pod, metrics PodMetricsInfo, opts calculatorOptions, now time.Time) (replicaProposal, error) {
-	if len(pods) == 0 {
-		return replicaProposal{}, errors.New("no pods returned by selector while calculating replica count")
-	}
-	metrics = copyMetrics(metrics)
-	groups := groupPods(pods, metrics, resource, opts, now)
-	removeMetrics(metrics, groups.ignored)
-	removeMetrics(metrics, groups.unready)
-	if len(metrics) == 0 {
-		return replicaProposal{}, errors.New("did not receive metrics for targeted pods (pods might be unready)")
+	metrics, groups, err := prepareMetrics(pods, metrics, resource, opts, now)
+	if err != nil {
+		return replicaProposal{}, err
 	}
 	ratio, average := averageRatio(metrics, target)
-	p := replicaProposal{replicas: currentReplicas, average: average, ratio: ratio,
-		readyPods: groups.ready, missingPods: len(groups.missing), unreadyPods: len(groups.unready), ignoredPods: len(groups.ignored)}
-
-	scaleUpWithUnready := len(groups.unready) > 0 && ratio > 1.0
-	if !scaleUpWithUnready && len(groups.missing) == 0 {
-		if !opts.within(ratio) {
-			p.replicas = int32(math.Ceil(ratio * float64(groups.ready)))
-		}
+	p := newProposal(currentReplicas, ratio, groups)
+	p.average = average
+	if replicas, measured := measuredReplicas(currentReplicas, ratio, groups, opts); measured {
+		p.replicas = replicas
 		return p, nil
 	}
 	if len(groups.missing) > 0 {
@@ -300,12 +329,7 @@ func resourceAverageValueReplicas(currentReplicas int32, target int64, resource 
 		}
 		p.assumed = fmt.Sprintf("%d pods without metrics assumed at %dm", len(groups.missing), assume)
 	}
-	if scaleUpWithUnready {
-		for name := range groups.unready {
-			metrics[name] = PodMetric{Value: 0}
-		}
-		p.assumed = joinAssumptions(p.assumed, fmt.Sprintf("%d unready pods assumed idle", len(groups.unready)))
-	}
+	p.assumed = assumeUnreadyIdle(metrics, groups, ratio, p.assumed)
 	newRatio, _ := averageRatio(metrics, target)
 	p.replicas = settle(currentReplicas, ratio, newRatio, len(metrics), opts)
 	return p, nil

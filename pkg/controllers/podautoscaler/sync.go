@@ -60,10 +60,7 @@ func (c *Controller) reconcile(ctx context.Context, key string, cached *api.Hori
 	currentReplicas := scale.Spec.Replicas
 	c.normalizer.recordInitialRecommendation(key, currentReplicas, now)
 
-	minReplicas := int32(1)
-	if hpa.Spec.MinReplicas != nil {
-		minReplicas = *hpa.Spec.MinReplicas
-	}
+	minReplicas := minOf(hpa)
 	var (
 		desiredReplicas int32
 		rescaleReason   string
