@@ -228,6 +228,10 @@ func validateScalingRules(rules *api.HPAScalingRules, fldPath string) errors.Fie
 				[]string{string(api.DisabledPolicySelect), string(api.MaxChangePolicySelect), string(api.MinChangePolicySelect)}))
 		}
 	}
+	// Defaulting fills a missing list; an empty one written out is refused.
+	if len(rules.Policies) == 0 {
+		allErrs = append(allErrs, errors.Required(child(fldPath, "policies"), "must specify at least one Policy"))
+	}
 	for i, policy := range rules.Policies {
 		policyPath := index(child(fldPath, "policies"), i)
 		switch policy.Type {

@@ -131,6 +131,10 @@ func TestValidateNamespacedKinds(t *testing.T) {
 		}, []fieldErr{{invalid, "spec.metrics[0].resource.target.averageUtilization"}}},
 		{"hpa metric of the wrong member", hpaDoc, func(o api.Object) { o.(*api.HorizontalPodAutoscaler).Spec.Metrics[0].Type = api.PodsMetricSourceType },
 			[]fieldErr{{required, "spec.metrics[0].pods"}, {forbidden, "spec.metrics[0].resource"}}},
+		{"hpa scale-down rules without policies", hpaDoc, func(o api.Object) {
+			o.(*api.HorizontalPodAutoscaler).Spec.Behavior = &api.HorizontalPodAutoscalerBehavior{
+				ScaleDown: &api.HPAScalingRules{Policies: []api.HPAScalingPolicy{}}}
+		}, []fieldErr{{required, "spec.behavior.scaleDown.policies"}}},
 		{"event", eventDoc, nil, nil},
 		{"event about a node in default", eventDoc, func(o api.Object) {
 			o.(*api.Event).InvolvedObject = api.ObjectReference{Kind: "Node", Name: "node1"}
