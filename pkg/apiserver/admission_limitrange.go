@@ -26,6 +26,7 @@ import (
 
 	"kplane/pkg/api"
 	apierrors "kplane/pkg/api/errors"
+	"kplane/pkg/quota"
 	"kplane/pkg/store"
 )
 
@@ -55,12 +56,12 @@ func (s *Server) validateLimitRanges(ctx context.Context, res *resource, obj, ol
 		}
 		check = func(lr *api.LimitRange) error { return validatePodAgainstLimitRange(lr, o) }
 	case *api.PersistentVolumeClaim:
-		if oldClaim, ok := old.(*api.PersistentVolumeClaim); ok && !claimRequestsChanged(oldClaim, o) {
-			// Upstream checks every update of the claim itself and none
-			// of its status. kplane's validating step does not tell the
-			// two apart, so it checks the updates that matter: a resize.
-			// A claim that a LimitRange created later would refuse can
-			// still be labelled and have its status written.
+		if oldClaim, ok := old.(*api.PersistentVolumeClaim); ok && quota.Equals(oldClaim.Spec.Resources.Requests, o.Spec.Resources.Requests) {
+			// Upstream checks every update of the claim itself (its
+			// status writes never reach here: validatingAdmission skips
+			// them). kplane checks the updates that matter: a resize. A
+			// claim that a LimitRange created later would refuse can
+			// still be labelled.
 			return nil
 		}
 		check = func(lr *api.LimitRange) error { return validateClaimAgainstLimitRange(lr, o) }
@@ -86,21 +87,6 @@ func (s *Server) validateLimitRanges(ctx context.Context, res *resource, obj, ol
 		}
 	}
 	return nil
-}
-
-// claimRequestsChanged reports whether an update asks for a different
-// amount of any resource.
-func claimRequestsChanged(old, claim *api.PersistentVolumeClaim) bool {
-	before, after := old.Spec.Resources.Requests, claim.Spec.Resources.Requests
-	if len(before) != len(after) {
-		return true
-	}
-	for name, q := range after {
-		if prev, ok := before[name]; !ok || prev.Cmp(q) != 0 {
-			return true
-		}
-	}
-	return false
 }
 
 // limitRanges returns the LimitRanges of a namespace, in name order (the

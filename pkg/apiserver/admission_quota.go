@@ -157,17 +157,12 @@ func (s *Server) liveQuotas(ctx context.Context, quotaRes *resource, namespace s
 // so that the retry does not charge them twice.
 func (s *Server) chargeQuotas(ctx context.Context, quotaRes *resource, charges []quota.Charge, kvs map[string]store.KV, charged map[string]bool) (lost bool, err error) {
 	for _, c := range charges {
+		// c.Quota is liveQuotas' own decoded copy, not a cached object:
+		// it may be copied and changed.
 		kv := kvs[c.Quota.Name]
-		so, err := s.decodeStored(quotaRes, kv)
-		if err != nil {
-			return false, err
-		}
-		updated, err := copyOf(quotaRes, so)
-		if err != nil {
-			return false, err
-		}
-		updated.(*api.ResourceQuota).Status.Used = c.Used
-		value, err := s.encodeChecked(quotaRes, updated)
+		updated := *c.Quota
+		updated.Status.Used = c.Used
+		value, err := s.encodeChecked(quotaRes, &updated)
 		if err != nil {
 			return false, err
 		}
@@ -180,8 +175,8 @@ func (s *Server) chargeQuotas(ctx context.Context, quotaRes *resource, charges [
 			return false, storeError(err, quotaRes, c.Quota.Name)
 		}
 		charged[c.Quota.Name] = true
-		s.recordWrite(ctx, "update", quotaRes, updated, written.ModRevision, began)
-		if _, err := s.stored(quotaRes, kv.Key, updated, written.ModRevision); err != nil {
+		s.recordWrite(ctx, "update", quotaRes, &updated, written.ModRevision, began)
+		if _, err := s.stored(quotaRes, kv.Key, &updated, written.ModRevision); err != nil {
 			return false, err
 		}
 	}

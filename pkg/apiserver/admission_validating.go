@@ -11,7 +11,16 @@ import (
 // phase. Its plugins only accept or refuse; what they charge (a
 // ResourceQuota's usage) is charged here, last, so that nothing refused
 // later is counted. old is nil on a create.
-func (s *Server) validatingAdmission(ctx context.Context, res *resource, obj, old api.Object, dryRun bool) error {
+//
+// A write of the /status subresource (statusOnly) skips both plugins, as
+// upstream's ResourceQuota and LimitRanger skip subresources: it cannot
+// change what an object asks for or charges, and skipping it spares every
+// Service and claim status write in a namespace with a quota a read of
+// its quotas.
+func (s *Server) validatingAdmission(ctx context.Context, res *resource, obj, old api.Object, statusOnly, dryRun bool) error {
+	if statusOnly {
+		return nil
+	}
 	// LimitRanger first, as upstream orders its plugins: a pod over a
 	// LimitRange's max is refused before any quota is charged for it.
 	if err := s.validateLimitRanges(ctx, res, obj, old); err != nil {

@@ -127,7 +127,7 @@ func (s *Server) create(ctx context.Context, res *resource, obj api.Object, dryR
 	if errs := validation.ValidateCreate(obj); len(errs) > 0 {
 		return nil, apierrors.NewInvalid(res.kind, res.group, meta.Name, errs)
 	}
-	if err := s.validatingAdmission(ctx, res, obj, nil, dryRun); err != nil {
+	if err := s.validatingAdmission(ctx, res, obj, nil, false, dryRun); err != nil {
 		return nil, err
 	}
 	value, err := s.encodeChecked(res, obj)
@@ -267,7 +267,7 @@ func (s *Server) finishUpdate(ctx context.Context, res *resource, current *store
 		return nil, apierrors.NewInvalid(res.kind, res.group, meta.Name, errs)
 	}
 	if mode != updateAll {
-		if err := s.validatingAdmission(ctx, res, obj, old, dryRun); err != nil {
+		if err := s.validatingAdmission(ctx, res, obj, old, mode == updateStatus, dryRun); err != nil {
 			return nil, err
 		}
 	}
