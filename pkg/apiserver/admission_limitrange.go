@@ -27,7 +27,6 @@ import (
 	"kplane/pkg/api"
 	apierrors "kplane/pkg/api/errors"
 	"kplane/pkg/quota"
-	"kplane/pkg/store"
 )
 
 // admitLimitRangeDefaults is the mutating half: it fills a new pod's
@@ -90,38 +89,19 @@ func (s *Server) validateLimitRanges(ctx context.Context, res *resource, obj, ol
 }
 
 // limitRanges returns the LimitRanges of a namespace, in name order (the
-// order of their keys). It reads
-// the watch cache, as upstream's plugin reads its informer. When the cache
-// has none it asks etcd: a LimitRange created a moment ago may not have
-// reached the cache yet, and upstream makes the same "live lookup" for
-// the same reason. (Upstream then remembers an empty answer for 30 s to
-// spare a remote apiserver; kplane's etcd is a local read away, so it
-// asks every time.)
+// order of their keys). It reads the watch cache, as upstream's plugin
+// reads its informer, with a consistent read: the cache first catches up
+// with etcd's current revision, so a LimitRange created a moment ago is
+// already there (upstream makes a "live lookup" for the same reason).
 func (s *Server) limitRanges(ctx context.Context, namespace string) ([]*api.LimitRange, error) {
 	res := s.reg.byPluralAny["limitranges"]
-	prefix := res.keyPrefix(namespace)
-	c := s.caches[res]
-	entries, _, err := c.List(ctx, prefix, c.Revision())
+	entries, _, err := s.caches[res].List(ctx, res.keyPrefix(namespace), 0)
 	if err != nil {
 		return nil, fmt.Errorf("list limitranges in %s from the watch cache: %w", namespace, err)
 	}
-	var ranges []*api.LimitRange
-	for _, e := range entries {
-		ranges = append(ranges, e.Object.(*storedObject).obj.(*api.LimitRange))
-	}
-	if len(ranges) > 0 {
-		return ranges, nil
-	}
-	live, err := s.store.List(ctx, prefix, store.ListOptions{})
-	if err != nil {
-		return nil, fmt.Errorf("list limitranges in %s from etcd: %w", namespace, err)
-	}
-	for _, kv := range live.Items {
-		so, err := s.decodeStored(res, kv)
-		if err != nil {
-			return nil, err
-		}
-		ranges = append(ranges, so.obj.(*api.LimitRange))
+	ranges := make([]*api.LimitRange, len(entries))
+	for i, e := range entries {
+		ranges[i] = e.Object.(*storedObject).obj.(*api.LimitRange)
 	}
 	return ranges, nil
 }
