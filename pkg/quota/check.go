@@ -17,6 +17,9 @@ func (r *Refusal) Error() string { return r.Message }
 type Charge struct {
 	Quota *api.ResourceQuota
 	Used  api.ResourceList
+	// Requested is what the request adds: Used is Quota.Status.Used plus
+	// Requested. It is what is given back when the request's write fails.
+	Requested api.ResourceList
 }
 
 // Request is one write quota admission judges.
@@ -95,7 +98,7 @@ func CheckRequest(quotas []*api.ResourceQuota, e Evaluator, req Request) ([]Char
 		if ok, exceeded := LessThanOrEqual(Mask(used, ResourceNames(requested)), q.Status.Hard); !ok {
 			return nil, &Refusal{Message: ExceededMessage(q.Name, requested, q.Status.Used, q.Status.Hard, exceeded)}
 		}
-		charges = append(charges, Charge{Quota: q, Used: used})
+		charges = append(charges, Charge{Quota: q, Used: used, Requested: requested})
 	}
 	return charges, nil
 }
