@@ -509,6 +509,11 @@ func (q Quantity) Value() int64 { return q.ScaledValue(0) }
 // e.g. "0.5" is 500. This is how CPU is usually compared.
 func (q Quantity) MilliValue() int64 { return q.ScaledValue(-3) }
 
+// MaxMilliValue is the largest amount whose value in thousandths still
+// fits an int64 (upstream's resource.MaxMilliValue): below it, comparisons
+// are made in thousandths so that 500m and 1 compare exactly.
+const MaxMilliValue = math.MaxInt64 / 1000
+
 // ScaledValue returns q in units of 10^scale, rounded up (away from zero) and
 // saturated at the int64 limits.
 func (q Quantity) ScaledValue(scale int32) int64 {

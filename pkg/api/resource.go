@@ -3,6 +3,8 @@ package api
 // This file holds ResourceList, the map of resource amounts used by pod
 // requests and limits, node capacity, quotas and volume sizes.
 
+import "strings"
+
 // ResourceName names a resource such as "cpu" or "memory". It is an alias of
 // string so that ResourceList is a plain map[string]Quantity.
 type ResourceName = string
@@ -54,3 +56,13 @@ func (l ResourceList) Storage() Quantity { return l[ResourceStorage] }
 
 // Pods returns the "pods" amount, or zero when absent.
 func (l ResourceList) Pods() Quantity { return l[ResourcePods] }
+
+// IsExtendedResourceName reports whether name is an extended resource: one
+// in a domain other than kubernetes.io ("example.com/gpu"), advertised by a
+// device plugin or an operator rather than by the kubelet itself. A
+// ResourceQuota charges it as requests.<name>; a LimitRange may not let it
+// be overcommitted. (The scheduler's IsScalarResourceName asks a wider
+// question with its own rules.)
+func IsExtendedResourceName(name ResourceName) bool {
+	return strings.Contains(name, "/") && !strings.Contains(name, "kubernetes.io/")
+}

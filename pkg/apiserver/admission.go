@@ -7,6 +7,7 @@ import (
 
 	"kplane/pkg/api"
 	apierrors "kplane/pkg/api/errors"
+	"kplane/pkg/api/resourcehelper"
 	"kplane/pkg/store"
 )
 
@@ -84,7 +85,7 @@ func (s *Server) admit(ctx context.Context, res *resource, obj, old api.Object, 
 			if err := s.admitLimitRangeDefaults(ctx, res, o); err != nil {
 				return release, err
 			}
-			o.Status.QOSClass = qosClass(&o.Spec)
+			o.Status.QOSClass = resourcehelper.QOSClass(&o.Spec)
 		}
 	case *api.DaemonSet:
 		oldDS, _ := old.(*api.DaemonSet)
@@ -158,33 +159,6 @@ func (s *Server) recentlyTerminated(namespace string) bool {
 		return false
 	}
 	return true
-}
-
-// qosClass computes a pod's quality-of-service class from its containers'
-// requests and limits, as the kubelet and upstream's admission do.
-func qosClass(spec *api.PodSpec) api.PodQOSClass {
-	anySet, allGuaranteed := false, true
-	for _, containers := range [][]api.Container{spec.InitContainers, spec.Containers} {
-		for _, c := range containers {
-			for _, name := range []string{"cpu", "memory"} {
-				req, hasReq := c.Resources.Requests[api.ResourceName(name)]
-				lim, hasLim := c.Resources.Limits[api.ResourceName(name)]
-				if hasReq || hasLim {
-					anySet = true
-				}
-				if !hasLim || (hasReq && req.Cmp(lim) != 0) {
-					allGuaranteed = false
-				}
-			}
-		}
-	}
-	switch {
-	case !anySet:
-		return api.PodQOSBestEffort
-	case allGuaranteed:
-		return api.PodQOSGuaranteed
-	}
-	return api.PodQOSBurstable
 }
 
 // generateJobSelector gives a Job the selector and pod labels upstream

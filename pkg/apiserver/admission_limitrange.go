@@ -26,7 +26,7 @@ import (
 
 	"kplane/pkg/api"
 	apierrors "kplane/pkg/api/errors"
-	"kplane/pkg/store"
+	"kplane/pkg/quota"
 )
 
 // admitLimitRangeDefaults is the mutating half: it fills a new pod's
@@ -55,12 +55,12 @@ func (s *Server) validateLimitRanges(ctx context.Context, res *resource, obj, ol
 		}
 		check = func(lr *api.LimitRange) error { return validatePodAgainstLimitRange(lr, o) }
 	case *api.PersistentVolumeClaim:
-		if oldClaim, ok := old.(*api.PersistentVolumeClaim); ok && !claimRequestsChanged(oldClaim, o) {
-			// Upstream checks every update of the claim itself and none
-			// of its status. kplane's validating step does not tell the
-			// two apart, so it checks the updates that matter: a resize.
-			// A claim that a LimitRange created later would refuse can
-			// still be labelled and have its status written.
+		if oldClaim, ok := old.(*api.PersistentVolumeClaim); ok && quota.Equals(oldClaim.Spec.Resources.Requests, o.Spec.Resources.Requests) {
+			// Upstream checks every update of the claim itself (its
+			// status writes never reach here: validatingAdmission skips
+			// them). kplane checks the updates that matter: a resize. A
+			// claim that a LimitRange created later would refuse can
+			// still be labelled.
 			return nil
 		}
 		check = func(lr *api.LimitRange) error { return validateClaimAgainstLimitRange(lr, o) }
@@ -88,54 +88,20 @@ func (s *Server) validateLimitRanges(ctx context.Context, res *resource, obj, ol
 	return nil
 }
 
-// claimRequestsChanged reports whether an update asks for a different
-// amount of any resource.
-func claimRequestsChanged(old, claim *api.PersistentVolumeClaim) bool {
-	before, after := old.Spec.Resources.Requests, claim.Spec.Resources.Requests
-	if len(before) != len(after) {
-		return true
-	}
-	for name, q := range after {
-		if prev, ok := before[name]; !ok || prev.Cmp(q) != 0 {
-			return true
-		}
-	}
-	return false
-}
-
 // limitRanges returns the LimitRanges of a namespace, in name order (the
-// order of their keys). It reads
-// the watch cache, as upstream's plugin reads its informer. When the cache
-// has none it asks etcd: a LimitRange created a moment ago may not have
-// reached the cache yet, and upstream makes the same "live lookup" for
-// the same reason. (Upstream then remembers an empty answer for 30 s to
-// spare a remote apiserver; kplane's etcd is a local read away, so it
-// asks every time.)
+// order of their keys). It reads the watch cache, as upstream's plugin
+// reads its informer, with a consistent read: the cache first catches up
+// with etcd's current revision, so a LimitRange created a moment ago is
+// already there (upstream makes a "live lookup" for the same reason).
 func (s *Server) limitRanges(ctx context.Context, namespace string) ([]*api.LimitRange, error) {
 	res := s.reg.byPluralAny["limitranges"]
-	prefix := res.keyPrefix(namespace)
-	c := s.caches[res]
-	entries, _, err := c.List(ctx, prefix, c.Revision())
+	entries, _, err := s.caches[res].List(ctx, res.keyPrefix(namespace), 0)
 	if err != nil {
 		return nil, fmt.Errorf("list limitranges in %s from the watch cache: %w", namespace, err)
 	}
-	var ranges []*api.LimitRange
-	for _, e := range entries {
-		ranges = append(ranges, e.Object.(*storedObject).obj.(*api.LimitRange))
-	}
-	if len(ranges) > 0 {
-		return ranges, nil
-	}
-	live, err := s.store.List(ctx, prefix, store.ListOptions{})
-	if err != nil {
-		return nil, fmt.Errorf("list limitranges in %s from etcd: %w", namespace, err)
-	}
-	for _, kv := range live.Items {
-		so, err := s.decodeStored(res, kv)
-		if err != nil {
-			return nil, err
-		}
-		ranges = append(ranges, so.obj.(*api.LimitRange))
+	ranges := make([]*api.LimitRange, len(entries))
+	for i, e := range entries {
+		ranges[i] = e.Object.(*storedObject).obj.(*api.LimitRange)
 	}
 	return ranges, nil
 }

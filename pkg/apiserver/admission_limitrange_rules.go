@@ -22,14 +22,13 @@ package apiserver
 // The messages are upstream's, word for word: clients and lessons quote them.
 
 import (
-	"errors"
 	"fmt"
 	"maps"
-	"math"
 	"slices"
 	"strings"
 
 	"kplane/pkg/api"
+	apierrors "kplane/pkg/api/errors"
 	"kplane/pkg/api/resourcehelper"
 )
 
@@ -127,7 +126,7 @@ func validatePodAgainstLimitRange(lr *api.LimitRange, pod *api.Pod) error {
 			errs = append(errs, checkBounds(&item, resourcehelper.PodRequests(pod, counting), resourcehelper.PodLimits(pod, counting))...)
 		}
 	}
-	return aggregateErrors(errs)
+	return apierrors.Aggregate(errs)
 }
 
 // checkBounds applies an item's min, max and maxLimitRequestRatio to one
@@ -174,19 +173,15 @@ func validateClaimAgainstLimitRange(lr *api.LimitRange, claim *api.PersistentVol
 			}
 		}
 	}
-	return aggregateErrors(errs)
+	return apierrors.Aggregate(errs)
 }
-
-// maxMilliValue is the largest amount whose value in thousandths still
-// fits an int64 (upstream's resource.MaxMilliValue).
-const maxMilliValue = math.MaxInt64 / 1000
 
 // comparable returns request, limit and the enforced bound at a common
 // scale: thousandths when all three fit (so 500m compares as 500 with 1 as
 // 1000), whole units otherwise.
 func comparable(request, limit, enforced api.Quantity) (r, l, e int64) {
 	r, l, e = request.Value(), limit.Value(), enforced.Value()
-	if r <= maxMilliValue && l <= maxMilliValue && e <= maxMilliValue {
+	if r <= api.MaxMilliValue && l <= api.MaxMilliValue && e <= api.MaxMilliValue {
 		r, l, e = request.MilliValue(), limit.MilliValue(), enforced.MilliValue()
 	}
 	return r, l, e
@@ -255,7 +250,7 @@ func limitRequestRatioConstraint(limitType api.LimitType, name string, ratio api
 	}
 	observed := float64(l) / float64(r)
 	compared, allowed := observed, float64(ratio.Value())
-	if ratio.Value() <= maxMilliValue {
+	if ratio.Value() <= api.MaxMilliValue {
 		// Compare in thousandths, so a ratio of 1.5 is honoured exactly.
 		compared, allowed = observed*1000, float64(ratio.MilliValue())
 	}
@@ -263,23 +258,4 @@ func limitRequestRatioConstraint(limitType api.LimitType, name string, ratio api
 		return fmt.Errorf("%s max limit to request ratio per %s is %s, but provided ratio is %f", name, limitType, ratio.String(), observed)
 	}
 	return nil
-}
-
-// aggregateErrors joins errors the way upstream's utilerrors.NewAggregate
-// prints them: one message alone, several as "[a, b]" with repeats
-// dropped; nil when there are none.
-func aggregateErrors(errs []error) error {
-	if len(errs) == 0 {
-		return nil
-	}
-	var msgs []string
-	for _, err := range errs {
-		if msg := err.Error(); !slices.Contains(msgs, msg) {
-			msgs = append(msgs, msg)
-		}
-	}
-	if len(msgs) == 1 {
-		return errors.New(msgs[0])
-	}
-	return errors.New("[" + strings.Join(msgs, ", ") + "]")
 }

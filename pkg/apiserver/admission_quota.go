@@ -32,10 +32,15 @@ import (
 // Like upstream, admission enforces only what the resourcequota controller
 // has copied to status.hard, and refuses with "status unknown" while it has
 // not computed status.used: a quota created a moment ago starts counting
-// once the controller has seen it. A request refused after the charge (its
-// write fails) stays charged until the controller recounts, as upstream;
-// kplane spares the commonest case, a create whose name is taken.
-// A dry run is judged but not charged.
+// once the controller has seen it. Upstream leaves a request whose write
+// fails after the charge charged until the controller recounts; kplane
+// checks first for the commonest case, a create whose name is taken, and
+// gives the charge back (admitQuota's giveBack) when the write certainly did
+// not happen: refused at encoding, the name taken meanwhile, or a lost
+// compare-and-swap that guaranteedUpdate retries (the retry is charged
+// afresh). A store error of unknown outcome keeps the charge: too much
+// used until the recount is the safe side. A dry run is judged but not
+// charged.
 
 // quotaIgnoredResources are never counted (upstream's ignored resources):
 // Events are written by the system on the user's behalf.
@@ -59,12 +64,16 @@ func (l *quotaLocks) lock(namespace string) func() {
 	return mu.(*sync.Mutex).Unlock
 }
 
+// noGiveBack is admitQuota's giveBack when nothing was charged.
+func noGiveBack() {}
+
 // admitQuota judges obj against its namespace's quotas and charges it.
-// old is nil on a create.
-func (s *Server) admitQuota(ctx context.Context, res *resource, obj, old api.Object, dryRun bool) error {
+// old is nil on a create. The caller calls giveBack when obj's write
+// certainly did not happen, to take the charge off the quotas again.
+func (s *Server) admitQuota(ctx context.Context, res *resource, obj, old api.Object, dryRun bool) (giveBack func(), err error) {
 	gr := quota.GroupResource{Group: res.group, Resource: res.plural}
 	if !res.namespaced || quotaIgnoredResources[gr] {
-		return nil
+		return noGiveBack, nil
 	}
 	req := quota.Request{Operation: quota.Create, Object: obj, Old: old, Now: s.now().Time}
 	if old != nil {
@@ -72,7 +81,7 @@ func (s *Server) admitQuota(ctx context.Context, res *resource, obj, old api.Obj
 	}
 	evaluator := quota.EvaluatorFor(gr)
 	if !evaluator.Handles(req.Operation) {
-		return nil
+		return noGiveBack, nil
 	}
 	namespace := obj.GetObjectMeta().Namespace
 	quotaRes := s.reg.byPluralAny["resourcequotas"]
@@ -80,40 +89,47 @@ func (s *Server) admitQuota(ctx context.Context, res *resource, obj, old api.Obj
 	// round trip to etcd. A quota too new to be in the cache has no
 	// status.hard yet, so it would enforce nothing anyway.
 	if entries, _, err := s.caches[quotaRes].List(ctx, quotaRes.keyPrefix(namespace), 1); err != nil || len(entries) == 0 {
-		return err
+		return noGiveBack, err
 	}
 
 	if req.Operation == quota.Create && s.alreadyStored(ctx, res, obj) {
 		// The create will fail with AlreadyExists (kubectl run twice):
 		// charging it would leave the quota over-charged until the next
 		// full resync. Upstream charges it; kplane checks first.
-		return nil
+		return noGiveBack, nil
 	}
 
 	defer s.quotaLocks.lock(namespace)()
-	charged := map[string]bool{} // quota names charged in an earlier attempt
+	// charged holds, by quota name, what this request has added to it so
+	// far: a retry after a lost compare-and-swap skips those quotas.
+	charged := map[string]api.ResourceList{}
+	giveBack = func() {
+		// The caller's ctx may be over (a client gone); the charge must
+		// still come off.
+		s.giveBackQuota(context.WithoutCancel(ctx), quotaRes, namespace, charged)
+	}
 	for attempt := 1; ; attempt++ {
 		quotas, kvs, err := s.liveQuotas(ctx, quotaRes, namespace, charged)
 		if err != nil {
-			return err
+			return giveBack, err
 		}
 		charges, err := quota.CheckRequest(quotas, evaluator, req)
 		var refusal *quota.Refusal
 		if errors.As(err, &refusal) {
-			return apierrors.NewForbidden(res.qualified(), obj.GetObjectMeta().Name, refusal)
+			return giveBack, apierrors.NewForbidden(res.qualified(), obj.GetObjectMeta().Name, refusal)
 		}
 		if err != nil {
-			return apierrors.NewInternalError(fmt.Errorf("evaluate quota: %w", err))
+			return giveBack, apierrors.NewInternalError(fmt.Errorf("evaluate quota: %w", err))
 		}
 		if dryRun || len(charges) == 0 {
-			return nil
+			return giveBack, nil
 		}
 		lost, err := s.chargeQuotas(ctx, quotaRes, charges, kvs, charged)
 		if err != nil || !lost {
-			return err
+			return giveBack, err
 		}
 		if attempt == maxQuotaChargeAttempts {
-			return apierrors.NewConflict(quotaRes.qualified(), charges[0].Quota.Name,
+			return giveBack, apierrors.NewConflict(quotaRes.qualified(), charges[0].Quota.Name,
 				"the quota kept changing while this request was charged to it; please try again")
 		}
 	}
@@ -129,7 +145,7 @@ func (s *Server) alreadyStored(ctx context.Context, res *resource, obj api.Objec
 // liveQuotas reads the namespace's quotas from etcd (not the watch cache:
 // the compare-and-swap needs the latest revision), leaving out those named
 // in skip, with each quota's stored key and revision by name.
-func (s *Server) liveQuotas(ctx context.Context, quotaRes *resource, namespace string, skip map[string]bool) ([]*api.ResourceQuota, map[string]store.KV, error) {
+func (s *Server) liveQuotas(ctx context.Context, quotaRes *resource, namespace string, skip map[string]api.ResourceList) ([]*api.ResourceQuota, map[string]store.KV, error) {
 	list, err := s.store.List(ctx, quotaRes.keyPrefix(namespace), store.ListOptions{})
 	if err != nil {
 		return nil, nil, storeError(err, quotaRes, "")
@@ -142,7 +158,7 @@ func (s *Server) liveQuotas(ctx context.Context, quotaRes *resource, namespace s
 			return nil, nil, err
 		}
 		q := so.obj.(*api.ResourceQuota)
-		if skip[q.Name] {
+		if _, ok := skip[q.Name]; ok {
 			continue
 		}
 		quotas = append(quotas, q)
@@ -155,19 +171,14 @@ func (s *Server) liveQuotas(ctx context.Context, quotaRes *resource, namespace s
 // on the revision it was computed from. It reports lost when a quota
 // changed meanwhile; the quotas charged before that are noted in charged,
 // so that the retry does not charge them twice.
-func (s *Server) chargeQuotas(ctx context.Context, quotaRes *resource, charges []quota.Charge, kvs map[string]store.KV, charged map[string]bool) (lost bool, err error) {
+func (s *Server) chargeQuotas(ctx context.Context, quotaRes *resource, charges []quota.Charge, kvs map[string]store.KV, charged map[string]api.ResourceList) (lost bool, err error) {
 	for _, c := range charges {
+		// c.Quota is liveQuotas' own decoded copy, not a cached object:
+		// it may be copied and changed.
 		kv := kvs[c.Quota.Name]
-		so, err := s.decodeStored(quotaRes, kv)
-		if err != nil {
-			return false, err
-		}
-		updated, err := copyOf(quotaRes, so)
-		if err != nil {
-			return false, err
-		}
-		updated.(*api.ResourceQuota).Status.Used = c.Used
-		value, err := s.encodeChecked(quotaRes, updated)
+		updated := *c.Quota
+		updated.Status.Used = c.Used
+		value, err := s.encodeChecked(quotaRes, &updated)
 		if err != nil {
 			return false, err
 		}
@@ -179,11 +190,66 @@ func (s *Server) chargeQuotas(ctx context.Context, quotaRes *resource, charges [
 		if err != nil {
 			return false, storeError(err, quotaRes, c.Quota.Name)
 		}
-		charged[c.Quota.Name] = true
-		s.recordWrite(ctx, "update", quotaRes, updated, written.ModRevision, began)
-		if _, err := s.stored(quotaRes, kv.Key, updated, written.ModRevision); err != nil {
+		charged[c.Quota.Name] = c.Requested
+		s.recordWrite(ctx, "update", quotaRes, &updated, written.ModRevision, began)
+		if _, err := s.stored(quotaRes, kv.Key, &updated, written.ModRevision); err != nil {
 			return false, err
 		}
 	}
 	return false, nil
+}
+
+// giveBackQuota takes what a request added (charged, by quota name) off
+// each quota's status.used again, with a compare-and-swap on a fresh read,
+// after the request's own write did not happen. What cannot be given back
+// (the quota is gone, or keeps changing) stays until the resourcequota
+// controller recounts, as every charge did before.
+func (s *Server) giveBackQuota(ctx context.Context, quotaRes *resource, namespace string, charged map[string]api.ResourceList) {
+	if len(charged) == 0 {
+		return
+	}
+	defer s.quotaLocks.lock(namespace)()
+	for name, requested := range charged {
+		if err := s.giveBackOne(ctx, quotaRes, namespace, name, requested); err != nil {
+			s.log.Warn("give back a quota charge; it stays until the controller recounts",
+				"quota", namespace+"/"+name, "err", err)
+		}
+	}
+}
+
+// giveBackOne takes requested off one quota's status.used, never below zero.
+func (s *Server) giveBackOne(ctx context.Context, quotaRes *resource, namespace, name string, requested api.ResourceList) error {
+	key := quotaRes.key(namespace, name)
+	for range maxQuotaChargeAttempts {
+		kv, err := s.store.Get(ctx, key)
+		if errors.Is(err, store.ErrNotFound) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		so, err := s.decodeStored(quotaRes, kv)
+		if err != nil {
+			return err
+		}
+		// decodeStored's object is this call's own: it may be changed.
+		q := so.obj.(*api.ResourceQuota)
+		q.Status.Used = quota.SubtractNonNegative(q.Status.Used, quota.Mask(requested, quota.ResourceNames(q.Status.Used)))
+		value, err := s.encodeChecked(quotaRes, q)
+		if err != nil {
+			return err
+		}
+		began := s.writeBegins()
+		written, err := s.store.Update(ctx, kv.Key, value, kv.ModRevision)
+		if errors.Is(err, store.ErrConflict) {
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		s.recordWrite(ctx, "update", quotaRes, q, written.ModRevision, began)
+		_, err = s.stored(quotaRes, kv.Key, q, written.ModRevision)
+		return err
+	}
+	return errors.New("the quota kept changing")
 }

@@ -253,3 +253,77 @@ func TestQuotaAlreadyExistsIsNotCharged(t *testing.T) {
 		t.Errorf("used = %v, want pods=1", used)
 	}
 }
+
+// A create refused after its quota charge (too large for etcd, which only
+// the encoding finds out) gives the charge back: the next object fits.
+func TestQuotaChargeGivenBackWhenWriteFails(t *testing.T) {
+	a := framework.StartAPIServer(t)
+	c := a.Client(t, nil)
+	f := enforcedQuota(t, c, "team-h", "objects", api.ResourceList{"count/deployments.apps": api.MustParseQuantity("1")})
+	ctx := context.Background()
+	deployment := func(name, env string) *api.Deployment {
+		labels := map[string]string{"app": name}
+		return &api.Deployment{ObjectMeta: api.ObjectMeta{Name: name}, Spec: api.DeploymentSpec{
+			Selector: &api.LabelSelector{MatchLabels: labels},
+			Template: api.PodTemplateSpec{ObjectMeta: api.ObjectMeta{Labels: labels},
+				Spec: api.PodSpec{Containers: []api.Container{{Name: "web", Image: "nginx",
+					Env: []api.EnvVar{{Name: "BIG", Value: env}}}}}}}}
+	}
+	// 1.6 MiB: within the request body limit, over etcd's 1.5 MiB.
+	_, err := c.Deployments(f.namespace).Create(ctx, deployment("huge", strings.Repeat("x", 1600<<10)), client.CreateOptions{})
+	if !apierrors.IsRequestEntityTooLarge(err) {
+		t.Fatalf("huge deployment: err = %v, want RequestEntityTooLarge", err)
+	}
+	if used := f.used(t, "objects")["count/deployments.apps"]; used.Value() != 0 {
+		t.Errorf("after the refused create: used count/deployments.apps = %s, want 0", used.String())
+	}
+	if _, err := c.Deployments(f.namespace).Create(ctx, deployment("web", "small"), client.CreateOptions{}); err != nil {
+		t.Fatalf("the quota's one deployment: %v", err)
+	}
+}
+
+// A Service turned NodePort while other writes race it is charged once:
+// when its compare-and-swap loses and the update is retried, the first
+// attempt's charge is given back before the retry charges again.
+func TestQuotaRetriedUpdateChargedOnce(t *testing.T) {
+	a := framework.StartAPIServer(t)
+	c := a.Client(t, nil)
+	f := enforcedQuota(t, c, "team-i", "svc", api.ResourceList{"services.nodeports": api.MustParseQuantity("2")})
+	ctx := context.Background()
+	svcs := c.Services(f.namespace)
+	if _, err := svcs.Create(ctx, &api.Service{ObjectMeta: api.ObjectMeta{Name: "web"}, Spec: api.ServiceSpec{
+		Ports: []api.ServicePort{{Name: "http", Port: 80}, {Name: "https", Port: 443}}}}, client.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	for i := range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for j := range 5 {
+				// Only there to race the type change; one that runs out
+				// of retries does not matter.
+				patch := fmt.Sprintf(`{"metadata":{"labels":{"writer":"w%d-%d"}}}`, i, j)
+				if _, err := svcs.Patch(ctx, "web", client.MergePatchType, []byte(patch), client.PatchOptions{}); err != nil && !apierrors.IsConflict(err) {
+					t.Errorf("label patch %d-%d: %v", i, j, err)
+				}
+			}
+		}()
+	}
+	// The type change may itself run out of retries under this much
+	// contention; every attempt that does not write gives its charge back.
+	var err error
+	for range 10 {
+		_, err = svcs.Patch(ctx, "web", client.MergePatchType, []byte(`{"spec":{"type":"NodePort"}}`), client.PatchOptions{})
+		if !apierrors.IsConflict(err) {
+			break
+		}
+	}
+	wg.Wait()
+	if err != nil {
+		t.Fatalf("type change: %v", err)
+	}
+	if used := f.used(t, "svc")["services.nodeports"]; used.Value() != 2 {
+		t.Errorf("used services.nodeports = %s, want 2", used.String())
+	}
+}

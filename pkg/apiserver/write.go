@@ -127,11 +127,14 @@ func (s *Server) create(ctx context.Context, res *resource, obj api.Object, dryR
 	if errs := validation.ValidateCreate(obj); len(errs) > 0 {
 		return nil, apierrors.NewInvalid(res.kind, res.group, meta.Name, errs)
 	}
-	if err := s.validatingAdmission(ctx, res, obj, nil, dryRun); err != nil {
+	giveBack, err := s.validatingAdmission(ctx, res, obj, nil, false, dryRun)
+	if err != nil {
+		giveBack()
 		return nil, err
 	}
 	value, err := s.encodeChecked(res, obj)
 	if err != nil {
+		giveBack()
 		return nil, err
 	}
 	if dryRun {
@@ -140,6 +143,11 @@ func (s *Server) create(ctx context.Context, res *resource, obj api.Object, dryR
 	began := s.writeBegins()
 	kv, err := s.store.Create(ctx, res.key(meta.Namespace, meta.Name), value)
 	if err != nil {
+		if errors.Is(err, store.ErrAlreadyExists) {
+			// Certainly not written: the quota charge comes off again.
+			// (Any other store error may hide a write that happened.)
+			giveBack()
+		}
 		return nil, storeError(err, res, meta.Name)
 	}
 	kept = true
@@ -266,8 +274,14 @@ func (s *Server) finishUpdate(ctx context.Context, res *resource, current *store
 	if errs := validation.ValidateUpdate(obj, old); len(errs) > 0 && mode != updateAll {
 		return nil, apierrors.NewInvalid(res.kind, res.group, meta.Name, errs)
 	}
+	// giveBack takes a quota charge off again where obj's write certainly
+	// did not happen: refused, or a lost compare-and-swap, whose retry is
+	// charged afresh. A store error of unknown outcome keeps it.
+	giveBack := noGiveBack
 	if mode != updateAll {
-		if err := s.validatingAdmission(ctx, res, obj, old, dryRun); err != nil {
+		giveBack, err = s.validatingAdmission(ctx, res, obj, old, mode == updateStatus, dryRun)
+		if err != nil {
+			giveBack()
 			return nil, err
 		}
 	}
@@ -284,6 +298,7 @@ func (s *Server) finishUpdate(ctx context.Context, res *resource, current *store
 		began := s.writeBegins()
 		deleted, err := s.store.Delete(ctx, kv.Key, kv.ModRevision)
 		if errors.Is(err, store.ErrConflict) {
+			giveBack()
 			return nil, errRetry
 		}
 		if err != nil {
@@ -298,6 +313,7 @@ func (s *Server) finishUpdate(ctx context.Context, res *resource, current *store
 
 	value, err := s.encodeChecked(res, obj)
 	if err != nil {
+		giveBack()
 		return nil, err
 	}
 	if bytes.Equal(value, kv.Value) {
@@ -312,6 +328,7 @@ func (s *Server) finishUpdate(ctx context.Context, res *resource, current *store
 	began := s.writeBegins()
 	written, err := s.store.Update(ctx, kv.Key, value, kv.ModRevision)
 	if errors.Is(err, store.ErrConflict) {
+		giveBack()
 		return nil, errRetry
 	}
 	if err != nil {

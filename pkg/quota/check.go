@@ -17,6 +17,9 @@ func (r *Refusal) Error() string { return r.Message }
 type Charge struct {
 	Quota *api.ResourceQuota
 	Used  api.ResourceList
+	// Requested is what the request adds: Used is Quota.Status.Used plus
+	// Requested. It is what is given back when the request's write fails.
+	Requested api.ResourceList
 }
 
 // Request is one write quota admission judges.
@@ -40,11 +43,9 @@ type Request struct {
 //  4. each quota's used + delta must stay within hard, for the resources
 //     the delta touches.
 //
-// A request that charges nothing returns no charges and no error.
+// A request that charges nothing returns no charges and no error. The
+// caller has asked e.Handles(req.Operation) first, before reading quotas.
 func CheckRequest(quotas []*api.ResourceQuota, e Evaluator, req Request) ([]Charge, error) {
-	if !e.Handles(req.Operation) {
-		return nil, nil
-	}
 	var matching []*api.ResourceQuota
 	for _, q := range quotas {
 		match, err := Matches(e, q, req.Object)
@@ -97,18 +98,15 @@ func CheckRequest(quotas []*api.ResourceQuota, e Evaluator, req Request) ([]Char
 		if ok, exceeded := LessThanOrEqual(Mask(used, ResourceNames(requested)), q.Status.Hard); !ok {
 			return nil, &Refusal{Message: ExceededMessage(q.Name, requested, q.Status.Used, q.Status.Hard, exceeded)}
 		}
-		charges = append(charges, Charge{Quota: q, Used: used})
+		charges = append(charges, Charge{Quota: q, Used: used, Requested: requested})
 	}
 	return charges, nil
 }
 
 // hasUsage reports whether the quota's status has a used figure for every
-// hard resource among limited.
+// resource of limited (names taken from its status.hard).
 func hasUsage(q *api.ResourceQuota, limited []api.ResourceName) bool {
 	for _, name := range limited {
-		if _, ok := q.Status.Hard[name]; !ok {
-			continue
-		}
 		if _, ok := q.Status.Used[name]; !ok {
 			return false
 		}
@@ -129,16 +127,11 @@ func CalculateUsage(q *api.ResourceQuota, e Evaluator, objects []api.Object, now
 	if len(names) == 0 {
 		return used, nil
 	}
+	selectors := ScopeSelectors(q)
 	for _, obj := range objects {
-		inScope := true
-		for _, selector := range ScopeSelectors(q) {
-			in, err := e.MatchesScope(selector, obj)
-			if err != nil {
-				return nil, err
-			}
-			inScope = inScope && in
-		}
-		if !inScope {
+		if in, err := inScopes(e, selectors, obj); err != nil {
+			return nil, err
+		} else if !in {
 			continue
 		}
 		usage, err := e.Usage(obj, now)

@@ -82,7 +82,13 @@ func Matches(e Evaluator, q *api.ResourceQuota, obj api.Object) (bool, error) {
 	if len(e.MatchingResources(ResourceNames(q.Status.Hard))) == 0 {
 		return false, nil
 	}
-	for _, selector := range ScopeSelectors(q) {
+	return inScopes(e, ScopeSelectors(q), obj)
+}
+
+// inScopes reports whether obj is in every scope of selectors (a quota's
+// ScopeSelectors); no selectors at all is no restriction.
+func inScopes(e Evaluator, selectors []api.ScopedResourceSelectorRequirement, obj api.Object) (bool, error) {
+	for _, selector := range selectors {
 		in, err := e.MatchesScope(selector, obj)
 		if err != nil || !in {
 			return false, err

@@ -59,7 +59,7 @@ func (podEvaluator) MatchingResources(input []api.ResourceName) []api.ResourceNa
 // extended resource (not kubernetes.io's own) in its quota spelling.
 func isExtendedRequest(name string) bool {
 	rest, ok := strings.CutPrefix(name, "requests.")
-	return ok && strings.Contains(rest, "/") && !strings.Contains(rest, "kubernetes.io/")
+	return ok && api.IsExtendedResourceName(rest)
 }
 
 // MatchesScope tells which scopes a pod is in: Terminating when it has an
@@ -126,23 +126,13 @@ func isTerminating(pod *api.Pod) bool {
 }
 
 // isBestEffort reports whether the pod's QoS class is BestEffort: the
-// class admission recorded, or, for a pod not yet admitted, no cpu or
-// memory request or limit on any container.
+// class admission recorded, or, for a pod not yet admitted, the class its
+// containers' requests and limits give it.
 func isBestEffort(pod *api.Pod) bool {
 	if pod.Status.QOSClass != "" {
 		return pod.Status.QOSClass == api.PodQOSBestEffort
 	}
-	for _, c := range slices.Concat(pod.Spec.InitContainers, pod.Spec.Containers) {
-		for _, list := range []api.ResourceList{c.Resources.Requests, c.Resources.Limits} {
-			if _, ok := list[api.ResourceCPU]; ok {
-				return false
-			}
-			if _, ok := list[api.ResourceMemory]; ok {
-				return false
-			}
-		}
-	}
-	return true
+	return resourcehelper.QOSClass(&pod.Spec) == api.PodQOSBestEffort
 }
 
 // matchesPriorityClass evaluates a PriorityClass scope expression against
@@ -253,7 +243,7 @@ func computeUsage(requests, limits api.ResourceList) api.ResourceList {
 		case strings.HasPrefix(name, "hugepages-"):
 			usage[name] = q
 			usage["requests."+name] = q
-		case strings.Contains(name, "/") && !strings.Contains(name, "kubernetes.io/"):
+		case api.IsExtendedResourceName(name):
 			usage["requests."+name] = q
 		}
 	}

@@ -245,13 +245,49 @@ func IsRequestEntityTooLarge(err error) bool {
 	return ReasonOf(err) == ReasonRequestEntityTooLarge
 }
 
-// joinMessages is used by aggregate messages: "[a, b]" for several, "a" for one.
+// joinMessages is used by aggregate messages: "[a, b]" for several, "a" for
+// one, each message once in first-seen order.
 func joinMessages(msgs []string) string {
-	if len(msgs) == 1 {
-		return msgs[0]
+	var unique []string
+	seen := make(map[string]bool, len(msgs))
+	for _, m := range msgs {
+		if !seen[m] {
+			seen[m] = true
+			unique = append(unique, m)
+		}
 	}
-	return "[" + strings.Join(msgs, ", ") + "]"
+	if len(unique) == 1 {
+		return unique[0]
+	}
+	return "[" + strings.Join(unique, ", ") + "]"
 }
+
+// Aggregate returns several errors as one, printed the way upstream's
+// utilerrors.NewAggregate prints them: a lone error bare, several as
+// "[first, second]" with repeated messages dropped. It returns nil for no
+// errors, so a validator can end with `return Aggregate(errs)`; errors.Is
+// and errors.As see each of errs.
+func Aggregate(errs []error) error {
+	if len(errs) == 0 {
+		return nil
+	}
+	return aggregateError(errs)
+}
+
+// aggregateError is what Aggregate returns.
+type aggregateError []error
+
+// Error implements error.
+func (a aggregateError) Error() string {
+	msgs := make([]string, len(a))
+	for i, err := range a {
+		msgs[i] = err.Error()
+	}
+	return joinMessages(msgs)
+}
+
+// Unwrap exposes the individual errors to errors.Is and errors.As.
+func (a aggregateError) Unwrap() []error { return a }
 
 // NamespaceTerminatingCause is the cause type of the Forbidden error for a
 // create in a namespace that is being deleted. Controllers look for it to

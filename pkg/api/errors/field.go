@@ -94,14 +94,9 @@ type FieldErrorList []*FieldError
 
 // ToAggregateString joins the errors as upstream's aggregate does.
 func (l FieldErrorList) ToAggregateString() string {
-	msgs := make([]string, 0, len(l))
-	seen := map[string]bool{}
-	for _, e := range l {
-		m := e.Error()
-		if !seen[m] {
-			seen[m] = true
-			msgs = append(msgs, m)
-		}
+	msgs := make([]string, len(l))
+	for i, e := range l {
+		msgs[i] = e.Error()
 	}
 	return joinMessages(msgs)
 }

@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	apierrors "kplane/pkg/api/errors"
 )
 
 // Operator relates a label key to the values of a Requirement. The constants
@@ -92,7 +94,7 @@ func NewRequirement(key string, op Operator, values []string) (Requirement, erro
 			errs = append(errs, invalid(fmt.Sprintf("values[%d][%s]", i, key), v, strings.Join(problems, "; ")))
 		}
 	}
-	if err := aggregate(errs); err != nil {
+	if err := apierrors.Aggregate(errs); err != nil {
 		return Requirement{}, err
 	}
 	return Requirement{Key: key, Operator: op, Values: normalizeValues(values)}, nil

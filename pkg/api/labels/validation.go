@@ -136,39 +136,3 @@ func (e *fieldError) Error() string {
 	}
 	return msg
 }
-
-// aggregateError holds several validation failures at once. Like upstream's
-// utilerrors.Aggregate it prints a lone error bare and several as
-// "[first, second]", dropping repeated messages.
-type aggregateError []error
-
-// Error implements error.
-func (a aggregateError) Error() string {
-	if len(a) == 1 {
-		return a[0].Error()
-	}
-	seen := make(map[string]bool, len(a))
-	var msgs []string
-	for _, err := range a {
-		msg := err.Error()
-		if !seen[msg] {
-			seen[msg] = true
-			msgs = append(msgs, msg)
-		}
-	}
-	if len(msgs) == 1 {
-		return msgs[0]
-	}
-	return "[" + strings.Join(msgs, ", ") + "]"
-}
-
-// Unwrap exposes the individual failures to errors.Is and errors.As.
-func (a aggregateError) Unwrap() []error { return a }
-
-// aggregate returns nil for no errors, so callers can `return aggregate(errs)`.
-func aggregate(errs []error) error {
-	if len(errs) == 0 {
-		return nil
-	}
-	return aggregateError(errs)
-}

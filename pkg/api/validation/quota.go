@@ -2,7 +2,6 @@ package validation
 
 import (
 	"fmt"
-	"math"
 	"slices"
 	"strings"
 
@@ -244,19 +243,15 @@ func validateLimitRangeBounds(item *api.LimitRangeItem, itemPath string) errors.
 // numbers, computed in thousandths where all three amounts allow, as
 // upstream computes them.
 func ratioAgainstMaxOverMin(ratio, lo, hi api.Quantity) (value, most float64) {
-	if ratio.Value() < maxMilliValue && lo.Value() < maxMilliValue && hi.Value() < maxMilliValue {
+	if ratio.Value() < api.MaxMilliValue && lo.Value() < api.MaxMilliValue && hi.Value() < api.MaxMilliValue {
 		return float64(ratio.MilliValue()) / 1000, float64(hi.MilliValue()) / float64(lo.MilliValue())
 	}
 	return float64(ratio.Value()), float64(hi.Value()) / float64(lo.Value())
 }
 
-// maxMilliValue is the largest amount whose thousandths fit an int64.
-const maxMilliValue = math.MaxInt64 / 1000
-
 // overcommitAllowed reports whether a resource's request may be below its
 // limit: true for cpu, memory and the other native resources, false for
 // hugepages and extended resources (upstream's helper.IsOvercommitAllowed).
 func overcommitAllowed(name string) bool {
-	native := !strings.Contains(name, "/") || strings.Contains(name, "kubernetes.io/")
-	return native && !strings.HasPrefix(name, "hugepages-")
+	return !api.IsExtendedResourceName(name) && !strings.HasPrefix(name, "hugepages-")
 }

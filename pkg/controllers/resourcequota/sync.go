@@ -1,8 +1,11 @@
 package resourcequota
 
 import (
+	"cmp"
 	"context"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 
 	"kplane/pkg/api"
@@ -51,7 +54,7 @@ func (c *Controller) calculateUsage(ctx context.Context, q *api.ResourceQuota) (
 	hard := quota.ResourceNames(q.Spec.Hard)
 	used := quota.Mask(q.Status.Used, hard)
 	now := c.clock.Now()
-	for _, gr := range resourcesCharged(hard) {
+	for _, gr := range c.resourcesCharged(hard) {
 		objects, err := c.objectsIn(ctx, gr, q.Namespace)
 		if err != nil {
 			return nil, err
@@ -68,10 +71,11 @@ func (c *Controller) calculateUsage(ctx context.Context, q *api.ResourceQuota) (
 }
 
 // resourcesCharged returns the resources whose objects charge one of names:
-// pods, services and claims by their own names, any other by its
-// count/<resource>.<group> name (configmaps, secrets, replicationcontrollers
-// and resourcequotas also by their legacy ones).
-func resourcesCharged(names []api.ResourceName) []quota.GroupResource {
+// the resources the controller watches (counted.go) by their own names
+// (pods, services, claims; configmaps, secrets, replicationcontrollers and
+// resourcequotas by their legacy ones), any other by its
+// count/<resource>.<group> name.
+func (c *Controller) resourcesCharged(names []api.ResourceName) []quota.GroupResource {
 	seen := map[quota.GroupResource]bool{}
 	var result []quota.GroupResource
 	consider := func(gr quota.GroupResource) {
@@ -80,8 +84,11 @@ func resourcesCharged(names []api.ResourceName) []quota.GroupResource {
 			result = append(result, gr)
 		}
 	}
-	for _, resource := range []string{"pods", "services", "persistentvolumeclaims", "configmaps", "secrets", "replicationcontrollers", "resourcequotas"} {
-		consider(quota.GroupResource{Resource: resource})
+	watched := slices.SortedFunc(maps.Keys(c.counted), func(a, b quota.GroupResource) int {
+		return cmp.Compare(a.String(), b.String())
+	})
+	for _, gr := range watched {
+		consider(gr)
 	}
 	for _, name := range names {
 		if counted, ok := strings.CutPrefix(name, "count/"); ok {
