@@ -9,6 +9,7 @@ package metricsserver
 // to send metrics-server's client certificate anywhere.
 
 import (
+	"bytes"
 	"context"
 	"crypto/tls"
 	"crypto/x509"
@@ -118,7 +119,7 @@ func (c *kubeletClient) get(ctx context.Context, url string, now func() time.Tim
 	if len(body) > maxResourceMetricsBytes {
 		return nil, errors.New("GET " + url + ": answer larger than 10 MiB")
 	}
-	batch, err := DecodeBatch(bytesReader(body), now())
+	batch, err := DecodeBatch(bytes.NewReader(body), now())
 	if err != nil {
 		return nil, fmt.Errorf("GET %s: %w", url, err)
 	}
