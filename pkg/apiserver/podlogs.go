@@ -23,12 +23,10 @@ package apiserver
 //     apiserver skips that check.
 
 import (
-	"context"
 	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -37,6 +35,7 @@ import (
 
 	"kplane/pkg/api"
 	apierrors "kplane/pkg/api/errors"
+	"kplane/pkg/kubeletaddr"
 )
 
 // kubeletDialTimeout bounds connecting to a kubelet; the stream itself may
@@ -249,36 +248,10 @@ func findContainerStatus(pod *api.Pod, name string) (api.ContainerStatus, bool) 
 	return api.ContainerStatus{}, false
 }
 
-// kubeletHost is host:port of a node's kubelet: its InternalIP, which must
-// be a loopback address, and the port it reports in daemonEndpoints.
-func kubeletHost(node *api.Node) (string, error) {
-	var internalIP string
-	var known []string
-	for _, a := range node.Status.Addresses {
-		known = append(known, fmt.Sprintf("%s: %s", a.Type, a.Address))
-		if a.Type == api.NodeInternalIP && internalIP == "" {
-			internalIP = a.Address
-		}
-	}
-	if internalIP == "" {
-		return "", fmt.Errorf("no preferred addresses found; known addresses: %v", known)
-	}
-	if !isLoopbackKubelet(internalIP) {
-		return "", fmt.Errorf("node %q has InternalIP %s: kplane's apiserver only dials kubelets on 127.0.0.1 or ::1", node.Name, internalIP)
-	}
-	port := node.Status.DaemonEndpoints.KubeletEndpoint.Port
-	if port <= 0 || port > 65535 {
-		return "", fmt.Errorf("node %q reports no kubelet port in status.daemonEndpoints.kubeletEndpoint", node.Name)
-	}
-	return net.JoinHostPort(internalIP, strconv.Itoa(int(port))), nil
-}
-
-// isLoopbackKubelet accepts exactly the two loopback addresses kplane's
-// kubelets listen on.
-func isLoopbackKubelet(addr string) bool {
-	ip := net.ParseIP(addr)
-	return ip != nil && (ip.Equal(net.IPv4(127, 0, 0, 1)) || ip.Equal(net.IPv6loopback))
-}
+// kubeletHost is host:port of a node's kubelet (package kubeletaddr:
+// its InternalIP, which must be a loopback address, and its daemonEndpoints
+// port).
+func kubeletHost(node *api.Node) (string, error) { return kubeletaddr.Host(node, "apiserver") }
 
 // proxyKubeletLogs sends the request to the kubelet and copies its answer,
 // flushing after every chunk when following. Kubelet errors are turned into
@@ -334,14 +307,8 @@ func (s *Server) proxyKubeletLogs(w http.ResponseWriter, r *http.Request, target
 // apiserver's kubelet-client certificate.
 func (s *Server) kubeletTransport() *http.Transport {
 	return &http.Transport{
-		Proxy: nil, // never via a proxy from the environment
-		DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
-			if host, _, err := net.SplitHostPort(addr); err != nil || !isLoopbackKubelet(host) {
-				return nil, fmt.Errorf("refusing to dial %s: not a loopback kubelet", addr)
-			}
-			d := net.Dialer{Timeout: kubeletDialTimeout}
-			return d.DialContext(ctx, network, addr)
-		},
+		Proxy:       nil, // never via a proxy from the environment
+		DialContext: kubeletaddr.DialContext(kubeletDialTimeout),
 		TLSClientConfig: &tls.Config{
 			Certificates: []tls.Certificate{s.pki.KubeletClientCert},
 			// The kubelet's serving certificate is self-signed; see the
