@@ -16,6 +16,7 @@ import (
 	"strings"
 
 	apierrors "kplane/pkg/api/errors"
+	"kplane/pkg/apiserver/response"
 	"kplane/pkg/auth"
 )
 
@@ -52,7 +53,7 @@ func (a *aggregator) proxyAggregated(next http.Handler) http.Handler {
 			return
 		}
 		if !b.available || b.url == "" {
-			writeError(w, serviceUnavailable())
+			response.WriteError(w, serviceUnavailable())
 			return
 		}
 		user, _ := auth.UserFrom(r.Context())
@@ -93,7 +94,7 @@ func (a *aggregator) reverseProxy(b *backend, user auth.User) *httputil.ReverseP
 		ErrorLog:      slog.NewLogLogger(log.Handler(), slog.LevelDebug),
 		ErrorHandler: func(w http.ResponseWriter, r *http.Request, err error) {
 			log.Warn("aggregator: proxy", "apiservice", b.apiService.Name, "path", r.URL.Path, "err", err)
-			writeError(w, serviceUnavailable())
+			response.WriteError(w, serviceUnavailable())
 		},
 	}
 }

@@ -35,6 +35,7 @@ import (
 
 	"kplane/pkg/api"
 	apierrors "kplane/pkg/api/errors"
+	"kplane/pkg/apiserver/response"
 	"kplane/pkg/kubeletaddr"
 )
 
@@ -60,42 +61,42 @@ type podLogOptions struct {
 // servePodLog handles GET pods/<name>/log.
 func (s *Server) servePodLog(w http.ResponseWriter, r *http.Request, info *requestInfo) {
 	if r.Method != http.MethodGet {
-		writeError(w, apierrors.NewMethodNotSupported(apierrors.Resource{Resource: "pods/log"}, r.Method))
+		response.WriteError(w, apierrors.NewMethodNotSupported(apierrors.Resource{Resource: "pods/log"}, r.Method))
 		return
 	}
 	opts, err := parsePodLogOptions(queryOf(r), info.name)
 	if err != nil {
-		writeError(w, err)
+		response.WriteError(w, err)
 		return
 	}
 	so, err := s.getStored(r.Context(), info.res, info.namespace, info.name)
 	if err != nil {
-		writeError(w, err)
+		response.WriteError(w, err)
 		return
 	}
 	pod := so.obj.(*api.Pod)
 	container, err := logContainer(pod, opts.container)
 	if err != nil {
-		writeError(w, err)
+		response.WriteError(w, err)
 		return
 	}
 	if pod.Spec.NodeName == "" {
-		writeError(w, apierrors.NewBadRequest(fmt.Sprintf("pod %s does not have a host assigned", pod.Name)))
+		response.WriteError(w, apierrors.NewBadRequest(fmt.Sprintf("pod %s does not have a host assigned", pod.Name)))
 		return
 	}
 	if err := checkContainerLogStatus(pod, container, opts.previous); err != nil {
-		writeError(w, err)
+		response.WriteError(w, err)
 		return
 	}
 	nodes := s.reg.lookup("", "v1", "nodes")
 	nodeObj, err := s.getStored(r.Context(), nodes, "", pod.Spec.NodeName)
 	if err != nil {
-		writeError(w, err)
+		response.WriteError(w, err)
 		return
 	}
 	host, err := kubeletHost(nodeObj.obj.(*api.Node))
 	if err != nil {
-		writeError(w, unknownError(err))
+		response.WriteError(w, unknownError(err))
 		return
 	}
 	target := &url.URL{
@@ -262,18 +263,18 @@ func (s *Server) proxyKubeletLogs(w http.ResponseWriter, r *http.Request, target
 	defer transport.CloseIdleConnections()
 	req, err := http.NewRequestWithContext(r.Context(), http.MethodGet, target.String(), nil)
 	if err != nil {
-		writeError(w, apierrors.NewInternalError(err))
+		response.WriteError(w, apierrors.NewInternalError(err))
 		return
 	}
 	resp, err := (&http.Client{Transport: transport}).Do(req)
 	if err != nil {
-		writeError(w, unknownError(err))
+		response.WriteError(w, unknownError(err))
 		return
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode < 200 || resp.StatusCode > 206 {
 		body, _ := io.ReadAll(io.LimitReader(resp.Body, maxKubeletErrorBody))
-		writeError(w, kubeletError(resp.StatusCode, strings.TrimSuffix(string(body), "\n"), podName))
+		response.WriteError(w, kubeletError(resp.StatusCode, strings.TrimSuffix(string(body), "\n"), podName))
 		return
 	}
 
