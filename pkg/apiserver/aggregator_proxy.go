@@ -15,6 +15,7 @@ import (
 	"strings"
 
 	apierrors "kplane/pkg/api/errors"
+	"kplane/pkg/apiserver/response"
 	"kplane/pkg/auth"
 )
 
@@ -51,7 +52,7 @@ func (a *aggregator) proxyAggregated(next http.Handler) http.Handler {
 			return
 		}
 		if b.resources == nil {
-			writeError(w, serviceUnavailable())
+			response.WriteError(w, serviceUnavailable())
 			return
 		}
 		b.proxy.ServeHTTP(w, r)
@@ -93,7 +94,7 @@ func (a *aggregator) reverseProxy(b *backend) *httputil.ReverseProxy {
 		ErrorLog:      slog.NewLogLogger(log.Handler(), slog.LevelDebug),
 		ErrorHandler: func(w http.ResponseWriter, r *http.Request, err error) {
 			log.Warn("aggregator: proxy", "apiservice", b.apiService.Name, "path", r.URL.Path, "err", err)
-			writeError(w, serviceUnavailable())
+			response.WriteError(w, serviceUnavailable())
 		},
 	}
 }

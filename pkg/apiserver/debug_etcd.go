@@ -11,6 +11,7 @@ import (
 
 	"kplane/pkg/api"
 	apierrors "kplane/pkg/api/errors"
+	"kplane/pkg/apiserver/response"
 	"kplane/pkg/debug"
 	"kplane/pkg/store"
 	"kplane/pkg/store/keys"
@@ -60,7 +61,7 @@ func (s *Server) serveEtcdKeys(w http.ResponseWriter, r *http.Request) {
 		// read at, so the pages form one snapshot, and the last key given.
 		c, err := decodeContinue(token)
 		if err != nil {
-			writeError(w, apierrors.NewBadRequest(fmt.Sprintf("continue token %q is not one this server handed out", token)))
+			response.WriteError(w, apierrors.NewBadRequest(fmt.Sprintf("continue token %q is not one this server handed out", token)))
 			return
 		}
 		opts.Revision, opts.StartAfter = c.Revision, c.StartKey
@@ -69,12 +70,12 @@ func (s *Server) serveEtcdKeys(w http.ResponseWriter, r *http.Request) {
 	defer cancel()
 	page, err := s.etcd.List(ctx, prefix, opts)
 	if errors.Is(err, store.ErrGone) {
-		writeError(w, apierrors.NewResourceExpired(
+		response.WriteError(w, apierrors.NewResourceExpired(
 			fmt.Sprintf("the listing's revision %d has been compacted; list again without continue", opts.Revision)))
 		return
 	}
 	if err != nil {
-		writeError(w, apierrors.NewInternalError(err))
+		response.WriteError(w, apierrors.NewInternalError(err))
 		return
 	}
 	list := debug.EtcdKeyList{Prefix: prefix, Revision: page.Revision, Keys: make([]debug.EtcdKey, 0, len(page.Items))}
@@ -98,12 +99,12 @@ func (s *Server) serveEtcdGet(w http.ResponseWriter, r *http.Request) {
 	defer cancel()
 	kv, err := s.etcd.Get(ctx, key)
 	if errors.Is(err, store.ErrNotFound) {
-		writeError(w, apierrors.FromStatus(api.Status{Code: http.StatusNotFound, Reason: apierrors.ReasonNotFound,
+		response.WriteError(w, apierrors.FromStatus(api.Status{Code: http.StatusNotFound, Reason: apierrors.ReasonNotFound,
 			Message: fmt.Sprintf("key %q not found in etcd", key)}))
 		return
 	}
 	if err != nil {
-		writeError(w, apierrors.NewInternalError(err))
+		response.WriteError(w, apierrors.NewInternalError(err))
 		return
 	}
 	debug.WriteJSON(w, debug.EtcdValue{EtcdKey: etcdKeyOf(kv), Value: jsonValue(kv.Value)})
@@ -124,7 +125,7 @@ func (s *Server) serveEtcdHistory(w http.ResponseWriter, r *http.Request) {
 	defer cancel()
 	h, err := s.etcd.History(ctx, key, limit)
 	if err != nil {
-		writeError(w, apierrors.NewInternalError(err))
+		response.WriteError(w, apierrors.NewInternalError(err))
 		return
 	}
 	out := debug.EtcdHistory{Key: key, Revision: h.Revision, CompactRevision: h.CompactRevision, Omitted: h.Omitted,
@@ -182,7 +183,7 @@ func jsonValue(value []byte) json.RawMessage {
 func requireEtcdKey(w http.ResponseWriter, r *http.Request) (string, bool) {
 	key := r.URL.Query().Get("key")
 	if key == "" {
-		writeError(w, apierrors.NewBadRequest("the key parameter is required, e.g. key=/registry/configmaps/default/app"))
+		response.WriteError(w, apierrors.NewBadRequest("the key parameter is required, e.g. key=/registry/configmaps/default/app"))
 		return "", false
 	}
 	return key, true
@@ -196,7 +197,7 @@ func parseEtcdLimit(w http.ResponseWriter, value string, def int) (int, bool) {
 	}
 	n, err := strconv.Atoi(value)
 	if err != nil || n < 0 || n > maxEtcdLimit {
-		writeError(w, apierrors.NewBadRequest(
+		response.WriteError(w, apierrors.NewBadRequest(
 			fmt.Sprintf("limit must be a number from 0 to %d, not %q", maxEtcdLimit, value)))
 		return 0, false
 	}

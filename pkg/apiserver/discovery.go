@@ -11,6 +11,7 @@ import (
 	"github.com/go-chi/chi/v5"
 
 	apierrors "kplane/pkg/api/errors"
+	"kplane/pkg/apiserver/response"
 	"kplane/pkg/version"
 )
 
@@ -57,7 +58,7 @@ var aggregatedDiscoveryVersions = []string{"v2", "v2beta1"}
 // admit JSON count.
 func negotiateDiscovery(accept string) string {
 	for _, r := range parseAccept(accept) {
-		if !r.matches(contentTypeJSON) || r.params["g"] != discoveryAPIGroup || r.params["as"] != "APIGroupDiscoveryList" {
+		if !r.matches(response.ContentTypeJSON) || r.params["g"] != discoveryAPIGroup || r.params["as"] != "APIGroupDiscoveryList" {
 			continue
 		}
 		if slices.Contains(aggregatedDiscoveryVersions, r.params["v"]) {
@@ -114,7 +115,7 @@ func subresourceKind(res *resource, sub string) (group, version, kind string, ve
 }
 
 func (s *Server) serveVersion(w http.ResponseWriter, _ *http.Request) {
-	writeJSON(w, http.StatusOK, version.Get())
+	response.WriteJSON(w, http.StatusOK, version.Get())
 }
 
 // serveLegacyVersions answers /api: the core group's aggregated document,
@@ -125,7 +126,7 @@ func (s *Server) serveLegacyVersions(w http.ResponseWriter, r *http.Request) {
 		s.serveAggregated(w, r, version, true)
 		return
 	}
-	writeJSON(w, http.StatusOK, map[string]any{
+	response.WriteJSON(w, http.StatusOK, map[string]any{
 		"kind": "APIVersions", "versions": []string{"v1"},
 		"serverAddressByClientCIDRs": []map[string]string{{"clientCIDR": "0.0.0.0/0", "serverAddress": strings.TrimPrefix(s.url, "https://")}},
 	})
@@ -166,7 +167,7 @@ func (s *Server) serveGroups(w http.ResponseWriter, r *http.Request) {
 		s.serveAggregated(w, r, version, false)
 		return
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"kind": "APIGroupList", "apiVersion": "v1", "groups": s.groups()})
+	response.WriteJSON(w, http.StatusOK, map[string]any{"kind": "APIGroupList", "apiVersion": "v1", "groups": s.groups()})
 }
 
 // serveGroup answers /apis/<group>.
@@ -175,11 +176,11 @@ func (s *Server) serveGroup(w http.ResponseWriter, r *http.Request) {
 	for _, g := range s.groups() {
 		if g.Name == name {
 			g.Kind, g.APIVersion = "APIGroup", "v1"
-			writeJSON(w, http.StatusOK, g)
+			response.WriteJSON(w, http.StatusOK, g)
 			return
 		}
 	}
-	writeError(w, notFoundPath())
+	response.WriteError(w, response.NotFoundPath())
 }
 
 // serveResourceList answers /api/v1 and /apis/<group>/<version> with the
@@ -210,10 +211,10 @@ func (s *Server) serveResourceList(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	if list == nil {
-		writeError(w, notFoundPath())
+		response.WriteError(w, response.NotFoundPath())
 		return
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"kind": "APIResourceList", "apiVersion": "v1", "groupVersion": gv, "resources": list})
+	response.WriteJSON(w, http.StatusOK, map[string]any{"kind": "APIResourceList", "apiVersion": "v1", "groupVersion": gv, "resources": list})
 }
 
 // Aggregated discovery shapes, the same in apidiscovery.k8s.io/v2 and
@@ -317,7 +318,7 @@ func (s *Server) serveAggregated(w http.ResponseWriter, r *http.Request, version
 	}
 	itemsJSON, err := json.Marshal(items)
 	if err != nil {
-		writeError(w, apierrors.NewInternalError(fmt.Errorf("encode aggregated discovery: %w", err)))
+		response.WriteError(w, apierrors.NewInternalError(fmt.Errorf("encode aggregated discovery: %w", err)))
 		return
 	}
 	etag := fmt.Sprintf("%q", fmt.Sprintf("%X", sha512.Sum512(itemsJSON)))
@@ -331,5 +332,5 @@ func (s *Server) serveAggregated(w http.ResponseWriter, r *http.Request, version
 		"metadata": map[string]any{}, "items": json.RawMessage(itemsJSON)}
 	// kubectl 1.27 compares this header with the media type it asked for
 	// as a whole string, so the parameters keep upstream's order: g, v, as.
-	writeJSONAs(w, "application/json;g="+discoveryAPIGroup+";v="+version+";as=APIGroupDiscoveryList", body)
+	response.WriteJSONAs(w, "application/json;g="+discoveryAPIGroup+";v="+version+";as=APIGroupDiscoveryList", body)
 }

@@ -43,6 +43,7 @@ import (
 	"kplane/pkg/api/poddisruptionbudget"
 	"kplane/pkg/apiserver/decode"
 	"kplane/pkg/apiserver/protobuf"
+	"kplane/pkg/apiserver/response"
 )
 
 // maxDisruptedPods caps status.disruptedPods: past it, evictions are
@@ -66,39 +67,39 @@ const (
 // serveEviction handles POST pods/<name>/eviction.
 func (s *Server) serveEviction(w http.ResponseWriter, r *http.Request, info *requestInfo) {
 	if r.Method != http.MethodPost {
-		writeError(w, apierrors.NewMethodNotSupported(apierrors.Resource{Resource: "pods/eviction"}, r.Method))
+		response.WriteError(w, apierrors.NewMethodNotSupported(apierrors.Resource{Resource: "pods/eviction"}, r.Method))
 		return
 	}
 	eviction, err := decodeEviction(r)
 	if err != nil {
-		writeError(w, err)
+		response.WriteError(w, err)
 		return
 	}
 	if eviction.Name != info.name {
-		writeError(w, apierrors.NewBadRequest("name in URL does not match name in Eviction object"))
+		response.WriteError(w, apierrors.NewBadRequest("name in URL does not match name in Eviction object"))
 		return
 	}
 	if eviction.Namespace != "" && eviction.Namespace != info.namespace {
-		writeError(w, apierrors.NewBadRequest("the namespace of the provided object does not match the namespace sent on the request"))
+		response.WriteError(w, apierrors.NewBadRequest("the namespace of the provided object does not match the namespace sent on the request"))
 		return
 	}
 	queryDryRun, err := isDryRun(r)
 	if err != nil {
-		writeError(w, err)
+		response.WriteError(w, err)
 		return
 	}
 	opts, err := evictionDeleteOptions(eviction, queryDryRun)
 	if err != nil {
-		writeError(w, err)
+		response.WriteError(w, err)
 		return
 	}
 	status, err := s.evict(r, info.res, info.namespace, info.name, opts)
 	if err != nil {
-		writeError(w, err)
+		response.WriteError(w, err)
 		return
 	}
 	status.TypeMeta = api.TypeMeta{Kind: "Status", APIVersion: "v1"}
-	writeJSON(w, int(status.Code), status)
+	response.WriteJSON(w, int(status.Code), status)
 }
 
 // decodeEviction reads the request body as an Eviction in JSON, YAML or

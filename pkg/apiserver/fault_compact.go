@@ -9,6 +9,7 @@ import (
 	"time"
 
 	apierrors "kplane/pkg/api/errors"
+	"kplane/pkg/apiserver/response"
 	"kplane/pkg/debug"
 )
 
@@ -52,7 +53,7 @@ func (s *Server) serveFaultCompact(w http.ResponseWriter, r *http.Request) {
 	defer cancel()
 	result, err := s.compactAndDropWatches(ctx)
 	if err != nil {
-		writeError(w, apierrors.NewInternalError(err))
+		response.WriteError(w, apierrors.NewInternalError(err))
 		return
 	}
 	message := fmt.Sprintf("compacted etcd at revision %d; dropped %d watches", result.Revision, result.DroppedWatches)

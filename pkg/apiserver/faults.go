@@ -18,6 +18,7 @@ import (
 	"time"
 
 	apierrors "kplane/pkg/api/errors"
+	"kplane/pkg/apiserver/response"
 	"kplane/pkg/auth"
 	"kplane/pkg/clock"
 	"kplane/pkg/debug"
@@ -218,7 +219,7 @@ func (f *faultInjector) inject(w http.ResponseWriter, r *http.Request, info *req
 	if rule.Code == 0 {
 		return false
 	}
-	writeError(w, injectedError(rule, info))
+	response.WriteError(w, injectedError(rule, info))
 	return true
 }
 

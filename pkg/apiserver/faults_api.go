@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	apierrors "kplane/pkg/api/errors"
+	"kplane/pkg/apiserver/response"
 	"kplane/pkg/debug"
 )
 
@@ -32,16 +33,16 @@ func (s *Server) registerFaultRoutes() {
 func (s *Server) serveAddFault(w http.ResponseWriter, r *http.Request) {
 	var rule debug.APIErrorRule
 	if err := json.NewDecoder(r.Body).Decode(&rule); err != nil {
-		writeError(w, apierrors.NewBadRequest("decode the api-error rule: "+err.Error()))
+		response.WriteError(w, apierrors.NewBadRequest("decode the api-error rule: "+err.Error()))
 		return
 	}
 	if err := s.checkFaultResource(rule.Resource); err != nil {
-		writeError(w, apierrors.NewBadRequest(err.Error()))
+		response.WriteError(w, apierrors.NewBadRequest(err.Error()))
 		return
 	}
 	installed, err := s.faults.add(rule)
 	if err != nil {
-		writeError(w, apierrors.NewBadRequest(err.Error()))
+		response.WriteError(w, apierrors.NewBadRequest(err.Error()))
 		return
 	}
 	s.opts.Journal.Add(debug.Record{Type: debug.TypeEvent, Stage: "api-error", Resource: installed.Resource,

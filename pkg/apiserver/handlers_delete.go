@@ -13,6 +13,7 @@ import (
 	"kplane/pkg/api"
 	apierrors "kplane/pkg/api/errors"
 	"kplane/pkg/apiserver/protobuf"
+	"kplane/pkg/apiserver/response"
 	"kplane/pkg/store"
 )
 
@@ -84,12 +85,12 @@ func parseDeleteOptions(r *http.Request) (api.DeleteOptions, error) {
 func (s *Server) serveDelete(w http.ResponseWriter, r *http.Request, info *requestInfo) {
 	opts, err := parseDeleteOptions(r)
 	if err != nil {
-		writeError(w, err)
+		response.WriteError(w, err)
 		return
 	}
 	so, removed, err := s.delete(r.Context(), info.res, info.namespace, info.name, opts)
 	if err != nil {
-		writeError(w, err)
+		response.WriteError(w, err)
 		return
 	}
 	s.writeDeleted(w, r, info.res, so, removed)
@@ -103,7 +104,7 @@ func (s *Server) writeDeleted(w http.ResponseWriter, r *http.Request, res *resou
 		return
 	}
 	meta := so.obj.GetObjectMeta()
-	writeJSON(w, http.StatusOK, api.Status{
+	response.WriteJSON(w, http.StatusOK, api.Status{
 		TypeMeta: api.TypeMeta{Kind: "Status", APIVersion: "v1"},
 		Status:   "Success",
 		Details:  &api.StatusDetails{Name: meta.Name, Group: res.group, Kind: res.plural, UID: meta.UID},
@@ -284,17 +285,17 @@ func (s *Server) afterDelete(res *resource, obj api.Object) {
 func (s *Server) serveDeleteCollection(w http.ResponseWriter, r *http.Request, info *requestInfo) {
 	opts, err := parseDeleteOptions(r)
 	if err != nil {
-		writeError(w, err)
+		response.WriteError(w, err)
 		return
 	}
 	sel, err := parseSelectors(r, info.res)
 	if err != nil {
-		writeError(w, err)
+		response.WriteError(w, err)
 		return
 	}
 	entries, rev, err := s.caches[info.res].List(r.Context(), info.res.keyPrefix(info.namespace), 0)
 	if err != nil {
-		writeError(w, storeError(err, info.res, ""))
+		response.WriteError(w, storeError(err, info.res, ""))
 		return
 	}
 	result := listResult{revision: rev, items: []*storedObject{}}
@@ -309,10 +310,10 @@ func (s *Server) serveDeleteCollection(w http.ResponseWriter, r *http.Request, i
 			continue
 		}
 		if err != nil {
-			writeError(w, err)
+			response.WriteError(w, err)
 			return
 		}
 		result.items = append(result.items, deleted)
 	}
-	writeRaw(w, http.StatusOK, contentTypeJSON, encodeList(info.res, result))
+	response.WriteRaw(w, http.StatusOK, response.ContentTypeJSON, encodeList(info.res, result))
 }

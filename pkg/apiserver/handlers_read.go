@@ -8,6 +8,7 @@ import (
 
 	"kplane/pkg/api"
 	apierrors "kplane/pkg/api/errors"
+	"kplane/pkg/apiserver/response"
 	"kplane/pkg/store"
 )
 
@@ -16,7 +17,7 @@ import (
 func (s *Server) serveGet(w http.ResponseWriter, r *http.Request, info *requestInfo) {
 	so, err := s.getStored(r.Context(), info.res, info.namespace, info.name)
 	if err != nil {
-		writeError(w, err)
+		response.WriteError(w, err)
 		return
 	}
 	s.writeObject(w, r, http.StatusOK, info.res, so)
@@ -57,21 +58,21 @@ func storeError(err error, res *resource, name string) error {
 func (s *Server) serveList(w http.ResponseWriter, r *http.Request, info *requestInfo) {
 	sel, err := parseSelectors(r, info.res)
 	if err != nil {
-		writeError(w, err)
+		response.WriteError(w, err)
 		return
 	}
 	result, err := s.list(r.Context(), r, info.res, info.namespace, sel)
 	if err != nil {
-		writeError(w, err)
+		response.WriteError(w, err)
 		return
 	}
-	if tableRequest(r) {
+	if response.TableRequested(r) {
 		t := s.table(info.res, result.items, queryOf(r).string("includeObject"), true)
 		t.ResourceVersion = strconv.FormatInt(result.revision, 10)
 		t.Continue = result.next
 		t.RemainingItemCount = result.remaining
-		writeJSONAs(w, contentTypeTable, t)
+		response.WriteJSONAs(w, response.ContentTypeTable, t)
 		return
 	}
-	writeRaw(w, http.StatusOK, contentTypeJSON, encodeList(info.res, result))
+	response.WriteRaw(w, http.StatusOK, response.ContentTypeJSON, encodeList(info.res, result))
 }

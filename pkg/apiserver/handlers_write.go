@@ -10,32 +10,33 @@ import (
 	apierrors "kplane/pkg/api/errors"
 	"kplane/pkg/api/patch"
 	"kplane/pkg/apiserver/decode"
+	"kplane/pkg/apiserver/response"
 )
 
 // serveCreate handles POST on a collection.
 func (s *Server) serveCreate(w http.ResponseWriter, r *http.Request, info *requestInfo) {
 	res := info.res
 	if res.namespaced && info.namespace == "" {
-		writeError(w, notFoundPath())
+		response.WriteError(w, response.NotFoundPath())
 		return
 	}
 	dryRun, err := isDryRun(r)
 	if err != nil {
-		writeError(w, err)
+		response.WriteError(w, err)
 		return
 	}
 	obj, warnings, err := decodeBody(r, res)
 	if err != nil {
-		writeError(w, err)
+		response.WriteError(w, err)
 		return
 	}
 	if err := checkNamespace(res, obj, info.namespace); err != nil {
-		writeError(w, err)
+		response.WriteError(w, err)
 		return
 	}
 	created, err := s.create(r.Context(), res, obj, dryRun)
 	if err != nil {
-		writeError(w, err)
+		response.WriteError(w, err)
 		return
 	}
 	addWarnings(w, warnings)
@@ -68,16 +69,16 @@ func (s *Server) serveReplace(w http.ResponseWriter, r *http.Request, info *requ
 	res := info.res
 	dryRun, err := isDryRun(r)
 	if err != nil {
-		writeError(w, err)
+		response.WriteError(w, err)
 		return
 	}
 	obj, warnings, err := decodeBody(r, res)
 	if err != nil {
-		writeError(w, err)
+		response.WriteError(w, err)
 		return
 	}
 	if err := checkNamespace(res, obj, info.namespace); err != nil {
-		writeError(w, err)
+		response.WriteError(w, err)
 		return
 	}
 	meta := obj.GetObjectMeta()
@@ -85,7 +86,7 @@ func (s *Server) serveReplace(w http.ResponseWriter, r *http.Request, info *requ
 		meta.Name = info.name
 	}
 	if meta.Name != info.name {
-		writeError(w, apierrors.NewBadRequest(fmt.Sprintf("the name of the object (%s) does not match the name on the URL (%s)", meta.Name, info.name)))
+		response.WriteError(w, apierrors.NewBadRequest(fmt.Sprintf("the name of the object (%s) does not match the name on the URL (%s)", meta.Name, info.name)))
 		return
 	}
 	updated, err := s.guaranteedUpdate(r.Context(), res, info.namespace, info.name, mode, dryRun,
@@ -93,7 +94,7 @@ func (s *Server) serveReplace(w http.ResponseWriter, r *http.Request, info *requ
 	if apierrors.IsNotFound(err) && res.allowCreateOnUpdate && mode == updateMain {
 		created, err := s.create(r.Context(), res, obj, dryRun)
 		if err != nil {
-			writeError(w, err)
+			response.WriteError(w, err)
 			return
 		}
 		addWarnings(w, warnings)
@@ -101,7 +102,7 @@ func (s *Server) serveReplace(w http.ResponseWriter, r *http.Request, info *requ
 		return
 	}
 	if err != nil {
-		writeError(w, err)
+		response.WriteError(w, err)
 		return
 	}
 	addWarnings(w, warnings)
@@ -136,17 +137,17 @@ func (s *Server) servePatchMode(w http.ResponseWriter, r *http.Request, info *re
 	res := info.res
 	pt, err := patchType(r)
 	if err != nil {
-		writeError(w, err)
+		response.WriteError(w, err)
 		return
 	}
 	dryRun, err := isDryRun(r)
 	if err != nil {
-		writeError(w, err)
+		response.WriteError(w, err)
 		return
 	}
 	body, err := readBody(r)
 	if err != nil {
-		writeError(w, err)
+		response.WriteError(w, err)
 		return
 	}
 	var warnings []string
@@ -164,7 +165,7 @@ func (s *Server) servePatchMode(w http.ResponseWriter, r *http.Request, info *re
 			return obj, nil
 		})
 	if err != nil {
-		writeError(w, err)
+		response.WriteError(w, err)
 		return
 	}
 	addWarnings(w, warnings)

@@ -25,29 +25,30 @@ import (
 
 	"kplane/pkg/api"
 	apierrors "kplane/pkg/api/errors"
+	"kplane/pkg/apiserver/response"
 )
 
 // serveNodeProxy passes a GET of nodes/<name>/proxy/<path> to the node's kubelet.
 func (s *Server) serveNodeProxy(w http.ResponseWriter, r *http.Request, info *requestInfo) {
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
-		writeError(w, apierrors.NewMethodNotSupported(apierrors.Resource{Resource: "nodes/proxy"}, r.Method))
+		response.WriteError(w, apierrors.NewMethodNotSupported(apierrors.Resource{Resource: "nodes/proxy"}, r.Method))
 		return
 	}
 	so, err := s.getStored(r.Context(), info.res, "", info.name)
 	if err != nil {
-		writeError(w, err)
+		response.WriteError(w, err)
 		return
 	}
 	node := so.obj.(*api.Node)
 	host, err := kubeletHost(node)
 	if err != nil {
-		writeError(w, apierrors.NewServiceUnavailable(fmt.Sprintf("error trying to reach service: %v", err)))
+		response.WriteError(w, apierrors.NewServiceUnavailable(fmt.Sprintf("error trying to reach service: %v", err)))
 		return
 	}
 	target := &url.URL{Scheme: "https", Host: host, Path: info.proxyPath, RawQuery: r.URL.RawQuery}
 	req, err := http.NewRequestWithContext(r.Context(), r.Method, target.String(), nil)
 	if err != nil {
-		writeError(w, apierrors.NewBadRequest(fmt.Sprintf("proxy path %q: %v", info.proxyPath, err)))
+		response.WriteError(w, apierrors.NewBadRequest(fmt.Sprintf("proxy path %q: %v", info.proxyPath, err)))
 		return
 	}
 	req.Host = node.Name
@@ -58,7 +59,7 @@ func (s *Server) serveNodeProxy(w http.ResponseWriter, r *http.Request, info *re
 	defer transport.CloseIdleConnections()
 	resp, err := (&http.Client{Transport: transport}).Do(req)
 	if err != nil {
-		writeError(w, apierrors.NewServiceUnavailable(fmt.Sprintf("error trying to reach service: %v", unwrapURLError(err))))
+		response.WriteError(w, apierrors.NewServiceUnavailable(fmt.Sprintf("error trying to reach service: %v", unwrapURLError(err))))
 		return
 	}
 	defer resp.Body.Close()

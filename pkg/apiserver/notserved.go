@@ -6,6 +6,7 @@ import (
 
 	"kplane/pkg/api"
 	apierrors "kplane/pkg/api/errors"
+	"kplane/pkg/apiserver/response"
 )
 
 // This file answers the requests for APIs kplane knows of but does not
@@ -38,7 +39,7 @@ func notServed(resource, instead string, details *api.StatusDetails) *apierrors.
 // creates a SelfSubjectReview in authentication.k8s.io (v1, then v1beta1,
 // then v1alpha1).
 func serveSelfSubjectReviewNotServed(w http.ResponseWriter, _ *http.Request) {
-	writeError(w, notServed("selfsubjectreviews.authentication.k8s.io",
+	response.WriteError(w, notServed("selfsubjectreviews.authentication.k8s.io",
 		"you are the user of your kubeconfig's current context (`kubectl config view --minify -o jsonpath='{.users[0].name}'`)",
 		&api.StatusDetails{Group: "authentication.k8s.io", Kind: "selfsubjectreviews"}))
 }

@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"kplane/pkg/api/openapi"
+	"kplane/pkg/apiserver/response"
 )
 
 // OpenAPI v3. /openapi/v3 lists one document per group-version
@@ -152,16 +153,16 @@ func itemPathOperations(res *resource) map[string]any {
 
 func (s *Server) serveOpenAPIIndex(w http.ResponseWriter, _ *http.Request) {
 	s.buildOpenAPI()
-	writeRaw(w, http.StatusOK, contentTypeJSON, s.openapi.index)
+	response.WriteRaw(w, http.StatusOK, response.ContentTypeJSON, s.openapi.index)
 }
 
 func (s *Server) serveOpenAPIDocument(w http.ResponseWriter, r *http.Request) {
 	s.buildOpenAPI()
 	doc, ok := s.openapi.docs[strings.TrimPrefix(r.URL.Path, "/openapi/v3/")]
 	if !ok {
-		writeError(w, notFoundPath())
+		response.WriteError(w, response.NotFoundPath())
 		return
 	}
 	w.Header().Set("Cache-Control", "public, immutable")
-	writeRaw(w, http.StatusOK, contentTypeJSON, doc)
+	response.WriteRaw(w, http.StatusOK, response.ContentTypeJSON, doc)
 }

@@ -13,6 +13,7 @@ import (
 	"kplane/pkg/api"
 	apierrors "kplane/pkg/api/errors"
 	"kplane/pkg/api/openapi"
+	"kplane/pkg/apiserver/response"
 )
 
 // OpenAPI v2. /openapi/v2 is one Swagger 2.0 document for every kind: its
@@ -111,7 +112,7 @@ func swaggerItemPath(res *resource) map[string]any {
 			"x-kubernetes-action":             action,
 			"x-kubernetes-group-version-kind": gvk,
 			"consumes":                        contentTypes,
-			"produces":                        []string{contentTypeJSON},
+			"produces":                        []string{response.ContentTypeJSON},
 			"parameters":                      params,
 			"responses":                       ok,
 		}
@@ -128,10 +129,10 @@ func swaggerItemPath(res *resource) map[string]any {
 			"operationId":                     "read" + res.kind,
 			"x-kubernetes-action":             "get",
 			"x-kubernetes-group-version-kind": gvk,
-			"produces":                        []string{contentTypeJSON},
+			"produces":                        []string{response.ContentTypeJSON},
 			"responses":                       ok,
 		},
-		"put":   write("put", []string{contentTypeJSON}, kindSchema),
+		"put":   write("put", []string{response.ContentTypeJSON}, kindSchema),
 		"patch": write("patch", patchContentTypes, map[string]string{"type": "object"}),
 	}
 }
@@ -143,16 +144,16 @@ func swaggerItemPath(res *resource) map[string]any {
 func (s *Server) serveOpenAPIV2(w http.ResponseWriter, r *http.Request) {
 	s.buildSwagger()
 	if s.openapi.v2.err != nil {
-		writeError(w, apierrors.NewInternalError(s.openapi.v2.err))
+		response.WriteError(w, apierrors.NewInternalError(s.openapi.v2.err))
 		return
 	}
 	w.Header().Add("Vary", "Accept")
 	for _, mr := range parseAccept(r.Header.Get("Accept")) {
 		var body []byte
 		switch {
-		case mr.matches(contentTypeJSON):
+		case mr.matches(response.ContentTypeJSON):
 			body = s.openapi.v2.json
-			w.Header().Set("Content-Type", contentTypeJSON)
+			w.Header().Set("Content-Type", response.ContentTypeJSON)
 		case mr.mediaType == contentTypeSwaggerProtobufAsked || mr.mediaType == contentTypeSwaggerProtobuf:
 			body = s.openapi.v2.protobuf
 			w.Header().Set("Content-Type", contentTypeSwaggerProtobuf)
@@ -163,6 +164,6 @@ func (s *Server) serveOpenAPIV2(w http.ResponseWriter, r *http.Request) {
 		http.ServeContent(w, r, "", s.openapi.v2.built, bytes.NewReader(body))
 		return
 	}
-	writeError(w, &apierrors.StatusError{ErrStatus: api.Status{Code: http.StatusNotAcceptable, Reason: apierrors.ReasonNotAcceptable,
-		Message: "only the following media types are accepted: " + strings.Join([]string{contentTypeJSON, contentTypeSwaggerProtobuf}, ", ")}})
+	response.WriteError(w, &apierrors.StatusError{ErrStatus: api.Status{Code: http.StatusNotAcceptable, Reason: apierrors.ReasonNotAcceptable,
+		Message: "only the following media types are accepted: " + strings.Join([]string{response.ContentTypeJSON, contentTypeSwaggerProtobuf}, ", ")}})
 }

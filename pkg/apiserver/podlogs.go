@@ -23,12 +23,10 @@ package apiserver
 //     apiserver skips that check.
 
 import (
-	"context"
 	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -37,6 +35,8 @@ import (
 
 	"kplane/pkg/api"
 	apierrors "kplane/pkg/api/errors"
+	"kplane/pkg/apiserver/response"
+	"kplane/pkg/kubeletaddr"
 )
 
 // kubeletDialTimeout bounds connecting to a kubelet; the stream itself may
@@ -61,42 +61,42 @@ type podLogOptions struct {
 // servePodLog handles GET pods/<name>/log.
 func (s *Server) servePodLog(w http.ResponseWriter, r *http.Request, info *requestInfo) {
 	if r.Method != http.MethodGet {
-		writeError(w, apierrors.NewMethodNotSupported(apierrors.Resource{Resource: "pods/log"}, r.Method))
+		response.WriteError(w, apierrors.NewMethodNotSupported(apierrors.Resource{Resource: "pods/log"}, r.Method))
 		return
 	}
 	opts, err := parsePodLogOptions(queryOf(r), info.name)
 	if err != nil {
-		writeError(w, err)
+		response.WriteError(w, err)
 		return
 	}
 	so, err := s.getStored(r.Context(), info.res, info.namespace, info.name)
 	if err != nil {
-		writeError(w, err)
+		response.WriteError(w, err)
 		return
 	}
 	pod := so.obj.(*api.Pod)
 	container, err := logContainer(pod, opts.container)
 	if err != nil {
-		writeError(w, err)
+		response.WriteError(w, err)
 		return
 	}
 	if pod.Spec.NodeName == "" {
-		writeError(w, apierrors.NewBadRequest(fmt.Sprintf("pod %s does not have a host assigned", pod.Name)))
+		response.WriteError(w, apierrors.NewBadRequest(fmt.Sprintf("pod %s does not have a host assigned", pod.Name)))
 		return
 	}
 	if err := checkContainerLogStatus(pod, container, opts.previous); err != nil {
-		writeError(w, err)
+		response.WriteError(w, err)
 		return
 	}
 	nodes := s.reg.lookup("", "v1", "nodes")
 	nodeObj, err := s.getStored(r.Context(), nodes, "", pod.Spec.NodeName)
 	if err != nil {
-		writeError(w, err)
+		response.WriteError(w, err)
 		return
 	}
 	host, err := kubeletHost(nodeObj.obj.(*api.Node))
 	if err != nil {
-		writeError(w, unknownError(err))
+		response.WriteError(w, unknownError(err))
 		return
 	}
 	target := &url.URL{
@@ -249,36 +249,10 @@ func findContainerStatus(pod *api.Pod, name string) (api.ContainerStatus, bool) 
 	return api.ContainerStatus{}, false
 }
 
-// kubeletHost is host:port of a node's kubelet: its InternalIP, which must
-// be a loopback address, and the port it reports in daemonEndpoints.
-func kubeletHost(node *api.Node) (string, error) {
-	var internalIP string
-	var known []string
-	for _, a := range node.Status.Addresses {
-		known = append(known, fmt.Sprintf("%s: %s", a.Type, a.Address))
-		if a.Type == api.NodeInternalIP && internalIP == "" {
-			internalIP = a.Address
-		}
-	}
-	if internalIP == "" {
-		return "", fmt.Errorf("no preferred addresses found; known addresses: %v", known)
-	}
-	if !isLoopbackKubelet(internalIP) {
-		return "", fmt.Errorf("node %q has InternalIP %s: kplane's apiserver only dials kubelets on 127.0.0.1 or ::1", node.Name, internalIP)
-	}
-	port := node.Status.DaemonEndpoints.KubeletEndpoint.Port
-	if port <= 0 || port > 65535 {
-		return "", fmt.Errorf("node %q reports no kubelet port in status.daemonEndpoints.kubeletEndpoint", node.Name)
-	}
-	return net.JoinHostPort(internalIP, strconv.Itoa(int(port))), nil
-}
-
-// isLoopbackKubelet accepts exactly the two loopback addresses kplane's
-// kubelets listen on.
-func isLoopbackKubelet(addr string) bool {
-	ip := net.ParseIP(addr)
-	return ip != nil && (ip.Equal(net.IPv4(127, 0, 0, 1)) || ip.Equal(net.IPv6loopback))
-}
+// kubeletHost is host:port of a node's kubelet (package kubeletaddr:
+// its InternalIP, which must be a loopback address, and its daemonEndpoints
+// port).
+func kubeletHost(node *api.Node) (string, error) { return kubeletaddr.Host(node, "apiserver") }
 
 // proxyKubeletLogs sends the request to the kubelet and copies its answer,
 // flushing after every chunk when following. Kubelet errors are turned into
@@ -289,18 +263,18 @@ func (s *Server) proxyKubeletLogs(w http.ResponseWriter, r *http.Request, target
 	defer transport.CloseIdleConnections()
 	req, err := http.NewRequestWithContext(r.Context(), http.MethodGet, target.String(), nil)
 	if err != nil {
-		writeError(w, apierrors.NewInternalError(err))
+		response.WriteError(w, apierrors.NewInternalError(err))
 		return
 	}
 	resp, err := (&http.Client{Transport: transport}).Do(req)
 	if err != nil {
-		writeError(w, unknownError(err))
+		response.WriteError(w, unknownError(err))
 		return
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode < 200 || resp.StatusCode > 206 {
 		body, _ := io.ReadAll(io.LimitReader(resp.Body, maxKubeletErrorBody))
-		writeError(w, kubeletError(resp.StatusCode, strings.TrimSuffix(string(body), "\n"), podName))
+		response.WriteError(w, kubeletError(resp.StatusCode, strings.TrimSuffix(string(body), "\n"), podName))
 		return
 	}
 
@@ -334,14 +308,8 @@ func (s *Server) proxyKubeletLogs(w http.ResponseWriter, r *http.Request, target
 // apiserver's kubelet-client certificate.
 func (s *Server) kubeletTransport() *http.Transport {
 	return &http.Transport{
-		Proxy: nil, // never via a proxy from the environment
-		DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
-			if host, _, err := net.SplitHostPort(addr); err != nil || !isLoopbackKubelet(host) {
-				return nil, fmt.Errorf("refusing to dial %s: not a loopback kubelet", addr)
-			}
-			d := net.Dialer{Timeout: kubeletDialTimeout}
-			return d.DialContext(ctx, network, addr)
-		},
+		Proxy:       nil, // never via a proxy from the environment
+		DialContext: kubeletaddr.DialContext(kubeletDialTimeout),
 		TLSClientConfig: &tls.Config{
 			Certificates: []tls.Certificate{s.pki.KubeletClientCert},
 			// The kubelet's serving certificate is self-signed; see the

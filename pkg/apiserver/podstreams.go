@@ -29,29 +29,30 @@ import (
 
 	"kplane/pkg/api"
 	apierrors "kplane/pkg/api/errors"
+	"kplane/pkg/apiserver/response"
 )
 
 // servePodStream handles pods/exec, pods/attach and pods/portforward.
 func (s *Server) servePodStream(w http.ResponseWriter, r *http.Request, info *requestInfo) {
 	if r.Method != http.MethodGet && r.Method != http.MethodPost {
-		writeError(w, apierrors.NewMethodNotSupported(apierrors.Resource{Resource: "pods/" + info.subresource}, r.Method))
+		response.WriteError(w, apierrors.NewMethodNotSupported(apierrors.Resource{Resource: "pods/" + info.subresource}, r.Method))
 		return
 	}
 	so, err := s.getStored(r.Context(), info.res, info.namespace, info.name)
 	if err != nil {
-		writeError(w, err)
+		response.WriteError(w, err)
 		return
 	}
 	pod := so.obj.(*api.Pod)
 	if pod.Spec.NodeName == "" {
-		writeError(w, apierrors.NewBadRequest(fmt.Sprintf("pod %s does not have a host assigned", pod.Name)))
+		response.WriteError(w, apierrors.NewBadRequest(fmt.Sprintf("pod %s does not have a host assigned", pod.Name)))
 		return
 	}
 	path := fmt.Sprintf("/portForward/%s/%s", pod.Namespace, pod.Name)
 	if info.subresource != "portforward" {
 		container, err := logContainer(pod, queryOf(r).string("container"))
 		if err != nil {
-			writeError(w, err)
+			response.WriteError(w, err)
 			return
 		}
 		path = fmt.Sprintf("/%s/%s/%s/%s", info.subresource, pod.Namespace, pod.Name, container)
@@ -59,12 +60,12 @@ func (s *Server) servePodStream(w http.ResponseWriter, r *http.Request, info *re
 	nodes := s.reg.lookup("", "v1", "nodes")
 	nodeObj, err := s.getStored(r.Context(), nodes, "", pod.Spec.NodeName)
 	if err != nil {
-		writeError(w, err)
+		response.WriteError(w, err)
 		return
 	}
 	host, err := kubeletHost(nodeObj.obj.(*api.Node))
 	if err != nil {
-		writeError(w, unknownError(err))
+		response.WriteError(w, unknownError(err))
 		return
 	}
 	target := &url.URL{Scheme: "https", Host: host, Path: path, RawQuery: r.URL.RawQuery}
@@ -80,7 +81,7 @@ func (s *Server) servePodStream(w http.ResponseWriter, r *http.Request, info *re
 		},
 		Transport: transport,
 		ErrorHandler: func(w http.ResponseWriter, _ *http.Request, err error) {
-			writeError(w, unknownError(fmt.Errorf("error dialing backend: %w", err)))
+			response.WriteError(w, unknownError(fmt.Errorf("error dialing backend: %w", err)))
 		},
 	}
 	proxy.ServeHTTP(w, r)

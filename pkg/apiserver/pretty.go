@@ -7,6 +7,8 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+
+	"kplane/pkg/apiserver/response"
 )
 
 // prettyRequest says whether the answer should be indented JSON, as
@@ -55,7 +57,7 @@ func (p *prettyWriter) decide() {
 	}
 	p.decided = true
 	mediaType, _, _ := mime.ParseMediaType(p.Header().Get("Content-Type"))
-	p.buffering = mediaType == contentTypeJSON
+	p.buffering = mediaType == response.ContentTypeJSON
 }
 
 // WriteHeader records the status of a buffered answer, or sends it.

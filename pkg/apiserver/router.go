@@ -10,6 +10,7 @@ import (
 
 	"kplane/pkg/api"
 	apierrors "kplane/pkg/api/errors"
+	"kplane/pkg/apiserver/response"
 	"kplane/pkg/auth"
 )
 
@@ -25,7 +26,9 @@ func (s *Server) router() http.Handler {
 	r.Use(recoverPanics, prettyJSON, s.limitBody, auth.Middleware(s.tokens, auth.DefaultPublicPaths), s.aggregator.proxyAggregated)
 
 	for _, p := range []string{"/healthz", "/livez", "/readyz"} {
-		r.Get(p, func(w http.ResponseWriter, _ *http.Request) { writeRaw(w, http.StatusOK, "text/plain", []byte("ok")) })
+		r.Get(p, func(w http.ResponseWriter, _ *http.Request) {
+			response.WriteRaw(w, http.StatusOK, "text/plain", []byte("ok"))
+		})
 	}
 	r.Method(http.MethodGet, "/metrics", s.metrics.handler())
 	r.Handle("/debug/*", s.debugHandler())
@@ -59,18 +62,12 @@ func (s *Server) router() http.Handler {
 	r.HandleFunc("/api/v1/*", s.serveResource)
 	r.HandleFunc("/apis/{group}/{version}/*", s.serveResource)
 
-	r.NotFound(func(w http.ResponseWriter, _ *http.Request) { writeError(w, notFoundPath()) })
+	r.NotFound(func(w http.ResponseWriter, _ *http.Request) { response.WriteError(w, response.NotFoundPath()) })
 	r.MethodNotAllowed(func(w http.ResponseWriter, r *http.Request) {
-		writeError(w, &apierrors.StatusError{ErrStatus: api.Status{Code: http.StatusMethodNotAllowed,
+		response.WriteError(w, &apierrors.StatusError{ErrStatus: api.Status{Code: http.StatusMethodNotAllowed,
 			Reason: apierrors.ReasonMethodNotAllowed, Message: fmt.Sprintf("the server does not allow this method on the requested resource (%s %s)", r.Method, r.URL.Path)}})
 	})
 	return r
-}
-
-// notFoundPath is upstream's answer for a path that names nothing.
-func notFoundPath() *apierrors.StatusError {
-	return &apierrors.StatusError{ErrStatus: api.Status{Code: http.StatusNotFound, Reason: apierrors.ReasonNotFound,
-		Message: "the server could not find the requested resource", Details: &api.StatusDetails{}}}
 }
 
 // recoverPanics turns a handler panic into a 500 Status; the stack goes to
@@ -83,7 +80,7 @@ func recoverPanics(next http.Handler) http.Handler {
 					panic(p)
 				}
 				slog.Error("panic serving request", "method", r.Method, "path", r.URL.Path, "panic", p, "stack", string(debug.Stack()))
-				writeError(w, apierrors.NewInternalError(fmt.Errorf("%v", p)))
+				response.WriteError(w, apierrors.NewInternalError(fmt.Errorf("%v", p)))
 			}
 		}()
 		next.ServeHTTP(w, r)
@@ -95,7 +92,7 @@ func recoverPanics(next http.Handler) http.Handler {
 func (s *Server) limitBody(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.ContentLength > s.opts.MaxRequestBodyBytes {
-			writeError(w, apierrors.NewRequestEntityTooLarge(fmt.Sprintf("limit is %d", s.opts.MaxRequestBodyBytes)))
+			response.WriteError(w, apierrors.NewRequestEntityTooLarge(fmt.Sprintf("limit is %d", s.opts.MaxRequestBodyBytes)))
 			return
 		}
 		if r.Body != nil {
@@ -109,12 +106,12 @@ func (s *Server) limitBody(next http.Handler) http.Handler {
 func (s *Server) serveResource(w http.ResponseWriter, r *http.Request) {
 	info := s.parseRequest(r)
 	if info == nil {
-		writeError(w, notFoundPath())
+		response.WriteError(w, response.NotFoundPath())
 		return
 	}
 	if info.res.namespaced && info.name != "" && info.namespace == "" && info.verb != "list" && info.verb != "watch" {
 		// /api/v1/pods/x: namespaced objects are only addressed in a namespace.
-		writeError(w, notFoundPath())
+		response.WriteError(w, response.NotFoundPath())
 		return
 	}
 	if info.verb != "get" && info.verb != "list" && info.verb != "watch" {
@@ -136,37 +133,37 @@ func (s *Server) dispatch(w http.ResponseWriter, r *http.Request, info *requestI
 		s.serveObjectVerb(w, r, info)
 	case "status":
 		if !info.res.hasStatus {
-			writeError(w, notFoundPath())
+			response.WriteError(w, response.NotFoundPath())
 			return
 		}
 		s.serveStatus(w, r, info)
 	case "scale":
 		if info.res.scale == nil {
-			writeError(w, notFoundPath())
+			response.WriteError(w, response.NotFoundPath())
 			return
 		}
 		s.serveScale(w, r, info)
 	case "binding":
 		if info.res.plural != "pods" || r.Method != http.MethodPost {
-			writeError(w, notFoundPath())
+			response.WriteError(w, response.NotFoundPath())
 			return
 		}
 		s.serveBinding(w, r, info)
 	case "finalize":
 		if info.res.plural != "namespaces" || r.Method != http.MethodPut {
-			writeError(w, notFoundPath())
+			response.WriteError(w, response.NotFoundPath())
 			return
 		}
 		s.serveNamespaceFinalize(w, r, info)
 	case "proxy":
 		if info.proxyPath == "" {
-			writeError(w, notFoundPath())
+			response.WriteError(w, response.NotFoundPath())
 			return
 		}
 		s.serveNodeProxy(w, r, info)
 	case "log", "eviction", "exec", "attach", "portforward":
 		if info.res.plural != "pods" {
-			writeError(w, notFoundPath())
+			response.WriteError(w, response.NotFoundPath())
 			return
 		}
 		switch info.subresource {
@@ -178,7 +175,7 @@ func (s *Server) dispatch(w http.ResponseWriter, r *http.Request, info *requestI
 			s.serveEviction(w, r, info)
 		}
 	default:
-		writeError(w, notFoundPath())
+		response.WriteError(w, response.NotFoundPath())
 	}
 }
 
@@ -192,19 +189,19 @@ func (s *Server) serveObjectVerb(w http.ResponseWriter, r *http.Request, info *r
 		s.serveWatch(w, r, info)
 	case "create":
 		if info.name != "" {
-			writeError(w, apierrors.NewMethodNotSupported(info.res.qualified(), "create"))
+			response.WriteError(w, apierrors.NewMethodNotSupported(info.res.qualified(), "create"))
 			return
 		}
 		s.serveCreate(w, r, info)
 	case "update":
 		if info.name == "" {
-			writeError(w, apierrors.NewMethodNotSupported(info.res.qualified(), "update"))
+			response.WriteError(w, apierrors.NewMethodNotSupported(info.res.qualified(), "update"))
 			return
 		}
 		s.serveUpdate(w, r, info)
 	case "patch":
 		if info.name == "" {
-			writeError(w, apierrors.NewMethodNotSupported(info.res.qualified(), "patch"))
+			response.WriteError(w, apierrors.NewMethodNotSupported(info.res.qualified(), "patch"))
 			return
 		}
 		s.servePatch(w, r, info)
@@ -213,6 +210,6 @@ func (s *Server) serveObjectVerb(w http.ResponseWriter, r *http.Request, info *r
 	case "deletecollection":
 		s.serveDeleteCollection(w, r, info)
 	default:
-		writeError(w, apierrors.NewMethodNotSupported(info.res.qualified(), r.Method))
+		response.WriteError(w, apierrors.NewMethodNotSupported(info.res.qualified(), r.Method))
 	}
 }

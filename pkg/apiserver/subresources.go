@@ -9,6 +9,7 @@ import (
 	apierrors "kplane/pkg/api/errors"
 	"kplane/pkg/api/validation"
 	"kplane/pkg/apiserver/decode"
+	"kplane/pkg/apiserver/response"
 )
 
 // serveStatus handles /status: GET reads the whole object, PUT and PATCH
@@ -22,7 +23,7 @@ func (s *Server) serveStatus(w http.ResponseWriter, r *http.Request, info *reque
 	case http.MethodPatch:
 		s.servePatchMode(w, r, info, updateStatus)
 	default:
-		writeError(w, apierrors.NewMethodNotSupported(info.res.qualified(), r.Method))
+		response.WriteError(w, apierrors.NewMethodNotSupported(info.res.qualified(), r.Method))
 	}
 }
 
@@ -47,34 +48,34 @@ func (s *Server) serveScale(w http.ResponseWriter, r *http.Request, info *reques
 	if r.Method == http.MethodGet {
 		so, err := s.getStored(r.Context(), res, info.namespace, info.name)
 		if err != nil {
-			writeError(w, err)
+			response.WriteError(w, err)
 			return
 		}
-		writeJSON(w, http.StatusOK, scaleOf(res, so))
+		response.WriteJSON(w, http.StatusOK, scaleOf(res, so))
 		return
 	}
 	if r.Method != http.MethodPut && r.Method != http.MethodPatch {
-		writeError(w, apierrors.NewMethodNotSupported(res.qualified(), r.Method))
+		response.WriteError(w, apierrors.NewMethodNotSupported(res.qualified(), r.Method))
 		return
 	}
 	dryRun, err := isDryRun(r)
 	if err != nil {
-		writeError(w, err)
+		response.WriteError(w, err)
 		return
 	}
 	body, err := readBody(r)
 	if err != nil {
-		writeError(w, err)
+		response.WriteError(w, err)
 		return
 	}
 	var pt string
 	if r.Method == http.MethodPatch {
 		if pt, err = patchType(r); err != nil {
-			writeError(w, err)
+			response.WriteError(w, err)
 			return
 		}
 	} else if body, err = decode.ToJSON(body, r.Header.Get("Content-Type")); err != nil {
-		writeError(w, apierrors.NewBadRequest(fmt.Sprintf("Scale in version \"v1\" cannot be handled as a Scale: %v", err)))
+		response.WriteError(w, apierrors.NewBadRequest(fmt.Sprintf("Scale in version \"v1\" cannot be handled as a Scale: %v", err)))
 		return
 	}
 	updated, err := s.guaranteedUpdate(r.Context(), res, info.namespace, info.name, updateMain, dryRun,
@@ -109,10 +110,10 @@ func (s *Server) serveScale(w http.ResponseWriter, r *http.Request, info *reques
 			return obj, nil
 		})
 	if err != nil {
-		writeError(w, err)
+		response.WriteError(w, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, scaleOf(res, updated))
+	response.WriteJSON(w, http.StatusOK, scaleOf(res, updated))
 }
 
 // scaleResource lets applyPatch treat a Scale like any resource.
@@ -125,17 +126,17 @@ var scaleResource = &resource{group: "autoscaling", version: "v1", kind: "Scale"
 func (s *Server) serveBinding(w http.ResponseWriter, r *http.Request, info *requestInfo) {
 	body, err := readBody(r)
 	if err != nil {
-		writeError(w, err)
+		response.WriteError(w, err)
 		return
 	}
 	jsonBody, err := decode.ToJSON(body, r.Header.Get("Content-Type"))
 	if err != nil {
-		writeError(w, apierrors.NewBadRequest(err.Error()))
+		response.WriteError(w, apierrors.NewBadRequest(err.Error()))
 		return
 	}
 	var binding api.Binding
 	if _, err := decode.Into(jsonBody, &binding, false); err != nil {
-		writeError(w, apierrors.NewBadRequest(fmt.Sprintf("Binding in version \"v1\" cannot be handled as a Binding: %v", err)))
+		response.WriteError(w, apierrors.NewBadRequest(fmt.Sprintf("Binding in version \"v1\" cannot be handled as a Binding: %v", err)))
 		return
 	}
 	// Upstream returns these field errors unwrapped, which its handler then
@@ -143,7 +144,7 @@ func (s *Server) serveBinding(w http.ResponseWriter, r *http.Request, info *requ
 	// refused body, so that a client can tell a bad binding from a server
 	// fault (IsInvalid).
 	if errs := validation.ValidatePodBinding(&binding); len(errs) > 0 {
-		writeError(w, apierrors.NewInvalid("Binding", "", info.name, errs))
+		response.WriteError(w, apierrors.NewInvalid("Binding", "", info.name, errs))
 		return
 	}
 	res := info.res
@@ -166,10 +167,10 @@ func (s *Server) serveBinding(w http.ResponseWriter, r *http.Request, info *requ
 			return pod, nil
 		})
 	if err != nil {
-		writeError(w, err)
+		response.WriteError(w, err)
 		return
 	}
-	writeJSON(w, http.StatusCreated, api.Status{TypeMeta: api.TypeMeta{Kind: "Status", APIVersion: "v1"}, Status: "Success", Code: http.StatusCreated})
+	response.WriteJSON(w, http.StatusCreated, api.Status{TypeMeta: api.TypeMeta{Kind: "Status", APIVersion: "v1"}, Status: "Success", Code: http.StatusCreated})
 }
 
 // setPodCondition adds or replaces a condition by type.
@@ -189,7 +190,7 @@ func setPodCondition(status *api.PodStatus, c api.PodCondition) {
 func (s *Server) serveNamespaceFinalize(w http.ResponseWriter, r *http.Request, info *requestInfo) {
 	obj, _, err := decodeBody(r, info.res)
 	if err != nil {
-		writeError(w, err)
+		response.WriteError(w, err)
 		return
 	}
 	finalizers := obj.(*api.Namespace).Spec.Finalizers
@@ -209,7 +210,7 @@ func (s *Server) serveNamespaceFinalize(w http.ResponseWriter, r *http.Request, 
 			return ns, nil
 		})
 	if err != nil {
-		writeError(w, err)
+		response.WriteError(w, err)
 		return
 	}
 	s.writeObject(w, r, http.StatusOK, res, updated)

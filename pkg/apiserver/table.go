@@ -10,17 +10,18 @@ import (
 
 	"kplane/pkg/api"
 	"kplane/pkg/apiserver/printers"
+	"kplane/pkg/apiserver/response"
 )
 
 // writeObject answers with one object, as JSON or as a one-row Table.
 func (s *Server) writeObject(w http.ResponseWriter, r *http.Request, code int, res *resource, so *storedObject) {
-	if tableRequest(r) {
+	if response.TableRequested(r) {
 		t := s.table(res, []*storedObject{so}, queryOf(r).string("includeObject"), true)
 		t.ResourceVersion = so.obj.GetObjectMeta().ResourceVersion
-		writeJSONAs(w, contentTypeTable, t)
+		response.WriteJSONAs(w, response.ContentTypeTable, t)
 		return
 	}
-	writeRaw(w, code, contentTypeJSON, so.raw)
+	response.WriteRaw(w, code, response.ContentTypeJSON, so.raw)
 }
 
 // table renders objects as a meta.k8s.io/v1 Table with the kind's columns.

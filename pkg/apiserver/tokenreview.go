@@ -7,6 +7,7 @@ import (
 
 	"kplane/pkg/api"
 	apierrors "kplane/pkg/api/errors"
+	"kplane/pkg/apiserver/response"
 )
 
 // serveTokenReview answers POST /apis/authentication.k8s.io/v1/tokenreviews:
@@ -23,20 +24,20 @@ import (
 func (s *Server) serveTokenReview(w http.ResponseWriter, r *http.Request) {
 	body, err := readBody(r)
 	if err != nil {
-		writeError(w, err)
+		response.WriteError(w, err)
 		return
 	}
 	var review api.TokenReview
 	if err := json.Unmarshal(body, &review); err != nil {
-		writeError(w, apierrors.NewBadRequest(fmt.Sprintf("decode TokenReview: %v", err)))
+		response.WriteError(w, apierrors.NewBadRequest(fmt.Sprintf("decode TokenReview: %v", err)))
 		return
 	}
 	if review.Kind != "" && review.Kind != "TokenReview" {
-		writeError(w, apierrors.NewBadRequest(fmt.Sprintf("expected a TokenReview, got kind %q", review.Kind)))
+		response.WriteError(w, apierrors.NewBadRequest(fmt.Sprintf("expected a TokenReview, got kind %q", review.Kind)))
 		return
 	}
 	if review.Spec.Token == "" {
-		writeError(w, apierrors.NewBadRequest("token is required for TokenReview in authentication"))
+		response.WriteError(w, apierrors.NewBadRequest("token is required for TokenReview in authentication"))
 		return
 	}
 	review.Status = api.TokenReviewStatus{}
@@ -47,5 +48,5 @@ func (s *Server) serveTokenReview(w http.ResponseWriter, r *http.Request) {
 	// The token goes back to nobody: upstream clears it from the answer too.
 	review.Spec.Token = ""
 	review.TypeMeta = api.TypeMeta{Kind: "TokenReview", APIVersion: "authentication.k8s.io/v1"}
-	writeJSON(w, http.StatusCreated, &review)
+	response.WriteJSON(w, http.StatusCreated, &review)
 }

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	apierrors "kplane/pkg/api/errors"
+	"kplane/pkg/apiserver/response"
 	"kplane/pkg/store"
 	"kplane/pkg/store/cache"
 )
@@ -39,7 +40,7 @@ func (s *Server) serveWatch(w http.ResponseWriter, r *http.Request, info *reques
 	res := info.res
 	sel, err := parseSelectors(r, res)
 	if err != nil {
-		writeError(w, err)
+		response.WriteError(w, err)
 		return
 	}
 	if info.name != "" {
@@ -48,31 +49,31 @@ func (s *Server) serveWatch(w http.ResponseWriter, r *http.Request, info *reques
 	}
 	q := queryOf(r)
 	if err := validateListOptions(q, true); err != nil {
-		writeError(w, err)
+		response.WriteError(w, err)
 		return
 	}
 	rvParam := q.string("resourceVersion")
 	rv, err := parseResourceVersion(rvParam)
 	if err != nil {
-		writeError(w, apierrors.NewBadRequest(err.Error()))
+		response.WriteError(w, apierrors.NewBadRequest(err.Error()))
 		return
 	}
 	timeout := time.Duration(30+rand.IntN(30)) * time.Minute // upstream: --min-request-timeout 1800 s × [1, 2)
 	timeoutSeconds, err := q.optionalInt64("timeoutSeconds")
 	if err != nil {
-		writeError(w, err)
+		response.WriteError(w, err)
 		return
 	}
 	if timeoutSeconds != nil {
 		if *timeoutSeconds < 0 {
-			writeError(w, apierrors.NewBadRequest(fmt.Sprintf("invalid value %d for timeoutSeconds: must not be negative", *timeoutSeconds)))
+			response.WriteError(w, apierrors.NewBadRequest(fmt.Sprintf("invalid value %d for timeoutSeconds: must not be negative", *timeoutSeconds)))
 			return
 		}
 		timeout = time.Duration(*timeoutSeconds) * time.Second
 	}
 	bookmarks := q.bool("allowWatchBookmarks")
 	sendInitial := q.bool("sendInitialEvents")
-	asTable := tableRequest(r)
+	asTable := response.TableRequested(r)
 	includeObject := q.string("includeObject")
 
 	ctx, cancel := context.WithTimeout(r.Context(), timeout)
@@ -98,7 +99,7 @@ func (s *Server) serveWatch(w http.ResponseWriter, r *http.Request, info *reques
 		}
 		entries, listRev, err := c.List(ctx, prefix, minRevision)
 		if err != nil {
-			writeError(w, storeError(err, res, ""))
+			response.WriteError(w, storeError(err, res, ""))
 			return
 		}
 		for _, e := range entries {
@@ -124,7 +125,7 @@ func (s *Server) serveWatch(w http.ResponseWriter, r *http.Request, info *reques
 			stream.sendError(apierrors.NewGone(fmt.Sprintf("too old resource version: %d (%d)", rv, c.Revision())))
 			return
 		}
-		writeError(w, storeError(err, res, ""))
+		response.WriteError(w, storeError(err, res, ""))
 		return
 	}
 	defer watcher.Stop()
@@ -174,9 +175,9 @@ type watchStream struct {
 }
 
 func (ws *watchStream) start() {
-	contentType := contentTypeJSON
+	contentType := response.ContentTypeJSON
 	if ws.asTable {
-		contentType = contentTypeTable
+		contentType = response.ContentTypeTable
 	}
 	ws.w.Header().Set("Content-Type", contentType)
 	ws.w.WriteHeader(http.StatusOK)

@@ -106,12 +106,7 @@ func metricsServerPort(plan []component) int {
 	if i < 0 {
 		return 0
 	}
-	args := plan[i].args
-	j := slices.Index(args, "--secure-port")
-	if j < 0 || j+1 >= len(args) {
-		return 0
-	}
-	port, _ := strconv.Atoi(args[j+1])
+	port, _ := strconv.Atoi(flagValue(plan[i].args, "--secure-port"))
 	return port
 }
 

@@ -175,7 +175,7 @@ func (o *drainOptions) filterPod(pod *api.Pod, daemonSetExists func(namespace, n
 			return podDeleteStatus{delete: true}
 		},
 		func() podDeleteStatus {
-			ref := podControllerRef(pod)
+			ref := controllerRef(&pod.ObjectMeta)
 			if ref == nil || ref.Kind != "DaemonSet" || finished {
 				return podDeleteStatus{delete: true}
 			}
@@ -208,7 +208,7 @@ func (o *drainOptions) filterPod(pod *api.Pod, daemonSetExists func(namespace, n
 			return podDeleteStatus{delete: true, reason: "warning", message: localStorageWarning}
 		},
 		func() podDeleteStatus {
-			if finished || podControllerRef(pod) != nil {
+			if finished || controllerRef(&pod.ObjectMeta) != nil {
 				return podDeleteStatus{delete: true}
 			}
 			if o.force {
@@ -227,11 +227,12 @@ func (o *drainOptions) filterPod(pod *api.Pod, daemonSetExists func(namespace, n
 	return status
 }
 
-// podControllerRef is the pod's controller ownerReference, or nil.
-func podControllerRef(pod *api.Pod) *api.OwnerReference {
-	for i, ref := range pod.OwnerReferences {
-		if ref.Controller != nil && *ref.Controller {
-			return &pod.OwnerReferences[i]
+// controllerRef is the object's controller ownerReference (the one with
+// controller: true), or nil: upstream's metav1.GetControllerOf.
+func controllerRef(meta *api.ObjectMeta) *api.OwnerReference {
+	for i := range meta.OwnerReferences {
+		if ref := &meta.OwnerReferences[i]; ref.Controller != nil && *ref.Controller {
+			return ref
 		}
 	}
 	return nil

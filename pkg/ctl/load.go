@@ -286,13 +286,3 @@ func owned(ctx context.Context, c *client.Client, kind loadKind, workload *api.O
 	}
 	return sets, pods, nil
 }
-
-// controllerRef is meta's controller ownerReference, or nil.
-func controllerRef(meta *api.ObjectMeta) *api.OwnerReference {
-	for i := range meta.OwnerReferences {
-		if ref := &meta.OwnerReferences[i]; ref.Controller != nil && *ref.Controller {
-			return ref
-		}
-	}
-	return nil
-}

@@ -277,6 +277,9 @@ type Kubelet struct {
 	// startTime); nodeCPU is the node's CPU counter (stats.go).
 	startedAt time.Time
 	nodeCPU   nodeCPU
+	// memoryCapacity is --memory in bytes (the summary's availableBytes
+	// is counted from it), parsed once; 0 when it does not parse.
+	memoryCapacity uint64
 
 	mu          sync.Mutex
 	ctx         context.Context // the run's, for pod workers
@@ -316,6 +319,9 @@ func newKubelet(name string, index int, opts *Options, c, eventClient *client.Cl
 		nodeInfo:   newNodeInfo(name, rt.Name()),
 		registered: make(chan struct{}), ready: make(chan struct{}), startedAt: opts.Clock.Now(),
 		workers: map[string]*podWorker{}, heartbeat: newHeartbeatGate(),
+	}
+	if q, err := api.ParseQuantity(opts.Memory); err == nil && q.Value() > 0 {
+		k.memoryCapacity = uint64(q.Value())
 	}
 	if opts.PodCIDR != "" {
 		k.flagPodCIDR = nthBlock(netip.MustParsePrefix(opts.PodCIDR), index)

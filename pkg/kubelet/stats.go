@@ -28,39 +28,34 @@ import (
 // advanced at every summary by what each container used since the previous
 // one, plus the base's use over the interval.
 //
-// Invariant: total never decreases; last holds, for every container of the
-// previous summary, its counter then.
+// Invariant: containers + base's counter never decreases; last holds, for
+// every container of the previous summary, its counter then.
 type nodeCPU struct {
-	mu    sync.Mutex
-	total uint64 // core-nanoseconds since the kubelet started
-	at    time.Time
-	last  map[runtime.Container]uint64
+	mu         sync.Mutex
+	containers uint64              // core-nanoseconds the containers used since the kubelet started
+	base       *simload.CPUCounter // the node's own use (system daemons), from the kubelet's start
+	last       map[runtime.Container]uint64
 }
 
 // advance adds the containers' use since the previous summary (a new
-// container's: all of it) and the base's since at (the first time: since
-// the node started), and returns the total.
+// container's: all of it), brings the base's counter (started at start the
+// first time) up to now, and returns the total.
 func (n *nodeCPU) advance(start, now time.Time, samples map[runtime.Container]runtime.Usage) uint64 {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	for c, u := range samples {
 		if u.UsageCoreNanoSeconds >= n.last[c] {
-			n.total += u.UsageCoreNanoSeconds - n.last[c]
+			n.containers += u.UsageCoreNanoSeconds - n.last[c]
 		}
 	}
-	if n.at.IsZero() {
-		n.at = start
-	}
-	if elapsed := now.Sub(n.at); elapsed > 0 {
-		base := simload.NewCPUCounter(n.at, simload.NodeBaseMilliCPU*1e6)
-		n.total += base.Advance(now)
-		n.at = now
+	if n.base == nil {
+		n.base = simload.NewCPUCounter(start, simload.NodeBaseMilliCPU*1e6)
 	}
 	n.last = make(map[runtime.Container]uint64, len(samples))
 	for c, u := range samples {
 		n.last[c] = u.UsageCoreNanoSeconds
 	}
-	return n.total
+	return n.containers + n.base.Advance(now)
 }
 
 // runningContainer is a container run to sample, with what the summary
@@ -149,8 +144,8 @@ func (k *Kubelet) Summary() *stats.Summary {
 
 	nodeNanoCores, nodeWorkingSet := simload.NodeUsage(podsNanoCores, podsWorkingSet)
 	var available *uint64
-	if q, err := api.ParseQuantity(k.opts.Memory); err == nil && q.Value() > 0 {
-		a := uint64(q.Value()) - min(uint64(q.Value()), nodeWorkingSet)
+	if capacity := k.memoryCapacity; capacity > 0 {
+		a := capacity - min(capacity, nodeWorkingSet)
 		available = &a
 	}
 	return &stats.Summary{

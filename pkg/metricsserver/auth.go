@@ -20,6 +20,7 @@ import (
 	"net/http"
 
 	apierrors "kplane/pkg/api/errors"
+	"kplane/pkg/apiserver/response"
 	"kplane/pkg/auth"
 )
 
@@ -51,7 +52,7 @@ func requestUser(r *http.Request) (auth.User, bool) {
 func authenticate(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if _, ok := requestUser(r); !ok {
-			writeError(w, apierrors.NewUnauthorized(""))
+			response.WriteError(w, apierrors.NewUnauthorized(""))
 			return
 		}
 		next.ServeHTTP(w, r)

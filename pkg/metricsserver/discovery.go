@@ -12,7 +12,11 @@ package metricsserver
 // Content-Type application/json, which kubectl takes as "not supported"
 // and falls back on, as it does with older servers.
 
-import "net/http"
+import (
+	"net/http"
+
+	"kplane/pkg/apiserver/response"
+)
 
 // groupVersionForDiscovery is meta/v1 GroupVersionForDiscovery.
 type groupVersionForDiscovery struct {
@@ -53,7 +57,7 @@ var metricsResources = []apiResource{
 
 func serveGroupList(w http.ResponseWriter, r *http.Request) {
 	if readOnly(w, r) {
-		writeJSON(w, http.StatusOK, contentTypeJSON, map[string]any{
+		response.WriteJSON(w, http.StatusOK, map[string]any{
 			"kind": "APIGroupList", "apiVersion": "v1", "groups": []apiGroup{metricsGroup()},
 		})
 	}
@@ -63,13 +67,13 @@ func serveGroup(w http.ResponseWriter, r *http.Request) {
 	if readOnly(w, r) {
 		g := metricsGroup()
 		g.Kind, g.APIVersion = "APIGroup", "v1"
-		writeJSON(w, http.StatusOK, contentTypeJSON, g)
+		response.WriteJSON(w, http.StatusOK, g)
 	}
 }
 
 func serveResourceList(w http.ResponseWriter, r *http.Request) {
 	if readOnly(w, r) {
-		writeJSON(w, http.StatusOK, contentTypeJSON, map[string]any{
+		response.WriteJSON(w, http.StatusOK, map[string]any{
 			"kind": "APIResourceList", "apiVersion": "v1", "groupVersion": GroupVersion, "resources": metricsResources,
 		})
 	}

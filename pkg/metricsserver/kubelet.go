@@ -3,24 +3,22 @@ package metricsserver
 // This file is how metrics-server reaches a kubelet: upstream's
 // pkg/scraper/client/resource/client.go. The address comes from the Node
 // object, as the apiserver finds a kubelet for `kubectl logs`: the node's
-// InternalIP and status.daemonEndpoints.kubeletEndpoint.port. kplane's
-// kubelets all listen on loopback, and metrics-server dials nothing else:
-// a Node object is written by whoever may write Nodes, and must not be able
-// to send metrics-server's client certificate anywhere.
+// InternalIP and status.daemonEndpoints.kubeletEndpoint.port, loopback
+// only (package kubeletaddr, shared with the apiserver).
 
 import (
+	"bytes"
 	"context"
 	"crypto/tls"
 	"crypto/x509"
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
-	"strconv"
 	"time"
 
 	"kplane/pkg/api"
+	"kplane/pkg/kubeletaddr"
 )
 
 // resourceMetricsPath is the kubelet's resource metrics endpoint.
@@ -36,30 +34,11 @@ const kubeletDialTimeout = 5 * time.Second
 
 // kubeletURL is the node's /metrics/resource URL, or why it has none.
 func kubeletURL(node *api.Node) (string, error) {
-	var internalIP string
-	for _, a := range node.Status.Addresses {
-		if a.Type == api.NodeInternalIP {
-			internalIP = a.Address
-			break
-		}
+	host, err := kubeletaddr.Host(node, "metrics-server")
+	if err != nil {
+		return "", err
 	}
-	if internalIP == "" {
-		return "", fmt.Errorf("node %s has no InternalIP address", node.Name)
-	}
-	if !isLoopback(internalIP) {
-		return "", fmt.Errorf("node %s has InternalIP %s: kplane's metrics-server only dials kubelets on 127.0.0.1 or ::1", node.Name, internalIP)
-	}
-	port := node.Status.DaemonEndpoints.KubeletEndpoint.Port
-	if port <= 0 || port > 65535 {
-		return "", fmt.Errorf("node %s reports no kubelet port in status.daemonEndpoints.kubeletEndpoint", node.Name)
-	}
-	return "https://" + net.JoinHostPort(internalIP, strconv.Itoa(int(port))) + resourceMetricsPath, nil
-}
-
-// isLoopback accepts exactly the two loopback addresses kubelets listen on.
-func isLoopback(addr string) bool {
-	ip := net.ParseIP(addr)
-	return ip != nil && (ip.Equal(net.IPv4(127, 0, 0, 1)) || ip.Equal(net.IPv6loopback))
+	return "https://" + host + resourceMetricsPath, nil
 }
 
 // kubeletClient fetches resource metrics from kubelets.
@@ -80,14 +59,8 @@ func newKubeletClient(cert *tls.Certificate, roots *x509.CertPool) *kubeletClien
 		tlsConfig.Certificates = []tls.Certificate{*cert}
 	}
 	transport := &http.Transport{
-		Proxy: nil, // never through a proxy from the environment
-		DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
-			if host, _, err := net.SplitHostPort(addr); err != nil || !isLoopback(host) {
-				return nil, fmt.Errorf("refusing to dial %s: not a loopback kubelet", addr)
-			}
-			d := net.Dialer{Timeout: kubeletDialTimeout}
-			return d.DialContext(ctx, network, addr)
-		},
+		Proxy:               nil, // never through a proxy from the environment
+		DialContext:         kubeletaddr.DialContext(kubeletDialTimeout),
 		TLSClientConfig:     tlsConfig,
 		TLSHandshakeTimeout: kubeletDialTimeout,
 		MaxIdleConnsPerHost: 2,
@@ -118,7 +91,7 @@ func (c *kubeletClient) get(ctx context.Context, url string, now func() time.Tim
 	if len(body) > maxResourceMetricsBytes {
 		return nil, errors.New("GET " + url + ": answer larger than 10 MiB")
 	}
-	batch, err := DecodeBatch(bytesReader(body), now())
+	batch, err := DecodeBatch(bytes.NewReader(body), now())
 	if err != nil {
 		return nil, fmt.Errorf("GET %s: %w", url, err)
 	}

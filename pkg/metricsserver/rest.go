@@ -9,7 +9,6 @@ package metricsserver
 
 import (
 	"cmp"
-	"encoding/json"
 	"net/http"
 	"net/url"
 	"slices"
@@ -19,6 +18,7 @@ import (
 	apierrors "kplane/pkg/api/errors"
 	"kplane/pkg/api/fields"
 	"kplane/pkg/api/labels"
+	"kplane/pkg/apiserver/response"
 	"kplane/pkg/informer"
 )
 
@@ -223,7 +223,7 @@ func (a *API) Handler() http.Handler {
 		})
 	})
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
-		writeError(w, notFoundPath())
+		response.WriteError(w, response.NotFoundPath())
 	})
 	return mux
 }
@@ -246,17 +246,17 @@ func (a *API) serveList(w http.ResponseWriter, r *http.Request, list func(listOp
 	}
 	q := r.URL.Query()
 	if q.Get("watch") == "true" || q.Get("watch") == "1" {
-		writeError(w, apierrors.NewMethodNotSupported(resourceOf(r), "watch"))
+		response.WriteError(w, apierrors.NewMethodNotSupported(resourceOf(r), "watch"))
 		return
 	}
 	opts, err := parseListOptions(q, allowed)
 	if err != nil {
-		writeError(w, err)
+		response.WriteError(w, err)
 		return
 	}
 	obj, entries, err := list(opts)
 	if err != nil {
-		writeError(w, err)
+		response.WriteError(w, err)
 		return
 	}
 	writeObject(w, r, obj, entries)
@@ -269,7 +269,7 @@ func (a *API) serveGet(w http.ResponseWriter, r *http.Request, get func() (any, 
 	}
 	obj, entries, err := get()
 	if err != nil {
-		writeError(w, err)
+		response.WriteError(w, err)
 		return
 	}
 	writeObject(w, r, obj, entries)
@@ -281,7 +281,7 @@ func readOnly(w http.ResponseWriter, r *http.Request) bool {
 	if r.Method == http.MethodGet || r.Method == http.MethodHead {
 		return true
 	}
-	writeError(w, apierrors.NewMethodNotSupported(resourceOf(r), r.Method))
+	response.WriteError(w, apierrors.NewMethodNotSupported(resourceOf(r), r.Method))
 	return false
 }
 
@@ -296,46 +296,9 @@ func resourceOf(r *http.Request) apierrors.Resource {
 // writeObject sends obj as JSON, or entries as a Table when the client
 // asked for one.
 func writeObject(w http.ResponseWriter, r *http.Request, obj any, entries []tableEntry) {
-	if tableRequested(r) {
-		writeJSON(w, http.StatusOK, contentTypeTable, newTable(entries, r.URL.Query().Get("includeObject")))
+	if response.TableRequested(r) {
+		response.WriteJSONAs(w, response.ContentTypeTable, newTable(entries, r.URL.Query().Get("includeObject")))
 		return
 	}
-	writeJSON(w, http.StatusOK, contentTypeJSON, obj)
-}
-
-// Content types of the answers.
-const (
-	contentTypeJSON  = "application/json"
-	contentTypeTable = "application/json;as=Table;v=v1;g=meta.k8s.io"
-)
-
-// writeJSON sends v with code.
-func writeJSON(w http.ResponseWriter, code int, contentType string, v any) {
-	body, err := json.Marshal(v)
-	if err != nil {
-		writeError(w, apierrors.NewInternalError(err))
-		return
-	}
-	w.Header().Set("Content-Type", contentType)
-	w.WriteHeader(code)
-	_, _ = w.Write(body)
-}
-
-// writeError sends err as a meta/v1 Status.
-func writeError(w http.ResponseWriter, err error) {
-	se, ok := err.(*apierrors.StatusError)
-	if !ok {
-		se = apierrors.NewInternalError(err)
-	}
-	status := se.Status()
-	writeJSON(w, int(status.Code), contentTypeJSON, status)
-}
-
-// notFoundPath is upstream's answer for a path nothing serves.
-func notFoundPath() error {
-	return apierrors.FromStatus(api.Status{
-		TypeMeta: api.TypeMeta{Kind: "Status", APIVersion: "v1"}, Status: "Failure",
-		Message: "the server could not find the requested resource", Reason: apierrors.ReasonNotFound,
-		Details: &api.StatusDetails{}, Code: http.StatusNotFound,
-	})
+	response.WriteJSON(w, http.StatusOK, obj)
 }

@@ -7,10 +7,7 @@ package metricsserver
 // timeout shorter than the resolution, and store the round.
 
 import (
-	"bytes"
 	"context"
-	"io"
-	"log/slog"
 	"sync"
 	"time"
 
@@ -39,7 +36,6 @@ type scraper struct {
 	kubelet *kubeletClient
 	timeout time.Duration
 	clock   clock.Clock
-	log     *slog.Logger
 	// metrics records each request; nil records nothing.
 	metrics *serverMetrics
 }
@@ -116,5 +112,3 @@ func nodeReady(node *api.Node) bool {
 	}
 	return false
 }
-
-func bytesReader(b []byte) io.Reader { return bytes.NewReader(b) }

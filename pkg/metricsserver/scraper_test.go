@@ -3,8 +3,6 @@ package metricsserver
 import (
 	"context"
 	"fmt"
-	"io"
-	"log/slog"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -62,7 +60,6 @@ func TestScrapeAsksReadyLoopbackKubeletsOnly(t *testing.T) {
 		kubelet: newKubeletClient(nil, nil),
 		timeout: 5 * time.Second,
 		clock:   clock.Real{},
-		log:     slog.New(slog.NewTextHandler(io.Discard, nil)),
 		metrics: newServerMetrics(NewStore(time.Second)),
 	}
 	batches, result := s.scrape(context.Background())
@@ -106,7 +103,6 @@ func TestScrapeGivesUpOnASlowKubelet(t *testing.T) {
 		kubelet: newKubeletClient(nil, nil),
 		timeout: 50 * time.Millisecond,
 		clock:   clock.Real{},
-		log:     slog.New(slog.NewTextHandler(io.Discard, nil)),
 	}
 	_, result := s.scrape(context.Background())
 	if result.Failed != 1 || !strings.Contains(result.Errors["slow"], "deadline") {

@@ -103,7 +103,7 @@ func New(opts Options) (*MetricsServer, error) {
 	m.nodes, m.pods = m.factory.Nodes(), m.factory.Pods()
 	metrics := newServerMetrics(m.store)
 	m.scraper = &scraper{
-		nodes: nodeLister{m.nodes.Lister()}, kubelet: kubelet, clock: clk, log: m.log, metrics: metrics,
+		nodes: nodeLister{m.nodes.Lister()}, kubelet: kubelet, clock: clk, metrics: metrics,
 		timeout: time.Duration(float64(opts.MetricResolution) * scrapeTimeoutFraction),
 	}
 	mux := http.NewServeMux()
@@ -134,9 +134,6 @@ func New(opts Options) (*MetricsServer, error) {
 
 // Addr is the host:port the HTTPS API listens on.
 func (m *MetricsServer) Addr() string { return m.listener.Addr().String() }
-
-// Store is the metrics store, for tests and the debug API.
-func (m *MetricsServer) Store() *Store { return m.store }
 
 // Run serves the API and scrapes every resolution until ctx ends. It
 // returns nil after a clean shutdown.

@@ -11,13 +11,7 @@ package metricsserver
 // one column per resource in the usage, named as the resource ("cpu",
 // "memory"), and the window. A pod's row sums its containers.
 
-import (
-	"mime"
-	"net/http"
-	"strings"
-
-	"kplane/pkg/api"
-)
+import "kplane/pkg/api"
 
 // tableEntry is one row to render: the object's metadata, its usage and
 // window, and the object itself for includeObject=Object.
@@ -92,24 +86,4 @@ func newTable(entries []tableEntry, includeObject string) api.Table {
 		t.Rows = append(t.Rows, row)
 	}
 	return t
-}
-
-// tableRequested says whether the client asked for a meta.k8s.io Table,
-// as kubectl get does (`Accept: application/json;as=Table;v=v1;g=meta.k8s.io,
-// application/json`): the first acceptable entry of Accept decides.
-func tableRequested(r *http.Request) bool {
-	for _, part := range strings.Split(r.Header.Get("Accept"), ",") {
-		mediaType, params, err := mime.ParseMediaType(strings.TrimSpace(part))
-		if err != nil {
-			continue
-		}
-		isJSON := mediaType == "application/json" || mediaType == "*/*" || mediaType == "application/*"
-		if params["as"] == "Table" && params["g"] == "meta.k8s.io" && (params["v"] == "v1" || params["v"] == "v1beta1") && isJSON {
-			return true
-		}
-		if isJSON && params["as"] == "" {
-			return false
-		}
-	}
-	return false
 }

@@ -100,18 +100,29 @@ func newAddon(ca *keyPair, want AddonCertificate, now time.Time) (*keyPair, erro
 
 // checkAddon says why the files cannot be reused for want, if they cannot.
 func checkAddon(files AddonFiles, want AddonCertificate, ca *keyPair, now time.Time) error {
-	pair, err := loadSignedBy(files.CertFile, files.KeyFile, ca, want.usage(), now)
+	_, err := loadLeaf(files.CertFile, files.KeyFile, want, ca, now)
+	return err
+}
+
+// loadLeaf reads a certificate issued by newAddon and says why it cannot
+// be reused for want, if it cannot: not issued by ca for want's usage, a
+// different subject, a host it does not cover, or about to expire.
+func loadLeaf(certFile, keyFile string, want AddonCertificate, ca *keyPair, now time.Time) (*keyPair, error) {
+	pair, err := loadSignedBy(certFile, keyFile, ca, want.usage(), now)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	subject := pair.cert.Subject
 	if subject.CommonName != want.CommonName || !slices.Equal(subject.Organization, want.Organizations) {
-		return fmt.Errorf("%s is for %s, want CN=%s O=%v", files.CertFile, subject, want.CommonName, want.Organizations)
+		return nil, fmt.Errorf("%s is for %s, want CN=%s O=%v", certFile, subject, want.CommonName, want.Organizations)
 	}
 	for _, h := range want.Hosts {
 		if err := pair.cert.VerifyHostname(h); err != nil {
-			return fmt.Errorf("%s does not cover %q", files.CertFile, h)
+			return nil, fmt.Errorf("%s does not cover %q", certFile, h)
 		}
 	}
-	return checkLifetime(pair.cert, now)
+	if err := checkLifetime(pair.cert, now); err != nil {
+		return nil, fmt.Errorf("%s: %w", certFile, err)
+	}
+	return pair, nil
 }

@@ -47,21 +47,12 @@ func newCA(now time.Time) (*keyPair, error) {
 // valid for hosts. CN=kube-apiserver follows kubeadm; clients check the SANs,
 // not the CN.
 func newServing(ca *keyPair, hosts []string, now time.Time) (*keyPair, error) {
-	dnsNames, ips := splitHosts(hosts)
-	notAfter := now.Add(servingValidity)
-	if notAfter.After(ca.cert.NotAfter) {
-		notAfter = ca.cert.NotAfter // a leaf cannot outlive its issuer
-	}
-	tmpl := &x509.Certificate{
-		Subject:     pkix.Name{CommonName: "kube-apiserver"},
-		NotBefore:   now.Add(-clockSkew).UTC(),
-		NotAfter:    notAfter.UTC(),
-		KeyUsage:    x509.KeyUsageDigitalSignature,
-		ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
-		DNSNames:    dnsNames,
-		IPAddresses: ips,
-	}
-	return sign(tmpl, ca)
+	return newAddon(ca, servingCertificate(hosts), now)
+}
+
+// servingCertificate is the apiserver's serving certificate for hosts.
+func servingCertificate(hosts []string) AddonCertificate {
+	return AddonCertificate{CommonName: "kube-apiserver", Hosts: hosts}
 }
 
 // sign makes a fresh ECDSA P-256 key and a certificate for it from tmpl,
@@ -161,21 +152,10 @@ func loadSignedBy(certFile, keyFile string, ca *keyPair, usage x509.ExtKeyUsage,
 }
 
 // loadServing reads the serving certificate and says why it cannot be used,
-// if it cannot: not issued by ca, missing one of hosts, or about to expire.
+// if it cannot: not issued by ca, not CN=kube-apiserver, missing one of
+// hosts, or about to expire.
 func loadServing(certFile, keyFile string, ca *keyPair, hosts []string, now time.Time) (*keyPair, error) {
-	serving, err := loadSignedBy(certFile, keyFile, ca, x509.ExtKeyUsageServerAuth, now)
-	if err != nil {
-		return nil, err
-	}
-	for _, h := range hosts {
-		if err := serving.cert.VerifyHostname(h); err != nil {
-			return nil, fmt.Errorf("%s does not cover %q", certFile, h)
-		}
-	}
-	if err := checkLifetime(serving.cert, now); err != nil {
-		return nil, fmt.Errorf("%s: %w", certFile, err)
-	}
-	return serving, nil
+	return loadLeaf(certFile, keyFile, servingCertificate(hosts), ca, now)
 }
 
 // checkLifetime refuses a certificate that is not yet valid or expires within

@@ -16,10 +16,12 @@ import (
 	"time"
 
 	"kplane/pkg/api"
+	"kplane/pkg/kubelet/simload"
 )
 
-// SimAnnotationPrefix starts every annotation the simulated runtime reads.
-const SimAnnotationPrefix = "sim.kplane.io/"
+// SimAnnotationPrefix starts every annotation the simulated runtime reads;
+// it is the load model's prefix, so both kinds of annotation look alike.
+const SimAnnotationPrefix = simload.Prefix
 
 // The annotation keys of the simulated runtime (after the prefix, before
 // the optional ".<container>" suffix).
@@ -52,12 +54,6 @@ const (
 	SimReadiness = "readiness"
 	SimLiveness  = "liveness"
 	SimStartup   = "startup"
-	// SimCPU, SimMemory and SimNoise are the load model's keys (package
-	// simload): the usage a running container reports (quantities: "250m",
-	// "64Mi") and "0" for no noise.
-	SimCPU    = "cpu"
-	SimMemory = "memory"
-	SimNoise  = "noise"
 	// SimLogs is text the container prints when it starts (kubectl logs).
 	SimLogs = "logs"
 )
@@ -74,10 +70,7 @@ const (
 // simAnnotation returns the value of key for container, preferring the
 // per-container form.
 func simAnnotation(pod *api.Pod, key, container string) (string, bool) {
-	if v, ok := pod.Annotations[SimAnnotationPrefix+key+"."+container]; ok {
-		return strings.TrimSpace(v), true
-	}
-	v, ok := pod.Annotations[SimAnnotationPrefix+key]
+	v, _, ok := simload.Annotation(pod.Annotations, SimAnnotationPrefix+key, container)
 	return strings.TrimSpace(v), ok
 }
 

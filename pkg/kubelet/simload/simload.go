@@ -136,19 +136,27 @@ func ContainerLoad(annotations map[string]string, container string) (load Load, 
 
 // quantity reads key (preferring key.<container>) as a non-negative quantity.
 func quantity(annotations map[string]string, key, container string) (api.Quantity, bool, error) {
-	name := key + "." + container
-	v, ok := annotations[name]
+	v, name, ok := Annotation(annotations, key, container)
 	if !ok {
-		name = key
-		if v, ok = annotations[key]; !ok {
-			return api.Quantity{}, false, nil
-		}
+		return api.Quantity{}, false, nil
 	}
 	q, err := ParseFigure(v)
 	if err != nil {
 		return api.Quantity{}, false, fmt.Errorf("%s: %w", name, err)
 	}
 	return q, true, nil
+}
+
+// Annotation returns the value of the annotation key for container,
+// preferring the per-container form "key.<container>" over the pod-wide
+// key, and the name it was found under (for error messages).
+func Annotation(annotations map[string]string, key, container string) (value, name string, ok bool) {
+	name = key + "." + container
+	if value, ok = annotations[name]; ok {
+		return value, name, true
+	}
+	value, ok = annotations[key]
+	return value, key, ok
 }
 
 // ParseFigure parses a load figure: a non-negative quantity.
