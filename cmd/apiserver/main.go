@@ -63,6 +63,8 @@ to <data-dir>/kubeconfig:
 	f.DurationVar(&opts.CompactionInterval, "etcd-compaction-interval", opts.CompactionInterval, "how often old etcd revisions are compacted; 0 disables")
 	f.BoolVar(&opts.VirtualClock, "virtual-clock", opts.VirtualClock,
 		"run on the cluster clock kept in ConfigMap kube-system/kplane-clock (created if missing), which 'ctl time advance' moves forward")
+	f.StringSliceVar(&opts.AuthorizationModes, "authorization-mode", opts.AuthorizationModes,
+		"authorizers asked in order after system:masters' shortcut (comma-separated): AlwaysAllow, Node, RBAC")
 	debugFlags.AddFlags(f, "apiserver")
 	f.IntVarP(&verbosity, "v", "v", 0, "log verbosity: 4 and above log at debug level, as on every other component")
 	f.BoolVar(&verbose, "verbose", false, "log debug messages (the same as --v=4)")

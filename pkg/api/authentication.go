@@ -33,9 +33,58 @@ type TokenReviewStatus struct {
 	Error string `json:"error,omitempty"`
 }
 
-// UserInfo is an authenticated user: name and groups.
+// UserInfo is an authenticated user: name, uid, groups and extra fields.
 type UserInfo struct {
-	Username string   `json:"username,omitempty"`
-	UID      string   `json:"uid,omitempty"`
-	Groups   []string `json:"groups,omitempty"`
+	Username string              `json:"username,omitempty"`
+	UID      string              `json:"uid,omitempty"`
+	Groups   []string            `json:"groups,omitempty"`
+	Extra    map[string][]string `json:"extra,omitempty"`
+}
+
+// TokenRequest asks for a token of a ServiceAccount
+// (POST serviceaccounts/<name>/token; `kubectl create token`). It is
+// create-only and never stored; the answer carries the token in Status.
+type TokenRequest struct {
+	TypeMeta   `json:",inline"`
+	ObjectMeta `json:"metadata,omitempty"`
+	Spec       TokenRequestSpec   `json:"spec"`
+	Status     TokenRequestStatus `json:"status,omitempty"`
+}
+
+// TokenRequestSpec is what the token is to be good for.
+type TokenRequestSpec struct {
+	// Audiences the token is meant for; empty means the apiserver's own.
+	Audiences []string `json:"audiences"`
+	// ExpirationSeconds is the token's requested lifetime.
+	ExpirationSeconds *int64 `json:"expirationSeconds,omitempty"`
+	// BoundObjectRef ties the token to a Pod, Secret or Node: it stops
+	// authenticating once that object is gone.
+	BoundObjectRef *BoundObjectReference `json:"boundObjectRef,omitempty"`
+}
+
+// BoundObjectReference names the object a token is bound to.
+type BoundObjectReference struct {
+	Kind       string `json:"kind,omitempty"`
+	APIVersion string `json:"apiVersion,omitempty"`
+	Name       string `json:"name,omitempty"`
+	UID        string `json:"uid,omitempty"`
+}
+
+// TokenRequestStatus is the issued token and when it expires.
+type TokenRequestStatus struct {
+	Token               string `json:"token"`
+	ExpirationTimestamp Time   `json:"expirationTimestamp"`
+}
+
+// SelfSubjectReview asks "who am I?" (`kubectl auth whoami`): the answer's
+// status holds the user the request was authenticated as.
+type SelfSubjectReview struct {
+	TypeMeta   `json:",inline"`
+	ObjectMeta `json:"metadata,omitempty"`
+	Status     SelfSubjectReviewStatus `json:"status,omitempty"`
+}
+
+// SelfSubjectReviewStatus is the requesting user.
+type SelfSubjectReviewStatus struct {
+	UserInfo UserInfo `json:"userInfo,omitempty"`
 }

@@ -11,7 +11,6 @@ import (
 	"kplane/pkg/api"
 	apierrors "kplane/pkg/api/errors"
 	"kplane/pkg/apiserver/response"
-	"kplane/pkg/auth"
 )
 
 // router wires the URL space: health and version, discovery, OpenAPI, and
@@ -19,11 +18,13 @@ import (
 // through serveResource.
 func (s *Server) router() http.Handler {
 	r := chi.NewRouter()
-	// Health and version answer without a token, as upstream lets anonymous
-	// clients probe them.
-	// After authentication, a group/version another server registered
-	// (an APIService with a service) goes to that server (aggregator_proxy.go).
-	r.Use(recoverPanics, prettyJSON, s.limitBody, auth.Middleware(s.tokens, auth.DefaultPublicPaths), s.aggregator.proxyAggregated)
+	// The handler chain (authz.go lists its steps). Health and version
+	// answer without a token, as upstream lets anonymous clients probe
+	// them. After authorization, a group/version another server
+	// registered (an APIService with a service) goes to that server
+	// (aggregator_proxy.go).
+	r.Use(recoverPanics, prettyJSON, s.limitBody, s.parseRequestInfo, s.authenticate, s.auditRequests,
+		s.impersonate, s.limitInFlight, s.authorize, s.aggregator.proxyAggregated)
 
 	for _, p := range []string{"/healthz", "/livez", "/readyz"} {
 		r.Get(p, func(w http.ResponseWriter, _ *http.Request) {

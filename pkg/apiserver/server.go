@@ -25,6 +25,7 @@ import (
 
 	"kplane/pkg/api"
 	"kplane/pkg/auth"
+	"kplane/pkg/authorization/authorizer"
 	"kplane/pkg/clock"
 	"kplane/pkg/kubeconfig"
 	"kplane/pkg/pki"
@@ -83,6 +84,11 @@ type Options struct {
 	IdentityLeaseRenewInterval time.Duration
 	IdentityLeaseGCPeriod      time.Duration
 
+	// AuthorizationModes are the authorizers asked, in order, after the
+	// system:masters shortcut (--authorization-mode): AlwaysAllow, Node,
+	// RBAC.
+	AuthorizationModes []string
+
 	// APIServiceCheckInterval is how often the aggregator checks every
 	// APIService's backend when nothing changed (aggregator.go); zero takes
 	// upstream's 30 s. Tests shorten it.
@@ -99,6 +105,7 @@ func DefaultOptions() Options {
 		CompactionInterval:  5 * time.Minute,
 		MaxRequestBodyBytes: 3 << 20,
 		DebugComponent:      "apiserver",
+		AuthorizationModes:  []string{AuthorizationModeAlwaysAllow},
 	}
 }
 
@@ -118,16 +125,18 @@ func (o Options) Validate() error {
 
 // Server is a running apiserver.
 type Server struct {
-	opts    Options
-	log     *slog.Logger
-	reg     *registry
-	store   store.Interface
-	etcd    *store.EtcdStore
-	caches  map[*resource]*cache.Cache
-	tokens  *auth.TokenFile
-	pki     *pki.Bundle
-	alloc   *allocators
-	metrics *metrics
+	opts   Options
+	log    *slog.Logger
+	reg    *registry
+	store  store.Interface
+	etcd   *store.EtcdStore
+	caches map[*resource]*cache.Cache
+	tokens *auth.TokenFile
+	// authorizer decides what each user may do (authz.go).
+	authorizer authorizer.Authorizer
+	pki        *pki.Bundle
+	alloc      *allocators
+	metrics    *metrics
 	// faults are the api-error rules of `ctl fault api-error` (faults.go).
 	faults *faultInjector
 	// recent passes objects this server wrote to the watch cache.
@@ -279,6 +288,13 @@ func (s *Server) start(ctx context.Context) error {
 		return fmt.Errorf("prepare tokens: %w", err)
 	}
 	s.tokens = tokens
+
+	if len(s.opts.AuthorizationModes) == 0 {
+		s.opts.AuthorizationModes = DefaultOptions().AuthorizationModes
+	}
+	if s.authorizer, err = s.buildAuthorizer(); err != nil {
+		return err
+	}
 
 	s.alloc, err = s.newAllocators()
 	if err != nil {

@@ -56,11 +56,17 @@ const (
 	UnauthenticatedGroup = "system:unauthenticated"
 )
 
-// User is an authenticated identity: a name and the groups it belongs to.
-// It corresponds to upstream's user.Info without UID and extra fields.
+// User is an authenticated identity: a name, the groups it belongs to, and
+// what else the authenticator knows of it. It corresponds to upstream's
+// user.Info.
 type User struct {
 	Name   string
+	UID    string
 	Groups []string
+	// Extra holds what an authenticator adds beyond name and groups: a
+	// ServiceAccount token's pod (authentication.kubernetes.io/pod-name),
+	// or what an impersonator asked for with --as-user-extra.
+	Extra map[string][]string
 }
 
 // InGroup reports whether u is a member of group.

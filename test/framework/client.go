@@ -5,6 +5,7 @@ import (
 	"os"
 	"testing"
 
+	"kplane/pkg/auth"
 	"kplane/pkg/client"
 )
 
@@ -42,4 +43,29 @@ func Main(m *testing.M) {
 	code := m.Run()
 	RemoveBinaries()
 	os.Exit(code)
+}
+
+// TokenFor returns a bearer token that authenticates as user, adding the
+// user to the apiserver's token file if it is new (the server reads the
+// same in-memory file, so the token works at once).
+func (a *APIServer) TokenFor(t testing.TB, user auth.User) string {
+	t.Helper()
+	token, err := a.Tokens().EnsureUser(user)
+	if err != nil {
+		t.Fatalf("token for %s: %v", user.Name, err)
+	}
+	return token
+}
+
+// ClientAs returns an API client that authenticates as user (see TokenFor
+// and NewClient); authorization then decides what it may do.
+func (a *APIServer) ClientAs(t testing.TB, user auth.User, configure func(*client.Config)) *client.Client {
+	t.Helper()
+	token := a.TokenFor(t, user)
+	return a.Client(t, func(cfg *client.Config) {
+		cfg.Token = token
+		if configure != nil {
+			configure(cfg)
+		}
+	})
 }

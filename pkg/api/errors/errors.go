@@ -143,7 +143,11 @@ func NewUnauthorized(message string) *StatusError {
 // NewForbidden says the authenticated user may not do this, or admission refused it.
 func NewForbidden(r Resource, name string, err error) *StatusError {
 	msg := fmt.Sprintf("%s %q is forbidden: %v", r, name, err)
-	if name == "" {
+	switch {
+	case r == Resource{}:
+		// A non-resource path (`/logs`, `/metrics`) names no resource.
+		msg = fmt.Sprintf("forbidden: %v", err)
+	case name == "":
 		msg = fmt.Sprintf("%s is forbidden: %v", r, err)
 	}
 	return newError(http.StatusForbidden, ReasonForbidden, msg,
