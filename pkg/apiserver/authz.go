@@ -75,8 +75,22 @@ func (s *Server) buildAuthorizer() (authorizer.Authorizer, error) {
 		switch mode {
 		case AuthorizationModeAlwaysAllow:
 			chain = append(chain, authorizer.AlwaysAllow())
-		case AuthorizationModeNode, AuthorizationModeRBAC:
-			return nil, fmt.Errorf("--authorization-mode: %s is not built yet", mode)
+		case AuthorizationModeNode:
+			z, err := s.nodeAuthorizer()
+			if err != nil {
+				return nil, err
+			}
+			chain = append(chain, z)
+		case AuthorizationModeRBAC:
+			z, err := s.rbacAuthorizer()
+			if err != nil {
+				return nil, err
+			}
+			chain = append(chain, z)
+			// RBAC can also list a user's rules (SelfSubjectRulesReview).
+			if rr, ok := z.(authorizer.RuleResolver); ok {
+				s.ruleResolvers = append(s.ruleResolvers, rr)
+			}
 		default:
 			return nil, fmt.Errorf("--authorization-mode: unknown mode %q (known: %s)", mode,
 				strings.Join([]string{AuthorizationModeAlwaysAllow, AuthorizationModeNode, AuthorizationModeRBAC}, ", "))

@@ -134,6 +134,12 @@ type Server struct {
 	tokens *auth.TokenFile
 	// authorizer decides what each user may do (authz.go).
 	authorizer authorizer.Authorizer
+	// ruleResolvers list users' rules for SelfSubjectRulesReview: the
+	// authorizers of --authorization-mode that can (RBAC).
+	ruleResolvers []authorizer.RuleResolver
+	// serviceAccountTokens authenticates ServiceAccount JWTs
+	// (pkg/serviceaccount); nil until that is built.
+	serviceAccountTokens auth.TokenAuthenticator
 	pki        *pki.Bundle
 	alloc      *allocators
 	metrics    *metrics

@@ -69,6 +69,11 @@ type Descriptor struct {
 	// "replicaset-controller", "replication-controller",
 	// "endpoint-controller", "garbage-collector-controller"…
 	EventSource string
+	// ServiceAccount is the kube-system ServiceAccount the controller acts
+	// as under --use-service-account-credentials, upstream's name for it
+	// ("replicaset-controller", "generic-garbage-collector"); the bootstrap
+	// policy binds system:controller:<ServiceAccount> to it.
+	ServiceAccount string
 	// SyncsFlag is the flag that sets its worker count, without dashes
 	// ("concurrent-deployment-syncs"); DefaultWorkers is that flag's
 	// upstream default.
@@ -109,63 +114,63 @@ type Descriptor struct {
 // --concurrent-endpoint-syncs (5), --concurrent-resource-quota-syncs (5), --concurrent-service-endpoint-syncs (5,
 // the endpointslice controller's), --concurrent-serviceaccount-syncs (1).
 var registry = []Descriptor{
-	{Name: "replicaset", EventSource: "replicaset-controller", SyncsFlag: "concurrent-replicaset-syncs", DefaultWorkers: 5,
+	{Name: "replicaset", ServiceAccount: "replicaset-controller", EventSource: "replicaset-controller", SyncsFlag: "concurrent-replicaset-syncs", DefaultWorkers: 5,
 		New: func(cc ControllerContext) (Controller, error) {
 			return replicaset.New(cc.Client, cc.Informers, cc.Recorder, replicaset.Options{Logger: cc.Logger, Clock: cc.Clock})
 		}},
-	{Name: "replicationcontroller", EventSource: "replication-controller", SyncsFlag: "concurrent-rc-syncs", DefaultWorkers: 5,
+	{Name: "replicationcontroller", ServiceAccount: "replication-controller", EventSource: "replication-controller", SyncsFlag: "concurrent-rc-syncs", DefaultWorkers: 5,
 		New: func(cc ControllerContext) (Controller, error) {
 			return replicationcontroller.New(cc.Client, cc.Informers, cc.Recorder, replicationcontroller.Options{Logger: cc.Logger, Clock: cc.Clock})
 		}},
-	{Name: "deployment", EventSource: "deployment-controller", SyncsFlag: "concurrent-deployment-syncs", DefaultWorkers: 5,
+	{Name: "deployment", ServiceAccount: "deployment-controller", EventSource: "deployment-controller", SyncsFlag: "concurrent-deployment-syncs", DefaultWorkers: 5,
 		New: func(cc ControllerContext) (Controller, error) {
 			return deployment.New(cc.Client, cc.Informers, cc.Recorder, deployment.Options{Logger: cc.Logger, Clock: cc.Clock})
 		}},
-	{Name: "garbagecollector", EventSource: "garbage-collector-controller", SyncsFlag: "concurrent-gc-syncs", DefaultWorkers: garbagecollector.DefaultWorkers,
+	{Name: "garbagecollector", ServiceAccount: "generic-garbage-collector", EventSource: "garbage-collector-controller", SyncsFlag: "concurrent-gc-syncs", DefaultWorkers: garbagecollector.DefaultWorkers,
 		New: func(cc ControllerContext) (Controller, error) {
 			return garbagecollector.New(cc.Client, cc.Informers, cc.Recorder, garbagecollector.Options{Logger: cc.Logger, Clock: cc.Clock})
 		}},
-	{Name: "namespace", EventSource: "namespace-controller", SyncsFlag: "concurrent-namespace-syncs", DefaultWorkers: 10,
+	{Name: "namespace", ServiceAccount: "namespace-controller", EventSource: "namespace-controller", SyncsFlag: "concurrent-namespace-syncs", DefaultWorkers: 10,
 		New: func(cc ControllerContext) (Controller, error) {
 			return namespace.New(cc.Client, cc.Informers, cc.Recorder, namespace.Options{Logger: cc.Logger, Clock: cc.Clock})
 		}},
-	{Name: endpoints.Name, EventSource: "endpoint-controller", SyncsFlag: "concurrent-endpoint-syncs", DefaultWorkers: 5,
+	{Name: endpoints.Name, ServiceAccount: "endpoint-controller", EventSource: "endpoint-controller", SyncsFlag: "concurrent-endpoint-syncs", DefaultWorkers: 5,
 		New: func(cc ControllerContext) (Controller, error) {
 			return endpoints.New(cc.Client, cc.Informers, cc.Recorder, endpoints.Options{Logger: cc.Logger, Clock: cc.Clock})
 		}},
-	{Name: endpointslice.Name, EventSource: "endpoint-slice-controller", SyncsFlag: "concurrent-service-endpoint-syncs", DefaultWorkers: 5,
+	{Name: endpointslice.Name, ServiceAccount: "endpointslice-controller", EventSource: "endpoint-slice-controller", SyncsFlag: "concurrent-service-endpoint-syncs", DefaultWorkers: 5,
 		New: func(cc ControllerContext) (Controller, error) {
 			return endpointslice.New(cc.Client, cc.Informers, cc.Recorder, endpointslice.Options{Logger: cc.Logger, Clock: cc.Clock})
 		}},
-	{Name: serviceaccount.Name, EventSource: "serviceaccount-controller", SyncsFlag: "concurrent-serviceaccount-syncs", DefaultWorkers: 1,
+	{Name: serviceaccount.Name, ServiceAccount: "service-account-controller", EventSource: "serviceaccount-controller", SyncsFlag: "concurrent-serviceaccount-syncs", DefaultWorkers: 1,
 		New: func(cc ControllerContext) (Controller, error) {
 			return serviceaccount.New(cc.Client, cc.Informers, cc.Recorder, serviceaccount.Options{Logger: cc.Logger, Clock: cc.Clock})
 		}},
 	// Upstream runs the publisher with one worker and no flag.
-	{Name: rootcacertpublisher.Name, SyncsFlag: "concurrent-root-ca-cert-publisher-syncs", DefaultWorkers: 1,
+	{Name: rootcacertpublisher.Name, ServiceAccount: "root-ca-cert-publisher", SyncsFlag: "concurrent-root-ca-cert-publisher-syncs", DefaultWorkers: 1,
 		New: func(cc ControllerContext) (Controller, error) {
 			return rootcacertpublisher.New(cc.Client, cc.Informers, cc.Recorder, rootcacertpublisher.Options{Logger: cc.Logger, Clock: cc.Clock, RootCA: cc.RootCA})
 		}},
-	{Name: "statefulset", EventSource: "statefulset-controller", SyncsFlag: "concurrent-statefulset-syncs", DefaultWorkers: 5,
+	{Name: "statefulset", ServiceAccount: "statefulset-controller", EventSource: "statefulset-controller", SyncsFlag: "concurrent-statefulset-syncs", DefaultWorkers: 5,
 		New: func(cc ControllerContext) (Controller, error) {
 			return statefulset.New(cc.Client, cc.Informers, cc.Recorder, statefulset.Options{Logger: cc.Logger, Clock: cc.Clock})
 		}},
-	{Name: "daemonset", EventSource: "daemonset-controller", SyncsFlag: "concurrent-daemonset-syncs", DefaultWorkers: 2,
+	{Name: "daemonset", ServiceAccount: "daemon-set-controller", EventSource: "daemonset-controller", SyncsFlag: "concurrent-daemonset-syncs", DefaultWorkers: 2,
 		New: func(cc ControllerContext) (Controller, error) {
 			return daemonset.New(cc.Client, cc.Informers, cc.Recorder, daemonset.Options{Logger: cc.Logger, Clock: cc.Clock})
 		}},
-	{Name: "job", EventSource: "job-controller", SyncsFlag: "concurrent-job-syncs", DefaultWorkers: 5,
+	{Name: "job", ServiceAccount: "job-controller", EventSource: "job-controller", SyncsFlag: "concurrent-job-syncs", DefaultWorkers: 5,
 		New: func(cc ControllerContext) (Controller, error) {
 			return job.New(cc.Client, cc.Informers, cc.Recorder, job.Options{Logger: cc.Logger, Clock: cc.Clock})
 		}},
-	{Name: "cronjob", EventSource: "cronjob-controller", SyncsFlag: "concurrent-cron-job-syncs", DefaultWorkers: 5,
+	{Name: "cronjob", ServiceAccount: "cronjob-controller", EventSource: "cronjob-controller", SyncsFlag: "concurrent-cron-job-syncs", DefaultWorkers: 5,
 		New: func(cc ControllerContext) (Controller, error) {
 			return cronjob.New(cc.Client, cc.Informers, cc.Recorder, cronjob.Options{Logger: cc.Logger, Clock: cc.Clock})
 		}},
 	// Upstream has no worker flag for the binder and runs one worker per
 	// queue; kplane's flag exists because every controller has one, and
 	// defaults to upstream's 1.
-	{Name: persistentvolume.Name, EventSource: "persistentvolume-controller", SyncsFlag: "concurrent-persistentvolume-binder-syncs", DefaultWorkers: 1,
+	{Name: persistentvolume.Name, ServiceAccount: "persistent-volume-binder", EventSource: "persistentvolume-controller", SyncsFlag: "concurrent-persistentvolume-binder-syncs", DefaultWorkers: 1,
 		New: func(cc ControllerContext) (Controller, error) {
 			return persistentvolume.New(cc.Client, cc.Informers, cc.Recorder, persistentvolume.Options{Logger: cc.Logger, Clock: cc.Clock})
 		}},
@@ -173,30 +178,30 @@ var registry = []Descriptor{
 	// second has no short alias; "nodelifecycle" is the first's). Upstream
 	// has no worker flags for them and runs 8 workers each; the flags exist
 	// because every kplane controller has one.
-	{Name: nodelifecycle.Name, EventSource: nodelifecycle.EventSource, SyncsFlag: "concurrent-node-lifecycle-syncs", DefaultWorkers: nodelifecycle.DefaultWorkers,
+	{Name: nodelifecycle.Name, ServiceAccount: "node-controller", EventSource: nodelifecycle.EventSource, SyncsFlag: "concurrent-node-lifecycle-syncs", DefaultWorkers: nodelifecycle.DefaultWorkers,
 		New: func(cc ControllerContext) (Controller, error) {
 			return nodelifecycle.New(cc.Client, cc.Informers, cc.Recorder, nodelifecycle.Options{Logger: cc.Logger, Clock: cc.Clock,
 				NodeMonitorGracePeriod: cc.Options.NodeMonitorGracePeriod})
 		}},
-	{Name: tainteviction.Name, EventSource: tainteviction.Name, SyncsFlag: "concurrent-taint-eviction-syncs", DefaultWorkers: tainteviction.DefaultWorkers,
+	{Name: tainteviction.Name, ServiceAccount: "taint-eviction-controller", EventSource: tainteviction.Name, SyncsFlag: "concurrent-taint-eviction-syncs", DefaultWorkers: tainteviction.DefaultWorkers,
 		New: func(cc ControllerContext) (Controller, error) {
 			return tainteviction.New(cc.Client, cc.Informers, cc.Recorder, tainteviction.Options{Logger: cc.Logger, Clock: cc.Clock})
 		}},
-	{Name: podautoscaler.Name, EventSource: podautoscaler.EventSource, SyncsFlag: "concurrent-horizontal-pod-autoscaler-syncs",
+	{Name: podautoscaler.Name, ServiceAccount: "horizontal-pod-autoscaler", EventSource: podautoscaler.EventSource, SyncsFlag: "concurrent-horizontal-pod-autoscaler-syncs",
 		DefaultWorkers: podautoscaler.DefaultWorkers,
 		New: func(cc ControllerContext) (Controller, error) {
 			return podautoscaler.New(cc.Client, cc.Informers, cc.Recorder, podautoscaler.Options{Logger: cc.Logger, Clock: cc.Clock,
 				Tunables: cc.Options.HPA.Tunables})
 		}},
 	// Upstream's resourcequota controller records no Events.
-	{Name: resourcequota.Name, SyncsFlag: "concurrent-resource-quota-syncs", DefaultWorkers: resourcequota.DefaultWorkers,
+	{Name: resourcequota.Name, ServiceAccount: "resourcequota-controller", SyncsFlag: "concurrent-resource-quota-syncs", DefaultWorkers: resourcequota.DefaultWorkers,
 		New: func(cc ControllerContext) (Controller, error) {
 			return resourcequota.New(cc.Client, cc.Informers, cc.Recorder, resourcequota.Options{Logger: cc.Logger, Clock: cc.Clock,
 				SyncPeriod: cc.Options.ResourceQuotaSyncPeriod})
 		}},
 	// Upstream runs the disruption controller with one worker and no flag;
 	// its Events come from "controllermanager".
-	{Name: disruption.Name, EventSource: disruption.EventSource, SyncsFlag: "concurrent-disruption-syncs", DefaultWorkers: disruption.DefaultWorkers,
+	{Name: disruption.Name, ServiceAccount: "disruption-controller", EventSource: disruption.EventSource, SyncsFlag: "concurrent-disruption-syncs", DefaultWorkers: disruption.DefaultWorkers,
 		New: func(cc ControllerContext) (Controller, error) {
 			return disruption.New(cc.Client, cc.Informers, cc.Recorder, disruption.Options{Logger: cc.Logger, Clock: cc.Clock})
 		}},
@@ -205,7 +210,7 @@ var registry = []Descriptor{
 	// cluster tool installs. So it is off in "*", and `ctl up` turns it on
 	// with a volumes directory in the cluster's data dir. Its events'
 	// source is its provisioner name, as external provisioners report.
-	{Name: hostpathprovisioner.Name, EventSource: hostpathprovisioner.ProvisionerName, SyncsFlag: "concurrent-hostpath-provisioner-syncs",
+	{Name: hostpathprovisioner.Name, ServiceAccount: "hostpath-provisioner", EventSource: hostpathprovisioner.ProvisionerName, SyncsFlag: "concurrent-hostpath-provisioner-syncs",
 		DefaultWorkers: 1, DisabledByDefault: true,
 		New: func(cc ControllerContext) (Controller, error) {
 			return hostpathprovisioner.New(cc.Client, cc.Informers, cc.Recorder, hostpathprovisioner.Options{Logger: cc.Logger, Clock: cc.Clock,

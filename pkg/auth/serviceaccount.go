@@ -1,0 +1,64 @@
+package auth
+
+import (
+	"context"
+	"strings"
+)
+
+// TokenAuthenticator names the user a bearer token belongs to. The token
+// file and ServiceAccount tokens (pkg/serviceaccount) are both one;
+// the apiserver asks each in turn. audiences are the audiences the caller
+// accepts (empty: the apiserver's own).
+type TokenAuthenticator interface {
+	AuthenticateToken(ctx context.Context, token string, audiences []string) (user User, ok bool, err error)
+}
+
+// AuthenticateToken lets a TokenFile serve as a TokenAuthenticator. Static
+// tokens carry no audience, so they authenticate for any.
+func (tf *TokenFile) AuthenticateToken(_ context.Context, token string, _ []string) (User, bool, error) {
+	user, ok := tf.Authenticate(token)
+	return user, ok, nil
+}
+
+// ServiceAccount user names and groups, as upstream spells them.
+const (
+	// ServiceAccountUsernamePrefix starts every ServiceAccount's user
+	// name: system:serviceaccount:<namespace>:<name>.
+	ServiceAccountUsernamePrefix = "system:serviceaccount:"
+	// AllServiceAccountsGroup holds every ServiceAccount.
+	AllServiceAccountsGroup = "system:serviceaccounts"
+	// ServiceAccountGroupPrefix starts the group of one namespace's
+	// ServiceAccounts: system:serviceaccounts:<namespace>.
+	ServiceAccountGroupPrefix = "system:serviceaccounts:"
+)
+
+// ServiceAccountUsername is the user name of ServiceAccount namespace/name.
+func ServiceAccountUsername(namespace, name string) string {
+	return ServiceAccountUsernamePrefix + namespace + ":" + name
+}
+
+// ServiceAccountGroups are the groups a ServiceAccount of namespace is in
+// (system:authenticated is added by authentication, as for every user).
+func ServiceAccountGroups(namespace string) []string {
+	return []string{AllServiceAccountsGroup, ServiceAccountGroupPrefix + namespace}
+}
+
+// SplitServiceAccountUsername returns the namespace and name of a
+// ServiceAccount user name, or ok false for any other user.
+func SplitServiceAccountUsername(username string) (namespace, name string, ok bool) {
+	rest, found := strings.CutPrefix(username, ServiceAccountUsernamePrefix)
+	if !found {
+		return "", "", false
+	}
+	namespace, name, found = strings.Cut(rest, ":")
+	if !found || namespace == "" || name == "" || strings.Contains(name, ":") {
+		return "", "", false
+	}
+	return namespace, name, true
+}
+
+// ServiceAccountUser is ServiceAccount namespace/name as a user, without
+// uid or extra (tests, and components that act as one).
+func ServiceAccountUser(namespace, name string) User {
+	return User{Name: ServiceAccountUsername(namespace, name), Groups: ServiceAccountGroups(namespace)}
+}
