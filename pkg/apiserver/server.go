@@ -140,9 +140,9 @@ type Server struct {
 	// serviceAccountTokens authenticates ServiceAccount JWTs
 	// (pkg/serviceaccount); nil until that is built.
 	serviceAccountTokens auth.TokenAuthenticator
-	pki        *pki.Bundle
-	alloc      *allocators
-	metrics    *metrics
+	pki                  *pki.Bundle
+	alloc                *allocators
+	metrics              *metrics
 	// faults are the api-error rules of `ctl fault api-error` (faults.go).
 	faults *faultInjector
 	// recent passes objects this server wrote to the watch cache.
