@@ -34,8 +34,12 @@ func binding(ns, name, kind, roleName string, subjects ...api.Subject) *api.Role
 		RoleRef: api.RoleRef{APIGroup: api.RBACGroupName, Kind: kind, Name: roleName}}
 }
 
-func userSubject(name string) api.Subject  { return api.Subject{Kind: api.UserKind, APIGroup: api.RBACGroupName, Name: name} }
-func groupSubject(name string) api.Subject { return api.Subject{Kind: api.GroupKind, APIGroup: api.RBACGroupName, Name: name} }
+func userSubject(name string) api.Subject {
+	return api.Subject{Kind: api.UserKind, APIGroup: api.RBACGroupName, Name: name}
+}
+func groupSubject(name string) api.Subject {
+	return api.Subject{Kind: api.GroupKind, APIGroup: api.RBACGroupName, Name: name}
+}
 func saSubject(ns, name string) api.Subject {
 	return api.Subject{Kind: api.ServiceAccountKind, Namespace: ns, Name: name}
 }
