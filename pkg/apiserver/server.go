@@ -137,6 +137,9 @@ type Server struct {
 	// ruleResolvers list users' rules for SelfSubjectRulesReview: the
 	// authorizers of --authorization-mode that can (RBAC).
 	ruleResolvers []authorizer.RuleResolver
+	// rbac is the RBAC authorizer over the caches, built on first use
+	// (authz_rbac.go).
+	rbac rbacPolicy
 	// serviceAccountTokens authenticates ServiceAccount JWTs
 	// (pkg/serviceaccount); nil until that is built.
 	serviceAccountTokens auth.TokenAuthenticator
