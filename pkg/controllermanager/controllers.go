@@ -6,6 +6,7 @@ import (
 
 	"kplane/pkg/client"
 	"kplane/pkg/clock"
+	"kplane/pkg/controllers/clusterroleaggregation"
 	"kplane/pkg/controllers/cronjob"
 	"kplane/pkg/controllers/daemonset"
 	"kplane/pkg/controllers/deployment"
@@ -96,7 +97,7 @@ type Descriptor struct {
 // as upstream does with an external cloud provider; see CloudControllers):
 //
 //	attachdetach, bootstrapsigner (off by default), cloud-node-lifecycle(c),
-//	clusterrole-aggregation, cronjob, csrapproving, csrcleaner, csrsigning,
+//	clusterrole-aggregation*, cronjob, csrapproving, csrcleaner, csrsigning,
 //	daemonset, deployment*, disruption*, endpoint*, endpointslice*,
 //	endpointslicemirroring, ephemeral-volume, garbagecollector*,
 //	horizontalpodautoscaling*, job, legacy-serviceaccount-token-cleaner,
@@ -145,6 +146,11 @@ var registry = []Descriptor{
 	{Name: serviceaccount.Name, ServiceAccount: "service-account-controller", EventSource: "serviceaccount-controller", SyncsFlag: "concurrent-serviceaccount-syncs", DefaultWorkers: 1,
 		New: func(cc ControllerContext) (Controller, error) {
 			return serviceaccount.New(cc.Client, cc.Informers, cc.Recorder, serviceaccount.Options{Logger: cc.Logger, Clock: cc.Clock})
+		}},
+	// Upstream runs the aggregator with five workers and no flag.
+	{Name: clusterroleaggregation.Name, ServiceAccount: "clusterrole-aggregation-controller", SyncsFlag: "concurrent-clusterrole-aggregation-syncs", DefaultWorkers: 5,
+		New: func(cc ControllerContext) (Controller, error) {
+			return clusterroleaggregation.New(cc.Client, cc.Informers, cc.Recorder, clusterroleaggregation.Options{Logger: cc.Logger, Clock: cc.Clock})
 		}},
 	// Upstream runs the publisher with one worker and no flag.
 	{Name: rootcacertpublisher.Name, ServiceAccount: "root-ca-cert-publisher", SyncsFlag: "concurrent-root-ca-cert-publisher-syncs", DefaultWorkers: 1,
