@@ -84,12 +84,14 @@ func (s *Server) newRBACCacheSource() *rbacCacheSource {
 }
 
 // ListClusterRoleBindings returns every ClusterRoleBinding the cache holds.
+// It lists at the revision the cache is at (never 0, which would ask etcd
+// for its revision first: authorization makes no round trip).
 func (src *rbacCacheSource) ListClusterRoleBindings(ctx context.Context) ([]*api.ClusterRoleBinding, error) {
 	rev := src.clusterBindings.Revision()
 	if v := src.clusterBindingsView.Load(); v != nil && v.revision == rev {
 		return v.bindings, nil
 	}
-	entries, rev, err := src.clusterBindings.List(ctx, src.clusterRoleBindings.keyPrefix(""), rev)
+	entries, rev, err := src.clusterBindings.List(ctx, src.clusterRoleBindings.keyPrefix(""), max(rev, 1))
 	if err != nil {
 		return nil, fmt.Errorf("read clusterrolebindings from the watch cache: %w", err)
 	}
@@ -109,7 +111,7 @@ func (src *rbacCacheSource) ListRoleBindings(ctx context.Context, namespace stri
 	if v := src.roleBindingsView.Load(); v != nil && v.revision == rev {
 		return v.bindings[namespace], nil
 	}
-	entries, rev, err := src.roleBindingsCache.List(ctx, src.roleBindings.keyPrefix(""), rev)
+	entries, rev, err := src.roleBindingsCache.List(ctx, src.roleBindings.keyPrefix(""), max(rev, 1))
 	if err != nil {
 		return nil, fmt.Errorf("read rolebindings from the watch cache: %w", err)
 	}
