@@ -55,10 +55,15 @@ func TestAggregatedRules(t *testing.T) {
 			want: []api.PolicyRule{verbsOn("pods", "create"), verbsOn("pods", "get")},
 		},
 		{
-			name:   "itself is skipped even when it matches",
-			target: func() *api.ClusterRole { r := aggregated("view", toView); r.Labels = toView; r.Rules = []api.PolicyRule{verbsOn("old", "get")}; return r }(),
-			all:    []*api.ClusterRole{labelled("a", toView, verbsOn("pods", "get"))},
-			want:   []api.PolicyRule{verbsOn("pods", "get")},
+			name: "itself is skipped even when it matches",
+			target: func() *api.ClusterRole {
+				r := aggregated("view", toView)
+				r.Labels = toView
+				r.Rules = []api.PolicyRule{verbsOn("old", "get")}
+				return r
+			}(),
+			all:  []*api.ClusterRole{labelled("a", toView, verbsOn("pods", "get"))},
+			want: []api.PolicyRule{verbsOn("pods", "get")},
 		},
 		{
 			name:   "nothing selected: no rules",
