@@ -42,7 +42,7 @@ var (
 // reason, or "RBAC: " and the errors met (a binding to a missing role)
 // when there were any.
 func (z *Authorizer) Authorize(ctx context.Context, a authorizer.Attributes) (authorizer.Decision, string, error) {
-	w := authorizingWalk{attrs: &a}
+	w := authorizingWalk{attrs: a}
 	visitRulesFor(ctx, z.source, a.User, a.Namespace, w.visit)
 	if w.allowed {
 		return authorizer.DecisionAllow, "RBAC: allowed by " + w.source.String(), nil
@@ -56,14 +56,14 @@ func (z *Authorizer) Authorize(ctx context.Context, a authorizer.Attributes) (au
 // authorizingWalk is the visitor of one Authorize call: it stops at the
 // first rule covering the request and remembers where it came from.
 type authorizingWalk struct {
-	attrs   *authorizer.Attributes
+	attrs   authorizer.Attributes
 	allowed bool
 	source  ruleSource
 	errs    []error
 }
 
 func (w *authorizingWalk) visit(source ruleSource, rule *api.PolicyRule, err error) bool {
-	if rule != nil && RuleAllows(*w.attrs, *rule) {
+	if rule != nil && RuleAllows(w.attrs, *rule) {
 		w.allowed = true
 		w.source = source
 		return false
