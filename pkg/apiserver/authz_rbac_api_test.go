@@ -160,3 +160,27 @@ func errString(err error) string {
 	}
 	return err.Error()
 }
+
+// TestRBACAggregationRuleNeedsFullAuthority: an aggregationRule can gather
+// any permission, so only a writer holding all of them (or escalate) may
+// set one, as upstream.
+func TestRBACAggregationRuleNeedsFullAuthority(t *testing.T) {
+	ctx := context.Background()
+	a, admin := startRBACServer(t, "team-a")
+	alice := a.ClientAs(t, auth.User{Name: "alice"}, nil)
+	mustCreate(t, admin.ClusterRoles(), &api.ClusterRole{ObjectMeta: api.ObjectMeta{Name: "clusterrole-writer"},
+		Rules: []api.PolicyRule{rbacRule([]string{"create"}, []string{api.RBACGroupName}, []string{"clusterroles"})}})
+	mustCreate(t, admin.ClusterRoleBindings(), &api.ClusterRoleBinding{ObjectMeta: api.ObjectMeta{Name: "alice-writes-clusterroles"},
+		Subjects: userSubjects("alice"), RoleRef: roleRef("ClusterRole", "clusterrole-writer")})
+
+	aggregated := &api.ClusterRole{ObjectMeta: api.ObjectMeta{Name: "everything"},
+		AggregationRule: &api.AggregationRule{ClusterRoleSelectors: []api.LabelSelector{{MatchLabels: map[string]string{"x": "y"}}}}}
+	want := `clusterroles.rbac.authorization.k8s.io "everything" is forbidden: must have cluster-admin privileges to use the aggregationRule`
+	framework.Eventually(t, 10*time.Second, func() (bool, string) {
+		_, err := alice.ClusterRoles().Create(ctx, aggregated, client.CreateOptions{})
+		return apierrors.IsForbidden(err) && err.Error() == want, "create as alice: " + errString(err)
+	})
+	if _, err := admin.ClusterRoles().Create(ctx, aggregated, client.CreateOptions{}); err != nil {
+		t.Fatalf("create as the admin (system:masters): %v", err)
+	}
+}
