@@ -63,6 +63,8 @@ administrators' tokens only (docs/debug-api.md).`,
 	}
 	f.Float32Var(&opts.KubeAPIQPS, "kube-api-qps", opts.KubeAPIQPS, "client-side limit of requests per second to the apiserver, Events included (0: none)")
 	f.IntVar(&opts.KubeAPIBurst, "kube-api-burst", opts.KubeAPIBurst, "requests that may go out at once above --kube-api-qps")
+	f.BoolVar(&opts.UseServiceAccountCredentials, "use-service-account-credentials", opts.UseServiceAccountCredentials,
+		"run each controller as its own ServiceAccount in kube-system (system:serviceaccount:kube-system:<name>), with a token from the TokenRequest API, so that its RBAC role bounds what it may do")
 	opts.AddLeaderElectionFlags(f)
 	f.DurationVar(&opts.NodeMonitorGracePeriod, "node-monitor-grace-period", opts.NodeMonitorGracePeriod,
 		"how long a node may miss heartbeats before the node-lifecycle controller marks it Unknown and taints it unreachable")

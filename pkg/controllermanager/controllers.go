@@ -189,7 +189,10 @@ var registry = []Descriptor{
 			return nodelifecycle.New(cc.Client, cc.Informers, cc.Recorder, nodelifecycle.Options{Logger: cc.Logger, Clock: cc.Clock,
 				NodeMonitorGracePeriod: cc.Options.NodeMonitorGracePeriod})
 		}},
-	{Name: tainteviction.Name, ServiceAccount: "taint-eviction-controller", EventSource: tainteviction.Name, SyncsFlag: "concurrent-taint-eviction-syncs", DefaultWorkers: tainteviction.DefaultWorkers,
+	// Upstream's taint-eviction controller acts as node-controller: it
+	// "uses existing cluster role from node-controller" (its client is
+	// ClientOrDie("node-controller")), so no role of its own exists.
+	{Name: tainteviction.Name, ServiceAccount: "node-controller", EventSource: tainteviction.Name, SyncsFlag: "concurrent-taint-eviction-syncs", DefaultWorkers: tainteviction.DefaultWorkers,
 		New: func(cc ControllerContext) (Controller, error) {
 			return tainteviction.New(cc.Client, cc.Informers, cc.Recorder, tainteviction.Options{Logger: cc.Logger, Clock: cc.Clock})
 		}},

@@ -55,7 +55,7 @@ func TestGetErrorsAsKubectl(t *testing.T) {
 		{[]string{"get", "po"}, 0, "", "No resources found in default namespace.\n"},
 		{[]string{"get", "po", "-n", "kube-system"}, 0, "", "No resources found in kube-system namespace.\n"},
 		{[]string{"get", "po", "-A"}, 0, "", "No resources found\n"},
-		{[]string{"get", "clusterroles"}, 0, "", "No resources found\n"},
+		{[]string{"get", "clusterroles", "-l", "team=none"}, 0, "", "No resources found\n"},
 		{[]string{"get", "cm", "-o", "name"}, 0, "", ""},
 		{[]string{"get", "cm", "-o", "yaml"}, 0, "apiVersion: v1\nitems: []\nkind: List\nmetadata:\n  resourceVersion: \"\"\n", ""},
 		{[]string{"get", "po", "-o", "foo"}, 1, "", "error: unable to match a printer suitable for the output format \"foo\", allowed formats are: custom-columns,custom-columns-file,go-template,go-template-file,json,jsonpath,jsonpath-as-json,jsonpath-file,name,template,templatefile,wide,yaml\n"},
