@@ -2,6 +2,7 @@ package apiserver_test
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"testing"
 	"time"
@@ -56,8 +57,9 @@ func requireForbidden(t *testing.T, err error, message string) {
 	if !apierrors.IsForbidden(err) {
 		t.Fatalf("got %v, want 403 Forbidden", err)
 	}
-	if err.Error() != message {
-		t.Fatalf("message:\n got %s\nwant %s", err.Error(), message)
+	var status *apierrors.StatusError
+	if !errors.As(err, &status) || status.ErrStatus.Message != message {
+		t.Fatalf("message:\n got %v\nwant %s", err, message)
 	}
 }
 

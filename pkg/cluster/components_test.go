@@ -70,7 +70,7 @@ func TestPlanComponents(t *testing.T) {
 		{"scheduler", bin + "/scheduler --kubeconfig /data/kubeconfigs/scheduler.kubeconfig --leader-elect" + debugFlags("scheduler") +
 			" --bind-address 127.0.0.1:0", auth.SchedulerUserName},
 		{"kubelet-control-plane", bin + "/kubelet --kubeconfig /data/kubeconfigs/kubelet-control-plane.kubeconfig --node-name control-plane --runtime process --pod-cidr 10.244.0.0/24 --cluster-dns 10.96.0.10 --cluster-domain cluster.local" +
-			" --register-with-taints node-role.kubernetes.io/control-plane=:NoSchedule --node-labels node-role.kubernetes.io/control-plane=,node.kubernetes.io/exclude-from-external-load-balancers=" +
+			" --register-with-taints node-role.kubernetes.io/control-plane=:NoSchedule --node-labels node.kubernetes.io/exclude-from-external-load-balancers=" +
 			debugFlags("kubelet-control-plane") + " --debug-address 127.0.0.1:0", "system:node:control-plane"},
 		{"kubelet-node2", bin + "/kubelet --kubeconfig /data/kubeconfigs/kubelet-node2.kubeconfig --node-name node2 --runtime process --pod-cidr 10.244.2.0/24 --cluster-dns 10.96.0.10 --cluster-domain cluster.local" +
 			debugFlags("kubelet-node2") + " --debug-address 127.0.0.1:0", "system:node:node2"},

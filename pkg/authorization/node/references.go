@@ -42,7 +42,7 @@ func podReferences(src Source, pod *api.Pod, kind objectKind, namespace, name st
 	case kindServiceAccount:
 		return inPodNamespace && serviceAccountOf(pod) == name
 	case kindSecret:
-		if inPodNamespace && contains(podSecretNames(pod), name) {
+		if inPodNamespace && contains(PodSecretNames(pod), name) {
 			return true
 		}
 		// A bound PersistentVolume's CSI secrets may live anywhere.
@@ -55,7 +55,7 @@ func podReferences(src Source, pod *api.Pod, kind objectKind, namespace, name st
 		}
 		return false
 	case kindConfigMap:
-		return inPodNamespace && contains(podConfigMapNames(pod), name)
+		return inPodNamespace && contains(PodConfigMapNames(pod), name)
 	case kindPVC:
 		return inPodNamespace && contains(podClaimNames(pod), name)
 	case kindPV:
@@ -94,11 +94,11 @@ func allContainers(pod *api.Pod) []api.Container {
 	return out
 }
 
-// podSecretNames lists the secrets the pod names in its own namespace:
+// PodSecretNames lists the secrets the pod names in its own namespace:
 // image pull secrets, envFrom and env of every container, secret and
 // projected volumes, and CSI volumes' nodePublishSecretRef (upstream's
 // VisitPodSecretNames).
-func podSecretNames(pod *api.Pod) []string {
+func PodSecretNames(pod *api.Pod) []string {
 	var names []string
 	for _, ref := range pod.Spec.ImagePullSecrets {
 		names = append(names, ref.Name)
@@ -132,10 +132,10 @@ func podSecretNames(pod *api.Pod) []string {
 	return names
 }
 
-// podConfigMapNames lists the configmaps the pod names: envFrom and env of
+// PodConfigMapNames lists the configmaps the pod names: envFrom and env of
 // every container, configMap and projected volumes (upstream's
 // VisitPodConfigmapNames).
-func podConfigMapNames(pod *api.Pod) []string {
+func PodConfigMapNames(pod *api.Pod) []string {
 	var names []string
 	for _, c := range allContainers(pod) {
 		for _, from := range c.EnvFrom {
