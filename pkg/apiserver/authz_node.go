@@ -1,7 +1,6 @@
 package apiserver
 
 import (
-	"context"
 	"fmt"
 
 	"kplane/pkg/api"
@@ -25,9 +24,6 @@ func (s *Server) nodeAuthorizer() (authorizer.Authorizer, error) {
 			return nil, fmt.Errorf("--authorization-mode: Node needs the watch cache of %s", want.plural)
 		}
 		*want.into = s.caches[res]
-		if want.plural == "pods" {
-			src.podPrefix = res.keyPrefix("")
-		}
 	}
 	src.claimKey = s.reg.lookup("", "v1", "persistentvolumeclaims").key
 	src.volumeKey = s.reg.lookup("", "v1", "persistentvolumes").key
@@ -38,20 +34,15 @@ func (s *Server) nodeAuthorizer() (authorizer.Authorizer, error) {
 // caches. Like upstream's graph, it sees a change once the cache has it.
 type cacheNodeSource struct {
 	pods, claims, volumes *cache.Cache
-	podPrefix             string
 	claimKey, volumeKey   func(namespace, name string) string
 }
 
-// PodsOnNode scans the pod cache for pods bound to nodeName.
+// PodsOnNode looks the node's pods up in the pod cache's index.
 func (c *cacheNodeSource) PodsOnNode(nodeName string) []*api.Pod {
-	// Revision 1: whatever the cache holds now, without a round trip to etcd.
-	entries, _, err := c.pods.List(context.Background(), c.podPrefix, 1)
-	if err != nil {
-		return nil
-	}
-	var pods []*api.Pod
+	entries := c.pods.ByIndex(nodeName)
+	pods := make([]*api.Pod, 0, len(entries))
 	for _, e := range entries {
-		if pod, ok := cachedObject[*api.Pod](e.Object); ok && pod.Spec.NodeName == nodeName {
+		if pod, ok := cachedObject[*api.Pod](e.Object); ok {
 			pods = append(pods, pod)
 		}
 	}
@@ -85,4 +76,19 @@ func cachedObject[T api.Object](o any) (T, bool) {
 	}
 	t, ok := so.obj.(T)
 	return t, ok
+}
+
+// cacheIndexFor is the index of res's watch cache: pods are filed under
+// their spec.nodeName, for the Node authorizer's PodsOnNode; other
+// resources have none.
+func cacheIndexFor(res *resource) func(obj any) string {
+	if res.group != "" || res.plural != "pods" {
+		return nil
+	}
+	return func(obj any) string {
+		if pod, ok := cachedObject[*api.Pod](obj); ok {
+			return pod.Spec.NodeName
+		}
+		return ""
+	}
 }

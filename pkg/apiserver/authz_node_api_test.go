@@ -67,7 +67,7 @@ func requireForbidden(t *testing.T, err error, message string) {
 // "Done when" 2: node1's credentials reach node1 and what its pods use,
 // and get upstream's 403 for node2's objects.
 func TestNodeAuthorizerKubeletCredentials(t *testing.T) {
-	a, _ := startNodeAuthorized(t)
+	a, admin := startNodeAuthorized(t)
 	kubelet := a.ClientAs(t, auth.NodeUser("node1"), nil)
 	ctx := context.Background()
 
@@ -115,6 +115,15 @@ func TestNodeAuthorizerKubeletCredentials(t *testing.T) {
 	requireForbidden(t, err, `pods "db" is forbidden: User "system:node:node1" cannot get resource "pods" in API group "" in the namespace "default": no relationship found between node 'node1' and this object`)
 	_, err = kubelet.Pods("").List(ctx, client.ListOptions{FieldSelector: "spec.nodeName=node2"})
 	requireForbidden(t, err, `pods is forbidden: User "system:node:node1" cannot list resource "pods" in API group "" at the cluster scope: can only list/watch pods with spec.nodeName field selector`)
+
+	// Once web is gone, so is node1's access to its secret.
+	if err := admin.Pods("default").Delete(ctx, "web", client.DeleteOptions{GracePeriodSeconds: new(int64)}); err != nil {
+		t.Fatal(err)
+	}
+	framework.Eventually(t, 10*time.Second, func() (bool, string) {
+		_, err := kubelet.Secrets("default").Get(ctx, "web-secret", client.GetOptions{})
+		return apierrors.IsForbidden(err), "node1 still reads web-secret: " + errString(err)
+	})
 
 	// Someone who is not a node gets nothing from the Node authorizer.
 	alice := a.ClientAs(t, auth.User{Name: "alice"}, nil)
