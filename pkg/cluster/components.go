@@ -224,6 +224,7 @@ func planComponents(o Options) ([]component, error) {
 			"--pod-cidr", podCIDR(i),
 			"--cluster-dns", ClusterDNSIP,
 			"--cluster-domain", ClusterDomain,
+			"--network-kubeconfig", l.kubeconfig(simulatedNetwork.name),
 		}
 		if node == ControlPlaneNodeName {
 			args = append(args, "--register-with-taints", controlPlaneTaint, "--node-labels", controlPlaneLabels)
