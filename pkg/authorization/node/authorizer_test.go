@@ -245,3 +245,15 @@ func TestSelectsField(t *testing.T) {
 		}
 	}
 }
+
+func TestRulesForSaysNodesAreIncomplete(t *testing.T) {
+	z := New(fixture(), bootstrappolicy.NodeRules())
+	_, _, incomplete, err := z.RulesFor(context.Background(), auth.NodeUser("node1"), "default")
+	if !incomplete || err == nil {
+		t.Errorf("node: incomplete %v err %v, want incomplete with an error", incomplete, err)
+	}
+	rules, nonResource, incomplete, err := z.RulesFor(context.Background(), auth.User{Name: "alice"}, "default")
+	if rules != nil || nonResource != nil || incomplete || err != nil {
+		t.Errorf("alice: %v %v %v %v, want nothing", rules, nonResource, incomplete, err)
+	}
+}
