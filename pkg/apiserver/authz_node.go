@@ -42,7 +42,7 @@ func (c *cacheNodeSource) PodsOnNode(nodeName string) []*api.Pod {
 	entries := c.pods.ByIndex(nodeName)
 	pods := make([]*api.Pod, 0, len(entries))
 	for _, e := range entries {
-		if pod, ok := cachedObject[*api.Pod](e.Object); ok {
+		if pod, ok := storedAs[*api.Pod](e.Object); ok {
 			pods = append(pods, pod)
 		}
 	}
@@ -55,7 +55,7 @@ func (c *cacheNodeSource) PersistentVolumeClaim(namespace, name string) (*api.Pe
 	if !ok {
 		return nil, false
 	}
-	return cachedObject[*api.PersistentVolumeClaim](e.Object)
+	return storedAs[*api.PersistentVolumeClaim](e.Object)
 }
 
 // PersistentVolume returns the cached volume.
@@ -64,11 +64,11 @@ func (c *cacheNodeSource) PersistentVolume(name string) (*api.PersistentVolume, 
 	if !ok {
 		return nil, false
 	}
-	return cachedObject[*api.PersistentVolume](e.Object)
+	return storedAs[*api.PersistentVolume](e.Object)
 }
 
-// cachedObject unwraps a watch cache entry's object as a T.
-func cachedObject[T api.Object](o any) (T, bool) {
+// storedAs unwraps a watch cache entry's object as a T.
+func storedAs[T api.Object](o any) (T, bool) {
 	var zero T
 	so, ok := o.(*storedObject)
 	if !ok {
@@ -86,7 +86,7 @@ func cacheIndexFor(res *resource) func(obj any) string {
 		return nil
 	}
 	return func(obj any) string {
-		if pod, ok := cachedObject[*api.Pod](obj); ok {
+		if pod, ok := storedAs[*api.Pod](obj); ok {
 			return pod.Spec.NodeName
 		}
 		return ""
