@@ -67,6 +67,7 @@ With --runtime process a container's command runs as a local process.
 	f.BoolVar(&opts.VirtualClock, "virtual-clock", false, clusterclock.FlagHelp)
 	f.BoolVar(&opts.TraceInformers, "trace-informers", false, "log each pod's path through the informer (watch event, delta, store, handler) for lessons")
 	f.StringVar(&opts.Kubeconfig, "kubeconfig", opts.Kubeconfig, "kubeconfig file to reach the apiserver with (required)")
+	f.StringVar(&opts.NetworkKubeconfig, "network-kubeconfig", opts.NetworkKubeconfig, "kubeconfig the simulated runtime's network reads other nodes' pods with (kplane-only; default: --kubeconfig)")
 	f.StringVar(&opts.NodeName, "node-name", opts.NodeName, "name of the node (required unless --node-count is given)")
 	f.IntVar(&opts.NodeCount, "node-count", opts.NodeCount, "simulate this many hollow nodes in one process, named <prefix>1 … <prefix>N")
 	f.StringVar(&opts.NodeNamePrefix, "node-name-prefix", opts.NodeNamePrefix, "name prefix of the nodes of --node-count")

@@ -81,6 +81,10 @@ func (s *Server) buildAuthorizer() (authorizer.Authorizer, error) {
 				return nil, err
 			}
 			chain = append(chain, z)
+			// A kubelet's rules cannot be listed; the Node authorizer says so.
+			if rr, ok := z.(authorizer.RuleResolver); ok {
+				s.ruleResolvers = append(s.ruleResolvers, rr)
+			}
 		case AuthorizationModeRBAC:
 			z, err := s.rbacAuthorizer()
 			if err != nil {

@@ -264,7 +264,7 @@ func (s *Server) start(ctx context.Context) error {
 				return so, nil
 			}
 			return s.decodeStored(res, kv)
-		}, cache.Options{Logger: s.log, OnDispatch: s.fanoutTracer(res)})
+		}, cache.Options{Logger: s.log, OnDispatch: s.fanoutTracer(res), Index: cacheIndexFor(res)})
 		s.caches[res] = c
 		go func() {
 			if err := c.Run(ctx); err != nil && ctx.Err() == nil {

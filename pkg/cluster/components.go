@@ -16,12 +16,13 @@ import (
 // only pods that tolerate the taint land there.
 const ControlPlaneNodeName = "control-plane"
 
-// Taint and labels kubeadm puts on control-plane nodes, in the kubelet flag
-// syntax (key=value:Effect; the values are empty). The second label keeps
-// the node out of cloud load balancers' node sets.
+// Taint and label kubeadm puts on control-plane nodes, in the kubelet flag
+// syntax (key=value:Effect; the values are empty). The label keeps the
+// node out of cloud load balancers' node sets. The node-role label is not
+// the kubelet's to set (NodeRestriction): Up adds it (controlplane_label.go).
 const (
 	controlPlaneTaint  = "node-role.kubernetes.io/control-plane=:NoSchedule"
-	controlPlaneLabels = "node-role.kubernetes.io/control-plane=,node.kubernetes.io/exclude-from-external-load-balancers="
+	controlPlaneLabels = "node.kubernetes.io/exclude-from-external-load-balancers="
 )
 
 // Binary names the launcher looks for in Options.BinDir.
@@ -223,6 +224,7 @@ func planComponents(o Options) ([]component, error) {
 			"--pod-cidr", podCIDR(i),
 			"--cluster-dns", ClusterDNSIP,
 			"--cluster-domain", ClusterDomain,
+			"--network-kubeconfig", l.kubeconfig(simulatedNetwork.name),
 		}
 		if node == ControlPlaneNodeName {
 			args = append(args, "--register-with-taints", controlPlaneTaint, "--node-labels", controlPlaneLabels)

@@ -69,10 +69,10 @@ func TestPlanComponents(t *testing.T) {
 		{"apiserver", bin + "/apiserver --data-dir /data --secure-port 6443" + debugFlags("apiserver"), ""},
 		{"scheduler", bin + "/scheduler --kubeconfig /data/kubeconfigs/scheduler.kubeconfig --leader-elect" + debugFlags("scheduler") +
 			" --bind-address 127.0.0.1:0", auth.SchedulerUserName},
-		{"kubelet-control-plane", bin + "/kubelet --kubeconfig /data/kubeconfigs/kubelet-control-plane.kubeconfig --node-name control-plane --runtime process --pod-cidr 10.244.0.0/24 --cluster-dns 10.96.0.10 --cluster-domain cluster.local" +
-			" --register-with-taints node-role.kubernetes.io/control-plane=:NoSchedule --node-labels node-role.kubernetes.io/control-plane=,node.kubernetes.io/exclude-from-external-load-balancers=" +
+		{"kubelet-control-plane", bin + "/kubelet --kubeconfig /data/kubeconfigs/kubelet-control-plane.kubeconfig --node-name control-plane --runtime process --pod-cidr 10.244.0.0/24 --cluster-dns 10.96.0.10 --cluster-domain cluster.local --network-kubeconfig /data/kubeconfigs/simulated-network.kubeconfig" +
+			" --register-with-taints node-role.kubernetes.io/control-plane=:NoSchedule --node-labels node.kubernetes.io/exclude-from-external-load-balancers=" +
 			debugFlags("kubelet-control-plane") + " --debug-address 127.0.0.1:0", "system:node:control-plane"},
-		{"kubelet-node2", bin + "/kubelet --kubeconfig /data/kubeconfigs/kubelet-node2.kubeconfig --node-name node2 --runtime process --pod-cidr 10.244.2.0/24 --cluster-dns 10.96.0.10 --cluster-domain cluster.local" +
+		{"kubelet-node2", bin + "/kubelet --kubeconfig /data/kubeconfigs/kubelet-node2.kubeconfig --node-name node2 --runtime process --pod-cidr 10.244.2.0/24 --cluster-dns 10.96.0.10 --cluster-domain cluster.local --network-kubeconfig /data/kubeconfigs/simulated-network.kubeconfig" +
 			debugFlags("kubelet-node2") + " --debug-address 127.0.0.1:0", "system:node:node2"},
 	}
 	for _, tt := range tests {
@@ -169,7 +169,7 @@ func TestTokensAndKubeconfigs(t *testing.T) {
 	if err := writeKubeconfigs(l, plan, tokens, "https://127.0.0.1:1234", []byte("ca")); err != nil {
 		t.Fatal(err)
 	}
-	for _, name := range []string{"scheduler", "kubelet-control-plane", "kubelet-node1"} {
+	for _, name := range []string{"scheduler", "kubelet-control-plane", "kubelet-node1", "simulated-network"} {
 		server, ca, err := readAdminKubeconfig(l.kubeconfig(name))
 		if err != nil || server != "https://127.0.0.1:1234" || string(ca) != "ca" {
 			t.Errorf("%s kubeconfig: server %q ca %q err %v", name, server, ca, err)

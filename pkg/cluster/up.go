@@ -306,8 +306,15 @@ func (c *Cluster) waitForNodes(ctx context.Context, deadline time.Time) error {
 		}
 		list, err := c.admin.Nodes().List(ctx, client.ListOptions{})
 		if err == nil {
-			if waiting = nodesNotReady(want, list.Items); len(waiting) == 0 {
+			marked := true
+			if slices.Contains(want, ControlPlaneNodeName) {
+				marked, err = markControlPlane(ctx, c.admin, list.Items)
+			}
+			if waiting = nodesNotReady(want, list.Items); len(waiting) == 0 && marked {
 				return nil
+			}
+			if err != nil {
+				waiting = append(waiting, err.Error())
 			}
 		} else {
 			waiting = []string{err.Error()}

@@ -73,6 +73,19 @@ func Run(ctx context.Context, opts Options) error {
 		}
 		defer c.Close()
 	}
+	network := c
+	if opts.NetworkKubeconfig != "" {
+		cfg, err := client.ConfigFromKubeconfig(opts.NetworkKubeconfig, "")
+		if err != nil {
+			return fmt.Errorf("kubelet: --network-kubeconfig: %w", err)
+		}
+		cfg.UserAgent = "kplane-kubelet/" + KubeletVersion + " (simulated network)"
+		cfg.Logger = log
+		if network, err = client.New(cfg); err != nil {
+			return fmt.Errorf("kubelet: --network-kubeconfig: %w", err)
+		}
+		defer network.Close()
+	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	// On the cluster clock, every timer must start from the cluster's time.
@@ -103,7 +116,7 @@ func Run(ctx context.Context, opts Options) error {
 	eventClient := c.WithRateLimit(eventQPS(opts.EventRecordQPS, len(names)), opts.EventBurst)
 	nodes := &nodeSet{byName: map[string]*Kubelet{}, pods: podInformer.Lister()}
 	for i, name := range names {
-		k, err := newKubelet(name, i, &opts, c, eventClient, podInformer, status, log)
+		k, err := newKubelet(name, i, &opts, c, network, eventClient, podInformer, status, log)
 		if err != nil {
 			return err
 		}
@@ -295,13 +308,14 @@ type Kubelet struct {
 }
 
 // newKubelet prepares node number index of the process; its Events are
-// written through eventClient.
-func newKubelet(name string, index int, opts *Options, c, eventClient *client.Client, podInformer informer.TypedInformer[*api.Pod],
+// written through eventClient, and its simulated network reads other
+// pods through network.
+func newKubelet(name string, index int, opts *Options, c, network, eventClient *client.Client, podInformer informer.TypedInformer[*api.Pod],
 	status *statusManager, baseLog *slog.Logger) (*Kubelet, error) {
 	log := baseLog.With("component", "kubelet", "node", name)
 	rtConfig := runtime.Config{NodeName: name, Logger: log, Clock: opts.Clock,
 		NodeIP: opts.NodeIP, ClusterDNS: opts.ClusterDNS, ClusterDomain: opts.ClusterDomain,
-		DNSAddress: opts.DNSAddress, KubeProxyAddress: opts.KubeProxyAddress, Cluster: shellCluster{client: c}}
+		DNSAddress: opts.DNSAddress, KubeProxyAddress: opts.KubeProxyAddress, Cluster: shellCluster{client: c, network: network}}
 	var rt runtime.Runtime
 	var err error
 	if opts.NewRuntime != nil {

@@ -16,19 +16,22 @@ import (
 )
 
 // shellCluster implements simshell.Cluster with the kubelet's client. A
-// missing object is (nil, nil), as the interface asks.
-type shellCluster struct{ client *client.Client }
+// missing object is (nil, nil), as the interface asks. The pods behind
+// an address may run on any node, which the kubelet's own credentials
+// cannot read (the Node authorizer), so they are read through network,
+// the simulated network's client (Options.NetworkKubeconfig).
+type shellCluster struct{ client, network *client.Client }
 
-// GetPod reads a pod.
+// GetPod reads a pod, on whatever node it runs.
 func (s shellCluster) GetPod(ctx context.Context, namespace, name string) (*api.Pod, error) {
-	return getOrNil(s.client.Pods(namespace).Get(ctx, name, client.GetOptions{}))
+	return getOrNil(s.network.Pods(namespace).Get(ctx, name, client.GetOptions{}))
 }
 
 // PodByIP finds the live pod whose IP is ip (the status.podIP field
 // selector upstream's apiserver also serves). A finished pod's IP may
 // already be another pod's, so Succeeded and Failed pods are skipped.
 func (s shellCluster) PodByIP(ctx context.Context, ip string) (*api.Pod, error) {
-	list, err := s.client.Pods("").List(ctx, client.ListOptions{FieldSelector: "status.podIP=" + ip})
+	list, err := s.network.Pods("").List(ctx, client.ListOptions{FieldSelector: "status.podIP=" + ip})
 	if err != nil {
 		return nil, fmt.Errorf("list pods with IP %s: %w", ip, err)
 	}
