@@ -188,7 +188,13 @@ func decodeClaims(t *testing.T, token string) map[string]any {
 	if len(parts) != 3 {
 		t.Fatalf("not a JWT: %q", token)
 	}
-	raw, err := base64.RawURLEncoding.DecodeString(parts[1])
+	return decodeSegment(t, parts[1])
+}
+
+// decodeSegment decodes one base64url JSON segment of a JWT.
+func decodeSegment(t *testing.T, segment string) map[string]any {
+	t.Helper()
+	raw, err := base64.RawURLEncoding.DecodeString(segment)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -92,13 +92,27 @@ type TokenSpec struct {
 	Binding   Binding
 }
 
+// registeredClaims are the registered JWT claims a bound token carries.
+// They mirror jwt.Claims (which reads them back) except that "aud" is
+// always a list: go-jose would write a single audience as a bare string,
+// while the tokens of a real cluster show a list.
+type registeredClaims struct {
+	Issuer    string           `json:"iss,omitempty"`
+	Subject   string           `json:"sub,omitempty"`
+	Audience  []string         `json:"aud,omitempty"`
+	Expiry    *jwt.NumericDate `json:"exp,omitempty"`
+	NotBefore *jwt.NumericDate `json:"nbf,omitempty"`
+	IssuedAt  *jwt.NumericDate `json:"iat,omitempty"`
+	ID        string           `json:"jti,omitempty"`
+}
+
 // claims turns a spec into the registered claims and the private
 // "kubernetes.io" claim upstream's bound tokens carry.
-func (s TokenSpec) claims(issuer string) (*jwt.Claims, *privateClaims) {
-	public := &jwt.Claims{
+func (s TokenSpec) claims(issuer string) (*registeredClaims, *privateClaims) {
+	public := &registeredClaims{
 		Issuer:    issuer,
 		Subject:   auth.ServiceAccountUsername(s.Namespace, s.ServiceAccountName),
-		Audience:  jwt.Audience(s.Audiences),
+		Audience:  s.Audiences,
 		IssuedAt:  jwt.NewNumericDate(s.IssuedAt),
 		NotBefore: jwt.NewNumericDate(s.IssuedAt),
 		Expiry:    jwt.NewNumericDate(s.IssuedAt.Add(s.Expiration)),
