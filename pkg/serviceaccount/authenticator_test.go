@@ -2,6 +2,7 @@ package serviceaccount
 
 import (
 	"context"
+	"crypto/rand"
 	"crypto/rsa"
 	"encoding/base64"
 	"encoding/json"
@@ -9,6 +10,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -63,13 +65,32 @@ type fixture struct {
 	now     time.Time
 }
 
-func newFixture(t *testing.T) *fixture {
+// testKeys are two RSA keys made once per test binary: generating one
+// takes a while, and the tests need only "the key" and "another key".
+var testKeys = sync.OnceValues(func() ([2]*rsa.PrivateKey, error) {
+	var keys [2]*rsa.PrivateKey
+	for i := range keys {
+		key, err := rsa.GenerateKey(rand.Reader, keyBits)
+		if err != nil {
+			return keys, err
+		}
+		keys[i] = key
+	}
+	return keys, nil
+})
+
+// newFixture signs with the first test key; newOtherFixture with the second.
+func newFixture(t *testing.T) *fixture { return newFixtureWith(t, 0) }
+
+func newOtherFixture(t *testing.T) *fixture { return newFixtureWith(t, 1) }
+
+func newFixtureWith(t *testing.T, keyIndex int) *fixture {
 	t.Helper()
-	dir := t.TempDir()
-	key, err := EnsureSigningKey(filepath.Join(dir, PrivateKeyFile), filepath.Join(dir, PublicKeyFile))
+	keys, err := testKeys()
 	if err != nil {
 		t.Fatal(err)
 	}
+	key := keys[keyIndex]
 	issuer, err := NewIssuer(DefaultIssuer, key)
 	if err != nil {
 		t.Fatal(err)
@@ -260,7 +281,7 @@ func TestTamperedAndForeignTokens(t *testing.T) {
 	}
 
 	// Signed by another key with the same issuer.
-	other := newFixture(t)
+	other := newOtherFixture(t)
 	if _, ok, err := f.authenticate(t, other.issue(t, other.spec())); ok || err == nil {
 		t.Errorf("token of another key: ok=%v err=%v, want refused with an error", ok, err)
 	}

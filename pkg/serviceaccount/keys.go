@@ -41,21 +41,36 @@ func EnsureSigningKey(privatePath, publicPath string) (*rsa.PrivateKey, error) {
 	} else if !errors.Is(err, os.ErrNotExist) {
 		return nil, fmt.Errorf("read service account key %s: %w", privatePath, err)
 	}
+	key, err := GenerateSigningKey()
+	if err != nil {
+		return nil, err
+	}
+	return key, WriteSigningKey(privatePath, publicPath, key)
+}
+
+// GenerateSigningKey makes a new RSA signing key.
+func GenerateSigningKey() (*rsa.PrivateKey, error) {
 	key, err := rsa.GenerateKey(rand.Reader, keyBits)
 	if err != nil {
 		return nil, fmt.Errorf("generate service account key: %w", err)
 	}
+	return key, nil
+}
+
+// WriteSigningKey writes key to privatePath (PKCS#8 PEM, readable by its
+// owner only) and its public half to publicPath.
+func WriteSigningKey(privatePath, publicPath string, key *rsa.PrivateKey) error {
 	der, err := x509.MarshalPKCS8PrivateKey(key)
 	if err != nil {
-		return nil, fmt.Errorf("encode service account key: %w", err)
+		return fmt.Errorf("encode service account key: %w", err)
 	}
 	if err := os.MkdirAll(filepath.Dir(privatePath), 0o700); err != nil {
-		return nil, fmt.Errorf("create key directory: %w", err)
+		return fmt.Errorf("create key directory: %w", err)
 	}
 	if err := os.WriteFile(privatePath, pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: der}), 0o600); err != nil {
-		return nil, fmt.Errorf("write service account key: %w", err)
+		return fmt.Errorf("write service account key: %w", err)
 	}
-	return key, writePublicKey(publicPath, &key.PublicKey)
+	return writePublicKey(publicPath, &key.PublicKey)
 }
 
 func writePublicKey(path string, pub *rsa.PublicKey) error {
