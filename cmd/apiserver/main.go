@@ -76,6 +76,8 @@ to <data-dir>/kubeconfig:
 		"longest lifetime a TokenRequest gets (longer requests are shortened, with a warning); 0 means no limit")
 	f.BoolVar(&opts.ServiceAccountExtendTokenExpiration, "service-account-extend-token-expiration", opts.ServiceAccountExtendTokenExpiration,
 		"issue pods' 3607-second token requests as year-long tokens that warn after the hour, as upstream")
+	f.StringVar(&opts.ServiceAccountJWKSURI, "service-account-jwks-uri", "",
+		"jwks_uri in /.well-known/openid-configuration; default this apiserver's /openid/v1/jwks")
 	f.StringSliceVar(&opts.APIAudiences, "api-audiences", nil,
 		"audiences of the API (comma-separated): tokens must name one of them; default the service account issuers")
 	debugFlags.AddFlags(f, "apiserver")

@@ -8,11 +8,12 @@ package apiserver
 // can verify a pod's token offline, as it would an OIDC ID token.
 // Callers must be authenticated; the bootstrap policy's
 // system:service-account-issuer-discovery role lets every ServiceAccount
-// read both.
+// read both. They exist only when the issuer is an https URL.
 
 import (
 	"encoding/json"
 	"net/http"
+	"net/url"
 
 	apierrors "kplane/pkg/api/errors"
 	"kplane/pkg/apiserver/response"
@@ -22,9 +23,30 @@ import (
 // oidcCacheControl lets clients keep the documents an hour, as upstream.
 const oidcCacheControl = "public, max-age=3600"
 
+// servesIssuerDiscovery says whether the discovery documents exist: only
+// for an issuer that is an https URL, which an OIDC client can fetch them
+// under (upstream installs the endpoints only then).
+func (s *Server) servesIssuerDiscovery() bool {
+	u, err := url.Parse(s.serviceAccounts.issuer.Name())
+	return err == nil && u.Scheme == "https" && u.Host != ""
+}
+
+// jwksURI is where the discovery document says the keys are:
+// --service-account-jwks-uri, or this server's own /openid/v1/jwks.
+func (s *Server) jwksURI() string {
+	if s.opts.ServiceAccountJWKSURI != "" {
+		return s.opts.ServiceAccountJWKSURI
+	}
+	return s.url + serviceaccount.JWKSPath
+}
+
 // serveOpenIDConfiguration answers GET /.well-known/openid-configuration.
 func (s *Server) serveOpenIDConfiguration(w http.ResponseWriter, _ *http.Request) {
-	doc := serviceaccount.NewOpenIDConfiguration(s.serviceAccounts.issuer.Name(), s.url+serviceaccount.JWKSPath)
+	if !s.servesIssuerDiscovery() {
+		response.WriteError(w, response.NotFoundPath())
+		return
+	}
+	doc := serviceaccount.NewOpenIDConfiguration(s.serviceAccounts.issuer.Name(), s.jwksURI())
 	data, err := json.Marshal(doc)
 	if err != nil {
 		response.WriteError(w, apierrors.NewInternalError(err))
@@ -36,6 +58,10 @@ func (s *Server) serveOpenIDConfiguration(w http.ResponseWriter, _ *http.Request
 
 // serveJWKS answers GET /openid/v1/jwks.
 func (s *Server) serveJWKS(w http.ResponseWriter, _ *http.Request) {
+	if !s.servesIssuerDiscovery() {
+		response.WriteError(w, response.NotFoundPath())
+		return
+	}
 	data, err := serviceaccount.JWKS(s.serviceAccounts.keys)
 	if err != nil {
 		response.WriteError(w, apierrors.NewInternalError(err))

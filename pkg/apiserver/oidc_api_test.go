@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"kplane/pkg/apiserver"
 	"kplane/pkg/serviceaccount"
 	"kplane/test/framework"
 )
@@ -44,5 +45,24 @@ func TestOIDCDiscovery(t *testing.T) {
 	// Without credentials: 401, as upstream without anonymous access.
 	if resp := a.DoWithToken(t, "", http.MethodGet, serviceaccount.JWKSPath, nil); resp.Code != http.StatusUnauthorized {
 		t.Errorf("anonymous jwks: %d, want 401", resp.Code)
+	}
+}
+
+// TestOIDCDiscoveryNeedsAnHTTPSIssuer: with an issuer that is no https URL
+// the discovery endpoints do not exist, as upstream; tokens still work.
+func TestOIDCDiscoveryNeedsAnHTTPSIssuer(t *testing.T) {
+	a := framework.StartAPIServerWith(t, t.TempDir(), func(o *apiserver.Options) { o.ServiceAccountIssuers = []string{"kplane"} })
+	for _, path := range []string{serviceaccount.OpenIDConfigurationPath, serviceaccount.JWKSPath} {
+		if resp := a.Do(t, http.MethodGet, path, nil); resp.Code != http.StatusNotFound {
+			t.Errorf("GET %s: %d, want 404", path, resp.Code)
+		}
+	}
+	createObject(t, a, "/api/v1/namespaces/default/serviceaccounts", `{"metadata":{"name":"default"}}`, nil)
+	token := mustToken(t, a, "default")
+	if claims := decodeClaims(t, token); claims["iss"] != "kplane" {
+		t.Errorf("iss = %v", claims["iss"])
+	}
+	if name, _, ok := authenticates(t, a, token); !ok || name != "system:serviceaccount:default:default" {
+		t.Errorf("token of issuer kplane: %q %v", name, ok)
 	}
 }

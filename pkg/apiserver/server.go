@@ -109,6 +109,10 @@ type Options struct {
 	// token requests into year-long tokens that warn after the hour
 	// (--service-account-extend-token-expiration, upstream default true).
 	ServiceAccountExtendTokenExpiration bool
+	// ServiceAccountJWKSURI overrides the jwks_uri of the issuer discovery
+	// document (--service-account-jwks-uri); empty: this server's own
+	// /openid/v1/jwks.
+	ServiceAccountJWKSURI string
 	// APIAudiences are the apiserver's own audiences (--api-audiences):
 	// a token must name one of them unless the caller asks for others.
 	// Empty: the issuers.
