@@ -15,6 +15,7 @@ import (
 	"path/filepath"
 
 	"kplane/pkg/api"
+	"kplane/pkg/auth"
 	"kplane/pkg/serviceaccount"
 )
 
@@ -130,3 +131,8 @@ func (s *Server) cachedObject(ctx context.Context, plural, namespace, name strin
 	}
 	return so.obj, nil
 }
+
+// ServiceAccountTokens is the authenticator of the ServiceAccount tokens
+// this server issues (bound and legacy): the authenticator chain asks it,
+// and tests use it to check a token directly.
+func (s *Server) ServiceAccountTokens() auth.TokenAuthenticator { return s.serviceAccountTokens }
