@@ -46,34 +46,34 @@ type UserInfo struct {
 // create-only and never stored; the answer carries the token in Status.
 type TokenRequest struct {
 	TypeMeta   `json:",inline"`
-	ObjectMeta `json:"metadata,omitempty"`
-	Spec       TokenRequestSpec   `json:"spec"`
-	Status     TokenRequestStatus `json:"status,omitempty"`
+	ObjectMeta `json:"metadata,omitempty" protobuf:"bytes,1,opt,name=metadata"`
+	Spec       TokenRequestSpec   `json:"spec" protobuf:"bytes,2,opt,name=spec"`
+	Status     TokenRequestStatus `json:"status,omitempty" protobuf:"bytes,3,opt,name=status"`
 }
 
 // TokenRequestSpec is what the token is to be good for.
 type TokenRequestSpec struct {
 	// Audiences the token is meant for; empty means the apiserver's own.
-	Audiences []string `json:"audiences"`
+	Audiences []string `json:"audiences" protobuf:"bytes,1,rep,name=audiences"`
 	// ExpirationSeconds is the token's requested lifetime.
-	ExpirationSeconds *int64 `json:"expirationSeconds,omitempty"`
+	ExpirationSeconds *int64 `json:"expirationSeconds,omitempty" protobuf:"varint,4,opt,name=expirationSeconds"`
 	// BoundObjectRef ties the token to a Pod, Secret or Node: it stops
 	// authenticating once that object is gone.
-	BoundObjectRef *BoundObjectReference `json:"boundObjectRef,omitempty"`
+	BoundObjectRef *BoundObjectReference `json:"boundObjectRef,omitempty" protobuf:"bytes,3,opt,name=boundObjectRef"`
 }
 
 // BoundObjectReference names the object a token is bound to.
 type BoundObjectReference struct {
-	Kind       string `json:"kind,omitempty"`
-	APIVersion string `json:"apiVersion,omitempty"`
-	Name       string `json:"name,omitempty"`
-	UID        string `json:"uid,omitempty"`
+	Kind       string `json:"kind,omitempty" protobuf:"bytes,1,opt,name=kind"`
+	APIVersion string `json:"apiVersion,omitempty" protobuf:"bytes,2,opt,name=aPIVersion"`
+	Name       string `json:"name,omitempty" protobuf:"bytes,3,opt,name=name"`
+	UID        string `json:"uid,omitempty" protobuf:"bytes,4,opt,name=uID"`
 }
 
 // TokenRequestStatus is the issued token and when it expires.
 type TokenRequestStatus struct {
-	Token               string `json:"token"`
-	ExpirationTimestamp Time   `json:"expirationTimestamp"`
+	Token               string `json:"token" protobuf:"bytes,1,opt,name=token"`
+	ExpirationTimestamp Time   `json:"expirationTimestamp" protobuf:"bytes,2,opt,name=expirationTimestamp"`
 }
 
 // SelfSubjectReview asks "who am I?" (`kubectl auth whoami`): the answer's

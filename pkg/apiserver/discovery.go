@@ -106,6 +106,8 @@ func subresourceKind(res *resource, sub string) (group, version, kind string, ve
 		return "", "v1", "Pod", []string{"get"}
 	case "finalize":
 		return "", "v1", "Namespace", []string{"update"}
+	case "token":
+		return "authentication.k8s.io", "v1", "TokenRequest", []string{"create"}
 	case "proxy":
 		// Upstream also takes create, delete, patch and update; kplane
 		// proxies reads only (nodeproxy.go).

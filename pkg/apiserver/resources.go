@@ -108,6 +108,8 @@ func (r *resource) subresources() []string {
 		subs = append(subs, "finalize")
 	case "nodes":
 		subs = append(subs, "proxy")
+	case "serviceaccounts":
+		subs = append(subs, "token")
 	}
 	return subs
 }

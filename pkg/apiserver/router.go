@@ -11,6 +11,7 @@ import (
 	"kplane/pkg/api"
 	apierrors "kplane/pkg/api/errors"
 	"kplane/pkg/apiserver/response"
+	"kplane/pkg/serviceaccount"
 )
 
 // router wires the URL space: health and version, discovery, OpenAPI, and
@@ -59,6 +60,8 @@ func (s *Server) router() http.Handler {
 
 	r.Post("/apis/authentication.k8s.io/{version}/selfsubjectreviews", serveSelfSubjectReviewNotServed)
 	r.Post("/apis/authentication.k8s.io/v1/tokenreviews", s.serveTokenReview)
+	r.Get(serviceaccount.OpenIDConfigurationPath, s.serveOpenIDConfiguration)
+	r.Get(serviceaccount.JWKSPath, s.serveJWKS)
 
 	r.HandleFunc("/api/v1/*", s.serveResource)
 	r.HandleFunc("/apis/{group}/{version}/*", s.serveResource)
@@ -150,6 +153,12 @@ func (s *Server) dispatch(w http.ResponseWriter, r *http.Request, info *requestI
 			return
 		}
 		s.serveBinding(w, r, info)
+	case "token":
+		if info.res.plural != "serviceaccounts" || info.name == "" {
+			response.WriteError(w, response.NotFoundPath())
+			return
+		}
+		s.serveTokenRequest(w, r, info)
 	case "finalize":
 		if info.res.plural != "namespaces" || r.Method != http.MethodPut {
 			response.WriteError(w, response.NotFoundPath())

@@ -89,6 +89,35 @@ type Options struct {
 	// RBAC.
 	AuthorizationModes []string
 
+	// ServiceAccountIssuers are the issuers of ServiceAccount tokens
+	// (--service-account-issuer, repeatable): the first is the one new
+	// tokens are signed as, all are accepted. Empty:
+	// serviceaccount.DefaultIssuer.
+	ServiceAccountIssuers []string
+	// ServiceAccountSigningKeyFile is the RSA key TokenRequest signs with
+	// (--service-account-signing-key-file); empty: DATA_DIR/pki/sa.key,
+	// created at first start.
+	ServiceAccountSigningKeyFile string
+	// ServiceAccountKeyFiles verify ServiceAccount tokens
+	// (--service-account-key-file); empty: DATA_DIR/pki/sa.pub.
+	ServiceAccountKeyFiles []string
+	// ServiceAccountMaxTokenExpiration caps the lifetime a TokenRequest
+	// gets (--service-account-max-token-expiration); 0: no cap beyond
+	// upstream's 2^32 seconds.
+	ServiceAccountMaxTokenExpiration time.Duration
+	// ServiceAccountExtendTokenExpiration turns the pods' 3607-second
+	// token requests into year-long tokens that warn after the hour
+	// (--service-account-extend-token-expiration, upstream default true).
+	ServiceAccountExtendTokenExpiration bool
+	// ServiceAccountJWKSURI overrides the jwks_uri of the issuer discovery
+	// document (--service-account-jwks-uri); empty: this server's own
+	// /openid/v1/jwks.
+	ServiceAccountJWKSURI string
+	// APIAudiences are the apiserver's own audiences (--api-audiences):
+	// a token must name one of them unless the caller asks for others.
+	// Empty: the issuers.
+	APIAudiences []string
+
 	// APIServiceCheckInterval is how often the aggregator checks every
 	// APIService's backend when nothing changed (aggregator.go); zero takes
 	// upstream's 30 s. Tests shorten it.
@@ -106,6 +135,8 @@ func DefaultOptions() Options {
 		MaxRequestBodyBytes: 3 << 20,
 		DebugComponent:      "apiserver",
 		AuthorizationModes:  []string{AuthorizationModeAlwaysAllow},
+
+		ServiceAccountExtendTokenExpiration: true,
 	}
 }
 
@@ -141,11 +172,14 @@ type Server struct {
 	// (authz_rbac.go).
 	rbac rbacPolicy
 	// serviceAccountTokens authenticates ServiceAccount JWTs
-	// (pkg/serviceaccount); nil until that is built.
+	// (pkg/serviceaccount, set up in serviceaccount_tokens.go).
 	serviceAccountTokens auth.TokenAuthenticator
-	pki                  *pki.Bundle
-	alloc                *allocators
-	metrics              *metrics
+	// serviceAccounts issues them (tokenrequest.go) and publishes their
+	// keys (oidc.go).
+	serviceAccounts *serviceAccountTokens
+	pki             *pki.Bundle
+	alloc           *allocators
+	metrics         *metrics
 	// faults are the api-error rules of `ctl fault api-error` (faults.go).
 	faults *faultInjector
 	// recent passes objects this server wrote to the watch cache.
@@ -297,6 +331,9 @@ func (s *Server) start(ctx context.Context) error {
 		return fmt.Errorf("prepare tokens: %w", err)
 	}
 	s.tokens = tokens
+	if err := s.setUpServiceAccountTokens(); err != nil {
+		return err
+	}
 
 	if len(s.opts.AuthorizationModes) == 0 {
 		s.opts.AuthorizationModes = DefaultOptions().AuthorizationModes

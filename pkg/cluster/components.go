@@ -9,6 +9,7 @@ import (
 
 	"kplane/pkg/auth"
 	"kplane/pkg/debug"
+	"kplane/pkg/serviceaccount"
 )
 
 // ControlPlaneNodeName is the node whose kubelet runs beside the control
@@ -176,7 +177,10 @@ func planComponents(o Options) ([]component, error) {
 			// kplane, keeps its volumes in the data dir, so they stay with
 			// the cluster's etcd data across `ctl down` and `ctl up`.
 			args: []string{bin(controllerManagerBinary), "--kubeconfig", l.kubeconfig(name), "--leader-elect", "--bind-address", "127.0.0.1:0",
-				"--controllers", "*,hostpath-provisioner", "--hostpath-volumes-dir", l.volumesDir()},
+				"--controllers", "*,hostpath-provisioner", "--hostpath-volumes-dir", l.volumesDir(),
+				// The apiserver's ServiceAccount signing key, made at its
+				// first start, for the serviceaccount-token controller.
+				"--service-account-private-key-file", filepath.Join(l.pkiDir(), serviceaccount.PrivateKeyFile)},
 		})
 	}
 	// The cluster add-ons and per-node agents a real cluster runs beside
