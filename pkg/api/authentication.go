@@ -29,6 +29,9 @@ type TokenReviewStatus struct {
 	Authenticated bool `json:"authenticated,omitempty"`
 	// User is that user (empty when not authenticated).
 	User UserInfo `json:"user,omitempty"`
+	// Audiences are those of spec.audiences (or, when it names none, of
+	// the apiserver's own) the token is valid for.
+	Audiences []string `json:"audiences,omitempty"`
 	// Error says why the review could not be completed, if it could not.
 	Error string `json:"error,omitempty"`
 }

@@ -11,6 +11,7 @@ package apiserver
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"kplane/pkg/debug"
@@ -350,9 +351,15 @@ func (s *Server) start(ctx context.Context) error {
 	}
 	go identity.run(ctx)
 
+	tlsConfig := bundle.ServerTLSConfig()
+	// Ask clients for a certificate but let them connect without one or
+	// with one the handshake does not check: the authenticator chain
+	// verifies it against the cluster CA (authn.go) and answers 401, as
+	// upstream does, rather than failing the handshake.
+	tlsConfig.ClientAuth = tls.RequestClientCert
 	s.httpServer = &http.Server{
 		Handler:           s.router(),
-		TLSConfig:         bundle.ServerTLSConfig(),
+		TLSConfig:         tlsConfig,
 		ReadHeaderTimeout: 10 * time.Second,
 		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelDebug),
 	}
