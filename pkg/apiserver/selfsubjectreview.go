@@ -1,8 +1,6 @@
 package apiserver
 
 import (
-	"encoding/json"
-	"fmt"
 	"net/http"
 
 	"github.com/go-chi/chi/v5"
@@ -32,18 +30,9 @@ func (s *Server) serveSelfSubjectReview(w http.ResponseWriter, r *http.Request) 
 		response.WriteError(w, response.NotFoundPath())
 		return
 	}
-	body, err := readBody(r)
-	if err != nil {
-		response.WriteError(w, err)
-		return
-	}
 	var review api.SelfSubjectReview
-	if err := json.Unmarshal(body, &review); err != nil {
-		response.WriteError(w, apierrors.NewBadRequest(fmt.Sprintf("decode SelfSubjectReview: %v", err)))
-		return
-	}
-	if review.Kind != "" && review.Kind != "SelfSubjectReview" {
-		response.WriteError(w, apierrors.NewBadRequest(fmt.Sprintf("expected a SelfSubjectReview, got kind %q", review.Kind)))
+	if err := decodeReview(r, "SelfSubjectReview", &review); err != nil {
+		response.WriteError(w, err)
 		return
 	}
 	user, ok := auth.UserFrom(r.Context())

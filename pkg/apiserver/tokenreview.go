@@ -1,8 +1,6 @@
 package apiserver
 
 import (
-	"encoding/json"
-	"fmt"
 	"net/http"
 
 	"kplane/pkg/api"
@@ -26,18 +24,9 @@ import (
 //     it authenticates for a review naming other audiences only if one of
 //     them is the apiserver's. status.audiences says which of them hold.
 func (s *Server) serveTokenReview(w http.ResponseWriter, r *http.Request) {
-	body, err := readBody(r)
-	if err != nil {
-		response.WriteError(w, err)
-		return
-	}
 	var review api.TokenReview
-	if err := json.Unmarshal(body, &review); err != nil {
-		response.WriteError(w, apierrors.NewBadRequest(fmt.Sprintf("decode TokenReview: %v", err)))
-		return
-	}
-	if review.Kind != "" && review.Kind != "TokenReview" {
-		response.WriteError(w, apierrors.NewBadRequest(fmt.Sprintf("expected a TokenReview, got kind %q", review.Kind)))
+	if err := decodeReview(r, "TokenReview", &review); err != nil {
+		response.WriteError(w, err)
 		return
 	}
 	if review.Spec.Token == "" {

@@ -17,7 +17,9 @@ type UserCertificate struct {
 // IssueUserCertificate signs a new client certificate with the cluster CA
 // kept in dir (ca.crt and ca.key, written by Ensure): CN=userName and one
 // O per group, which the apiserver reads back as the user name and groups.
-// It is valid for a year, or until the CA expires if that is sooner, and
+// The certificate lists the O values as a DER SET, which sorts them
+// (shorter first, then bytewise), so the groups may come back in another
+// order than given. It is valid for a year, or until the CA expires if that is sooner, and
 // is written nowhere: the caller decides where it goes. Each call makes a
 // new key, so issuing again for the same name gives a second, equally
 // valid certificate (Kubernetes cannot revoke certificates; take rights
