@@ -25,8 +25,8 @@ func (s *Server) authenticator() auth.Chain {
 		StaticTokens: []auth.TokenAuthenticator{s.tokens},
 		APIAudiences: s.apiAudiences(),
 	}
-	if s.pki != nil {
-		chain.X509 = &auth.X509Authenticator{Roots: s.pki.CAPool()}
+	if s.clientCAs != nil {
+		chain.X509 = &auth.X509Authenticator{Roots: s.clientCAs}
 	}
 	if s.serviceAccountTokens != nil {
 		chain.AudienceTokens = []auth.TokenAuthenticator{s.serviceAccountTokens}

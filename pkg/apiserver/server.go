@@ -12,6 +12,7 @@ package apiserver
 import (
 	"context"
 	"crypto/tls"
+	"crypto/x509"
 	"errors"
 	"fmt"
 	"kplane/pkg/debug"
@@ -142,8 +143,10 @@ type Server struct {
 	// (pkg/serviceaccount); nil until that is built.
 	serviceAccountTokens auth.TokenAuthenticator
 	pki                  *pki.Bundle
-	alloc                *allocators
-	metrics              *metrics
+	// clientCAs verify client certificates (authn.go): the cluster CA.
+	clientCAs *x509.CertPool
+	alloc     *allocators
+	metrics   *metrics
 	// faults are the api-error rules of `ctl fault api-error` (faults.go).
 	faults *faultInjector
 	// recent passes objects this server wrote to the watch cache.
@@ -290,6 +293,7 @@ func (s *Server) start(ctx context.Context) error {
 		return fmt.Errorf("prepare certificates: %w", err)
 	}
 	s.pki = bundle
+	s.clientCAs = bundle.CAPool()
 	tokens, err := auth.EnsureTokens(filepath.Join(s.opts.DataDir, "pki"))
 	if err != nil {
 		return fmt.Errorf("prepare tokens: %w", err)
