@@ -134,6 +134,8 @@ type Server struct {
 	etcd   *store.EtcdStore
 	caches map[*resource]*cache.Cache
 	tokens *auth.TokenFile
+	// clientCAs verify client certificates (authn.go): the cluster CA.
+	clientCAs *x509.CertPool
 	// authorizer decides what each user may do (authz.go).
 	authorizer authorizer.Authorizer
 	// ruleResolvers list users' rules for SelfSubjectRulesReview: the
@@ -143,10 +145,8 @@ type Server struct {
 	// (pkg/serviceaccount); nil until that is built.
 	serviceAccountTokens auth.TokenAuthenticator
 	pki                  *pki.Bundle
-	// clientCAs verify client certificates (authn.go): the cluster CA.
-	clientCAs *x509.CertPool
-	alloc     *allocators
-	metrics   *metrics
+	alloc                *allocators
+	metrics              *metrics
 	// faults are the api-error rules of `ctl fault api-error` (faults.go).
 	faults *faultInjector
 	// recent passes objects this server wrote to the watch cache.
