@@ -58,7 +58,7 @@ func (s *Server) router() http.Handler {
 	r.Get("/openapi/v3", s.serveOpenAPIIndex)
 	r.Get("/openapi/v3/*", s.serveOpenAPIDocument)
 
-	r.Post("/apis/authentication.k8s.io/{version}/selfsubjectreviews", serveSelfSubjectReviewNotServed)
+	r.Post("/apis/authentication.k8s.io/{version}/selfsubjectreviews", s.serveSelfSubjectReview)
 	r.Post("/apis/authentication.k8s.io/v1/tokenreviews", s.serveTokenReview)
 	r.Get(serviceaccount.OpenIDConfigurationPath, s.serveOpenIDConfiguration)
 	r.Get(serviceaccount.JWKSPath, s.serveJWKS)

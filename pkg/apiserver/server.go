@@ -11,6 +11,8 @@ package apiserver
 
 import (
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"errors"
 	"fmt"
 	"kplane/pkg/debug"
@@ -163,6 +165,8 @@ type Server struct {
 	etcd   *store.EtcdStore
 	caches map[*resource]*cache.Cache
 	tokens *auth.TokenFile
+	// clientCAs verify client certificates (authn.go): the cluster CA.
+	clientCAs *x509.CertPool
 	// authorizer decides what each user may do (authz.go).
 	authorizer authorizer.Authorizer
 	// ruleResolvers list users' rules for SelfSubjectRulesReview: the
@@ -326,6 +330,7 @@ func (s *Server) start(ctx context.Context) error {
 		return fmt.Errorf("prepare certificates: %w", err)
 	}
 	s.pki = bundle
+	s.clientCAs = bundle.CAPool()
 	tokens, err := auth.EnsureTokens(filepath.Join(s.opts.DataDir, "pki"))
 	if err != nil {
 		return fmt.Errorf("prepare tokens: %w", err)
@@ -390,9 +395,15 @@ func (s *Server) start(ctx context.Context) error {
 	}
 	go identity.run(ctx)
 
+	tlsConfig := bundle.ServerTLSConfig()
+	// Ask clients for a certificate but let them connect without one or
+	// with one the handshake does not check: the authenticator chain
+	// verifies it against the cluster CA (authn.go) and answers 401, as
+	// upstream does, rather than failing the handshake.
+	tlsConfig.ClientAuth = tls.RequestClientCert
 	s.httpServer = &http.Server{
 		Handler:           s.router(),
-		TLSConfig:         bundle.ServerTLSConfig(),
+		TLSConfig:         tlsConfig,
 		ReadHeaderTimeout: 10 * time.Second,
 		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelDebug),
 	}

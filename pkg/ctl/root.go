@@ -66,6 +66,7 @@ Cluster:
   ctl status          say what runs
   ctl down            stop a detached cluster
   ctl debug endpoints where each component serves its debug API (docs/debug-api.md)
+  ctl user add NAME   a client certificate and kubeconfig for a new user (--group G)
 
 Objects (kubectl's verbs, messages and exit codes):
   ctl get             list objects or show some, as tables, YAML, JSON, names or JSONPath; -w watches
@@ -127,6 +128,7 @@ else ./.kplane/kubeconfig (the cluster ` + "`ctl up`" + ` started here), else
 	// The cluster verbs.
 	root.AddCommand(newUpCommand(streams))
 	root.AddCommand(newDownCommand(streams))
+	root.AddCommand(newUserCommand(streams))
 	root.AddCommand(newStatusCommand(streams))
 	root.AddCommand(newDebugCommand(streams))
 
