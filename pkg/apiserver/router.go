@@ -57,18 +57,33 @@ func (s *Server) router() http.Handler {
 	r.Get("/openapi/v3", s.serveOpenAPIIndex)
 	r.Get("/openapi/v3/*", s.serveOpenAPIDocument)
 
+	// The reviews take POST only; any other method on them is 405, not
+	// the wildcard route's 404 (accessreview.go).
+	for _, res := range s.reg.createOnly {
+		for _, method := range []string{http.MethodGet, http.MethodPut, http.MethodPatch, http.MethodDelete} {
+			r.MethodFunc(method, createOnlyPath(res), serveMethodNotAllowed)
+		}
+	}
 	r.Post("/apis/authentication.k8s.io/{version}/selfsubjectreviews", serveSelfSubjectReviewNotServed)
 	r.Post("/apis/authentication.k8s.io/v1/tokenreviews", s.serveTokenReview)
+	r.Post("/apis/authorization.k8s.io/v1/subjectaccessreviews", s.serveSubjectAccessReview)
+	r.Post("/apis/authorization.k8s.io/v1/namespaces/{namespace}/localsubjectaccessreviews", s.serveLocalSubjectAccessReview)
+	r.Post("/apis/authorization.k8s.io/v1/selfsubjectaccessreviews", s.serveSelfSubjectAccessReview)
+	r.Post("/apis/authorization.k8s.io/v1/selfsubjectrulesreviews", s.serveSelfSubjectRulesReview)
 
 	r.HandleFunc("/api/v1/*", s.serveResource)
 	r.HandleFunc("/apis/{group}/{version}/*", s.serveResource)
 
 	r.NotFound(func(w http.ResponseWriter, _ *http.Request) { response.WriteError(w, response.NotFoundPath()) })
-	r.MethodNotAllowed(func(w http.ResponseWriter, r *http.Request) {
-		response.WriteError(w, &apierrors.StatusError{ErrStatus: api.Status{Code: http.StatusMethodNotAllowed,
-			Reason: apierrors.ReasonMethodNotAllowed, Message: fmt.Sprintf("the server does not allow this method on the requested resource (%s %s)", r.Method, r.URL.Path)}})
-	})
+	r.MethodNotAllowed(serveMethodNotAllowed)
 	return r
+}
+
+// serveMethodNotAllowed answers a method the path does not take with
+// upstream's 405 Status.
+func serveMethodNotAllowed(w http.ResponseWriter, r *http.Request) {
+	response.WriteError(w, &apierrors.StatusError{ErrStatus: api.Status{Code: http.StatusMethodNotAllowed,
+		Reason: apierrors.ReasonMethodNotAllowed, Message: fmt.Sprintf("the server does not allow this method on the requested resource (%s %s)", r.Method, r.URL.Path)}})
 }
 
 // recoverPanics turns a handler panic into a 500 Status; the stack goes to
