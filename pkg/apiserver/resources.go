@@ -134,8 +134,8 @@ func createOnlyPath(r *resource) string {
 
 // registry is the set of resources, indexed the ways requests look them up.
 type registry struct {
-	all         []*resource // the stored resources
-	createOnly  []*resource // the storage-less reviews, for discovery
+	all         []*resource          // the stored resources
+	createOnly  []*resource          // the storage-less reviews, for discovery
 	byPath      map[string]*resource // "apps/v1/deployments"
 	byKind      map[string]*resource // "apps/v1/Deployment"
 	byGoType    map[reflect.Type]*resource
