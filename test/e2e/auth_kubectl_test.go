@@ -12,7 +12,8 @@ import (
 // TestKubectlAuthMinors runs the access-review verbs with every kubectl
 // minor installed (1.27 … 1.33) against one in-process apiserver: the
 // review resources are in `kubectl api-resources`, and `kubectl auth can-i`
-// answers yes with exit code 0 and prints --list's table for the admin.
+// answers yes with exit code 0 and prints --list's table for the admin;
+// `kubectl explain` finds the review kinds in OpenAPI.
 // Each kubectl creates its SelfSubjectAccessReview in protobuf.
 func TestKubectlAuthMinors(t *testing.T) {
 	minors := framework.InstalledKubectlMinors(t)
@@ -40,6 +41,13 @@ func TestKubectlAuthMinors(t *testing.T) {
 			r = kubectl("api-resources", "--api-group=authentication.k8s.io")
 			if !strings.Contains(r.Stdout, "selfsubjectreviews") || !strings.Contains(r.Stdout, "tokenreviews") {
 				t.Errorf("kubectl 1.%d api-resources --api-group=authentication.k8s.io:\n%s%s", k.Minor, r.Stdout, r.Stderr)
+			}
+
+			// explain reads the kind from OpenAPI (v2 protobuf for 1.27–1.28,
+			// v3 after).
+			r = kubectl("explain", "selfsubjectaccessreviews.spec.resourceAttributes")
+			if r.Err != nil || !strings.Contains(r.Stdout, "KIND:") || !strings.Contains(r.Stdout, "SelfSubjectAccessReview") || !strings.Contains(r.Stdout, "verb") {
+				t.Errorf("kubectl 1.%d explain selfsubjectaccessreviews.spec.resourceAttributes: %v\n%s%s", k.Minor, r.Err, r.Stdout, r.Stderr)
 			}
 
 			r = kubectl("auth", "can-i", "create", "pods")
