@@ -43,7 +43,7 @@ const authorizationGroupVersion = api.AuthorizationGroupName + "/v1"
 // this?", asked on behalf of someone else.
 func (s *Server) serveSubjectAccessReview(w http.ResponseWriter, r *http.Request) {
 	review := &api.SubjectAccessReview{}
-	if err := decodeReview(r, "SubjectAccessReview", review); err != nil {
+	if err := decodeAccessReview(r, "SubjectAccessReview", review); err != nil {
 		response.WriteError(w, err)
 		return
 	}
@@ -68,7 +68,7 @@ func (s *Server) serveSubjectAccessReview(w http.ResponseWriter, r *http.Request
 func (s *Server) serveLocalSubjectAccessReview(w http.ResponseWriter, r *http.Request) {
 	namespace := chi.URLParam(r, "namespace")
 	review := &api.LocalSubjectAccessReview{}
-	if err := decodeReview(r, "LocalSubjectAccessReview", review); err != nil {
+	if err := decodeAccessReview(r, "LocalSubjectAccessReview", review); err != nil {
 		response.WriteError(w, err)
 		return
 	}
@@ -106,7 +106,7 @@ func (s *Server) serveLocalSubjectAccessReview(w http.ResponseWriter, r *http.Re
 // about alice.
 func (s *Server) serveSelfSubjectAccessReview(w http.ResponseWriter, r *http.Request) {
 	review := &api.SelfSubjectAccessReview{}
-	if err := decodeReview(r, "SelfSubjectAccessReview", review); err != nil {
+	if err := decodeAccessReview(r, "SelfSubjectAccessReview", review); err != nil {
 		response.WriteError(w, err)
 		return
 	}
@@ -200,10 +200,10 @@ func validateEmptyMetadata(meta api.ObjectMeta, namespaceAllowed bool) apierrors
 	return apierrors.FieldErrorList{apierrors.Invalid("metadata", meta, detail)}
 }
 
-// decodeReview reads a review from the request body — JSON, YAML, or the
+// decodeAccessReview reads a review from the request body — JSON, YAML, or the
 // protobuf kubectl's typed clients send — into review, and checks that the
 // body is the kind this URL takes.
-func decodeReview(r *http.Request, kind string, review api.Object) error {
+func decodeAccessReview(r *http.Request, kind string, review api.Object) error {
 	body, err := readBody(r)
 	if err != nil {
 		return err

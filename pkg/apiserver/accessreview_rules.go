@@ -26,7 +26,7 @@ import (
 // /apis/authorization.k8s.io/v1/selfsubjectrulesreviews.
 func (s *Server) serveSelfSubjectRulesReview(w http.ResponseWriter, r *http.Request) {
 	review := &api.SelfSubjectRulesReview{}
-	if err := decodeReview(r, "SelfSubjectRulesReview", review); err != nil {
+	if err := decodeAccessReview(r, "SelfSubjectRulesReview", review); err != nil {
 		response.WriteError(w, err)
 		return
 	}
