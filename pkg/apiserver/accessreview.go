@@ -39,6 +39,21 @@ import (
 // authorizationGroupVersion is the apiVersion of every access review.
 const authorizationGroupVersion = api.AuthorizationGroupName + "/v1"
 
+// routeAccessReviews routes the four reviews' POSTs, and answers any other
+// method on a create-only resource (these and the authentication reviews)
+// with 405 rather than the wildcard route's 404, as upstream does.
+func (s *Server) routeAccessReviews(r chi.Router) {
+	r.Post("/apis/authorization.k8s.io/v1/subjectaccessreviews", s.serveSubjectAccessReview)
+	r.Post("/apis/authorization.k8s.io/v1/namespaces/{namespace}/localsubjectaccessreviews", s.serveLocalSubjectAccessReview)
+	r.Post("/apis/authorization.k8s.io/v1/selfsubjectaccessreviews", s.serveSelfSubjectAccessReview)
+	r.Post("/apis/authorization.k8s.io/v1/selfsubjectrulesreviews", s.serveSelfSubjectRulesReview)
+	for _, res := range s.reg.createOnly {
+		for _, method := range []string{http.MethodGet, http.MethodPut, http.MethodPatch, http.MethodDelete} {
+			r.MethodFunc(method, createOnlyPath(res), serveMethodNotAllowed)
+		}
+	}
+}
+
 // serveSubjectAccessReview answers "may spec.user (in spec.groups) do
 // this?", asked on behalf of someone else.
 func (s *Server) serveSubjectAccessReview(w http.ResponseWriter, r *http.Request) {

@@ -56,20 +56,10 @@ func (s *Server) router() http.Handler {
 	r.Get("/openapi/v2", s.serveOpenAPIV2)
 	r.Get("/openapi/v3", s.serveOpenAPIIndex)
 	r.Get("/openapi/v3/*", s.serveOpenAPIDocument)
+	s.routeAccessReviews(r)
 
-	// The reviews take POST only; any other method on them is 405, not
-	// the wildcard route's 404 (accessreview.go).
-	for _, res := range s.reg.createOnly {
-		for _, method := range []string{http.MethodGet, http.MethodPut, http.MethodPatch, http.MethodDelete} {
-			r.MethodFunc(method, createOnlyPath(res), serveMethodNotAllowed)
-		}
-	}
 	r.Post("/apis/authentication.k8s.io/{version}/selfsubjectreviews", serveSelfSubjectReviewNotServed)
 	r.Post("/apis/authentication.k8s.io/v1/tokenreviews", s.serveTokenReview)
-	r.Post("/apis/authorization.k8s.io/v1/subjectaccessreviews", s.serveSubjectAccessReview)
-	r.Post("/apis/authorization.k8s.io/v1/namespaces/{namespace}/localsubjectaccessreviews", s.serveLocalSubjectAccessReview)
-	r.Post("/apis/authorization.k8s.io/v1/selfsubjectaccessreviews", s.serveSelfSubjectAccessReview)
-	r.Post("/apis/authorization.k8s.io/v1/selfsubjectrulesreviews", s.serveSelfSubjectRulesReview)
 
 	r.HandleFunc("/api/v1/*", s.serveResource)
 	r.HandleFunc("/apis/{group}/{version}/*", s.serveResource)
