@@ -57,6 +57,7 @@ func (s *Server) router() http.Handler {
 	r.Get("/openapi/v2", s.serveOpenAPIV2)
 	r.Get("/openapi/v3", s.serveOpenAPIIndex)
 	r.Get("/openapi/v3/*", s.serveOpenAPIDocument)
+	s.routeAccessReviews(r)
 
 	r.Post("/apis/authentication.k8s.io/{version}/selfsubjectreviews", s.serveSelfSubjectReview)
 	r.Post("/apis/authentication.k8s.io/v1/tokenreviews", s.serveTokenReview)
@@ -67,11 +68,15 @@ func (s *Server) router() http.Handler {
 	r.HandleFunc("/apis/{group}/{version}/*", s.serveResource)
 
 	r.NotFound(func(w http.ResponseWriter, _ *http.Request) { response.WriteError(w, response.NotFoundPath()) })
-	r.MethodNotAllowed(func(w http.ResponseWriter, r *http.Request) {
-		response.WriteError(w, &apierrors.StatusError{ErrStatus: api.Status{Code: http.StatusMethodNotAllowed,
-			Reason: apierrors.ReasonMethodNotAllowed, Message: fmt.Sprintf("the server does not allow this method on the requested resource (%s %s)", r.Method, r.URL.Path)}})
-	})
+	r.MethodNotAllowed(serveMethodNotAllowed)
 	return r
+}
+
+// serveMethodNotAllowed answers a method the path does not take with
+// upstream's 405 Status.
+func serveMethodNotAllowed(w http.ResponseWriter, r *http.Request) {
+	response.WriteError(w, &apierrors.StatusError{ErrStatus: api.Status{Code: http.StatusMethodNotAllowed,
+		Reason: apierrors.ReasonMethodNotAllowed, Message: fmt.Sprintf("the server does not allow this method on the requested resource (%s %s)", r.Method, r.URL.Path)}})
 }
 
 // recoverPanics turns a handler panic into a 500 Status; the stack goes to
