@@ -65,6 +65,12 @@ to <data-dir>/kubeconfig:
 		"run on the cluster clock kept in ConfigMap kube-system/kplane-clock (created if missing), which 'ctl time advance' moves forward")
 	f.StringSliceVar(&opts.AuthorizationModes, "authorization-mode", opts.AuthorizationModes,
 		"authorizers asked in order after system:masters' shortcut (comma-separated): AlwaysAllow, Node, RBAC")
+	f.IntVar(&opts.MaxRequestsInFlight, "max-requests-inflight", opts.MaxRequestsInFlight,
+		"the most reads (get, list) served at once; beyond it the apiserver answers 429. Watches and other long-running requests do not count. 0 means no limit")
+	f.IntVar(&opts.MaxMutatingRequestsInFlight, "max-mutating-requests-inflight", opts.MaxMutatingRequestsInFlight,
+		"the most writes (create, update, patch, delete, deletecollection) served at once; beyond it the apiserver answers 429. 0 means no limit")
+	f.DurationVar(&opts.RequestTimeout, "request-timeout", opts.RequestTimeout,
+		"how long a request that is not long-running may take before the apiserver answers 504; a client's ?timeout= may shorten it. 0 means no limit")
 	debugFlags.AddFlags(f, "apiserver")
 	f.IntVarP(&verbosity, "v", "v", 0, "log verbosity: 4 and above log at debug level, as on every other component")
 	f.BoolVar(&verbose, "verbose", false, "log debug messages (the same as --v=4)")

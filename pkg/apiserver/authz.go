@@ -15,6 +15,7 @@ import (
 // (upstream's DefaultBuildHandlerChain, read from the outside in):
 //
 //	parseRequestInfo what the URL asks for (authorizer.RequestInfo)
+//	timeoutRequests  --request-timeout (timeout.go)         → 504
 //	authenticate     who is asking (authn.go)            → 401
 //	auditRequests    start the audit Event (audit.go)
 //	impersonate      --as / --as-group (impersonation.go) → 403

@@ -89,6 +89,18 @@ type Options struct {
 	// RBAC.
 	AuthorizationModes []string
 
+	// MaxRequestsInFlight caps the reads (get, list) served at once
+	// (--max-requests-inflight, upstream 400); MaxMutatingRequestsInFlight
+	// caps the writes (--max-mutating-requests-inflight, upstream 200).
+	// Beyond a cap the apiserver answers 429 (inflight.go). 0 disables a
+	// cap.
+	MaxRequestsInFlight         int
+	MaxMutatingRequestsInFlight int
+	// RequestTimeout bounds a request that is not long-running
+	// (--request-timeout, upstream 1 m): past it the client gets 504
+	// (timeout.go). 0 disables it.
+	RequestTimeout time.Duration
+
 	// APIServiceCheckInterval is how often the aggregator checks every
 	// APIService's backend when nothing changed (aggregator.go); zero takes
 	// upstream's 30 s. Tests shorten it.
@@ -106,6 +118,10 @@ func DefaultOptions() Options {
 		MaxRequestBodyBytes: 3 << 20,
 		DebugComponent:      "apiserver",
 		AuthorizationModes:  []string{AuthorizationModeAlwaysAllow},
+		// Upstream's defaults (staging/src/k8s.io/apiserver/pkg/server/options/server_run_options.go).
+		MaxRequestsInFlight:         400,
+		MaxMutatingRequestsInFlight: 200,
+		RequestTimeout:              time.Minute,
 	}
 }
 
@@ -116,6 +132,15 @@ func (o Options) Validate() error {
 	}
 	if o.SecurePort < 0 || o.SecurePort > 65535 {
 		return fmt.Errorf("--secure-port %d out of range", o.SecurePort)
+	}
+	if o.MaxRequestsInFlight < 0 {
+		return fmt.Errorf("--max-requests-inflight can not be negative, got %d", o.MaxRequestsInFlight)
+	}
+	if o.MaxMutatingRequestsInFlight < 0 {
+		return fmt.Errorf("--max-mutating-requests-inflight can not be negative, got %d", o.MaxMutatingRequestsInFlight)
+	}
+	if o.RequestTimeout < 0 {
+		return fmt.Errorf("--request-timeout can not be negative, got %s", o.RequestTimeout)
 	}
 	if ip := net.ParseIP(o.BindAddress); ip == nil {
 		return fmt.Errorf("--bind-address %q is not an IP address", o.BindAddress)
@@ -143,6 +168,9 @@ type Server struct {
 	pki                  *pki.Bundle
 	alloc                *allocators
 	metrics              *metrics
+	// inFlightHook, when set, runs in each request holding an in-flight
+	// slot (inflight.go); only tests set it.
+	inFlightHook inFlightHook
 	// faults are the api-error rules of `ctl fault api-error` (faults.go).
 	faults *faultInjector
 	// recent passes objects this server wrote to the watch cache.
