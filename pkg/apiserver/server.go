@@ -101,6 +101,18 @@ type Options struct {
 	// (timeout.go). 0 disables it.
 	RequestTimeout time.Duration
 
+	// AuditPolicyFile is the audit.k8s.io Policy that decides how much of
+	// each request the audit log records (--audit-policy-file);
+	// AuditLogPath is the log, one JSON Event a line, "-" for standard
+	// output (--audit-log-path). Auditing is on when both are set
+	// (audit.go). AuditLogMaxAge (days), AuditLogMaxBackups and
+	// AuditLogMaxSize (MiB) rotate the log, as upstream's flags.
+	AuditPolicyFile    string
+	AuditLogPath       string
+	AuditLogMaxAge     int
+	AuditLogMaxBackups int
+	AuditLogMaxSize    int
+
 	// APIServiceCheckInterval is how often the aggregator checks every
 	// APIService's backend when nothing changed (aggregator.go); zero takes
 	// upstream's 30 s. Tests shorten it.
@@ -171,6 +183,8 @@ type Server struct {
 	// inFlightHook, when set, runs in each request holding an in-flight
 	// slot (inflight.go); only tests set it.
 	inFlightHook inFlightHook
+	// audit is the audit policy and log; nil when auditing is off.
+	audit *auditor
 	// faults are the api-error rules of `ctl fault api-error` (faults.go).
 	faults *faultInjector
 	// recent passes objects this server wrote to the watch cache.
@@ -330,6 +344,10 @@ func (s *Server) start(ctx context.Context) error {
 		return err
 	}
 
+	if s.audit, err = newAuditor(s.opts, s.log); err != nil {
+		return err
+	}
+
 	s.alloc, err = s.newAllocators()
 	if err != nil {
 		return err
@@ -463,6 +481,11 @@ func (s *Server) shutdown() {
 			_ = s.httpServer.Shutdown(ctx)
 			cancel()
 			_ = s.httpServer.Close()
+		}
+		if s.audit != nil {
+			if err := s.audit.closer.Close(); err != nil {
+				s.log.Error("close audit log", "err", err)
+			}
 		}
 		if s.embedded != nil {
 			if err := s.embedded.Close(); err != nil {
