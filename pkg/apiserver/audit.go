@@ -38,6 +38,8 @@ import (
 	"github.com/google/uuid"
 
 	"kplane/pkg/api"
+	"kplane/pkg/apiserver/decode"
+	"kplane/pkg/apiserver/protobuf"
 	"kplane/pkg/audit"
 	"kplane/pkg/auth"
 	"kplane/pkg/authorization/authorizer"
@@ -187,8 +189,13 @@ func (s *Server) auditRequests(next http.Handler) http.Handler {
 			longRunning: isLongRunning(info),
 		}
 		ar.emit(audit.StageRequestReceived)
-		if config.Level.AtLeast(audit.LevelRequest) && r.Body != nil && r.Body != http.NoBody && isJSON(r.Header.Get("Content-Type")) {
+		// The body is kept at the Request level, and for a create or an
+		// update at every level: it names the object (CompleteObjectRef).
+		keepBody := config.Level.AtLeast(audit.LevelRequest) || (info != nil && (info.Verb == "create" || info.Verb == "update"))
+		if keepBody && r.Body != nil && r.Body != http.NoBody {
 			r.Body = &teeBody{ReadCloser: r.Body, copy: &ar.requestBody}
+			contentType := r.Header.Get("Content-Type")
+			ar.requestJSON = func(body []byte) []byte { return s.bodyAsJSON(info, contentType, body) }
 		}
 		aw := &auditResponseWriter{ResponseWriter: w, request: ar, code: http.StatusOK}
 		defer func() {
@@ -213,8 +220,39 @@ type auditedRequest struct {
 	mu    sync.Mutex
 	event *audit.Event
 	// requestBody is the request's body as the handler read it (Request
-	// level and above, JSON bodies only).
+	// level and above, and creates and updates); requestJSON turns it into
+	// JSON, or nil when it cannot.
 	requestBody bytes.Buffer
+	requestJSON func([]byte) []byte
+}
+
+// bodyAsJSON is a request body as JSON, for the Event: JSON as it is, YAML
+// converted, and Kubernetes protobuf (kubectl's typed requests) decoded as
+// the resource's object; nil for anything else.
+func (s *Server) bodyAsJSON(info *authorizer.RequestInfo, contentType string, body []byte) []byte {
+	if protobuf.IsProtobuf(contentType) {
+		if info == nil {
+			return nil
+		}
+		res := s.reg.lookup(info.APIGroup, info.APIVersion, info.Resource)
+		if res == nil || info.Subresource != "" {
+			return nil
+		}
+		obj := res.newObject()
+		if protobuf.Decode(body, obj) != nil {
+			return nil
+		}
+		out, err := json.Marshal(obj)
+		if err != nil {
+			return nil
+		}
+		return out
+	}
+	out, err := decode.ToJSON(body, contentType)
+	if err != nil || !json.Valid(out) {
+		return nil
+	}
+	return out
 }
 
 // emit writes the Event at stage, unless the policy omits that stage.
@@ -267,8 +305,13 @@ func (ar *auditedRequest) complete(aw *auditResponseWriter) {
 			status.Status, status.Reason, status.Message, status.Details = body.Status, body.Reason, body.Message, body.Details
 		}
 	}
-	if ar.config.Level.AtLeast(audit.LevelRequest) && ar.requestBody.Len() > 0 && ar.requestBody.Len() <= maxAuditedBody && json.Valid(ar.requestBody.Bytes()) {
-		ar.event.RequestObject = ar.objectBody(ar.requestBody.Bytes())
+	if ar.requestBody.Len() > 0 && ar.requestBody.Len() <= maxAuditedBody {
+		if body := ar.requestJSON(ar.requestBody.Bytes()); body != nil {
+			ar.event.CompleteObjectRef(body)
+			if ar.config.Level.AtLeast(audit.LevelRequest) {
+				ar.event.RequestObject = ar.objectBody(body)
+			}
+		}
 	}
 	if ar.config.Level.AtLeast(audit.LevelRequestResponse) && status.Code < 400 && aw.capturing && !aw.overflow && json.Valid(aw.body.Bytes()) {
 		ar.event.ResponseObject = ar.objectBody(aw.body.Bytes())

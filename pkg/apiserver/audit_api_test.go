@@ -64,6 +64,18 @@ func startAuditedServer(t *testing.T, configure func(*apiserver.Options)) audite
 // events returns the Events logged for one audit ID, in order.
 func (s auditedServer) events(t *testing.T, auditID string) []audit.Event {
 	t.Helper()
+	var out []audit.Event
+	for _, ev := range s.allEvents(t) {
+		if ev.AuditID == auditID {
+			out = append(out, ev)
+		}
+	}
+	return out
+}
+
+// allEvents returns every Event in the log.
+func (s auditedServer) allEvents(t *testing.T) []audit.Event {
+	t.Helper()
 	f, err := os.Open(s.logPath)
 	if err != nil {
 		t.Fatalf("open audit log: %v", err)
@@ -77,9 +89,7 @@ func (s auditedServer) events(t *testing.T, auditID string) []audit.Event {
 		if err := json.Unmarshal(scanner.Bytes(), &ev); err != nil {
 			t.Fatalf("audit log line is not an Event: %v: %s", err, scanner.Text())
 		}
-		if ev.AuditID == auditID {
-			out = append(out, ev)
-		}
+		out = append(out, ev)
 	}
 	return out
 }
@@ -119,7 +129,7 @@ func TestAuditLogRecordsRequestsAtThePolicysLevels(t *testing.T) {
 	}
 	complete := events[1]
 	if complete.Level != audit.LevelRequestResponse || complete.Verb != "create" || complete.User.Username != "alice" ||
-		complete.ObjectRef == nil || complete.ObjectRef.Resource != "configmaps" || complete.ObjectRef.Namespace != "default" ||
+		complete.ObjectRef == nil || complete.ObjectRef.Resource != "configmaps" || complete.ObjectRef.Namespace != "default" || complete.ObjectRef.Name != "audited" ||
 		complete.ResponseStatus == nil || complete.ResponseStatus.Code != http.StatusCreated {
 		t.Errorf("create's ResponseComplete: %+v", complete)
 	}
@@ -153,7 +163,8 @@ func TestAuditLogRecordsRequestsAtThePolicysLevels(t *testing.T) {
 	if got := stages(events); len(got) != 1 || got[0] != audit.StageResponseComplete {
 		t.Fatalf("secret's stages: %v, want ResponseComplete only", got)
 	}
-	if events[0].Level != audit.LevelMetadata || events[0].RequestObject != nil || events[0].ResponseObject != nil {
+	if events[0].Level != audit.LevelMetadata || events[0].RequestObject != nil || events[0].ResponseObject != nil ||
+		events[0].ObjectRef.Name != "s" {
 		t.Errorf("secret's event records a body at Metadata: %+v", events[0])
 	}
 
@@ -167,6 +178,20 @@ func TestAuditLogRecordsRequestsAtThePolicysLevels(t *testing.T) {
 	if len(events) != 1 || events[0].ResponseStatus.Code != 404 || events[0].ResponseStatus.Reason != "NotFound" ||
 		!strings.Contains(events[0].ResponseStatus.Message, `"none" not found`) {
 		t.Errorf("404's event: %+v", events)
+	}
+
+	// kubectl's typed create sends protobuf: the Event still names the
+	// object and records its body as JSON.
+	framework.RequireKubectl(t)
+	s.MustKubectl(t, "create", "configmap", "typed", "--from-literal=sent=protobuf")
+	var typed []audit.Event
+	for _, ev := range s.allEvents(t) {
+		if ev.Verb == "create" && ev.ObjectRef != nil && ev.ObjectRef.Name == "typed" && ev.Stage == audit.StageResponseComplete {
+			typed = append(typed, ev)
+		}
+	}
+	if len(typed) != 1 || !strings.Contains(string(typed[0].RequestObject), `"sent":"protobuf"`) {
+		t.Errorf("kubectl create's events: %+v", typed)
 	}
 
 	// Authentication failures: one ResponseStarted event, no user.
