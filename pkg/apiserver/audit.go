@@ -186,7 +186,7 @@ func (s *Server) auditRequests(next http.Handler) http.Handler {
 			config:      config,
 			record:      &audit.Record{},
 			event:       audit.NewEvent(r, info, &user, config.Level, start.id, start.received),
-			longRunning: isLongRunning(info),
+			longRunning: isLongRunning(r, info),
 		}
 		ar.emit(audit.StageRequestReceived)
 		// The body is kept at the Request level, and for a create or an

@@ -21,6 +21,7 @@ package apiserver
 
 import (
 	"net/http"
+	"strings"
 	"sync/atomic"
 
 	"kplane/pkg/auth"
@@ -87,12 +88,17 @@ var (
 
 // isLongRunning says whether a request may stay open for minutes (a
 // watch, a proxy, a stream); such requests are exempt from the in-flight
-// caps and from --request-timeout.
-func isLongRunning(info *authorizer.RequestInfo) bool {
+// caps and from --request-timeout. Besides upstream's rule, kplane's debug
+// API streams its journal with ?follow=true (`ctl trace --follow`), which
+// is long-running too.
+func isLongRunning(r *http.Request, info *authorizer.RequestInfo) bool {
 	if info == nil {
 		return false
 	}
-	return longRunningVerbs[info.Verb] || (info.ResourceRequest && longRunningSubresources[info.Subresource])
+	if longRunningVerbs[info.Verb] || (info.ResourceRequest && longRunningSubresources[info.Subresource]) {
+		return true
+	}
+	return !info.ResourceRequest && strings.HasPrefix(info.Path, "/debug/") && r.URL.Query().Get("follow") == "true"
 }
 
 // limitInFlight caps the requests served at once
@@ -106,7 +112,7 @@ func (s *Server) limitInFlight(next http.Handler) http.Handler {
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		info := authorizer.RequestInfoFrom(r.Context())
-		if isLongRunning(info) {
+		if isLongRunning(r, info) {
 			next.ServeHTTP(w, r)
 			return
 		}

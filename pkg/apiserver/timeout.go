@@ -40,7 +40,7 @@ func (s *Server) timeoutRequests(next http.Handler) http.Handler {
 		return next
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if isLongRunning(authorizer.RequestInfoFrom(r.Context())) || isUpgrade(r) {
+		if isLongRunning(r, authorizer.RequestInfoFrom(r.Context())) || isUpgrade(r) {
 			next.ServeHTTP(w, r)
 			return
 		}

@@ -6,6 +6,8 @@ import (
 	"net/http/httptest"
 	"testing"
 	"time"
+
+	"kplane/pkg/authorization/authorizer"
 )
 
 // TestServeWithDeadlineDropsLateWrites: once the 504 is out, the handler's
@@ -69,6 +71,31 @@ func TestRequestTimeoutFromQuery(t *testing.T) {
 		got, err := requestTimeout(r, time.Minute)
 		if (err != nil) != tc.err || got != tc.want {
 			t.Errorf("%q: got %v, %v; want %v, error %v", tc.query, got, err, tc.want, tc.err)
+		}
+	}
+}
+
+// TestIsLongRunning: upstream's long-running verbs and subresources, and
+// kplane's followed debug streams.
+func TestIsLongRunning(t *testing.T) {
+	for _, tc := range []struct {
+		method, path string
+		want         bool
+	}{
+		{"GET", "/api/v1/namespaces/default/pods?watch=true", true},
+		{"GET", "/api/v1/watch/pods", true},
+		{"GET", "/api/v1/namespaces/default/pods/p/log", true},
+		{"POST", "/api/v1/namespaces/default/pods/p/exec", true},
+		{"GET", "/api/v1/nodes/n1/proxy/metrics", true},
+		{"GET", "/debug/kplane/records?follow=true", true},
+		{"GET", "/debug/kplane/records", false},
+		{"GET", "/api/v1/namespaces/default/pods", false},
+		{"POST", "/api/v1/namespaces/default/configmaps", false},
+		{"GET", "/healthz", false},
+	} {
+		r := httptest.NewRequest(tc.method, tc.path, nil)
+		if got := isLongRunning(r, authorizer.ParseRequestInfo(r)); got != tc.want {
+			t.Errorf("%s %s: long-running %v, want %v", tc.method, tc.path, got, tc.want)
 		}
 	}
 }
