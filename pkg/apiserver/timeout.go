@@ -23,6 +23,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"strings"
 	"sync"
@@ -119,6 +120,16 @@ func serveWithDeadline(ctx context.Context, w http.ResponseWriter, r *http.Reque
 			<-done
 			return
 		}
+		go func() {
+			// The handler goes on after the 504; a panic it hits then has
+			// nobody to answer, so it is logged.
+			<-done
+			select {
+			case p := <-panicked:
+				slog.Error("panic serving a request that had timed out", "method", r.Method, "path", r.URL.Path, "panic", p)
+			default:
+			}
+		}()
 		tw.timeout()
 	}
 }
