@@ -80,6 +80,19 @@ to <data-dir>/kubeconfig:
 		"jwks_uri in /.well-known/openid-configuration; default this apiserver's /openid/v1/jwks")
 	f.StringSliceVar(&opts.APIAudiences, "api-audiences", nil,
 		"audiences of the API (comma-separated): tokens must name one of them; default the service account issuers")
+	f.IntVar(&opts.MaxRequestsInFlight, "max-requests-inflight", opts.MaxRequestsInFlight,
+		"the most reads (get, list) served at once; beyond it the apiserver answers 429. Watches and other long-running requests do not count. 0 means no limit")
+	f.IntVar(&opts.MaxMutatingRequestsInFlight, "max-mutating-requests-inflight", opts.MaxMutatingRequestsInFlight,
+		"the most writes (create, update, patch, delete, deletecollection) served at once; beyond it the apiserver answers 429. 0 means no limit")
+	f.DurationVar(&opts.RequestTimeout, "request-timeout", opts.RequestTimeout,
+		"how long a request that is not long-running may take before the apiserver answers 504; a client's ?timeout= may shorten it. 0 means no limit")
+	f.StringVar(&opts.AuditPolicyFile, "audit-policy-file", opts.AuditPolicyFile,
+		"an audit.k8s.io/v1 Policy (YAML or JSON) choosing how much of each request the audit log records; auditing is on when this and --audit-log-path are set")
+	f.StringVar(&opts.AuditLogPath, "audit-log-path", opts.AuditLogPath,
+		"the audit log: one audit.k8s.io/v1 Event a line, appended; '-' writes to standard output")
+	f.IntVar(&opts.AuditLogMaxAge, "audit-log-maxage", opts.AuditLogMaxAge, "days to keep rotated audit logs; 0 keeps them all")
+	f.IntVar(&opts.AuditLogMaxBackups, "audit-log-maxbackup", opts.AuditLogMaxBackups, "rotated audit logs to keep; 0 keeps them all")
+	f.IntVar(&opts.AuditLogMaxSize, "audit-log-maxsize", opts.AuditLogMaxSize, "size in MiB at which the audit log is rotated; 0 means the default, 100 MiB")
 	debugFlags.AddFlags(f, "apiserver")
 	f.IntVarP(&verbosity, "v", "v", 0, "log verbosity: 4 and above log at debug level, as on every other component")
 	f.BoolVar(&verbose, "verbose", false, "log debug messages (the same as --v=4)")

@@ -24,7 +24,7 @@ func (s *Server) router() http.Handler {
 	// them. After authorization, a group/version another server
 	// registered (an APIService with a service) goes to that server
 	// (aggregator_proxy.go).
-	r.Use(recoverPanics, prettyJSON, s.limitBody, s.parseRequestInfo, s.authenticate, s.auditRequests,
+	r.Use(recoverPanics, prettyJSON, s.limitBody, s.parseRequestInfo, s.timeoutRequests, s.auditInit, s.authenticate, s.auditRequests,
 		s.impersonate, s.limitInFlight, s.authorize, s.aggregator.proxyAggregated)
 
 	for _, p := range []string{"/healthz", "/livez", "/readyz"} {

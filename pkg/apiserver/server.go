@@ -119,6 +119,29 @@ type Options struct {
 	// a token must name one of them unless the caller asks for others.
 	// Empty: the issuers.
 	APIAudiences []string
+	// MaxRequestsInFlight caps the reads (get, list) served at once
+	// (--max-requests-inflight, upstream 400); MaxMutatingRequestsInFlight
+	// caps the writes (--max-mutating-requests-inflight, upstream 200).
+	// Beyond a cap the apiserver answers 429 (inflight.go). 0 disables a
+	// cap.
+	MaxRequestsInFlight         int
+	MaxMutatingRequestsInFlight int
+	// RequestTimeout bounds a request that is not long-running
+	// (--request-timeout, upstream 1 m): past it the client gets 504
+	// (timeout.go). 0 disables it.
+	RequestTimeout time.Duration
+
+	// AuditPolicyFile is the audit.k8s.io Policy that decides how much of
+	// each request the audit log records (--audit-policy-file);
+	// AuditLogPath is the log, one JSON Event a line, "-" for standard
+	// output (--audit-log-path). Auditing is on when both are set
+	// (audit.go). AuditLogMaxAge (days), AuditLogMaxBackups and
+	// AuditLogMaxSize (MiB) rotate the log, as upstream's flags.
+	AuditPolicyFile    string
+	AuditLogPath       string
+	AuditLogMaxAge     int
+	AuditLogMaxBackups int
+	AuditLogMaxSize    int
 
 	// APIServiceCheckInterval is how often the aggregator checks every
 	// APIService's backend when nothing changed (aggregator.go); zero takes
@@ -139,6 +162,10 @@ func DefaultOptions() Options {
 		AuthorizationModes:  []string{AuthorizationModeAlwaysAllow},
 
 		ServiceAccountExtendTokenExpiration: true,
+		// Upstream's defaults (staging/src/k8s.io/apiserver/pkg/server/options/server_run_options.go).
+		MaxRequestsInFlight:         400,
+		MaxMutatingRequestsInFlight: 200,
+		RequestTimeout:              time.Minute,
 	}
 }
 
@@ -149,6 +176,15 @@ func (o Options) Validate() error {
 	}
 	if o.SecurePort < 0 || o.SecurePort > 65535 {
 		return fmt.Errorf("--secure-port %d out of range", o.SecurePort)
+	}
+	if o.MaxRequestsInFlight < 0 {
+		return fmt.Errorf("--max-requests-inflight can not be negative, got %d", o.MaxRequestsInFlight)
+	}
+	if o.MaxMutatingRequestsInFlight < 0 {
+		return fmt.Errorf("--max-mutating-requests-inflight can not be negative, got %d", o.MaxMutatingRequestsInFlight)
+	}
+	if o.RequestTimeout < 0 {
+		return fmt.Errorf("--request-timeout can not be negative, got %s", o.RequestTimeout)
 	}
 	if ip := net.ParseIP(o.BindAddress); ip == nil {
 		return fmt.Errorf("--bind-address %q is not an IP address", o.BindAddress)
@@ -184,6 +220,11 @@ type Server struct {
 	pki             *pki.Bundle
 	alloc           *allocators
 	metrics         *metrics
+	// inFlightHook, when set, runs in each request holding an in-flight
+	// slot (inflight.go); only tests set it.
+	inFlightHook inFlightHook
+	// audit is the audit policy and log; nil when auditing is off.
+	audit *auditor
 	// faults are the api-error rules of `ctl fault api-error` (faults.go).
 	faults *faultInjector
 	// recent passes objects this server wrote to the watch cache.
@@ -347,6 +388,10 @@ func (s *Server) start(ctx context.Context) error {
 		return err
 	}
 
+	if s.audit, err = newAuditor(s.opts, s.log); err != nil {
+		return err
+	}
+
 	s.alloc, err = s.newAllocators()
 	if err != nil {
 		return err
@@ -486,6 +531,11 @@ func (s *Server) shutdown() {
 			_ = s.httpServer.Shutdown(ctx)
 			cancel()
 			_ = s.httpServer.Close()
+		}
+		if s.audit != nil {
+			if err := s.audit.closer.Close(); err != nil {
+				s.log.Error("close audit log", "err", err)
+			}
 		}
 		if s.embedded != nil {
 			if err := s.embedded.Close(); err != nil {

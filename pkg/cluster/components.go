@@ -155,7 +155,8 @@ func planComponents(o Options) ([]component, error) {
 	plan := []component{{
 		name: APIServerComponent,
 		role: roleAPIServer,
-		args: []string{bin(apiserverBinary), "--data-dir", o.DataDir, "--secure-port", strconv.Itoa(o.Port)},
+		args: []string{bin(apiserverBinary), "--data-dir", o.DataDir, "--secure-port", strconv.Itoa(o.Port),
+			"--audit-policy-file", l.auditPolicy(), "--audit-log-path", l.auditLog()},
 	}, {
 		name: SchedulerComponent,
 		role: roleController,

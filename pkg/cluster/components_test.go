@@ -66,7 +66,7 @@ func TestPlanComponents(t *testing.T) {
 		wantArgs  string
 		wantUser  string
 	}{
-		{"apiserver", bin + "/apiserver --data-dir /data --secure-port 6443" + debugFlags("apiserver"), ""},
+		{"apiserver", bin + "/apiserver --data-dir /data --secure-port 6443 --audit-policy-file /data/audit-policy.yaml --audit-log-path /data/logs/audit.log" + debugFlags("apiserver"), ""},
 		{"scheduler", bin + "/scheduler --kubeconfig /data/kubeconfigs/scheduler.kubeconfig --leader-elect" + debugFlags("scheduler") +
 			" --bind-address 127.0.0.1:0", auth.SchedulerUserName},
 		{"kubelet-control-plane", bin + "/kubelet --kubeconfig /data/kubeconfigs/kubelet-control-plane.kubeconfig --node-name control-plane --runtime process --pod-cidr 10.244.0.0/24 --cluster-dns 10.96.0.10 --cluster-domain cluster.local --network-kubeconfig /data/kubeconfigs/simulated-network.kubeconfig" +
