@@ -453,3 +453,13 @@ func (k *Kubelet) removePod(uid string) {
 
 // parseAddr parses an IP address.
 func parseAddr(s string) (netip.Addr, error) { return netip.ParseAddr(s) }
+
+// NodeNames lists the nodes the process runs, in order; the kubelet's
+// server authorizes calls against them.
+func (s *nodeSet) NodeNames() []string {
+	names := make([]string, len(s.ordered))
+	for i, k := range s.ordered {
+		names[i] = k.nodeName
+	}
+	return names
+}
