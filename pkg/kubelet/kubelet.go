@@ -17,6 +17,7 @@ import (
 	"kplane/pkg/informer"
 	"kplane/pkg/kubelet/runtime"
 	"kplane/pkg/kubelet/stats"
+	"kplane/pkg/kubelet/token"
 )
 
 // ServerFunc starts the kubelet's HTTPS server on a loopback port — the one
@@ -140,6 +141,7 @@ func Run(ctx context.Context, opts Options) error {
 	for _, k := range nodes.ordered {
 		k.kubeletPort = port
 		wg.Go(func() { k.run(ctx) })
+		wg.Go(func() { k.cleanUpTokens(ctx) })
 	}
 	// Pods are handed to the nodes once every node is registered (they need
 	// the node's podCIDR) and holds the IPs its pods already have, so a new
@@ -258,6 +260,9 @@ type Kubelet struct {
 	runtime  runtime.Runtime
 	recorder eventRecorder
 	events   *events.Recorder
+	// tokens holds the ServiceAccount tokens of the node's pods' projected
+	// volumes (pkg/kubelet/token).
+	tokens *token.Manager
 	status   *statusManager
 	// pods and podIndexer read the process's pod informer cache.
 	pods       *informer.Lister[*api.Pod]
@@ -299,9 +304,10 @@ type Kubelet struct {
 func newKubelet(name string, index int, opts *Options, c, eventClient *client.Client, podInformer informer.TypedInformer[*api.Pod],
 	status *statusManager, baseLog *slog.Logger) (*Kubelet, error) {
 	log := baseLog.With("component", "kubelet", "node", name)
+	tokens := token.NewManager(token.APIServerRequester{Client: c}, opts.Clock)
 	rtConfig := runtime.Config{NodeName: name, Logger: log, Clock: opts.Clock,
 		NodeIP: opts.NodeIP, ClusterDNS: opts.ClusterDNS, ClusterDomain: opts.ClusterDomain,
-		DNSAddress: opts.DNSAddress, KubeProxyAddress: opts.KubeProxyAddress, Cluster: shellCluster{client: c}}
+		DNSAddress: opts.DNSAddress, KubeProxyAddress: opts.KubeProxyAddress, Cluster: shellCluster{client: c, tokens: tokens}}
 	var rt runtime.Runtime
 	var err error
 	if opts.NewRuntime != nil {
@@ -314,7 +320,7 @@ func newKubelet(name string, index int, opts *Options, c, eventClient *client.Cl
 	}
 	rec := events.NewRecorder(eventClient, api.EventSource{Component: "kubelet", Host: name}, log, events.WithClock(opts.Clock))
 	k := &Kubelet{
-		nodeName: name, opts: opts, client: c, clock: opts.Clock, log: log, runtime: rt, recorder: rec, events: rec, status: status,
+		nodeName: name, opts: opts, client: c, clock: opts.Clock, log: log, runtime: rt, recorder: rec, events: rec, status: status, tokens: tokens,
 		pods: podInformer.Lister(), podIndexer: podInformer.Informer().GetIndexer(),
 		nodeInfo:   newNodeInfo(name, rt.Name()),
 		registered: make(chan struct{}), ready: make(chan struct{}), startedAt: opts.Clock.Now(),
@@ -408,6 +414,9 @@ func (k *Kubelet) handlePodDeleted(pod *api.Pod) {
 		return
 	}
 	k.removePod(pod.UID)
+	if k.tokens != nil {
+		k.tokens.Forget(pod.UID)
+	}
 }
 
 // addStaticPod runs a pod read from a manifest file.

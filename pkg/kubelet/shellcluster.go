@@ -4,7 +4,8 @@ package kubelet
 // pkg/kubelet/runtime/simshell) its view of the API, through the
 // kubelet's own client: the pod behind an address for curl, the
 // ConfigMaps and Secrets of a pod's volumes for cat and ls, and the
-// Services whose variables `env` shows.
+// Services whose variables `env` shows, and the ServiceAccount tokens of
+// projected volumes.
 
 import (
 	"context"
@@ -13,11 +14,16 @@ import (
 	"kplane/pkg/api"
 	apierrors "kplane/pkg/api/errors"
 	"kplane/pkg/client"
+	"kplane/pkg/kubelet/token"
 )
 
 // shellCluster implements simshell.Cluster with the kubelet's client. A
-// missing object is (nil, nil), as the interface asks.
-type shellCluster struct{ client *client.Client }
+// missing object is (nil, nil), as the interface asks. With tokens it also
+// issues the pods' ServiceAccount tokens (tokens.go).
+type shellCluster struct {
+	client *client.Client
+	tokens *token.Manager
+}
 
 // GetPod reads a pod.
 func (s shellCluster) GetPod(ctx context.Context, namespace, name string) (*api.Pod, error) {
