@@ -141,7 +141,6 @@ func Run(ctx context.Context, opts Options) error {
 	for _, k := range nodes.ordered {
 		k.kubeletPort = port
 		wg.Go(func() { k.run(ctx) })
-		wg.Go(func() { k.cleanUpTokens(ctx) })
 	}
 	// Pods are handed to the nodes once every node is registered (they need
 	// the node's podCIDR) and holds the IPs its pods already have, so a new
@@ -263,7 +262,7 @@ type Kubelet struct {
 	// tokens holds the ServiceAccount tokens of the node's pods' projected
 	// volumes (pkg/kubelet/token).
 	tokens *token.Manager
-	status   *statusManager
+	status *statusManager
 	// pods and podIndexer read the process's pod informer cache.
 	pods       *informer.Lister[*api.Pod]
 	podIndexer informer.Indexer

@@ -1,35 +1,15 @@
 package kubelet
 
-// This file keeps the node's ServiceAccount token cache small: tokens of
-// deleted pods are forgotten at once (handlePodDeleted), and expired ones
-// — a pod that stopped asking — are swept every minute, as upstream's
-// token manager's cleanup loop does.
+// This file gives the simulated shell the node's ServiceAccount tokens.
+// The node's token manager (pkg/kubelet/token) forgets a pod's tokens when
+// the pod is deleted (handlePodDeleted) and sweeps expired ones itself.
 
 import (
 	"context"
 	"errors"
-	"time"
 
 	"kplane/pkg/api"
 )
-
-// tokenCleanupPeriod is how often expired tokens are dropped: upstream's
-// gcPeriod, 1 min.
-const tokenCleanupPeriod = time.Minute
-
-// cleanUpTokens drops expired tokens every tokenCleanupPeriod until ctx ends.
-func (k *Kubelet) cleanUpTokens(ctx context.Context) {
-	ticker := k.clock.NewTicker(tokenCleanupPeriod)
-	defer ticker.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-ticker.C():
-			k.tokens.Cleanup()
-		}
-	}
-}
 
 // PodToken issues the pod's ServiceAccount token for a projected volume
 // (projected.TokenSource), through the node's token manager.

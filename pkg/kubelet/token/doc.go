@@ -15,8 +15,8 @@
 //     bound pod). A cached token is reused until 80 % of its lifetime has
 //     passed, or 24 hours, whichever comes first; then a new one is asked.
 //     If that fails, the old token is returned while it is still valid.
-//   - Forget drops a pod's tokens when the pod goes, and Cleanup drops
-//     expired ones.
+//   - Forget drops a pod's tokens when the pod goes; expired ones are
+//     swept at most once a minute, while a token is asked for.
 //
 // Upstream adds up to 10 s of random jitter to the refresh time so that
 // many pods do not refresh at once; kplane leaves it out so the refresh

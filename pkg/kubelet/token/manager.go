@@ -16,6 +16,11 @@ import (
 // lifetime: upstream's maxTTL, 24 h.
 const maxTokenAge = 24 * time.Hour
 
+// cleanupPeriod is how often expired tokens are swept: upstream's gcPeriod,
+// 1 min. kplane sweeps while answering a request at most once per period
+// instead of in a goroutine of its own, so an idle manager holds no timer.
+const cleanupPeriod = time.Minute
+
 // refreshAtPercent is the share of a token's lifetime after which it is
 // replaced: upstream refreshes once 80 % has passed, leaving the pod a
 // fifth of the lifetime to pick up the new file.
@@ -39,6 +44,8 @@ type Manager struct {
 	// tokens holds the last answer per question (see cacheKey); every
 	// entry has a non-nil Spec.ExpirationSeconds.
 	tokens map[string]*api.TokenRequest
+	// lastCleanup is when expired tokens were last swept.
+	lastCleanup time.Time
 }
 
 // NewManager returns a manager asking requester, timed by clk (nil: the
@@ -81,10 +88,13 @@ func (m *Manager) Token(ctx context.Context, namespace, name string, req *api.To
 		return nil, fmt.Errorf("token for %s/%s: expirationSeconds is required", namespace, name)
 	}
 	key := cacheKey(namespace, name, req)
+	now := m.clock.Now()
 	m.mu.Lock()
+	if now.Sub(m.lastCleanup) >= cleanupPeriod {
+		m.cleanupLocked(now)
+	}
 	cached, found := m.tokens[key]
 	m.mu.Unlock()
-	now := m.clock.Now()
 	if found && !needsRefresh(cached, now) {
 		return cached, nil
 	}
@@ -135,9 +145,14 @@ func (m *Manager) Forget(uid string) {
 
 // Cleanup drops the tokens that have expired.
 func (m *Manager) Cleanup() {
-	now := m.clock.Now()
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	m.cleanupLocked(m.clock.Now())
+}
+
+// cleanupLocked drops the tokens expired at now; m.mu is held.
+func (m *Manager) cleanupLocked(now time.Time) {
+	m.lastCleanup = now
 	for key, tr := range m.tokens {
 		if !now.Before(tr.Status.ExpirationTimestamp.Time) {
 			delete(m.tokens, key)

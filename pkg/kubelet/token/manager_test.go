@@ -193,3 +193,22 @@ func TestAPIServerRequester(t *testing.T) {
 		t.Error("a 403 was taken for a token")
 	}
 }
+
+// TestExpiredTokensAreSweptWhileAsking: asking for any token a minute or
+// more after the last sweep drops the expired ones.
+func TestExpiredTokensAreSweptWhileAsking(t *testing.T) {
+	clk := clock.NewFake(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+	m := NewManager(&fakeRequester{clock: clk}, clk)
+	gone := testPod()
+	gone.Name, gone.UID = "gone", "uid-gone"
+	if _, err := m.PodToken(context.Background(), gone, "", 600); err != nil {
+		t.Fatal(err)
+	}
+	clk.Step(600 * time.Second)
+	if _, err := m.PodToken(context.Background(), testPod(), "", 600); err != nil {
+		t.Fatal(err)
+	}
+	if m.Len() != 1 {
+		t.Errorf("%d tokens, want only the live pod's", m.Len())
+	}
+}
