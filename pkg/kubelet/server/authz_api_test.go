@@ -34,7 +34,9 @@ func TestKubeletAuthorizedByRBAC(t *testing.T) {
 	fake := clock.NewFake(time.Now())
 	s, err := server.New(server.Options{ClientCAPEM: a.CACertPEM(), NodeName: "node1",
 		Reviewer: server.APIServerReviewer{Client: node}, Clock: fake, Logger: slog.New(slog.DiscardHandler),
-		Summaries: func(name string) (*stats.Summary, error) { return &stats.Summary{Node: stats.NodeStats{NodeName: name}}, nil }})
+		Summaries: func(name string) (*stats.Summary, error) {
+			return &stats.Summary{Node: stats.NodeStats{NodeName: name}}, nil
+		}})
 	if err != nil {
 		t.Fatal(err)
 	}
