@@ -309,15 +309,12 @@ func nodeRestrictClaimStatus(nodeName string, claim, old *api.PersistentVolumeCl
 
 // nodeRestrictDelete lets a kubelet delete only pods bound to itself.
 func nodeRestrictDelete(ctx context.Context, res *resource, obj api.Object) error {
-	pod, isPod := obj.(*api.Pod)
-	if !isPod {
-		return nil
-	}
-	nodeName, isNode, err := requestingNode(ctx, res, pod.Name)
+	nodeName, isNode, err := requestingNode(ctx, res, obj.GetObjectMeta().Name)
 	if err != nil || !isNode {
 		return err
 	}
-	if pod.Spec.NodeName != nodeName {
+	pod, isPod := obj.(*api.Pod)
+	if isPod && pod.Spec.NodeName != nodeName {
 		return apierrors.NewForbidden(res.qualified(), pod.Name, fmt.Errorf("node %q can only delete pods with spec.nodeName set to itself", nodeName))
 	}
 	return nil

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"kplane/pkg/api"
+	"kplane/pkg/apiserver"
 	"kplane/pkg/auth"
 	"kplane/pkg/client"
 	"kplane/test/framework"
@@ -138,4 +139,26 @@ func TestNodeRestriction(t *testing.T) {
 	if _, err := admin.Nodes().Update(ctx, withTaint, client.UpdateOptions{}); err != nil {
 		t.Fatalf("admin taints node1: %v", err)
 	}
+}
+
+// TestNodeRestrictionUnknownNode: a member of system:nodes whose name
+// does not say which node it is may write nothing, even where the
+// authorizers let everyone write.
+func TestNodeRestrictionUnknownNode(t *testing.T) {
+	a := framework.StartAPIServerWith(t, t.TempDir(), func(o *apiserver.Options) {
+		o.AuthorizationModes = []string{apiserver.AuthorizationModeAlwaysAllow}
+	})
+	odd := a.ClientAs(t, auth.User{Name: "kubelet-x", Groups: []string{auth.NodesGroup}}, nil)
+	ctx := context.Background()
+	cm := &api.ConfigMap{}
+	cm.Name, cm.Namespace = "c1", "default"
+	_, err := odd.ConfigMaps("default").Create(ctx, cm, client.CreateOptions{})
+	requireForbidden(t, err, `configmaps "c1" is forbidden: could not determine node from user "kubelet-x"`)
+
+	// A well-named node may, there: NodeRestriction leaves configmaps be.
+	if _, err := a.ClientAs(t, auth.NodeUser("node1"), nil).ConfigMaps("default").Create(ctx, cm, client.CreateOptions{}); err != nil {
+		t.Fatalf("node1 creates a configmap under AlwaysAllow: %v", err)
+	}
+	err = odd.ConfigMaps("default").Delete(ctx, "c1", client.DeleteOptions{})
+	requireForbidden(t, err, `configmaps "c1" is forbidden: could not determine node from user "kubelet-x"`)
 }
