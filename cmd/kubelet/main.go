@@ -105,13 +105,20 @@ With --runtime process a container's command runs as a local process.
 }
 
 // logsServer starts the kubelet's HTTPS server for `kubectl logs`, trusting
-// client certificates signed by the cluster CA named in the kubeconfig.
+// client certificates signed by the cluster CA named in the kubeconfig and
+// bearer tokens the apiserver vouches for, and authorizing every call with
+// a SubjectAccessReview asked as the node.
 func logsServer(kubeconfig string) kubelet.ServerFunc {
 	return func(ctx context.Context, containers kubelet.ContainerFinder, logger *slog.Logger) (int32, error) {
 		cfg, err := client.ConfigFromKubeconfig(kubeconfig, "")
 		if err != nil {
 			return 0, fmt.Errorf("read the cluster CA: %w", err)
 		}
-		return server.StartServer(ctx, cfg.CAData, containers, logger)
+		c, err := client.New(cfg)
+		if err != nil {
+			return 0, fmt.Errorf("kubelet server client: %w", err)
+		}
+		tokens := server.TokenAuthenticator(debug.TokenReviewAuthenticator(c))
+		return server.StartServer(ctx, cfg.CAData, server.APIServerReviewer{Client: c}, tokens, containers, logger)
 	}
 }

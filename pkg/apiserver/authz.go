@@ -15,6 +15,8 @@ import (
 // (upstream's DefaultBuildHandlerChain, read from the outside in):
 //
 //	parseRequestInfo what the URL asks for (authorizer.RequestInfo)
+//	timeoutRequests  --request-timeout (timeout.go)         → 504
+//	auditInit        the audit ID; audits a 401 (audit.go)
 //	authenticate     who is asking (authn.go)            → 401
 //	auditRequests    start the audit Event (audit.go)
 //	impersonate      --as / --as-group (impersonation.go) → 403

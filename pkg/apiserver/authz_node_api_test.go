@@ -132,10 +132,3 @@ func TestNodeAuthorizerKubeletCredentials(t *testing.T) {
 		t.Fatalf("alice: got %v, want 403 without a reason", err)
 	}
 }
-
-func errString(err error) string {
-	if err == nil {
-		return ""
-	}
-	return err.Error()
-}

@@ -13,7 +13,8 @@ var systemNamespaces = []string{"default", "kube-system", "kube-public", "kube-n
 
 // bootstrap creates what a fresh cluster has before anyone asks: the system
 // namespaces and the `kubernetes` Service (10.96.0.1:443) in default, whose
-// Endpoints and EndpointSlice point at this apiserver. It runs at every start and only creates
+// Endpoints and EndpointSlice point at this apiserver, and the bootstrap RBAC
+// policy (bootstrap_rbac.go). It runs at every start and only creates
 // what is missing (the Endpoints follow the port of this run).
 func (s *Server) bootstrap(ctx context.Context, port int) error {
 	nsRes := s.reg.byPluralAny["namespaces"]
@@ -62,7 +63,10 @@ func (s *Server) bootstrap(ctx context.Context, port int) error {
 	if err != nil && !apierrors.IsAlreadyExists(err) {
 		return fmt.Errorf("write endpoints kubernetes: %w", err)
 	}
-	return s.bootstrapEndpointSlice(ctx, port)
+	if err := s.bootstrapEndpointSlice(ctx, port); err != nil {
+		return err
+	}
+	return s.reconcileBootstrapPolicy(ctx)
 }
 
 // bootstrapEndpointSlice writes the EndpointSlice "kubernetes" next to the

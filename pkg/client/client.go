@@ -21,9 +21,12 @@ import (
 // connections (with HTTP/2, usually a single connection multiplexing
 // everything). Safe for concurrent use.
 type Client struct {
-	base      string // Host without a trailing slash
-	token     string
-	userAgent string
+	base  string // Host without a trailing slash
+	token string
+	// tokenSource, when set, gives each request's token instead of token
+	// (see WithTokenSource).
+	tokenSource TokenSource
+	userAgent   string
 
 	transport *http.Transport
 	http      *http.Client
@@ -37,8 +40,11 @@ type Client struct {
 	// sleep waits between retries; tests replace it to record the waits.
 	sleep func(ctx context.Context, d time.Duration) error
 
-	log  *slog.Logger
-	warn func(string)
+	log *slog.Logger
+	// baseLog is Config.Logger (or the default), before the client's own
+	// attributes.
+	baseLog *slog.Logger
+	warn    func(string)
 	// onWrite is Config.OnWrite (nil: writes are not reported).
 	onWrite func(WriteInfo)
 }
@@ -104,6 +110,7 @@ func New(cfg *Config) (*Client, error) {
 		clock:      clk,
 		sleep:      sleepFor(clk),
 		log:        log.With("component", "client", "userAgent", userAgent),
+		baseLog:    log,
 		warn:       cfg.WarningHandler,
 		onWrite:    cfg.OnWrite,
 	}

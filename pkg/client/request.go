@@ -187,8 +187,14 @@ func (c *Client) httpRequest(ctx context.Context, r *request) (*http.Request, er
 		req.Header.Set("Content-Type", contentType)
 	}
 	req.Header.Set("User-Agent", c.userAgent)
-	if c.token != "" {
-		req.Header.Set("Authorization", "Bearer "+c.token)
+	token := c.token
+	if c.tokenSource != nil {
+		if token, err = c.tokenSource.Token(ctx); err != nil {
+			return nil, fmt.Errorf("%s %s: bearer token: %w", r.method, r.path, err)
+		}
+	}
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
 	}
 	for k, v := range r.headers {
 		req.Header.Set(k, v)

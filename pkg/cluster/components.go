@@ -9,6 +9,7 @@ import (
 
 	"kplane/pkg/auth"
 	"kplane/pkg/debug"
+	"kplane/pkg/serviceaccount"
 )
 
 // ControlPlaneNodeName is the node whose kubelet runs beside the control
@@ -154,7 +155,8 @@ func planComponents(o Options) ([]component, error) {
 	plan := []component{{
 		name: APIServerComponent,
 		role: roleAPIServer,
-		args: []string{bin(apiserverBinary), "--data-dir", o.DataDir, "--secure-port", strconv.Itoa(o.Port)},
+		args: []string{bin(apiserverBinary), "--data-dir", o.DataDir, "--secure-port", strconv.Itoa(o.Port),
+			"--audit-policy-file", l.auditPolicy(), "--audit-log-path", l.auditLog()},
 	}, {
 		name: SchedulerComponent,
 		role: roleController,
@@ -176,7 +178,14 @@ func planComponents(o Options) ([]component, error) {
 			// kplane, keeps its volumes in the data dir, so they stay with
 			// the cluster's etcd data across `ctl down` and `ctl up`.
 			args: []string{bin(controllerManagerBinary), "--kubeconfig", l.kubeconfig(name), "--leader-elect", "--bind-address", "127.0.0.1:0",
-				"--controllers", "*,hostpath-provisioner", "--hostpath-volumes-dir", l.volumesDir()},
+				"--controllers", "*,hostpath-provisioner", "--hostpath-volumes-dir", l.volumesDir(),
+				// The apiserver's ServiceAccount signing key, made at its
+				// first start, for the serviceaccount-token controller.
+				"--service-account-private-key-file", filepath.Join(l.pkiDir(), serviceaccount.PrivateKeyFile),
+				// Each controller acts as its own kube-system
+				// ServiceAccount, with exactly its system:controller:*
+				// role's rights, as kubeadm runs it.
+				"--use-service-account-credentials"},
 		})
 	}
 	// The cluster add-ons and per-node agents a real cluster runs beside

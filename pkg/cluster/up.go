@@ -86,6 +86,9 @@ func Up(ctx context.Context, o Options) (*Cluster, error) {
 			return nil, fmt.Errorf("create %s: %w", dir, err)
 		}
 	}
+	if err := ensureAuditPolicy(l); err != nil {
+		return nil, err
+	}
 	// A previous run's endpoint files name ports nobody listens on now;
 	// each component writes its own again once it listens.
 	if err := os.RemoveAll(filepath.Join(o.DataDir, debug.EndpointsDir)); err != nil {

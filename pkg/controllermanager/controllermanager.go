@@ -133,19 +133,27 @@ func New(opts Options) (*ControllerManager, error) {
 // buildControllers calls New of every selected controller, in registry
 // order, each with a recorder of its own.
 func (m *ControllerManager) buildControllers() error {
+	clients := &controllerClients{root: m.client, perSA: m.opts.UseServiceAccountCredentials, agent: "kplane-" + m.opts.name(),
+		clock: m.clock, log: m.log, sources: map[string]*serviceAccountTokenSource{}}
 	for _, d := range enabledControllers(m.opts.Controllers, m.opts.registry()) {
 		source := d.EventSource
 		if source == "" {
 			source = d.Name + "-controller"
 		}
-		recorder := events.NewRecorder(m.client, api.EventSource{Component: source}, m.base, events.WithClock(m.clock))
+		// The controller's writes and its Events go out under its own
+		// identity; the shared informers stay on the manager's.
+		c := clients.clientFor(d.ServiceAccount)
+		recorder := events.NewRecorder(c, api.EventSource{Component: source}, m.base, events.WithClock(m.clock))
 		m.recorders = append(m.recorders, recorder)
 		ctrl, err := d.New(ControllerContext{
-			Client: m.client, Informers: m.informers, Recorder: recorder,
+			Client: c, Informers: m.informers, Recorder: recorder,
 			Logger: m.base, Clock: m.clock, Options: m.opts, RootCA: m.rootCA,
 		})
 		if err != nil {
 			return fmt.Errorf("%s: build %s controller: %w", m.opts.name(), d.Name, err)
+		}
+		if ctrl == nil {
+			continue // off for want of what it needs (New logged why)
 		}
 		m.controllers = append(m.controllers, managed{name: d.Name, workers: m.opts.workers(d), controller: ctrl})
 	}

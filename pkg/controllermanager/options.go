@@ -43,6 +43,13 @@ type Options struct {
 	KubeAPIQPS   float32
 	KubeAPIBurst int
 
+	// UseServiceAccountCredentials runs each controller as its own
+	// kube-system ServiceAccount (Descriptor.ServiceAccount) with a token
+	// from the TokenRequest API, instead of the manager's identity
+	// (--use-service-account-credentials; off by default as upstream,
+	// on in clusters `ctl up` starts, as kubeadm's).
+	UseServiceAccountCredentials bool
+
 	// LeaderElect makes the manager take part in an election on a Lease
 	// and run its controllers only while it holds it (--leader-elect).
 	// The informers run either way, so a standby that wins starts warm.
@@ -76,6 +83,13 @@ type Options struct {
 	// Required when that controller is selected; `ctl up` passes
 	// <data-dir>/volumes. kplane's own: upstream has no such controller.
 	HostPathVolumesDir string
+
+	// ServiceAccountPrivateKeyFile is the PEM RSA key the
+	// serviceaccount-token controller signs legacy token Secrets with
+	// (--service-account-private-key-file; `ctl up` passes
+	// <data-dir>/pki/sa.key, the apiserver's). Empty turns that controller
+	// off, as upstream.
+	ServiceAccountPrivateKeyFile string
 
 	// ResourceQuotaSyncPeriod is how often the resourcequota controller
 	// recounts every quota (--resource-quota-sync-period, upstream's 5 m).

@@ -55,7 +55,7 @@ func TestGetErrorsAsKubectl(t *testing.T) {
 		{[]string{"get", "po"}, 0, "", "No resources found in default namespace.\n"},
 		{[]string{"get", "po", "-n", "kube-system"}, 0, "", "No resources found in kube-system namespace.\n"},
 		{[]string{"get", "po", "-A"}, 0, "", "No resources found\n"},
-		{[]string{"get", "clusterroles"}, 0, "", "No resources found\n"},
+		{[]string{"get", "clusterroles", "-l", "team=none"}, 0, "", "No resources found\n"},
 		{[]string{"get", "cm", "-o", "name"}, 0, "", ""},
 		{[]string{"get", "cm", "-o", "yaml"}, 0, "apiVersion: v1\nitems: []\nkind: List\nmetadata:\n  resourceVersion: \"\"\n", ""},
 		{[]string{"get", "po", "-o", "foo"}, 1, "", "error: unable to match a printer suitable for the output format \"foo\", allowed formats are: custom-columns,custom-columns-file,go-template,go-template-file,json,jsonpath,jsonpath-as-json,jsonpath-file,name,template,templatefile,wide,yaml\n"},
@@ -265,19 +265,19 @@ func TestAPIResources(t *testing.T) {
 	a := framework.StartAPIServer(t)
 	out := mustRun(t, a, "api-resources")
 	lines := strings.Split(strings.TrimSpace(out), "\n")
-	if lines[0] != "NAME                       SHORTNAMES   APIVERSION                     NAMESPACED   KIND" {
+	if lines[0] != "NAME                        SHORTNAMES   APIVERSION                     NAMESPACED   KIND" {
 		t.Errorf("header = %q", lines[0])
 	}
 	for _, want := range []string{
-		"configmaps                 cm           v1                             true         ConfigMap",
-		"deployments                deploy       apps/v1                        true         Deployment",
-		"clusterroles                            rbac.authorization.k8s.io/v1   false        ClusterRole",
+		"configmaps                  cm           v1                             true         ConfigMap",
+		"deployments                 deploy       apps/v1                        true         Deployment",
+		"clusterroles                             rbac.authorization.k8s.io/v1   false        ClusterRole",
 	} {
 		if !strings.Contains(out, want+"\n") {
 			t.Errorf("api-resources lacks %q:\n%s", want, out)
 		}
 	}
-	if lines[1] != "configmaps                 cm           v1                             true         ConfigMap" {
+	if lines[1] != "configmaps                  cm           v1                             true         ConfigMap" {
 		t.Errorf("first row = %q (core group first, by name)", lines[1])
 	}
 	if out := mustRun(t, a, "api-resources", "--api-group=apps", "-o", "name"); out != "controllerrevisions.apps\ndaemonsets.apps\ndeployments.apps\nreplicasets.apps\nstatefulsets.apps\n" {

@@ -4,7 +4,8 @@ package kubelet
 // pkg/kubelet/runtime/simshell) its view of the API, through the
 // kubelet's own client: the pod behind an address for curl, the
 // ConfigMaps and Secrets of a pod's volumes for cat and ls, and the
-// Services whose variables `env` shows.
+// Services whose variables `env` shows, and the ServiceAccount tokens of
+// projected volumes.
 
 import (
 	"context"
@@ -13,14 +14,19 @@ import (
 	"kplane/pkg/api"
 	apierrors "kplane/pkg/api/errors"
 	"kplane/pkg/client"
+	"kplane/pkg/kubelet/token"
 )
 
 // shellCluster implements simshell.Cluster with the kubelet's client. A
 // missing object is (nil, nil), as the interface asks. The pods behind
 // an address may run on any node, which the kubelet's own credentials
 // cannot read (the Node authorizer), so they are read through network,
-// the simulated network's client (Options.NetworkKubeconfig).
-type shellCluster struct{ client, network *client.Client }
+// the simulated network's client (Options.NetworkKubeconfig). With tokens
+// it also issues the pods' ServiceAccount tokens (tokens.go).
+type shellCluster struct {
+	client, network *client.Client
+	tokens          *token.Manager
+}
 
 // GetPod reads a pod, on whatever node it runs.
 func (s shellCluster) GetPod(ctx context.Context, namespace, name string) (*api.Pod, error) {
