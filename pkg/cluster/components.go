@@ -181,7 +181,11 @@ func planComponents(o Options) ([]component, error) {
 				"--controllers", "*,hostpath-provisioner", "--hostpath-volumes-dir", l.volumesDir(),
 				// The apiserver's ServiceAccount signing key, made at its
 				// first start, for the serviceaccount-token controller.
-				"--service-account-private-key-file", filepath.Join(l.pkiDir(), serviceaccount.PrivateKeyFile)},
+				"--service-account-private-key-file", filepath.Join(l.pkiDir(), serviceaccount.PrivateKeyFile),
+				// Each controller acts as its own kube-system
+				// ServiceAccount, with exactly its system:controller:*
+				// role's rights, as kubeadm runs it.
+				"--use-service-account-credentials"},
 		})
 	}
 	// The cluster add-ons and per-node agents a real cluster runs beside
