@@ -14,6 +14,7 @@ import (
 
 	"kplane/pkg/apiserver"
 	"kplane/pkg/debug"
+	"kplane/pkg/serviceaccount"
 )
 
 func main() {
@@ -65,6 +66,33 @@ to <data-dir>/kubeconfig:
 		"run on the cluster clock kept in ConfigMap kube-system/kplane-clock (created if missing), which 'ctl time advance' moves forward")
 	f.StringSliceVar(&opts.AuthorizationModes, "authorization-mode", opts.AuthorizationModes,
 		"authorizers asked in order after system:masters' shortcut (comma-separated): AlwaysAllow, Node, RBAC")
+	f.StringArrayVar(&opts.ServiceAccountIssuers, "service-account-issuer", nil,
+		"issuer of ServiceAccount tokens (repeatable: the first signs new tokens, all are accepted); default "+serviceaccount.DefaultIssuer)
+	f.StringVar(&opts.ServiceAccountSigningKeyFile, "service-account-signing-key-file", "",
+		"PEM RSA private key that signs ServiceAccount tokens; default <data-dir>/pki/sa.key, created at first start")
+	f.StringArrayVar(&opts.ServiceAccountKeyFiles, "service-account-key-file", nil,
+		"PEM file of public (or private) RSA keys that verify ServiceAccount tokens (repeatable); default <data-dir>/pki/sa.pub")
+	f.DurationVar(&opts.ServiceAccountMaxTokenExpiration, "service-account-max-token-expiration", 0,
+		"longest lifetime a TokenRequest gets (longer requests are shortened, with a warning); 0 means no limit")
+	f.BoolVar(&opts.ServiceAccountExtendTokenExpiration, "service-account-extend-token-expiration", opts.ServiceAccountExtendTokenExpiration,
+		"issue pods' 3607-second token requests as year-long tokens that warn after the hour, as upstream")
+	f.StringVar(&opts.ServiceAccountJWKSURI, "service-account-jwks-uri", "",
+		"jwks_uri in /.well-known/openid-configuration; default this apiserver's /openid/v1/jwks")
+	f.StringSliceVar(&opts.APIAudiences, "api-audiences", nil,
+		"audiences of the API (comma-separated): tokens must name one of them; default the service account issuers")
+	f.IntVar(&opts.MaxRequestsInFlight, "max-requests-inflight", opts.MaxRequestsInFlight,
+		"the most reads (get, list) served at once; beyond it the apiserver answers 429. Watches and other long-running requests do not count. 0 means no limit")
+	f.IntVar(&opts.MaxMutatingRequestsInFlight, "max-mutating-requests-inflight", opts.MaxMutatingRequestsInFlight,
+		"the most writes (create, update, patch, delete, deletecollection) served at once; beyond it the apiserver answers 429. 0 means no limit")
+	f.DurationVar(&opts.RequestTimeout, "request-timeout", opts.RequestTimeout,
+		"how long a request that is not long-running may take before the apiserver answers 504; a client's ?timeout= may shorten it. 0 means no limit")
+	f.StringVar(&opts.AuditPolicyFile, "audit-policy-file", opts.AuditPolicyFile,
+		"an audit.k8s.io/v1 Policy (YAML or JSON) choosing how much of each request the audit log records; auditing is on when this and --audit-log-path are set")
+	f.StringVar(&opts.AuditLogPath, "audit-log-path", opts.AuditLogPath,
+		"the audit log: one audit.k8s.io/v1 Event a line, appended; '-' writes to standard output")
+	f.IntVar(&opts.AuditLogMaxAge, "audit-log-maxage", opts.AuditLogMaxAge, "days to keep rotated audit logs; 0 keeps them all")
+	f.IntVar(&opts.AuditLogMaxBackups, "audit-log-maxbackup", opts.AuditLogMaxBackups, "rotated audit logs to keep; 0 keeps them all")
+	f.IntVar(&opts.AuditLogMaxSize, "audit-log-maxsize", opts.AuditLogMaxSize, "size in MiB at which the audit log is rotated; 0 means the default, 100 MiB")
 	debugFlags.AddFlags(f, "apiserver")
 	f.IntVarP(&verbosity, "v", "v", 0, "log verbosity: 4 and above log at debug level, as on every other component")
 	f.BoolVar(&verbose, "verbose", false, "log debug messages (the same as --v=4)")

@@ -73,6 +73,8 @@ administrators' tokens only (docs/debug-api.md).`,
 		"how often the resourcequota controller recounts every quota's usage")
 	f.StringVar(&opts.HostPathVolumesDir, "hostpath-volumes-dir", opts.HostPathVolumesDir,
 		"directory the hostpath-provisioner controller makes volumes in (required when that controller runs; off by default)")
+	f.StringVar(&opts.ServiceAccountPrivateKeyFile, "service-account-private-key-file", opts.ServiceAccountPrivateKeyFile,
+		"PEM RSA private key the serviceaccount-token controller signs legacy token Secrets with (the apiserver's; empty turns that controller off)")
 	f.StringVar(&opts.BindAddress, "bind-address", opts.BindAddress, "loopback host:port serving /metrics and /healthz; port 0 picks a free port (the bound address is logged)")
 	f.BoolVar(&opts.VirtualClock, "virtual-clock", false, clusterclock.FlagHelp)
 	f.BoolVar(&opts.TraceInformers, "trace-informers", opts.TraceInformers, "log each object's path through the informers and into the controllers' workqueues, for lessons")

@@ -67,6 +67,7 @@ With --runtime process a container's command runs as a local process.
 	f.BoolVar(&opts.VirtualClock, "virtual-clock", false, clusterclock.FlagHelp)
 	f.BoolVar(&opts.TraceInformers, "trace-informers", false, "log each pod's path through the informer (watch event, delta, store, handler) for lessons")
 	f.StringVar(&opts.Kubeconfig, "kubeconfig", opts.Kubeconfig, "kubeconfig file to reach the apiserver with (required)")
+	f.StringVar(&opts.NetworkKubeconfig, "network-kubeconfig", opts.NetworkKubeconfig, "kubeconfig the simulated runtime's network reads other nodes' pods with (kplane-only; default: --kubeconfig)")
 	f.StringVar(&opts.NodeName, "node-name", opts.NodeName, "name of the node (required unless --node-count is given)")
 	f.IntVar(&opts.NodeCount, "node-count", opts.NodeCount, "simulate this many hollow nodes in one process, named <prefix>1 … <prefix>N")
 	f.StringVar(&opts.NodeNamePrefix, "node-name-prefix", opts.NodeNamePrefix, "name prefix of the nodes of --node-count")
@@ -104,13 +105,20 @@ With --runtime process a container's command runs as a local process.
 }
 
 // logsServer starts the kubelet's HTTPS server for `kubectl logs`, trusting
-// client certificates signed by the cluster CA named in the kubeconfig.
+// client certificates signed by the cluster CA named in the kubeconfig and
+// bearer tokens the apiserver vouches for, and authorizing every call with
+// a SubjectAccessReview asked as the node.
 func logsServer(kubeconfig string) kubelet.ServerFunc {
 	return func(ctx context.Context, containers kubelet.ContainerFinder, logger *slog.Logger) (int32, error) {
 		cfg, err := client.ConfigFromKubeconfig(kubeconfig, "")
 		if err != nil {
 			return 0, fmt.Errorf("read the cluster CA: %w", err)
 		}
-		return server.StartServer(ctx, cfg.CAData, containers, logger)
+		c, err := client.New(cfg)
+		if err != nil {
+			return 0, fmt.Errorf("kubelet server client: %w", err)
+		}
+		tokens := server.TokenAuthenticator(debug.TokenReviewAuthenticator(c))
+		return server.StartServer(ctx, cfg.CAData, server.APIServerReviewer{Client: c}, tokens, containers, logger)
 	}
 }

@@ -34,6 +34,11 @@ import (
 // for the caller to call if the write does not happen.
 func (s *Server) admit(ctx context.Context, res *resource, obj, old api.Object, dryRun bool) (release func(), err error) {
 	release = func() {}
+	// RBAC's escalation check first, as upstream's RBAC storage runs it
+	// before anything else (admission_rbac.go).
+	if err := s.admitRBAC(ctx, res, obj, old); err != nil {
+		return release, err
+	}
 	if old == nil && res.namespaced {
 		if err := s.admitNamespaceLifecycle(ctx, res, obj); err != nil {
 			return release, err

@@ -19,6 +19,11 @@ import (
 // Service and claim status write in a namespace with a quota a read of
 // its quotas.
 func (s *Server) validatingAdmission(ctx context.Context, res *resource, obj, old api.Object, statusOnly, dryRun bool) (giveBack func(), err error) {
+	// NodeRestriction keeps a kubelet to its own objects, status writes
+	// included (admission_noderestriction.go).
+	if err := s.nodeRestrictWrite(ctx, res, obj, old, statusOnly); err != nil {
+		return noGiveBack, err
+	}
 	if statusOnly {
 		return noGiveBack, nil
 	}

@@ -99,7 +99,7 @@ func (s *Server) autoregisterLocalAPIServices(ctx context.Context) error {
 	// The writes go out together: etcd commits concurrent writes in one
 	// batch, which keeps a fresh apiserver's start-up short. On a restart
 	// there are usually none.
-	gvs := s.reg.groupVersions()
+	gvs := s.reg.servedGroupVersions()
 	errs := make([]error, len(gvs))
 	var wg sync.WaitGroup
 	for i, gv := range gvs {

@@ -15,6 +15,8 @@ import (
 // (upstream's DefaultBuildHandlerChain, read from the outside in):
 //
 //	parseRequestInfo what the URL asks for (authorizer.RequestInfo)
+//	timeoutRequests  --request-timeout (timeout.go)         → 504
+//	auditInit        the audit ID; audits a 401 (audit.go)
 //	authenticate     who is asking (authn.go)            → 401
 //	auditRequests    start the audit Event (audit.go)
 //	impersonate      --as / --as-group (impersonation.go) → 403
@@ -81,6 +83,10 @@ func (s *Server) buildAuthorizer() (authorizer.Authorizer, error) {
 				return nil, err
 			}
 			chain = append(chain, z)
+			// A kubelet's rules cannot be listed; the Node authorizer says so.
+			if rr, ok := z.(authorizer.RuleResolver); ok {
+				s.ruleResolvers = append(s.ruleResolvers, rr)
+			}
 		case AuthorizationModeRBAC:
 			z, err := s.rbacAuthorizer()
 			if err != nil {

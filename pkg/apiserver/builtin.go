@@ -152,6 +152,16 @@ func builtinResources() []*resource {
 			shortNames: []string{"pdb"}, namespaced: true, newObject: func() api.Object { return &api.PodDisruptionBudget{} },
 			hasStatus: true, tracksGeneration: true, clearStatusOnCreate: true},
 
+		// authentication.k8s.io/v1 and authorization.k8s.io/v1: the reviews,
+		// questions answered at once and never stored (tokenreview.go,
+		// accessreview.go).
+		{group: "authentication.k8s.io", version: "v1", kind: "SelfSubjectReview", newObject: func() api.Object { return &api.SelfSubjectReview{} }, plural: "selfsubjectreviews", singular: "selfsubjectreview", createOnly: true},
+		{group: "authentication.k8s.io", version: "v1", kind: "TokenReview", newObject: func() api.Object { return &api.TokenReview{} }, plural: "tokenreviews", singular: "tokenreview", createOnly: true},
+		{group: "authorization.k8s.io", version: "v1", kind: "LocalSubjectAccessReview", newObject: func() api.Object { return &api.LocalSubjectAccessReview{} }, plural: "localsubjectaccessreviews", singular: "localsubjectaccessreview", namespaced: true, createOnly: true},
+		{group: "authorization.k8s.io", version: "v1", kind: "SelfSubjectAccessReview", newObject: func() api.Object { return &api.SelfSubjectAccessReview{} }, plural: "selfsubjectaccessreviews", singular: "selfsubjectaccessreview", createOnly: true},
+		{group: "authorization.k8s.io", version: "v1", kind: "SelfSubjectRulesReview", newObject: func() api.Object { return &api.SelfSubjectRulesReview{} }, plural: "selfsubjectrulesreviews", singular: "selfsubjectrulesreview", createOnly: true},
+		{group: "authorization.k8s.io", version: "v1", kind: "SubjectAccessReview", newObject: func() api.Object { return &api.SubjectAccessReview{} }, plural: "subjectaccessreviews", singular: "subjectaccessreview", createOnly: true},
+
 		// rbac.authorization.k8s.io/v1
 		{group: "rbac.authorization.k8s.io", version: "v1", kind: "Role", plural: "roles", singular: "role", namespaced: true,
 			newObject: func() api.Object { return &api.Role{} }},

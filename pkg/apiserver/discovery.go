@@ -106,6 +106,8 @@ func subresourceKind(res *resource, sub string) (group, version, kind string, ve
 		return "", "v1", "Pod", []string{"get"}
 	case "finalize":
 		return "", "v1", "Namespace", []string{"update"}
+	case "token":
+		return "authentication.k8s.io", "v1", "TokenRequest", []string{"create"}
 	case "proxy":
 		// Upstream also takes create, delete, patch and update; kplane
 		// proxies reads only (nodeproxy.go).
@@ -135,7 +137,7 @@ func (s *Server) serveLegacyVersions(w http.ResponseWriter, r *http.Request) {
 // groups returns the named API groups (not core) with their versions: the
 // apiserver's own, then those of available aggregated APIServices.
 func (s *Server) groups() []apiGroup {
-	gvs := s.reg.groupVersions()
+	gvs := s.reg.servedGroupVersions()
 	if s.aggregator != nil {
 		for _, b := range s.aggregator.availableBackends() {
 			gvs = append(gvs, b.apiService.Spec.Group+"/"+b.apiService.Spec.Version)
@@ -195,7 +197,7 @@ func (s *Server) serveResourceList(w http.ResponseWriter, r *http.Request) {
 		gv = group + "/" + version
 	}
 	var list []apiResource
-	for _, res := range s.reg.all {
+	for _, res := range s.reg.discoverable() {
 		if res.groupVersion() != gv {
 			continue
 		}
@@ -263,7 +265,7 @@ type discoveryGroup struct {
 func (s *Server) serveAggregated(w http.ResponseWriter, r *http.Request, version string, core bool) {
 	var items []discoveryGroup
 	index := map[string]int{}
-	for _, res := range s.reg.all {
+	for _, res := range s.reg.discoverable() {
 		if (res.group == "") != core {
 			continue
 		}

@@ -182,6 +182,9 @@ func (s *Server) evict(r *http.Request, podRes *resource, namespace, name string
 			return nil, err
 		}
 		pod = so.obj.(*api.Pod)
+		if err := nodeRestrictEviction(ctx, podRes, pod); err != nil {
+			return nil, err
+		}
 		if !canIgnoreBudget(pod) {
 			break
 		}

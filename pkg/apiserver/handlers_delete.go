@@ -127,6 +127,9 @@ func (s *Server) delete(ctx context.Context, res *resource, namespace, name stri
 		if err := checkPreconditions(res, current.obj, opts.Preconditions); err != nil {
 			return nil, false, err
 		}
+		if err := nodeRestrictDelete(ctx, res, current.obj); err != nil {
+			return nil, false, err
+		}
 		obj, err := copyOf(res, current)
 		if err != nil {
 			return nil, false, err

@@ -16,6 +16,10 @@ type metrics struct {
 	requests        *prometheus.CounterVec
 	requestDuration *prometheus.HistogramVec
 	watchers        *prometheus.GaugeVec
+	// inFlight and droppedRequests are the max-in-flight caps' state
+	// (inflight.go), by request_kind readOnly or mutating.
+	inFlight        *prometheus.GaugeVec
+	droppedRequests *prometheus.CounterVec
 }
 
 func newMetrics() *metrics {
@@ -34,8 +38,20 @@ func newMetrics() *metrics {
 			Name: "apiserver_longrunning_requests",
 			Help: "Watches open now, by resource.",
 		}, []string{"resource"}),
+		inFlight: prometheus.NewGaugeVec(prometheus.GaugeOpts{
+			Name: "apiserver_current_inflight_requests",
+			Help: "Requests holding an in-flight slot now, by request kind (readOnly, mutating).",
+		}, []string{"request_kind"}),
+		droppedRequests: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "apiserver_dropped_requests_total",
+			Help: "Requests refused with 429 because their in-flight cap was reached, by request kind.",
+		}, []string{"request_kind"}),
 	}
-	m.registry.MustRegister(m.requests, m.requestDuration, m.watchers,
+	// Both kinds are present from the start, at 0, as upstream reports them.
+	for _, kind := range []string{requestKindReadOnly, requestKindMutating} {
+		m.inFlight.WithLabelValues(kind)
+	}
+	m.registry.MustRegister(m.requests, m.requestDuration, m.watchers, m.inFlight, m.droppedRequests,
 		prometheus.NewGoCollector(), prometheus.NewProcessCollector(prometheus.ProcessCollectorOpts{}))
 	return m
 }

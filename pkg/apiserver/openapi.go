@@ -45,7 +45,7 @@ func (s *Server) buildOpenAPI() {
 	s.openapi.once.Do(func() {
 		s.openapi.docs = map[string][]byte{}
 		paths := map[string]map[string]string{}
-		for _, gv := range s.reg.groupVersions() {
+		for _, gv := range s.reg.servedGroupVersions() {
 			root := "api/" + gv
 			if strings.Contains(gv, "/") {
 				root = "apis/" + gv
@@ -69,15 +69,19 @@ func (s *Server) buildOpenAPI() {
 func (s *Server) openAPIDocument(gv, root string) map[string]any {
 	paths := map[string]any{}
 	var kinds []openapi.Kind
-	for _, res := range s.reg.all {
+	for _, res := range s.reg.discoverable() {
 		if res.groupVersion() != gv {
 			continue
 		}
-		item := "/" + root + "/" + res.plural + "/{name}"
-		if res.namespaced {
-			item = "/" + root + "/namespaces/{namespace}/" + res.plural + "/{name}"
+		if res.createOnly {
+			paths[createOnlyPath(res)] = map[string]any{"post": createOperation(res)}
+		} else {
+			item := "/" + root + "/" + res.plural + "/{name}"
+			if res.namespaced {
+				item = "/" + root + "/namespaces/{namespace}/" + res.plural + "/{name}"
+			}
+			paths[item] = itemPathOperations(res)
 		}
-		paths[item] = itemPathOperations(res)
 		kinds = append(kinds, openapi.Kind{
 			GroupVersionKind: openapi.GroupVersionKind{Group: res.group, Version: res.version, Kind: res.kind},
 			GoType:           res.goType(),
@@ -148,6 +152,22 @@ func itemPathOperations(res *resource) map[string]any {
 		},
 		"put":   write("put", []string{"application/json"}, kindSchema),
 		"patch": write("patch", patchContentTypes, map[string]string{"type": "object"}),
+	}
+}
+
+// createOperation is the POST of a create-only resource (a review): the
+// kind in, the kind with its status out.
+func createOperation(res *resource) map[string]any {
+	kindSchema := map[string]string{"$ref": openapi.Ref(openapi.SchemaName(res.goType()))}
+	return map[string]any{
+		"operationId":                     "create" + res.kind,
+		"x-kubernetes-action":             "post",
+		"x-kubernetes-group-version-kind": map[string]string{"group": res.group, "version": res.version, "kind": res.kind},
+		"requestBody":                     map[string]any{"content": map[string]any{"application/json": map[string]any{"schema": kindSchema}}, "required": true},
+		"responses": map[string]any{"201": map[string]any{
+			"description": "Created",
+			"content":     map[string]any{"application/json": map[string]any{"schema": kindSchema}},
+		}},
 	}
 }
 

@@ -72,7 +72,7 @@ func (s *Server) buildSwagger() {
 func (s *Server) swaggerDocument() map[string]any {
 	paths := map[string]any{}
 	var kinds []openapi.Kind
-	for _, res := range s.reg.all {
+	for _, res := range s.reg.discoverable() {
 		root := "/api/" + res.groupVersion()
 		if res.group != "" {
 			root = "/apis/" + res.groupVersion()
@@ -81,7 +81,11 @@ func (s *Server) swaggerDocument() map[string]any {
 		if res.namespaced {
 			item = root + "/namespaces/{namespace}/" + res.plural + "/{name}"
 		}
-		paths[item] = swaggerItemPath(res)
+		if res.createOnly {
+			paths[createOnlyPath(res)] = swaggerCreatePath(res)
+		} else {
+			paths[item] = swaggerItemPath(res)
+		}
 		kinds = append(kinds, openapi.Kind{
 			GroupVersionKind: openapi.GroupVersionKind{Group: res.group, Version: res.version, Kind: res.kind},
 			GoType:           res.goType(),
@@ -135,6 +139,27 @@ func swaggerItemPath(res *resource) map[string]any {
 		"put":   write("put", []string{response.ContentTypeJSON}, kindSchema),
 		"patch": write("patch", patchContentTypes, map[string]string{"type": "object"}),
 	}
+}
+
+// swaggerCreatePath is a create-only resource's path in Swagger 2.0: one
+// POST taking and returning the kind.
+func swaggerCreatePath(res *resource) map[string]any {
+	kindSchema := map[string]string{"$ref": openapi.SwaggerRef(openapi.SchemaName(res.goType()))}
+	post := map[string]any{
+		"operationId":                     "create" + res.kind,
+		"x-kubernetes-action":             "post",
+		"x-kubernetes-group-version-kind": map[string]string{"group": res.group, "version": res.version, "kind": res.kind},
+		"consumes":                        []string{response.ContentTypeJSON},
+		"produces":                        []string{response.ContentTypeJSON},
+		"parameters":                      []any{map[string]any{"name": "body", "in": "body", "required": true, "schema": kindSchema}},
+		"responses":                       map[string]any{"201": map[string]any{"description": "Created", "schema": kindSchema}},
+	}
+	path := map[string]any{"post": post}
+	if res.namespaced {
+		path["parameters"] = []any{map[string]any{"name": "namespace", "in": "path", "required": true, "type": "string",
+			"uniqueItems": true, "description": "object name and auth scope, such as for teams and projects"}}
+	}
+	return path
 }
 
 // serveOpenAPIV2 answers /openapi/v2 in the first form the Accept header

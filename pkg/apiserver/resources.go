@@ -2,6 +2,7 @@ package apiserver
 
 import (
 	"reflect"
+	"slices"
 	"sort"
 
 	"kplane/pkg/api"
@@ -49,6 +50,12 @@ type resource struct {
 	// a kind stored under the same etcd keys — events.k8s.io/v1 Event is
 	// core/v1 Event — and how to convert between the two (conversion.go).
 	conversion *conversion
+	// createOnly marks a resource that is a question rather than a thing:
+	// the access and token reviews. POST answers it at once and nothing is
+	// stored, so it has no etcd keys, no watch cache and no other verb
+	// (upstream's storage-less "virtual" resources). It is listed in
+	// discovery only; its handlers are routed by name (router.go).
+	createOnly bool
 }
 
 // groupVersion is "v1" for the core group, "apps/v1" otherwise.
@@ -89,6 +96,9 @@ func (r *resource) key(namespace, name string) string {
 
 // verbs lists what the resource supports, for discovery.
 func (r *resource) verbs() []string {
+	if r.createOnly {
+		return []string{"create"}
+	}
 	return []string{"create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"}
 }
 
@@ -108,24 +118,58 @@ func (r *resource) subresources() []string {
 		subs = append(subs, "finalize")
 	case "nodes":
 		subs = append(subs, "proxy")
+	case "serviceaccounts":
+		subs = append(subs, "token")
 	}
 	return subs
 }
 
+// createOnlyPath is the route of a create-only resource:
+// /apis/<group>/<version>/<plural>, or with namespaces/{namespace}/ before
+// the plural when it is namespaced.
+func createOnlyPath(r *resource) string {
+	if r.namespaced {
+		return "/apis/" + r.groupVersion() + "/namespaces/{namespace}/" + r.plural
+	}
+	return "/apis/" + r.groupVersion() + "/" + r.plural
+}
+
 // registry is the set of resources, indexed the ways requests look them up.
 type registry struct {
-	all         []*resource
+	all         []*resource          // the stored resources
+	createOnly  []*resource          // the storage-less reviews, for discovery
 	byPath      map[string]*resource // "apps/v1/deployments"
 	byKind      map[string]*resource // "apps/v1/Deployment"
 	byGoType    map[reflect.Type]*resource
 	byPluralAny map[string]*resource // "deployments", for keys in etcd
 }
 
-// groupVersions returns the served group/versions in discovery order.
+// groupVersions returns the group/versions of the stored resources, in
+// discovery order.
 func (reg *registry) groupVersions() []string {
+	return groupVersionsOf(reg.all)
+}
+
+// servedGroupVersions returns every group/version discovery lists: those
+// of the stored resources and of the create-only reviews.
+func (reg *registry) servedGroupVersions() []string {
+	return groupVersionsOf(reg.discoverable())
+}
+
+// discoverable returns every resource discovery lists, stored or
+// create-only, in discovery order.
+func (reg *registry) discoverable() []*resource {
+	all := append(slices.Clone(reg.all), reg.createOnly...)
+	sort.SliceStable(all, func(i, j int) bool { return groupOrder(all[i].group) < groupOrder(all[j].group) })
+	return all
+}
+
+// groupVersionsOf lists the group/versions of resources, each once, in
+// their order.
+func groupVersionsOf(resources []*resource) []string {
 	seen := map[string]bool{}
 	var gvs []string
-	for _, r := range reg.all {
+	for _, r := range resources {
 		if gv := r.groupVersion(); !seen[gv] {
 			seen[gv] = true
 			gvs = append(gvs, gv)
@@ -152,6 +196,10 @@ func newRegistry(resources []*resource) *registry {
 		byPluralAny: map[string]*resource{},
 	}
 	for _, r := range resources {
+		if r.createOnly {
+			reg.createOnly = append(reg.createOnly, r)
+			continue
+		}
 		reg.all = append(reg.all, r)
 		reg.byPath[r.group+"/"+r.version+"/"+r.plural] = r
 		reg.byKind[r.groupVersion()+"/"+r.kind] = r
@@ -168,7 +216,7 @@ func newRegistry(resources []*resource) *registry {
 
 // groupOrder puts the groups in the order upstream's discovery lists them.
 func groupOrder(group string) int {
-	for i, g := range []string{"", "apiregistration.k8s.io", "apps", "events.k8s.io", "autoscaling", "batch", "coordination.k8s.io", "networking.k8s.io", "policy", "rbac.authorization.k8s.io", "storage.k8s.io"} {
+	for i, g := range []string{"", "apiregistration.k8s.io", "apps", "events.k8s.io", "authentication.k8s.io", "authorization.k8s.io", "autoscaling", "batch", "coordination.k8s.io", "networking.k8s.io", "policy", "rbac.authorization.k8s.io", "storage.k8s.io"} {
 		if g == group {
 			return i
 		}

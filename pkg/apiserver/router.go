@@ -11,6 +11,7 @@ import (
 	"kplane/pkg/api"
 	apierrors "kplane/pkg/api/errors"
 	"kplane/pkg/apiserver/response"
+	"kplane/pkg/serviceaccount"
 )
 
 // router wires the URL space: health and version, discovery, OpenAPI, and
@@ -23,7 +24,7 @@ func (s *Server) router() http.Handler {
 	// them. After authorization, a group/version another server
 	// registered (an APIService with a service) goes to that server
 	// (aggregator_proxy.go).
-	r.Use(recoverPanics, prettyJSON, s.limitBody, s.parseRequestInfo, s.authenticate, s.auditRequests,
+	r.Use(recoverPanics, prettyJSON, s.limitBody, s.parseRequestInfo, s.timeoutRequests, s.auditInit, s.authenticate, s.auditRequests,
 		s.impersonate, s.limitInFlight, s.authorize, s.aggregator.proxyAggregated)
 
 	for _, p := range []string{"/healthz", "/livez", "/readyz"} {
@@ -56,19 +57,26 @@ func (s *Server) router() http.Handler {
 	r.Get("/openapi/v2", s.serveOpenAPIV2)
 	r.Get("/openapi/v3", s.serveOpenAPIIndex)
 	r.Get("/openapi/v3/*", s.serveOpenAPIDocument)
+	s.routeAccessReviews(r)
 
-	r.Post("/apis/authentication.k8s.io/{version}/selfsubjectreviews", serveSelfSubjectReviewNotServed)
+	r.Post("/apis/authentication.k8s.io/{version}/selfsubjectreviews", s.serveSelfSubjectReview)
 	r.Post("/apis/authentication.k8s.io/v1/tokenreviews", s.serveTokenReview)
+	r.Get(serviceaccount.OpenIDConfigurationPath, s.serveOpenIDConfiguration)
+	r.Get(serviceaccount.JWKSPath, s.serveJWKS)
 
 	r.HandleFunc("/api/v1/*", s.serveResource)
 	r.HandleFunc("/apis/{group}/{version}/*", s.serveResource)
 
 	r.NotFound(func(w http.ResponseWriter, _ *http.Request) { response.WriteError(w, response.NotFoundPath()) })
-	r.MethodNotAllowed(func(w http.ResponseWriter, r *http.Request) {
-		response.WriteError(w, &apierrors.StatusError{ErrStatus: api.Status{Code: http.StatusMethodNotAllowed,
-			Reason: apierrors.ReasonMethodNotAllowed, Message: fmt.Sprintf("the server does not allow this method on the requested resource (%s %s)", r.Method, r.URL.Path)}})
-	})
+	r.MethodNotAllowed(serveMethodNotAllowed)
 	return r
+}
+
+// serveMethodNotAllowed answers a method the path does not take with
+// upstream's 405 Status.
+func serveMethodNotAllowed(w http.ResponseWriter, r *http.Request) {
+	response.WriteError(w, &apierrors.StatusError{ErrStatus: api.Status{Code: http.StatusMethodNotAllowed,
+		Reason: apierrors.ReasonMethodNotAllowed, Message: fmt.Sprintf("the server does not allow this method on the requested resource (%s %s)", r.Method, r.URL.Path)}})
 }
 
 // recoverPanics turns a handler panic into a 500 Status; the stack goes to
@@ -150,6 +158,12 @@ func (s *Server) dispatch(w http.ResponseWriter, r *http.Request, info *requestI
 			return
 		}
 		s.serveBinding(w, r, info)
+	case "token":
+		if info.res.plural != "serviceaccounts" || info.name == "" {
+			response.WriteError(w, response.NotFoundPath())
+			return
+		}
+		s.serveTokenRequest(w, r, info)
 	case "finalize":
 		if info.res.plural != "namespaces" || r.Method != http.MethodPut {
 			response.WriteError(w, response.NotFoundPath())

@@ -11,6 +11,8 @@ package apiserver
 
 import (
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"errors"
 	"fmt"
 	"kplane/pkg/debug"
@@ -89,6 +91,58 @@ type Options struct {
 	// RBAC.
 	AuthorizationModes []string
 
+	// ServiceAccountIssuers are the issuers of ServiceAccount tokens
+	// (--service-account-issuer, repeatable): the first is the one new
+	// tokens are signed as, all are accepted. Empty:
+	// serviceaccount.DefaultIssuer.
+	ServiceAccountIssuers []string
+	// ServiceAccountSigningKeyFile is the RSA key TokenRequest signs with
+	// (--service-account-signing-key-file); empty: DATA_DIR/pki/sa.key,
+	// created at first start.
+	ServiceAccountSigningKeyFile string
+	// ServiceAccountKeyFiles verify ServiceAccount tokens
+	// (--service-account-key-file); empty: DATA_DIR/pki/sa.pub.
+	ServiceAccountKeyFiles []string
+	// ServiceAccountMaxTokenExpiration caps the lifetime a TokenRequest
+	// gets (--service-account-max-token-expiration); 0: no cap beyond
+	// upstream's 2^32 seconds.
+	ServiceAccountMaxTokenExpiration time.Duration
+	// ServiceAccountExtendTokenExpiration turns the pods' 3607-second
+	// token requests into year-long tokens that warn after the hour
+	// (--service-account-extend-token-expiration, upstream default true).
+	ServiceAccountExtendTokenExpiration bool
+	// ServiceAccountJWKSURI overrides the jwks_uri of the issuer discovery
+	// document (--service-account-jwks-uri); empty: this server's own
+	// /openid/v1/jwks.
+	ServiceAccountJWKSURI string
+	// APIAudiences are the apiserver's own audiences (--api-audiences):
+	// a token must name one of them unless the caller asks for others.
+	// Empty: the issuers.
+	APIAudiences []string
+	// MaxRequestsInFlight caps the reads (get, list) served at once
+	// (--max-requests-inflight, upstream 400); MaxMutatingRequestsInFlight
+	// caps the writes (--max-mutating-requests-inflight, upstream 200).
+	// Beyond a cap the apiserver answers 429 (inflight.go). 0 disables a
+	// cap.
+	MaxRequestsInFlight         int
+	MaxMutatingRequestsInFlight int
+	// RequestTimeout bounds a request that is not long-running
+	// (--request-timeout, upstream 1 m): past it the client gets 504
+	// (timeout.go). 0 disables it.
+	RequestTimeout time.Duration
+
+	// AuditPolicyFile is the audit.k8s.io Policy that decides how much of
+	// each request the audit log records (--audit-policy-file);
+	// AuditLogPath is the log, one JSON Event a line, "-" for standard
+	// output (--audit-log-path). Auditing is on when both are set
+	// (audit.go). AuditLogMaxAge (days), AuditLogMaxBackups and
+	// AuditLogMaxSize (MiB) rotate the log, as upstream's flags.
+	AuditPolicyFile    string
+	AuditLogPath       string
+	AuditLogMaxAge     int
+	AuditLogMaxBackups int
+	AuditLogMaxSize    int
+
 	// APIServiceCheckInterval is how often the aggregator checks every
 	// APIService's backend when nothing changed (aggregator.go); zero takes
 	// upstream's 30 s. Tests shorten it.
@@ -106,6 +160,12 @@ func DefaultOptions() Options {
 		MaxRequestBodyBytes: 3 << 20,
 		DebugComponent:      "apiserver",
 		AuthorizationModes:  []string{AuthorizationModeAlwaysAllow},
+
+		ServiceAccountExtendTokenExpiration: true,
+		// Upstream's defaults (staging/src/k8s.io/apiserver/pkg/server/options/server_run_options.go).
+		MaxRequestsInFlight:         400,
+		MaxMutatingRequestsInFlight: 200,
+		RequestTimeout:              time.Minute,
 	}
 }
 
@@ -116,6 +176,15 @@ func (o Options) Validate() error {
 	}
 	if o.SecurePort < 0 || o.SecurePort > 65535 {
 		return fmt.Errorf("--secure-port %d out of range", o.SecurePort)
+	}
+	if o.MaxRequestsInFlight < 0 {
+		return fmt.Errorf("--max-requests-inflight can not be negative, got %d", o.MaxRequestsInFlight)
+	}
+	if o.MaxMutatingRequestsInFlight < 0 {
+		return fmt.Errorf("--max-mutating-requests-inflight can not be negative, got %d", o.MaxMutatingRequestsInFlight)
+	}
+	if o.RequestTimeout < 0 {
+		return fmt.Errorf("--request-timeout can not be negative, got %s", o.RequestTimeout)
 	}
 	if ip := net.ParseIP(o.BindAddress); ip == nil {
 		return fmt.Errorf("--bind-address %q is not an IP address", o.BindAddress)
@@ -132,17 +201,30 @@ type Server struct {
 	etcd   *store.EtcdStore
 	caches map[*resource]*cache.Cache
 	tokens *auth.TokenFile
+	// clientCAs verify client certificates (authn.go): the cluster CA.
+	clientCAs *x509.CertPool
 	// authorizer decides what each user may do (authz.go).
 	authorizer authorizer.Authorizer
 	// ruleResolvers list users' rules for SelfSubjectRulesReview: the
 	// authorizers of --authorization-mode that can (RBAC).
 	ruleResolvers []authorizer.RuleResolver
+	// rbac is the RBAC authorizer over the caches, built on first use
+	// (authz_rbac.go).
+	rbac rbacPolicy
 	// serviceAccountTokens authenticates ServiceAccount JWTs
-	// (pkg/serviceaccount); nil until that is built.
+	// (pkg/serviceaccount, set up in serviceaccount_tokens.go).
 	serviceAccountTokens auth.TokenAuthenticator
-	pki                  *pki.Bundle
-	alloc                *allocators
-	metrics              *metrics
+	// serviceAccounts issues them (tokenrequest.go) and publishes their
+	// keys (oidc.go).
+	serviceAccounts *serviceAccountTokens
+	pki             *pki.Bundle
+	alloc           *allocators
+	metrics         *metrics
+	// inFlightHook, when set, runs in each request holding an in-flight
+	// slot (inflight.go); only tests set it.
+	inFlightHook inFlightHook
+	// audit is the audit policy and log; nil when auditing is off.
+	audit *auditor
 	// faults are the api-error rules of `ctl fault api-error` (faults.go).
 	faults *faultInjector
 	// recent passes objects this server wrote to the watch cache.
@@ -261,7 +343,7 @@ func (s *Server) start(ctx context.Context) error {
 				return so, nil
 			}
 			return s.decodeStored(res, kv)
-		}, cache.Options{Logger: s.log, OnDispatch: s.fanoutTracer(res)})
+		}, cache.Options{Logger: s.log, OnDispatch: s.fanoutTracer(res), Index: cacheIndexFor(res)})
 		s.caches[res] = c
 		go func() {
 			if err := c.Run(ctx); err != nil && ctx.Err() == nil {
@@ -289,16 +371,24 @@ func (s *Server) start(ctx context.Context) error {
 		return fmt.Errorf("prepare certificates: %w", err)
 	}
 	s.pki = bundle
+	s.clientCAs = bundle.CAPool()
 	tokens, err := auth.EnsureTokens(filepath.Join(s.opts.DataDir, "pki"))
 	if err != nil {
 		return fmt.Errorf("prepare tokens: %w", err)
 	}
 	s.tokens = tokens
+	if err := s.setUpServiceAccountTokens(); err != nil {
+		return err
+	}
 
 	if len(s.opts.AuthorizationModes) == 0 {
 		s.opts.AuthorizationModes = DefaultOptions().AuthorizationModes
 	}
 	if s.authorizer, err = s.buildAuthorizer(); err != nil {
+		return err
+	}
+
+	if s.audit, err = newAuditor(s.opts, s.log); err != nil {
 		return err
 	}
 
@@ -350,9 +440,15 @@ func (s *Server) start(ctx context.Context) error {
 	}
 	go identity.run(ctx)
 
+	tlsConfig := bundle.ServerTLSConfig()
+	// Ask clients for a certificate but let them connect without one or
+	// with one the handshake does not check: the authenticator chain
+	// verifies it against the cluster CA (authn.go) and answers 401, as
+	// upstream does, rather than failing the handshake.
+	tlsConfig.ClientAuth = tls.RequestClientCert
 	s.httpServer = &http.Server{
 		Handler:           s.router(),
-		TLSConfig:         bundle.ServerTLSConfig(),
+		TLSConfig:         tlsConfig,
 		ReadHeaderTimeout: 10 * time.Second,
 		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelDebug),
 	}
@@ -435,6 +531,11 @@ func (s *Server) shutdown() {
 			_ = s.httpServer.Shutdown(ctx)
 			cancel()
 			_ = s.httpServer.Close()
+		}
+		if s.audit != nil {
+			if err := s.audit.closer.Close(); err != nil {
+				s.log.Error("close audit log", "err", err)
+			}
 		}
 		if s.embedded != nil {
 			if err := s.embedded.Close(); err != nil {

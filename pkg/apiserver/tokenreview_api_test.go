@@ -46,9 +46,25 @@ func TestTokenReview(t *testing.T) {
 		!slices.Contains(got.Status.User.Groups, "system:nodes") {
 		t.Errorf("node token: %d %+v, want 201, authenticated system:node:node1 in system:nodes", code, got)
 	}
+	if !slices.Equal(got.Status.Audiences, []string{auth.DefaultAPIAudience}) {
+		t.Errorf("node token: status.audiences = %q, want the apiserver's [%s]", got.Status.Audiences, auth.DefaultAPIAudience)
+	}
 	code, got = review(ask("not-a-token"))
-	if code != http.StatusCreated || got.Status.Authenticated || got.Status.User.Username != "" {
-		t.Errorf("unknown token: %d %+v, want 201 and authenticated false", code, got)
+	if code != http.StatusCreated || got.Status.Authenticated || got.Status.User.Username != "" || got.Status.Error != "invalid bearer token" {
+		t.Errorf("unknown token: %d %+v, want 201, authenticated false, error \"invalid bearer token\"", code, got)
+	}
+
+	// Audiences: a static token is meant for the apiserver only.
+	withAudiences := func(token, audiences string) string {
+		return `{"apiVersion":"authentication.k8s.io/v1","kind":"TokenReview","spec":{"token":"` + token + `","audiences":` + audiences + `}}`
+	}
+	code, got = review(withAudiences(adminToken, `["vault"]`))
+	if code != http.StatusCreated || got.Status.Authenticated || len(got.Status.Audiences) != 0 {
+		t.Errorf("static token for audience vault: %d %+v, want 201 and authenticated false", code, got)
+	}
+	code, got = review(withAudiences(adminToken, `["vault","`+auth.DefaultAPIAudience+`"]`))
+	if code != http.StatusCreated || !got.Status.Authenticated || !slices.Equal(got.Status.Audiences, []string{auth.DefaultAPIAudience}) {
+		t.Errorf("static token for vault or the apiserver: %d %+v, want authenticated for [%s] only", code, got, auth.DefaultAPIAudience)
 	}
 	for _, body := range []string{`{"spec":{}}`, `{"spec":`, `{"kind":"Pod","spec":{"token":"x"}}`} {
 		resp := a.Do(t, http.MethodPost, "/apis/authentication.k8s.io/v1/tokenreviews", []byte(body))

@@ -28,37 +28,32 @@ func UserFrom(ctx context.Context) (User, bool) {
 	return u, ok
 }
 
-// Middleware authenticates each request by its `Authorization: Bearer
-// <token>` header against tf and stores the user in the request context
-// (read it with UserFrom). It follows kube-apiserver's rules:
+// Middleware authenticates each request with a (the apiserver passes its
+// Chain: client certificate, then bearer token) and stores the user in the
+// request context (read it with UserFrom). It follows kube-apiserver's
+// rules:
 //
-//   - A valid token: the request goes on as that user, and the Authorization
-//     header is removed so the credential travels no further.
-//   - An invalid token: 401, even on a public path. Presenting bad
-//     credentials is never treated as presenting none.
-//   - No token (no header, another scheme, or "Bearer " with nothing after
-//     it): on publicPaths the request goes on as system:anonymous; anywhere
-//     else it gets 401.
+//   - Valid credentials: the request goes on as that user.
+//   - Invalid credentials (an unknown token, a certificate from another
+//     CA): 401, even on a public path. Presenting bad credentials is never
+//     treated as presenting none.
+//   - No credentials (no certificate, and no header, another scheme, or
+//     "Bearer " with nothing after it): on publicPaths the request goes on
+//     as system:anonymous; anywhere else it gets 401.
 //
 // A publicPaths entry matches the URL path exactly, or, when it ends in "*",
 // every path with that prefix (as RBAC nonResourceURLs do: "/healthz/*").
 // The 401 body is a meta/v1 Status with reason Unauthorized; upstream sends
 // no WWW-Authenticate header, and neither does this.
-func Middleware(tf *TokenFile, publicPaths []string) func(http.Handler) http.Handler {
+func Middleware(a RequestAuthenticator, publicPaths []string) func(http.Handler) http.Handler {
 	public := newPathMatcher(publicPaths)
 	return func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			token, offered := BearerToken(r)
+			user, ok, err := a.AuthenticateRequest(r)
 			switch {
-			case offered:
-				user, ok := tf.Authenticate(token)
-				if !ok {
-					writeUnauthorized(w, r)
-					return
-				}
-				r.Header.Del("Authorization")
+			case ok:
 				next.ServeHTTP(w, r.WithContext(WithUser(r.Context(), user)))
-			case public.matches(r.URL.Path):
+			case err == nil && public.matches(r.URL.Path):
 				next.ServeHTTP(w, r.WithContext(WithUser(r.Context(), AnonymousUser())))
 			default:
 				writeUnauthorized(w, r)

@@ -25,7 +25,7 @@ var echoUser = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 func TestMiddleware(t *testing.T) {
 	tf := mustEnsureTokens(t, t.TempDir())
 	admin, _ := tf.TokenFor(AdminUserName)
-	handler := Middleware(tf, append(DefaultPublicPaths, "/debug/public/*"))(echoUser)
+	handler := Middleware(tokenChain(tf), append(DefaultPublicPaths, "/debug/public/*"))(echoUser)
 
 	tests := []struct {
 		name          string
@@ -97,7 +97,7 @@ func checkUnauthorized(t *testing.T, rec *httptest.ResponseRecorder) {
 
 func TestUnauthorizedClosesHTTP2Connections(t *testing.T) {
 	tf := mustEnsureTokens(t, t.TempDir())
-	handler := Middleware(tf, nil)(echoUser)
+	handler := Middleware(tokenChain(tf), nil)(echoUser)
 	for _, tt := range []struct {
 		protoMajor int
 		want       string

@@ -9,6 +9,7 @@ import (
 
 	"kplane/pkg/auth"
 	"kplane/pkg/debug"
+	"kplane/pkg/serviceaccount"
 )
 
 // ControlPlaneNodeName is the node whose kubelet runs beside the control
@@ -16,12 +17,13 @@ import (
 // only pods that tolerate the taint land there.
 const ControlPlaneNodeName = "control-plane"
 
-// Taint and labels kubeadm puts on control-plane nodes, in the kubelet flag
-// syntax (key=value:Effect; the values are empty). The second label keeps
-// the node out of cloud load balancers' node sets.
+// Taint and label kubeadm puts on control-plane nodes, in the kubelet flag
+// syntax (key=value:Effect; the values are empty). The label keeps the
+// node out of cloud load balancers' node sets. The node-role label is not
+// the kubelet's to set (NodeRestriction): Up adds it (controlplane_label.go).
 const (
 	controlPlaneTaint  = "node-role.kubernetes.io/control-plane=:NoSchedule"
-	controlPlaneLabels = "node-role.kubernetes.io/control-plane=,node.kubernetes.io/exclude-from-external-load-balancers="
+	controlPlaneLabels = "node.kubernetes.io/exclude-from-external-load-balancers="
 )
 
 // Binary names the launcher looks for in Options.BinDir.
@@ -153,7 +155,8 @@ func planComponents(o Options) ([]component, error) {
 	plan := []component{{
 		name: APIServerComponent,
 		role: roleAPIServer,
-		args: []string{bin(apiserverBinary), "--data-dir", o.DataDir, "--secure-port", strconv.Itoa(o.Port)},
+		args: []string{bin(apiserverBinary), "--data-dir", o.DataDir, "--secure-port", strconv.Itoa(o.Port),
+			"--audit-policy-file", l.auditPolicy(), "--audit-log-path", l.auditLog()},
 	}, {
 		name: SchedulerComponent,
 		role: roleController,
@@ -175,7 +178,10 @@ func planComponents(o Options) ([]component, error) {
 			// kplane, keeps its volumes in the data dir, so they stay with
 			// the cluster's etcd data across `ctl down` and `ctl up`.
 			args: []string{bin(controllerManagerBinary), "--kubeconfig", l.kubeconfig(name), "--leader-elect", "--bind-address", "127.0.0.1:0",
-				"--controllers", "*,hostpath-provisioner", "--hostpath-volumes-dir", l.volumesDir()},
+				"--controllers", "*,hostpath-provisioner", "--hostpath-volumes-dir", l.volumesDir(),
+				// The apiserver's ServiceAccount signing key, made at its
+				// first start, for the serviceaccount-token controller.
+				"--service-account-private-key-file", filepath.Join(l.pkiDir(), serviceaccount.PrivateKeyFile)},
 		})
 	}
 	// The cluster add-ons and per-node agents a real cluster runs beside
@@ -223,6 +229,7 @@ func planComponents(o Options) ([]component, error) {
 			"--pod-cidr", podCIDR(i),
 			"--cluster-dns", ClusterDNSIP,
 			"--cluster-domain", ClusterDomain,
+			"--network-kubeconfig", l.kubeconfig(simulatedNetwork.name),
 		}
 		if node == ControlPlaneNodeName {
 			args = append(args, "--register-with-taints", controlPlaneTaint, "--node-labels", controlPlaneLabels)

@@ -66,13 +66,13 @@ func TestPlanComponents(t *testing.T) {
 		wantArgs  string
 		wantUser  string
 	}{
-		{"apiserver", bin + "/apiserver --data-dir /data --secure-port 6443" + debugFlags("apiserver"), ""},
+		{"apiserver", bin + "/apiserver --data-dir /data --secure-port 6443 --audit-policy-file /data/audit-policy.yaml --audit-log-path /data/logs/audit.log" + debugFlags("apiserver"), ""},
 		{"scheduler", bin + "/scheduler --kubeconfig /data/kubeconfigs/scheduler.kubeconfig --leader-elect" + debugFlags("scheduler") +
 			" --bind-address 127.0.0.1:0", auth.SchedulerUserName},
-		{"kubelet-control-plane", bin + "/kubelet --kubeconfig /data/kubeconfigs/kubelet-control-plane.kubeconfig --node-name control-plane --runtime process --pod-cidr 10.244.0.0/24 --cluster-dns 10.96.0.10 --cluster-domain cluster.local" +
-			" --register-with-taints node-role.kubernetes.io/control-plane=:NoSchedule --node-labels node-role.kubernetes.io/control-plane=,node.kubernetes.io/exclude-from-external-load-balancers=" +
+		{"kubelet-control-plane", bin + "/kubelet --kubeconfig /data/kubeconfigs/kubelet-control-plane.kubeconfig --node-name control-plane --runtime process --pod-cidr 10.244.0.0/24 --cluster-dns 10.96.0.10 --cluster-domain cluster.local --network-kubeconfig /data/kubeconfigs/simulated-network.kubeconfig" +
+			" --register-with-taints node-role.kubernetes.io/control-plane=:NoSchedule --node-labels node.kubernetes.io/exclude-from-external-load-balancers=" +
 			debugFlags("kubelet-control-plane") + " --debug-address 127.0.0.1:0", "system:node:control-plane"},
-		{"kubelet-node2", bin + "/kubelet --kubeconfig /data/kubeconfigs/kubelet-node2.kubeconfig --node-name node2 --runtime process --pod-cidr 10.244.2.0/24 --cluster-dns 10.96.0.10 --cluster-domain cluster.local" +
+		{"kubelet-node2", bin + "/kubelet --kubeconfig /data/kubeconfigs/kubelet-node2.kubeconfig --node-name node2 --runtime process --pod-cidr 10.244.2.0/24 --cluster-dns 10.96.0.10 --cluster-domain cluster.local --network-kubeconfig /data/kubeconfigs/simulated-network.kubeconfig" +
 			debugFlags("kubelet-node2") + " --debug-address 127.0.0.1:0", "system:node:node2"},
 	}
 	for _, tt := range tests {
@@ -99,7 +99,7 @@ func TestPlanComponentsControllerManagerWhenBuilt(t *testing.T) {
 		t.Fatalf("plan = %+v, want apiserver, scheduler, controller-manager, kubelet-control-plane", plan)
 	}
 	if got := strings.Join(plan[2].args[1:], " "); got != "--kubeconfig /data/kubeconfigs/controller-manager.kubeconfig --leader-elect --bind-address 127.0.0.1:0"+
-		" --controllers *,hostpath-provisioner --hostpath-volumes-dir /data/volumes"+
+		" --controllers *,hostpath-provisioner --hostpath-volumes-dir /data/volumes --service-account-private-key-file /data/pki/sa.key"+
 		" --debug-ring-size 0 --debug-endpoint-file /data/debug/controller-manager.json --debug-component-name controller-manager" {
 		t.Errorf("controller-manager args = %s", got)
 	}
@@ -137,7 +137,7 @@ func TestPlanComponentsTwoControllerManagers(t *testing.T) {
 	// Its own kubeconfig and debug endpoint file, and a candidate for the
 	// same Lease as the first.
 	if got := strings.Join(second.args[1:], " "); got != "--kubeconfig /data/kubeconfigs/controller-manager-2.kubeconfig --leader-elect --bind-address 127.0.0.1:0"+
-		" --controllers *,hostpath-provisioner --hostpath-volumes-dir /data/volumes"+
+		" --controllers *,hostpath-provisioner --hostpath-volumes-dir /data/volumes --service-account-private-key-file /data/pki/sa.key"+
 		" --debug-ring-size 0 --debug-endpoint-file /data/debug/controller-manager-2.json --debug-component-name controller-manager-2" {
 		t.Errorf("controller-manager-2 args = %s", got)
 	}
@@ -169,7 +169,7 @@ func TestTokensAndKubeconfigs(t *testing.T) {
 	if err := writeKubeconfigs(l, plan, tokens, "https://127.0.0.1:1234", []byte("ca")); err != nil {
 		t.Fatal(err)
 	}
-	for _, name := range []string{"scheduler", "kubelet-control-plane", "kubelet-node1"} {
+	for _, name := range []string{"scheduler", "kubelet-control-plane", "kubelet-node1", "simulated-network"} {
 		server, ca, err := readAdminKubeconfig(l.kubeconfig(name))
 		if err != nil || server != "https://127.0.0.1:1234" || string(ca) != "ca" {
 			t.Errorf("%s kubeconfig: server %q ca %q err %v", name, server, ca, err)

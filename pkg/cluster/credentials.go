@@ -18,15 +18,46 @@ func prepareTokens(l layout, plan []component) (*auth.TokenFile, error) {
 	if err != nil {
 		return nil, fmt.Errorf("prepare tokens: %w", err)
 	}
-	for _, c := range plan {
-		if c.user.Name == "" {
-			continue
-		}
+	for _, c := range credentialsOf(plan) {
 		if _, err := tokens.EnsureUser(c.user); err != nil {
 			return nil, fmt.Errorf("prepare token for %s: %w", c.name, err)
 		}
 	}
 	return tokens, nil
+}
+
+// credential is one kubeconfig Up writes: DATA_DIR/kubeconfigs/<name>.kubeconfig
+// for user.
+type credential struct {
+	name string
+	user auth.User
+}
+
+// simulatedNetwork is the identity of the simulated runtime's network
+// (kubelet --network-kubeconfig): it reads the pod behind an address on
+// any node, which a kubelet's own credentials may not (the Node
+// authorizer). A real network needs no credentials; this stand-in is
+// infrastructure, not a workload, so it is a member of system:masters
+// and needs no RBAC role.
+var simulatedNetwork = credential{name: "simulated-network",
+	user: auth.User{Name: "system:kplane:simulated-network", Groups: []string{auth.MastersGroup}}}
+
+// credentialsOf lists the kubeconfigs the plan needs: one per component
+// with a user, and the simulated network's when a kubelet runs.
+func credentialsOf(plan []component) []credential {
+	var out []credential
+	kubelets := false
+	for _, c := range plan {
+		if c.user.Name == "" {
+			continue
+		}
+		out = append(out, credential{name: c.name, user: c.user})
+		kubelets = kubelets || c.role == roleKubelet
+	}
+	if kubelets {
+		out = append(out, simulatedNetwork)
+	}
+	return out
 }
 
 // writeKubeconfigs gives every component except the apiserver a kubeconfig
@@ -35,10 +66,7 @@ func prepareTokens(l layout, plan []component) (*auth.TokenFile, error) {
 // logs and the objects' managedFields say who did what (kubeadm writes
 // scheduler.conf, controller-manager.conf and kubelet.conf the same way).
 func writeKubeconfigs(l layout, plan []component, tokens *auth.TokenFile, server string, caPEM []byte) error {
-	for _, c := range plan {
-		if c.user.Name == "" {
-			continue
-		}
+	for _, c := range credentialsOf(plan) {
 		token, ok := tokens.TokenFor(c.user.Name)
 		if !ok {
 			return fmt.Errorf("kubeconfig for %s: no token for %s", c.name, c.user.Name)

@@ -11,6 +11,8 @@
 //	  kubeconfig               the admin's kubeconfig, for kubectl
 //	  kubeconfigs/<c>.kubeconfig  one identity per component
 //	  logs/<c>.log             each component's output (appended)
+//	  logs/audit.log           the apiserver's audit log (audit.k8s.io/v1 Events)
+//	  audit-policy.yaml        what the audit log records (written once; edit it)
 //	  cluster.json             which processes run: pid, start time, args
 //
 // Start-up follows the order kubeadm uses for a real control plane, because

@@ -86,6 +86,9 @@ func Up(ctx context.Context, o Options) (*Cluster, error) {
 			return nil, fmt.Errorf("create %s: %w", dir, err)
 		}
 	}
+	if err := ensureAuditPolicy(l); err != nil {
+		return nil, err
+	}
 	// A previous run's endpoint files name ports nobody listens on now;
 	// each component writes its own again once it listens.
 	if err := os.RemoveAll(filepath.Join(o.DataDir, debug.EndpointsDir)); err != nil {
@@ -306,8 +309,15 @@ func (c *Cluster) waitForNodes(ctx context.Context, deadline time.Time) error {
 		}
 		list, err := c.admin.Nodes().List(ctx, client.ListOptions{})
 		if err == nil {
-			if waiting = nodesNotReady(want, list.Items); len(waiting) == 0 {
+			marked := true
+			if slices.Contains(want, ControlPlaneNodeName) {
+				marked, err = markControlPlane(ctx, c.admin, list.Items)
+			}
+			if waiting = nodesNotReady(want, list.Items); len(waiting) == 0 && marked {
 				return nil
+			}
+			if err != nil {
+				waiting = append(waiting, err.Error())
 			}
 		} else {
 			waiting = []string{err.Error()}

@@ -152,6 +152,9 @@ func (m *ControllerManager) buildControllers() error {
 		if err != nil {
 			return fmt.Errorf("%s: build %s controller: %w", m.opts.name(), d.Name, err)
 		}
+		if ctrl == nil {
+			continue // off for want of what it needs (New logged why)
+		}
 		m.controllers = append(m.controllers, managed{name: d.Name, workers: m.opts.workers(d), controller: ctrl})
 	}
 	return nil

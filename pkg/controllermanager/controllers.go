@@ -6,6 +6,7 @@ import (
 
 	"kplane/pkg/client"
 	"kplane/pkg/clock"
+	"kplane/pkg/controllers/clusterroleaggregation"
 	"kplane/pkg/controllers/cronjob"
 	"kplane/pkg/controllers/daemonset"
 	"kplane/pkg/controllers/deployment"
@@ -24,6 +25,7 @@ import (
 	"kplane/pkg/controllers/resourcequota"
 	"kplane/pkg/controllers/rootcacertpublisher"
 	"kplane/pkg/controllers/serviceaccount"
+	"kplane/pkg/controllers/serviceaccounttoken"
 	"kplane/pkg/controllers/statefulset"
 	"kplane/pkg/controllers/tainteviction"
 	"kplane/pkg/events"
@@ -96,7 +98,7 @@ type Descriptor struct {
 // as upstream does with an external cloud provider; see CloudControllers):
 //
 //	attachdetach, bootstrapsigner (off by default), cloud-node-lifecycle(c),
-//	clusterrole-aggregation, cronjob, csrapproving, csrcleaner, csrsigning,
+//	clusterrole-aggregation*, cronjob, csrapproving, csrcleaner, csrsigning,
 //	daemonset, deployment*, disruption*, endpoint*, endpointslice*,
 //	endpointslicemirroring, ephemeral-volume, garbagecollector*,
 //	horizontalpodautoscaling*, job, legacy-serviceaccount-token-cleaner,
@@ -104,7 +106,7 @@ type Descriptor struct {
 //	persistentvolume-expander, persistentvolumeclaim-protection,
 //	persistentvolume-protection, pod-garbage-collector, replicaset*,
 //	replicationcontroller*, resourcequota*, root-ca-cert-publisher*, route(c),
-//	service(c), serviceaccount*, serviceaccount-token, statefulset,
+//	service(c), serviceaccount*, serviceaccount-token*, statefulset,
 //	taint-eviction-controller*, tokencleaner (off by default), ttl,
 //	ttl-after-finished.
 //
@@ -146,7 +148,17 @@ var registry = []Descriptor{
 		New: func(cc ControllerContext) (Controller, error) {
 			return serviceaccount.New(cc.Client, cc.Informers, cc.Recorder, serviceaccount.Options{Logger: cc.Logger, Clock: cc.Clock})
 		}},
+	// Upstream runs the aggregator with five workers and no flag.
+	{Name: clusterroleaggregation.Name, ServiceAccount: "clusterrole-aggregation-controller", SyncsFlag: "concurrent-clusterrole-aggregation-syncs", DefaultWorkers: 5,
+		New: func(cc ControllerContext) (Controller, error) {
+			return clusterroleaggregation.New(cc.Client, cc.Informers, cc.Recorder, clusterroleaggregation.Options{Logger: cc.Logger, Clock: cc.Clock})
+		}},
 	// Upstream runs the publisher with one worker and no flag.
+	// serviceaccount-token runs as the controller-manager itself, never as
+	// a ServiceAccount, as upstream (other controllers' ServiceAccount
+	// credentials may need it); without a signing key it is off.
+	{Name: serviceaccounttoken.Name, SyncsFlag: "concurrent-serviceaccount-token-syncs", DefaultWorkers: 5,
+		New: newServiceAccountTokenController},
 	{Name: rootcacertpublisher.Name, ServiceAccount: "root-ca-cert-publisher", SyncsFlag: "concurrent-root-ca-cert-publisher-syncs", DefaultWorkers: 1,
 		New: func(cc ControllerContext) (Controller, error) {
 			return rootcacertpublisher.New(cc.Client, cc.Informers, cc.Recorder, rootcacertpublisher.Options{Logger: cc.Logger, Clock: cc.Clock, RootCA: cc.RootCA})

@@ -84,6 +84,13 @@ type Options struct {
 	// <data-dir>/volumes. kplane's own: upstream has no such controller.
 	HostPathVolumesDir string
 
+	// ServiceAccountPrivateKeyFile is the PEM RSA key the
+	// serviceaccount-token controller signs legacy token Secrets with
+	// (--service-account-private-key-file; `ctl up` passes
+	// <data-dir>/pki/sa.key, the apiserver's). Empty turns that controller
+	// off, as upstream.
+	ServiceAccountPrivateKeyFile string
+
 	// ResourceQuotaSyncPeriod is how often the resourcequota controller
 	// recounts every quota (--resource-quota-sync-period, upstream's 5 m).
 	ResourceQuotaSyncPeriod time.Duration

@@ -66,6 +66,7 @@ Cluster:
   ctl status          say what runs
   ctl down            stop a detached cluster
   ctl debug endpoints where each component serves its debug API (docs/debug-api.md)
+  ctl user add NAME   a client certificate and kubeconfig for a new user (--group G)
 
 Objects (kubectl's verbs, messages and exit codes):
   ctl get             list objects or show some, as tables, YAML, JSON, names or JSONPath; -w watches
@@ -92,6 +93,7 @@ Objects (kubectl's verbs, messages and exit codes):
   ctl cordon|uncordon mark a node unschedulable or schedulable again
   ctl drain           cordon a node and delete its pods
   ctl api-resources   list the resource types the server serves (api-versions: their versions)
+  ctl auth            can-i VERB RESOURCE (yes/no), can-i --list (your rules), whoami (who you are)
   ctl version         the client's and the server's versions
   ctl cluster-info    where the control plane listens
   ctl explain         describe a kind's fields (ctl explain deployment.spec)
@@ -127,6 +129,7 @@ else ./.kplane/kubeconfig (the cluster ` + "`ctl up`" + ` started here), else
 	// The cluster verbs.
 	root.AddCommand(newUpCommand(streams))
 	root.AddCommand(newDownCommand(streams))
+	root.AddCommand(newUserCommand(streams))
 	root.AddCommand(newStatusCommand(streams))
 	root.AddCommand(newDebugCommand(streams))
 
@@ -139,6 +142,7 @@ else ./.kplane/kubeconfig (the cluster ` + "`ctl up`" + ` started here), else
 	root.AddCommand(newCreateCommand(f))
 	root.AddCommand(newDeleteCommand(f))
 	root.AddCommand(newAPIResourcesCommand(f))
+	root.AddCommand(newAuthCommand(f))
 	root.AddCommand(newConfigCommand(f))
 	root.AddCommand(newScaleCommand(f))
 	root.AddCommand(newRolloutCommand(f))

@@ -17,6 +17,7 @@ import (
 	"kplane/pkg/informer"
 	"kplane/pkg/kubelet/runtime"
 	"kplane/pkg/kubelet/stats"
+	"kplane/pkg/kubelet/token"
 )
 
 // ServerFunc starts the kubelet's HTTPS server on a loopback port — the one
@@ -73,6 +74,19 @@ func Run(ctx context.Context, opts Options) error {
 		}
 		defer c.Close()
 	}
+	network := c
+	if opts.NetworkKubeconfig != "" {
+		cfg, err := client.ConfigFromKubeconfig(opts.NetworkKubeconfig, "")
+		if err != nil {
+			return fmt.Errorf("kubelet: --network-kubeconfig: %w", err)
+		}
+		cfg.UserAgent = "kplane-kubelet/" + KubeletVersion + " (simulated network)"
+		cfg.Logger = log
+		if network, err = client.New(cfg); err != nil {
+			return fmt.Errorf("kubelet: --network-kubeconfig: %w", err)
+		}
+		defer network.Close()
+	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	// On the cluster clock, every timer must start from the cluster's time.
@@ -103,7 +117,7 @@ func Run(ctx context.Context, opts Options) error {
 	eventClient := c.WithRateLimit(eventQPS(opts.EventRecordQPS, len(names)), opts.EventBurst)
 	nodes := &nodeSet{byName: map[string]*Kubelet{}, pods: podInformer.Lister()}
 	for i, name := range names {
-		k, err := newKubelet(name, i, &opts, c, eventClient, podInformer, status, log)
+		k, err := newKubelet(name, i, &opts, c, network, eventClient, podInformer, status, log)
 		if err != nil {
 			return err
 		}
@@ -258,7 +272,10 @@ type Kubelet struct {
 	runtime  runtime.Runtime
 	recorder eventRecorder
 	events   *events.Recorder
-	status   *statusManager
+	// tokens holds the ServiceAccount tokens of the node's pods' projected
+	// volumes (pkg/kubelet/token).
+	tokens *token.Manager
+	status *statusManager
 	// pods and podIndexer read the process's pod informer cache.
 	pods       *informer.Lister[*api.Pod]
 	podIndexer informer.Indexer
@@ -295,13 +312,15 @@ type Kubelet struct {
 }
 
 // newKubelet prepares node number index of the process; its Events are
-// written through eventClient.
-func newKubelet(name string, index int, opts *Options, c, eventClient *client.Client, podInformer informer.TypedInformer[*api.Pod],
+// written through eventClient, and its simulated network reads other
+// pods through network.
+func newKubelet(name string, index int, opts *Options, c, network, eventClient *client.Client, podInformer informer.TypedInformer[*api.Pod],
 	status *statusManager, baseLog *slog.Logger) (*Kubelet, error) {
 	log := baseLog.With("component", "kubelet", "node", name)
+	tokens := token.NewManager(token.APIServerRequester{Client: c}, opts.Clock)
 	rtConfig := runtime.Config{NodeName: name, Logger: log, Clock: opts.Clock,
 		NodeIP: opts.NodeIP, ClusterDNS: opts.ClusterDNS, ClusterDomain: opts.ClusterDomain,
-		DNSAddress: opts.DNSAddress, KubeProxyAddress: opts.KubeProxyAddress, Cluster: shellCluster{client: c}}
+		DNSAddress: opts.DNSAddress, KubeProxyAddress: opts.KubeProxyAddress, Cluster: shellCluster{client: c, network: network, tokens: tokens}}
 	var rt runtime.Runtime
 	var err error
 	if opts.NewRuntime != nil {
@@ -314,7 +333,7 @@ func newKubelet(name string, index int, opts *Options, c, eventClient *client.Cl
 	}
 	rec := events.NewRecorder(eventClient, api.EventSource{Component: "kubelet", Host: name}, log, events.WithClock(opts.Clock))
 	k := &Kubelet{
-		nodeName: name, opts: opts, client: c, clock: opts.Clock, log: log, runtime: rt, recorder: rec, events: rec, status: status,
+		nodeName: name, opts: opts, client: c, clock: opts.Clock, log: log, runtime: rt, recorder: rec, events: rec, status: status, tokens: tokens,
 		pods: podInformer.Lister(), podIndexer: podInformer.Informer().GetIndexer(),
 		nodeInfo:   newNodeInfo(name, rt.Name()),
 		registered: make(chan struct{}), ready: make(chan struct{}), startedAt: opts.Clock.Now(),
@@ -408,6 +427,9 @@ func (k *Kubelet) handlePodDeleted(pod *api.Pod) {
 		return
 	}
 	k.removePod(pod.UID)
+	if k.tokens != nil {
+		k.tokens.Forget(pod.UID)
+	}
 }
 
 // addStaticPod runs a pod read from a manifest file.
@@ -453,3 +475,13 @@ func (k *Kubelet) removePod(uid string) {
 
 // parseAddr parses an IP address.
 func parseAddr(s string) (netip.Addr, error) { return netip.ParseAddr(s) }
+
+// NodeNames lists the nodes the process runs, in order; the kubelet's
+// server authorizes calls against them.
+func (s *nodeSet) NodeNames() []string {
+	names := make([]string, len(s.ordered))
+	for i, k := range s.ordered {
+		names[i] = k.nodeName
+	}
+	return names
+}

@@ -23,6 +23,14 @@ type Options struct {
 	// Kubeconfig is the path of the kubeconfig to reach the apiserver with.
 	// Ignored when Client is set.
 	Kubeconfig string
+	// NetworkKubeconfig (--network-kubeconfig, kplane-only) is the
+	// kubeconfig the simulated runtime's network reads other pods with:
+	// a curl from a pod to another pod's IP or Service must see the target
+	// pod wherever it runs, but the Node authorizer lets a kubelet read
+	// only the pods bound to its own node. A real network needs no
+	// credentials; kplane's stand-in for it has its own (ctl up writes
+	// simulated-network.kubeconfig). Empty: the kubelet's own client.
+	NetworkKubeconfig string
 	// Client, when set, is used instead of one built from Kubeconfig (tests
 	// and in-process benchmarks pass the apiserver's client); KubeAPIQPS
 	// and KubeAPIBurst do not apply to it.

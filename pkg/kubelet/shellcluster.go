@@ -4,7 +4,8 @@ package kubelet
 // pkg/kubelet/runtime/simshell) its view of the API, through the
 // kubelet's own client: the pod behind an address for curl, the
 // ConfigMaps and Secrets of a pod's volumes for cat and ls, and the
-// Services whose variables `env` shows.
+// Services whose variables `env` shows, and the ServiceAccount tokens of
+// projected volumes.
 
 import (
 	"context"
@@ -13,22 +14,30 @@ import (
 	"kplane/pkg/api"
 	apierrors "kplane/pkg/api/errors"
 	"kplane/pkg/client"
+	"kplane/pkg/kubelet/token"
 )
 
 // shellCluster implements simshell.Cluster with the kubelet's client. A
-// missing object is (nil, nil), as the interface asks.
-type shellCluster struct{ client *client.Client }
+// missing object is (nil, nil), as the interface asks. The pods behind
+// an address may run on any node, which the kubelet's own credentials
+// cannot read (the Node authorizer), so they are read through network,
+// the simulated network's client (Options.NetworkKubeconfig). With tokens
+// it also issues the pods' ServiceAccount tokens (tokens.go).
+type shellCluster struct {
+	client, network *client.Client
+	tokens          *token.Manager
+}
 
-// GetPod reads a pod.
+// GetPod reads a pod, on whatever node it runs.
 func (s shellCluster) GetPod(ctx context.Context, namespace, name string) (*api.Pod, error) {
-	return getOrNil(s.client.Pods(namespace).Get(ctx, name, client.GetOptions{}))
+	return getOrNil(s.network.Pods(namespace).Get(ctx, name, client.GetOptions{}))
 }
 
 // PodByIP finds the live pod whose IP is ip (the status.podIP field
 // selector upstream's apiserver also serves). A finished pod's IP may
 // already be another pod's, so Succeeded and Failed pods are skipped.
 func (s shellCluster) PodByIP(ctx context.Context, ip string) (*api.Pod, error) {
-	list, err := s.client.Pods("").List(ctx, client.ListOptions{FieldSelector: "status.podIP=" + ip})
+	list, err := s.network.Pods("").List(ctx, client.ListOptions{FieldSelector: "status.podIP=" + ip})
 	if err != nil {
 		return nil, fmt.Errorf("list pods with IP %s: %w", ip, err)
 	}

@@ -3,6 +3,7 @@ package e2e
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -13,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"kplane/pkg/audit"
 	"kplane/pkg/cluster"
 	"kplane/test/framework"
 )
@@ -56,6 +58,7 @@ func TestClusterUpStopUp(t *testing.T) {
 		t.Errorf("control-plane taints and podCIDR = %q", taints)
 	}
 	c.MustKubectl(t, "create", "configmap", "survivor", "--from-literal=lesson=state lives in etcd")
+	requireAudited(t, filepath.Join(dir, "logs", "audit.log"), "create", "configmaps", "survivor", "kubernetes-admin")
 	caBefore := readFile(t, filepath.Join(dir, "pki", "ca.crt"))
 	tokensBefore := readFile(t, filepath.Join(dir, "pki", "tokens.csv"))
 
@@ -335,4 +338,28 @@ func readFile(t *testing.T, path string) []byte {
 		t.Fatal(err)
 	}
 	return data
+}
+
+// requireAudited waits until the audit log `ctl up` turned on has the
+// ResponseComplete Event, at the default policy's Metadata level, of
+// user's verb on the named object.
+func requireAudited(t *testing.T, logPath, verb, resource, name, user string) {
+	t.Helper()
+	framework.Eventually(t, 30*time.Second, func() (bool, string) {
+		data, err := os.ReadFile(logPath)
+		if err != nil {
+			return false, err.Error()
+		}
+		for _, line := range bytes.Split(data, []byte("\n")) {
+			var ev audit.Event
+			if json.Unmarshal(line, &ev) != nil || ev.ObjectRef == nil {
+				continue
+			}
+			if ev.Verb == verb && ev.ObjectRef.Resource == resource && ev.ObjectRef.Name == name && ev.User.Username == user &&
+				ev.Stage == audit.StageResponseComplete && ev.Level == audit.LevelMetadata && ev.ResponseStatus != nil && ev.ResponseStatus.Code < 300 {
+				return true, ""
+			}
+		}
+		return false, fmt.Sprintf("no ResponseComplete event for %s %s/%s by %s in %s (%d bytes)", verb, resource, name, user, logPath, len(data))
+	})
 }

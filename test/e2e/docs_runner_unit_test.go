@@ -208,6 +208,23 @@ func TestDocsMarkdownSection(t *testing.T) {
 	}
 }
 
+// TestDocsReadOnlyAuth: `auth can-i` and `auth whoami` only ask, so a
+// page's question is asked again until a new binding has reached the
+// authorizer's cache; `auth reconcile` writes roles, so it runs once.
+func TestDocsReadOnlyAuth(t *testing.T) {
+	for cmd, want := range map[string]bool{
+		"kubectl auth can-i create pods --as alice":                                                              true,
+		"kubectl --kubeconfig .kplane/users/alice.kubeconfig auth whoami":                                        true,
+		"ctl auth can-i --list -n default | grep pods":                                                           true,
+		"kubectl auth reconcile -f roles.yaml":                                                                   false,
+		"kubectl create rolebinding x --clusterrole=view --user=alice && kubectl auth can-i get pods --as alice": false,
+	} {
+		if got := readOnlyCommand(cmd); got != want {
+			t.Errorf("readOnlyCommand(%q) = %v, want %v", cmd, got, want)
+		}
+	}
+}
+
 // TestDocsReadOnlyProxyRules: `ctl proxy-rules` prints kube-proxy's rules
 // and changes nothing, so a page's read of them is retried until the
 // rules have caught up; `kubectl exec` may change anything, so it runs once.

@@ -427,7 +427,7 @@ var (
 		"expose": true, "run": true, "cordon": true, "uncordon": true, "drain": true,
 		"taint": true, "exec": true, "replace": true, "autoscale": true, "config": true,
 		"up": true, "down": true, "attach": true, "port-forward": true, "proxy": true,
-		"debug": true, "cp": true, "fault": true, "cloud": true,
+		"debug": true, "cp": true, "fault": true, "cloud": true, "auth": true,
 	}
 	// readOnlyTools are the text filters a reader pipes output into.
 	readOnlyTools = map[string]bool{
@@ -515,6 +515,8 @@ func readOnlyKubectl(args []string) bool {
 		return sub == "view" || sub == "get-contexts" || sub == "current-context"
 	case "cloud": // ctl cloud's lists read; `ctl cloud instance …` changes a machine
 		return sub == "routes" || sub == "load-balancers" || sub == "instances"
+	case "auth": // can-i and whoami ask; `kubectl auth reconcile` writes
+		return sub == "can-i" || sub == "whoami"
 	}
 	return readOnlyVerbs[verb]
 }

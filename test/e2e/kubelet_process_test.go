@@ -310,7 +310,7 @@ func startKubelet(t *testing.T, a *framework.APIServer, c *client.Client, runtim
 	// The kubelet's server, trusting the cluster CA as the kubelet binary
 	// does from its kubeconfig.
 	opts.Server = func(ctx context.Context, containers kubelet.ContainerFinder, logger *slog.Logger) (int32, error) {
-		return server.StartServer(ctx, a.CACertPEM(), containers, logger)
+		return server.StartServer(ctx, a.CACertPEM(), server.APIServerReviewer{Client: c}, nil, containers, logger)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)

@@ -23,6 +23,7 @@ func TestSimulatedShell(t *testing.T) {
 	c := framework.StartCluster(t, nil)
 	t.Run("exec", func(t *testing.T) { simShellExec(t, c) })
 	t.Run("run attaches", func(t *testing.T) { simShellRunAttaches(t, c) })
+	t.Run("projected token", func(t *testing.T) { simShellProjectedToken(t, c) })
 }
 
 // simShellExec execs into a pod of the simulated runtime, as the seeds do

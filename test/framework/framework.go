@@ -14,11 +14,13 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"kplane/pkg/apiserver"
 	"kplane/pkg/auth"
+	"kplane/pkg/serviceaccount"
 )
 
 // APIServer is an in-process apiserver on its own temp data dir and port.
@@ -55,6 +57,9 @@ func StartAPIServerWith(t testing.TB, dir string, configure func(*apiserver.Opti
 		opts.Logger = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	}
 	configure(&opts)
+	if opts.ServiceAccountSigningKeyFile == "" {
+		seedServiceAccountKey(t, opts.DataDir)
+	}
 	s, err := apiserver.Start(context.Background(), opts)
 	if err != nil {
 		t.Fatalf("start apiserver: %v", err)
@@ -216,5 +221,28 @@ func RepoRoot(t testing.TB) string {
 			t.Fatal("go.mod not found above the test directory")
 		}
 		dir = parent
+	}
+}
+
+// testServiceAccountKey is one ServiceAccount signing key per test binary:
+// making a 2048-bit RSA key takes a fifth of a second, which every one of
+// the suite's in-process apiservers would otherwise spend at its start.
+var testServiceAccountKey = sync.OnceValues(serviceaccount.GenerateSigningKey)
+
+// seedServiceAccountKey puts the shared key where the apiserver looks for
+// its own (DATA_DIR/pki/sa.key), unless a key is there already (a restart
+// on the same data dir keeps its key, as a real one does).
+func seedServiceAccountKey(t testing.TB, dataDir string) {
+	t.Helper()
+	privatePath := filepath.Join(dataDir, "pki", serviceaccount.PrivateKeyFile)
+	if _, err := os.Stat(privatePath); err == nil {
+		return
+	}
+	key, err := testServiceAccountKey()
+	if err != nil {
+		t.Fatalf("service account key: %v", err)
+	}
+	if err := serviceaccount.WriteSigningKey(privatePath, filepath.Join(dataDir, "pki", serviceaccount.PublicKeyFile), key); err != nil {
+		t.Fatalf("seed service account key: %v", err)
 	}
 }

@@ -179,6 +179,13 @@ func NewTooManyRequests(message string, retryAfterSeconds int32) *StatusError {
 		&api.StatusDetails{RetryAfterSeconds: retryAfterSeconds})
 }
 
+// NewTimeoutError says the server gave up on a request that took too long
+// (504, reason Timeout), worded as upstream: "Timeout: " + message.
+func NewTimeoutError(message string, retryAfterSeconds int32) *StatusError {
+	return newError(http.StatusGatewayTimeout, ReasonTimeout, "Timeout: "+message,
+		&api.StatusDetails{RetryAfterSeconds: retryAfterSeconds})
+}
+
 // NewNotImplemented says the server knows the path but does not serve it yet.
 func NewNotImplemented(message string) *StatusError {
 	return newError(http.StatusNotImplemented, ReasonNotImplemented, message, nil)

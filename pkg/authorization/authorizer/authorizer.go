@@ -66,6 +66,10 @@ type Attributes struct {
 	Resource    string
 	Subresource string
 	Name        string
+	// FieldSelector is the request's ?fieldSelector= as sent, for a list
+	// or watch ("spec.nodeName=node1"); the Node authorizer lets a kubelet
+	// list only its own pods this way.
+	FieldSelector string
 
 	// Path is the URL path of a non-resource request.
 	Path string

@@ -36,6 +36,8 @@ type RequestInfo struct {
 	Resource    string
 	Subresource string
 	Name        string
+	// FieldSelector is the ?fieldSelector= of a list or watch, as sent.
+	FieldSelector string
 	// Parts are the path segments from the resource on
 	// (pods, web-0, log); for nodes/<name>/proxy/<path> the whole path.
 	Parts []string
@@ -99,6 +101,7 @@ func ParseRequestInfo(r *http.Request) *RequestInfo {
 		// A list or watch of one object by field selector is about that
 		// object: RBAC's resourceNames apply to it.
 		info.Name = nameFromFieldSelector(query)
+		info.FieldSelector = query.Get("fieldSelector")
 	}
 	if info.Name == "" && info.Verb == "delete" {
 		info.Verb = "deletecollection"
@@ -115,6 +118,7 @@ func (info *RequestInfo) Attributes(user auth.User) Attributes {
 	if info.ResourceRequest {
 		a.APIGroup, a.APIVersion = info.APIGroup, info.APIVersion
 		a.Namespace, a.Resource, a.Subresource, a.Name = info.Namespace, info.Resource, info.Subresource, info.Name
+		a.FieldSelector = info.FieldSelector
 	}
 	return a
 }

@@ -1,64 +1,122 @@
 package server
 
-// This file is the kubelet's authorization step. TLS has already
-// authenticated the caller (its certificate is signed by the cluster CA);
-// what remains is whether that identity may use the kubelet's API at all.
+// This file is the kubelet's authentication and authorization filter, in
+// front of every handler, as upstream's kubelet installs it
+// (pkg/kubelet/server/server.go InstallAuthFilter, auth.go):
 //
-// Upstream's kubelet asks the apiserver with a SubjectAccessReview for the
-// node subresource a path maps to (pkg/kubelet/server/auth.go: nodes/stats
-// for /stats/, nodes/metrics for /metrics/, nodes/proxy for exec, attach,
-// port-forward and containerLogs) and RBAC answers: kubeadm binds the
-// apiserver's kubelet-client identity (group kubeadm:cluster-admins) to
-// cluster-admin. kplane has no RBAC yet, so the kubelet decides by the
-// certificate's groups directly: the apiserver's kubelet-client identity and
-// system:masters may, any other certificate the CA signed may not, and is
-// told so in upstream's words.
+//  1. Authenticate. A client certificate the cluster CA signed names the
+//     user (CN) and groups (O) — the apiserver's kube-apiserver-kubelet-client,
+//     metrics-server's. Otherwise a bearer token is checked with a
+//     TokenReview (upstream's --authentication-token-webhook). Neither: 401.
+//  2. Authorize. The call becomes a question about the node object —
+//     verb from the HTTP method, subresource from the path
+//     (authz_attributes.go), name = the node — and the apiserver answers it
+//     with a SubjectAccessReview (authz_review.go), so RBAC decides: kubeadm
+//     binds kube-apiserver-kubelet-client to system:kubelet-api-admin
+//     (nodes/proxy, stats, log, spec, metrics), and metrics-server's
+//     system:metrics-server role grants nodes/metrics get. A "no" is 403
+//     in upstream's words, a review that fails 500.
 
 import (
 	"fmt"
 	"net/http"
-	"slices"
-	"strings"
 
+	"kplane/pkg/api"
 	"kplane/pkg/auth"
-	"kplane/pkg/pki"
 )
 
-// authorize lets through the requests of callers that may use the
-// kubelet's API, and answers the others 403 Forbidden.
-func authorize(next http.Handler) http.Handler {
+// TokenAuthenticator names the holder of a request's bearer token, false
+// when it has none or the apiserver does not know it; pkg/debug's
+// TokenReviewAuthenticator is one.
+type TokenAuthenticator func(r *http.Request) (user string, groups []string, ok bool)
+
+// caller is who made a request.
+type caller struct {
+	name   string
+	groups []string
+}
+
+// authenticate names the caller: its client certificate's subject, else its
+// bearer token's holder.
+func (s *Server) authenticate(r *http.Request) (caller, bool) {
+	if r.TLS != nil && len(r.TLS.PeerCertificates) > 0 {
+		// TLS has verified the chain to the cluster CA already.
+		subject := r.TLS.PeerCertificates[0].Subject
+		return caller{name: subject.CommonName, groups: withAuthenticated(subject.Organization)}, true
+	}
+	if s.opts.Tokens != nil {
+		if name, groups, ok := s.opts.Tokens(r); ok {
+			return caller{name: name, groups: withAuthenticated(groups)}, true
+		}
+	}
+	return caller{}, false
+}
+
+// withAuthenticated adds system:authenticated, which every authenticated
+// user has, as upstream's authenticators add it.
+func withAuthenticated(groups []string) []string {
+	for _, g := range groups {
+		if g == auth.AuthenticatedGroup {
+			return groups
+		}
+	}
+	return append(append([]string(nil), groups...), auth.AuthenticatedGroup)
+}
+
+// authorize lets through the calls the apiserver allows, answering the
+// others as upstream's kubelet does: 401 without credentials, 403
+// "Forbidden (user=…, verb=…, resource=nodes, subresource=…)" when denied,
+// 500 "Authorization error (…)" when the apiserver could not be asked.
+func (s *Server) authorize(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path == "/healthz" || mayUseKubeletAPI(r) || mayReadMetrics(r) {
-			next.ServeHTTP(w, r)
+		who, ok := s.authenticate(r)
+		if !ok {
+			http.Error(w, "Unauthorized", http.StatusUnauthorized)
 			return
 		}
-		verb := "get"
-		if r.Method == http.MethodPost {
-			verb = "create"
+		req := nodeRequest{verb: apiVerb(r.Method), subresource: nodeSubresource(r.URL.Path), name: s.nodeFor(r), path: r.URL.Path}
+		spec := api.SubjectAccessReviewSpec{
+			User:   who.name,
+			Groups: who.groups,
+			ResourceAttributes: &api.ResourceAttributes{
+				Verb: req.verb, Version: "v1", Resource: "nodes", Subresource: req.subresource, Name: req.name,
+			},
 		}
-		http.Error(w, fmt.Sprintf("Forbidden (user=%s, verb=%s, resource=nodes, subresource=%s)", clientName(r), verb, nodeSubresource(r.URL.Path)),
-			http.StatusForbidden)
+		allowed, reason, err := s.reviews.allowed(r.Context(), spec)
+		what := fmt.Sprintf("user=%s, verb=%s, resource=nodes, subresource=%s", who.name, req.verb, req.subresource)
+		switch {
+		case err != nil:
+			s.log.Error("kubelet API authorization failed", "user", who.name, "verb", req.verb, "subresource", req.subresource, "err", err)
+			http.Error(w, fmt.Sprintf("Authorization error (%s)", what), http.StatusInternalServerError)
+		case !allowed:
+			s.log.Debug("kubelet API call forbidden", "user", who.name, "verb", req.verb, "subresource", req.subresource, "node", req.name, "reason", reason)
+			http.Error(w, fmt.Sprintf("Forbidden (%s)", what), http.StatusForbidden)
+		default:
+			next.ServeHTTP(w, r)
+		}
 	})
 }
 
-// nodeSubresource is the node subresource upstream's kubelet authorizes a
-// path as: stats for /stats/…, metrics for /metrics/…, proxy for the rest.
-func nodeSubresource(path string) string {
-	switch {
-	case path == "/stats" || strings.HasPrefix(path, "/stats/"):
-		return "stats"
-	case path == "/metrics" || strings.HasPrefix(path, "/metrics/"):
-		return "metrics"
+// nodeFor is the node a call is about: the pod's node for a path that
+// names a pod, else the node named in the Host header when the process
+// runs it (hollow nodes share one server, see stats.go), else the
+// server's own node.
+func (s *Server) nodeFor(r *http.Request) string {
+	if namespace, name, ok := podPath(r.URL.Path); ok {
+		if pods := s.podLookup(); pods != nil {
+			if pod, _, err := pods(namespace, name); err == nil && pod.Spec.NodeName != "" {
+				return pod.Spec.NodeName
+			}
+		}
 	}
-	return "proxy"
-}
-
-// mayUseKubeletAPI reports whether the caller's certificate names a group
-// allowed to use the kubelet's API.
-func mayUseKubeletAPI(r *http.Request) bool {
-	if r.TLS == nil || len(r.TLS.PeerCertificates) == 0 {
-		return false
+	host := requestNode(r)
+	for _, n := range s.opts.NodeNames {
+		if n == host {
+			return host
+		}
 	}
-	groups := r.TLS.PeerCertificates[0].Subject.Organization
-	return slices.Contains(groups, pki.KubeletClientOrganization) || slices.Contains(groups, auth.MastersGroup)
+	if len(s.opts.NodeNames) > 0 {
+		return s.opts.NodeNames[0]
+	}
+	return s.opts.NodeName
 }

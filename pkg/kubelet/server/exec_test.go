@@ -103,7 +103,7 @@ func startExecServer(t testing.TB) string {
 		t.Fatal(err)
 	}
 	s, err := New(Options{ClientCAPEM: pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: ca.Certificate[0]}),
-		Logger: slog.New(slog.DiscardHandler)})
+		Reviewer: &bootstrapPolicyReviewer{}, Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {
 		t.Fatal(err)
 	}

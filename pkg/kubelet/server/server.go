@@ -8,12 +8,13 @@
 // exec, attach, port-forward, and the resource usage metrics-server
 // scrapes) on port 10250.
 //
-// Who may call: like upstream's kubelet with --client-ca-file, the server
-// requires a TLS client certificate signed by the cluster CA. The apiserver
-// presents its apiserver-kubelet-client certificate (see pkg/pki). Then
-// the caller is authorized (authz.go): upstream asks the apiserver with a
-// SubjectAccessReview; kplane, without RBAC yet, admits the kubelet-client
-// identity's group and system:masters only.
+// Who may call: like upstream's kubelet with --client-ca-file and
+// --authentication-token-webhook, the caller presents a TLS client
+// certificate signed by the cluster CA (the apiserver presents its
+// apiserver-kubelet-client certificate, see pkg/pki) or a bearer token the
+// apiserver vouches for. Then the call is authorized (authz.go) by asking
+// the apiserver with a SubjectAccessReview about the node's subresource,
+// as upstream's --authorization-mode=Webhook does.
 //
 // Its own identity: a self-signed serving certificate made in memory at
 // start, as a kubelet without --tls-cert-file makes one. Nobody can verify
@@ -21,7 +22,9 @@
 // certificates unless given --kubelet-certificate-authority, and kplane's
 // apiserver does not either.
 //
-// Files: server.go (options, start), authz.go (who may call), logs.go (the
+// Files: server.go (options, start), authz.go (who may call),
+// authz_attributes.go (a call as a question about the node),
+// authz_review.go (the SubjectAccessReview and its cache), logs.go (the
 // /containerLogs handler), exec.go (/exec and /attach), portforward.go
 // (/portForward), stats.go (/stats/summary and /metrics/resource), cert.go
 // (the self-signed certificate).
@@ -41,6 +44,7 @@ import (
 	"time"
 
 	"kplane/pkg/api"
+	"kplane/pkg/clock"
 	"kplane/pkg/kubelet/runtime"
 	"kplane/pkg/kubelet/stats"
 )
@@ -118,6 +122,17 @@ type Options struct {
 	ClientCAPEM []byte
 	// NodeName names the node(s) in the serving certificate; optional.
 	NodeName string
+	// NodeNames are the nodes the process runs, which calls are
+	// authorized against (see nodeFor); empty means NodeName.
+	NodeNames []string
+	// Reviewer answers the SubjectAccessReviews that authorize each call:
+	// the apiserver (APIServerReviewer). Required.
+	Reviewer AccessReviewer
+	// Tokens authenticates callers without a client certificate by their
+	// bearer token; nil accepts certificates only.
+	Tokens TokenAuthenticator
+	// Clock times the authorization cache; nil means the real clock.
+	Clock clock.Clock
 	// Lookup finds containers; it may also be set later with SetLookup.
 	Lookup ContainerLookup
 	// Pods finds pods and their runtime, for port-forward; it may also be
@@ -147,6 +162,9 @@ func (o Options) Validate() error {
 	if len(o.ClientCAPEM) == 0 {
 		errs = append(errs, errors.New("kubelet server needs the cluster CA to authenticate clients"))
 	}
+	if o.Reviewer == nil {
+		errs = append(errs, errors.New("kubelet server needs a SubjectAccessReview client to authorize calls"))
+	}
 	return errors.Join(errs...)
 }
 
@@ -155,6 +173,7 @@ type Server struct {
 	opts      Options
 	log       *slog.Logger
 	clientCAs *x509.CertPool
+	reviews   *reviewCache
 
 	mu        sync.RWMutex
 	lookup    ContainerLookup
@@ -179,7 +198,7 @@ func New(opts Options) (*Server, error) {
 		log = slog.Default()
 	}
 	return &Server{opts: opts, log: log.With("component", "kubelet-server"), clientCAs: pool, lookup: opts.Lookup, pods: opts.Pods,
-		summaries: opts.Summaries}, nil
+		summaries: opts.Summaries, reviews: newReviewCache(opts.Reviewer, opts.Clock)}, nil
 }
 
 // SetLookup sets (or replaces) how the server finds containers, for a
@@ -241,12 +260,14 @@ func (s *Server) Start(ctx context.Context) (port int, err error) {
 		return 0, fmt.Errorf("kubelet server: listen: %w", err)
 	}
 	srv := &http.Server{
-		Handler: authorize(s.Handler()),
+		Handler: s.authorize(s.Handler()),
 		TLSConfig: &tls.Config{
 			Certificates: []tls.Certificate{cert},
-			ClientAuth:   tls.RequireAndVerifyClientCert,
-			ClientCAs:    s.clientCAs,
-			MinVersion:   tls.VersionTLS12,
+			// A certificate, if given, must chain to the cluster CA; a
+			// caller without one may still bring a bearer token.
+			ClientAuth: tls.VerifyClientCertIfGiven,
+			ClientCAs:  s.clientCAs,
+			MinVersion: tls.VersionTLS12,
 		},
 		ReadHeaderTimeout: 10 * time.Second,
 		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelDebug),
@@ -270,13 +291,18 @@ func (s *Server) Start(ctx context.Context) (port int, err error) {
 
 // StartServer starts the kubelet's server on a free port of 127.0.0.1,
 // trusting clients whose certificates clientCAPEM's CA signed (the cluster
-// CA from the kubelet's kubeconfig), finding containers and pods in
+// CA from the kubelet's kubeconfig) or whose tokens tokens accepts,
+// authorizing calls with reviewer, finding containers and pods in
 // backend. It serves until ctx ends and returns the port for
 // node.status.daemonEndpoints.kubeletEndpoint.Port: the whole job of a
 // kubelet's server hook.
-func StartServer(ctx context.Context, clientCAPEM []byte, backend Backend, logger *slog.Logger) (int32, error) {
+func StartServer(ctx context.Context, clientCAPEM []byte, reviewer AccessReviewer, tokens TokenAuthenticator, backend Backend, logger *slog.Logger) (int32, error) {
 	opts := DefaultOptions()
 	opts.ClientCAPEM, opts.Lookup, opts.Pods, opts.Summaries, opts.Logger = clientCAPEM, backend.FindContainer, backend.FindPod, backend.Summary, logger
+	opts.Reviewer, opts.Tokens = reviewer, tokens
+	if named, ok := backend.(interface{ NodeNames() []string }); ok {
+		opts.NodeNames = named.NodeNames()
+	}
 	s, err := New(opts)
 	if err != nil {
 		return 0, err

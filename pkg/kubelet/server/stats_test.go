@@ -227,7 +227,7 @@ func hollowNodeSummary() *stats.Summary {
 // hollow node with 110 pods: what every scrape of metrics-server costs a
 // kubelet, once per node per metric resolution.
 func BenchmarkResourceMetrics110Pods(b *testing.B) {
-	s, err := New(Options{ClientCAPEM: testBundle(b).CACertPEM})
+	s, err := New(Options{ClientCAPEM: testBundle(b).CACertPEM, Reviewer: &bootstrapPolicyReviewer{}})
 	if err != nil {
 		b.Fatal(err)
 	}

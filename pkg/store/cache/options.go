@@ -39,6 +39,12 @@ type Options struct {
 	// goes to: the apiserver's debug journal records the fan-out with it.
 	// It runs in the cache's Run goroutine, so it must be quick.
 	OnDispatch func(ev Event, watchers int)
+	// Index, when set, files every object under the value it returns (a
+	// pod under its spec.nodeName; "" files nothing), so that ByIndex
+	// finds the objects with one value without scanning them all
+	// (index.go). It is called with the Decoder's objects, under the
+	// cache's lock, so it must be quick.
+	Index func(obj any) string
 }
 
 // Defaults; see the field comments on Options for the reasons.

@@ -96,6 +96,7 @@ func (c *Cache) listAndReplace(ctx context.Context) error {
 
 	c.mu.Lock()
 	c.snapshot = newSnapshot(entries)
+	c.snapshot.buildIndex(c.opts.Index)
 	c.history.reset(list.Revision)
 	gone := fmt.Errorf("watch cache of %s re-listed at revision %d: %w", c.prefix, list.Revision, store.ErrGone)
 	for id, w := range c.watchers {

@@ -19,6 +19,8 @@ import (
 // off only at far larger sizes.
 type snapshot struct {
 	entries []Entry
+	// index, when the cache has one, files entries by Options.Index (index.go).
+	index *objectIndex
 }
 
 // newSnapshot builds a snapshot from entries (a store list is already in key
@@ -53,9 +55,16 @@ func (s *snapshot) put(e Entry) (prev Entry, existed bool) {
 	if found {
 		prev = s.entries[i]
 		s.entries[i] = e
+		if s.index != nil {
+			s.index.remove(prev)
+			s.index.add(e)
+		}
 		return prev, true
 	}
 	s.entries = slices.Insert(s.entries, i, e)
+	if s.index != nil {
+		s.index.add(e)
+	}
 	return Entry{}, false
 }
 
@@ -67,6 +76,9 @@ func (s *snapshot) remove(key string) (prev Entry, existed bool) {
 	}
 	prev = s.entries[i]
 	s.entries = slices.Delete(s.entries, i, i+1)
+	if s.index != nil {
+		s.index.remove(prev)
+	}
 	return prev, true
 }
 

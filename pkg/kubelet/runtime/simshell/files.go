@@ -4,9 +4,11 @@ package simshell
 // directories of a small Linux image, the files the kubelet manages in
 // every container (/etc/hosts, /etc/resolv.conf, /etc/hostname), and the
 // pod's volumes at their mount paths — a ConfigMap or Secret volume holds
-// its keys as files, read from the API when the session starts; other
-// volumes (emptyDir, a PVC, the service-account token) look empty, since
-// nothing simulated ever wrote to them.
+// its keys as files, read from the API when the session starts, and a
+// projected volume its sources' files (pkg/kubelet/projected), the
+// ServiceAccount token among them when the cluster view issues tokens
+// (the kubelet's token manager); other volumes (emptyDir, a PVC) look
+// empty, since nothing simulated ever wrote to them.
 
 import (
 	"context"
@@ -17,6 +19,7 @@ import (
 
 	"kplane/pkg/api"
 	"kplane/pkg/kubelet/podfiles"
+	"kplane/pkg/kubelet/projected"
 )
 
 // imageDirs are the directories every simulated image has.
@@ -114,6 +117,13 @@ func volumeFiles(ctx context.Context, cluster Cluster, pod *api.Pod, volume stri
 	switch {
 	case src == nil:
 		return nil
+	case src.Projected != nil:
+		tokens, _ := cluster.(projected.TokenSource)
+		files, err := projected.Files(ctx, pod, src.Projected, cluster, tokens)
+		if err != nil {
+			return nil // as a volume that could not be set up: nothing in it
+		}
+		return files
 	case src.ConfigMap != nil:
 		cm, err := cluster.GetConfigMap(ctx, pod.Namespace, src.ConfigMap.Name)
 		if err != nil || cm == nil {

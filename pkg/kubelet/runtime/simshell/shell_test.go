@@ -1,7 +1,9 @@
 package simshell
 
 import (
+	"context"
 	"errors"
+	"fmt"
 	"io"
 	"strings"
 	"testing"
@@ -157,5 +159,43 @@ func TestVolumeFiles(t *testing.T) {
 	r := script(t, env, "ls /etc/web; cat /etc/web/mode; ls /cache; ls / | grep cache")
 	if r.stdout != "mode\nport\nfast\ncache\n" || r.code != 0 {
 		t.Errorf("stdout %q stderr %q code %d", r.stdout, r.stderr, r.code)
+	}
+}
+
+// tokenCluster is a fakeCluster whose view also issues pod tokens, as the
+// kubelet's token manager does.
+type tokenCluster struct{ fakeCluster }
+
+func (tokenCluster) PodToken(_ context.Context, pod *api.Pod, audience string, expirationSeconds int64) (string, error) {
+	return fmt.Sprintf("jwt-of-%s/%s-%d", pod.Namespace, pod.Name, expirationSeconds), nil
+}
+
+// TestServiceAccountTokenFiles: the kube-api-access volume shows its
+// token, CA and namespace where in-cluster clients look for them.
+func TestServiceAccountTokenFiles(t *testing.T) {
+	env := testEnv()
+	expiration := int64(3607)
+	env.Pod.Spec.Volumes = []api.Volume{{Name: "kube-api-access-x7k2p", VolumeSource: api.VolumeSource{Projected: &api.ProjectedVolumeSource{
+		Sources: []api.VolumeProjection{
+			{ServiceAccountToken: &api.ServiceAccountTokenProjection{ExpirationSeconds: &expiration, Path: "token"}},
+			{ConfigMap: &api.ConfigMapProjection{LocalObjectReference: api.LocalObjectReference{Name: "kube-root-ca.crt"},
+				Items: []api.KeyToPath{{Key: "ca.crt", Path: "ca.crt"}}}},
+			{DownwardAPI: &api.DownwardAPIProjection{Items: []api.DownwardAPIVolumeFile{{Path: "namespace",
+				FieldRef: &api.ObjectFieldSelector{APIVersion: "v1", FieldPath: "metadata.namespace"}}}}},
+		}}}}}
+	env.Container.VolumeMounts = []api.VolumeMount{{Name: "kube-api-access-x7k2p", MountPath: "/var/run/secrets/kubernetes.io/serviceaccount", ReadOnly: true}}
+	env.Cluster = &tokenCluster{fakeCluster{configMaps: []*api.ConfigMap{{ObjectMeta: api.ObjectMeta{Name: "kube-root-ca.crt", Namespace: "default"},
+		Data: map[string]string{"ca.crt": "CA PEM\n"}}}}}
+	r := script(t, env, "cd /var/run/secrets/kubernetes.io/serviceaccount; ls; cat token; echo; cat namespace; echo; cat ca.crt")
+	want := "ca.crt\nnamespace\ntoken\njwt-of-default/nginx-ss-0-3607\ndefault\nCA PEM\n"
+	if r.stdout != want || r.code != 0 {
+		t.Errorf("stdout %q stderr %q code %d, want %q", r.stdout, r.stderr, r.code, want)
+	}
+
+	// Without a token issuer (a cluster view that cannot) the token is absent.
+	env.Cluster = &fakeCluster{configMaps: []*api.ConfigMap{{ObjectMeta: api.ObjectMeta{Name: "kube-root-ca.crt", Namespace: "default"},
+		Data: map[string]string{"ca.crt": "CA PEM\n"}}}}
+	if r := script(t, env, "cat /var/run/secrets/kubernetes.io/serviceaccount/token"); r.code == 0 {
+		t.Errorf("token without an issuer: %q", r.stdout)
 	}
 }

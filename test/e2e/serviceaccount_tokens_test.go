@@ -1,0 +1,48 @@
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"kplane/pkg/client"
+	"kplane/test/framework"
+)
+
+// TestServiceAccountTokens, on a `ctl up` cluster with real kubectl:
+//   - `kubectl create token default` (for the default ServiceAccount the
+//     serviceaccount controller made) prints a JWT;
+//   - a hand-made Secret of type kubernetes.io/service-account-token is
+//     filled by the controller-manager's serviceaccount-token controller
+//     (which `ctl up` gives the apiserver's signing key): token, ca.crt,
+//     namespace.
+func TestServiceAccountTokens(t *testing.T) {
+	t.Parallel()
+	c := startControllersCluster(t, 1)
+	ctx := context.Background()
+	framework.Eventually(t, 30*time.Second, func() (bool, string) {
+		_, err := c.Client(t).ServiceAccounts("default").Get(ctx, "default", client.GetOptions{})
+		return err == nil, fmt.Sprintf("serviceaccount default/default: %v", err)
+	})
+	token := strings.TrimSpace(c.MustKubectl(t, "create", "token", "default"))
+	if strings.Count(token, ".") != 2 || !strings.HasPrefix(token, "eyJ") {
+		t.Fatalf("kubectl create token printed %q, want a JWT", token)
+	}
+
+	c.MustKubectl(t, "create", "serviceaccount", "build-robot")
+	applyYAML(t, c, `apiVersion: v1
+kind: Secret
+metadata:
+  name: build-robot-token
+  annotations:
+    kubernetes.io/service-account.name: build-robot
+type: kubernetes.io/service-account-token
+`)
+	out := waitKubectl(t, c, 30*time.Second, func(out string) bool { return strings.Contains(out, "kubernetes.io/service-account-token   3 ") },
+		"get", "secret", "build-robot-token")
+	if !strings.HasPrefix(out, "NAME") {
+		t.Errorf("kubectl get secret = %q", out)
+	}
+}
