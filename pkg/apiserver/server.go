@@ -159,7 +159,7 @@ func DefaultOptions() Options {
 		CompactionInterval:  5 * time.Minute,
 		MaxRequestBodyBytes: 3 << 20,
 		DebugComponent:      "apiserver",
-		AuthorizationModes:  []string{AuthorizationModeAlwaysAllow},
+		AuthorizationModes:  []string{AuthorizationModeNode, AuthorizationModeRBAC},
 
 		ServiceAccountExtendTokenExpiration: true,
 		// Upstream's defaults (staging/src/k8s.io/apiserver/pkg/server/options/server_run_options.go).

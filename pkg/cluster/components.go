@@ -177,14 +177,15 @@ func planComponents(o Options) ([]component, error) {
 			// hostpath provisioner, kind's local-path provisioner in
 			// kplane, keeps its volumes in the data dir, so they stay with
 			// the cluster's etcd data across `ctl down` and `ctl up`.
-			// Each controller acts as its own kube-system ServiceAccount,
-			// as kubeadm runs kube-controller-manager.
 			args: []string{bin(controllerManagerBinary), "--kubeconfig", l.kubeconfig(name), "--leader-elect", "--bind-address", "127.0.0.1:0",
-				"--use-service-account-credentials",
 				"--controllers", "*,hostpath-provisioner", "--hostpath-volumes-dir", l.volumesDir(),
 				// The apiserver's ServiceAccount signing key, made at its
 				// first start, for the serviceaccount-token controller.
-				"--service-account-private-key-file", filepath.Join(l.pkiDir(), serviceaccount.PrivateKeyFile)},
+				"--service-account-private-key-file", filepath.Join(l.pkiDir(), serviceaccount.PrivateKeyFile),
+				// Each controller acts as its own kube-system
+				// ServiceAccount, with exactly its system:controller:*
+				// role's rights, as kubeadm runs it.
+				"--use-service-account-credentials"},
 		})
 	}
 	// The cluster add-ons and per-node agents a real cluster runs beside

@@ -85,9 +85,9 @@ func TestEveryControllerServiceAccountIsBound(t *testing.T) {
 	}
 	for _, d := range controllermanager.Controllers() {
 		if d.ServiceAccount == "" {
-			// Upstream runs the token controller on the manager's own
-			// credentials (its root client builder): it makes the tokens
-			// the others would use.
+			// Upstream runs the serviceaccount-token controller with the
+			// manager's own credentials: it makes the tokens the others
+			// would need first. Every other controller has an account.
 			if d.Name != "serviceaccount-token" {
 				t.Errorf("controller %s has no ServiceAccount", d.Name)
 			}
