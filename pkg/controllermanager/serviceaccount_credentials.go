@@ -83,7 +83,14 @@ func (s *serviceAccountTokenSource) Token(ctx context.Context) (string, error) {
 		return "", err
 	}
 	lifetime := expires.Sub(now)
-	s.token, s.expiresAt = token, expires
+	if lifetime <= 0 {
+		// The apiserver's clock is ahead of ours (on the cluster clock,
+		// one of them saw `ctl time advance` first): it issued the hour
+		// asked for, so count that hour from our now rather than asking
+		// again at every request.
+		lifetime = ServiceAccountTokenExpiration
+	}
+	s.token, s.expiresAt = token, now.Add(lifetime)
 	s.refreshAt = now.Add(time.Duration(float64(lifetime) * serviceAccountTokenRefreshFraction))
 	s.log.Debug("controller token issued", "expires", expires, "refreshAt", s.refreshAt)
 	return token, nil

@@ -23,7 +23,8 @@ import (
 // "<account>-<n>" tokens valid for the requested time on clk), plus one
 // endpoint that records the bearer token it is called with.
 type fakeTokenAPI struct {
-	clk *clock.Fake
+	clk  *clock.Fake
+	skew time.Duration // the server's clock minus clk
 
 	mu       sync.Mutex
 	accounts map[string]bool
@@ -71,7 +72,7 @@ func (f *fakeTokenAPI) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		f.issued[name]++
 		req.Status.Token = fmt.Sprintf("%s-%d", name, f.issued[name])
-		req.Status.ExpirationTimestamp = api.Time{Time: f.clk.Now().Add(time.Duration(*req.Spec.ExpirationSeconds) * time.Second)}
+		req.Status.ExpirationTimestamp = api.Time{Time: f.clk.Now().Add(f.skew + time.Duration(*req.Spec.ExpirationSeconds)*time.Second)}
 		w.Header().Set("Content-Type", "application/json")
 		w.WriteHeader(http.StatusCreated)
 		_ = json.NewEncoder(w).Encode(req)
@@ -167,5 +168,19 @@ func TestServiceAccountTokenKeptThroughFailedRenewal(t *testing.T) {
 	f.mu.Unlock()
 	if tok, err := source.Token(ctx); err == nil {
 		t.Fatalf("expired token with a failed renewal = %q, want an error", tok)
+	}
+}
+
+// A token whose expiry is already past by the manager's clock (the
+// apiserver's clock is behind: the cluster clock moved for one of them
+// first) is used for the hour asked for, not requested anew every time.
+func TestServiceAccountTokenWithSkewedClocks(t *testing.T) {
+	clk := clock.NewFake(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+	f := &fakeTokenAPI{clk: clk, skew: -2 * time.Hour, accounts: map[string]bool{"job-controller": true}, issued: map[string]int{}}
+	source := newServiceAccountTokenSource(startFakeTokenAPI(t, f), "job-controller", clk, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	for range 3 {
+		if tok, err := source.Token(context.Background()); err != nil || tok != "job-controller-1" {
+			t.Fatalf("token = %q, %v; want job-controller-1 reused", tok, err)
+		}
 	}
 }

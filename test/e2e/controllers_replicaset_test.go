@@ -1,11 +1,15 @@
 package e2e
 
 import (
+	"encoding/json"
+	"os"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
 	"testing"
 
+	"kplane/pkg/audit"
 	"kplane/test/framework"
 )
 
@@ -77,6 +81,37 @@ func TestControllersReplicaSetKeepsItsPods(t *testing.T) {
 	if got := strings.TrimSpace(c.MustKubectl(t, "get", "pods", "-l", "replicaset=debug", "-o", "name")); got != "pod/"+released {
 		t.Errorf("pods labelled replicaset=debug = %q, want only pod/%s", got, released)
 	}
+
+	// 4. The controller acted as its own ServiceAccount
+	// (--use-service-account-credentials): the apiserver's audit log shows
+	// the pods created by system:serviceaccount:kube-system:replicaset-controller.
+	if creator := podCreators(t, filepath.Join(c.Dir, "logs", "audit.log")); !slices.Equal(creator, []string{"system:serviceaccount:kube-system:replicaset-controller"}) {
+		t.Errorf("pods in default were created by %v, want only the replicaset-controller ServiceAccount", creator)
+	}
+}
+
+// podCreators reads an audit log and returns who created pods in default,
+// sorted and without repeats.
+func podCreators(t *testing.T, path string) []string {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("read the audit log: %v", err)
+	}
+	var users []string
+	for _, line := range strings.Split(string(data), "\n") {
+		var e audit.Event
+		if line == "" || json.Unmarshal([]byte(line), &e) != nil {
+			continue
+		}
+		if e.Verb == "create" && e.Stage == audit.StageResponseComplete && e.ObjectRef != nil &&
+			e.ObjectRef.Resource == "pods" && e.ObjectRef.Subresource == "" && e.ObjectRef.Namespace == "default" &&
+			e.ResponseStatus != nil && e.ResponseStatus.Code == 201 && !slices.Contains(users, e.User.Username) {
+			users = append(users, e.User.Username)
+		}
+	}
+	slices.Sort(users)
+	return users
 }
 
 // waitRunningPodsWithout waits for exactly n Running pods matching selector

@@ -49,6 +49,10 @@ func ClusterRoleBindings() []api.ClusterRoleBinding {
 		clusterRoleBinding("system:kube-dns", serviceAccountSubject("kube-system", "kube-dns")),
 		clusterRoleBinding("system:kube-scheduler", userSubject(auth.SchedulerUserName)),
 		clusterRoleBinding("system:volume-scheduler", userSubject(auth.SchedulerUserName)),
+		// Upstream keeps this binding without subjects since the Node
+		// authorizer took over (1.7): reconciliation only adds subjects,
+		// so it never gives the old system:nodes subject back.
+		clusterRoleBinding(SystemNodeRoleName),
 		// Every ServiceAccount may read the OIDC discovery documents of
 		// the issuer that signed its own token.
 		clusterRoleBinding("system:service-account-issuer-discovery", groupSubject(AllServiceAccountsGroup)),
@@ -136,6 +140,9 @@ func userFacingRoles() []api.ClusterRole {
 // components and of the delegating servers.
 func componentRoles() []api.ClusterRole {
 	return []api.ClusterRole{
+		// What every kubelet may do (node_rules.go); the Node authorizer
+		// applies these rules, narrowed to the kubelet's own objects.
+		clusterRole(SystemNodeRoleName, nil, NodeRules()...),
 		// heapster's role, kept because upstream still ships it.
 		clusterRole("system:heapster", nil,
 			rule(Read...).groups(legacyGroup).resources("events", "pods", "nodes", "namespaces").build(),
