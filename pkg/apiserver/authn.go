@@ -38,7 +38,12 @@ func (s *Server) authenticator() auth.Chain {
 // --api-audiences, which defaults to the ServiceAccount issuer). A
 // bearer token must be meant for one of them; a static token is taken to
 // be meant for all of them.
-func (s *Server) apiAudiences() []string { return []string{auth.DefaultAPIAudience} }
+func (s *Server) apiAudiences() []string {
+	if s.serviceAccounts != nil {
+		return s.serviceAccounts.audiences
+	}
+	return []string{auth.DefaultAPIAudience}
+}
 
 // authenticatorFunc lets a function serve as an auth.RequestAuthenticator.
 type authenticatorFunc func(r *http.Request) (auth.User, bool, error)

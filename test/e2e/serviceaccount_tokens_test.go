@@ -3,6 +3,7 @@ package e2e
 import (
 	"context"
 	"fmt"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -13,7 +14,8 @@ import (
 
 // TestServiceAccountTokens, on a `ctl up` cluster with real kubectl:
 //   - `kubectl create token default` (for the default ServiceAccount the
-//     serviceaccount controller made) prints a JWT;
+//     serviceaccount controller made) prints a JWT, and
+//     `kubectl --token <it> auth whoami` names the ServiceAccount;
 //   - a hand-made Secret of type kubernetes.io/service-account-token is
 //     filled by the controller-manager's serviceaccount-token controller
 //     (which `ctl up` gives the apiserver's signing key): token, ca.crt,
@@ -30,6 +32,12 @@ func TestServiceAccountTokens(t *testing.T) {
 	if strings.Count(token, ".") != 2 || !strings.HasPrefix(token, "eyJ") {
 		t.Fatalf("kubectl create token printed %q, want a JWT", token)
 	}
+	// The issue's "Done when" 3: the token authenticates as the account.
+	out := c.MustKubectl(t, "--token", token, "auth", "whoami")
+	if !regexp.MustCompile(`(?m)^Username\s+system:serviceaccount:default:default$`).MatchString(out) ||
+		!strings.Contains(out, "system:serviceaccounts:default") {
+		t.Errorf("kubectl --token <token> auth whoami:\n%s", out)
+	}
 
 	c.MustKubectl(t, "create", "serviceaccount", "build-robot")
 	applyYAML(t, c, `apiVersion: v1
@@ -40,7 +48,7 @@ metadata:
     kubernetes.io/service-account.name: build-robot
 type: kubernetes.io/service-account-token
 `)
-	out := waitKubectl(t, c, 30*time.Second, func(out string) bool { return strings.Contains(out, "kubernetes.io/service-account-token   3 ") },
+	out = waitKubectl(t, c, 30*time.Second, func(out string) bool { return strings.Contains(out, "kubernetes.io/service-account-token   3 ") },
 		"get", "secret", "build-robot-token")
 	if !strings.HasPrefix(out, "NAME") {
 		t.Errorf("kubectl get secret = %q", out)
