@@ -88,6 +88,9 @@ func startManagerWith(t *testing.T, kubeconfigPath, identity string, configure f
 	opts.LeaderElect = true
 	opts.LeaseDuration, opts.RenewDeadline, opts.RetryPeriod = 4*time.Second, 2*time.Second, 200*time.Millisecond
 	opts.Identity = identity
+	// As ctl up runs it: each controller acts as its own ServiceAccount,
+	// which the apiserver's bootstrap RBAC policy grants its rights.
+	opts.UseServiceAccountCredentials = true
 	if configure != nil {
 		configure(&opts)
 	}
