@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"context"
+	"encoding/base64"
 	"fmt"
 	"regexp"
 	"strings"
@@ -12,17 +13,16 @@ import (
 	"kplane/test/framework"
 )
 
-// TestServiceAccountTokens, on a `ctl up` cluster with real kubectl:
+// serviceAccountTokens checks, on a `ctl up` cluster with real kubectl
+// (TestSimulatedShell's, shared to save a cluster start):
 //   - `kubectl create token default` (for the default ServiceAccount the
 //     serviceaccount controller made) prints a JWT, and
 //     `kubectl --token <it> auth whoami` names the ServiceAccount;
 //   - a hand-made Secret of type kubernetes.io/service-account-token is
 //     filled by the controller-manager's serviceaccount-token controller
 //     (which `ctl up` gives the apiserver's signing key): token, ca.crt,
-//     namespace.
-func TestServiceAccountTokens(t *testing.T) {
-	t.Parallel()
-	c := startControllersCluster(t, 1)
+//     namespace; its token authenticates as that ServiceAccount.
+func serviceAccountTokens(t *testing.T, c *framework.LocalCluster) {
 	ctx := context.Background()
 	framework.Eventually(t, 30*time.Second, func() (bool, string) {
 		_, err := c.Client(t).ServiceAccounts("default").Get(ctx, "default", client.GetOptions{})
@@ -52,5 +52,15 @@ type: kubernetes.io/service-account-token
 		"get", "secret", "build-robot-token")
 	if !strings.HasPrefix(out, "NAME") {
 		t.Errorf("kubectl get secret = %q", out)
+	}
+	// Its token authenticates as build-robot.
+	encoded := c.MustKubectl(t, "get", "secret", "build-robot-token", "-o", "jsonpath={.data.token}")
+	legacy, err := base64.StdEncoding.DecodeString(encoded)
+	if err != nil {
+		t.Fatalf("decode the Secret's token %q: %v", encoded, err)
+	}
+	out = c.MustKubectl(t, "--token", string(legacy), "auth", "whoami", "-o", "jsonpath={.status.userInfo.username}")
+	if out != "system:serviceaccount:default:build-robot" {
+		t.Errorf("kubectl --token <legacy token> auth whoami = %q", out)
 	}
 }
