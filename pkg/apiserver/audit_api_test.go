@@ -226,3 +226,33 @@ func TestAuditLogRecordsRequestsAtThePolicysLevels(t *testing.T) {
 			fmt.Sprintf("watch's stages: %v", got)
 	})
 }
+
+// TestAuditLogRecordsForbiddenAndImpersonatedRequests runs with RBAC: a
+// request RBAC refuses is logged with its 403 and the authorizer's
+// decision, and a request made with --as records both the user who
+// authenticated and the one impersonated.
+func TestAuditLogRecordsForbiddenAndImpersonatedRequests(t *testing.T) {
+	s := startAuditedServer(t, func(o *apiserver.Options) {
+		o.AuthorizationModes = []string{apiserver.AuthorizationModeNode, apiserver.AuthorizationModeRBAC}
+	})
+	mallory := s.TokenFor(t, auth.User{Name: "mallory"})
+	forbidden := s.DoWithToken(t, mallory, http.MethodGet, "/api/v1/namespaces/default/secrets", nil)
+	if forbidden.Code != http.StatusForbidden {
+		t.Fatalf("mallory lists secrets: %d %s, want 403", forbidden.Code, forbidden.Body)
+	}
+	events := s.events(t, forbidden.Header.Get("Audit-Id"))
+	if len(events) != 1 || events[0].Stage != audit.StageResponseComplete || events[0].User.Username != "mallory" ||
+		events[0].ResponseStatus.Code != 403 || events[0].ResponseStatus.Reason != "Forbidden" ||
+		events[0].Annotations["authorization.k8s.io/decision"] != "forbid" {
+		t.Errorf("forbidden list's events: %+v", events)
+	}
+
+	// The admin acts as alice (kubectl --as alice): the policy matched the
+	// admin, and the Event says whom they impersonated.
+	impersonated := s.Do(t, http.MethodGet, "/api/v1/namespaces/default/configmaps", nil, "Impersonate-User", "alice")
+	events = s.events(t, impersonated.Header.Get("Audit-Id"))
+	if len(events) != 2 || events[1].User.Username != "kubernetes-admin" || events[1].ImpersonatedUser == nil ||
+		events[1].ImpersonatedUser.Username != "alice" {
+		t.Errorf("impersonated list (%d): events %+v", impersonated.Code, events)
+	}
+}

@@ -320,7 +320,7 @@ func newKubelet(name string, index int, opts *Options, c, network, eventClient *
 	tokens := token.NewManager(token.APIServerRequester{Client: c}, opts.Clock)
 	rtConfig := runtime.Config{NodeName: name, Logger: log, Clock: opts.Clock,
 		NodeIP: opts.NodeIP, ClusterDNS: opts.ClusterDNS, ClusterDomain: opts.ClusterDomain,
-		DNSAddress: opts.DNSAddress, KubeProxyAddress: opts.KubeProxyAddress, Cluster: shellCluster{client: c, network: network, tokens: tokens}}
+		DNSAddress: opts.DNSAddress, KubeProxyAddress: opts.KubeProxyAddress, Cluster: shellCluster{client: c, network: network, tokens: tokens, log: log}}
 	var rt runtime.Runtime
 	var err error
 	if opts.NewRuntime != nil {

@@ -10,6 +10,7 @@ package kubelet
 import (
 	"context"
 	"fmt"
+	"log/slog"
 
 	"kplane/pkg/api"
 	apierrors "kplane/pkg/api/errors"
@@ -26,6 +27,9 @@ import (
 type shellCluster struct {
 	client, network *client.Client
 	tokens          *token.Manager
+	// log receives the token requests that fail, which would otherwise
+	// only show as a missing file in the pod.
+	log *slog.Logger
 }
 
 // GetPod reads a pod, on whatever node it runs.

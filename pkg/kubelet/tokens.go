@@ -17,5 +17,11 @@ func (s shellCluster) PodToken(ctx context.Context, pod *api.Pod, audience strin
 	if s.tokens == nil {
 		return "", errors.New("this kubelet issues no ServiceAccount tokens")
 	}
-	return s.tokens.PodToken(ctx, pod, audience, expirationSeconds)
+	token, err := s.tokens.PodToken(ctx, pod, audience, expirationSeconds)
+	if err != nil && s.log != nil {
+		// Upstream's kubelet reports it as a FailedMount event of the
+		// kube-api-access volume; here a log line says why the file is missing.
+		s.log.Warn("cannot project the pod's ServiceAccount token", "pod", pod.Namespace+"/"+pod.Name, "err", err)
+	}
+	return token, err
 }

@@ -52,7 +52,8 @@ func newLogsHarness(t *testing.T) *logsHarness {
 		t.Fatal(err)
 	}
 	h := &logsHarness{a: a, c: c, rt: rt, runs: map[string][]runtime.Container{}}
-	srv, err := server.New(server.Options{BindAddress: "127.0.0.1", ClientCAPEM: a.CACertPEM(), Lookup: h.lookup, Logger: quiet})
+	srv, err := server.New(server.Options{BindAddress: "127.0.0.1", ClientCAPEM: a.CACertPEM(), Lookup: h.lookup, Logger: quiet,
+		NodeName: "node1", Reviewer: server.APIServerReviewer{Client: c}})
 	if err != nil {
 		t.Fatal(err)
 	}
