@@ -18,7 +18,9 @@ package apiserver
 //     after registering;
 //   - persistentvolumeclaims/status: change only status.capacity and
 //     status.conditions;
-//   - leases: only its own, in kube-node-lease.
+//   - leases: only its own, in kube-node-lease;
+//   - serviceaccounts/token: only tokens bound to a pod running on itself
+//     (nodeRestrictTokenRequest, called by the TokenRequest handler).
 //
 // Only users the Node authorizer recognises as nodes are restricted; every
 // other user passes untouched. The messages are upstream's.
@@ -309,15 +311,12 @@ func nodeRestrictClaimStatus(nodeName string, claim, old *api.PersistentVolumeCl
 
 // nodeRestrictDelete lets a kubelet delete only pods bound to itself.
 func nodeRestrictDelete(ctx context.Context, res *resource, obj api.Object) error {
-	pod, isPod := obj.(*api.Pod)
-	if !isPod {
-		return nil
-	}
-	nodeName, isNode, err := requestingNode(ctx, res, pod.Name)
+	nodeName, isNode, err := requestingNode(ctx, res, obj.GetObjectMeta().Name)
 	if err != nil || !isNode {
 		return err
 	}
-	if pod.Spec.NodeName != nodeName {
+	pod, isPod := obj.(*api.Pod)
+	if isPod && pod.Spec.NodeName != nodeName {
 		return apierrors.NewForbidden(res.qualified(), pod.Name, fmt.Errorf("node %q can only delete pods with spec.nodeName set to itself", nodeName))
 	}
 	return nil
@@ -331,6 +330,43 @@ func nodeRestrictEviction(ctx context.Context, podRes *resource, pod *api.Pod) e
 	}
 	if pod.Spec.NodeName != nodeName {
 		return apierrors.NewForbidden(podRes.qualified(), pod.Name, fmt.Errorf("node %s can only evict pods with spec.nodeName set to itself", nodeName))
+	}
+	return nil
+}
+
+// nodeRestrictTokenRequest lets a kubelet request a ServiceAccount token
+// only when it is bound to a pod running on that kubelet's node, with the
+// pod's current UID. The TokenRequest handler (serviceaccounts/<name>/token,
+// tokenrequest.go) calls it before issuing.
+func (s *Server) nodeRestrictTokenRequest(ctx context.Context, namespace, saName string, tr *api.TokenRequest) error {
+	saRes := s.reg.lookup("", "v1", "serviceaccounts")
+	nodeName, isNode, err := requestingNode(ctx, saRes, saName)
+	if err != nil || !isNode {
+		return err
+	}
+	forbidden := func(format string, args ...any) error {
+		return apierrors.NewForbidden(saRes.qualified(), saName, fmt.Errorf(format, args...))
+	}
+	ref := tr.Spec.BoundObjectRef
+	if ref == nil || ref.APIVersion != "v1" || ref.Kind != "Pod" || ref.Name == "" {
+		return forbidden("node requested token not bound to a pod")
+	}
+	if ref.UID == "" {
+		return forbidden("node requested token with a pod binding without a uid")
+	}
+	so, err := s.getStored(ctx, s.reg.lookup("", "v1", "pods"), namespace, ref.Name)
+	if apierrors.IsNotFound(err) {
+		return err
+	}
+	if err != nil {
+		return forbidden("%v", err)
+	}
+	pod := so.obj.(*api.Pod)
+	if ref.UID != pod.UID {
+		return forbidden("the UID in the bound object reference (%s) does not match the UID in record. The object might have been deleted and then recreated", ref.UID)
+	}
+	if pod.Spec.NodeName != nodeName {
+		return forbidden("node requested token bound to a pod scheduled on a different node")
 	}
 	return nil
 }

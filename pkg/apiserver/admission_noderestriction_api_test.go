@@ -2,10 +2,14 @@ package apiserver_test
 
 import (
 	"context"
+	"fmt"
+	"strings"
 	"testing"
 	"time"
 
 	"kplane/pkg/api"
+	apierrors "kplane/pkg/api/errors"
+	"kplane/pkg/apiserver"
 	"kplane/pkg/auth"
 	"kplane/pkg/client"
 	"kplane/test/framework"
@@ -137,5 +141,67 @@ func TestNodeRestriction(t *testing.T) {
 	withTaint.ResourceVersion = ""
 	if _, err := admin.Nodes().Update(ctx, withTaint, client.UpdateOptions{}); err != nil {
 		t.Fatalf("admin taints node1: %v", err)
+	}
+}
+
+// TestNodeRestrictionUnknownNode: a member of system:nodes whose name
+// does not say which node it is may write nothing, even where the
+// authorizers let everyone write.
+func TestNodeRestrictionUnknownNode(t *testing.T) {
+	a := framework.StartAPIServerWith(t, t.TempDir(), func(o *apiserver.Options) {
+		o.AuthorizationModes = []string{apiserver.AuthorizationModeAlwaysAllow}
+	})
+	odd := a.ClientAs(t, auth.User{Name: "kubelet-x", Groups: []string{auth.NodesGroup}}, nil)
+	ctx := context.Background()
+	cm := &api.ConfigMap{}
+	cm.Name, cm.Namespace = "c1", "default"
+	_, err := odd.ConfigMaps("default").Create(ctx, cm, client.CreateOptions{})
+	requireForbidden(t, err, `configmaps "c1" is forbidden: could not determine node from user "kubelet-x"`)
+
+	// A well-named node may, there: NodeRestriction leaves configmaps be.
+	if _, err := a.ClientAs(t, auth.NodeUser("node1"), nil).ConfigMaps("default").Create(ctx, cm, client.CreateOptions{}); err != nil {
+		t.Fatalf("node1 creates a configmap under AlwaysAllow: %v", err)
+	}
+	err = odd.ConfigMaps("default").Delete(ctx, "c1", client.DeleteOptions{})
+	requireForbidden(t, err, `configmaps "c1" is forbidden: could not determine node from user "kubelet-x"`)
+}
+
+// TestNodeRestrictionTokenRequest: a kubelet gets ServiceAccount tokens
+// only bound to a pod running on its node.
+func TestNodeRestrictionTokenRequest(t *testing.T) {
+	a, admin := startNodeAuthorized(t)
+	kubelet := a.ClientAs(t, auth.NodeUser("node1"), nil)
+	ctx := context.Background()
+	sa := &api.ServiceAccount{}
+	sa.Name = "default"
+	if _, err := admin.ServiceAccounts("default").Create(ctx, sa, client.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
+		t.Fatal(err)
+	}
+	uidOf := func(name string) string {
+		p, err := admin.Pods("default").Get(ctx, name, client.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p.UID
+	}
+	request := func(binding string) (int, string, error) {
+		t.Helper()
+		body := `{"apiVersion":"authentication.k8s.io/v1","kind":"TokenRequest","spec":{` + binding + `}}`
+		code, out, err := kubelet.Do(ctx, "POST", "/api/v1/namespaces/default/serviceaccounts/default/token", []byte(body), map[string]string{"Content-Type": "application/json"})
+		return code, string(out), err
+	}
+	// The Node authorizer needs web (on node1, running as default) in its cache.
+	framework.Eventually(t, 10*time.Second, func() (bool, string) {
+		code, out, err := request(`"boundObjectRef":{"apiVersion":"v1","kind":"Pod","name":"web","uid":"` + uidOf("web") + `"}`)
+		return err == nil && code == 201 && strings.Contains(out, `"token":"`), fmt.Sprintf("token bound to web: %d %s %v", code, out, err)
+	})
+	for _, tt := range []struct{ binding, message string }{
+		{``, "node requested token not bound to a pod"},
+		{`"boundObjectRef":{"apiVersion":"v1","kind":"Pod","name":"web"}`, "node requested token with a pod binding without a uid"},
+		{`"boundObjectRef":{"apiVersion":"v1","kind":"Pod","name":"web","uid":"0000"}`, "the UID in the bound object reference (0000) does not match the UID in record. The object might have been deleted and then recreated"},
+		{`"boundObjectRef":{"apiVersion":"v1","kind":"Pod","name":"db","uid":"` + uidOf("db") + `"}`, "node requested token bound to a pod scheduled on a different node"},
+	} {
+		_, _, err := request(tt.binding)
+		requireForbidden(t, err, `serviceaccounts "default" is forbidden: `+tt.message)
 	}
 }

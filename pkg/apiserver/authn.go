@@ -35,11 +35,11 @@ func (s *Server) authenticator() auth.Chain {
 }
 
 // apiAudiences are the audiences the apiserver answers to (upstream's
-// --api-audiences, which defaults to the ServiceAccount issuer). A
-// bearer token must be meant for one of them; a static token is taken to
-// be meant for all of them.
+// --api-audiences, which defaults to the ServiceAccount issuers; see
+// setUpServiceAccountTokens). A bearer token must be meant for one of
+// them; a static token is taken to be meant for all of them.
 func (s *Server) apiAudiences() []string {
-	if s.serviceAccounts != nil {
+	if s.serviceAccounts != nil && len(s.serviceAccounts.audiences) > 0 {
 		return s.serviceAccounts.audiences
 	}
 	return []string{auth.DefaultAPIAudience}

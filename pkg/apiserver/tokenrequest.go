@@ -50,6 +50,11 @@ func (s *Server) serveTokenRequest(w http.ResponseWriter, r *http.Request, info 
 		response.WriteError(w, err)
 		return
 	}
+	// NodeRestriction: a kubelet's tokens are bound to its own pods.
+	if err := s.nodeRestrictTokenRequest(r.Context(), info.namespace, info.name, req); err != nil {
+		response.WriteError(w, err)
+		return
+	}
 	answer, warnings, err := s.issueToken(r, info.namespace, info.name, req)
 	if err != nil {
 		response.WriteError(w, err)

@@ -66,6 +66,27 @@ func TestTokenReview(t *testing.T) {
 	if code != http.StatusCreated || !got.Status.Authenticated || !slices.Equal(got.Status.Audiences, []string{auth.DefaultAPIAudience}) {
 		t.Errorf("static token for vault or the apiserver: %d %+v, want authenticated for [%s] only", code, got, auth.DefaultAPIAudience)
 	}
+	// A ServiceAccount token says whom it is for; the review follows it.
+	if r := a.Do(t, http.MethodPost, "/api/v1/namespaces/default/serviceaccounts",
+		[]byte(`{"apiVersion":"v1","kind":"ServiceAccount","metadata":{"name":"builder"}}`)); r.Code != http.StatusCreated {
+		t.Fatalf("create ServiceAccount: %d %s", r.Code, r.Body)
+	}
+	tr := a.Do(t, http.MethodPost, "/api/v1/namespaces/default/serviceaccounts/builder/token",
+		[]byte(`{"apiVersion":"authentication.k8s.io/v1","kind":"TokenRequest","spec":{"audiences":["vault"]}}`))
+	var issued api.TokenRequest
+	if err := json.Unmarshal(tr.Body, &issued); tr.Code != http.StatusCreated || err != nil || issued.Status.Token == "" {
+		t.Fatalf("TokenRequest: %d %s", tr.Code, tr.Body)
+	}
+	code, got = review(withAudiences(issued.Status.Token, `["vault"]`))
+	if code != http.StatusCreated || !got.Status.Authenticated || got.Status.User.Username != "system:serviceaccount:default:builder" ||
+		!slices.Contains(got.Status.User.Groups, auth.AuthenticatedGroup) || !slices.Equal(got.Status.Audiences, []string{"vault"}) {
+		t.Errorf("ServiceAccount token for vault, reviewed for vault: %d %+v", code, got)
+	}
+	code, got = review(ask(issued.Status.Token))
+	if code != http.StatusCreated || got.Status.Authenticated || got.Status.Error == "" {
+		t.Errorf("ServiceAccount token for vault, reviewed for the apiserver: %d %+v, want authenticated false with a reason", code, got)
+	}
+
 	for _, body := range []string{`{"spec":{}}`, `{"spec":`, `{"kind":"Pod","spec":{"token":"x"}}`} {
 		resp := a.Do(t, http.MethodPost, "/apis/authentication.k8s.io/v1/tokenreviews", []byte(body))
 		var status api.Status

@@ -115,3 +115,27 @@ func TestAuthCanI(t *testing.T) {
 		t.Errorf("admin's --list:\n%s\nwant the masters' *.* and * URL rules", out)
 	}
 }
+
+// TestAuthWhoAmI: `ctl auth whoami` prints who the apiserver authenticated
+// the request as — the admin, or with --as the impersonated user — as
+// kubectl's table, or the SelfSubjectReview with -o json.
+func TestAuthWhoAmI(t *testing.T) {
+	a := framework.StartAPIServer(t)
+	out := mustRun(t, a, "auth", "whoami")
+	want := "ATTRIBUTE   VALUE\nUsername    kubernetes-admin\nGroups      [system:masters system:authenticated]\n"
+	if out != want {
+		t.Errorf("whoami:\n%s\nwant:\n%s", out, want)
+	}
+	out = mustRun(t, a, "auth", "whoami", "--as", "alice", "--as-group", "dev")
+	want = "ATTRIBUTE   VALUE\nUsername    alice\nGroups      [dev system:authenticated]\n"
+	if out != want {
+		t.Errorf("whoami --as alice --as-group dev:\n%s\nwant:\n%s", out, want)
+	}
+	out = mustRun(t, a, "auth", "whoami", "-o", "json")
+	if !strings.Contains(out, `"kind": "SelfSubjectReview"`) || !strings.Contains(out, `"username": "kubernetes-admin"`) {
+		t.Errorf("whoami -o json:\n%s", out)
+	}
+	if code, _, errOut := runIn(t, a, "", "auth", "whoami", "--as-group", "dev"); code != 1 || !strings.Contains(errOut, "without impersonating a user") {
+		t.Errorf("--as-group without --as: exit %d %q", code, errOut)
+	}
+}

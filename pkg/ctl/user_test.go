@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"kplane/pkg/apiserver"
 	"kplane/pkg/kubeconfig"
 	"kplane/pkg/pki"
 	"kplane/test/framework"
@@ -15,11 +16,13 @@ import (
 
 // TestUserAddWithKubectl: `ctl user add alice --group dev --group ops` writes a
 // kubeconfig that every kubectl minor (1.27–1.33) uses to authenticate as
-// alice in dev and ops (kubectl auth whoami); the admin's --as and --as-group are
-// honoured; a kubeconfig whose certificate another CA signed is refused.
+// alice in dev and ops (kubectl auth whoami) and, with RBAC on and no
+// binding yet, is refused pods with upstream's 403; the admin's --as and
+// --as-group are honoured; a kubeconfig whose certificate another CA
+// signed is refused.
 func TestUserAddWithKubectl(t *testing.T) {
 	framework.RequireKubectl(t)
-	a := framework.StartAPIServer(t)
+	a := framework.StartAPIServerWith(t, t.TempDir(), func(o *apiserver.Options) { o.AuthorizationModes = []string{"Node", "RBAC"} })
 
 	var out bytes.Buffer
 	if err := runUserAdd(&out, a.Dir, "alice", []string{"dev", "ops"}); err != nil {
@@ -56,7 +59,13 @@ alice can do nothing until a binding names it, for example:
 		}
 	}
 
-	r := a.Kubectl(t, "", "auth", "whoami", "--as", "bob", "--as-group", "ops", "-o", "jsonpath={.status.userInfo.username} {.status.userInfo.groups}")
+	// The lesson starts here: alice is known, but may do nothing yet.
+	r := framework.RunKubectl(t, "kubectl", path, a.Home, "", "get", "pods")
+	if want := `Error from server (Forbidden): pods is forbidden: User "alice" cannot list resource "pods" in API group "" in the namespace "default"`; r.Err == nil || strings.TrimSpace(r.Stderr) != want {
+		t.Errorf("kubectl get pods as alice: err %v, stderr %s; want %s", r.Err, r.Stderr, want)
+	}
+
+	r = a.Kubectl(t, "", "auth", "whoami", "--as", "bob", "--as-group", "ops", "-o", "jsonpath={.status.userInfo.username} {.status.userInfo.groups}")
 	if want := `bob ["ops","system:authenticated"]`; r.Err != nil || r.Stdout != want {
 		t.Errorf("kubectl auth whoami --as bob --as-group ops: err %v, stdout %q, stderr %s; want %q", r.Err, r.Stdout, r.Stderr, want)
 	}

@@ -2,18 +2,21 @@ package e2e
 
 import (
 	"encoding/base64"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
 	"time"
+
+	"kplane/test/framework"
 )
 
 // TestBehavesLikeARealCluster compares, with the real kubectl on a `ctl up`
 // cluster, what a user sees with what a real 1.32 cluster prints: the
 // ServiceAccount token volume of a bare pod, the kube-root-ca.crt
 // ConfigMap in every namespace, the apiserver's identity Lease, every
-// validation error of an invalid Deployment at once, and plain messages for
-// what kplane does not serve.
+// validation error of an invalid Deployment at once, kubectl auth whoami,
+// and a certificate user that `ctl user add` made.
 func TestBehavesLikeARealCluster(t *testing.T) {
 	t.Parallel()
 	c := startControllersCluster(t, 1)
@@ -124,6 +127,19 @@ spec:
 		want := "ATTRIBUTE   VALUE\nUsername    kubernetes-admin\nGroups      [system:masters system:authenticated]\n"
 		if r := c.Kubectl(t, "", "auth", "whoami"); r.Err != nil || r.Stdout != want {
 			t.Errorf("kubectl auth whoami: err %v, stdout:\n%s\nstderr:\n%s\nwant:\n%s", r.Err, r.Stdout, r.Stderr, want)
+		}
+	})
+
+	t.Run("ctl user add makes a certificate user of the running cluster", func(t *testing.T) {
+		code, out := runCtl(t, framework.BuildBinaries(t), "user", "add", "alice", "--group", "dev", "--data-dir", c.Dir)
+		kubeconfig := filepath.Join(c.Dir, "users", "alice.kubeconfig")
+		if code != 0 || !strings.Contains(out, "Kubeconfig written to "+kubeconfig) {
+			t.Fatalf("ctl user add alice: exit %d\n%s", code, out)
+		}
+		want := "ATTRIBUTE   VALUE\nUsername    alice\nGroups      [dev system:authenticated]\n"
+		r := framework.KubectlWith(t, kubeconfig, c.Home, "", "auth", "whoami")
+		if r.Err != nil || r.Stdout != want {
+			t.Errorf("kubectl auth whoami as alice: err %v, stdout:\n%s\nstderr:\n%s\nwant:\n%s", r.Err, r.Stdout, r.Stderr, want)
 		}
 	})
 }
