@@ -19,9 +19,8 @@ package apiserver
 //     init container, which is where client libraries look for
 //     "in-cluster" credentials.
 //
-// kplane's kubelets do not write these files (no token is issued yet); the
-// pod spec is what a real cluster stores, so `kubectl get pod -o yaml`
-// reads the same.
+// The kubelet fills the volume: it asks TokenRequest (tokenrequest.go) for
+// a token bound to the pod and writes it with the CA and the namespace.
 
 import (
 	"context"

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"kplane/pkg/apiserver"
+	"kplane/pkg/auth"
 	"kplane/pkg/serviceaccount"
 	"kplane/test/framework"
 )
@@ -40,6 +41,19 @@ func TestOIDCDiscovery(t *testing.T) {
 	header := decodeSegment(t, strings.Split(mustToken(t, a, "default"), ".")[0])
 	if header["kid"] != jwks.Keys[0].Kid || header["alg"] != "RS256" || jwks.Keys[0].Kty != "RSA" || jwks.Keys[0].Use != "sig" {
 		t.Errorf("token header %v, JWKS key %+v: want the same kid, RS256", header, jwks.Keys[0])
+	}
+
+	// A ServiceAccount may read both (the bootstrap policy's
+	// system:service-account-issuer-discovery); a user without bindings
+	// may not.
+	saToken := mustToken(t, a, "default")
+	for _, path := range []string{serviceaccount.OpenIDConfigurationPath, serviceaccount.JWKSPath} {
+		if resp := a.DoWithToken(t, saToken, http.MethodGet, path, nil); resp.Code != http.StatusOK {
+			t.Errorf("GET %s as a ServiceAccount: %d %s", path, resp.Code, resp.Body)
+		}
+		if resp := a.DoWithToken(t, a.TokenFor(t, auth.User{Name: "alice"}), http.MethodGet, path, nil); resp.Code != http.StatusForbidden {
+			t.Errorf("GET %s as alice: %d, want 403", path, resp.Code)
+		}
 	}
 
 	// Without credentials: 401, as upstream without anonymous access.

@@ -69,6 +69,10 @@ func TestTokenRequest(t *testing.T) {
 	if !ok || name != "system:serviceaccount:default:robot" {
 		t.Fatalf("token authenticates as %q (%v)", name, ok)
 	}
+	// Through the handler chain: who am I, with the token as the bearer.
+	if got := whoAmI(t, a, tr.Status.Token); got.Code != http.StatusCreated || got.Username != "system:serviceaccount:default:robot" {
+		t.Fatalf("selfsubjectreview with the token: %+v", got)
+	}
 
 	// A pod on a node, running as robot.
 	createObject(t, a, "/api/v1/nodes", `{"metadata":{"name":"node1"}}`, nil)
@@ -92,6 +96,9 @@ func TestTokenRequest(t *testing.T) {
 		_, _, ok := authenticates(t, a, tr.Status.Token)
 		return !ok, "the pod-bound token still authenticates after the pod was deleted"
 	})
+	if got := whoAmI(t, a, tr.Status.Token); got.Code != http.StatusUnauthorized {
+		t.Errorf("request with the deleted pod's token: %+v, want 401", got)
+	}
 	// The unbound token is unaffected.
 	if _, _, ok := authenticates(t, a, mustToken(t, a, "robot")); !ok {
 		t.Error("an unbound token stopped authenticating")
@@ -203,4 +210,22 @@ func decodeSegment(t *testing.T, segment string) map[string]any {
 		t.Fatal(err)
 	}
 	return claims
+}
+
+// whoAmIAnswer is the status code and user of a SelfSubjectReview.
+type whoAmIAnswer struct {
+	Code     int
+	Username string
+	Extra    map[string][]string
+}
+
+// whoAmI asks the apiserver who the bearer of token is (POST
+// selfsubjectreviews, what `kubectl auth whoami` sends).
+func whoAmI(t *testing.T, a *framework.APIServer, token string) whoAmIAnswer {
+	t.Helper()
+	resp := a.DoWithToken(t, token, http.MethodPost, "/apis/authentication.k8s.io/v1/selfsubjectreviews",
+		[]byte(`{"apiVersion":"authentication.k8s.io/v1","kind":"SelfSubjectReview"}`))
+	var review api.SelfSubjectReview
+	_ = json.Unmarshal(resp.Body, &review)
+	return whoAmIAnswer{Code: resp.Code, Username: review.Status.UserInfo.Username, Extra: review.Status.UserInfo.Extra}
 }

@@ -44,6 +44,11 @@ func TestKubectlCreateToken(t *testing.T) {
 			if !ok || name != "system:serviceaccount:default:default" {
 				t.Fatalf("token authenticates as %q (%v)", name, ok)
 			}
+			// kubectl itself, with the token instead of the admin's credentials.
+			r = kubectl("--token", token, "auth", "whoami", "-o", "jsonpath={.status.userInfo.username}")
+			if r.Err != nil || r.Stdout != "system:serviceaccount:default:default" {
+				t.Errorf("kubectl --token <token> auth whoami: %v %q %s", r.Err, r.Stdout, r.Stderr)
+			}
 			claims := decodeClaims(t, token)
 			if claims["exp"].(float64)-claims["iat"].(float64) != 3600 {
 				t.Errorf("default lifetime %v s, want 3600", claims["exp"].(float64)-claims["iat"].(float64))

@@ -24,6 +24,7 @@ func TestSimulatedShell(t *testing.T) {
 	t.Run("exec", func(t *testing.T) { simShellExec(t, c) })
 	t.Run("run attaches", func(t *testing.T) { simShellRunAttaches(t, c) })
 	t.Run("projected token", func(t *testing.T) { simShellProjectedToken(t, c) })
+	t.Run("kubectl create token", func(t *testing.T) { serviceAccountTokens(t, c) })
 }
 
 // simShellExec execs into a pod of the simulated runtime, as the seeds do
