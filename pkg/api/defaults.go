@@ -43,6 +43,7 @@ func SetDefaults(obj Object) {
 		if o.Type == "" {
 			o.Type = SecretTypeOpaque
 		}
+		mergeStringData(o)
 	case *PersistentVolume:
 		setDefaultsPersistentVolume(o)
 	case *PersistentVolumeClaim:
@@ -817,4 +818,21 @@ func setDefaultsSubjects(subjects []Subject) {
 			subjects[i].APIGroup = RBACGroupName
 		}
 	}
+}
+
+// mergeStringData folds a Secret's write-only stringData into data (a key
+// in both takes stringData's value) and drops it, as upstream's conversion
+// does on every write: a Secret is stored, and read back, with data only.
+func mergeStringData(s *Secret) {
+	if len(s.StringData) == 0 {
+		s.StringData = nil
+		return
+	}
+	if s.Data == nil {
+		s.Data = make(map[string][]byte, len(s.StringData))
+	}
+	for k, v := range s.StringData {
+		s.Data[k] = []byte(v)
+	}
+	s.StringData = nil
 }

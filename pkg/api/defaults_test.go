@@ -431,3 +431,19 @@ func TestSetDefaultsRoundsResourceLists(t *testing.T) {
 	SetDefaults(pod)
 	assertJSON(t, "rounded requests", pod.Spec.Containers[0].Resources.Requests, `{"cpu": "1m", "memory": "1536Mi"}`)
 }
+
+// stringData is merged into data, over a key of the same name, and never kept.
+func TestSecretStringDataMergedIntoData(t *testing.T) {
+	s := &Secret{Data: map[string][]byte{"user": []byte("old"), "keep": []byte("k")},
+		StringData: map[string]string{"user": "admin", "password": "s3cret"}}
+	SetDefaults(s)
+	want := map[string]string{"user": "admin", "keep": "k", "password": "s3cret"}
+	if len(s.Data) != len(want) || s.StringData != nil {
+		t.Fatalf("data %q, stringData %q; want data %q and no stringData", s.Data, s.StringData, want)
+	}
+	for k, v := range want {
+		if string(s.Data[k]) != v {
+			t.Errorf("data[%s] = %q, want %q", k, s.Data[k], v)
+		}
+	}
+}
