@@ -148,6 +148,7 @@ func (m *ControllerManager) buildControllers() error {
 		ctrl, err := d.New(ControllerContext{
 			Client: c, Informers: m.informers, Recorder: recorder,
 			Logger: m.base, Clock: m.clock, Options: m.opts, RootCA: m.rootCA,
+			ClientFor: clients.clientFor,
 		})
 		if err != nil {
 			return fmt.Errorf("%s: build %s controller: %w", m.opts.name(), d.Name, err)

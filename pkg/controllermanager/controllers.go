@@ -60,6 +60,26 @@ type ControllerContext struct {
 	// (certificate-authority or certificate-authority-data), which the
 	// root-ca-cert-publisher publishes in every namespace.
 	RootCA []byte
+	// ClientFor returns the client that acts as another kube-system
+	// ServiceAccount, for a controller that does the work of an upstream
+	// controller kplane folds into it (the job controller's TTL deletes
+	// act as ttl-after-finished-controller); without
+	// --use-service-account-credentials it is the manager's own client.
+	ClientFor func(serviceAccount string) *client.Client
+}
+
+// TTLAfterFinishedServiceAccount is the ServiceAccount of upstream's
+// ttl-after-finished controller, whose work kplane's job controller does:
+// its TTL deletes act as this account.
+const TTLAfterFinishedServiceAccount = "ttl-after-finished-controller"
+
+// clientFor is cc.ClientFor, or cc.Client when the context has none (tests
+// that build a ControllerContext by hand).
+func (cc ControllerContext) clientFor(serviceAccount string) *client.Client {
+	if cc.ClientFor == nil {
+		return cc.Client
+	}
+	return cc.ClientFor(serviceAccount)
 }
 
 // Descriptor describes one controller the manager can run.
@@ -173,7 +193,8 @@ var registry = []Descriptor{
 		}},
 	{Name: "job", ServiceAccount: "job-controller", EventSource: "job-controller", SyncsFlag: "concurrent-job-syncs", DefaultWorkers: 5,
 		New: func(cc ControllerContext) (Controller, error) {
-			return job.New(cc.Client, cc.Informers, cc.Recorder, job.Options{Logger: cc.Logger, Clock: cc.Clock})
+			return job.New(cc.Client, cc.Informers, cc.Recorder, job.Options{Logger: cc.Logger, Clock: cc.Clock,
+				TTLClient: cc.clientFor(TTLAfterFinishedServiceAccount)})
 		}},
 	{Name: "cronjob", ServiceAccount: "cronjob-controller", EventSource: "cronjob-controller", SyncsFlag: "concurrent-cron-job-syncs", DefaultWorkers: 5,
 		New: func(cc ControllerContext) (Controller, error) {

@@ -43,8 +43,9 @@ type Info struct {
 type Authenticator func(r *http.Request) (user string, groups []string, ok bool)
 
 // AdminGroup is the group whose members may use the debug API: cluster
-// administrators (kubectl's admin kubeconfig is in it). Until kplane has
-// an authorizer, the debug API admits only them.
+// administrators (kubectl's admin kubeconfig is in it). The debug API is
+// kplane's own, with no resource RBAC could grant, so rather than ask the
+// apiserver's authorizer (a SubjectAccessReview) it admits only them.
 const AdminGroup = "system:masters"
 
 // Handler serves j's debug API: records, queues, leader, info, the routes

@@ -12,9 +12,11 @@ package metricsserver
 //
 // A request with neither is answered 401 Unauthorized. Upstream would then
 // ask the apiserver whether the user may get the resource (a
-// SubjectAccessReview); kplane has no authorizer yet, so every
-// authenticated caller may read the metrics, as it may read everything
-// else.
+// SubjectAccessReview, delegated authorization); kplane's metrics-server
+// does not ask again: the apiserver authorizes every request (Node,RBAC)
+// before its aggregator proxies it here, so the caller named in
+// X-Remote-User already holds the right to read the metrics (RBAC's
+// system:aggregated-metrics-reader, aggregated into view, edit and admin).
 
 import (
 	"net/http"

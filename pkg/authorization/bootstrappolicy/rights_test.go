@@ -210,7 +210,12 @@ func TestComponentAndControllerRights(t *testing.T) {
 			[]request{req("update", "", "nodes", "", "", "node1")}},
 		{"job-controller", sa("job-controller"),
 			[]request{req("create", "", "pods", "", "default", ""), req("delete", "", "pods", "", "default", "p"), req("update", "batch", "jobs", "status", "default", "j")},
-			[]request{req("create", "batch", "jobs", "", "default", ""), req("delete", "", "nodes", "", "", "node1")}},
+			[]request{req("create", "batch", "jobs", "", "default", ""), req("delete", "batch", "jobs", "", "default", "j"), req("delete", "", "nodes", "", "", "node1")}},
+		// kplane's job controller deletes Jobs whose TTL expired as
+		// upstream's ttl-after-finished controller, whose role may.
+		{"ttl-after-finished-controller", sa("ttl-after-finished-controller"),
+			[]request{req("get", "batch", "jobs", "", "default", "j"), req("delete", "batch", "jobs", "", "default", "j")},
+			[]request{req("delete", "", "pods", "", "default", "p"), req("update", "batch", "jobs", "", "default", "j")}},
 		{"cronjob-controller", sa("cronjob-controller"),
 			[]request{req("create", "batch", "jobs", "", "default", ""), req("delete", "batch", "jobs", "", "default", "j"), req("update", "batch", "cronjobs", "status", "default", "cj")},
 			[]request{req("create", "", "pods", "", "default", "")}},

@@ -49,15 +49,25 @@ type Options struct {
 	// MaxPodFailureBackOff caps that delay; 0 means MaxPodFailureBackOff
 	// (10 min).
 	MaxPodFailureBackOff time.Duration
+	// TTLClient reads and deletes the Jobs whose ttlSecondsAfterFinished
+	// has passed: the work of upstream's ttl-after-finished controller,
+	// which kplane folds into this one (ttl.go), done under that
+	// controller's identity (ServiceAccount ttl-after-finished-controller,
+	// whose system:controller: role may delete Jobs; the job-controller's
+	// may not). nil → the controller's own client.
+	TTLClient *client.Client
 }
 
 // Controller is the Job controller.
 type Controller struct {
-	// client reads Jobs past the cache (before adopting pods, before the
-	// TTL delete) and writes their status and TTL deletes.
+	// client reads Jobs past the cache (before adopting pods) and writes
+	// their status.
 	client *client.Client
-	jobs   *informer.Lister[*api.Job]
-	pods   *informer.Lister[*api.Pod]
+	// ttlClient re-reads and deletes Jobs whose TTL expired
+	// (Options.TTLClient).
+	ttlClient *client.Client
+	jobs      *informer.Lister[*api.Job]
+	pods      *informer.Lister[*api.Pod]
 	// podControl creates, deletes and patches the Jobs' pods and records
 	// the SuccessfulCreate / SuccessfulDelete events.
 	podControl   controllerutil.PodControl
@@ -97,9 +107,13 @@ func New(kubeClient *client.Client, informers *informer.SharedInformerFactory, r
 	if opts.MaxPodFailureBackOff <= 0 {
 		opts.MaxPodFailureBackOff = MaxPodFailureBackOff
 	}
+	if opts.TTLClient == nil {
+		opts.TTLClient = kubeClient
+	}
 	jobs, pods := informers.Jobs(), informers.Pods()
 	c := &Controller{
 		client:       kubeClient,
+		ttlClient:    opts.TTLClient,
 		jobs:         jobs.Lister(),
 		pods:         pods.Lister(),
 		podControl:   controllerutil.PodControl{Client: kubeClient, Recorder: recorder},

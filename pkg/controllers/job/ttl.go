@@ -3,6 +3,10 @@ package job
 // The TTL-after-finished clean-up: upstream runs it as its own controller
 // (pkg/controller/ttlafterfinished); kplane folds it into the Job
 // controller, which already watches every Job and knows when one finished.
+// Its reads and deletes go through ttlClient, which under
+// --use-service-account-credentials acts as upstream's
+// ttl-after-finished-controller ServiceAccount: the job-controller's role
+// (upstream's) has no right to delete a Job.
 
 import (
 	"context"
@@ -40,7 +44,7 @@ func (c *Controller) syncTTL(ctx context.Context, key string, job *api.Job) erro
 		c.queue.AddAfter(key, left)
 		return nil
 	}
-	fresh, err := c.client.Jobs(job.Namespace).Get(ctx, job.Name, client.GetOptions{})
+	fresh, err := c.ttlClient.Jobs(job.Namespace).Get(ctx, job.Name, client.GetOptions{})
 	if apierrors.IsNotFound(err) {
 		return nil
 	}
@@ -60,7 +64,7 @@ func (c *Controller) syncTTL(ctx context.Context, key string, job *api.Job) erro
 	c.recordTTL(fresh, left)
 	c.log.Info("deleting finished job whose TTL expired", "key", key, "ttlSecondsAfterFinished", *fresh.Spec.TTLSecondsAfterFinished)
 	background, uid := api.DeletePropagationBackground, job.UID
-	err = c.client.Jobs(job.Namespace).Delete(ctx, job.Name, client.DeleteOptions{
+	err = c.ttlClient.Jobs(job.Namespace).Delete(ctx, job.Name, client.DeleteOptions{
 		PropagationPolicy: &background,
 		// The name may belong to a new Job by now; the precondition makes
 		// the delete fail rather than remove a stranger.
