@@ -22,6 +22,13 @@ func prepareTokens(l layout, plan []component) (*auth.TokenFile, error) {
 		if _, err := tokens.EnsureUser(c.user); err != nil {
 			return nil, fmt.Errorf("prepare token for %s: %w", c.name, err)
 		}
+		// A data dir written before the simulated network had its own
+		// RBAC role lists it in system:masters; take that away.
+		if c.name == simulatedNetwork.name {
+			if _, err := tokens.SetGroups(c.user.Name, c.user.Groups); err != nil {
+				return nil, fmt.Errorf("prepare token for %s: %w", c.name, err)
+			}
+		}
 	}
 	return tokens, nil
 }
