@@ -306,6 +306,67 @@ func TestComponentAndControllerRights(t *testing.T) {
 	}
 }
 
+// admin, edit and view as a RoleBinding in a namespace gives them, with
+// their aggregated rules.
+func TestUserFacingRoles(t *testing.T) {
+	// rulesOf follows aggregation through every level (view's rules reach
+	// admin through edit), as the aggregation controller's writes do.
+	all := bootstrappolicy.ClusterRoles()
+	var rulesOf func(role string) []api.PolicyRule
+	rulesOf = func(role string) []api.PolicyRule {
+		var rules []api.PolicyRule
+		for _, r := range all {
+			if r.Name != role {
+				continue
+			}
+			if r.AggregationRule == nil {
+				return r.Rules
+			}
+			for _, sel := range r.AggregationRule.ClusterRoleSelectors {
+				for _, other := range all {
+					matches := other.Name != role
+					for k, v := range sel.MatchLabels {
+						matches = matches && other.Labels[k] == v
+					}
+					if matches {
+						rules = append(rules, rulesOf(other.Name)...)
+					}
+				}
+			}
+		}
+		return rules
+	}
+	can := func(role string, r request) bool {
+		a := authorizer.Attributes{User: user("alice"), Verb: r.verb, ResourceRequest: true, APIGroup: r.group,
+			Namespace: r.namespace, Resource: r.resource, Subresource: r.subresource, Name: r.name}
+		return rbac.RulesAllow(a, rulesOf(role))
+	}
+	for _, tc := range []struct {
+		role   string
+		r      request
+		allows bool
+	}{
+		// edit: upstream's recorded aggregate-to-edit.
+		{"edit", req("create", "coordination.k8s.io", "leases", "", "team", ""), true},
+		{"edit", req("update", "coordination.k8s.io", "leases", "", "team", "my-operator"), true},
+		{"edit", req("create", "", "pods", "eviction", "team", "p"), true},
+		{"edit", req("create", "", "serviceaccounts", "token", "team", "default"), true},
+		{"edit", req("create", "", "events", "", "team", ""), true},
+		{"edit", req("create", "", "endpoints", "", "team", ""), false},
+		{"edit", req("create", "rbac.authorization.k8s.io", "rolebindings", "", "team", ""), false},
+		{"admin", req("create", "coordination.k8s.io", "leases", "", "team", ""), true},
+		{"admin", req("create", "rbac.authorization.k8s.io", "rolebindings", "", "team", ""), true},
+		// view: endpointslices yes, leases and secrets no.
+		{"view", req("list", "discovery.k8s.io", "endpointslices", "", "team", ""), true},
+		{"view", req("get", "coordination.k8s.io", "leases", "", "team", "x"), false},
+		{"view", req("get", "", "secrets", "", "team", "s"), false},
+	} {
+		if got := can(tc.role, tc.r); got != tc.allows {
+			t.Errorf("%s: %s allowed = %v, want %v", tc.role, tc.r, got, tc.allows)
+		}
+	}
+}
+
 // The health and discovery URLs are open to everyone; metrics are not.
 func TestNonResourceRights(t *testing.T) {
 	anonymous := auth.User{Name: auth.AnonymousUserName, Groups: []string{auth.UnauthenticatedGroup}}
