@@ -252,6 +252,35 @@ func (tf *TokenFile) EnsureUser(user User) (string, error) {
 	return token, nil
 }
 
+// SetGroups makes the file list userName with exactly groups, keeping its
+// token; it reports whether the file changed. It is for identities whose
+// groups kplane itself narrowed since an older data dir was written (the
+// simulated network was once in system:masters); EnsureUser leaves an
+// existing user's groups alone. A user the file lacks is an error.
+func (tf *TokenFile) SetGroups(userName string, groups []string) (bool, error) {
+	tf.mu.Lock()
+	defer tf.mu.Unlock()
+	i, ok := tf.byUser[userName]
+	if !ok {
+		return false, fmt.Errorf("set groups: no token for %s", userName)
+	}
+	old := tf.records[i].user.Groups
+	if slices.Equal(old, groups) || (len(old) == 0 && len(groups) == 0) {
+		return false, nil
+	}
+	tf.records[i].user.Groups = slices.Clone(groups)
+	data, err := tf.encode()
+	if err == nil {
+		err = fileutil.WriteAtomic(tf.path, data, 0o600)
+	}
+	if err != nil {
+		tf.records[i].user.Groups = old
+		return false, fmt.Errorf("set groups of %s: %w", userName, err)
+	}
+	slog.Debug("changed groups", "component", "auth", "user", userName, "groups", groups, "path", tf.path)
+	return true, nil
+}
+
 // Authenticate returns the user a bearer token belongs to. The user's groups
 // include system:authenticated, which upstream adds to every user that
 // presented valid credentials (it is not written in the file).

@@ -299,3 +299,33 @@ func TestConcurrentFirstStartsShareTokens(t *testing.T) {
 		}
 	}
 }
+
+// SetGroups rewrites one user's groups and keeps its token; an unknown user
+// is an error, and setting the same groups writes nothing.
+func TestTokenFileSetGroups(t *testing.T) {
+	dir := t.TempDir()
+	tf, err := EnsureTokens(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	token, err := tf.EnsureUser(User{Name: "net", Groups: []string{MastersGroup}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if changed, err := tf.SetGroups("net", nil); err != nil || !changed {
+		t.Fatalf("SetGroups(net, nil) = %v, %v; want a change", changed, err)
+	}
+	if changed, err := tf.SetGroups("net", nil); err != nil || changed {
+		t.Errorf("SetGroups again = %v, %v; want no change", changed, err)
+	}
+	if _, err := tf.SetGroups("nobody", nil); err == nil {
+		t.Error("SetGroups of an unknown user succeeded")
+	}
+	again, err := EnsureTokens(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if u, ok := again.Authenticate(token); !ok || slices.Contains(u.Groups, MastersGroup) {
+		t.Errorf("after reload the token authenticates as %+v (ok %v); want no %s", u, ok, MastersGroup)
+	}
+}

@@ -33,6 +33,11 @@ const (
 	// the kube-system/metrics-server ServiceAccount. Kubelets let it read
 	// their resource metrics (upstream's nodes/metrics permission).
 	MetricsServerUserName = "system:serviceaccount:kube-system:metrics-server"
+	// SimulatedNetworkUserName is kplane's simulated pod network
+	// (kubelet --network-kubeconfig), which finds the pod behind an
+	// address on any node; RBAC's kplane:simulated-network role lets it
+	// read pods and nothing else.
+	SimulatedNetworkUserName = "system:kplane:simulated-network"
 	// NodeUserNamePrefix starts every kubelet's user name:
 	// system:node:<nodeName>. The Node authorizer and NodeRestriction
 	// admission read the node name back out of it.

@@ -192,3 +192,43 @@ func TestTokensAndKubeconfigs(t *testing.T) {
 		t.Error("a second prepareTokens changed node1's token")
 	}
 }
+
+// A data dir from before the simulated network had its own RBAC role
+// lists it in system:masters; the next Up takes the group away and keeps
+// its token, so the written kubeconfig still works.
+func TestSimulatedNetworkLosesMasters(t *testing.T) {
+	dir := t.TempDir()
+	l := layout{dir}
+	bin := fakeBinDir(t, "apiserver", "scheduler", "kubelet")
+	plan, err := planComponents(Options{DataDir: dir, BinDir: bin, Nodes: 1, Runtime: RuntimeSimulated})
+	if err != nil {
+		t.Fatal(err)
+	}
+	old, err := auth.EnsureTokens(l.pkiDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	token, err := old.EnsureUser(auth.User{Name: auth.SimulatedNetworkUserName, Groups: []string{auth.MastersGroup}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tokens, err := prepareTokens(l, plan)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tf := range []*auth.TokenFile{tokens, mustLoadTokens(t, l)} {
+		u, ok := tf.Authenticate(token)
+		if !ok || u.Name != auth.SimulatedNetworkUserName || slices.Contains(u.Groups, auth.MastersGroup) {
+			t.Errorf("the simulated network's old token authenticates as %+v (ok %v); want %s without %s", u, ok, auth.SimulatedNetworkUserName, auth.MastersGroup)
+		}
+	}
+}
+
+func mustLoadTokens(t *testing.T, l layout) *auth.TokenFile {
+	t.Helper()
+	tf, err := auth.EnsureTokens(l.pkiDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tf
+}

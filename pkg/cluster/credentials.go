@@ -22,6 +22,13 @@ func prepareTokens(l layout, plan []component) (*auth.TokenFile, error) {
 		if _, err := tokens.EnsureUser(c.user); err != nil {
 			return nil, fmt.Errorf("prepare token for %s: %w", c.name, err)
 		}
+		// A data dir written before the simulated network had its own
+		// RBAC role lists it in system:masters; take that away.
+		if c.name == simulatedNetwork.name {
+			if _, err := tokens.SetGroups(c.user.Name, c.user.Groups); err != nil {
+				return nil, fmt.Errorf("prepare token for %s: %w", c.name, err)
+			}
+		}
 	}
 	return tokens, nil
 }
@@ -36,11 +43,12 @@ type credential struct {
 // simulatedNetwork is the identity of the simulated runtime's network
 // (kubelet --network-kubeconfig): it reads the pod behind an address on
 // any node, which a kubelet's own credentials may not (the Node
-// authorizer). A real network needs no credentials; this stand-in is
-// infrastructure, not a workload, so it is a member of system:masters
-// and needs no RBAC role.
+// authorizer). A real network needs no credentials; this stand-in gets
+// exactly what it reads, get/list/watch of pods, from the bootstrap
+// policy's kplane:simulated-network ClusterRole, and no group beyond
+// system:authenticated.
 var simulatedNetwork = credential{name: "simulated-network",
-	user: auth.User{Name: "system:kplane:simulated-network", Groups: []string{auth.MastersGroup}}}
+	user: auth.User{Name: auth.SimulatedNetworkUserName}}
 
 // credentialsOf lists the kubeconfigs the plan needs: one per component
 // with a user, and the simulated network's when a kubelet runs.

@@ -131,7 +131,6 @@ var controllerRules = []controllerPolicy{
 		rule("update", "patch").groups(legacyGroup).resources("persistentvolumeclaims/status").build(),
 		rule("get", "list", "watch").groups(legacyGroup).resources("persistentvolumeclaims").build(),
 		eventsRule(),
-		rule("get").groups(legacyGroup).resources("services").build(),
 	}},
 	{"ephemeral-volume-controller", []api.PolicyRule{
 		rule("get", "list", "watch").groups(legacyGroup).resources("pods").build(),
@@ -186,7 +185,6 @@ var controllerRules = []controllerPolicy{
 		eventsRule(),
 		// The recycler watches its pod's events.
 		rule("watch").groups(legacyGroup).resources("events").build(),
-		rule("get").groups(legacyGroup).resources("services").build(),
 	}},
 	{"pod-garbage-collector", []api.PolicyRule{
 		rule("list", "watch", "delete").groups(legacyGroup).resources("pods").build(),
@@ -255,6 +253,7 @@ var controllerRules = []controllerPolicy{
 	}},
 	{"pvc-protection-controller", []api.PolicyRule{
 		rule("get", "list", "watch", "update").groups(legacyGroup).resources("persistentvolumeclaims").build(),
+		rule("update").groups(legacyGroup).resources("persistentvolumeclaims/status").build(),
 		rule("list", "watch", "get").groups(legacyGroup).resources("pods").build(),
 		eventsRule(),
 	}},
@@ -278,5 +277,45 @@ var controllerRules = []controllerPolicy{
 	{"legacy-service-account-token-cleaner", []api.PolicyRule{
 		rule("get").groups(legacyGroup).resources("configmaps").names("kube-apiserver-legacy-service-account-token-tracking").build(),
 		rule("patch", "delete").groups(legacyGroup).resources("secrets").build(),
+	}},
+	// The controllers of APIs kplane does not serve (dynamic resource
+	// allocation, Service CIDRs, volume attributes classes) keep their
+	// roles too, as the attach-detach and admission-policy ones do.
+	{"device-taint-eviction-controller", []api.PolicyRule{
+		rule("delete", "get", "list", "watch").groups(legacyGroup).resources("pods").build(),
+		rule("patch", "update").groups(legacyGroup).resources("pods/status").build(),
+		rule("get", "list", "watch").groups(resourceGroup).resources("resourceclaims").build(),
+		rule("get", "list", "watch").groups(resourceGroup).resources("resourceslices").build(),
+		rule("get", "list", "watch").groups(resourceGroup).resources("deviceclasses").build(),
+		eventsRule(),
+	}},
+	{"resource-claim-controller", []api.PolicyRule{
+		rule("get", "list", "watch").groups(legacyGroup).resources("pods").build(),
+		rule("update").groups(legacyGroup).resources("pods/finalizers").build(),
+		rule("get", "list", "watch", "create", "delete").groups(resourceGroup).resources("resourceclaims").build(),
+		rule("update", "patch").groups(resourceGroup).resources("resourceclaims", "resourceclaims/status").build(),
+		rule("update", "patch").groups(legacyGroup).resources("pods/status").build(),
+		eventsRule(),
+		rule("update", "patch").groups(resourceGroup).resources("resourceclaims/binding").build(),
+	}},
+	{"selinux-warning-controller", []api.PolicyRule{
+		eventsRule(),
+		rule("get", "list", "watch").groups(legacyGroup).resources("persistentvolumes").build(),
+		rule("get", "list", "watch").groups(legacyGroup).resources("persistentvolumeclaims").build(),
+		rule("get", "list", "watch").groups(legacyGroup).resources("pods").build(),
+		rule("get", "list", "watch").groups(storageGroup).resources("csidrivers").build(),
+	}},
+	{"service-cidrs-controller", []api.PolicyRule{
+		rule("get", "list", "watch", "patch", "update").groups(networkingGroup).resources("servicecidrs").build(),
+		rule("patch", "update").groups(networkingGroup).resources("servicecidrs/finalizers").build(),
+		rule("patch", "update").groups(networkingGroup).resources("servicecidrs/status").build(),
+		rule("get", "list", "watch").groups(networkingGroup).resources("ipaddresses").build(),
+		eventsRule(),
+	}},
+	{"volumeattributesclass-protection-controller", []api.PolicyRule{
+		rule("get", "list", "watch").groups(legacyGroup).resources("persistentvolumeclaims").build(),
+		rule("get", "list", "watch").groups(legacyGroup).resources("persistentvolumes").build(),
+		rule("get", "list", "watch", "update").groups(storageGroup).resources("volumeattributesclasses").build(),
+		eventsRule(),
 	}},
 }

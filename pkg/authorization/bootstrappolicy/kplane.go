@@ -33,6 +33,13 @@ const (
 	// its cloud-node controller updates a Node's status (upstream's
 	// patches it).
 	CloudControllerManagerRole = "kplane:cloud-controller-manager"
+	// SimulatedNetworkRole is what the simulated runtime's network
+	// (kubelet --network-kubeconfig, user auth.SimulatedNetworkUserName)
+	// reads: the pod behind an address, on any node (GetPod, and PodByIP's
+	// cluster-wide list by status.podIP in pkg/kubelet/shellcluster.go).
+	// Services, ConfigMaps and Secrets the shell reads through the
+	// kubelet's own client, under the Node authorizer.
+	SimulatedNetworkRole = "kplane:simulated-network"
 	// KubeDNSServiceRole lets kplane's DNS create the kube-dns Service in
 	// kube-system when it is missing, a job kubeadm does as the
 	// administrator when it installs CoreDNS.
@@ -48,11 +55,14 @@ func kplaneClusterRoles() []api.ClusterRole {
 			rule("update", "patch").groups(legacyGroup).resources("persistentvolumes").build()),
 		clusterRole(CloudControllerManagerRole, nil,
 			rule("update").groups(legacyGroup).resources("nodes/status").build()),
+		clusterRole(SimulatedNetworkRole, nil,
+			rule("get", "list", "watch").groups(legacyGroup).resources("pods").build()),
 	}
 }
 
 // kplaneClusterRoleBindings give the debug-API reviewer role to the
-// components whose upstream role does not already allow TokenReviews.
+// components whose upstream role does not already allow TokenReviews, and
+// the kplane: roles to the identities they are made for.
 func kplaneClusterRoleBindings() []api.ClusterRoleBinding {
 	return []api.ClusterRoleBinding{
 		clusterRoleBinding(DebugAPIReviewerRole,
@@ -63,6 +73,7 @@ func kplaneClusterRoleBindings() []api.ClusterRoleBinding {
 			serviceAccountSubject(ControllerNamespace, HostPathProvisionerServiceAccount)),
 		clusterRoleBinding(HostPathProvisionerRole, serviceAccountSubject(ControllerNamespace, HostPathProvisionerServiceAccount)),
 		clusterRoleBinding(CloudControllerManagerRole, serviceAccountSubject("kube-system", CloudControllerManagerServiceAccount)),
+		clusterRoleBinding(SimulatedNetworkRole, userSubject(auth.SimulatedNetworkUserName)),
 	}
 }
 

@@ -15,14 +15,10 @@ func Roles() []api.Role {
 	roles := []api.Role{
 		role("kube-system", ExtensionAPIServerAuthenticationReader,
 			rule("get", "list", "watch").groups(legacyGroup).resources("configmaps").names("extension-apiserver-authentication").build()),
-		// Leader election through ConfigMaps, kept by upstream although
-		// both components now lock with Leases.
-		role("kube-system", "system::leader-locking-kube-controller-manager",
-			rule("watch").groups(legacyGroup).resources("configmaps").build(),
-			rule("get", "update").groups(legacyGroup).resources("configmaps").names("kube-controller-manager").build()),
-		role("kube-system", "system::leader-locking-kube-scheduler",
-			rule("watch").groups(legacyGroup).resources("configmaps").build(),
-			rule("get", "update").groups(legacyGroup).resources("configmaps").names("kube-scheduler").build()),
+		// Leader election in kube-system: the Leases the components lock
+		// with and the LeaseCandidates of coordinated leader election.
+		role("kube-system", "system::leader-locking-kube-controller-manager", leaderLockingRules()...),
+		role("kube-system", "system::leader-locking-kube-scheduler", leaderLockingRules()...),
 		// The bootstrap signer reads bootstrap-token Secrets in kube-system
 		// and signs kube-public's cluster-info ConfigMap with them.
 		role("kube-system", ControllerRolePrefix+"bootstrap-signer",
@@ -47,7 +43,8 @@ func RoleBindings() []api.RoleBinding {
 		roleBinding("kube-system", "system::extension-apiserver-authentication-reader", "Role", ExtensionAPIServerAuthenticationReader,
 			userSubject(auth.ControllerManagerUserName), userSubject(auth.SchedulerUserName)),
 		roleBinding("kube-system", "system::leader-locking-kube-controller-manager", "Role", "system::leader-locking-kube-controller-manager",
-			userSubject(auth.ControllerManagerUserName), serviceAccountSubject("kube-system", "kube-controller-manager")),
+			userSubject(auth.ControllerManagerUserName), serviceAccountSubject("kube-system", "kube-controller-manager"),
+			serviceAccountSubject("kube-system", "leader-election-controller")),
 		roleBinding("kube-system", "system::leader-locking-kube-scheduler", "Role", "system::leader-locking-kube-scheduler",
 			userSubject(auth.SchedulerUserName), serviceAccountSubject("kube-system", "kube-scheduler")),
 		roleBinding("kube-system", ControllerRolePrefix+"bootstrap-signer", "Role", ControllerRolePrefix+"bootstrap-signer",
@@ -61,4 +58,12 @@ func RoleBindings() []api.RoleBinding {
 	}
 	bindings = append(bindings, addonRoleBindings()...)
 	return append(bindings, kplaneRoleBindings()...)
+}
+
+// leaderLockingRules are the rules of both system::leader-locking-* Roles.
+func leaderLockingRules() []api.PolicyRule {
+	return []api.PolicyRule{
+		rule("watch", "get", "list", "create", "update").groups(coordinationGroup).resources("leases").build(),
+		rule("watch", "get", "list", "create", "update").groups(coordinationGroup).resources("leasecandidates").build(),
+	}
 }

@@ -111,7 +111,10 @@ func userFacingRoles() []api.ClusterRole {
 			rule(Write...).groups(extensionsGroup).resources("daemonsets", "deployments", "deployments/scale", "deployments/rollback",
 				"ingresses", "replicasets", "replicasets/scale", "replicationcontrollers/scale", "networkpolicies").build(),
 			rule(Write...).groups(policyGroup).resources("poddisruptionbudgets").build(),
-			rule(Write...).groups(networkingGroup).resources("networkpolicies", "ingresses").build()),
+			rule(Write...).groups(networkingGroup).resources("networkpolicies", "ingresses").build(),
+			// Leases, so that a namespace's workloads elect leaders with
+			// them rather than with ConfigMaps (kubernetes#111472).
+			rule(ReadWrite...).groups(coordinationGroup).resources("leases").build()),
 		// Reading every non-escalating resource of a namespace (not
 		// secrets, not exec).
 		clusterRole("system:aggregate-to-view", map[string]string{AggregateToView: "true"},

@@ -134,8 +134,21 @@ func TestComponentAndControllerRights(t *testing.T) {
 				req("update", "coordination.k8s.io", "leases", "", "kube-system", "kube-scheduler"),
 				req("create", "authentication.k8s.io", "tokenreviews", "", "", ""), coreEvent, newEvent, clock("get"), clock("watch")},
 			[]request{req("delete", "apps", "deployments", "", "default", "web"), req("create", "", "pods", "", "default", ""),
-				req("get", "", "secrets", "", "default", "s"), req("update", "coordination.k8s.io", "leases", "", "kube-system", "kube-controller-manager"),
-				req("get", "", "configmaps", "", "kube-system", "other")}},
+				req("get", "", "secrets", "", "default", "s"), req("update", "coordination.k8s.io", "leases", "", "default", "kube-controller-manager"),
+				req("get", "", "configmaps", "", "kube-system", "other"),
+				// The leader-locking Role moved from ConfigMaps to Leases.
+				req("update", "", "configmaps", "", "kube-system", "kube-scheduler")}},
+		// system::leader-locking-* (namespace-roles.yaml): Leases and
+		// LeaseCandidates in kube-system, for the components and the
+		// coordinated leader election controller.
+		{"scheduler's leader locking", user(auth.SchedulerUserName),
+			[]request{req("create", "coordination.k8s.io", "leasecandidates", "", "kube-system", ""), req("list", "coordination.k8s.io", "leases", "", "kube-system", ""),
+				req("update", "coordination.k8s.io", "leasecandidates", "", "kube-system", "kube-scheduler-x")},
+			[]request{req("create", "coordination.k8s.io", "leasecandidates", "", "default", ""), req("delete", "coordination.k8s.io", "leases", "", "kube-system", "kube-scheduler")}},
+		{"leader-election-controller", sa("leader-election-controller"),
+			[]request{req("create", "coordination.k8s.io", "leases", "", "kube-system", ""), req("update", "coordination.k8s.io", "leases", "", "kube-system", "kube-scheduler"),
+				req("watch", "coordination.k8s.io", "leasecandidates", "", "kube-system", "")},
+			[]request{req("update", "coordination.k8s.io", "leases", "", "default", "x"), req("update", "", "configmaps", "", "kube-system", "kube-controller-manager")}},
 		{"kube-proxy", user(auth.KubeProxyUserName),
 			[]request{req("list", "", "services", "", "", ""), req("watch", "discovery.k8s.io", "endpointslices", "", "", ""), req("get", "", "nodes", "", "", "node1"),
 				req("list", "", "nodes", "", "", ""), coreEvent, req("create", "authentication.k8s.io", "tokenreviews", "", "", ""), clock("list")},
@@ -164,6 +177,13 @@ func TestComponentAndControllerRights(t *testing.T) {
 				req("update", "coordination.k8s.io", "leases", "", "kube-system", "kube-controller-manager"), req("create", "authentication.k8s.io", "tokenreviews", "", "", ""),
 				coreEvent, clock("watch")},
 			[]request{req("delete", "", "pods", "", "default", "p"), req("create", "apps", "deployments", "", "default", ""), req("update", "", "nodes", "", "", "node1")}},
+		// The simulated runtime's network: the pod behind an address, on any
+		// node, and nothing else (it once was in system:masters).
+		{"simulated network", user(auth.SimulatedNetworkUserName),
+			[]request{req("get", "", "pods", "", "default", "web"), req("list", "", "pods", "", "", ""), req("watch", "", "pods", "", "", "")},
+			[]request{req("get", "", "services", "", "default", "web"), req("list", "discovery.k8s.io", "endpointslices", "", "", ""),
+				req("get", "", "secrets", "", "default", "s"), req("update", "", "pods", "status", "default", "web"), req("delete", "", "pods", "", "default", "web"),
+				req("get", "", "nodes", "", "", "node1")}},
 		{"apiserver's kubelet client", auth.User{Name: pki.KubeletClientCommonName, Groups: []string{pki.KubeletClientOrganization, auth.AuthenticatedGroup}},
 			[]request{req("get", "", "nodes", "proxy", "", "node1"), req("create", "", "nodes", "proxy", "", "node1"), req("get", "", "nodes", "log", "", "node1")}, nil},
 
@@ -222,7 +242,32 @@ func TestComponentAndControllerRights(t *testing.T) {
 		{"persistent-volume-binder", sa("persistent-volume-binder"),
 			[]request{req("update", "", "persistentvolumes", "", "", "pv"), req("update", "", "persistentvolumes", "status", "", "pv"), req("delete", "", "persistentvolumes", "", "", "pv"),
 				req("update", "", "persistentvolumeclaims", "", "default", "c"), req("update", "", "persistentvolumeclaims", "status", "default", "c")},
-			[]request{req("delete", "", "persistentvolumeclaims", "", "default", "c")}},
+			// get services was glusterfs's, gone from upstream's role.
+			[]request{req("delete", "", "persistentvolumeclaims", "", "default", "c"), req("get", "", "services", "", "default", "web")}},
+		{"expand-controller", sa("expand-controller"),
+			[]request{req("patch", "", "persistentvolumeclaims", "status", "default", "c"), req("update", "", "persistentvolumes", "", "", "pv")},
+			[]request{req("get", "", "services", "", "default", "web"), req("update", "", "persistentvolumeclaims", "", "default", "c")}},
+		{"pvc-protection-controller", sa("pvc-protection-controller"),
+			[]request{req("update", "", "persistentvolumeclaims", "", "default", "c"), req("update", "", "persistentvolumeclaims", "status", "default", "c"),
+				req("list", "", "pods", "", "default", "")},
+			[]request{req("delete", "", "persistentvolumeclaims", "", "default", "c"), req("patch", "", "persistentvolumeclaims", "status", "default", "c")}},
+		// Controllers of APIs kplane does not serve keep upstream's roles.
+		{"resource-claim-controller", sa("resource-claim-controller"),
+			[]request{req("create", "resource.k8s.io", "resourceclaims", "", "default", ""), req("patch", "resource.k8s.io", "resourceclaims", "binding", "default", "c"),
+				req("update", "", "pods", "finalizers", "default", "p")},
+			[]request{req("delete", "", "pods", "", "default", "p"), req("create", "resource.k8s.io", "resourceslices", "", "", "")}},
+		{"device-taint-eviction-controller", sa("device-taint-eviction-controller"),
+			[]request{req("delete", "", "pods", "", "default", "p"), req("list", "resource.k8s.io", "deviceclasses", "", "", "")},
+			[]request{req("update", "resource.k8s.io", "resourceclaims", "", "default", "c")}},
+		{"selinux-warning-controller", sa("selinux-warning-controller"),
+			[]request{req("list", "storage.k8s.io", "csidrivers", "", "", ""), req("watch", "", "pods", "", "", ""), coreEvent},
+			[]request{req("update", "", "pods", "", "default", "p")}},
+		{"service-cidrs-controller", sa("service-cidrs-controller"),
+			[]request{req("patch", "networking.k8s.io", "servicecidrs", "status", "", "kubernetes"), req("list", "networking.k8s.io", "ipaddresses", "", "", "")},
+			[]request{req("delete", "networking.k8s.io", "servicecidrs", "", "", "kubernetes"), req("create", "networking.k8s.io", "ipaddresses", "", "", "")}},
+		{"volumeattributesclass-protection-controller", sa("volumeattributesclass-protection-controller"),
+			[]request{req("update", "storage.k8s.io", "volumeattributesclasses", "", "", "gold"), req("list", "", "persistentvolumes", "", "", "")},
+			[]request{req("delete", "storage.k8s.io", "volumeattributesclasses", "", "", "gold")}},
 		{"node-controller (node-lifecycle and taint-eviction)", sa("node-controller"),
 			[]request{req("update", "", "nodes", "", "", "node1"), req("update", "", "nodes", "status", "", "node1"), req("update", "", "pods", "status", "default", "p"),
 				req("delete", "", "pods", "", "default", "p")},
@@ -262,6 +307,67 @@ func TestComponentAndControllerRights(t *testing.T) {
 			if allowed(tc.user, r) {
 				t.Errorf("%s (%s) is allowed %s; its role should not", tc.who, tc.user.Name, r)
 			}
+		}
+	}
+}
+
+// admin, edit and view as a RoleBinding in a namespace gives them, with
+// their aggregated rules.
+func TestUserFacingRoles(t *testing.T) {
+	// rulesOf follows aggregation through every level (view's rules reach
+	// admin through edit), as the aggregation controller's writes do.
+	all := bootstrappolicy.ClusterRoles()
+	var rulesOf func(role string) []api.PolicyRule
+	rulesOf = func(role string) []api.PolicyRule {
+		var rules []api.PolicyRule
+		for _, r := range all {
+			if r.Name != role {
+				continue
+			}
+			if r.AggregationRule == nil {
+				return r.Rules
+			}
+			for _, sel := range r.AggregationRule.ClusterRoleSelectors {
+				for _, other := range all {
+					matches := other.Name != role
+					for k, v := range sel.MatchLabels {
+						matches = matches && other.Labels[k] == v
+					}
+					if matches {
+						rules = append(rules, rulesOf(other.Name)...)
+					}
+				}
+			}
+		}
+		return rules
+	}
+	can := func(role string, r request) bool {
+		a := authorizer.Attributes{User: user("alice"), Verb: r.verb, ResourceRequest: true, APIGroup: r.group,
+			Namespace: r.namespace, Resource: r.resource, Subresource: r.subresource, Name: r.name}
+		return rbac.RulesAllow(a, rulesOf(role))
+	}
+	for _, tc := range []struct {
+		role   string
+		r      request
+		allows bool
+	}{
+		// edit: upstream's recorded aggregate-to-edit.
+		{"edit", req("create", "coordination.k8s.io", "leases", "", "team", ""), true},
+		{"edit", req("update", "coordination.k8s.io", "leases", "", "team", "my-operator"), true},
+		{"edit", req("create", "", "pods", "eviction", "team", "p"), true},
+		{"edit", req("create", "", "serviceaccounts", "token", "team", "default"), true},
+		{"edit", req("create", "", "events", "", "team", ""), true},
+		{"edit", req("create", "", "endpoints", "", "team", ""), false},
+		{"edit", req("create", "rbac.authorization.k8s.io", "rolebindings", "", "team", ""), false},
+		{"admin", req("create", "coordination.k8s.io", "leases", "", "team", ""), true},
+		{"admin", req("create", "rbac.authorization.k8s.io", "rolebindings", "", "team", ""), true},
+		// view: endpointslices yes, leases and secrets no.
+		{"view", req("list", "discovery.k8s.io", "endpointslices", "", "team", ""), true},
+		{"view", req("get", "coordination.k8s.io", "leases", "", "team", "x"), false},
+		{"view", req("get", "", "secrets", "", "team", "s"), false},
+	} {
+		if got := can(tc.role, tc.r); got != tc.allows {
+			t.Errorf("%s: %s allowed = %v, want %v", tc.role, tc.r, got, tc.allows)
 		}
 	}
 }

@@ -30,6 +30,7 @@ const (
 	extensionsGroup      = "extensions"
 	networkingGroup      = "networking.k8s.io"
 	policyGroup          = "policy"
+	resourceGroup        = "resource.k8s.io"
 	rbacGroup            = api.RBACGroupName
 	storageGroup         = "storage.k8s.io"
 	metricsGroup         = "metrics.k8s.io"
