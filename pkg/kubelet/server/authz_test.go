@@ -266,10 +266,10 @@ func TestReviewCache(t *testing.T) {
 	}
 }
 
-// TestAPIServerReviewer: the review goes to the apiserver's
-// subjectaccessreviews endpoint as an authorization.k8s.io/v1 object and
-// its answer comes back; an apiserver error is an error.
-func TestAPIServerReviewer(t *testing.T) {
+// TestClientReviewer: through a *client.Client the review goes to the
+// apiserver's subjectaccessreviews endpoint as an authorization.k8s.io/v1
+// object and its answer comes back; an apiserver error is an error.
+func TestClientReviewer(t *testing.T) {
 	var got api.SubjectAccessReview
 	apiserver := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method != http.MethodPost || r.URL.Path != "/apis/authorization.k8s.io/v1/subjectaccessreviews" {
@@ -290,7 +290,7 @@ func TestAPIServerReviewer(t *testing.T) {
 		t.Fatal(err)
 	}
 	spec := api.SubjectAccessReviewSpec{User: "alice", ResourceAttributes: &api.ResourceAttributes{Verb: "get", Resource: "nodes", Subresource: "stats", Name: "n1"}}
-	cache := newReviewCache(APIServerReviewer{Client: c}, nil)
+	cache := newReviewCache(c, nil)
 	allowed, reason, err := cache.allowed(context.Background(), spec)
 	if err != nil || !allowed || reason != "test" {
 		t.Errorf("alice: allowed %v reason %q err %v", allowed, reason, err)
@@ -307,7 +307,7 @@ func TestAPIServerReviewer(t *testing.T) {
 		http.Error(w, `{"kind":"Status","apiVersion":"v1","status":"Failure","reason":"NotFound","code":404}`, http.StatusNotFound)
 	}))
 	defer failing.Close()
-	broken := APIServerReviewer{Client: must(client.New(&client.Config{Host: failing.URL}))}
+	broken := must(client.New(&client.Config{Host: failing.URL}))
 	if _, err := broken.ReviewAccess(context.Background(), &api.SubjectAccessReview{}); err == nil {
 		t.Error("a 404 from the apiserver was taken for an answer")
 	}
