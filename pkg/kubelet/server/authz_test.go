@@ -106,6 +106,49 @@ func TestRequestAttributes(t *testing.T) {
 	}
 }
 
+// TestNodeForPodPaths: a call naming a pod is asked about the pod's node.
+// A pod the lookup does not know (the container lookup may still find it on
+// any node of the process) is never asked about the node the caller put in
+// the Host header: with one node it is that node, with several node "",
+// which only a grant on all nodes allows.
+func TestNodeForPodPaths(t *testing.T) {
+	pods := func(namespace, name string) (*api.Pod, runtime.Runtime, error) {
+		if namespace == "default" && name == "web" {
+			return &api.Pod{ObjectMeta: api.ObjectMeta{Namespace: namespace, Name: name}, Spec: api.PodSpec{NodeName: "node-b"}}, nil, nil
+		}
+		return nil, nil, errors.New("not found")
+	}
+	cluster := testBundle(t)
+	newServer := func(nodes ...string) *Server {
+		s, err := New(Options{ClientCAPEM: cluster.CACertPEM, NodeNames: nodes, Reviewer: &bootstrapPolicyReviewer{}, Pods: pods, Logger: discardLogger()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	hollow, single := newServer("node-a", "node-b"), newServer("node-a")
+	tests := []struct {
+		name string
+		s    *Server
+		host string
+		path string
+		want string
+	}{
+		{"a known pod's node, whatever the Host", hollow, "node-a:10250", "/exec/default/web/app", "node-b"},
+		{"an unknown pod among several nodes: all nodes", hollow, "node-a:10250", "/exec/default/ghost/app", ""},
+		{"an unknown pod's logs likewise", hollow, "node-a", "/containerLogs/default/ghost/app", ""},
+		{"an unknown pod on a single node: that node", single, "node-b:10250", "/exec/default/ghost/app", "node-a"},
+		{"a node path follows the Host", hollow, "node-b:10250", "/stats/summary", "node-b"},
+		{"an unknown Host: the first node", hollow, "elsewhere:10250", "/stats/summary", "node-a"},
+	}
+	for _, tt := range tests {
+		r := httptest.NewRequest(http.MethodPost, "https://"+tt.host+tt.path, nil)
+		if got := tt.s.nodeFor(r); got != tt.want {
+			t.Errorf("%s: nodeFor(%s %s) = %q, want %q", tt.name, tt.host, tt.path, got, tt.want)
+		}
+	}
+}
+
 // TestServerAuthorizesWithSubjectAccessReview: every call becomes a
 // SubjectAccessReview about the node; what the reviewer allows passes,
 // the rest is told 403 in upstream's words, and a caller without
