@@ -109,16 +109,11 @@ With --runtime process a container's command runs as a local process.
 // bearer tokens the apiserver vouches for, and authorizing every call with
 // a SubjectAccessReview asked as the node.
 func logsServer(kubeconfig string) kubelet.ServerFunc {
-	return func(ctx context.Context, containers kubelet.ContainerFinder, logger *slog.Logger) (int32, error) {
+	return func(ctx context.Context, env kubelet.ServerEnv) (int32, error) {
 		cfg, err := client.ConfigFromKubeconfig(kubeconfig, "")
 		if err != nil {
 			return 0, fmt.Errorf("read the cluster CA: %w", err)
 		}
-		c, err := client.New(cfg)
-		if err != nil {
-			return 0, fmt.Errorf("kubelet server client: %w", err)
-		}
-		tokens := server.TokenAuthenticator(debug.TokenReviewAuthenticator(c))
-		return server.StartServer(ctx, cfg.CAData, server.APIServerReviewer{Client: c}, tokens, containers, logger)
+		return server.StartServer(ctx, cfg.CAData, env.Client, server.TokenAuthenticator(env.Tokens), env.Containers, env.Logger)
 	}
 }

@@ -43,7 +43,7 @@ func TestNodeProxy(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	// The kubelet's own authorization is not under test here: it allows all.
-	allowAll := server.AccessReviewerFunc(func(_ context.Context, review *api.SubjectAccessReview) (*api.SubjectAccessReview, error) {
+	allowAll := accessReviewerFunc(func(_ context.Context, review *api.SubjectAccessReview) (*api.SubjectAccessReview, error) {
 		review.Status.Allowed = true
 		return review, nil
 	})
@@ -94,4 +94,13 @@ func TestNodeProxy(t *testing.T) {
 	if !strings.Contains(string(discovery.Body), `"name":"nodes/proxy"`) {
 		t.Errorf("discovery does not list nodes/proxy: %s", discovery.Body)
 	}
+}
+
+// accessReviewerFunc adapts a function to the kubelet server's
+// AccessReviewer.
+type accessReviewerFunc func(ctx context.Context, review *api.SubjectAccessReview) (*api.SubjectAccessReview, error)
+
+// ReviewAccess calls f.
+func (f accessReviewerFunc) ReviewAccess(ctx context.Context, review *api.SubjectAccessReview) (*api.SubjectAccessReview, error) {
+	return f(ctx, review)
 }

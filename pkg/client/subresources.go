@@ -98,3 +98,29 @@ func (c *Client) Evict(ctx context.Context, eviction *api.Eviction) error {
 	}
 	return nil
 }
+
+// CreateToken asks for a token of the ServiceAccount name in namespace:
+// POST serviceaccounts/<name>/token with req (audiences, expiration, the
+// object the token is bound to). The answer's status holds the token and
+// when it expires; nothing is stored. It is how the kubelet gets a pod's
+// projected token and how the controller manager gets each controller's.
+func (c *Client) CreateToken(ctx context.Context, namespace, name string, req *api.TokenRequest) (*api.TokenRequest, error) {
+	if req == nil {
+		return nil, errors.New("create token: request is nil")
+	}
+	path, err := objectPath(ServiceAccountsResource, namespace, name, "token")
+	if err != nil {
+		return nil, fmt.Errorf("create token: %w", err)
+	}
+	body := *req
+	body.TypeMeta = api.TypeMeta{Kind: "TokenRequest", APIVersion: "authentication.k8s.io/v1"}
+	r, err := newRequest(http.MethodPost, path, nil, &body)
+	if err != nil {
+		return nil, err
+	}
+	out := &api.TokenRequest{}
+	if err := c.into(ctx, r, out); err != nil {
+		return nil, fmt.Errorf("create token for ServiceAccount %s/%s: %w", namespace, name, err)
+	}
+	return out, nil
+}

@@ -3,6 +3,7 @@ package client
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 
@@ -11,6 +12,10 @@ import (
 
 // tokenReviewsPath is where TokenReviews are created (never stored).
 const tokenReviewsPath = "/apis/authentication.k8s.io/v1/tokenreviews"
+
+// subjectAccessReviewsPath is where SubjectAccessReviews are created
+// (never stored either).
+const subjectAccessReviewsPath = "/apis/authorization.k8s.io/v1/subjectaccessreviews"
 
 // ReviewToken asks the apiserver who holds token (a TokenReview): the
 // user's name and groups, and authenticated false for a token the
@@ -35,4 +40,25 @@ func (c *Client) ReviewToken(ctx context.Context, token string) (username string
 	// status.error saying why ("invalid bearer token"): an answer, not a
 	// failed review.
 	return review.Status.User.Username, review.Status.User.Groups, review.Status.Authenticated, nil
+}
+
+// ReviewAccess asks the apiserver whether review.Spec's user may do what
+// it describes (a SubjectAccessReview) and returns the review with its
+// status filled in. err is set only when the review itself failed; a
+// denial is an answer (status.allowed false).
+func (c *Client) ReviewAccess(ctx context.Context, review *api.SubjectAccessReview) (*api.SubjectAccessReview, error) {
+	if review == nil {
+		return nil, errors.New("create SubjectAccessReview: review is nil")
+	}
+	body := *review
+	body.TypeMeta = api.TypeMeta{Kind: "SubjectAccessReview", APIVersion: "authorization.k8s.io/v1"}
+	r, err := newRequest(http.MethodPost, subjectAccessReviewsPath, nil, &body)
+	if err != nil {
+		return nil, err
+	}
+	out := &api.SubjectAccessReview{}
+	if err := c.into(ctx, r, out); err != nil {
+		return nil, fmt.Errorf("create SubjectAccessReview: %w", err)
+	}
+	return out, nil
 }

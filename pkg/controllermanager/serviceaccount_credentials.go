@@ -13,11 +13,8 @@ package controllermanager
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"log/slog"
-	"net/http"
-	"net/url"
 	"sync"
 	"time"
 
@@ -114,21 +111,11 @@ func (s *serviceAccountTokenSource) request(ctx context.Context) (string, time.T
 // requestToken posts a TokenRequest to serviceaccounts/<name>/token.
 func (s *serviceAccountTokenSource) requestToken(ctx context.Context) (string, time.Time, error) {
 	seconds := int64(ServiceAccountTokenExpiration / time.Second)
-	body, err := json.Marshal(&api.TokenRequest{
-		TypeMeta: api.TypeMeta{APIVersion: "authentication.k8s.io/v1", Kind: "TokenRequest"},
-		Spec:     api.TokenRequestSpec{ExpirationSeconds: &seconds},
+	answer, err := s.root.CreateToken(ctx, ControllerNamespace, s.name, &api.TokenRequest{
+		Spec: api.TokenRequestSpec{ExpirationSeconds: &seconds},
 	})
 	if err != nil {
-		return "", time.Time{}, fmt.Errorf("encode TokenRequest: %w", err)
-	}
-	path := "/api/v1/namespaces/" + ControllerNamespace + "/serviceaccounts/" + url.PathEscape(s.name) + "/token"
-	_, resp, err := s.root.Do(ctx, http.MethodPost, path, body, nil)
-	if err != nil {
-		return "", time.Time{}, fmt.Errorf("request a token for ServiceAccount %s/%s: %w", ControllerNamespace, s.name, err)
-	}
-	var answer api.TokenRequest
-	if err := json.Unmarshal(resp, &answer); err != nil {
-		return "", time.Time{}, fmt.Errorf("decode TokenRequest for %s/%s: %w", ControllerNamespace, s.name, err)
+		return "", time.Time{}, err
 	}
 	if answer.Status.Token == "" {
 		return "", time.Time{}, fmt.Errorf("TokenRequest for %s/%s: the answer holds no token", ControllerNamespace, s.name)

@@ -4,11 +4,11 @@ import (
 	"context"
 	"crypto/sha256"
 	"net/http"
-	"sync"
 	"time"
 
 	"kplane/pkg/auth"
 	"kplane/pkg/clock"
+	"kplane/pkg/ttlcache"
 )
 
 // TokenReviewer asks the apiserver who holds a bearer token (a
@@ -41,21 +41,17 @@ func TokenReviewAuthenticator(reviewer TokenReviewer) Authenticator {
 
 type tokenReviewCache struct {
 	reviewer TokenReviewer
-	clock    clock.Clock
-
-	mu      sync.Mutex
-	answers map[[sha256.Size]byte]reviewAnswer
+	answers  *ttlcache.Cache[[sha256.Size]byte, reviewAnswer]
 }
 
 type reviewAnswer struct {
 	user          string
 	groups        []string
 	authenticated bool
-	expires       time.Time
 }
 
 func newTokenReviewCache(reviewer TokenReviewer, clk clock.Clock) *tokenReviewCache {
-	return &tokenReviewCache{reviewer: reviewer, clock: clk, answers: map[[sha256.Size]byte]reviewAnswer{}}
+	return &tokenReviewCache{reviewer: reviewer, answers: ttlcache.New[[sha256.Size]byte, reviewAnswer](clk)}
 }
 
 func (c *tokenReviewCache) authenticate(r *http.Request) (string, []string, bool) {
@@ -64,11 +60,7 @@ func (c *tokenReviewCache) authenticate(r *http.Request) (string, []string, bool
 		return "", nil, false
 	}
 	key := sha256.Sum256([]byte(token))
-	now := c.clock.Now()
-	c.mu.Lock()
-	answer, found := c.answers[key]
-	c.mu.Unlock()
-	if found && now.Before(answer.expires) {
+	if answer, found := c.answers.Get(key); found {
 		return answer.user, answer.groups, answer.authenticated
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), tokenReviewTimeout)
@@ -77,15 +69,8 @@ func (c *tokenReviewCache) authenticate(r *http.Request) (string, []string, bool
 	if err != nil {
 		return "", nil, false
 	}
-	c.mu.Lock()
-	// Drop expired answers as new ones arrive, so the cache stays as
+	// Set drops expired answers as new ones arrive, so the cache stays as
 	// small as the set of tokens in use.
-	for k, a := range c.answers {
-		if !now.Before(a.expires) {
-			delete(c.answers, k)
-		}
-	}
-	c.answers[key] = reviewAnswer{user: user, groups: groups, authenticated: authenticated, expires: now.Add(TokenReviewCacheTTL)}
-	c.mu.Unlock()
+	c.answers.Set(key, reviewAnswer{user: user, groups: groups, authenticated: authenticated}, TokenReviewCacheTTL)
 	return user, groups, authenticated
 }

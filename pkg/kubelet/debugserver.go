@@ -10,7 +10,6 @@ import (
 
 	"kplane/pkg/api"
 	"kplane/pkg/api/labels"
-	"kplane/pkg/client"
 	"kplane/pkg/debug"
 )
 
@@ -23,14 +22,15 @@ const DefaultDebugAddress = "127.0.0.1:0"
 // startDebugServer binds the process's loopback debug listener: /healthz,
 // /metrics (this process's own registry: Go runtime, process, and
 // kubelet_running_pods), /debug/pprof/ and the debug API for cluster
-// administrators, whose tokens the apiserver checks (TokenReview). It
+// administrators, whose tokens the apiserver checks (TokenReview, through
+// tokens, the cache the kubelet's server shares). It
 // announces the address in opts.DebugEndpointFile and returns the stop
 // function, or nil when opts.DebugAddress is empty.
-func startDebugServer(opts *Options, c *client.Client, nodes *nodeSet, log *slog.Logger) (stop func(), err error) {
+func startDebugServer(opts *Options, tokens debug.Authenticator, nodes *nodeSet, log *slog.Logger) (stop func(), err error) {
 	if opts.DebugAddress == "" {
 		return nil, nil
 	}
-	mux := debug.ComponentMux(opts.Journal, debug.TokenReviewAuthenticator(c), kubeletMetrics(nodes))
+	mux := debug.ComponentMux(opts.Journal, tokens, kubeletMetrics(nodes))
 	srv, err := debug.Listen("--debug-address", opts.DebugAddress, mux)
 	if err != nil {
 		return nil, err

@@ -13,6 +13,7 @@ import (
 	"kplane/pkg/client"
 	"kplane/pkg/clock"
 	"kplane/pkg/clusterclock"
+	"kplane/pkg/debug"
 	"kplane/pkg/events"
 	"kplane/pkg/informer"
 	"kplane/pkg/kubelet/runtime"
@@ -22,11 +23,25 @@ import (
 
 // ServerFunc starts the kubelet's HTTPS server on a loopback port — the one
 // the apiserver's pods/log reaches for `kubectl logs` — serving the
-// containers of every node of the process through containers. It returns
-// the port, which every node then reports in
+// containers of every node of the process through env.Containers. It
+// returns the port, which every node then reports in
 // status.daemonEndpoints.kubeletEndpoint, and must stop serving when ctx
 // ends.
-type ServerFunc func(ctx context.Context, containers ContainerFinder, logger *slog.Logger) (port int32, err error)
+type ServerFunc func(ctx context.Context, env ServerEnv) (port int32, err error)
+
+// ServerEnv is what the kubelet hands its server.
+type ServerEnv struct {
+	// Containers finds the containers and pods of every node of the process.
+	Containers ContainerFinder
+	// Client is the kubelet's own client, acting as its node: the server
+	// asks it the SubjectAccessReviews that authorize each call.
+	Client *client.Client
+	// Tokens authenticates bearer tokens by TokenReview, with the one
+	// answer cache the kubelet's debug server uses too.
+	Tokens debug.Authenticator
+	// Logger is the kubelet's logger.
+	Logger *slog.Logger
+}
 
 // ContainerFinder finds the runs of containers and the pods for the
 // kubelet's server: logs, exec, attach and port-forward.
@@ -133,15 +148,18 @@ func Run(ctx context.Context, opts Options) error {
 		return nil
 	}
 
+	// One TokenReview cache for the process: the kubelet's server and its
+	// debug server accept the same bearer tokens.
+	tokens := debug.TokenReviewAuthenticator(c)
 	port := opts.KubeletPort
 	if opts.Server != nil {
-		p, err := opts.Server(ctx, nodes, log)
+		p, err := opts.Server(ctx, ServerEnv{Containers: nodes, Client: c, Tokens: tokens, Logger: log})
 		if err != nil {
 			return fmt.Errorf("kubelet: start server: %w", err)
 		}
 		port = p
 	}
-	stopDebugServer, err := startDebugServer(&opts, c, nodes, log)
+	stopDebugServer, err := startDebugServer(&opts, tokens, nodes, log)
 	if err != nil {
 		return fmt.Errorf("kubelet: debug server: %w", err)
 	}
@@ -317,7 +335,7 @@ type Kubelet struct {
 func newKubelet(name string, index int, opts *Options, c, network, eventClient *client.Client, podInformer informer.TypedInformer[*api.Pod],
 	status *statusManager, baseLog *slog.Logger) (*Kubelet, error) {
 	log := baseLog.With("component", "kubelet", "node", name)
-	tokens := token.NewManager(token.APIServerRequester{Client: c}, opts.Clock)
+	tokens := token.NewManager(c, opts.Clock)
 	rtConfig := runtime.Config{NodeName: name, Logger: log, Clock: opts.Clock,
 		NodeIP: opts.NodeIP, ClusterDNS: opts.ClusterDNS, ClusterDomain: opts.ClusterDomain,
 		DNSAddress: opts.DNSAddress, KubeProxyAddress: opts.KubeProxyAddress, Cluster: shellCluster{client: c, network: network, tokens: tokens, log: log}}

@@ -3,7 +3,6 @@ package kubelet_test
 import (
 	"context"
 	"fmt"
-	"log/slog"
 	"testing"
 	"time"
 
@@ -25,8 +24,8 @@ func TestSummaryFollowsTheLoadModel(t *testing.T) {
 	cl := startCluster(t)
 	opts, fake := cl.onFakeClock("node1")
 	finder := make(chan kubelet.ContainerFinder, 1)
-	opts.Server = func(_ context.Context, containers kubelet.ContainerFinder, _ *slog.Logger) (int32, error) {
-		finder <- containers
+	opts.Server = func(_ context.Context, env kubelet.ServerEnv) (int32, error) {
+		finder <- env.Containers
 		return 0, nil
 	}
 	startKubelet(t, opts)
@@ -118,8 +117,8 @@ func TestSummaryOfHollowNodes(t *testing.T) {
 	opts, fake := cl.onFakeClock("")
 	opts.NodeName, opts.NodeCount, opts.NodeNamePrefix = "", 2, "hollow-"
 	finder := make(chan kubelet.ContainerFinder, 1)
-	opts.Server = func(_ context.Context, containers kubelet.ContainerFinder, _ *slog.Logger) (int32, error) {
-		finder <- containers
+	opts.Server = func(_ context.Context, env kubelet.ServerEnv) (int32, error) {
+		finder <- env.Containers
 		return 0, nil
 	}
 	startKubelet(t, opts)

@@ -53,7 +53,7 @@ func newLogsHarness(t *testing.T) *logsHarness {
 	}
 	h := &logsHarness{a: a, c: c, rt: rt, runs: map[string][]runtime.Container{}}
 	srv, err := server.New(server.Options{BindAddress: "127.0.0.1", ClientCAPEM: a.CACertPEM(), Lookup: h.lookup, Logger: quiet,
-		NodeName: "node1", Reviewer: server.APIServerReviewer{Client: c}})
+		NodeName: "node1", Reviewer: c})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -310,8 +310,8 @@ func startKubelet(t *testing.T, a *framework.APIServer, c *client.Client, runtim
 	}
 	// The kubelet's server, trusting the cluster CA as the kubelet binary
 	// does from its kubeconfig.
-	opts.Server = func(ctx context.Context, containers kubelet.ContainerFinder, logger *slog.Logger) (int32, error) {
-		return server.StartServer(ctx, a.CACertPEM(), server.APIServerReviewer{Client: c}, nil, containers, logger)
+	opts.Server = func(ctx context.Context, env kubelet.ServerEnv) (int32, error) {
+		return server.StartServer(ctx, a.CACertPEM(), env.Client, nil, env.Containers, env.Logger)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)

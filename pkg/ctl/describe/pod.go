@@ -1,11 +1,11 @@
 package describe
 
 import (
-	"fmt"
 	"slices"
 	"strings"
 
 	"kplane/pkg/api"
+	"kplane/pkg/fieldpath"
 )
 
 // mirrorPodAnnotation marks a mirror pod (the API copy of a static pod);
@@ -153,77 +153,7 @@ func describeTopologySpreadConstraints(tscs []api.TopologySpreadConstraint, w pr
 // variable from the pod's fields, as the kubelet would set it.
 func podFieldResolver(pod *api.Pod) envResolver {
 	return func(e api.EnvVar) string {
-		return podFieldValue(pod, e.ValueFrom.FieldRef.FieldPath)
+		value, _ := fieldpath.PodFieldValue(pod, e.ValueFrom.FieldRef.FieldPath)
+		return value
 	}
-}
-
-// podFieldValue reads one of the fields the downward API exposes.
-func podFieldValue(pod *api.Pod, path string) string {
-	if key, ok := subscript(path, "metadata.labels"); ok {
-		return pod.Labels[key]
-	}
-	if key, ok := subscript(path, "metadata.annotations"); ok {
-		return pod.Annotations[key]
-	}
-	switch path {
-	case "metadata.name":
-		return pod.Name
-	case "metadata.namespace":
-		return pod.Namespace
-	case "metadata.uid":
-		return pod.UID
-	case "metadata.labels":
-		return formatMapLines(pod.Labels)
-	case "metadata.annotations":
-		return formatMapLines(pod.Annotations)
-	case "spec.nodeName":
-		return pod.Spec.NodeName
-	case "spec.serviceAccountName":
-		return pod.Spec.ServiceAccountName
-	case "status.hostIP":
-		return pod.Status.HostIP
-	case "status.hostIPs":
-		ips := make([]string, len(pod.Status.HostIPs))
-		for i, ip := range pod.Status.HostIPs {
-			ips[i] = ip.IP
-		}
-		return strings.Join(ips, ",")
-	case "status.podIP":
-		return pod.Status.PodIP
-	case "status.podIPs":
-		ips := make([]string, len(pod.Status.PodIPs))
-		for i, ip := range pod.Status.PodIPs {
-			ips[i] = ip.IP
-		}
-		return strings.Join(ips, ",")
-	}
-	return ""
-}
-
-// subscript reads "prefix['key']" and returns key.
-func subscript(path, prefix string) (string, bool) {
-	rest, ok := strings.CutPrefix(path, prefix+"['")
-	if !ok {
-		return "", false
-	}
-	return strings.CutSuffix(rest, "']")
-}
-
-// formatMapLines is the downward API's form of a whole map: key="value"
-// lines, sorted.
-func formatMapLines(m map[string]string) string {
-	var lines []string
-	for _, k := range sortedKeys(m) {
-		lines = append(lines, fmt.Sprintf("%s=%q", k, m[k]))
-	}
-	return strings.Join(lines, "\n")
-}
-
-func sortedKeys(m map[string]string) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }

@@ -20,10 +20,9 @@ import (
 	"context"
 	"fmt"
 	"maps"
-	"slices"
-	"strings"
 
 	"kplane/pkg/api"
+	"kplane/pkg/fieldpath"
 )
 
 // Objects reads the ConfigMaps and Secrets a projected volume names; a
@@ -56,9 +55,9 @@ func Files(ctx context.Context, pod *api.Pod, src *api.ProjectedVolumeSource, ob
 		case source.ServiceAccountToken != nil:
 			more, err = tokenFile(ctx, pod, source.ServiceAccountToken, tokens)
 		case source.ConfigMap != nil:
-			more, err = configMapFiles(ctx, pod, source.ConfigMap, objects)
+			more, err = ConfigMapFiles(ctx, objects, pod.Namespace, source.ConfigMap.Name, source.ConfigMap.Items, source.ConfigMap.Optional)
 		case source.Secret != nil:
-			more, err = secretFiles(ctx, pod, source.Secret, objects)
+			more, err = SecretFiles(ctx, objects, pod.Namespace, source.Secret.Name, source.Secret.Items, source.Secret.Optional)
 		case source.DownwardAPI != nil:
 			more, err = downwardAPIFiles(pod, source.DownwardAPI.Items)
 		}
@@ -86,45 +85,48 @@ func tokenFile(ctx context.Context, pod *api.Pod, source *api.ServiceAccountToke
 	return map[string]string{source.Path: token}, nil
 }
 
-// configMapFiles are a ConfigMap's keys (or the items it selects).
-func configMapFiles(ctx context.Context, pod *api.Pod, source *api.ConfigMapProjection, objects Objects) (map[string]string, error) {
-	cm, err := objects.GetConfigMap(ctx, pod.Namespace, source.Name)
+// ConfigMapFiles are the files a ConfigMap volume or projection makes
+// of the ConfigMap name in namespace: every key (data and binaryData), or
+// only the items named, each at its path. As upstream, a ConfigMap that
+// does not exist is an error unless optional, and so is an item whose key
+// it does not hold.
+func ConfigMapFiles(ctx context.Context, objects Objects, namespace, name string, items []api.KeyToPath, optional *bool) (map[string]string, error) {
+	cm, err := objects.GetConfigMap(ctx, namespace, name)
 	if err != nil {
-		return nil, fmt.Errorf("projected ConfigMap %s/%s: %w", pod.Namespace, source.Name, err)
+		return nil, fmt.Errorf("ConfigMap %s/%s: %w", namespace, name, err)
 	}
 	if cm == nil {
-		if source.Optional != nil && *source.Optional {
+		if optional != nil && *optional {
 			return nil, nil
 		}
-		return nil, fmt.Errorf("projected ConfigMap %s/%s not found", pod.Namespace, source.Name)
+		return nil, fmt.Errorf("ConfigMap %s/%s not found", namespace, name)
 	}
-	data := maps.Clone(cm.Data)
-	if data == nil {
-		data = map[string]string{}
-	}
+	data := make(map[string]string, len(cm.Data)+len(cm.BinaryData))
+	maps.Copy(data, cm.Data)
 	for k, v := range cm.BinaryData {
 		data[k] = string(v)
 	}
-	return selectItems(data, source.Items)
+	return selectItems(data, items)
 }
 
-// secretFiles are a Secret's keys (or the items it selects).
-func secretFiles(ctx context.Context, pod *api.Pod, source *api.SecretProjection, objects Objects) (map[string]string, error) {
-	secret, err := objects.GetSecret(ctx, pod.Namespace, source.Name)
+// SecretFiles are the files a Secret volume or projection makes of the
+// Secret name in namespace, as ConfigMapFiles.
+func SecretFiles(ctx context.Context, objects Objects, namespace, name string, items []api.KeyToPath, optional *bool) (map[string]string, error) {
+	secret, err := objects.GetSecret(ctx, namespace, name)
 	if err != nil {
-		return nil, fmt.Errorf("projected Secret %s/%s: %w", pod.Namespace, source.Name, err)
+		return nil, fmt.Errorf("Secret %s/%s: %w", namespace, name, err)
 	}
 	if secret == nil {
-		if source.Optional != nil && *source.Optional {
+		if optional != nil && *optional {
 			return nil, nil
 		}
-		return nil, fmt.Errorf("projected Secret %s/%s not found", pod.Namespace, source.Name)
+		return nil, fmt.Errorf("Secret %s/%s not found", namespace, name)
 	}
-	data := map[string]string{}
+	data := make(map[string]string, len(secret.Data))
 	for k, v := range secret.Data {
 		data[k] = string(v)
 	}
-	return selectItems(data, source.Items)
+	return selectItems(data, items)
 }
 
 // selectItems keeps every key when items is empty, else the named keys
@@ -146,54 +148,18 @@ func selectItems(data map[string]string, items []api.KeyToPath) (map[string]stri
 
 // downwardAPIFiles are pod fields. A volume may name only metadata fields
 // (upstream validates so); labels and annotations are written one
-// key="value" a line, sorted, as upstream's FormatMap.
+// key="value" a line, sorted (fieldpath.FormatMap).
 func downwardAPIFiles(pod *api.Pod, items []api.DownwardAPIVolumeFile) (map[string]string, error) {
 	files := map[string]string{}
 	for _, item := range items {
 		if item.FieldRef == nil {
 			continue // resourceFieldRef: kplane's containers have no cgroup limits to report
 		}
-		value, err := metadataField(pod, item.FieldRef.FieldPath)
+		value, err := fieldpath.ExtractFieldPathAsString(pod, item.FieldRef.FieldPath)
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("downward API volume: %w", err)
 		}
 		files[item.Path] = value
 	}
 	return files, nil
-}
-
-// metadataField resolves a downward-API volume field path of the pod.
-func metadataField(pod *api.Pod, fieldPath string) (string, error) {
-	switch fieldPath {
-	case "metadata.name":
-		return pod.Name, nil
-	case "metadata.namespace":
-		return pod.Namespace, nil
-	case "metadata.uid":
-		return string(pod.UID), nil
-	case "metadata.labels":
-		return formatMap(pod.Labels), nil
-	case "metadata.annotations":
-		return formatMap(pod.Annotations), nil
-	}
-	for _, prefix := range []string{"metadata.labels", "metadata.annotations"} {
-		if key, ok := strings.CutPrefix(fieldPath, prefix+"['"); ok {
-			if key, ok := strings.CutSuffix(key, "']"); ok {
-				if prefix == "metadata.labels" {
-					return pod.Labels[key], nil
-				}
-				return pod.Annotations[key], nil
-			}
-		}
-	}
-	return "", fmt.Errorf("downward API volume: unsupported field path %q", fieldPath)
-}
-
-// formatMap writes a map as key="value" lines, sorted by key.
-func formatMap(m map[string]string) string {
-	var b strings.Builder
-	for _, k := range slices.Sorted(maps.Keys(m)) {
-		fmt.Fprintf(&b, "%s=%q\n", k, m[k])
-	}
-	return strings.TrimSuffix(b.String(), "\n")
 }

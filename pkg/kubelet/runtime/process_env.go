@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"kplane/pkg/api"
+	"kplane/pkg/fieldpath"
 )
 
 // defaultPath is the PATH a container gets when the kubelet has none;
@@ -68,59 +69,11 @@ func applySpecEnv(env *environment, pod *api.Pod, container *api.Container, look
 		case v.ValueFrom == nil:
 			env.set(v.Name, expandVars(v.Value, lookup))
 		case v.ValueFrom.FieldRef != nil:
-			if value, ok := podFieldValue(pod, v.ValueFrom.FieldRef.FieldPath); ok {
+			if value, err := fieldpath.PodFieldValue(pod, v.ValueFrom.FieldRef.FieldPath); err == nil {
 				env.set(v.Name, value)
 			}
 		}
 	}
-}
-
-// podFieldValue resolves a downward-API field path of the pod.
-func podFieldValue(pod *api.Pod, fieldPath string) (string, bool) {
-	if key, ok := subscript(fieldPath, "metadata.labels"); ok {
-		return pod.Labels[key], true
-	}
-	if key, ok := subscript(fieldPath, "metadata.annotations"); ok {
-		return pod.Annotations[key], true
-	}
-	switch fieldPath {
-	case "metadata.name":
-		return pod.Name, true
-	case "metadata.namespace":
-		return pod.Namespace, true
-	case "metadata.uid":
-		return string(pod.UID), true
-	case "spec.nodeName":
-		return pod.Spec.NodeName, true
-	case "spec.serviceAccountName":
-		return pod.Spec.ServiceAccountName, true
-	case "status.hostIP":
-		return pod.Status.HostIP, true
-	case "status.hostIPs":
-		ips := make([]string, 0, len(pod.Status.HostIPs))
-		for _, ip := range pod.Status.HostIPs {
-			ips = append(ips, ip.IP)
-		}
-		return strings.Join(ips, ","), true
-	case "status.podIP":
-		return pod.Status.PodIP, true
-	case "status.podIPs":
-		ips := make([]string, 0, len(pod.Status.PodIPs))
-		for _, ip := range pod.Status.PodIPs {
-			ips = append(ips, ip.IP)
-		}
-		return strings.Join(ips, ","), true
-	}
-	return "", false
-}
-
-// subscript parses `prefix['key']`.
-func subscript(fieldPath, prefix string) (string, bool) {
-	rest, ok := strings.CutPrefix(fieldPath, prefix+"['")
-	if !ok {
-		return "", false
-	}
-	return strings.CutSuffix(rest, "']")
 }
 
 // containerCommand is spec.command followed by spec.args, each expanded with

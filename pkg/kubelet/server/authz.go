@@ -20,6 +20,7 @@ package server
 import (
 	"fmt"
 	"net/http"
+	"slices"
 
 	"kplane/pkg/api"
 	"kplane/pkg/auth"
@@ -74,22 +75,16 @@ func (s *Server) authorize(next http.Handler) http.Handler {
 			http.Error(w, "Unauthorized", http.StatusUnauthorized)
 			return
 		}
-		req := nodeRequest{verb: apiVerb(r.Method), subresource: nodeSubresource(r.URL.Path), name: s.nodeFor(r), path: r.URL.Path}
-		spec := api.SubjectAccessReviewSpec{
-			User:   who.name,
-			Groups: who.groups,
-			ResourceAttributes: &api.ResourceAttributes{
-				Verb: req.verb, Version: "v1", Resource: "nodes", Subresource: req.subresource, Name: req.name,
-			},
-		}
+		attrs := nodeAttributes(r.Method, r.URL.Path, s.nodeFor(r))
+		spec := api.SubjectAccessReviewSpec{User: who.name, Groups: who.groups, ResourceAttributes: attrs}
 		allowed, reason, err := s.reviews.allowed(r.Context(), spec)
-		what := fmt.Sprintf("user=%s, verb=%s, resource=nodes, subresource=%s", who.name, req.verb, req.subresource)
+		what := fmt.Sprintf("user=%s, verb=%s, resource=nodes, subresource=%s", who.name, attrs.Verb, attrs.Subresource)
 		switch {
 		case err != nil:
-			s.log.Error("kubelet API authorization failed", "user", who.name, "verb", req.verb, "subresource", req.subresource, "err", err)
+			s.log.Error("kubelet API authorization failed", "user", who.name, "verb", attrs.Verb, "subresource", attrs.Subresource, "err", err)
 			http.Error(w, fmt.Sprintf("Authorization error (%s)", what), http.StatusInternalServerError)
 		case !allowed:
-			s.log.Debug("kubelet API call forbidden", "user", who.name, "verb", req.verb, "subresource", req.subresource, "node", req.name, "reason", reason)
+			s.log.Debug("kubelet API call forbidden", "user", who.name, "verb", attrs.Verb, "subresource", attrs.Subresource, "node", attrs.Name, "reason", reason)
 			http.Error(w, fmt.Sprintf("Forbidden (%s)", what), http.StatusForbidden)
 		default:
 			next.ServeHTTP(w, r)
@@ -97,26 +92,36 @@ func (s *Server) authorize(next http.Handler) http.Handler {
 	})
 }
 
-// nodeFor is the node a call is about: the pod's node for a path that
-// names a pod, else the node named in the Host header when the process
-// runs it (hollow nodes share one server, see stats.go), else the
-// server's own node.
+// nodeFor is the node a call is about. For a path that names a pod it is
+// the pod's node. A pod the lookup does not know may still be found: the
+// container lookup searches every node of the process (nodeSet.FindContainer),
+// so the caller-chosen Host header must not pick the node then. The call is
+// asked about the process's only node, or, when it runs several, about
+// node "" — which only a grant on all nodes allows. For other paths it is
+// the node named in the Host header when the process runs it (hollow nodes
+// share one server, see stats.go), else the server's first node.
 func (s *Server) nodeFor(r *http.Request) string {
+	nodes := s.opts.NodeNames
+	if len(nodes) == 0 && s.opts.NodeName != "" {
+		nodes = []string{s.opts.NodeName}
+	}
 	if namespace, name, ok := podPath(r.URL.Path); ok {
 		if pods := s.podLookup(); pods != nil {
 			if pod, _, err := pods(namespace, name); err == nil && pod.Spec.NodeName != "" {
 				return pod.Spec.NodeName
 			}
 		}
+		if len(nodes) == 1 {
+			return nodes[0]
+		}
+		return ""
 	}
 	host := requestNode(r)
-	for _, n := range s.opts.NodeNames {
-		if n == host {
-			return host
-		}
+	if slices.Contains(nodes, host) {
+		return host
 	}
-	if len(s.opts.NodeNames) > 0 {
-		return s.opts.NodeNames[0]
+	if len(nodes) > 0 {
+		return nodes[0]
 	}
-	return s.opts.NodeName
+	return ""
 }

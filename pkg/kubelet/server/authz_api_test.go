@@ -33,7 +33,7 @@ func TestKubeletAuthorizedByRBAC(t *testing.T) {
 	node := a.ClientAs(t, auth.NodeUser("node1"), nil)
 	fake := clock.NewFake(time.Now())
 	s, err := server.New(server.Options{ClientCAPEM: a.CACertPEM(), NodeName: "node1",
-		Reviewer: server.APIServerReviewer{Client: node}, Clock: fake, Logger: slog.New(slog.DiscardHandler),
+		Reviewer: node, Clock: fake, Logger: slog.New(slog.DiscardHandler),
 		Summaries: func(name string) (*stats.Summary, error) {
 			return &stats.Summary{Node: stats.NodeStats{NodeName: name}}, nil
 		}})

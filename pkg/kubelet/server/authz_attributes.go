@@ -9,19 +9,16 @@ package server
 import (
 	"net/http"
 	"strings"
+
+	"kplane/pkg/api"
 )
 
-// nodeRequest is the question the kubelet asks about one call: may the
-// caller <verb> the subresource of the node named name?
-type nodeRequest struct {
-	// verb is the API verb the HTTP method stands for.
-	verb string
-	// subresource is the node subresource the path maps to.
-	subresource string
-	// name is the node the call is addressed to.
-	name string
-	// path is the URL path, kept for the review's reason and logs.
-	path string
+// nodeAttributes is the question the kubelet asks about one call: may
+// the caller <verb> the <subresource> of the node named node?
+func nodeAttributes(method, path, node string) *api.ResourceAttributes {
+	return &api.ResourceAttributes{
+		Verb: apiVerb(method), Version: "v1", Resource: "nodes", Subresource: nodeSubresource(path), Name: node,
+	}
 }
 
 // apiVerb is the API verb upstream's kubelet asks about for an HTTP method:

@@ -14,13 +14,11 @@ import (
 	"crypto/sha256"
 	"encoding/json"
 	"fmt"
-	"net/http"
-	"sync"
 	"time"
 
 	"kplane/pkg/api"
-	"kplane/pkg/client"
 	"kplane/pkg/clock"
+	"kplane/pkg/ttlcache"
 )
 
 const (
@@ -35,65 +33,32 @@ const (
 	reviewTimeout = 10 * time.Second
 )
 
-// subjectAccessReviewsPath is where SubjectAccessReviews are created.
-const subjectAccessReviewsPath = "/apis/authorization.k8s.io/v1/subjectaccessreviews"
-
-// AccessReviewer answers a SubjectAccessReview: the apiserver, or a fake
-// in tests.
+// AccessReviewer answers a SubjectAccessReview: the apiserver through a
+// *client.Client (asking as the node's own identity, system:node:<name>,
+// which upstream's system:node role lets create SubjectAccessReviews and
+// TokenReviews), or a fake in tests.
 type AccessReviewer interface {
 	// ReviewAccess returns review with its status filled in; err means the
 	// question could not be answered.
 	ReviewAccess(ctx context.Context, review *api.SubjectAccessReview) (*api.SubjectAccessReview, error)
 }
 
-// APIServerReviewer asks the apiserver through a client, as the node's
-// own identity (system:node:<name>), which upstream's system:node role
-// lets create SubjectAccessReviews and TokenReviews.
-type APIServerReviewer struct {
-	Client *client.Client
-}
-
-// ReviewAccess posts review to the apiserver and returns its answer.
-func (a APIServerReviewer) ReviewAccess(ctx context.Context, review *api.SubjectAccessReview) (*api.SubjectAccessReview, error) {
-	body, err := json.Marshal(review)
-	if err != nil {
-		return nil, fmt.Errorf("encode SubjectAccessReview: %w", err)
-	}
-	_, resp, err := a.Client.Do(ctx, http.MethodPost, subjectAccessReviewsPath, body, nil)
-	if err != nil {
-		return nil, fmt.Errorf("create SubjectAccessReview: %w", err)
-	}
-	var answer api.SubjectAccessReview
-	if err := json.Unmarshal(resp, &answer); err != nil {
-		return nil, fmt.Errorf("decode SubjectAccessReview: %w", err)
-	}
-	return &answer, nil
-}
-
 // reviewCache remembers the apiserver's answers, keyed by the SHA-256 of
 // the review's spec (who asks, and what), as upstream's webhook authorizer
-// keys its cache by the whole request.
+// keys its cache by the whole request. An entry past its time is asked
+// again; expired entries are dropped as new answers arrive.
 type reviewCache struct {
 	reviewer AccessReviewer
-	clock    clock.Clock
-
-	mu sync.Mutex
-	// answers holds, per question, the answer and when it stops being
-	// reused; an entry past its time is asked again.
-	answers map[[sha256.Size]byte]cachedReview
+	answers  *ttlcache.Cache[[sha256.Size]byte, cachedReview]
 }
 
 type cachedReview struct {
 	allowed bool
 	reason  string
-	expires time.Time
 }
 
 func newReviewCache(reviewer AccessReviewer, clk clock.Clock) *reviewCache {
-	if clk == nil {
-		clk = clock.Real{}
-	}
-	return &reviewCache{reviewer: reviewer, clock: clk, answers: map[[sha256.Size]byte]cachedReview{}}
+	return &reviewCache{reviewer: reviewer, answers: ttlcache.New[[sha256.Size]byte, cachedReview](clk)}
 }
 
 // allowed reports whether spec's user may do what it asks, from the cache
@@ -104,19 +69,12 @@ func (c *reviewCache) allowed(ctx context.Context, spec api.SubjectAccessReviewS
 		return false, "", fmt.Errorf("encode SubjectAccessReview spec: %w", err)
 	}
 	key := sha256.Sum256(encoded)
-	now := c.clock.Now()
-	c.mu.Lock()
-	answer, found := c.answers[key]
-	c.mu.Unlock()
-	if found && now.Before(answer.expires) {
+	if answer, found := c.answers.Get(key); found {
 		return answer.allowed, answer.reason, nil
 	}
 	ctx, cancel := context.WithTimeout(ctx, reviewTimeout)
 	defer cancel()
-	review, err := c.reviewer.ReviewAccess(ctx, &api.SubjectAccessReview{
-		TypeMeta: api.TypeMeta{Kind: "SubjectAccessReview", APIVersion: "authorization.k8s.io/v1"},
-		Spec:     spec,
-	})
+	review, err := c.reviewer.ReviewAccess(ctx, &api.SubjectAccessReview{Spec: spec})
 	if err != nil {
 		return false, "", err
 	}
@@ -128,17 +86,6 @@ func (c *reviewCache) allowed(ctx context.Context, spec api.SubjectAccessReviewS
 	if review.Status.Allowed {
 		ttl = allowedReviewTTL
 	}
-	c.mu.Lock()
-	c.answers[key] = cachedReview{allowed: review.Status.Allowed, reason: review.Status.Reason, expires: now.Add(ttl)}
-	c.mu.Unlock()
+	c.answers.Set(key, cachedReview{allowed: review.Status.Allowed, reason: review.Status.Reason}, ttl)
 	return review.Status.Allowed, review.Status.Reason, nil
-}
-
-// AccessReviewerFunc adapts a function to AccessReviewer, for tests and
-// for kubelets that decide without asking.
-type AccessReviewerFunc func(ctx context.Context, review *api.SubjectAccessReview) (*api.SubjectAccessReview, error)
-
-// ReviewAccess calls f.
-func (f AccessReviewerFunc) ReviewAccess(ctx context.Context, review *api.SubjectAccessReview) (*api.SubjectAccessReview, error) {
-	return f(ctx, review)
 }

@@ -106,6 +106,49 @@ func TestRequestAttributes(t *testing.T) {
 	}
 }
 
+// TestNodeForPodPaths: a call naming a pod is asked about the pod's node.
+// A pod the lookup does not know (the container lookup may still find it on
+// any node of the process) is never asked about the node the caller put in
+// the Host header: with one node it is that node, with several node "",
+// which only a grant on all nodes allows.
+func TestNodeForPodPaths(t *testing.T) {
+	pods := func(namespace, name string) (*api.Pod, runtime.Runtime, error) {
+		if namespace == "default" && name == "web" {
+			return &api.Pod{ObjectMeta: api.ObjectMeta{Namespace: namespace, Name: name}, Spec: api.PodSpec{NodeName: "node-b"}}, nil, nil
+		}
+		return nil, nil, errors.New("not found")
+	}
+	cluster := testBundle(t)
+	newServer := func(nodes ...string) *Server {
+		s, err := New(Options{ClientCAPEM: cluster.CACertPEM, NodeNames: nodes, Reviewer: &bootstrapPolicyReviewer{}, Pods: pods, Logger: discardLogger()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	hollow, single := newServer("node-a", "node-b"), newServer("node-a")
+	tests := []struct {
+		name string
+		s    *Server
+		host string
+		path string
+		want string
+	}{
+		{"a known pod's node, whatever the Host", hollow, "node-a:10250", "/exec/default/web/app", "node-b"},
+		{"an unknown pod among several nodes: all nodes", hollow, "node-a:10250", "/exec/default/ghost/app", ""},
+		{"an unknown pod's logs likewise", hollow, "node-a", "/containerLogs/default/ghost/app", ""},
+		{"an unknown pod on a single node: that node", single, "node-b:10250", "/exec/default/ghost/app", "node-a"},
+		{"a node path follows the Host", hollow, "node-b:10250", "/stats/summary", "node-b"},
+		{"an unknown Host: the first node", hollow, "elsewhere:10250", "/stats/summary", "node-a"},
+	}
+	for _, tt := range tests {
+		r := httptest.NewRequest(http.MethodPost, "https://"+tt.host+tt.path, nil)
+		if got := tt.s.nodeFor(r); got != tt.want {
+			t.Errorf("%s: nodeFor(%s %s) = %q, want %q", tt.name, tt.host, tt.path, got, tt.want)
+		}
+	}
+}
+
 // TestServerAuthorizesWithSubjectAccessReview: every call becomes a
 // SubjectAccessReview about the node; what the reviewer allows passes,
 // the rest is told 403 in upstream's words, and a caller without
@@ -266,10 +309,10 @@ func TestReviewCache(t *testing.T) {
 	}
 }
 
-// TestAPIServerReviewer: the review goes to the apiserver's
-// subjectaccessreviews endpoint as an authorization.k8s.io/v1 object and
-// its answer comes back; an apiserver error is an error.
-func TestAPIServerReviewer(t *testing.T) {
+// TestClientReviewer: through a *client.Client the review goes to the
+// apiserver's subjectaccessreviews endpoint as an authorization.k8s.io/v1
+// object and its answer comes back; an apiserver error is an error.
+func TestClientReviewer(t *testing.T) {
 	var got api.SubjectAccessReview
 	apiserver := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method != http.MethodPost || r.URL.Path != "/apis/authorization.k8s.io/v1/subjectaccessreviews" {
@@ -290,7 +333,7 @@ func TestAPIServerReviewer(t *testing.T) {
 		t.Fatal(err)
 	}
 	spec := api.SubjectAccessReviewSpec{User: "alice", ResourceAttributes: &api.ResourceAttributes{Verb: "get", Resource: "nodes", Subresource: "stats", Name: "n1"}}
-	cache := newReviewCache(APIServerReviewer{Client: c}, nil)
+	cache := newReviewCache(c, nil)
 	allowed, reason, err := cache.allowed(context.Background(), spec)
 	if err != nil || !allowed || reason != "test" {
 		t.Errorf("alice: allowed %v reason %q err %v", allowed, reason, err)
@@ -307,7 +350,7 @@ func TestAPIServerReviewer(t *testing.T) {
 		http.Error(w, `{"kind":"Status","apiVersion":"v1","status":"Failure","reason":"NotFound","code":404}`, http.StatusNotFound)
 	}))
 	defer failing.Close()
-	broken := APIServerReviewer{Client: must(client.New(&client.Config{Host: failing.URL}))}
+	broken := must(client.New(&client.Config{Host: failing.URL}))
 	if _, err := broken.ReviewAccess(context.Background(), &api.SubjectAccessReview{}); err == nil {
 		t.Error("a 404 from the apiserver was taken for an answer")
 	}

@@ -126,7 +126,7 @@ type Options struct {
 	// authorized against (see nodeFor); empty means NodeName.
 	NodeNames []string
 	// Reviewer answers the SubjectAccessReviews that authorize each call:
-	// the apiserver (APIServerReviewer). Required.
+	// the apiserver (a *client.Client). Required.
 	Reviewer AccessReviewer
 	// Tokens authenticates callers without a client certificate by their
 	// bearer token; nil accepts certificates only.

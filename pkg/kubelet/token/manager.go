@@ -27,11 +27,11 @@ const cleanupPeriod = time.Minute
 const refreshAtPercent = 80
 
 // Requester asks the apiserver for a ServiceAccount token: the
-// TokenRequest subresource, or a fake in tests.
+// TokenRequest subresource through a *client.Client, or a fake in tests.
 type Requester interface {
-	// RequestToken creates req for the ServiceAccount namespace/name and
+	// CreateToken creates req for the ServiceAccount namespace/name and
 	// returns the answer, whose status holds the token and its expiry.
-	RequestToken(ctx context.Context, namespace, name string, req *api.TokenRequest) (*api.TokenRequest, error)
+	CreateToken(ctx context.Context, namespace, name string, req *api.TokenRequest) (*api.TokenRequest, error)
 }
 
 // Manager caches and refreshes ServiceAccount tokens. It is safe for
@@ -99,7 +99,7 @@ func (m *Manager) Token(ctx context.Context, namespace, name string, req *api.To
 		return cached, nil
 	}
 	req.TypeMeta = api.TypeMeta{Kind: "TokenRequest", APIVersion: "authentication.k8s.io/v1"}
-	fresh, err := m.requester.RequestToken(ctx, namespace, name, req)
+	fresh, err := m.requester.CreateToken(ctx, namespace, name, req)
 	if err != nil {
 		if found && now.Before(cached.Status.ExpirationTimestamp.Time) {
 			return cached, nil

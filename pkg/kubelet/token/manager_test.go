@@ -24,7 +24,7 @@ type fakeRequester struct {
 	err    error
 }
 
-func (f *fakeRequester) RequestToken(_ context.Context, namespace, name string, req *api.TokenRequest) (*api.TokenRequest, error) {
+func (f *fakeRequester) CreateToken(_ context.Context, namespace, name string, req *api.TokenRequest) (*api.TokenRequest, error) {
 	f.asked = append(f.asked, req)
 	if f.err != nil {
 		return nil, f.err
@@ -159,9 +159,9 @@ func TestForgetAndCleanup(t *testing.T) {
 	}
 }
 
-// TestAPIServerRequester: the request goes to the ServiceAccount's token
-// subresource; a refusal is an error.
-func TestAPIServerRequester(t *testing.T) {
+// TestClientRequester: through a *client.Client the request goes to the
+// ServiceAccount's token subresource; a refusal is an error.
+func TestClientRequester(t *testing.T) {
 	apiserver := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method != http.MethodPost || r.URL.Path != "/api/v1/namespaces/default/serviceaccounts/default/token" {
 			w.Header().Set("Content-Type", "application/json")
@@ -183,7 +183,7 @@ func TestAPIServerRequester(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m := NewManager(APIServerRequester{Client: c}, nil)
+	m := NewManager(c, nil)
 	if token, err := m.PodToken(context.Background(), testPod(), "", 3607); err != nil || token != "jwt" {
 		t.Errorf("PodToken = %q, %v", token, err)
 	}

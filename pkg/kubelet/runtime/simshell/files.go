@@ -100,8 +100,10 @@ func (fs *fileSystem) entries(dir string) []string {
 
 // volumeFiles returns the files of the pod's volume named volume, keyed
 // by their path inside the volume: a ConfigMap's or Secret's keys (or the
-// items it selects). Other volume kinds, and objects that cannot be read,
-// give no files.
+// items it selects), or a projected volume's files. Other volume kinds, and
+// a volume that could not be set up (an object that cannot be read, a
+// selected key it does not hold, as upstream's kubelet refuses them), give
+// no files.
 func volumeFiles(ctx context.Context, cluster Cluster, pod *api.Pod, volume string) map[string]string {
 	if cluster == nil {
 		return nil
@@ -112,52 +114,23 @@ func volumeFiles(ctx context.Context, cluster Cluster, pod *api.Pod, volume stri
 			src = &pod.Spec.Volumes[i].VolumeSource
 		}
 	}
-	data := map[string]string{}
-	var items []api.KeyToPath
+	var files map[string]string
+	var err error
 	switch {
 	case src == nil:
 		return nil
 	case src.Projected != nil:
 		tokens, _ := cluster.(projected.TokenSource)
-		files, err := projected.Files(ctx, pod, src.Projected, cluster, tokens)
-		if err != nil {
-			return nil // as a volume that could not be set up: nothing in it
-		}
-		return files
+		files, err = projected.Files(ctx, pod, src.Projected, cluster, tokens)
 	case src.ConfigMap != nil:
-		cm, err := cluster.GetConfigMap(ctx, pod.Namespace, src.ConfigMap.Name)
-		if err != nil || cm == nil {
-			return nil
-		}
-		for k, v := range cm.Data {
-			data[k] = v
-		}
-		for k, v := range cm.BinaryData {
-			data[k] = string(v)
-		}
-		items = src.ConfigMap.Items
+		files, err = projected.ConfigMapFiles(ctx, cluster, pod.Namespace, src.ConfigMap.Name, src.ConfigMap.Items, src.ConfigMap.Optional)
 	case src.Secret != nil:
-		secret, err := cluster.GetSecret(ctx, pod.Namespace, src.Secret.SecretName)
-		if err != nil || secret == nil {
-			return nil
-		}
-		for k, v := range secret.Data {
-			data[k] = string(v)
-		}
-		items = src.Secret.Items
-	default:
-		return nil
+		files, err = projected.SecretFiles(ctx, cluster, pod.Namespace, src.Secret.SecretName, src.Secret.Items, src.Secret.Optional)
 	}
-	if len(items) == 0 {
-		return data
+	if err != nil {
+		return nil // as a volume that could not be set up: nothing in it
 	}
-	selected := map[string]string{}
-	for _, item := range items {
-		if v, ok := data[item.Key]; ok {
-			selected[item.Path] = v
-		}
-	}
-	return selected
+	return files
 }
 
 // abs makes a path absolute against the working directory.

@@ -160,6 +160,19 @@ func TestVolumeFiles(t *testing.T) {
 	if r.stdout != "mode\nport\nfast\ncache\n" || r.code != 0 {
 		t.Errorf("stdout %q stderr %q code %d", r.stdout, r.stderr, r.code)
 	}
+
+	// Selected items land at their paths; an item naming a key the
+	// ConfigMap lacks fails the whole volume, as upstream's kubelet refuses
+	// to set it up: nothing is mounted.
+	config := env.Pod.Spec.Volumes[0].ConfigMap
+	config.Items = []api.KeyToPath{{Key: "port", Path: "listen/port"}}
+	if r := script(t, env, "cat /etc/web/listen/port"); r.stdout != "8080" || r.code != 0 {
+		t.Errorf("selected item: stdout %q stderr %q code %d", r.stdout, r.stderr, r.code)
+	}
+	config.Items = append(config.Items, api.KeyToPath{Key: "missing", Path: "missing"})
+	if r := script(t, env, "cat /etc/web/listen/port"); r.code == 0 {
+		t.Errorf("a volume naming a missing key was set up: %q", r.stdout)
+	}
 }
 
 // tokenCluster is a fakeCluster whose view also issues pod tokens, as the
