@@ -70,7 +70,7 @@ func newAuditor(opts Options, log *slog.Logger) (*auditor, error) {
 	if opts.AuditPolicyFile == "" || opts.AuditLogPath == "" {
 		return nil, nil
 	}
-	policy, err := audit.LoadPolicy(opts.AuditPolicyFile)
+	policy, err := audit.LoadPolicy(opts.AuditPolicyFile, log)
 	if err != nil {
 		return nil, err
 	}
