@@ -58,10 +58,9 @@ const maxAuditedBody = 3 << 20
 // auditor is the apiserver's audit configuration: the policy and where
 // Events go. Nil when auditing is off.
 type auditor struct {
-	policy  *audit.Policy
-	backend audit.Backend
-	// closer closes the backend's file at shutdown.
-	closer io.Closer
+	policy *audit.Policy
+	// backend writes the Events; it is closed at shutdown.
+	backend *audit.LogBackend
 }
 
 // newAuditor loads --audit-policy-file and opens --audit-log-path; both
@@ -79,7 +78,7 @@ func newAuditor(opts Options, log *slog.Logger) (*auditor, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &auditor{policy: policy, backend: backend, closer: backend}, nil
+	return &auditor{policy: policy, backend: backend}, nil
 }
 
 // auditStart is what auditInit learned about a request, for auditRequests.

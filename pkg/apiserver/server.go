@@ -534,7 +534,7 @@ func (s *Server) shutdown() {
 			_ = s.httpServer.Close()
 		}
 		if s.audit != nil {
-			if err := s.audit.closer.Close(); err != nil {
+			if err := s.audit.backend.Close(); err != nil {
 				s.log.Error("close audit log", "err", err)
 			}
 		}
