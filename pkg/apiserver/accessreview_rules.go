@@ -2,9 +2,10 @@ package apiserver
 
 // SelfSubjectRulesReview (`kubectl auth can-i --list`): every rule the
 // requesting user holds in one namespace, gathered from the authorizers
-// that can list their rules (RBAC; the masters group holds everything).
-// An authorizer that decides case by case (the Node authorizer) cannot,
-// which is why the answer has an `incomplete` flag.
+// that can list their rules (AlwaysAllow, RBAC). An authorizer that
+// decides case by case (the Node authorizer) cannot, which is why the
+// answer has an `incomplete` flag. The masters group's shortcut lists
+// nothing: a master's rules are those of the cluster-admin binding.
 //
 // Upstream: pkg/registry/authorization/selfsubjectrulesreview/rest.go and
 // the union rule resolver of
@@ -13,13 +14,11 @@ package apiserver
 import (
 	"errors"
 	"net/http"
-	"slices"
 
 	"kplane/pkg/api"
 	apierrors "kplane/pkg/api/errors"
 	"kplane/pkg/apiserver/response"
 	"kplane/pkg/auth"
-	"kplane/pkg/authorization/authorizer"
 )
 
 // serveSelfSubjectRulesReview answers POST
@@ -44,52 +43,30 @@ func (s *Server) serveSelfSubjectRulesReview(w http.ResponseWriter, r *http.Requ
 	response.WriteJSON(w, http.StatusCreated, review)
 }
 
-// rulesReviewStatus merges the rules of every rule resolver — the masters
-// group's first — into one answer. A resolver's error does not hide the
-// others' rules: it marks the answer incomplete and is reported in
-// evaluationError, as upstream's union does.
+// rulesReviewStatus puts together the rules of every rule resolver, in
+// the order of --authorization-mode, as upstream's union rule resolver
+// does: every resolver's rules, repeats and all; incomplete when a
+// resolver says its rules are; a resolver's error, which does not hide the
+// others' rules, in evaluationError.
 func (s *Server) rulesReviewStatus(r *http.Request, user auth.User, namespace string) api.SubjectRulesReviewStatus {
 	status := api.SubjectRulesReviewStatus{ResourceRules: []api.ResourceRule{}, NonResourceRules: []api.NonResourceRule{}}
-	var resourceRules []authorizer.ResourceRule
-	var nonResourceRules []authorizer.NonResourceRule
-	if rr, nr, ok := authorizer.MastersRules(user); ok {
-		resourceRules, nonResourceRules = rr, nr
-	}
 	var errs []error
 	for _, resolver := range s.ruleResolvers {
-		rr, nr, incomplete, err := resolver.RulesFor(r.Context(), user, namespace)
-		resourceRules = append(resourceRules, rr...)
-		nonResourceRules = append(nonResourceRules, nr...)
+		resourceRules, nonResourceRules, incomplete, err := resolver.RulesFor(r.Context(), user, namespace)
+		for _, rule := range resourceRules {
+			status.ResourceRules = append(status.ResourceRules,
+				api.ResourceRule{Verbs: rule.Verbs, APIGroups: rule.APIGroups, Resources: rule.Resources, ResourceNames: rule.ResourceNames})
+		}
+		for _, rule := range nonResourceRules {
+			status.NonResourceRules = append(status.NonResourceRules, api.NonResourceRule{Verbs: rule.Verbs, NonResourceURLs: rule.NonResourceURLs})
+		}
 		status.Incomplete = status.Incomplete || incomplete
 		if err != nil {
 			errs = append(errs, err)
 		}
 	}
-	for _, rule := range resourceRules {
-		converted := api.ResourceRule{Verbs: rule.Verbs, APIGroups: rule.APIGroups, Resources: rule.Resources, ResourceNames: rule.ResourceNames}
-		// The masters' rules usually come back from RBAC too (cluster-admin
-		// is bound to system:masters); say each rule once.
-		if !slices.ContainsFunc(status.ResourceRules, func(seen api.ResourceRule) bool { return sameResourceRule(seen, converted) }) {
-			status.ResourceRules = append(status.ResourceRules, converted)
-		}
-	}
-	for _, rule := range nonResourceRules {
-		converted := api.NonResourceRule{Verbs: rule.Verbs, NonResourceURLs: rule.NonResourceURLs}
-		if !slices.ContainsFunc(status.NonResourceRules, func(seen api.NonResourceRule) bool {
-			return slices.Equal(seen.Verbs, converted.Verbs) && slices.Equal(seen.NonResourceURLs, converted.NonResourceURLs)
-		}) {
-			status.NonResourceRules = append(status.NonResourceRules, converted)
-		}
-	}
 	if len(errs) > 0 {
-		status.Incomplete = true
 		status.EvaluationError = errors.Join(errs...).Error()
 	}
 	return status
-}
-
-// sameResourceRule reports whether two rules grant exactly the same.
-func sameResourceRule(a, b api.ResourceRule) bool {
-	return slices.Equal(a.Verbs, b.Verbs) && slices.Equal(a.APIGroups, b.APIGroups) &&
-		slices.Equal(a.Resources, b.Resources) && slices.Equal(a.ResourceNames, b.ResourceNames)
 }

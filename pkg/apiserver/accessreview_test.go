@@ -237,21 +237,35 @@ func TestSelfSubjectRulesReview(t *testing.T) {
 		return out.Status
 	}
 
-	admin := decodeStatus(auth.AdminUser())
-	// The masters' "*" rule comes first and is not repeated by the
-	// resolver's identical rule.
-	if len(admin.ResourceRules) != 2 || admin.ResourceRules[0].Verbs[0] != "*" || admin.ResourceRules[1].Verbs[0] != "create" {
-		t.Errorf("admin resource rules %+v, want the masters' * rule then the create rule, each once", admin.ResourceRules)
-	}
-	if len(admin.NonResourceRules) != 2 || admin.NonResourceRules[0].NonResourceURLs[0] != "*" {
-		t.Errorf("admin non-resource rules %+v, want * then /healthz,/version", admin.NonResourceRules)
-	}
-	if !admin.Incomplete || !strings.Contains(admin.EvaluationError, "node authorizer does not support") {
-		t.Errorf("admin incomplete %v evaluationError %q, want incomplete with the node resolver's error", admin.Incomplete, admin.EvaluationError)
+	// The masters group lists no rules of its own (its rules come from the
+	// cluster-admin binding): the admin gets what the resolvers say, as
+	// alice does.
+	for _, user := range []auth.User{auth.AdminUser(), {Name: "alice", Groups: []string{auth.AuthenticatedGroup}}} {
+		status := decodeStatus(user)
+		if len(status.ResourceRules) != 2 || status.ResourceRules[0].Verbs[0] != "create" || status.ResourceRules[1].Verbs[0] != "*" {
+			t.Errorf("%s's resource rules %+v, want the resolver's two rules, in order", user.Name, status.ResourceRules)
+		}
+		if len(status.NonResourceRules) != 1 || status.NonResourceRules[0].NonResourceURLs[0] != "/healthz" {
+			t.Errorf("%s's non-resource rules %+v, want the resolver's one", user.Name, status.NonResourceRules)
+		}
+		if !status.Incomplete || !strings.Contains(status.EvaluationError, "node authorizer does not support") {
+			t.Errorf("%s: incomplete %v evaluationError %q, want incomplete with the node resolver's error", user.Name, status.Incomplete, status.EvaluationError)
+		}
 	}
 
-	alice := decodeStatus(auth.User{Name: "alice", Groups: []string{auth.AuthenticatedGroup}})
-	if len(alice.ResourceRules) != 2 || alice.ResourceRules[0].Verbs[0] != "create" {
-		t.Errorf("alice's resource rules %+v, want the resolver's two rules and no masters rule", alice.ResourceRules)
+	// Every resolver's rules are listed, repeats and all (AlwaysAllow's *
+	// and basic's identical * rule); an error alone does not make the
+	// answer incomplete: only a resolver says so.
+	failing := fixedRules{err: errors.New("could not read the bindings")}
+	s.ruleResolvers = []authorizer.RuleResolver{authorizer.AlwaysAllow(), basic, failing}
+	status := decodeStatus(auth.User{Name: "bob"})
+	if len(status.ResourceRules) != 3 || status.ResourceRules[0].Verbs[0] != "*" || status.ResourceRules[2].Verbs[0] != "*" {
+		t.Errorf("bob's resource rules %+v, want AlwaysAllow's * then the resolver's two", status.ResourceRules)
+	}
+	if len(status.NonResourceRules) != 2 || status.NonResourceRules[0].NonResourceURLs[0] != "*" {
+		t.Errorf("bob's non-resource rules %+v, want AlwaysAllow's * then /healthz,/version", status.NonResourceRules)
+	}
+	if status.Incomplete || status.EvaluationError != "could not read the bindings" {
+		t.Errorf("bob: incomplete %v evaluationError %q, want complete with the error", status.Incomplete, status.EvaluationError)
 	}
 }

@@ -58,10 +58,9 @@ const maxAuditedBody = 3 << 20
 // auditor is the apiserver's audit configuration: the policy and where
 // Events go. Nil when auditing is off.
 type auditor struct {
-	policy  *audit.Policy
-	backend audit.Backend
-	// closer closes the backend's file at shutdown.
-	closer io.Closer
+	policy *audit.Policy
+	// backend writes the Events; it is closed at shutdown.
+	backend *audit.LogBackend
 }
 
 // newAuditor loads --audit-policy-file and opens --audit-log-path; both
@@ -70,7 +69,7 @@ func newAuditor(opts Options, log *slog.Logger) (*auditor, error) {
 	if opts.AuditPolicyFile == "" || opts.AuditLogPath == "" {
 		return nil, nil
 	}
-	policy, err := audit.LoadPolicy(opts.AuditPolicyFile)
+	policy, err := audit.LoadPolicy(opts.AuditPolicyFile, log)
 	if err != nil {
 		return nil, err
 	}
@@ -79,7 +78,7 @@ func newAuditor(opts Options, log *slog.Logger) (*auditor, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &auditor{policy: policy, backend: backend, closer: backend}, nil
+	return &auditor{policy: policy, backend: backend}, nil
 }
 
 // auditStart is what auditInit learned about a request, for auditRequests.
@@ -184,18 +183,17 @@ func (s *Server) auditRequests(next http.Handler) http.Handler {
 		ar := &auditedRequest{
 			backend:     s.audit.backend,
 			config:      config,
-			record:      &audit.Record{},
+			record:      audit.NewRecord(config.Level),
 			event:       audit.NewEvent(r, info, &user, config.Level, start.id, start.received),
 			longRunning: isLongRunning(r, info),
 		}
 		ar.emit(audit.StageRequestReceived)
-		// The body is kept at the Request level, and for a create or an
-		// update at every level: it names the object (CompleteObjectRef).
-		keepBody := config.Level.AtLeast(audit.LevelRequest) || (info != nil && (info.Verb == "create" || info.Verb == "update"))
-		if keepBody && r.Body != nil && r.Body != http.NoBody {
+		// A create's or update's handler logs the object it decoded
+		// (audit.LogRequestObject); any other body (a patch, a review) is
+		// copied as it is read, and only when the level records bodies.
+		if config.Level.AtLeast(audit.LevelRequest) && r.Body != nil && r.Body != http.NoBody {
 			r.Body = &teeBody{ReadCloser: r.Body, copy: &ar.requestBody}
-			contentType := r.Header.Get("Content-Type")
-			ar.requestJSON = func(body []byte) []byte { return s.bodyAsJSON(info, contentType, body) }
+			ar.contentType = r.Header.Get("Content-Type")
 		}
 		aw := &auditResponseWriter{ResponseWriter: w, request: ar, code: http.StatusOK}
 		defer func() {
@@ -219,34 +217,18 @@ type auditedRequest struct {
 	// ResponseStarted from the watch's goroutine.
 	mu    sync.Mutex
 	event *audit.Event
-	// requestBody is the request's body as the handler read it (Request
-	// level and above, and creates and updates); requestJSON turns it into
-	// JSON, or nil when it cannot.
+	// requestBody is the request's body as the handler read it, at the
+	// Request level and above; contentType says how it is encoded.
 	requestBody bytes.Buffer
-	requestJSON func([]byte) []byte
+	contentType string
 }
 
-// bodyAsJSON is a request body as JSON, for the Event: JSON as it is, YAML
-// converted, and Kubernetes protobuf (kubectl's typed requests) decoded as
-// the resource's object; nil for anything else.
-func (s *Server) bodyAsJSON(info *authorizer.RequestInfo, contentType string, body []byte) []byte {
+// bodyAsJSON is a request body the handler did not log as an object, as
+// JSON for the Event: JSON as it is, YAML converted; nil for anything else
+// (such as protobuf).
+func bodyAsJSON(contentType string, body []byte) []byte {
 	if protobuf.IsProtobuf(contentType) {
-		if info == nil {
-			return nil
-		}
-		res := s.reg.lookup(info.APIGroup, info.APIVersion, info.Resource)
-		if res == nil || info.Subresource != "" {
-			return nil
-		}
-		obj := res.newObject()
-		if protobuf.Decode(body, obj) != nil {
-			return nil
-		}
-		out, err := json.Marshal(obj)
-		if err != nil {
-			return nil
-		}
-		return out
+		return nil
 	}
 	out, err := decode.ToJSON(body, contentType)
 	if err != nil || !json.Valid(out) {
@@ -305,12 +287,13 @@ func (ar *auditedRequest) complete(aw *auditResponseWriter) {
 			status.Status, status.Reason, status.Message, status.Details = body.Status, body.Reason, body.Message, body.Details
 		}
 	}
-	if ar.requestBody.Len() > 0 && ar.requestBody.Len() <= maxAuditedBody {
-		if body := ar.requestJSON(ar.requestBody.Bytes()); body != nil {
-			ar.event.CompleteObjectRef(body)
-			if ar.config.Level.AtLeast(audit.LevelRequest) {
-				ar.event.RequestObject = ar.objectBody(body)
-			}
+	if ar.record.CompleteEvent(ar.event) {
+		if ar.event.RequestObject != nil && ar.config.OmitManagedFields {
+			ar.event.RequestObject = audit.StripManagedFields(ar.event.RequestObject)
+		}
+	} else if ar.requestBody.Len() > 0 && ar.requestBody.Len() <= maxAuditedBody {
+		if body := bodyAsJSON(ar.contentType, ar.requestBody.Bytes()); body != nil {
+			ar.event.RequestObject = ar.objectBody(body)
 		}
 	}
 	if ar.config.Level.AtLeast(audit.LevelRequestResponse) && status.Code < 400 && aw.capturing && !aw.overflow && json.Valid(aw.body.Bytes()) {

@@ -76,7 +76,9 @@ func (s *Server) buildAuthorizer() (authorizer.Authorizer, error) {
 		seen[mode] = true
 		switch mode {
 		case AuthorizationModeAlwaysAllow:
-			chain = append(chain, authorizer.AlwaysAllow())
+			z := authorizer.AlwaysAllow()
+			chain = append(chain, z)
+			s.ruleResolvers = append(s.ruleResolvers, z)
 		case AuthorizationModeNode:
 			z, err := s.nodeAuthorizer()
 			if err != nil {

@@ -11,6 +11,7 @@ import (
 	apierrors "kplane/pkg/api/errors"
 	"kplane/pkg/apiserver/decode"
 	"kplane/pkg/apiserver/protobuf"
+	"kplane/pkg/audit"
 )
 
 // readBody reads a request body; past the size limit it is 413, never a 500.
@@ -111,8 +112,20 @@ func decodeProtobuf(r *http.Request, res *resource, body []byte) (api.Object, er
 }
 
 // decodeBody reads and decodes a create or update body (JSON, YAML or
-// Kubernetes protobuf).
+// Kubernetes protobuf), and gives the object to the audit log, which names
+// the object from it (and, at the Request level, records it) rather than
+// decoding the body a second time.
 func decodeBody(r *http.Request, res *resource) (api.Object, []string, error) {
+	obj, warnings, err := decodeRequestObject(r, res)
+	if err != nil {
+		return nil, nil, err
+	}
+	audit.LogRequestObject(r.Context(), obj)
+	return obj, warnings, nil
+}
+
+// decodeRequestObject is decodeBody without the audit log.
+func decodeRequestObject(r *http.Request, res *resource) (api.Object, []string, error) {
 	body, err := readBody(r)
 	if err != nil {
 		return nil, nil, err

@@ -24,6 +24,8 @@ import (
 	"strings"
 	"sync/atomic"
 
+	"github.com/prometheus/client_golang/prometheus"
+
 	"kplane/pkg/auth"
 	"kplane/pkg/authorization/authorizer"
 )
@@ -48,17 +50,22 @@ type inFlightSlots struct {
 	// slots has one buffered element per request being served; its
 	// capacity is the cap. Taking a slot never blocks.
 	slots chan struct{}
-	// kind labels the cap in the metrics: readOnly or mutating.
-	kind string
+	// inFlight and dropped are this cap's children of
+	// apiserver_current_inflight_requests and
+	// apiserver_dropped_requests_total (request_kind readOnly or
+	// mutating), looked up once rather than per request.
+	inFlight prometheus.Gauge
+	dropped  prometheus.Counter
 }
 
-// newInFlightSlots returns a cap of limit requests, or nil (no cap) when
-// limit is 0.
-func newInFlightSlots(limit int, kind string) *inFlightSlots {
+// newInFlightSlots returns a cap of limit requests of kind, or nil (no
+// cap) when limit is 0.
+func newInFlightSlots(limit int, kind string, m *metrics) *inFlightSlots {
 	if limit <= 0 {
 		return nil
 	}
-	return &inFlightSlots{slots: make(chan struct{}, limit), kind: kind}
+	return &inFlightSlots{slots: make(chan struct{}, limit),
+		inFlight: m.inFlight.WithLabelValues(kind), dropped: m.droppedRequests.WithLabelValues(kind)}
 }
 
 // tryAcquire takes a slot if one is free.
@@ -105,8 +112,8 @@ func isLongRunning(r *http.Request, info *authorizer.RequestInfo) bool {
 // (--max-requests-inflight, --max-mutating-requests-inflight) and answers
 // 429 beyond the cap.
 func (s *Server) limitInFlight(next http.Handler) http.Handler {
-	readOnly := newInFlightSlots(s.opts.MaxRequestsInFlight, requestKindReadOnly)
-	mutating := newInFlightSlots(s.opts.MaxMutatingRequestsInFlight, requestKindMutating)
+	readOnly := newInFlightSlots(s.opts.MaxRequestsInFlight, requestKindReadOnly, s.metrics)
+	mutating := newInFlightSlots(s.opts.MaxMutatingRequestsInFlight, requestKindMutating, s.metrics)
 	if readOnly == nil && mutating == nil {
 		return next
 	}
@@ -131,15 +138,14 @@ func (s *Server) limitInFlight(next http.Handler) http.Handler {
 				next.ServeHTTP(w, r)
 				return
 			}
-			s.metrics.droppedRequests.WithLabelValues(slots.kind).Inc()
+			slots.dropped.Inc()
 			w.Header().Set("Retry-After", inFlightRetryAfter)
 			http.Error(w, tooManyRequestsMessage, http.StatusTooManyRequests)
 			return
 		}
-		gauge := s.metrics.inFlight.WithLabelValues(slots.kind)
-		gauge.Inc()
+		slots.inFlight.Inc()
 		defer func() {
-			gauge.Dec()
+			slots.inFlight.Dec()
 			slots.release()
 		}()
 		if hook := s.inFlightHook.Load(); hook != nil {

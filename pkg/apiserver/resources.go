@@ -142,27 +142,21 @@ type registry struct {
 	byKind      map[string]*resource // "apps/v1/Deployment"
 	byGoType    map[reflect.Type]*resource
 	byPluralAny map[string]*resource // "deployments", for keys in etcd
-}
-
-// groupVersions returns the group/versions of the stored resources, in
-// discovery order.
-func (reg *registry) groupVersions() []string {
-	return groupVersionsOf(reg.all)
+	// discovery is all and createOnly in discovery order, and servedGVs
+	// their group/versions: computed once, as the registry never changes.
+	discovery []*resource
+	servedGVs []string
 }
 
 // servedGroupVersions returns every group/version discovery lists: those
-// of the stored resources and of the create-only reviews.
-func (reg *registry) servedGroupVersions() []string {
-	return groupVersionsOf(reg.discoverable())
-}
+// of the stored resources and of the create-only reviews. The slice is
+// shared: callers must not change it.
+func (reg *registry) servedGroupVersions() []string { return reg.servedGVs }
 
 // discoverable returns every resource discovery lists, stored or
-// create-only, in discovery order.
-func (reg *registry) discoverable() []*resource {
-	all := append(slices.Clone(reg.all), reg.createOnly...)
-	sort.SliceStable(all, func(i, j int) bool { return groupOrder(all[i].group) < groupOrder(all[j].group) })
-	return all
-}
+// create-only, in discovery order. The slice is shared: callers must not
+// change it.
+func (reg *registry) discoverable() []*resource { return reg.discovery }
 
 // groupVersionsOf lists the group/versions of resources, each once, in
 // their order.
@@ -211,6 +205,9 @@ func newRegistry(resources []*resource) *registry {
 		}
 	}
 	sort.SliceStable(reg.all, func(i, j int) bool { return groupOrder(reg.all[i].group) < groupOrder(reg.all[j].group) })
+	reg.discovery = append(slices.Clone(reg.all), reg.createOnly...)
+	sort.SliceStable(reg.discovery, func(i, j int) bool { return groupOrder(reg.discovery[i].group) < groupOrder(reg.discovery[j].group) })
+	reg.servedGVs = groupVersionsOf(reg.discovery)
 	return reg
 }
 

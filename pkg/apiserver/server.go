@@ -206,7 +206,8 @@ type Server struct {
 	// authorizer decides what each user may do (authz.go).
 	authorizer authorizer.Authorizer
 	// ruleResolvers list users' rules for SelfSubjectRulesReview: the
-	// authorizers of --authorization-mode that can (RBAC).
+	// authorizers of --authorization-mode that can (AlwaysAllow, Node,
+	// RBAC), in its order.
 	ruleResolvers []authorizer.RuleResolver
 	// rbac is the RBAC authorizer over the caches, built on first use
 	// (authz_rbac.go).
@@ -533,7 +534,7 @@ func (s *Server) shutdown() {
 			_ = s.httpServer.Close()
 		}
 		if s.audit != nil {
-			if err := s.audit.closer.Close(); err != nil {
+			if err := s.audit.backend.Close(); err != nil {
 				s.log.Error("close audit log", "err", err)
 			}
 		}

@@ -17,15 +17,20 @@ package apiserver
 // timeout, after which the handler's writes fail with
 // http.ErrHandlerTimeout. The handler writes into its own header map,
 // copied to the real one when it answers, so the two never touch the same
-// map.
+// map. A handler that switches protocols (an upgrade passed through the
+// aggregator) hijacks the connection through the timeoutWriter; from then
+// on the connection is the handler's, and the timeout leaves it alone.
+// Only long-running requests (watches, exec, port-forward, …) are left
+// out of all this, as upstream.
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"fmt"
 	"log/slog"
+	"net"
 	"net/http"
-	"strings"
 	"sync"
 	"time"
 
@@ -41,7 +46,7 @@ func (s *Server) timeoutRequests(next http.Handler) http.Handler {
 		return next
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if isLongRunning(r, authorizer.RequestInfoFrom(r.Context())) || isUpgrade(r) {
+		if isLongRunning(r, authorizer.RequestInfoFrom(r.Context())) {
 			next.ServeHTTP(w, r)
 			return
 		}
@@ -54,22 +59,6 @@ func (s *Server) timeoutRequests(next http.Handler) http.Handler {
 		defer cancel()
 		serveWithDeadline(ctx, w, r.WithContext(ctx), next)
 	})
-}
-
-// isUpgrade says whether r asks to switch protocols (Connection: Upgrade),
-// as a stream proxied to an aggregated server may: once switched, the
-// connection is the handler's and lasts as long as the stream, so it gets
-// no deadline. (Upstream's timeout writer lets such a handler hijack the
-// connection; kplane leaves these requests out instead.)
-func isUpgrade(r *http.Request) bool {
-	for _, v := range r.Header.Values("Connection") {
-		for _, token := range strings.Split(v, ",") {
-			if strings.EqualFold(strings.TrimSpace(token), "upgrade") {
-				return true
-			}
-		}
-	}
-	return false
 }
 
 // requestTimeout is how long r may take: the client's ?timeout= when it
@@ -147,6 +136,9 @@ type timeoutWriter struct {
 	wroteHeader bool
 	// timedOut: the 504 has been sent; the handler's writes are dropped.
 	timedOut bool
+	// hijacked: the handler took the connection over (Hijack); the
+	// timeout then has nothing to answer.
+	hijacked bool
 }
 
 // Header returns the handler's own header map.
@@ -195,19 +187,45 @@ func (tw *timeoutWriter) Flush() {
 	}
 }
 
-// timeout answers 504 if the handler has not started its answer. If it
-// has, the client already has a status line and part of a body: the only
-// honest thing left is to cut the connection, as upstream does.
+// Hijack hands the connection to the handler (an upgrade passed through),
+// unless the request already timed out, as upstream's timeout writer
+// does. It goes through http.ResponseController, so writers that wrap the
+// connection's (auditing) are unwrapped.
+func (tw *timeoutWriter) Hijack() (net.Conn, *bufio.ReadWriter, error) {
+	tw.mu.Lock()
+	defer tw.mu.Unlock()
+	if tw.timedOut {
+		return nil, nil, http.ErrHandlerTimeout
+	}
+	conn, rw, err := http.NewResponseController(tw.w).Hijack()
+	if err == nil {
+		tw.hijacked = true
+	}
+	return conn, rw, err
+}
+
+// Unwrap gives http.ResponseController the writer underneath.
+func (tw *timeoutWriter) Unwrap() http.ResponseWriter { return tw.w }
+
+// timeout answers 504 if the handler has not started its answer. If the
+// handler hijacked the connection, it is the handler's: nothing to do. If
+// it has started its answer, the client already has a status line and
+// part of a body: the only honest thing left is to cut the connection, as
+// upstream does.
 func (tw *timeoutWriter) timeout() {
 	tw.mu.Lock()
 	defer tw.mu.Unlock()
-	if tw.wroteHeader {
-		tw.timedOut = true
-		panic(http.ErrAbortHandler)
+	if tw.hijacked {
+		return
 	}
 	tw.timedOut = true
-	// Upstream: apierrors.NewTimeoutError("request did not complete within
-	// the requested timeout - context deadline exceeded", 0).
+	if tw.wroteHeader {
+		panic(http.ErrAbortHandler)
+	}
+	// Upstream's handlers answer a request whose deadline passed with
+	// errors.NewTimeoutError(fmt.Sprintf("request did not complete within
+	// requested timeout - %s", ctx.Err()), 0) (endpoints/handlers/
+	// finisher/finisher.go); NewTimeoutError puts "Timeout: " in front.
 	response.WriteError(tw.w, apierrors.NewTimeoutError(
-		fmt.Sprintf("request did not complete within the requested timeout - %v", context.DeadlineExceeded), 0))
+		fmt.Sprintf("request did not complete within requested timeout - %v", context.DeadlineExceeded), 0))
 }

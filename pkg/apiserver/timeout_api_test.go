@@ -40,7 +40,7 @@ func TestRequestTimeoutAnswers504(t *testing.T) {
 	if err := json.Unmarshal(got.Body, &status); err != nil {
 		t.Fatalf("504 body is not a Status: %v: %s", err, got.Body)
 	}
-	want := "Timeout: request did not complete within the requested timeout - context deadline exceeded"
+	want := "Timeout: request did not complete within requested timeout - context deadline exceeded"
 	if status.Reason != "Timeout" || status.Code != 504 || status.Message != want || status.Status != "Failure" {
 		t.Errorf("504 Status = %+v, want reason Timeout, message %q", status, want)
 	}

@@ -1,7 +1,9 @@
 package apiserver
 
 import (
+	"bufio"
 	"context"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"testing"
@@ -34,6 +36,47 @@ func TestServeWithDeadlineDropsLateWrites(t *testing.T) {
 	}
 	if rec.Code != http.StatusGatewayTimeout || rec.Header().Get("X-Late") != "" {
 		t.Errorf("client got %d with headers %v, want a clean 504", rec.Code, rec.Header())
+	}
+}
+
+// TestServeWithDeadlineLeavesHijackedConnections: a handler that takes
+// the connection over (an upgrade) keeps it past the deadline: the timeout
+// writes no 504 into it, and the handler goes on using it.
+func TestServeWithDeadlineLeavesHijackedConnections(t *testing.T) {
+	pastDeadline := make(chan struct{})
+	server := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		ctx, cancel := context.WithTimeout(r.Context(), 10*time.Millisecond)
+		defer cancel()
+		serveWithDeadline(ctx, w, r.WithContext(ctx), http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			conn, rw, err := http.NewResponseController(w).Hijack()
+			if err != nil {
+				t.Errorf("hijack through the timeout writer: %v", err)
+				return
+			}
+			defer conn.Close()
+			<-r.Context().Done()
+			<-pastDeadline
+			rw.WriteString("HTTP/1.1 101 Switching Protocols\r\nConnection: Upgrade\r\nUpgrade: test\r\n\r\nstill mine\n")
+			rw.Flush()
+		}))
+		close(pastDeadline)
+	}))
+	defer server.Close()
+
+	conn, err := net.Dial("tcp", server.Listener.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	_ = conn.SetDeadline(time.Now().Add(10 * time.Second)) // a guard against a hang, not a measurement
+	conn.Write([]byte("GET /upgrade HTTP/1.1\r\nHost: test\r\nConnection: Upgrade\r\nUpgrade: test\r\n\r\n"))
+	reader := bufio.NewReader(conn)
+	resp, err := http.ReadResponse(reader, nil)
+	if err != nil || resp.StatusCode != http.StatusSwitchingProtocols {
+		t.Fatalf("answer %v %v, want the handler's 101 and no 504", resp, err)
+	}
+	if line, err := reader.ReadString('\n'); line != "still mine\n" {
+		t.Errorf("after the deadline: %q %v, want the handler's bytes", line, err)
 	}
 }
 

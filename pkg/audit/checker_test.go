@@ -1,6 +1,11 @@
 package audit
 
 import (
+	"bytes"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"kplane/pkg/auth"
@@ -53,7 +58,7 @@ func resourceAttrs(user auth.User, verb, group, ns, resource, subresource, name 
 }
 
 func TestPolicyEvaluate(t *testing.T) {
-	policy, err := ParsePolicy([]byte(testPolicy))
+	policy, err := ParsePolicy([]byte(testPolicy), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -102,7 +107,7 @@ func TestPolicyEvaluate(t *testing.T) {
 }
 
 func TestPolicyWithoutRulesRecordsNothing(t *testing.T) {
-	policy, err := ParsePolicy([]byte("apiVersion: audit.k8s.io/v1beta1\nkind: Policy\nrules: []\n"))
+	policy, err := ParsePolicy([]byte("apiVersion: audit.k8s.io/v1beta1\nkind: Policy\nrules: []\n"), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -116,12 +121,43 @@ func TestParsePolicyRejectsMistakes(t *testing.T) {
 		"wrong kind":         "apiVersion: audit.k8s.io/v1\nkind: Pod\nrules: []\n",
 		"wrong version":      "apiVersion: audit.k8s.io/v2\nkind: Policy\nrules: []\n",
 		"unknown level":      "apiVersion: audit.k8s.io/v1\nkind: Policy\nrules: [{level: Everything}]\n",
-		"misspelt field":     "apiVersion: audit.k8s.io/v1\nkind: Policy\nrules: [{level: None, resource: [{group: ''}]}]\n",
+		"not a policy":       "apiVersion: audit.k8s.io/v1\nkind: Policy\nrules: {level: None}\n",
 		"unknown stage":      "apiVersion: audit.k8s.io/v1\nkind: Policy\nomitStages: [Done]\nrules: []\n",
 		"resources and urls": "apiVersion: audit.k8s.io/v1\nkind: Policy\nrules: [{level: None, nonResourceURLs: ['/x'], namespaces: [a]}]\n",
 	} {
-		if _, err := ParsePolicy([]byte(doc)); err == nil {
+		if _, err := ParsePolicy([]byte(doc), nil); err == nil {
 			t.Errorf("%s: accepted", name)
 		}
+	}
+}
+
+// TestParsePolicyFallsBackToLenientDecoding: metadata is part of a Policy;
+// a field kplane does not know is dropped with a warning rather than
+// refusing the policy, as upstream does.
+func TestParsePolicyFallsBackToLenientDecoding(t *testing.T) {
+	var logged bytes.Buffer
+	log := slog.New(slog.NewTextHandler(&logged, nil))
+	policy, err := ParsePolicy([]byte("apiVersion: audit.k8s.io/v1\nkind: Policy\nmetadata: {name: default}\nrules: [{level: Metadata}]\n"), log)
+	if err != nil || policy.Metadata.Name != "default" || logged.Len() != 0 {
+		t.Fatalf("policy with metadata: %+v, %v, logged %q; want it read without a warning", policy, err, logged.String())
+	}
+	policy, err = ParsePolicy([]byte("apiVersion: audit.k8s.io/v1\nkind: Policy\nrules: [{level: None, resource: [{group: ''}]}, {level: Metadata}]\n"), log)
+	if err != nil || len(policy.Rules) != 2 || policy.Rules[0].Level != LevelNone {
+		t.Fatalf("policy with an unknown field: %+v, %v; want it read leniently", policy, err)
+	}
+	if !strings.Contains(logged.String(), "falling back to lenient decoding") || !strings.Contains(logged.String(), "resource") {
+		t.Errorf("warning %q, want the lenient fallback naming the unknown field", logged.String())
+	}
+}
+
+// TestLoadPolicyRefusesNoRules: a policy file without rules is an error,
+// in upstream's words.
+func TestLoadPolicyRefusesNoRules(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "policy.yaml")
+	if err := os.WriteFile(path, []byte("apiVersion: audit.k8s.io/v1\nkind: Policy\nrules: []\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := LoadPolicy(path, nil); err == nil || err.Error() != "loaded illegal policy with 0 rules from file "+path {
+		t.Errorf("LoadPolicy without rules: %v", err)
 	}
 }

@@ -66,40 +66,6 @@ type ObjectReference struct {
 	Subresource     string `json:"subresource,omitempty"`
 }
 
-// CompleteObjectRef fills in what the URL does not say about the object
-// from the request body's metadata (a create names its object only in the
-// body), as upstream's LogRequestObject does at every level from
-// Metadata on. A body that is not a JSON object changes nothing.
-func (ev *Event) CompleteObjectRef(body []byte) {
-	if ev.ObjectRef == nil || len(body) == 0 {
-		return
-	}
-	var obj struct {
-		Metadata struct {
-			Name            string `json:"name"`
-			Namespace       string `json:"namespace"`
-			UID             string `json:"uid"`
-			ResourceVersion string `json:"resourceVersion"`
-		} `json:"metadata"`
-	}
-	if json.Unmarshal(body, &obj) != nil {
-		return
-	}
-	ref, meta := ev.ObjectRef, obj.Metadata
-	if ref.Namespace == "" {
-		ref.Namespace = meta.Namespace
-	}
-	if ref.Name == "" {
-		ref.Name = meta.Name
-	}
-	if ref.UID == "" {
-		ref.UID = meta.UID
-	}
-	if ref.ResourceVersion == "" {
-		ref.ResourceVersion = meta.ResourceVersion
-	}
-}
-
 // MicroTime is a timestamp written with microseconds, as upstream's
 // metav1.MicroTime: 2026-11-27T20:41:02.123456Z.
 type MicroTime time.Time

@@ -2,10 +2,13 @@ package audit
 
 import (
 	"fmt"
+	"log/slog"
 	"os"
 	"slices"
 
 	"sigs.k8s.io/yaml"
+
+	"kplane/pkg/api"
 )
 
 // Level is how much of a request an Event records. Each level records
@@ -55,6 +58,8 @@ const (
 type Policy struct {
 	APIVersion string `json:"apiVersion"`
 	Kind       string `json:"kind"`
+	// Metadata is allowed, as on any object; nothing reads it.
+	Metadata api.ObjectMeta `json:"metadata,omitempty"`
 	// Rules are tried in order; the first match wins.
 	Rules []PolicyRule `json:"rules"`
 	// OmitStages are stages never written, for every rule.
@@ -107,26 +112,40 @@ type GroupResources struct {
 // Policy API versions kplane reads; both have the shape above.
 var policyAPIVersions = []string{"audit.k8s.io/v1", "audit.k8s.io/v1beta1"}
 
-// LoadPolicy reads a Policy from a YAML or JSON file.
-func LoadPolicy(path string) (*Policy, error) {
+// LoadPolicy reads a Policy from a YAML or JSON file. A policy without
+// rules is refused, as upstream's LoadPolicyFromFile does: it would record
+// nothing, which is surely not what its author meant.
+func LoadPolicy(path string, log *slog.Logger) (*Policy, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("read audit policy: %w", err)
 	}
-	p, err := ParsePolicy(data)
+	p, err := ParsePolicy(data, log)
 	if err != nil {
 		return nil, fmt.Errorf("audit policy %s: %w", path, err)
+	}
+	if len(p.Rules) == 0 {
+		return nil, fmt.Errorf("loaded illegal policy with 0 rules from file %s", path)
 	}
 	return p, nil
 }
 
-// ParsePolicy decodes and validates a Policy in YAML or JSON. Unknown
-// fields are errors, so that a misspelt rule field does not silently
-// match everything.
-func ParsePolicy(data []byte) (*Policy, error) {
+// ParsePolicy decodes and validates a Policy in YAML or JSON. It decodes
+// strictly first; a policy with unknown or repeated fields is then decoded
+// leniently, with a warning on log naming them, as upstream's
+// LoadPolicyFromBytes does (so a policy written for a newer apiserver still
+// loads). log may be nil for slog's default.
+func ParsePolicy(data []byte, log *slog.Logger) (*Policy, error) {
 	var p Policy
-	if err := yaml.UnmarshalStrict(data, &p); err != nil {
-		return nil, fmt.Errorf("decode: %w", err)
+	if strictErr := yaml.UnmarshalStrict(data, &p); strictErr != nil {
+		p = Policy{}
+		if err := yaml.Unmarshal(data, &p); err != nil {
+			return nil, fmt.Errorf("decode: %w", err)
+		}
+		if log == nil {
+			log = slog.Default()
+		}
+		log.Warn("Audit policy contains errors, falling back to lenient decoding", "err", strictErr)
 	}
 	if err := p.Validate(); err != nil {
 		return nil, err

@@ -12,7 +12,7 @@ import (
 // TestDefaultAuditPolicy: the policy ctl up writes parses, records a
 // user's writes at Metadata and leaves the cluster's own noise out.
 func TestDefaultAuditPolicy(t *testing.T) {
-	policy, err := audit.ParsePolicy([]byte(defaultAuditPolicy))
+	policy, err := audit.ParsePolicy([]byte(defaultAuditPolicy), nil)
 	if err != nil {
 		t.Fatalf("default policy: %v", err)
 	}

@@ -112,7 +112,7 @@ func TestAuthCanI(t *testing.T) {
 	out := mustRun(t, a, "auth", "can-i", "--list")
 	if lines := strings.Split(out, "\n"); len(lines) < 3 || strings.Join(strings.Fields(lines[1]), " ") != "*.* [] [] [*]" ||
 		strings.Join(strings.Fields(lines[2]), " ") != "[*] [] [*]" {
-		t.Errorf("admin's --list:\n%s\nwant the masters' *.* and * URL rules", out)
+		t.Errorf("admin's --list:\n%s\nwant the cluster-admin binding's *.* and * URL rules", out)
 	}
 }
 

@@ -93,7 +93,9 @@ func (f Func) Authorize(ctx context.Context, a Attributes) (Decision, string, er
 
 // RuleResolver lists the rules a user holds in a namespace, for
 // SelfSubjectRulesReview (`kubectl auth can-i --list`). An authorizer that
-// can answer it (RBAC, the masters group) implements it too.
+// can answer it (RBAC, AlwaysAllow) implements it too; the masters group's
+// shortcut does not, as upstream's privileged-group authorizer does not
+// (the cluster-admin binding lists a master's rules).
 type RuleResolver interface {
 	// RulesFor returns the user's resource and non-resource rules in
 	// namespace; incomplete is true when some rules could not be told

@@ -48,19 +48,24 @@ func PrivilegedGroups(groups ...string) Authorizer {
 }
 
 // AlwaysAllow allows everything (--authorization-mode=AlwaysAllow): a
-// cluster with no authorization, as kplane was before RBAC.
-func AlwaysAllow() Authorizer {
-	return Func(func(context.Context, Attributes) (Decision, string, error) {
-		return DecisionAllow, "", nil
-	})
+// cluster with no authorization, as kplane was before RBAC. It is a
+// RuleResolver too: everyone holds every rule.
+func AlwaysAllow() interface {
+	Authorizer
+	RuleResolver
+} {
+	return alwaysAllow{}
 }
 
-// MastersRules are the rules a member of system:masters holds, for
-// SelfSubjectRulesReview: everything.
-func MastersRules(user auth.User) ([]ResourceRule, []NonResourceRule, bool) {
-	if !user.InGroup(auth.MastersGroup) {
-		return nil, nil, false
-	}
+type alwaysAllow struct{}
+
+func (alwaysAllow) Authorize(context.Context, Attributes) (Decision, string, error) {
+	return DecisionAllow, "", nil
+}
+
+// RulesFor gives everyone every verb on every resource and URL, as
+// upstream's alwaysAllowAuthorizer does.
+func (alwaysAllow) RulesFor(context.Context, auth.User, string) ([]ResourceRule, []NonResourceRule, bool, error) {
 	return []ResourceRule{{Verbs: []string{"*"}, APIGroups: []string{"*"}, Resources: []string{"*"}}},
-		[]NonResourceRule{{Verbs: []string{"*"}, NonResourceURLs: []string{"*"}}}, true
+		[]NonResourceRule{{Verbs: []string{"*"}, NonResourceURLs: []string{"*"}}}, false, nil
 }
