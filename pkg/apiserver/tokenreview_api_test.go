@@ -82,6 +82,11 @@ func TestTokenReview(t *testing.T) {
 		!slices.Contains(got.Status.User.Groups, auth.AuthenticatedGroup) || !slices.Equal(got.Status.Audiences, []string{"vault"}) {
 		t.Errorf("ServiceAccount token for vault, reviewed for vault: %d %+v", code, got)
 	}
+	// Asked for two audiences, the token holds for the one in its aud.
+	code, got = review(withAudiences(issued.Status.Token, `["etcd","vault"]`))
+	if code != http.StatusCreated || !got.Status.Authenticated || !slices.Equal(got.Status.Audiences, []string{"vault"}) {
+		t.Errorf("ServiceAccount token for vault, reviewed for etcd and vault: %d %+v, want authenticated for [vault] only", code, got)
+	}
 	code, got = review(ask(issued.Status.Token))
 	if code != http.StatusCreated || got.Status.Authenticated || got.Status.Error == "" {
 		t.Errorf("ServiceAccount token for vault, reviewed for the apiserver: %d %+v, want authenticated false with a reason", code, got)

@@ -24,13 +24,6 @@ type RequestAuthenticator interface {
 	AuthenticateRequest(r *http.Request) (user User, ok bool, err error)
 }
 
-// TokenResult is what a bearer token authenticated as, and for which
-// audiences (a TokenReview's status.audiences).
-type TokenResult struct {
-	User      User
-	Audiences []string
-}
-
 // Chain is the apiserver's authenticator chain, upstream's union of
 // request authenticators (staging/src/k8s.io/apiserver/pkg/authentication/
 // request/union) in kube-apiserver's order: the client certificate first,
@@ -93,9 +86,9 @@ func (c Chain) AuthenticateToken(ctx context.Context, token string, audiences []
 	var errs []error
 	if implicit := intersect(c.APIAudiences, audiences); len(implicit) > 0 {
 		for _, a := range c.StaticTokens {
-			user, ok, err := a.AuthenticateToken(ctx, token, audiences)
+			result, ok, err := a.AuthenticateToken(ctx, token, audiences)
 			if ok {
-				return TokenResult{User: withAuthenticatedGroup(user), Audiences: implicit}, true, nil
+				return TokenResult{User: withAuthenticatedGroup(result.User), Audiences: implicit}, true, nil
 			}
 			if err != nil {
 				errs = append(errs, err)
@@ -103,12 +96,12 @@ func (c Chain) AuthenticateToken(ctx context.Context, token string, audiences []
 		}
 	}
 	for _, a := range c.AudienceTokens {
-		user, ok, err := a.AuthenticateToken(ctx, token, audiences)
+		result, ok, err := a.AuthenticateToken(ctx, token, audiences)
 		if ok {
-			// The token's own audiences include at least one of those asked
-			// for; upstream reports their intersection, which for the usual
-			// single audience is the same.
-			return TokenResult{User: withAuthenticatedGroup(user), Audiences: slices.Clone(audiences)}, true, nil
+			// The authenticator reports which of audiences the token's own
+			// (its aud claim) include.
+			result.User = withAuthenticatedGroup(result.User)
+			return result, true, nil
 		}
 		if err != nil {
 			errs = append(errs, err)

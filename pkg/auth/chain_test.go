@@ -74,15 +74,16 @@ func TestX509Authenticator(t *testing.T) {
 // "sa-token" is valid for audience "vault" and the apiserver's.
 type audienceTokens struct{ asked [][]string }
 
-func (f *audienceTokens) AuthenticateToken(_ context.Context, token string, audiences []string) (User, bool, error) {
+func (f *audienceTokens) AuthenticateToken(_ context.Context, token string, audiences []string) (TokenResult, bool, error) {
 	f.asked = append(f.asked, audiences)
 	if token != "sa-token" {
-		return User{}, false, errors.New("token is not a JWT")
+		return TokenResult{}, false, errors.New("token is not a JWT")
 	}
-	if !slices.Contains(audiences, "vault") && !slices.Contains(audiences, DefaultAPIAudience) {
-		return User{}, false, errors.New("token audiences do not match")
+	granted := intersect(audiences, []string{"vault", DefaultAPIAudience})
+	if len(granted) == 0 {
+		return TokenResult{}, false, errors.New("token audiences do not match")
 	}
-	return ServiceAccountUser("default", "builder"), true, nil
+	return TokenResult{User: ServiceAccountUser("default", "builder"), Audiences: granted}, true, nil
 }
 
 func TestChainAuthenticateRequest(t *testing.T) {
@@ -161,6 +162,7 @@ func TestChainTokenAudiences(t *testing.T) {
 		{"static token, the apiserver's among others", admin, []string{"vault", DefaultAPIAudience}, true, []string{DefaultAPIAudience}, ""},
 		{"static token, someone else's audience", admin, []string{"vault"}, false, nil, "token is not a JWT"},
 		{"ServiceAccount token for its audience", "sa-token", []string{"vault"}, true, []string{"vault"}, ""},
+		{"ServiceAccount token: the authenticator's intersection", "sa-token", []string{"etcd", "vault"}, true, []string{"vault"}, ""},
 		{"unknown token", "nope", nil, false, nil, "token is not a JWT"},
 	}
 	for _, tt := range tests {
