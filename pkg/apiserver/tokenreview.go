@@ -34,7 +34,7 @@ func (s *Server) serveTokenReview(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	review.Status = api.TokenReviewStatus{}
-	result, ok, err := s.authenticator().AuthenticateToken(r.Context(), review.Spec.Token, review.Spec.Audiences)
+	result, ok, err := s.authn.AuthenticateToken(r.Context(), review.Spec.Token, review.Spec.Audiences)
 	if ok {
 		review.Status.Authenticated = true
 		review.Status.User = userInfo(result.User)

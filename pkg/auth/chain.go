@@ -8,11 +8,6 @@ import (
 	"strings"
 )
 
-// DefaultAPIAudience is the audience the apiserver answers to when none is
-// configured: upstream's --api-audiences defaults to the
-// --service-account-issuer, which kubeadm sets to this URL.
-const DefaultAPIAudience = "https://kubernetes.default.svc.cluster.local"
-
 // ErrInvalidBearerToken is the error for a bearer token no authenticator
 // recognised (upstream's bearertoken authenticator words it the same).
 var ErrInvalidBearerToken = errors.New("invalid bearer token")
@@ -51,8 +46,6 @@ type Chain struct {
 }
 
 // AuthenticateRequest tries the client certificate, then the bearer token.
-// A token that authenticates is removed from the request (the
-// Authorization header travels no further, as upstream).
 func (c Chain) AuthenticateRequest(r *http.Request) (User, bool, error) {
 	var errs []error
 	if c.X509 != nil {
@@ -67,7 +60,6 @@ func (c Chain) AuthenticateRequest(r *http.Request) (User, bool, error) {
 	if token, offered := BearerToken(r); offered {
 		result, ok, err := c.AuthenticateToken(r.Context(), token, nil)
 		if ok {
-			r.Header.Del("Authorization")
 			return result.User, true, nil
 		}
 		errs = append(errs, err)
