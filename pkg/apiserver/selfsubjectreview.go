@@ -31,7 +31,7 @@ func (s *Server) serveSelfSubjectReview(w http.ResponseWriter, r *http.Request) 
 		return
 	}
 	var review api.SelfSubjectReview
-	if err := decodeReview(r, "SelfSubjectReview", &review); err != nil {
+	if err := decodeKind(r, &review, "SelfSubjectReview", "authentication.k8s.io/"+version); err != nil {
 		response.WriteError(w, err)
 		return
 	}

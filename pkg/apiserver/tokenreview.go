@@ -25,7 +25,7 @@ import (
 //     them is the apiserver's. status.audiences says which of them hold.
 func (s *Server) serveTokenReview(w http.ResponseWriter, r *http.Request) {
 	var review api.TokenReview
-	if err := decodeReview(r, "TokenReview", &review); err != nil {
+	if err := decodeKind(r, &review, "TokenReview", "authentication.k8s.io/v1"); err != nil {
 		response.WriteError(w, err)
 		return
 	}
