@@ -3,6 +3,8 @@ package auth
 import (
 	"context"
 	"strings"
+
+	"kplane/pkg/api/validation"
 )
 
 // TokenAuthenticator names the user a bearer token belongs to. The token
@@ -54,14 +56,19 @@ func ServiceAccountGroups(namespace string) []string {
 }
 
 // SplitServiceAccountUsername returns the namespace and name of a
-// ServiceAccount user name, or ok false for any other user.
+// ServiceAccount user name, or ok false for any other user. As upstream's
+// serviceaccount.SplitUsername, both must be names the objects could have:
+// the namespace a DNS label, the ServiceAccount's name a DNS subdomain.
 func SplitServiceAccountUsername(username string) (namespace, name string, ok bool) {
 	rest, found := strings.CutPrefix(username, ServiceAccountUsernamePrefix)
 	if !found {
 		return "", "", false
 	}
 	namespace, name, found = strings.Cut(rest, ":")
-	if !found || namespace == "" || name == "" || strings.Contains(name, ":") {
+	if !found || strings.Contains(name, ":") {
+		return "", "", false
+	}
+	if len(validation.NameIsDNSLabel(namespace, false)) > 0 || len(validation.NameIsDNSSubdomain(name, false)) > 0 {
 		return "", "", false
 	}
 	return namespace, name, true
