@@ -444,8 +444,11 @@ func (s *Server) start(ctx context.Context) error {
 	// Ask clients for a certificate but let them connect without one or
 	// with one the handshake does not check: the authenticator chain
 	// verifies it against the cluster CA (authn.go) and answers 401, as
-	// upstream does, rather than failing the handshake.
+	// upstream does, rather than failing the handshake. ClientCAs only
+	// names the cluster CA in the certificate request, so that a client
+	// holding several certificates picks one it signed.
 	tlsConfig.ClientAuth = tls.RequestClientCert
+	tlsConfig.ClientCAs = bundle.CAPool()
 	s.httpServer = &http.Server{
 		Handler:           s.router(),
 		TLSConfig:         tlsConfig,
