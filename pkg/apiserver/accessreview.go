@@ -21,7 +21,6 @@ package apiserver
 // selfsubjectaccessreview}/rest.go and util/helpers.go.
 
 import (
-	"fmt"
 	"net/http"
 	"reflect"
 
@@ -29,8 +28,6 @@ import (
 
 	"kplane/pkg/api"
 	apierrors "kplane/pkg/api/errors"
-	"kplane/pkg/apiserver/decode"
-	"kplane/pkg/apiserver/protobuf"
 	"kplane/pkg/apiserver/response"
 	"kplane/pkg/auth"
 	"kplane/pkg/authorization/authorizer"
@@ -215,36 +212,8 @@ func validateEmptyMetadata(meta api.ObjectMeta, namespaceAllowed bool) apierrors
 	return apierrors.FieldErrorList{apierrors.Invalid("metadata", meta, detail)}
 }
 
-// decodeAccessReview reads a review from the request body — JSON, YAML, or the
-// protobuf kubectl's typed clients send — into review, and checks that the
-// body is the kind this URL takes.
+// decodeAccessReview reads an authorization.k8s.io/v1 review of kind from
+// the request body into review (decodeKind tells how).
 func decodeAccessReview(r *http.Request, kind string, review api.Object) error {
-	body, err := readBody(r)
-	if err != nil {
-		return err
-	}
-	cannotHandle := func(err error) error {
-		return apierrors.NewBadRequest(fmt.Sprintf("%s in version \"v1\" cannot be handled as a %s: %v", kind, kind, err))
-	}
-	if protobuf.IsProtobuf(r.Header.Get("Content-Type")) {
-		if err := protobuf.Decode(body, review); err != nil {
-			return cannotHandle(err)
-		}
-	} else {
-		jsonBody, err := decode.ToJSON(body, r.Header.Get("Content-Type"))
-		if err != nil {
-			return cannotHandle(err)
-		}
-		if _, err := decode.Into(jsonBody, review, false); err != nil {
-			return cannotHandle(err)
-		}
-	}
-	meta := review.GetTypeMeta()
-	if meta.APIVersion != "" && meta.APIVersion != authorizationGroupVersion {
-		return apierrors.NewBadRequest(fmt.Sprintf("the API version in the data (%s) does not match the expected API version (%s)", meta.APIVersion, authorizationGroupVersion))
-	}
-	if meta.Kind != "" && meta.Kind != kind {
-		return apierrors.NewBadRequest(fmt.Sprintf("the kind in the data (%s) does not match the expected kind (%s)", meta.Kind, kind))
-	}
-	return nil
+	return decodeKind(r, review, kind, authorizationGroupVersion)
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"slices"
 	"strings"
 
 	"kplane/pkg/api"
@@ -142,6 +143,50 @@ func decodeRequestObject(r *http.Request, res *resource) (api.Object, []string, 
 		return nil, nil, apierrors.NewBadRequest(fmt.Sprintf("%s in version %q cannot be handled as a %s: %v", res.kind, res.version, res.kind, err))
 	}
 	return decodeObject(r, res, jsonBody)
+}
+
+// decodeKind reads the body of a request that takes one kind of object the
+// URL does not store — a review, a TokenRequest, an Eviction — into obj:
+// JSON, YAML, or the Kubernetes protobuf client-go's typed clients
+// (kubectl among them) send. The body's apiVersion, when given, must be
+// one of groupVersions (the first is the one the URL serves, which the
+// errors name), and its kind, when given, kind. Unknown fields are
+// dropped, as upstream does for these create-only requests.
+func decodeKind(r *http.Request, obj api.Object, kind string, groupVersions ...string) error {
+	body, err := readBody(r)
+	if err != nil {
+		return err
+	}
+	served := groupVersions[0]
+	_, version, found := strings.Cut(served, "/")
+	if !found {
+		version = served
+	}
+	cannotHandle := func(err error) error {
+		return apierrors.NewBadRequest(fmt.Sprintf("%s in version %q cannot be handled as a %s: %v", kind, version, kind, err))
+	}
+	if protobuf.IsProtobuf(r.Header.Get("Content-Type")) {
+		// Decode fills the TypeMeta from the protobuf envelope.
+		if err := protobuf.Decode(body, obj); err != nil {
+			return cannotHandle(err)
+		}
+	} else {
+		jsonBody, err := decode.ToJSON(body, r.Header.Get("Content-Type"))
+		if err != nil {
+			return cannotHandle(err)
+		}
+		if _, err := decode.Into(jsonBody, obj, false); err != nil {
+			return cannotHandle(err)
+		}
+	}
+	meta := obj.GetTypeMeta()
+	if meta.APIVersion != "" && !slices.Contains(groupVersions, meta.APIVersion) {
+		return apierrors.NewBadRequest(fmt.Sprintf("the API version in the data (%s) does not match the expected API version (%s)", meta.APIVersion, served))
+	}
+	if meta.Kind != "" && meta.Kind != kind {
+		return apierrors.NewBadRequest(fmt.Sprintf("the kind in the data (%s) does not match the expected kind (%s)", meta.Kind, kind))
+	}
+	return nil
 }
 
 // isDryRun reports whether the request asked for dryRun=All. Any other

@@ -41,8 +41,6 @@ import (
 	"kplane/pkg/api/fields"
 	"kplane/pkg/api/labels"
 	"kplane/pkg/api/poddisruptionbudget"
-	"kplane/pkg/apiserver/decode"
-	"kplane/pkg/apiserver/protobuf"
 	"kplane/pkg/apiserver/response"
 )
 
@@ -107,34 +105,9 @@ func (s *Server) serveEviction(w http.ResponseWriter, r *http.Request, info *req
 // protobuf). policy/v1 and policy/v1beta1 are both accepted, as upstream's
 // EvictionREST.AcceptsGroupVersion.
 func decodeEviction(r *http.Request) (*api.Eviction, error) {
-	body, err := readBody(r)
-	if err != nil {
-		return nil, err
-	}
-	cannotHandle := func(err error) error {
-		return apierrors.NewBadRequest(fmt.Sprintf("Eviction in version \"v1\" cannot be handled as a Eviction: %v", err))
-	}
 	eviction := &api.Eviction{}
-	if protobuf.IsProtobuf(r.Header.Get("Content-Type")) {
-		if err := protobuf.Decode(body, eviction); err != nil {
-			return nil, cannotHandle(err)
-		}
-	} else {
-		jsonBody, err := decode.ToJSON(body, r.Header.Get("Content-Type"))
-		if err != nil {
-			return nil, cannotHandle(err)
-		}
-		if _, err := decode.Into(jsonBody, eviction, false); err != nil {
-			return nil, cannotHandle(err)
-		}
-	}
-	switch eviction.APIVersion {
-	case "", "policy/v1", "policy/v1beta1":
-	default:
-		return nil, apierrors.NewBadRequest(fmt.Sprintf("the API version in the data (%s) does not match the expected API version (policy/v1)", eviction.APIVersion))
-	}
-	if eviction.Kind != "" && eviction.Kind != "Eviction" {
-		return nil, apierrors.NewBadRequest(fmt.Sprintf("the kind in the data (%s) does not match the expected kind (Eviction) for pods/eviction", eviction.Kind))
+	if err := decodeKind(r, eviction, "Eviction", "policy/v1", "policy/v1beta1"); err != nil {
+		return nil, err
 	}
 	return eviction, nil
 }

@@ -31,7 +31,15 @@ func (s *Server) serveSelfSubjectReview(w http.ResponseWriter, r *http.Request) 
 		return
 	}
 	var review api.SelfSubjectReview
-	if err := decodeReview(r, "SelfSubjectReview", &review); err != nil {
+	// A body of any served version is taken (the answer is in the URL's);
+	// the review carries nothing a version changes.
+	groupVersions := []string{"authentication.k8s.io/" + version}
+	for v := range selfSubjectReviewVersions {
+		if v != version {
+			groupVersions = append(groupVersions, "authentication.k8s.io/"+v)
+		}
+	}
+	if err := decodeKind(r, &review, "SelfSubjectReview", groupVersions...); err != nil {
 		response.WriteError(w, err)
 		return
 	}

@@ -5,10 +5,12 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"encoding/json"
+	"encoding/pem"
 	"io"
 	"net/http"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"kplane/pkg/api"
@@ -114,6 +116,29 @@ func TestClientCertificateAuthentication(t *testing.T) {
 		if r.Code != 401 || status.Reason != "Unauthorized" {
 			t.Errorf("a certificate from another CA at %s: %d %s, want a 401 Unauthorized Status", path, r.Code, r.Body)
 		}
+	}
+
+	// The handshake's certificate request names the cluster CA as the
+	// one whose certificates are acceptable.
+	roots := x509.NewCertPool()
+	roots.AppendCertsFromPEM(a.CACertPEM())
+	var acceptable [][]byte
+	conn, err := tls.Dial("tcp", strings.TrimPrefix(a.URL(), "https://"), &tls.Config{RootCAs: roots,
+		GetClientCertificate: func(req *tls.CertificateRequestInfo) (*tls.Certificate, error) {
+			acceptable = req.AcceptableCAs
+			return &tls.Certificate{}, nil
+		}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	conn.Close()
+	block, _ := pem.Decode(a.CACertPEM())
+	ca, err := x509.ParseCertificate(block.Bytes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(acceptable) != 1 || !bytes.Equal(acceptable[0], ca.RawSubject) {
+		t.Errorf("certificate request names CAs %q, want the cluster CA's %q", acceptable, ca.RawSubject)
 	}
 }
 

@@ -12,7 +12,6 @@ package apiserver
 import (
 	"context"
 	"crypto/tls"
-	"crypto/x509"
 	"errors"
 	"fmt"
 	"kplane/pkg/debug"
@@ -201,8 +200,9 @@ type Server struct {
 	etcd   *store.EtcdStore
 	caches map[*resource]*cache.Cache
 	tokens *auth.TokenFile
-	// clientCAs verify client certificates (authn.go): the cluster CA.
-	clientCAs *x509.CertPool
+	// authn names the user of each request and of each TokenReview
+	// (authn.go); start builds it.
+	authn auth.Chain
 	// authorizer decides what each user may do (authz.go).
 	authorizer authorizer.Authorizer
 	// ruleResolvers list users' rules for SelfSubjectRulesReview: the
@@ -372,7 +372,6 @@ func (s *Server) start(ctx context.Context) error {
 		return fmt.Errorf("prepare certificates: %w", err)
 	}
 	s.pki = bundle
-	s.clientCAs = bundle.CAPool()
 	tokens, err := auth.EnsureTokens(filepath.Join(s.opts.DataDir, "pki"))
 	if err != nil {
 		return fmt.Errorf("prepare tokens: %w", err)
@@ -381,6 +380,7 @@ func (s *Server) start(ctx context.Context) error {
 	if err := s.setUpServiceAccountTokens(); err != nil {
 		return err
 	}
+	s.authn = s.newAuthenticator(bundle.CAPool())
 
 	if len(s.opts.AuthorizationModes) == 0 {
 		s.opts.AuthorizationModes = DefaultOptions().AuthorizationModes
@@ -445,8 +445,11 @@ func (s *Server) start(ctx context.Context) error {
 	// Ask clients for a certificate but let them connect without one or
 	// with one the handshake does not check: the authenticator chain
 	// verifies it against the cluster CA (authn.go) and answers 401, as
-	// upstream does, rather than failing the handshake.
+	// upstream does, rather than failing the handshake. ClientCAs only
+	// names the cluster CA in the certificate request, so that a client
+	// holding several certificates picks one it signed.
 	tlsConfig.ClientAuth = tls.RequestClientCert
+	tlsConfig.ClientCAs = bundle.CAPool()
 	s.httpServer = &http.Server{
 		Handler:           s.router(),
 		TLSConfig:         tlsConfig,

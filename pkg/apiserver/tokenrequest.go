@@ -33,8 +33,6 @@ import (
 
 	"kplane/pkg/api"
 	apierrors "kplane/pkg/api/errors"
-	"kplane/pkg/apiserver/decode"
-	"kplane/pkg/apiserver/protobuf"
 	"kplane/pkg/apiserver/response"
 	"kplane/pkg/serviceaccount"
 )
@@ -67,32 +65,9 @@ func (s *Server) serveTokenRequest(w http.ResponseWriter, r *http.Request, info 
 // decodeTokenRequest reads a TokenRequest in JSON, YAML or protobuf
 // (kubectl's typed client sends protobuf).
 func decodeTokenRequest(r *http.Request) (*api.TokenRequest, error) {
-	body, err := readBody(r)
-	if err != nil {
-		return nil, err
-	}
-	cannotHandle := func(err error) error {
-		return apierrors.NewBadRequest(fmt.Sprintf("TokenRequest in version \"v1\" cannot be handled as a TokenRequest: %v", err))
-	}
 	req := &api.TokenRequest{}
-	if protobuf.IsProtobuf(r.Header.Get("Content-Type")) {
-		if err := protobuf.Decode(body, req); err != nil {
-			return nil, cannotHandle(err)
-		}
-	} else {
-		jsonBody, err := decode.ToJSON(body, r.Header.Get("Content-Type"))
-		if err != nil {
-			return nil, cannotHandle(err)
-		}
-		if _, err := decode.Into(jsonBody, req, false); err != nil {
-			return nil, cannotHandle(err)
-		}
-	}
-	if req.APIVersion != "" && req.APIVersion != "authentication.k8s.io/v1" {
-		return nil, apierrors.NewBadRequest(fmt.Sprintf("the API version in the data (%s) does not match the expected API version (authentication.k8s.io/v1)", req.APIVersion))
-	}
-	if req.Kind != "" && req.Kind != "TokenRequest" {
-		return nil, apierrors.NewBadRequest(fmt.Sprintf("the kind in the data (%s) does not match the expected kind (TokenRequest) for serviceaccounts/token", req.Kind))
+	if err := decodeKind(r, req, "TokenRequest", "authentication.k8s.io/v1"); err != nil {
+		return nil, err
 	}
 	return req, nil
 }

@@ -41,8 +41,8 @@ func requestToken(t *testing.T, a *framework.APIServer, account, body string) (f
 
 func authenticates(t *testing.T, a *framework.APIServer, token string) (string, map[string][]string, bool) {
 	t.Helper()
-	user, ok, _ := a.ServiceAccountTokens().AuthenticateToken(context.Background(), token, nil)
-	return user.Name, user.Extra, ok
+	result, ok, _ := a.ServiceAccountTokens().AuthenticateToken(context.Background(), token, nil)
+	return result.User.Name, result.User.Extra, ok
 }
 
 // TestTokenRequest: POST serviceaccounts/<name>/token answers 201 with a

@@ -70,9 +70,9 @@ func TestKubectlCreateToken(t *testing.T) {
 			if _, _, ok := authenticates(t, a, token); ok {
 				t.Error("a token for audience vault authenticates to the apiserver")
 			}
-			if user, ok, _ := a.ServiceAccountTokens().AuthenticateToken(context.Background(), token, []string{"vault"}); !ok ||
-				user.Name != "system:serviceaccount:default:default" {
-				t.Errorf("token for vault: %+v %v", user, ok)
+			if result, ok, _ := a.ServiceAccountTokens().AuthenticateToken(context.Background(), token, []string{"vault"}); !ok ||
+				result.User.Name != "system:serviceaccount:default:default" {
+				t.Errorf("token for vault: %+v %v", result, ok)
 			}
 
 			r = kubectl("create", "token", "default", "--duration", "1m")

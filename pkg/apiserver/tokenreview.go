@@ -25,7 +25,7 @@ import (
 //     them is the apiserver's. status.audiences says which of them hold.
 func (s *Server) serveTokenReview(w http.ResponseWriter, r *http.Request) {
 	var review api.TokenReview
-	if err := decodeReview(r, "TokenReview", &review); err != nil {
+	if err := decodeKind(r, &review, "TokenReview", "authentication.k8s.io/v1"); err != nil {
 		response.WriteError(w, err)
 		return
 	}
@@ -34,7 +34,7 @@ func (s *Server) serveTokenReview(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	review.Status = api.TokenReviewStatus{}
-	result, ok, err := s.authenticator().AuthenticateToken(r.Context(), review.Spec.Token, review.Spec.Audiences)
+	result, ok, err := s.authn.AuthenticateToken(r.Context(), review.Spec.Token, review.Spec.Audiences)
 	if ok {
 		review.Status.Authenticated = true
 		review.Status.User = userInfo(result.User)

@@ -9,6 +9,7 @@ import (
 
 	"kplane/pkg/api"
 	"kplane/pkg/auth"
+	"kplane/pkg/serviceaccount"
 	"kplane/test/framework"
 )
 
@@ -46,8 +47,8 @@ func TestTokenReview(t *testing.T) {
 		!slices.Contains(got.Status.User.Groups, "system:nodes") {
 		t.Errorf("node token: %d %+v, want 201, authenticated system:node:node1 in system:nodes", code, got)
 	}
-	if !slices.Equal(got.Status.Audiences, []string{auth.DefaultAPIAudience}) {
-		t.Errorf("node token: status.audiences = %q, want the apiserver's [%s]", got.Status.Audiences, auth.DefaultAPIAudience)
+	if !slices.Equal(got.Status.Audiences, []string{serviceaccount.DefaultIssuer}) {
+		t.Errorf("node token: status.audiences = %q, want the apiserver's [%s]", got.Status.Audiences, serviceaccount.DefaultIssuer)
 	}
 	code, got = review(ask("not-a-token"))
 	if code != http.StatusCreated || got.Status.Authenticated || got.Status.User.Username != "" || got.Status.Error != "invalid bearer token" {
@@ -62,9 +63,9 @@ func TestTokenReview(t *testing.T) {
 	if code != http.StatusCreated || got.Status.Authenticated || len(got.Status.Audiences) != 0 {
 		t.Errorf("static token for audience vault: %d %+v, want 201 and authenticated false", code, got)
 	}
-	code, got = review(withAudiences(adminToken, `["vault","`+auth.DefaultAPIAudience+`"]`))
-	if code != http.StatusCreated || !got.Status.Authenticated || !slices.Equal(got.Status.Audiences, []string{auth.DefaultAPIAudience}) {
-		t.Errorf("static token for vault or the apiserver: %d %+v, want authenticated for [%s] only", code, got, auth.DefaultAPIAudience)
+	code, got = review(withAudiences(adminToken, `["vault","`+serviceaccount.DefaultIssuer+`"]`))
+	if code != http.StatusCreated || !got.Status.Authenticated || !slices.Equal(got.Status.Audiences, []string{serviceaccount.DefaultIssuer}) {
+		t.Errorf("static token for vault or the apiserver: %d %+v, want authenticated for [%s] only", code, got, serviceaccount.DefaultIssuer)
 	}
 	// A ServiceAccount token says whom it is for; the review follows it.
 	if r := a.Do(t, http.MethodPost, "/api/v1/namespaces/default/serviceaccounts",
@@ -81,6 +82,11 @@ func TestTokenReview(t *testing.T) {
 	if code != http.StatusCreated || !got.Status.Authenticated || got.Status.User.Username != "system:serviceaccount:default:builder" ||
 		!slices.Contains(got.Status.User.Groups, auth.AuthenticatedGroup) || !slices.Equal(got.Status.Audiences, []string{"vault"}) {
 		t.Errorf("ServiceAccount token for vault, reviewed for vault: %d %+v", code, got)
+	}
+	// Asked for two audiences, the token holds for the one in its aud.
+	code, got = review(withAudiences(issued.Status.Token, `["etcd","vault"]`))
+	if code != http.StatusCreated || !got.Status.Authenticated || !slices.Equal(got.Status.Audiences, []string{"vault"}) {
+		t.Errorf("ServiceAccount token for vault, reviewed for etcd and vault: %d %+v, want authenticated for [vault] only", code, got)
 	}
 	code, got = review(ask(issued.Status.Token))
 	if code != http.StatusCreated || got.Status.Authenticated || got.Status.Error == "" {

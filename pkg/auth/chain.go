@@ -8,11 +8,6 @@ import (
 	"strings"
 )
 
-// DefaultAPIAudience is the audience the apiserver answers to when none is
-// configured: upstream's --api-audiences defaults to the
-// --service-account-issuer, which kubeadm sets to this URL.
-const DefaultAPIAudience = "https://kubernetes.default.svc.cluster.local"
-
 // ErrInvalidBearerToken is the error for a bearer token no authenticator
 // recognised (upstream's bearertoken authenticator words it the same).
 var ErrInvalidBearerToken = errors.New("invalid bearer token")
@@ -22,13 +17,6 @@ var ErrInvalidBearerToken = errors.New("invalid bearer token")
 // understands; an error means credentials were offered and are bad.
 type RequestAuthenticator interface {
 	AuthenticateRequest(r *http.Request) (user User, ok bool, err error)
-}
-
-// TokenResult is what a bearer token authenticated as, and for which
-// audiences (a TokenReview's status.audiences).
-type TokenResult struct {
-	User      User
-	Audiences []string
 }
 
 // Chain is the apiserver's authenticator chain, upstream's union of
@@ -58,8 +46,6 @@ type Chain struct {
 }
 
 // AuthenticateRequest tries the client certificate, then the bearer token.
-// A token that authenticates is removed from the request (the
-// Authorization header travels no further, as upstream).
 func (c Chain) AuthenticateRequest(r *http.Request) (User, bool, error) {
 	var errs []error
 	if c.X509 != nil {
@@ -74,7 +60,6 @@ func (c Chain) AuthenticateRequest(r *http.Request) (User, bool, error) {
 	if token, offered := BearerToken(r); offered {
 		result, ok, err := c.AuthenticateToken(r.Context(), token, nil)
 		if ok {
-			r.Header.Del("Authorization")
 			return result.User, true, nil
 		}
 		errs = append(errs, err)
@@ -93,9 +78,9 @@ func (c Chain) AuthenticateToken(ctx context.Context, token string, audiences []
 	var errs []error
 	if implicit := intersect(c.APIAudiences, audiences); len(implicit) > 0 {
 		for _, a := range c.StaticTokens {
-			user, ok, err := a.AuthenticateToken(ctx, token, audiences)
+			result, ok, err := a.AuthenticateToken(ctx, token, audiences)
 			if ok {
-				return TokenResult{User: withAuthenticatedGroup(user), Audiences: implicit}, true, nil
+				return TokenResult{User: withAuthenticatedGroup(result.User), Audiences: implicit}, true, nil
 			}
 			if err != nil {
 				errs = append(errs, err)
@@ -103,12 +88,12 @@ func (c Chain) AuthenticateToken(ctx context.Context, token string, audiences []
 		}
 	}
 	for _, a := range c.AudienceTokens {
-		user, ok, err := a.AuthenticateToken(ctx, token, audiences)
+		result, ok, err := a.AuthenticateToken(ctx, token, audiences)
 		if ok {
-			// The token's own audiences include at least one of those asked
-			// for; upstream reports their intersection, which for the usual
-			// single audience is the same.
-			return TokenResult{User: withAuthenticatedGroup(user), Audiences: slices.Clone(audiences)}, true, nil
+			// The authenticator reports which of audiences the token's own
+			// (its aud claim) include.
+			result.User = withAuthenticatedGroup(result.User)
+			return result, true, nil
 		}
 		if err != nil {
 			errs = append(errs, err)

@@ -34,6 +34,10 @@ func UserFrom(ctx context.Context) (User, bool) {
 // rules:
 //
 //   - Valid credentials: the request goes on as that user.
+//   - Whoever the request goes on as, its Authorization header does not go
+//     with it (upstream's filters/authentication.go drops it after every
+//     successful authentication): no later handler, and no backend a
+//     proxy forwards the request to, sees the caller's token.
 //   - Invalid credentials (an unknown token, a certificate from another
 //     CA): 401, even on a public path. Presenting bad credentials is never
 //     treated as presenting none.
@@ -52,8 +56,10 @@ func Middleware(a RequestAuthenticator, publicPaths []string) func(http.Handler)
 			user, ok, err := a.AuthenticateRequest(r)
 			switch {
 			case ok:
+				r.Header.Del("Authorization")
 				next.ServeHTTP(w, r.WithContext(WithUser(r.Context(), user)))
 			case err == nil && public.matches(r.URL.Path):
+				r.Header.Del("Authorization")
 				next.ServeHTTP(w, r.WithContext(WithUser(r.Context(), AnonymousUser())))
 			default:
 				writeUnauthorized(w, r)

@@ -1,12 +1,15 @@
 package auth
 
 import (
+	"crypto/x509"
+	"crypto/x509/pkix"
 	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 
 	"kplane/pkg/api"
 )
@@ -42,7 +45,7 @@ func TestMiddleware(t *testing.T) {
 		{"empty bearer token", "/api", "Bearer ", 401, ""},
 		{"other scheme", "/api", "Basic YWRtaW46YWRtaW4=", 401, ""},
 		{"public path, no credentials", "/healthz", "", 200, `system:anonymous [system:unauthenticated] authorization=""`},
-		{"public path, other scheme", "/version", "Basic YWRtaW46YWRtaW4=", 200, `system:anonymous [system:unauthenticated] authorization="Basic YWRtaW46YWRtaW4="`},
+		{"public path, other scheme", "/version", "Basic YWRtaW46YWRtaW4=", 200, `system:anonymous [system:unauthenticated] authorization=""`},
 		{"public path, valid token", "/readyz", "Bearer " + admin, 200, `kubernetes-admin [system:masters system:authenticated] authorization=""`},
 		{"public path, wrong token", "/livez", "Bearer nope", 401, ""},
 		{"public match is exact", "/healthz/etcd", "", 401, ""},
@@ -69,6 +72,21 @@ func TestMiddleware(t *testing.T) {
 			}
 			checkUnauthorized(t, rec)
 		})
+	}
+}
+
+// TestMiddlewareDropsAuthorizationAfterCertificate: the Authorization
+// header goes after any successful authentication, not only a bearer
+// token's (upstream's filters/authentication.go).
+func TestMiddlewareDropsAuthorizationAfterCertificate(t *testing.T) {
+	ca := newTestCA(t, "cluster-ca")
+	handler := Middleware(Chain{X509: &X509Authenticator{Roots: ca.pool()}}, nil)(echoUser)
+	r := requestWithCert(ca.issue(t, pkix.Name{CommonName: "alice"}, x509.ExtKeyUsageClientAuth, time.Now().Add(-time.Minute)))
+	r.Header.Set("Authorization", "Basic YWRtaW46YWRtaW4=")
+	rec := httptest.NewRecorder()
+	handler.ServeHTTP(rec, r)
+	if want := `alice [system:authenticated] authorization=""`; rec.Code != http.StatusOK || rec.Body.String() != want {
+		t.Errorf("got %d %s, want 200 %s", rec.Code, rec.Body, want)
 	}
 }
 

@@ -3,21 +3,33 @@ package auth
 import (
 	"context"
 	"strings"
+
+	"kplane/pkg/api/validation"
 )
 
 // TokenAuthenticator names the user a bearer token belongs to. The token
 // file and ServiceAccount tokens (pkg/serviceaccount) are both one;
 // the apiserver asks each in turn. audiences are the audiences the caller
-// accepts (empty: the apiserver's own).
+// accepts (empty: the apiserver's own). An authenticator that knows the
+// token's own audiences reports in the result those of audiences the token
+// is meant for (upstream's authenticator.Response.Audiences).
 type TokenAuthenticator interface {
-	AuthenticateToken(ctx context.Context, token string, audiences []string) (user User, ok bool, err error)
+	AuthenticateToken(ctx context.Context, token string, audiences []string) (result TokenResult, ok bool, err error)
+}
+
+// TokenResult is what a bearer token authenticated as, and for which of
+// the audiences asked for it holds (a TokenReview's status.audiences).
+type TokenResult struct {
+	User      User
+	Audiences []string
 }
 
 // AuthenticateToken lets a TokenFile serve as a TokenAuthenticator. Static
-// tokens carry no audience, so they authenticate for any.
-func (tf *TokenFile) AuthenticateToken(_ context.Context, token string, _ []string) (User, bool, error) {
+// tokens carry no audience, so they authenticate for any and report none;
+// the Chain decides which audiences they are good for.
+func (tf *TokenFile) AuthenticateToken(_ context.Context, token string, _ []string) (TokenResult, bool, error) {
 	user, ok := tf.Authenticate(token)
-	return user, ok, nil
+	return TokenResult{User: user}, ok, nil
 }
 
 // ServiceAccount user names and groups, as upstream spells them.
@@ -44,14 +56,19 @@ func ServiceAccountGroups(namespace string) []string {
 }
 
 // SplitServiceAccountUsername returns the namespace and name of a
-// ServiceAccount user name, or ok false for any other user.
+// ServiceAccount user name, or ok false for any other user. As upstream's
+// serviceaccount.SplitUsername, both must be names the objects could have:
+// the namespace a DNS label, the ServiceAccount's name a DNS subdomain.
 func SplitServiceAccountUsername(username string) (namespace, name string, ok bool) {
 	rest, found := strings.CutPrefix(username, ServiceAccountUsernamePrefix)
 	if !found {
 		return "", "", false
 	}
 	namespace, name, found = strings.Cut(rest, ":")
-	if !found || namespace == "" || name == "" || strings.Contains(name, ":") {
+	if !found || strings.Contains(name, ":") {
+		return "", "", false
+	}
+	if len(validation.NameIsDNSLabel(namespace, false)) > 0 || len(validation.NameIsDNSSubdomain(name, false)) > 0 {
 		return "", "", false
 	}
 	return namespace, name, true

@@ -281,9 +281,9 @@ func (tf *TokenFile) SetGroups(userName string, groups []string) (bool, error) {
 	return true, nil
 }
 
-// Authenticate returns the user a bearer token belongs to. The user's groups
-// include system:authenticated, which upstream adds to every user that
-// presented valid credentials (it is not written in the file).
+// Authenticate returns the user a bearer token belongs to, with the groups
+// the file gives it; system:authenticated, which every user with valid
+// credentials is in, is the Chain's to add (it is not written in the file).
 func (tf *TokenFile) Authenticate(token string) (User, bool) {
 	if token == "" {
 		return User{}, false
@@ -300,11 +300,7 @@ func (tf *TokenFile) Authenticate(token string) (User, bool) {
 	if !ok || subtle.ConstantTimeCompare([]byte(rec.token), []byte(token)) != 1 {
 		return User{}, false
 	}
-	user := User{Name: rec.user.Name, Groups: slices.Clone(rec.user.Groups)}
-	if !user.InGroup(AuthenticatedGroup) {
-		user.Groups = append(user.Groups, AuthenticatedGroup)
-	}
-	return user, true
+	return User{Name: rec.user.Name, Groups: slices.Clone(rec.user.Groups)}, true
 }
 
 // newToken returns 256 random bits as 64 hex characters.

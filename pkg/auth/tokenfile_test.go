@@ -84,7 +84,7 @@ func TestEnsureTokensReusesFile(t *testing.T) {
 	if !ok {
 		t.Fatal("node token not accepted after reload")
 	}
-	want := User{Name: "system:node:node-1", Groups: []string{NodesGroup, AuthenticatedGroup}}
+	want := User{Name: "system:node:node-1", Groups: []string{NodesGroup}}
 	if user.Name != want.Name || !slices.Equal(user.Groups, want.Groups) {
 		t.Errorf("node user = %+v, want %+v", user, want)
 	}
@@ -123,8 +123,8 @@ func TestAuthenticate(t *testing.T) {
 		wantName   string
 		wantGroups []string
 	}{
-		{"admin", admin, true, AdminUserName, []string{MastersGroup, AuthenticatedGroup}},
-		{"scheduler", scheduler, true, SchedulerUserName, []string{AuthenticatedGroup}},
+		{"admin", admin, true, AdminUserName, []string{MastersGroup}},
+		{"scheduler", scheduler, true, SchedulerUserName, nil},
 		{"empty", "", false, "", nil},
 		{"unknown", strings.Repeat("0", 64), false, "", nil},
 		{"prefix of a real token", admin[:63], false, "", nil},
@@ -165,25 +165,25 @@ func TestParseUpstreamFormat(t *testing.T) {
 		{
 			name:    "quoted group list",
 			content: "t1,alice,uid1,\"dev,ops\"\n",
-			check:   map[string]User{"t1": {Name: "alice", Groups: []string{"dev", "ops", AuthenticatedGroup}}},
+			check:   map[string]User{"t1": {Name: "alice", Groups: []string{"dev", "ops"}}},
 		},
 		{
 			name:    "three columns, no groups",
 			content: "t2,bob,uid2\n",
-			check:   map[string]User{"t2": {Name: "bob", Groups: []string{AuthenticatedGroup}}},
+			check:   map[string]User{"t2": {Name: "bob"}},
 		},
 		{
 			name:    "empty token is skipped",
 			content: ",carol,uid3\nt4,dave,uid4\n",
 			check: map[string]User{
 				"":   {},
-				"t4": {Name: "dave", Groups: []string{AuthenticatedGroup}},
+				"t4": {Name: "dave"},
 			},
 		},
 		{
 			name:    "duplicate token: the later line wins",
 			content: "t5,erin,uid5\nt5,frank,uid6\n",
-			check:   map[string]User{"t5": {Name: "frank", Groups: []string{AuthenticatedGroup}}},
+			check:   map[string]User{"t5": {Name: "frank"}},
 		},
 		{
 			name:    "too few columns",

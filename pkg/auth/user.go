@@ -1,13 +1,22 @@
-// Package auth answers "who is making this request?" for the apiserver:
-// bearer-token authentication against a static token file, the way
-// kube-apiserver's --token-auth-file works.
+// Package auth answers "who is making this request?" for the apiserver,
+// with kube-apiserver's authenticator chain (Chain, used by Middleware):
+//
+//   - a client certificate signed by the cluster CA (X509Authenticator):
+//     the common name is the user, the organizations its groups;
+//   - a bearer token from the static token file (TokenFile), the way
+//     kube-apiserver's --token-auth-file works;
+//   - a ServiceAccount token, bound or legacy, which pkg/serviceaccount
+//     checks (a TokenAuthenticator the apiserver plugs in).
 //
 // Every component has its own identity (the controller-manager, the
 // scheduler, kube-proxy, each node as system:node:<name>) and the user gets
-// an admin identity in the system:masters group. The tokens live in
+// an admin identity in the system:masters group. The static tokens live in
 // DATA_DIR/tokens.csv, a file in upstream's format that a real kube-apiserver
-// would also accept. Authentication only names the caller; deciding what
-// that caller may do is authorization, a later step in the handler chain.
+// would also accept. Every user the chain lets through is in
+// system:authenticated; a request without credentials may reach the public
+// paths as system:anonymous. Authentication only names the caller; deciding
+// what that caller may do is authorization, a later step in the handler
+// chain.
 package auth
 
 import "slices"
@@ -89,20 +98,20 @@ func SchedulerUser() User { return User{Name: SchedulerUserName} }
 // KubeProxyUser is the identity of kube-proxy.
 func KubeProxyUser() User { return User{Name: KubeProxyUserName} }
 
-// DNSUser is the identity of the cluster DNS.
-func DNSUser() User {
-	return User{Name: DNSUserName, Groups: []string{"system:serviceaccounts", "system:serviceaccounts:kube-system"}}
-}
+// DNSUser is the identity of the cluster DNS: ServiceAccount
+// kube-system/coredns (DNSUserName).
+func DNSUser() User { return ServiceAccountUser("kube-system", "coredns") }
 
-// CloudControllerManagerUser is the identity of the cloud-controller-manager.
+// CloudControllerManagerUser is the identity of the cloud-controller-manager:
+// ServiceAccount kube-system/cloud-controller-manager
+// (CloudControllerManagerUserName).
 func CloudControllerManagerUser() User {
-	return User{Name: CloudControllerManagerUserName, Groups: []string{"system:serviceaccounts", "system:serviceaccounts:kube-system"}}
+	return ServiceAccountUser("kube-system", "cloud-controller-manager")
 }
 
-// MetricsServerUser is the identity of metrics-server.
-func MetricsServerUser() User {
-	return User{Name: MetricsServerUserName, Groups: []string{"system:serviceaccounts", "system:serviceaccounts:kube-system"}}
-}
+// MetricsServerUser is the identity of metrics-server: ServiceAccount
+// kube-system/metrics-server (MetricsServerUserName).
+func MetricsServerUser() User { return ServiceAccountUser("kube-system", "metrics-server") }
 
 // NodeUser is the identity of the kubelet on the named node:
 // system:node:<nodeName> in group system:nodes.

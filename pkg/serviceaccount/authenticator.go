@@ -71,29 +71,30 @@ var _ auth.TokenAuthenticator = (*Authenticator)(nil)
 var errInvalid = errors.New("invalid service account token")
 
 // AuthenticateToken implements auth.TokenAuthenticator: audiences are
-// those the caller accepts, empty meaning the apiserver's own.
-func (a *Authenticator) AuthenticateToken(ctx context.Context, token string, audiences []string) (auth.User, bool, error) {
+// those the caller accepts, empty meaning the apiserver's own. The result
+// names those of them the token is meant for.
+func (a *Authenticator) AuthenticateToken(ctx context.Context, token string, audiences []string) (auth.TokenResult, bool, error) {
 	if strings.Count(token, ".") != 2 {
-		return auth.User{}, false, nil // not a JWT: not for us
+		return auth.TokenResult{}, false, nil // not a JWT: not for us
 	}
 	parsed, err := jwt.ParseSigned(token, []jose.SignatureAlgorithm{jose.RS256})
 	if err != nil {
-		return auth.User{}, false, nil
+		return auth.TokenResult{}, false, nil
 	}
 	var unverified jwt.Claims
 	if err := parsed.UnsafeClaimsWithoutVerification(&unverified); err != nil {
-		return auth.User{}, false, nil
+		return auth.TokenResult{}, false, nil
 	}
 	legacy := unverified.Issuer == LegacyIssuer
 	if !legacy && !slices.Contains(a.Issuers, unverified.Issuer) {
-		return auth.User{}, false, nil // another issuer's token
+		return auth.TokenResult{}, false, nil // another issuer's token
 	}
-	user, err := a.validate(ctx, parsed, token, legacy, audiences)
+	result, err := a.validate(ctx, parsed, token, legacy, audiences)
 	if err != nil {
 		a.logger().Info("service account token refused", "subject", unverified.Subject, "err", err)
-		return auth.User{}, false, fmt.Errorf("%w: %w", errInvalid, err)
+		return auth.TokenResult{}, false, fmt.Errorf("%w: %w", errInvalid, err)
 	}
-	return user, true, nil
+	return result, true, nil
 }
 
 func (a *Authenticator) logger() *slog.Logger {
@@ -110,8 +111,9 @@ func (a *Authenticator) now() time.Time {
 	return time.Now()
 }
 
-// validate checks the signature, then hands over to the format's checks.
-func (a *Authenticator) validate(ctx context.Context, parsed *jwt.JSONWebToken, token string, legacy bool, audiences []string) (auth.User, error) {
+// validate checks the signature and the audience, then hands over to the
+// format's checks.
+func (a *Authenticator) validate(ctx context.Context, parsed *jwt.JSONWebToken, token string, legacy bool, audiences []string) (auth.TokenResult, error) {
 	var public jwt.Claims
 	var private privateClaims
 	var legacyPrivate legacyClaims
@@ -129,29 +131,49 @@ func (a *Authenticator) validate(ctx context.Context, parsed *jwt.JSONWebToken, 
 		}
 	}
 	if !verified {
-		return auth.User{}, errors.New("signature does not verify with any service account key")
+		return auth.TokenResult{}, errors.New("signature does not verify with any service account key")
 	}
+	// The token is good for those of the requested audiences its aud claim
+	// names, as upstream (pkg/serviceaccount/jwt.go) computes them. A token
+	// without aud (every legacy token) is meant for the apiserver alone.
 	if len(audiences) == 0 {
 		audiences = a.APIAudiences
 	}
-	if legacy {
-		return a.validateLegacy(ctx, public, legacyPrivate, token, audiences)
+	tokenAudiences := []string(public.Audience)
+	if len(tokenAudiences) == 0 {
+		tokenAudiences = a.APIAudiences
 	}
-	return a.validateBound(ctx, public, private, audiences)
+	var granted []string
+	for _, aud := range audiences {
+		if slices.Contains(tokenAudiences, aud) {
+			granted = append(granted, aud)
+		}
+	}
+	if len(granted) == 0 {
+		return auth.TokenResult{}, fmt.Errorf("token audiences %q is invalid for the target audiences %q", tokenAudiences, audiences)
+	}
+	var user auth.User
+	var err error
+	if legacy {
+		user, err = a.validateLegacy(ctx, public, legacyPrivate, token)
+	} else {
+		user, err = a.validateBound(ctx, public, private)
+	}
+	if err != nil {
+		return auth.TokenResult{}, err
+	}
+	return auth.TokenResult{User: user, Audiences: granted}, nil
 }
 
-// validateBound checks a bound token's time window and audience, and that
-// its ServiceAccount and bound object still exist with the uids it names.
-func (a *Authenticator) validateBound(ctx context.Context, public jwt.Claims, private privateClaims, audiences []string) (auth.User, error) {
+// validateBound checks a bound token's time window, and that its
+// ServiceAccount and bound object still exist with the uids it names.
+func (a *Authenticator) validateBound(ctx context.Context, public jwt.Claims, private privateClaims) (auth.User, error) {
 	now := a.now()
 	if err := public.ValidateWithLeeway(jwt.Expected{Time: now}, leeway); err != nil {
 		return auth.User{}, fmt.Errorf("check expiry: %w", err)
 	}
 	if public.Expiry == nil {
 		return auth.User{}, errors.New("bound token without expiry")
-	}
-	if !slices.ContainsFunc(audiences, func(aud string) bool { return public.Audience.Contains(aud) }) {
-		return auth.User{}, fmt.Errorf("token audiences %q intersect none of %q", []string(public.Audience), audiences)
 	}
 	k := private.Kubernetes
 	if k.Namespace == "" || k.ServiceAccount.Name == "" {
@@ -239,14 +261,10 @@ func checkObject(kind string, meta *api.ObjectMeta, uid string, deletedBefore ti
 	return nil
 }
 
-// validateLegacy checks a Secret-based token: the apiserver's audiences
-// are requested (such tokens have none of their own), the Secret still
-// exists and holds this very token, and the ServiceAccount still exists
-// with the uid the token names.
-func (a *Authenticator) validateLegacy(ctx context.Context, public jwt.Claims, private legacyClaims, token string, audiences []string) (auth.User, error) {
-	if !slices.ContainsFunc(audiences, func(aud string) bool { return slices.Contains(a.APIAudiences, aud) }) {
-		return auth.User{}, fmt.Errorf("legacy token used for audiences %q, not the apiserver's", audiences)
-	}
+// validateLegacy checks a Secret-based token: the Secret still exists and
+// holds this very token, and the ServiceAccount still exists with the uid
+// the token names.
+func (a *Authenticator) validateLegacy(ctx context.Context, public jwt.Claims, private legacyClaims, token string) (auth.User, error) {
 	if private.Namespace == "" || private.ServiceAccountName == "" || private.SecretName == "" {
 		return auth.User{}, errors.New("legacy token lacks namespace, service account or secret name")
 	}

@@ -117,7 +117,38 @@ func (f *fixture) issue(t *testing.T, spec TokenSpec) string {
 
 func (f *fixture) authenticate(t *testing.T, token string, audiences ...string) (auth.User, bool, error) {
 	t.Helper()
-	return f.authn.AuthenticateToken(context.Background(), token, audiences)
+	result, ok, err := f.authn.AuthenticateToken(context.Background(), token, audiences)
+	return result.User, ok, err
+}
+
+// TestTokenAudiencesIntersect: the result names those of the requested
+// audiences the token's aud claim holds, not every one requested; a token
+// meant for none of them is refused with upstream's words.
+func TestTokenAudiencesIntersect(t *testing.T) {
+	f := newFixture(t)
+	spec := f.spec()
+	spec.Audiences = []string{"vault"}
+	token := f.issue(t, spec)
+
+	result, ok, err := f.authn.AuthenticateToken(context.Background(), token, []string{"etcd", "vault"})
+	if !ok || err != nil {
+		t.Fatalf("token for vault, asked for etcd and vault: ok=%v err=%v", ok, err)
+	}
+	if !slices.Equal(result.Audiences, []string{"vault"}) {
+		t.Errorf("audiences = %q, want [vault]", result.Audiences)
+	}
+
+	_, ok, err = f.authn.AuthenticateToken(context.Background(), token, []string{"etcd"})
+	want := `token audiences ["vault"] is invalid for the target audiences ["etcd"]`
+	if ok || err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("token for vault, asked for etcd: ok=%v err=%v, want refused with %q", ok, err, want)
+	}
+
+	// No audience asked: the apiserver's, which the default token holds.
+	result, ok, _ = f.authn.AuthenticateToken(context.Background(), f.issue(t, f.spec()), nil)
+	if !ok || !slices.Equal(result.Audiences, []string{DefaultIssuer}) {
+		t.Errorf("default token, no audience asked: ok=%v audiences=%q, want [%s]", ok, result.Audiences, DefaultIssuer)
+	}
 }
 
 func TestBoundTokenAuthenticatesAsServiceAccount(t *testing.T) {

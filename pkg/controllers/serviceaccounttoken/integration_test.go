@@ -71,7 +71,8 @@ func TestTokenSecrets(t *testing.T) {
 		t.Errorf("secret data keys / annotations: %v %v", secret.Data, secret.Annotations)
 	}
 	token := string(secret.Data[serviceaccount.SecretTokenKey])
-	user, ok, err := a.ServiceAccountTokens().AuthenticateToken(ctx, token, nil)
+	result, ok, err := a.ServiceAccountTokens().AuthenticateToken(ctx, token, nil)
+	user := result.User
 	if !ok || user.Name != "system:serviceaccount:default:build-robot" || user.UID != sa.UID {
 		t.Fatalf("legacy token authenticates as %+v (%v, %v)", user, ok, err)
 	}
