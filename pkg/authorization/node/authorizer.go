@@ -25,16 +25,15 @@ func New(source Source, rules []api.PolicyRule) *Authorizer {
 	return &Authorizer{source: source, rules: rules}
 }
 
-// NodeIdentity tells whether user is a kubelet and, if so, its node: a
-// member of system:nodes whose name is system:node:<name>. A member of
-// system:nodes with another name is a node whose name is unknown ("").
+// NodeIdentity tells whether user is a kubelet and, if so, its node, as
+// upstream's nodeidentifier does: a kubelet is named system:node:<name>
+// AND is a member of system:nodes. Anyone else, even a member of
+// system:nodes with another name, is no node (RBAC decides for them). The
+// user named just "system:node:" is a node whose name is unknown ("").
 func NodeIdentity(user auth.User) (nodeName string, isNode bool) {
-	if !user.InGroup(auth.NodesGroup) {
-		return "", false
-	}
 	name, ok := strings.CutPrefix(user.Name, auth.NodeUserNamePrefix)
-	if !ok {
-		return "", true
+	if !ok || !user.InGroup(auth.NodesGroup) {
+		return "", false
 	}
 	return name, true
 }

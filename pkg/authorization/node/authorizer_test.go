@@ -206,17 +206,18 @@ func TestNodeAuthorizerIgnoresOtherUsers(t *testing.T) {
 	z := New(fixture(), bootstrappolicy.NodeRules())
 	secret := request{verb: "get", resource: "secrets", ns: "ns1", name: "vol-secret"}
 
-	// Not a node: no opinion, no reason (RBAC decides).
-	for _, u := range []auth.User{{Name: "alice"}, {Name: "system:node:node1"}} {
+	// Not a node: no opinion, no reason (RBAC decides). A node needs both
+	// the system:node: name and the system:nodes group.
+	for _, u := range []auth.User{{Name: "alice"}, {Name: "system:node:node1"}, {Name: "kubelet-x", Groups: []string{auth.NodesGroup}}} {
 		d, reason, _ := z.Authorize(context.Background(), secret.attrs(u))
 		if d != authorizer.DecisionNoOpinion || reason != "" {
 			t.Errorf("%+v: got %v %q, want no opinion without reason", u, d, reason)
 		}
 	}
-	// In system:nodes but not named system:node:<name>.
-	odd := auth.User{Name: "kubelet-x", Groups: []string{auth.NodesGroup}}
+	// In system:nodes and named system:node: with no node name.
+	odd := auth.User{Name: "system:node:", Groups: []string{auth.NodesGroup}}
 	d, reason, _ := z.Authorize(context.Background(), secret.attrs(odd))
-	if d != authorizer.DecisionNoOpinion || reason != `unknown node for user "kubelet-x"` {
+	if d != authorizer.DecisionNoOpinion || reason != `unknown node for user "system:node:"` {
 		t.Errorf("got %v %q", d, reason)
 	}
 	// A non-resource request falls to the node rules, which have none.
