@@ -44,7 +44,7 @@ func (s *Server) admitRBAC(ctx context.Context, res *resource, obj, old api.Obje
 	if old != nil && onlyGarbageCollectorFieldsChanged(obj, old) {
 		return nil
 	}
-	policy := s.rbacPolicyAuthorizer().Source()
+	policy := s.rbacAuthorizer().Source()
 	gr := apierrors.Resource{Group: res.group, Resource: res.plural}
 	switch o := obj.(type) {
 	case *api.Role:
