@@ -96,7 +96,7 @@ func TestNodeRestriction(t *testing.T) {
 	requireForbidden(t, err, `pods "elsewhere" is forbidden: node "node1" can only create pods with spec.nodeName set to itself`)
 	wrongUID := mirrorPodFor("wrong-uid", "node1", "0000")
 	_, err = kubelet.Pods("default").Create(ctx, wrongUID, client.CreateOptions{})
-	requireForbidden(t, err, `pods "wrong-uid" is forbidden: node node1 UID mismatch: expected `+string(node1.UID)+` got 0000`)
+	requireForbidden(t, err, `pods "wrong-uid" is forbidden: node node1 UID mismatch: expected 0000 got `+string(node1.UID))
 	unowned := mirrorPodFor("unowned", "node1", "")
 	unowned.OwnerReferences = nil
 	_, err = kubelet.Pods("default").Create(ctx, unowned, client.CreateOptions{})
