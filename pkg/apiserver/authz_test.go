@@ -41,3 +41,17 @@ func TestAuthorizeAnswers(t *testing.T) {
 		}
 	}
 }
+
+// TestServeResourceRefusesAMisreadRequest: should the authorizer's reading
+// of a URL and the handler's ever disagree on the verb, the request is not
+// served.
+func TestServeResourceRefusesAMisreadRequest(t *testing.T) {
+	s := &Server{reg: newRegistry(builtinResources())}
+	r := httptest.NewRequest("GET", "/api/v1/namespaces/default/pods?watch=1", nil)
+	r = r.WithContext(authorizer.WithRequestInfo(r.Context(), &authorizer.RequestInfo{ResourceRequest: true, Verb: "list"}))
+	w := httptest.NewRecorder()
+	s.serveResource(w, r)
+	if w.Code != http.StatusInternalServerError || !strings.Contains(w.Body.String(), "authorized as list but read as watch") {
+		t.Errorf("got %d %q, want 500", w.Code, w.Body.String())
+	}
+}
