@@ -155,7 +155,8 @@ func (s *Server) nodeRestrictMirrorPod(ctx context.Context, nodeName string, pod
 		return forbidden("error looking up node %s to verify uid: %v", nodeName, err)
 	}
 	if uid := so.obj.GetObjectMeta().UID; owner.UID != uid {
-		return forbidden("node %s UID mismatch: expected %s got %s", nodeName, uid, owner.UID)
+		// Upstream names the owner reference's UID "expected" and the node's "got".
+		return forbidden("node %s UID mismatch: expected %s got %s", nodeName, owner.UID, uid)
 	}
 
 	// A mirror pod may not reach any other API object.

@@ -96,7 +96,7 @@ func TestNodeRestriction(t *testing.T) {
 	requireForbidden(t, err, `pods "elsewhere" is forbidden: node "node1" can only create pods with spec.nodeName set to itself`)
 	wrongUID := mirrorPodFor("wrong-uid", "node1", "0000")
 	_, err = kubelet.Pods("default").Create(ctx, wrongUID, client.CreateOptions{})
-	requireForbidden(t, err, `pods "wrong-uid" is forbidden: node node1 UID mismatch: expected `+string(node1.UID)+` got 0000`)
+	requireForbidden(t, err, `pods "wrong-uid" is forbidden: node node1 UID mismatch: expected 0000 got `+string(node1.UID))
 	unowned := mirrorPodFor("unowned", "node1", "")
 	unowned.OwnerReferences = nil
 	_, err = kubelet.Pods("default").Create(ctx, unowned, client.CreateOptions{})
@@ -144,26 +144,33 @@ func TestNodeRestriction(t *testing.T) {
 	}
 }
 
-// TestNodeRestrictionUnknownNode: a member of system:nodes whose name
-// does not say which node it is may write nothing, even where the
-// authorizers let everyone write.
+// TestNodeRestrictionUnknownNode: a node whose name does not say which
+// node it is (system:node: with nothing after it) may write nothing, even
+// where the authorizers let everyone write. A member of system:nodes with
+// another name is no node at all, as upstream's nodeidentifier reads it,
+// and NodeRestriction leaves it be.
 func TestNodeRestrictionUnknownNode(t *testing.T) {
 	a := framework.StartAPIServerWith(t, t.TempDir(), func(o *apiserver.Options) {
 		o.AuthorizationModes = []string{apiserver.AuthorizationModeAlwaysAllow}
 	})
-	odd := a.ClientAs(t, auth.User{Name: "kubelet-x", Groups: []string{auth.NodesGroup}}, nil)
+	odd := a.ClientAs(t, auth.User{Name: "system:node:", Groups: []string{auth.NodesGroup}}, nil)
 	ctx := context.Background()
 	cm := &api.ConfigMap{}
 	cm.Name, cm.Namespace = "c1", "default"
 	_, err := odd.ConfigMaps("default").Create(ctx, cm, client.CreateOptions{})
-	requireForbidden(t, err, `configmaps "c1" is forbidden: could not determine node from user "kubelet-x"`)
+	requireForbidden(t, err, `configmaps "c1" is forbidden: could not determine node from user "system:node:"`)
 
 	// A well-named node may, there: NodeRestriction leaves configmaps be.
 	if _, err := a.ClientAs(t, auth.NodeUser("node1"), nil).ConfigMaps("default").Create(ctx, cm, client.CreateOptions{}); err != nil {
 		t.Fatalf("node1 creates a configmap under AlwaysAllow: %v", err)
 	}
 	err = odd.ConfigMaps("default").Delete(ctx, "c1", client.DeleteOptions{})
-	requireForbidden(t, err, `configmaps "c1" is forbidden: could not determine node from user "kubelet-x"`)
+	requireForbidden(t, err, `configmaps "c1" is forbidden: could not determine node from user "system:node:"`)
+
+	notNode := a.ClientAs(t, auth.User{Name: "kubelet-x", Groups: []string{auth.NodesGroup}}, nil)
+	if err := notNode.ConfigMaps("default").Delete(ctx, "c1", client.DeleteOptions{}); err != nil {
+		t.Errorf("kubelet-x (in system:nodes, not named system:node:…) deletes a configmap under AlwaysAllow: %v", err)
+	}
 }
 
 // TestNodeRestrictionTokenRequest: a kubelet gets ServiceAccount tokens

@@ -44,7 +44,7 @@ func (s *Server) admitRBAC(ctx context.Context, res *resource, obj, old api.Obje
 	if old != nil && onlyGarbageCollectorFieldsChanged(obj, old) {
 		return nil
 	}
-	policy := s.rbacPolicyAuthorizer().Source()
+	policy := s.rbacAuthorizer().Source()
 	gr := apierrors.Resource{Group: res.group, Resource: res.plural}
 	switch o := obj.(type) {
 	case *api.Role:
@@ -88,22 +88,9 @@ func (s *Server) admitBinding(ctx context.Context, policy rbac.Source, user auth
 	if s.mayBind(ctx, user, namespace, ref) {
 		return nil
 	}
-	var rules []api.PolicyRule
-	switch ref.Kind {
-	case "Role":
-		role, err := policy.GetRole(ctx, namespace, ref.Name)
-		if err != nil {
-			return apierrors.NewForbidden(gr, name, err)
-		}
-		rules = role.Rules
-	case "ClusterRole":
-		role, err := policy.GetClusterRole(ctx, ref.Name)
-		if err != nil {
-			return apierrors.NewForbidden(gr, name, err)
-		}
-		rules = role.Rules
-	default:
-		return apierrors.NewForbidden(gr, name, errors.New(`unsupported role reference kind: "`+ref.Kind+`"`))
+	rules, err := rbac.RoleRefRules(ctx, policy, ref, namespace)
+	if err != nil {
+		return apierrors.NewForbidden(gr, name, err)
 	}
 	if err := rbac.ConfirmNoEscalation(ctx, policy, user, namespace, rules); err != nil {
 		return apierrors.NewForbidden(gr, name, err)

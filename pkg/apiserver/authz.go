@@ -35,7 +35,9 @@ func (s *Server) parseRequestInfo(next http.Handler) http.Handler {
 
 // authorize asks the server's authorizers whether the request's user may
 // do what the request asks, and answers 403 with upstream's message when
-// none allows it.
+// none allows it. An authorizer that could not decide (its error) and no
+// other that allowed is a 500, as upstream's WithAuthorization answers: the
+// request was not refused, it could not be judged.
 func (s *Server) authorize(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		ctx := r.Context()
@@ -49,12 +51,24 @@ func (s *Server) authorize(next http.Handler) http.Handler {
 			return
 		}
 		if err != nil {
-			s.log.Debug("authorizer error", "user", user.Name, "verb", attrs.Verb, "path", r.URL.Path, "err", err)
+			audit.AddAnnotation(ctx, "authorization.k8s.io/reason", "internal error")
+			internalError(w, r, err)
+			return
 		}
 		audit.AddAnnotation(ctx, "authorization.k8s.io/decision", "forbid")
 		audit.AddAnnotation(ctx, "authorization.k8s.io/reason", reason)
 		response.WriteError(w, authorizer.Forbidden(attrs, reason))
 	})
+}
+
+// htmlSanitizer escapes what upstream's responsewriters escapes in a
+// plain-text error.
+var htmlSanitizer = strings.NewReplacer(`&`, "&amp;", `<`, "&lt;", `>`, "&gt;")
+
+// internalError is upstream's responsewriters.InternalError: a plain-text
+// 500 naming the request, not a Status.
+func internalError(w http.ResponseWriter, r *http.Request, err error) {
+	http.Error(w, htmlSanitizer.Replace(fmt.Sprintf("Internal Server Error: %q: %v", r.RequestURI, err)), http.StatusInternalServerError)
 }
 
 // Authorization modes (--authorization-mode), as upstream names them.
@@ -90,15 +104,10 @@ func (s *Server) buildAuthorizer() (authorizer.Authorizer, error) {
 				s.ruleResolvers = append(s.ruleResolvers, rr)
 			}
 		case AuthorizationModeRBAC:
-			z, err := s.rbacAuthorizer()
-			if err != nil {
-				return nil, err
-			}
+			z := s.rbacAuthorizer()
 			chain = append(chain, z)
 			// RBAC can also list a user's rules (SelfSubjectRulesReview).
-			if rr, ok := z.(authorizer.RuleResolver); ok {
-				s.ruleResolvers = append(s.ruleResolvers, rr)
-			}
+			s.ruleResolvers = append(s.ruleResolvers, z)
 		default:
 			return nil, fmt.Errorf("--authorization-mode: unknown mode %q (known: %s)", mode,
 				strings.Join([]string{AuthorizationModeAlwaysAllow, AuthorizationModeNode, AuthorizationModeRBAC}, ", "))

@@ -7,7 +7,6 @@ import (
 	"sync/atomic"
 
 	"kplane/pkg/api"
-	"kplane/pkg/authorization/authorizer"
 	"kplane/pkg/authorization/rbac"
 	"kplane/pkg/store/cache"
 )
@@ -32,15 +31,10 @@ type rbacPolicy struct {
 	authorizer *rbac.Authorizer
 }
 
-// rbacAuthorizer is the RBAC authorizer over this server's Roles and
-// bindings; it is also the RuleResolver of SelfSubjectRulesReview.
-func (s *Server) rbacAuthorizer() (authorizer.Authorizer, error) {
-	return s.rbacPolicyAuthorizer(), nil
-}
-
-// rbacPolicyAuthorizer returns the server's RBAC authorizer, building it
-// the first time.
-func (s *Server) rbacPolicyAuthorizer() *rbac.Authorizer {
+// rbacAuthorizer returns the RBAC authorizer over this server's Roles and
+// bindings, building it the first time; it is also the RuleResolver of
+// SelfSubjectRulesReview.
+func (s *Server) rbacAuthorizer() *rbac.Authorizer {
 	s.rbac.once.Do(func() {
 		s.rbac.authorizer = rbac.New(s.newRBACCacheSource())
 	})
@@ -97,7 +91,7 @@ func (src *rbacCacheSource) ListClusterRoleBindings(ctx context.Context) ([]*api
 	}
 	bindings := make([]*api.ClusterRoleBinding, 0, len(entries))
 	for _, e := range entries {
-		if b, ok := cachedObject[*api.ClusterRoleBinding](e); ok {
+		if b, ok := storedAs[*api.ClusterRoleBinding](e.Object); ok {
 			bindings = append(bindings, b)
 		}
 	}
@@ -117,7 +111,7 @@ func (src *rbacCacheSource) ListRoleBindings(ctx context.Context, namespace stri
 	}
 	byNamespace := map[string][]*api.RoleBinding{}
 	for _, e := range entries {
-		if b, ok := cachedObject[*api.RoleBinding](e); ok {
+		if b, ok := storedAs[*api.RoleBinding](e.Object); ok {
 			byNamespace[b.Namespace] = append(byNamespace[b.Namespace], b)
 		}
 	}
@@ -128,7 +122,7 @@ func (src *rbacCacheSource) ListRoleBindings(ctx context.Context, namespace stri
 // GetRole returns the Role namespace/name from the cache.
 func (src *rbacCacheSource) GetRole(_ context.Context, namespace, name string) (*api.Role, error) {
 	if e, ok := src.rolesCache.Get(src.roles.key(namespace, name)); ok {
-		if r, ok := cachedObject[*api.Role](e); ok {
+		if r, ok := storedAs[*api.Role](e.Object); ok {
 			return r, nil
 		}
 	}
@@ -138,21 +132,9 @@ func (src *rbacCacheSource) GetRole(_ context.Context, namespace, name string) (
 // GetClusterRole returns the ClusterRole name from the cache.
 func (src *rbacCacheSource) GetClusterRole(_ context.Context, name string) (*api.ClusterRole, error) {
 	if e, ok := src.clusterRolesCache.Get(src.clusterRoles.key("", name)); ok {
-		if r, ok := cachedObject[*api.ClusterRole](e); ok {
+		if r, ok := storedAs[*api.ClusterRole](e.Object); ok {
 			return r, nil
 		}
 	}
 	return nil, rbac.ClusterRoleNotFound(name)
-}
-
-// cachedObject is the typed object of a watch-cache entry. It is shared
-// with every reader of the cache and must not be modified.
-func cachedObject[T api.Object](e cache.Entry) (T, bool) {
-	so, ok := e.Object.(*storedObject)
-	if !ok {
-		var zero T
-		return zero, false
-	}
-	obj, ok := so.obj.(T)
-	return obj, ok
 }

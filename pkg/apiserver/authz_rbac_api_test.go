@@ -184,3 +184,44 @@ func TestRBACAggregationRuleNeedsFullAuthority(t *testing.T) {
 		t.Fatalf("create as the admin (system:masters): %v", err)
 	}
 }
+
+// TestRBACRequestIsServedAsAuthorized: the authorizer and the handlers read
+// a URL alike, so a user who may only get secrets cannot have a watch or a
+// list served under a URL the authorizer read as something else: a bare
+// ?watch or ?watch=yes is a watch for both, a named GET with ?watch=1 is a
+// get for both (upstream's get handler ignores ?watch), and a path with an
+// empty segment is refused (resource "") and would be a 404, never the
+// collection with the slash collapsed.
+func TestRBACRequestIsServedAsAuthorized(t *testing.T) {
+	a, admin := startRBACServer(t, "team-a")
+	mustCreate(t, admin.Secrets("team-a"), &api.Secret{ObjectMeta: api.ObjectMeta{Name: "s1"}})
+	mustCreate(t, admin.Roles("team-a"), &api.Role{ObjectMeta: api.ObjectMeta{Name: "secret-getter"},
+		Rules: []api.PolicyRule{rbacRule([]string{"get"}, []string{""}, []string{"secrets"})}})
+	mustCreate(t, admin.RoleBindings("team-a"), &api.RoleBinding{ObjectMeta: api.ObjectMeta{Name: "bob-gets-secrets"},
+		Subjects: userSubjects("bob"), RoleRef: roleRef("Role", "secret-getter")})
+	bob := a.TokenFor(t, auth.User{Name: "bob"})
+	framework.Eventually(t, 10*time.Second, func() (bool, string) {
+		resp := a.DoWithToken(t, bob, "GET", "/api/v1/namespaces/team-a/secrets/s1", nil)
+		return resp.Code == 200, "get secret as bob: " + string(resp.Body)
+	})
+
+	for _, tc := range []struct{ method, path string }{
+		{"GET", "/api/v1/namespaces/team-a/secrets?watch"},
+		{"GET", "/api/v1/namespaces/team-a/secrets?watch=yes"},
+		{"GET", "/api/v1/namespaces/team-a//secrets"},
+		{"GET", "/api/v1//secrets"},
+		{"DELETE", "/api/v1/namespaces/team-a//secrets"},
+	} {
+		if resp := a.DoWithToken(t, bob, tc.method, tc.path, nil); resp.Code != 403 {
+			t.Errorf("%s %s as bob: %d %s, want 403", tc.method, tc.path, resp.Code, resp.Body)
+		}
+	}
+
+	resp := a.DoWithToken(t, bob, "GET", "/api/v1/namespaces/team-a/secrets/s1?watch=1", nil)
+	if resp.Code != 200 || !strings.Contains(string(resp.Body), `"kind":"Secret"`) || strings.Contains(string(resp.Body), `"type":"ADDED"`) {
+		t.Errorf("GET secrets/s1?watch=1 as bob: %d %s, want 200 and the Secret itself (a get)", resp.Code, resp.Body)
+	}
+	if resp := a.Do(t, "GET", "/api/v1/namespaces/team-a//secrets", nil); resp.Code != 404 {
+		t.Errorf("GET …/team-a//secrets as admin: %d %s, want 404", resp.Code, resp.Body)
+	}
+}

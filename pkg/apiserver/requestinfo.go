@@ -2,7 +2,10 @@ package apiserver
 
 import (
 	"net/http"
+	"slices"
 	"strings"
+
+	"kplane/pkg/authorization/authorizer"
 )
 
 // requestInfo is what the apiserver reads from a resource URL before doing
@@ -26,6 +29,12 @@ type requestInfo struct {
 
 // parseRequest maps a URL under /api or /apis onto the registry. It returns
 // nil when the path names nothing the server serves.
+//
+// An empty segment (/api/v1/namespaces/default//secrets) names nothing:
+// upstream's router matches a path segment by segment and never collapses
+// a double slash, and the authorizer (authorizer.ParseRequestInfo) reads
+// one as a resource or name "". Serving it as the path without the empty
+// segment would authorize one request and serve another.
 func (s *Server) parseRequest(r *http.Request) *requestInfo {
 	segs := splitPath(r.URL.Path)
 	var group, version string
@@ -33,11 +42,14 @@ func (s *Server) parseRequest(r *http.Request) *requestInfo {
 	case len(segs) >= 2 && segs[0] == "api":
 		version, segs = segs[1], segs[2:]
 	case len(segs) >= 3 && segs[0] == "apis":
+		if segs[1] == "" {
+			return nil
+		}
 		group, version, segs = segs[1], segs[2], segs[3:]
 	default:
 		return nil
 	}
-	if len(segs) == 0 {
+	if len(segs) == 0 || version == "" {
 		return nil
 	}
 
@@ -47,8 +59,16 @@ func (s *Server) parseRequest(r *http.Request) *requestInfo {
 	// (/namespaces/<name>/status, /namespaces/<name>/finalize).
 	if segs[0] == "namespaces" && len(segs) >= 3 {
 		if res := s.reg.lookup(group, version, segs[2]); res != nil && res.namespaced {
+			if segs[1] == "" {
+				return nil // /namespaces//pods
+			}
 			info.namespace, segs = segs[1], segs[2:]
 		}
+	}
+	// The resource, name and subresource; a node proxy's path after them
+	// is the kubelet's and may hold anything.
+	if slices.Contains(segs[:min(len(segs), 3)], "") {
+		return nil
 	}
 	info.res = s.reg.lookup(group, version, segs[0])
 	if info.res == nil {
@@ -73,11 +93,15 @@ func (s *Server) parseRequest(r *http.Request) *requestInfo {
 func verbFor(r *http.Request, hasName bool) string {
 	switch r.Method {
 	case http.MethodGet, http.MethodHead:
-		if isWatch(r) {
-			return "watch"
-		}
+		// Upstream serves GET /…/pods/x with its get handler whatever the
+		// query says: ?watch=1 there is ignored, and the authorizer reads
+		// the request as get too. A watch of one object goes through the
+		// collection with fieldSelector=metadata.name=x.
 		if hasName {
 			return "get"
+		}
+		if isWatch(r) {
+			return "watch"
 		}
 		return "list"
 	case http.MethodPost:
@@ -95,18 +119,18 @@ func verbFor(r *http.Request, hasName bool) string {
 	return strings.ToLower(r.Method)
 }
 
-// isWatch reports whether the request asks for a watch (?watch=true, or
-// any other value upstream reads as true, such as the Python client's True).
+// isWatch reports whether the request's query asks for a watch, by the
+// rule the authorizer uses too (authorizer.WatchRequested).
 func isWatch(r *http.Request) bool {
-	return queryOf(r).bool("watch")
+	return authorizer.WatchRequested(r.URL.Query())
 }
 
+// splitPath splits a URL path at its slashes, keeping empty segments as
+// upstream does (see parseRequest); only a leading and a trailing slash go.
 func splitPath(p string) []string {
-	var segs []string
-	for _, s := range strings.Split(p, "/") {
-		if s != "" {
-			segs = append(segs, s)
-		}
+	p = strings.Trim(p, "/")
+	if p == "" {
+		return nil
 	}
-	return segs
+	return strings.Split(p, "/")
 }

@@ -17,6 +17,19 @@ func TestParseRequest(t *testing.T) {
 		{"GET", "/api/v1/namespaces/default/pods?watch=True", "pods", "default", "", "", "watch"}, // the Python client
 		{"GET", "/api/v1/namespaces/default/pods?watch=False", "pods", "default", "", "", "list"},
 		{"GET", "/api/v1/namespaces/default/pods?watch=0", "pods", "default", "", "", "list"},
+		{"GET", "/api/v1/namespaces/default/pods?watch", "pods", "default", "", "", "watch"}, // upstream's bool: present is true
+		{"GET", "/api/v1/namespaces/default/pods?watch=yes", "pods", "default", "", "", "watch"},
+		// A named GET is a get whatever ?watch says, as upstream's get handler.
+		{"GET", "/api/v1/namespaces/default/pods/web-0?watch=1", "pods", "default", "web-0", "", "get"},
+		// Empty segments name nothing (upstream's router does not collapse them).
+		{"GET", "/api/v1/namespaces/default//secrets", "", "", "", "", ""},
+		{"GET", "/api/v1//secrets", "", "", "", "", ""},
+		{"DELETE", "/api/v1/namespaces/default//secrets", "", "", "", "", ""},
+		{"GET", "/api/v1/namespaces//secrets", "", "", "", "", ""},
+		{"GET", "/api/v1/namespaces/default/secrets//status", "", "", "", "", ""},
+		{"GET", "/apis//v1/pods", "", "", "", "", ""},
+		{"GET", "/api//pods", "", "", "", "", ""},
+		{"GET", "/api/v1/pods/", "pods", "", "", "", "list"}, // a trailing slash is not a segment
 		{"GET", "/api/v1/namespaces/default/pods/web-0", "pods", "default", "web-0", "", "get"},
 		{"PUT", "/api/v1/namespaces/default/pods/web-0/status", "pods", "default", "web-0", "status", "update"},
 		{"POST", "/api/v1/namespaces/default/pods/web-0/binding", "pods", "default", "web-0", "binding", "create"},

@@ -11,6 +11,7 @@ import (
 	"kplane/pkg/api"
 	apierrors "kplane/pkg/api/errors"
 	"kplane/pkg/apiserver/response"
+	"kplane/pkg/authorization/authorizer"
 	"kplane/pkg/serviceaccount"
 )
 
@@ -116,6 +117,14 @@ func (s *Server) serveResource(w http.ResponseWriter, r *http.Request) {
 	info := s.parseRequest(r)
 	if info == nil {
 		response.WriteError(w, response.NotFoundPath())
+		return
+	}
+	if authz := authorizer.RequestInfoFrom(r.Context()); authz != nil && authz.Verb != "" && authz.Verb != info.verb {
+		// The request was authorized as one verb and would be served as
+		// another: the two readings of the URL (authorizer.ParseRequestInfo
+		// and parseRequest) must agree, and a request they disagree on is
+		// not served.
+		internalError(w, r, fmt.Errorf("request authorized as %s but read as %s", authz.Verb, info.verb))
 		return
 	}
 	if info.res.namespaced && info.name != "" && info.namespace == "" && info.verb != "list" && info.verb != "watch" {

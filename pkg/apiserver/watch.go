@@ -43,10 +43,6 @@ func (s *Server) serveWatch(w http.ResponseWriter, r *http.Request, info *reques
 		response.WriteError(w, err)
 		return
 	}
-	if info.name != "" {
-		// GET /…/pods/x?watch=1 is a watch with metadata.name=x.
-		sel.name = info.name
-	}
 	q := queryOf(r)
 	if err := validateListOptions(q, true); err != nil {
 		response.WriteError(w, err)

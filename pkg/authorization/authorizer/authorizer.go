@@ -77,8 +77,11 @@ type Attributes struct {
 
 // Authorizer decides whether a request may go on. reason explains a
 // decision to the user (it ends up in the 403 message); err reports that
-// the authorizer could not decide (a cache not ready), which the union
-// treats like no opinion.
+// the authorizer could not decide (a cache not ready). The union collects
+// such errors and asks the next authorizer; when none allows, the
+// apiserver answers 500 with them rather than 403, as upstream's
+// WithAuthorization does. (RBAC reports a binding to a missing role in its
+// reason, not as an error: that request is refused, not failed.)
 type Authorizer interface {
 	Authorize(ctx context.Context, a Attributes) (decision Decision, reason string, err error)
 }

@@ -20,6 +20,13 @@ func TestParseRequestInfo(t *testing.T) {
 		{"POST", "/apis/authorization.k8s.io/v1/selfsubjectaccessreviews", true, "create", "authorization.k8s.io", "", "selfsubjectaccessreviews", "", ""},
 		{"GET", "/api/v1/namespaces/default/pods", true, "list", "", "default", "pods", "", ""},
 		{"GET", "/api/v1/pods?watch=true", true, "watch", "", "", "pods", "", ""},
+		{"GET", "/api/v1/pods?watch", true, "watch", "", "", "pods", "", ""}, // upstream's bool: present is true
+		{"GET", "/api/v1/pods?watch=yes", true, "watch", "", "", "pods", "", ""},
+		{"GET", "/api/v1/pods?watch=False", true, "list", "", "", "pods", "", ""},
+		{"GET", "/api/v1/namespaces/default/pods/web-0?watch=1", true, "get", "", "default", "pods", "", "web-0"},
+		// Empty segments are kept: resource "" (the handler 404s these).
+		{"GET", "/api/v1/namespaces/default//secrets", true, "get", "", "default", "", "", "secrets"},
+		{"DELETE", "/api/v1//secrets", true, "delete", "", "", "", "", "secrets"},
 		{"GET", "/api/v1/watch/namespaces/default/pods", true, "watch", "", "default", "pods", "", ""},
 		{"GET", "/api/v1/namespaces/default/pods?fieldSelector=metadata.name%3Dweb-0&watch=1", true, "watch", "", "default", "pods", "", "web-0"},
 		{"GET", "/api/v1/namespaces/default/pods/web-0/log", true, "get", "", "default", "pods", "log", "web-0"},

@@ -25,8 +25,9 @@ type RequestInfo struct {
 	// Path is the URL path.
 	Path string
 	// Verb: see Attributes.Verb. A GET without a name is list, or watch
-	// with ?watch=true or under /watch/; a DELETE without one is
-	// deletecollection.
+	// when WatchRequested or under /watch/; a GET with a name is get even
+	// with ?watch=1, as upstream's (and the handler serves the object, not
+	// a watch). A DELETE without a name is deletecollection.
 	Verb string
 
 	APIPrefix   string // "api" or "apis"
@@ -38,9 +39,6 @@ type RequestInfo struct {
 	Name        string
 	// FieldSelector is the ?fieldSelector= of a list or watch, as sent.
 	FieldSelector string
-	// Parts are the path segments from the resource on
-	// (pods, web-0, log); for nodes/<name>/proxy/<path> the whole path.
-	Parts []string
 }
 
 // specialVerbs are the old path verbs: /api/v1/watch/pods,
@@ -81,7 +79,6 @@ func ParseRequestInfo(r *http.Request) *RequestInfo {
 			parts = parts[2:]
 		}
 	}
-	info.Parts = parts
 	if len(parts) >= 3 && info.Verb != "proxy" {
 		info.Subresource = parts[2]
 	}
@@ -93,7 +90,7 @@ func ParseRequestInfo(r *http.Request) *RequestInfo {
 	query := r.URL.Query()
 	if info.Name == "" && info.Verb == "get" {
 		info.Verb = "list"
-		if isTrue(query.Get("watch")) {
+		if WatchRequested(query) {
 			info.Verb = "watch"
 		}
 	}
@@ -158,8 +155,27 @@ func nameFromFieldSelector(query url.Values) string {
 	return strings.TrimSpace(value)
 }
 
-func isTrue(v string) bool { return v == "1" || strings.EqualFold(v, "true") }
+// WatchRequested reports whether a query asks for a watch, by upstream's
+// rule for a boolean query parameter: present, with a first value other
+// than "false" or "0". A bare ?watch, ?watch=yes and the Python client's
+// ?watch=True all ask for one. The authorizer and the apiserver's handlers
+// both read ?watch through this function, so a request is never authorized
+// as a list and then served as a watch.
+func WatchRequested(query url.Values) bool {
+	values, ok := query["watch"]
+	if !ok || len(values) == 0 {
+		return false
+	}
+	switch strings.ToLower(values[0]) {
+	case "false", "0":
+		return false
+	}
+	return true
+}
 
+// splitPath keeps empty segments, as upstream's does: /namespaces/default//secrets
+// names a resource "" with the name "secrets", which no rule grants and no
+// handler serves.
 func splitPath(path string) []string {
 	path = strings.Trim(path, "/")
 	if path == "" {

@@ -10,7 +10,8 @@ import (
 
 // Union asks each authorizer in turn; the first that allows or denies
 // decides. When none does, the request has no opinion from anyone, which
-// the apiserver answers with 403; the reasons the authorizers gave are
+// the apiserver answers with 403 (or 500 when one of them failed with an
+// error, returned joined); the reasons the authorizers gave are
 // joined, one per line, as upstream's union does.
 func Union(authorizers ...Authorizer) Authorizer {
 	return Func(func(ctx context.Context, a Attributes) (Decision, string, error) {

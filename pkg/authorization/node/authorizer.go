@@ -25,16 +25,15 @@ func New(source Source, rules []api.PolicyRule) *Authorizer {
 	return &Authorizer{source: source, rules: rules}
 }
 
-// NodeIdentity tells whether user is a kubelet and, if so, its node: a
-// member of system:nodes whose name is system:node:<name>. A member of
-// system:nodes with another name is a node whose name is unknown ("").
+// NodeIdentity tells whether user is a kubelet and, if so, its node, as
+// upstream's nodeidentifier does: a kubelet is named system:node:<name>
+// AND is a member of system:nodes. Anyone else, even a member of
+// system:nodes with another name, is no node (RBAC decides for them). The
+// user named just "system:node:" is a node whose name is unknown ("").
 func NodeIdentity(user auth.User) (nodeName string, isNode bool) {
-	if !user.InGroup(auth.NodesGroup) {
-		return "", false
-	}
 	name, ok := strings.CutPrefix(user.Name, auth.NodeUserNamePrefix)
-	if !ok {
-		return "", true
+	if !ok || !user.InGroup(auth.NodesGroup) {
+		return "", false
 	}
 	return name, true
 }
@@ -61,18 +60,16 @@ func (z *Authorizer) Authorize(_ context.Context, a authorizer.Attributes) (auth
 			return z.get(nodeName, kindPVC, a)
 		case "/persistentvolumes":
 			return z.get(nodeName, kindPV, a)
-		case "resource.k8s.io/resourceclaims":
-			return z.get(nodeName, kindResourceClaim, a)
-		case "storage.k8s.io/volumeattachments":
-			return z.get(nodeName, kindVolumeAttachment, a)
 		case "/serviceaccounts":
 			return z.createToken(nodeName, a)
 		case "coordination.k8s.io/leases":
 			return z.lease(nodeName, a)
-		case "storage.k8s.io/csinodes":
-			return z.csiNode(nodeName, a)
-		case "resource.k8s.io/resourceslices":
-			return z.resourceSlice(nodeName, a)
+		case "storage.k8s.io/csinodes", "storage.k8s.io/volumeattachments",
+			"resource.k8s.io/resourceclaims", "resource.k8s.io/resourceslices":
+			// Upstream decides these object by object; kplane serves none of
+			// them, so it allows none rather than fall to the node rules,
+			// which grant them wholesale.
+			return authorizer.DecisionNoOpinion, "", nil
 		case "/nodes":
 			return z.node(nodeName, a)
 		case "/pods":
@@ -170,44 +167,6 @@ func (z *Authorizer) lease(nodeName string, a authorizer.Attributes) (authorizer
 		return authorizer.DecisionNoOpinion, "can only access node lease with the same name as the requesting node", nil
 	}
 	return authorizer.DecisionAllow, "", nil
-}
-
-// csiNode allows the node's own CSINode, as lease does its Lease.
-func (z *Authorizer) csiNode(nodeName string, a authorizer.Attributes) (authorizer.Decision, string, error) {
-	switch a.Verb {
-	case "get", "create", "update", "patch", "delete":
-	default:
-		return authorizer.DecisionNoOpinion, "can only get, create, update, patch, or delete a CSINode", nil
-	}
-	if a.Subresource != "" {
-		return authorizer.DecisionNoOpinion, "cannot authorize CSINode subresources", nil
-	}
-	if a.Verb != "create" && a.Name != nodeName {
-		return authorizer.DecisionNoOpinion, "can only access CSINode with the same name as the requesting node", nil
-	}
-	return authorizer.DecisionAllow, "", nil
-}
-
-// resourceSlice allows the node's ResourceSlices: create (NodeRestriction
-// checks spec.nodeName), and list, watch or deletecollection selected by
-// nodeName. kplane serves no ResourceSlices, so no existing slice is ever
-// related to a node.
-func (z *Authorizer) resourceSlice(nodeName string, a authorizer.Attributes) (authorizer.Decision, string, error) {
-	if a.Subresource != "" {
-		return authorizer.DecisionNoOpinion, "cannot authorize ResourceSlice subresources", nil
-	}
-	switch a.Verb {
-	case "create":
-		return authorizer.DecisionAllow, "", nil
-	case "get", "update", "patch", "delete":
-		return z.relatedObject(nodeName, kindResourceSlice, a)
-	case "watch", "list", "deletecollection":
-		if selectsField(a.FieldSelector, "nodeName", nodeName) {
-			return authorizer.DecisionAllow, "", nil
-		}
-		return authorizer.DecisionNoOpinion, "can only list/watch/deletecollection resourceslices with nodeName field selector", nil
-	}
-	return authorizer.DecisionNoOpinion, "only the following verbs are allowed for a ResourceSlice: get, watch, list, create, update, patch, delete, deletecollection", nil
 }
 
 // node allows the kubelet to read its own Node (by name, so it can look

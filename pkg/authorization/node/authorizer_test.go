@@ -40,8 +40,8 @@ func (f *fakeSource) PersistentVolume(name string) (*api.PersistentVolume, bool)
 func ptr[T any](v T) *T { return &v }
 
 // fixture: pod web on node1 in ns1 uses secrets, configmaps, a claim bound
-// to pv1 (whose CSI secret lives in kube-system), ServiceAccount web-sa
-// and a ResourceClaim; pod db runs on node2 with secret db-secret.
+// to pv1 (whose CSI secret lives in kube-system) and ServiceAccount
+// web-sa; pod db runs on node2 with secret db-secret.
 func fixture() *fakeSource {
 	web := &api.Pod{}
 	web.Name, web.Namespace = "web", "ns1"
@@ -67,7 +67,6 @@ func fixture() *fakeSource {
 		{Name: "data", VolumeSource: api.VolumeSource{PersistentVolumeClaim: &api.PersistentVolumeClaimVolumeSource{ClaimName: "data"}}},
 		{Name: "scratch", VolumeSource: api.VolumeSource{Ephemeral: &api.EphemeralVolumeSource{}}},
 	}
-	web.Spec.ResourceClaims = []api.PodResourceClaim{{Name: "gpu", ResourceClaimName: ptr("gpu-claim")}}
 
 	db := &api.Pod{}
 	db.Name, db.Namespace = "db", "ns1"
@@ -140,7 +139,6 @@ func TestNodeAuthorizer(t *testing.T) {
 		{"list claims", request{verb: "list", resource: "persistentvolumeclaims", ns: "ns1"}, false, "can only get individual resources of this type"},
 		{"bound volume", request{verb: "get", resource: "persistentvolumes", name: "pv1"}, true, ""},
 		{"other volume", request{verb: "get", resource: "persistentvolumes", name: "pv2"}, false, noRel},
-		{"resource claim", request{verb: "get", group: "resource.k8s.io", resource: "resourceclaims", ns: "ns1", name: "gpu-claim"}, true, ""},
 
 		// Tokens for its pods' ServiceAccounts.
 		{"token", request{verb: "create", resource: "serviceaccounts", sub: "token", ns: "ns1", name: "web-sa"}, true, ""},
@@ -168,14 +166,16 @@ func TestNodeAuthorizer(t *testing.T) {
 		{"eviction", request{verb: "create", resource: "pods", sub: "eviction", ns: "ns1", name: "web"}, true, ""},
 		{"update pod", request{verb: "update", resource: "pods", ns: "ns1", name: "web"}, false, ""},
 
-		// Its Lease and CSINode.
+		// Its Lease.
 		{"own lease", request{verb: "update", group: "coordination.k8s.io", resource: "leases", ns: "kube-node-lease", name: "node1"}, true, ""},
 		{"create lease", request{verb: "create", group: "coordination.k8s.io", resource: "leases", ns: "kube-node-lease"}, true, ""},
 		{"other lease", request{verb: "update", group: "coordination.k8s.io", resource: "leases", ns: "kube-node-lease", name: "node2"}, false, "can only access node lease with the same name as the requesting node"},
 		{"lease elsewhere", request{verb: "get", group: "coordination.k8s.io", resource: "leases", ns: "kube-system", name: "node1"}, false, `can only access leases in the "kube-node-lease" system namespace`},
 		{"list leases", request{verb: "list", group: "coordination.k8s.io", resource: "leases", ns: "kube-node-lease"}, false, "can only get, create, update, patch, or delete a node lease"},
-		{"own csinode", request{verb: "get", group: "storage.k8s.io", resource: "csinodes", name: "node1"}, true, ""},
-		{"other csinode", request{verb: "get", group: "storage.k8s.io", resource: "csinodes", name: "node2"}, false, "can only access CSINode with the same name as the requesting node"},
+
+		// Kinds kplane does not serve: never allowed, though the node rules list them.
+		{"own csinode", request{verb: "get", group: "storage.k8s.io", resource: "csinodes", name: "node1"}, false, ""},
+		{"resource slices", request{verb: "list", group: "resource.k8s.io", resource: "resourceslices"}, false, ""},
 
 		// The fixed node rules.
 		{"events", request{verb: "create", resource: "events", ns: "ns1"}, true, ""},
@@ -206,17 +206,18 @@ func TestNodeAuthorizerIgnoresOtherUsers(t *testing.T) {
 	z := New(fixture(), bootstrappolicy.NodeRules())
 	secret := request{verb: "get", resource: "secrets", ns: "ns1", name: "vol-secret"}
 
-	// Not a node: no opinion, no reason (RBAC decides).
-	for _, u := range []auth.User{{Name: "alice"}, {Name: "system:node:node1"}} {
+	// Not a node: no opinion, no reason (RBAC decides). A node needs both
+	// the system:node: name and the system:nodes group.
+	for _, u := range []auth.User{{Name: "alice"}, {Name: "system:node:node1"}, {Name: "kubelet-x", Groups: []string{auth.NodesGroup}}} {
 		d, reason, _ := z.Authorize(context.Background(), secret.attrs(u))
 		if d != authorizer.DecisionNoOpinion || reason != "" {
 			t.Errorf("%+v: got %v %q, want no opinion without reason", u, d, reason)
 		}
 	}
-	// In system:nodes but not named system:node:<name>.
-	odd := auth.User{Name: "kubelet-x", Groups: []string{auth.NodesGroup}}
+	// In system:nodes and named system:node: with no node name.
+	odd := auth.User{Name: "system:node:", Groups: []string{auth.NodesGroup}}
 	d, reason, _ := z.Authorize(context.Background(), secret.attrs(odd))
-	if d != authorizer.DecisionNoOpinion || reason != `unknown node for user "kubelet-x"` {
+	if d != authorizer.DecisionNoOpinion || reason != `unknown node for user "system:node:"` {
 		t.Errorf("got %v %q", d, reason)
 	}
 	// A non-resource request falls to the node rules, which have none.

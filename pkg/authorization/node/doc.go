@@ -8,9 +8,10 @@
 // references that secret (in a volume, a projected volume, an
 // environment variable or an image pull secret). The same goes for
 // configmaps, PersistentVolumeClaims (and the PersistentVolumes bound to
-// them), ServiceAccounts (token requests), ResourceClaims and its own
-// pods. Its own Node object, its Lease in kube-node-lease and its CSINode
-// are matched by name. Every other request is checked against the fixed
+// them), ServiceAccounts (token requests) and its own pods. Its own Node
+// object and its Lease in kube-node-lease are matched by name. (Upstream
+// also decides CSINodes, VolumeAttachments, ResourceClaims and
+// ResourceSlices; kplane serves none of them and allows a kubelet none.) Every other request is checked against the fixed
 // rules of the system:node role (bootstrappolicy.NodeRules).
 //
 // The authorizer never denies: a request it does not allow gets "no

@@ -13,11 +13,8 @@ const (
 	kindPVC            objectKind = "persistentvolumeclaim"
 	kindPV             objectKind = "persistentvolume"
 	kindServiceAccount objectKind = "serviceaccount"
-	kindResourceClaim  objectKind = "resourceclaim"
-	// kindVolumeAttachment and kindResourceSlice exist upstream; kplane
-	// serves neither, so nothing ever relates a node to one.
-	kindVolumeAttachment objectKind = "volumeattachment"
-	kindResourceSlice    objectKind = "resourceslice"
+	// Upstream also has ResourceClaims, ResourceSlices and
+	// VolumeAttachments; kplane serves none of them.
 )
 
 // related reports whether some pod bound to nodeName references the
@@ -65,8 +62,6 @@ func podReferences(src Source, pod *api.Pod, kind objectKind, namespace, name st
 			}
 		}
 		return false
-	case kindResourceClaim:
-		return inPodNamespace && contains(podResourceClaimNames(pod), name)
 	}
 	return false
 }
@@ -210,23 +205,6 @@ func pvSecretRefs(pv *api.PersistentVolume) []api.SecretReference {
 		}
 	}
 	return refs
-}
-
-// podResourceClaimNames lists the ResourceClaims the pod uses: those it
-// names, and those generated from its templates (named in its status).
-func podResourceClaimNames(pod *api.Pod) []string {
-	var names []string
-	for _, c := range pod.Spec.ResourceClaims {
-		if c.ResourceClaimName != nil {
-			names = append(names, *c.ResourceClaimName)
-		}
-	}
-	for _, s := range pod.Status.ResourceClaimStatuses {
-		if s.ResourceClaimName != nil {
-			names = append(names, *s.ResourceClaimName)
-		}
-	}
-	return names
 }
 
 func contains(list []string, name string) bool {

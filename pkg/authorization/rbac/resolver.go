@@ -72,7 +72,7 @@ func visitRulesFor(ctx context.Context, src Source, user auth.User, namespace st
 		if !ok {
 			continue
 		}
-		rules, err := roleRefRules(ctx, src, b.RoleRef, "")
+		rules, err := RoleRefRules(ctx, src, b.RoleRef, "")
 		if err != nil {
 			if !visit(ruleSource{}, nil, err) {
 				return
@@ -99,7 +99,7 @@ func visitRulesFor(ctx context.Context, src Source, user auth.User, namespace st
 		if !ok {
 			continue
 		}
-		rules, err := roleRefRules(ctx, src, b.RoleRef, namespace)
+		rules, err := RoleRefRules(ctx, src, b.RoleRef, namespace)
 		if err != nil {
 			if !visit(ruleSource{}, nil, err) {
 				return
@@ -115,9 +115,10 @@ func visitRulesFor(ctx context.Context, src Source, user auth.User, namespace st
 	}
 }
 
-// roleRefRules returns the rules of the role a binding refers to. A
-// RoleBinding's Role is looked up in the binding's namespace.
-func roleRefRules(ctx context.Context, src Source, ref api.RoleRef, bindingNamespace string) ([]api.PolicyRule, error) {
+// RoleRefRules returns the rules of the role a binding refers to
+// (upstream's GetRoleReferenceRules). A RoleBinding's Role is looked up in
+// the binding's namespace; a ClusterRoleBinding passes "".
+func RoleRefRules(ctx context.Context, src Source, ref api.RoleRef, bindingNamespace string) ([]api.PolicyRule, error) {
 	switch ref.Kind {
 	case "Role":
 		role, err := src.GetRole(ctx, bindingNamespace, ref.Name)
