@@ -25,8 +25,10 @@ const ephemeralRangeFile = "/proc/sys/net/ipv4/ip_local_port_range"
 // defaultEphemeralLow is Linux's default start of the ephemeral range.
 const defaultEphemeralLow = 32768
 
-// fixedPortSpan is how many ports below the ephemeral range are drawn from.
-const fixedPortSpan = 10000
+// fixedPortSpan is how many ports below the ephemeral range are drawn from:
+// wide, so that clusters started side by side (the e2e tests start many at
+// once) rarely draw the same port before either has bound it.
+const fixedPortSpan = 30000
 
 // freeLoopbackPort returns a port of 127.0.0.1 that is free for TCP and UDP
 // and lies below the kernel's ephemeral range.
