@@ -52,8 +52,12 @@ func StartEmbedded(ctx context.Context, dataDir string) (*Embedded, error) {
 	if err := os.MkdirAll(dataDir, 0o700); err != nil {
 		return nil, fmt.Errorf("start embedded etcd: %w", err)
 	}
-	cfg := embeddedConfig(dataDir)
+	return startEtcd(ctx, embeddedConfig(dataDir))
+}
 
+// startEtcd starts an etcd server with cfg, waits until it serves requests
+// and connects a client to its first client listener.
+func startEtcd(ctx context.Context, cfg *embed.Config) (*Embedded, error) {
 	e, err := embed.StartEtcd(cfg)
 	if err != nil {
 		return nil, fmt.Errorf("start embedded etcd in %s: %w", cfg.Dir, err)
@@ -69,7 +73,7 @@ func StartEmbedded(ctx context.Context, dataDir string) (*Embedded, error) {
 	}
 
 	// The listener knows the port the kernel picked; the configured URL
-	// only says ":0".
+	// may only say ":0".
 	clientURL := (&url.URL{Scheme: "http", Host: e.Clients[0].Addr().String()}).String()
 	client, err := newEtcdClient([]string{clientURL})
 	if err != nil {
@@ -153,3 +157,7 @@ func (e *Embedded) Close() error {
 	})
 	return e.closeErr
 }
+
+// Err reports a fatal error of the etcd server after it started, such as
+// losing its data dir; the server has stopped serving when one arrives.
+func (e *Embedded) Err() <-chan error { return e.etcd.Err() }
