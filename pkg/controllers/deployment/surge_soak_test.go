@@ -43,6 +43,16 @@ import (
 // kubelet confirms it stopped, as on a real node.
 const surgeSoakNode = "soak-node"
 
+// soakWaitTimeout bounds one rollout of the soak. A rollout takes a few
+// seconds; the margin is for the race detector on a machine the busy loops
+// and `make test`'s other packages share.
+const soakWaitTimeout = 2 * time.Minute
+
+// soakKubeletInterval is how often the soak's kubelet lists the pods: a
+// pod waits up to two of them to run and be Ready, about a real kubelet's
+// pace, and the lists cost little of the CPU the test is about.
+const soakKubeletInterval = 50 * time.Millisecond
+
 func TestRollingUpdateNeverExceedsMaxSurgeUnderCPUContention(t *testing.T) {
 	rollouts := envInt(t, "KPLANE_SURGE_ROLLOUTS", 3)
 	busy := envInt(t, "KPLANE_SURGE_BUSY", 1)
@@ -64,7 +74,7 @@ func TestRollingUpdateNeverExceedsMaxSurgeUnderCPUContention(t *testing.T) {
 	d.Spec.Strategy = api.DeploymentStrategy{Type: api.RollingUpdateDeploymentStrategyType,
 		RollingUpdate: &api.RollingUpdateDeployment{MaxSurge: &surge}}
 	create(t, c, d)
-	waitComplete(t, c, replicas, "nginx:0")
+	waitCompleteWithin(t, c, soakWaitTimeout, replicas, "nginx:0")
 
 	startBusyLoops(t, busy)
 	start := time.Now()
@@ -80,7 +90,7 @@ func TestRollingUpdateNeverExceedsMaxSurgeUnderCPUContention(t *testing.T) {
 			d.Spec.Template.Spec.Containers[0].Image = image
 			d.Spec.Strategy.RollingUpdate.MaxUnavailable = &unavailable
 		})
-		waitComplete(t, c, replicas, image)
+		waitCompleteWithin(t, c, soakWaitTimeout, replicas, image)
 		waitOnlyPodsOf(t, c, image, replicas)
 	}
 	events, maxSeen, maxPrinted, printedOver, violations := watcher.result()
@@ -279,7 +289,7 @@ func startSoakKubelet(t *testing.T, c *client.Client) {
 			}
 			select {
 			case <-ctx.Done():
-			case <-time.After(20 * time.Millisecond):
+			case <-time.After(soakKubeletInterval):
 			}
 		}
 	})
@@ -324,7 +334,7 @@ func logPods(t *testing.T, c *client.Client) {
 // all of image: the old ReplicaSet's pods are gone, not just Terminating.
 func waitOnlyPodsOf(t *testing.T, c *client.Client, image string, replicas int) {
 	t.Helper()
-	framework.Eventually(t, waitTimeout, func() (bool, string) {
+	framework.Eventually(t, soakWaitTimeout, func() (bool, string) {
 		list, err := c.Pods("default").List(context.Background(), client.ListOptions{})
 		if err != nil {
 			return false, err.Error()
