@@ -15,8 +15,8 @@ import (
 // report — "a rolling update of 10 replicas with maxSurge 1, polled with
 // kubectl get pods, once showed 12 pods that were not Terminating" — on a
 // cluster of the real binaries while busy-loop processes load the cores,
-// KPLANE_SURGE_ROLLOUTS times (1 by default, the version `make test` runs;
-// `make surge` runs 50) beside KPLANE_SURGE_BUSY busy loops (1 by default:
+// KPLANE_SURGE_ROLLOUTS times (2 by default, one with each maxUnavailable:
+// the version `make test` runs; `make surge` runs 50) beside KPLANE_SURGE_BUSY busy loops (1 by default:
 // in `make test` the other tests already load every core; `make surge`
 // runs 2 per core).
 //
@@ -30,7 +30,7 @@ import (
 // its maximum so the report can be read against it.
 func TestControllersDeploymentSurgeUnderCPUContention(t *testing.T) {
 	t.Parallel()
-	rollouts := surgeEnvInt(t, "KPLANE_SURGE_ROLLOUTS", 1)
+	rollouts := surgeEnvInt(t, "KPLANE_SURGE_ROLLOUTS", 2)
 	busy := surgeEnvInt(t, "KPLANE_SURGE_BUSY", 1)
 	c := startControllersCluster(t, 2)
 	cl := c.Client(t)
