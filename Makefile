@@ -5,6 +5,7 @@
 #   make test    vet, then all tests with the race detector (what CI runs)
 #   make bench   the benchmarks; the report goes to bench/report.txt
 #   make fuzz    every fuzz target, FUZZTIME (20s) each
+#   make surge   50 rolling updates under CPU contention, checking maxSurge at every pod event
 
 GO      ?= go
 BIN     := bin
@@ -58,3 +59,14 @@ fuzz:
 
 clean:
 	rm -rf $(BIN)
+
+# Issue 17's rolling-update over-surge soak: 50 rollouts of 10 replicas at
+# maxSurge 1 beside 2 busy loops per core, in-process and on a cluster of
+# the real binaries, the pods without a deletionTimestamp checked against
+# replicas+maxSurge at every pod event. `make test` runs 1 and 2 of them.
+.PHONY: surge
+surge:
+	KPLANE_SURGE_ROLLOUTS=50 KPLANE_SURGE_BUSY=$$((2 * $$(nproc))) $(GO) test -count=1 -timeout 30m -v \
+	  -run '^TestRollingUpdateNeverExceedsMaxSurgeUnderCPUContention$$' ./pkg/controllers/deployment/
+	KPLANE_SURGE_ROLLOUTS=50 KPLANE_SURGE_BUSY=$$((2 * $$(nproc))) $(GO) test -count=1 -timeout 60m -v \
+	  -run '^TestControllersDeploymentSurgeUnderCPUContention$$' ./test/e2e/
