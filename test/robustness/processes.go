@@ -273,4 +273,3 @@ func freePorts(n int) ([]int, error) {
 	}
 	return ports, nil
 }
-
