@@ -5,12 +5,13 @@
 #   make test    vet, then all tests with the race detector (what CI runs)
 #   make bench   the benchmarks; the report goes to bench/report.txt
 #   make fuzz    a short run of every fuzz target
+#   make robustness  100 000 operations under every fault kind, checked (docs/robustness.md)
 
 GO      ?= go
 BIN     := bin
 PKGS    := ./...
 
-.PHONY: up build test vet bench fuzz clean
+.PHONY: up build test vet bench fuzz robustness clean
 
 up: build
 	$(BIN)/ctl up
@@ -52,6 +53,14 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz FuzzStrategicMerge -fuzztime 20s ./pkg/api/patch/
 	$(GO) test -run '^$$' -fuzz FuzzParse -fuzztime 20s ./pkg/api/labels/
 	$(GO) test -run '^$$' -fuzz FuzzResolve -fuzztime 20s ./pkg/dns/
+
+# The robustness check at full size (docs/robustness.md): 100 000 operations
+# against three bin/etcd members and bin/apiserver while every fault kind is
+# injected; prints the report (operations, faults, anomalies). `make test`
+# runs a 45-second version of the same test.
+robustness: build
+	KPLANE_ROBUSTNESS_OPERATIONS=100000 KPLANE_ROBUSTNESS_DURATION=30m \
+	  $(GO) test -count=1 -v -run '^TestRobustness$$' -timeout 40m ./test/robustness/
 
 clean:
 	rm -rf $(BIN)

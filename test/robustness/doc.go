@@ -18,14 +18,14 @@
 //
 // # How a run works
 //
-//	      traffic (clients.go)            watchers (watchers.go)
+//	      traffic (traffic.go)            watchers (watchers.go)
 //	create/update/patch/delete/list     list, watch, resume, 410 → relist
 //	             │  HTTPS                        │  HTTPS
 //	             ▼                               ▼
 //	        bin/apiserver  ◄── faults (faults.go): kill -9, SIGTERM restart,
 //	             │               compaction, dropped watches, etcd member kill -9
 //	             ▼
-//	 bin/etcd × 3 (one raft cluster) ◄── recorder (history.go): one etcd
+//	 bin/etcd × 3 (one raft cluster) ◄── recorder (recorder.go): one etcd
 //	                                      watch from revision 1, the truth
 //
 // Every write carries a value no other write carries, so each change in
