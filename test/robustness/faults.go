@@ -52,6 +52,8 @@ type Injector struct {
 
 	mu     sync.Mutex
 	counts map[FaultKind]int
+	// rounds counts the rounds completed: every kind injected once more.
+	rounds int
 	// failures are faults that could not be injected or recovered from:
 	// the run cannot be trusted with them, so the test fails.
 	failures []string
@@ -77,6 +79,9 @@ func (in *Injector) Run(ctx context.Context) {
 		err := in.inject(context.WithoutCancel(ctx), kind)
 		in.mu.Lock()
 		in.counts[kind]++
+		if len(round) == 0 {
+			in.rounds++
+		}
 		if err != nil {
 			in.failures = append(in.failures, fmt.Sprintf("%s: %v", kind, err))
 		}
@@ -150,6 +155,13 @@ func (in *Injector) Counts() map[FaultKind]int {
 		out[k] = v
 	}
 	return out
+}
+
+// Rounds returns how many times every fault kind has been injected.
+func (in *Injector) Rounds() int {
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	return in.rounds
 }
 
 // Failures returns the faults that went wrong.

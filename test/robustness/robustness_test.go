@@ -22,9 +22,9 @@ import (
 func TestRobustness(t *testing.T) {
 	t.Parallel()
 	binDir := filepath.Join(framework.RepoRoot(t), "bin")
-	cfg := Config{BinDir: binDir, Dir: t.TempDir(), Operations: envInt(t, "KPLANE_ROBUSTNESS_OPERATIONS", 1_000_000),
+	cfg := Config{BinDir: binDir, Dir: keptOnFailure(t), Operations: envInt(t, "KPLANE_ROBUSTNESS_OPERATIONS", 1_000_000),
 		Duration: envDuration(t, "KPLANE_ROBUSTNESS_DURATION", 45*time.Second),
-		Clients:  8, Namespaces: 3, Keys: 10, FaultInterval: 3 * time.Second, LateWatcherInterval: 6 * time.Second, Logf: t.Logf}
+		Clients:  8, Namespaces: 3, Keys: 10, FaultInterval: 3 * time.Second, FaultRounds: 1, LateWatcherInterval: 6 * time.Second, Logf: t.Logf}
 	res := runOrFail(t, cfg)
 	for _, kind := range AllFaults {
 		if res.Faults[kind] == 0 {
@@ -59,7 +59,7 @@ func TestCheckerCatchesBrokenWatchCache(t *testing.T) {
 	if err := os.Symlink(filepath.Join(root, "bin", "etcd"), filepath.Join(binDir, "etcd")); err != nil {
 		t.Fatal(err)
 	}
-	cfg := Config{BinDir: binDir, Dir: t.TempDir(), Operations: 1_000_000, Duration: 10 * time.Second,
+	cfg := Config{BinDir: binDir, Dir: keptOnFailure(t), Operations: 1_000_000, Duration: 10 * time.Second,
 		Clients: 4, Namespaces: 2, Keys: 10, FaultInterval: time.Hour, LateWatcherInterval: time.Hour, Logf: t.Logf}
 	res := runOrFail(t, cfg)
 	gaps := 0
@@ -88,6 +88,23 @@ func runOrFail(t *testing.T, cfg Config) *Result {
 	res.Report(&report)
 	t.Log("\n" + report.String())
 	return res
+}
+
+// keptOnFailure returns a new directory for a run's data and logs, removed
+// when the test passes and kept, for its logs, when it fails.
+func keptOnFailure(t *testing.T) string {
+	dir, err := os.MkdirTemp("", "kplane-robustness-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("the run's data and logs are kept in %s", dir)
+			return
+		}
+		os.RemoveAll(dir)
+	})
+	return dir
 }
 
 func envInt(t *testing.T, name string, def int64) int64 {

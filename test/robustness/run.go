@@ -28,6 +28,9 @@ type Config struct {
 	Namespaces, Keys int
 	// FaultInterval is the pause between two faults.
 	FaultInterval time.Duration
+	// FaultRounds is how many times, at least, every fault kind is
+	// injected before the traffic may stop (0: no minimum).
+	FaultRounds int
 	// LateWatcherInterval is how often a watcher starts from an old
 	// resourceVersion (a few seconds back) during the run.
 	LateWatcherInterval time.Duration
@@ -120,7 +123,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	// run out.
 	trafficBegan := time.Now()
 	traffic := newTraffic(api, namespaces, cfg.Keys, cfg.Operations)
-	trafficCtx, stopTraffic := context.WithTimeout(ctx, cfg.Duration)
+	trafficCtx, stopTraffic := context.WithCancel(ctx)
 	defer stopTraffic()
 	var trafficWG sync.WaitGroup
 	for id := 1; id <= cfg.Clients; id++ {
@@ -133,8 +136,21 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	var faultWG sync.WaitGroup
 	faultWG.Go(func() { injector.Run(faultCtx) })
 	faultWG.Go(func() { startLateWatchers(faultCtx, cfg, recorder, api, namespaces, startWatcher) })
+	// The traffic stops when the operations run out, or after Duration
+	// but not before every fault kind was injected cfg.FaultRounds times:
+	// on a slow machine a restart takes longer, and a timed run must
+	// still test every fault.
+	var timerWG sync.WaitGroup
+	timerWG.Go(func() {
+		pause(trafficCtx, cfg.Duration)
+		for trafficCtx.Err() == nil && injector.Rounds() < cfg.FaultRounds {
+			pause(trafficCtx, 100*time.Millisecond)
+		}
+		stopTraffic()
+	})
 	trafficWG.Wait()
 	stopTraffic()
+	timerWG.Wait()
 	stopFaults()
 	faultWG.Wait()
 	trafficTime := time.Since(trafficBegan)
@@ -146,7 +162,6 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		return nil, err
 	}
 	for _, ns := range namespaces {
-		traffic.remaining.Store(1)
 		op := traffic.finalList(ctx, ns)
 		traffic.record(op)
 	}
