@@ -57,6 +57,8 @@ type wireObject struct {
 		Name            string `json:"name"`
 		Namespace       string `json:"namespace"`
 		ResourceVersion string `json:"resourceVersion"`
+		// Continue is a list page's token for the next page.
+		Continue string `json:"continue"`
 	} `json:"metadata"`
 	Data  map[string]string `json:"data"`
 	Items []wireObject      `json:"items"`

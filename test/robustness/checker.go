@@ -5,6 +5,7 @@ import (
 	"maps"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 )
 
@@ -164,8 +165,25 @@ func checkLists(x *historyIndex, ops []Operation) []Anomaly {
 		if op.Kind == OpList {
 			lists = append(lists, op)
 			prefix := ConfigMapKey(op.Namespace, "")
+			asked := fmt.Sprintf("resourceVersion=%q", op.ListResourceVersion)
+			if op.ListMatch != "" {
+				asked += ", resourceVersionMatch=" + op.ListMatch
+			}
+			if op.Pages > 1 {
+				asked += fmt.Sprintf(", %d pages", op.Pages)
+			}
 			if a, ok := compareList(x, prefix, op.ResourceVersion, op.Items); !ok {
-				out = append(out, Anomaly{ListWrong, fmt.Sprintf("client %d's list of %s (resourceVersion=%q): %s", op.Client, prefix, op.ListResourceVersion, a)})
+				out = append(out, Anomaly{ListWrong, fmt.Sprintf("client %d's list of %s (%s): %s", op.Client, prefix, asked, a)})
+			}
+			if op.PagesDisagree != "" {
+				out = append(out, Anomaly{ListWrong, fmt.Sprintf("client %d's list of %s (%s): %s", op.Client, prefix, asked, op.PagesDisagree)})
+			}
+			requested, _ := strconv.ParseInt(op.ListResourceVersion, 10, 64)
+			switch {
+			case op.ListMatch == "Exact" && op.ResourceVersion != requested:
+				out = append(out, Anomaly{ListWrong, fmt.Sprintf("client %d's list of %s (%s) answered at resourceVersion %d", op.Client, prefix, asked, op.ResourceVersion)})
+			case op.ListMatch == "NotOlderThan" && op.ResourceVersion < requested:
+				out = append(out, Anomaly{ListStale, fmt.Sprintf("client %d's list of %s (%s) answered at the older resourceVersion %d", op.Client, prefix, asked, op.ResourceVersion)})
 			}
 		} else if op.ResourceVersion != 0 {
 			writes = append(writes, op)
@@ -184,7 +202,7 @@ func checkLists(x *historyIndex, ops []Operation) []Anomaly {
 			}
 			w++
 		}
-		if l.ListResourceVersion == "" && l.ResourceVersion < newest.ResourceVersion {
+		if l.ListResourceVersion == "" && l.ListMatch == "" && l.ResourceVersion < newest.ResourceVersion {
 			out = append(out, Anomaly{ListStale, fmt.Sprintf("client %d's consistent list of %s answered at resourceVersion %d, older than %s of %s/%s acknowledged at %d before the list began",
 				l.Client, l.Namespace, l.ResourceVersion, newest.Kind, newest.Namespace, newest.Name, newest.ResourceVersion)})
 		}

@@ -124,6 +124,18 @@ func TestCheckCatchesEachBrokenPromise(t *testing.T) {
 			ops[5].Items = map[string]ObjectState{a: {2, valuePrefix + "1"}}
 			return ops
 		}, ListStale, ""},
+		{"an exact list answers at another resourceVersion", func(h *History, ops []Operation, w *WatcherRecord) []Operation {
+			ops[5].ListResourceVersion, ops[5].ListMatch = "4", "Exact"
+			return ops
+		}, ListWrong, ""},
+		{"a not-older-than list answers older", func(h *History, ops []Operation, w *WatcherRecord) []Operation {
+			ops[5].ListResourceVersion, ops[5].ListMatch = "6", "NotOlderThan"
+			return ops
+		}, ListStale, ""},
+		{"the pages of a list disagree", func(h *History, ops []Operation, w *WatcherRecord) []Operation {
+			ops[5].Pages, ops[5].PagesDisagree = 2, "page 2 answered at resourceVersion 4, the first at 5"
+			return ops
+		}, ListWrong, ""},
 		{"a value appears that no operation wrote", func(h *History, ops []Operation, w *WatcherRecord) []Operation {
 			return ops[:2] // forget who created b
 		}, PhantomWrite, ""},

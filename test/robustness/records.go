@@ -44,10 +44,21 @@ type Operation struct {
 	// preconditions); 0 when it required none.
 	Precondition int64
 	// ListResourceVersion is, for a list, the resourceVersion it asked
-	// for: "" (consistent, the latest) or "0" (any, from the cache).
+	// for: "" (consistent, the latest), "0" (any, from the cache) or a
+	// number, which ListMatch qualifies.
 	ListResourceVersion string
-	Start, End          time.Time
-	Outcome             Outcome
+	// ListMatch is a list's resourceVersionMatch: "" or "NotOlderThan"
+	// (at least ListResourceVersion), or "Exact" (exactly it, read from
+	// etcd's history).
+	ListMatch string
+	// Pages is how many pages (limit + continue) a list took; 1 unless
+	// it was paginated.
+	Pages int
+	// PagesDisagree, for an acknowledged paginated list, says how its
+	// pages disagreed on the resourceVersion they were read at.
+	PagesDisagree string
+	Start, End    time.Time
+	Outcome       Outcome
 	// Code is the HTTP status; 0 when no answer came.
 	Code int
 	// ResourceVersion is the answer's: the written object's, or the

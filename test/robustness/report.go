@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strings"
 	"text/tabwriter"
 	"time"
 )
@@ -41,7 +42,39 @@ func (r *Result) Report(out io.Writer) {
 		fmt.Fprintf(w, "%s\t%d\t%d\t%d\t%d\t\n", kind, a, rf, u, a+rf+u)
 	}
 	w.Flush()
-	fmt.Fprintf(out, "writes with an unknown outcome that took effect: %d\n\n", unknownApplied)
+	fmt.Fprintf(out, "writes with an unknown outcome that took effect: %d\n", unknownApplied)
+	flavors := map[string][2]int{} // acknowledged, refused
+	pages := 0
+	for _, op := range r.Operations {
+		if op.Kind != OpList {
+			continue
+		}
+		flavor := "consistent"
+		switch {
+		case op.ListMatch != "":
+			flavor = op.ListMatch
+		case op.ListResourceVersion == "0":
+			flavor = "resourceVersion=0"
+		case op.Pages > 1 || strings.Contains(op.Err, "continue"):
+			flavor = "paginated"
+		}
+		c := flavors[flavor]
+		switch op.Outcome {
+		case Acknowledged:
+			c[0]++
+			if op.Pages > 1 {
+				pages += op.Pages
+			}
+		case Refused:
+			c[1]++
+		}
+		flavors[flavor] = c
+	}
+	fmt.Fprint(out, "lists acknowledged (refused):")
+	for _, f := range []string{"consistent", "resourceVersion=0", "NotOlderThan", "Exact", "paginated"} {
+		fmt.Fprintf(out, " %s %d (%d),", f, flavors[f][0], flavors[f][1])
+	}
+	fmt.Fprintf(out, " %d pages read by paginated lists\n\n", pages)
 
 	fmt.Fprintln(out, "faults injected:")
 	for _, kind := range AllFaults {

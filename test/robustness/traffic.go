@@ -5,8 +5,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"net/http"
+	"net/url"
+	"slices"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -21,8 +24,10 @@ import (
 //
 // The mix, as a share of operations: create 25 %, update 25 % (always with
 // metadata.resourceVersion), merge patch 20 % (half with a resourceVersion),
-// delete 15 % (half with preconditions), list 15 % (half consistent, half
-// resourceVersion=0, served from the watch cache).
+// delete 15 % (half with preconditions), list 15 % (one in five each:
+// consistent, resourceVersion=0 served from the watch cache, at least a
+// resourceVersion the client saw, exactly such a resourceVersion from
+// etcd's history, and consistent in pages of 4 with continue tokens).
 type Traffic struct {
 	api        *apiClient
 	namespaces []string
@@ -111,12 +116,7 @@ func (t *Traffic) one(ctx context.Context, id int, rng *rand.Rand, known map[str
 			body = []byte(`{"kind":"DeleteOptions","apiVersion":"v1","preconditions":{"resourceVersion":"` + strconv.FormatInt(rv, 10) + `"}}`)
 		}
 	default:
-		op.Kind, op.Name = OpList, ""
-		method, path = http.MethodGet, base
-		if rng.IntN(2) == 0 {
-			op.ListResourceVersion = "0"
-			path += "?resourceVersion=0"
-		}
+		return t.list(ctx, op, rng, known)
 	}
 	if contentType == "" && body != nil {
 		contentType = "application/json"
@@ -196,4 +196,82 @@ func errString(err error) string {
 		return "timed out: " + err.Error()
 	}
 	return err.Error()
+}
+
+// list runs one of the five kinds of list (see Traffic) and records it.
+func (t *Traffic) list(ctx context.Context, op Operation, rng *rand.Rand, known map[string]int64) Operation {
+	op.Kind, op.Name, op.Pages = OpList, "", 1
+	base := "/api/v1/namespaces/" + op.Namespace + "/configmaps"
+	var seen []int64
+	for _, rv := range known {
+		seen = append(seen, rv)
+	}
+	query, limit := "", 0
+	switch flavor := rng.IntN(5); {
+	case flavor == 1:
+		op.ListResourceVersion, query = "0", "?resourceVersion=0"
+	case flavor == 2 && len(seen) > 0:
+		op.ListResourceVersion, op.ListMatch = strconv.FormatInt(slices.Max(seen), 10), "NotOlderThan"
+		query = "?resourceVersion=" + op.ListResourceVersion + "&resourceVersionMatch=NotOlderThan"
+	case flavor == 3 && len(seen) > 0:
+		op.ListResourceVersion, op.ListMatch = strconv.FormatInt(seen[rng.IntN(len(seen))], 10), "Exact"
+		query = "?resourceVersion=" + op.ListResourceVersion + "&resourceVersionMatch=Exact"
+	case flavor == 4:
+		limit = 4
+	}
+
+	op.Start = time.Now()
+	op.Items = map[string]ObjectState{}
+	next := ""
+	for {
+		path := base + query
+		if limit > 0 {
+			path += "?limit=" + strconv.Itoa(limit)
+			if next != "" {
+				path += "&continue=" + url.QueryEscape(next)
+			}
+		}
+		reqCtx, cancel := context.WithTimeout(ctx, 10*time.Second)
+		code, answer, err := t.api.do(reqCtx, http.MethodGet, path, "", nil)
+		cancel()
+		op.Code = code
+		if outcome, why := classify(code, answer, err); outcome != Acknowledged {
+			op.End, op.Outcome, op.Err, op.Items = time.Now(), outcome, why, nil
+			return op
+		}
+		obj, err := decodeObject(answer)
+		if err != nil {
+			op.End, op.Outcome, op.Err, op.Items = time.Now(), Unknown, err.Error(), nil
+			return op
+		}
+		if next != "" && obj.resourceVersion() != op.ResourceVersion {
+			// Every page of one list is read at its first page's revision.
+			op.PagesDisagree = fmt.Sprintf("page %d answered at resourceVersion %d, the first at %d", op.Pages, obj.resourceVersion(), op.ResourceVersion)
+		}
+		op.ResourceVersion = obj.resourceVersion()
+		maps.Copy(op.Items, obj.items())
+		if next = obj.Metadata.Continue; next == "" {
+			break
+		}
+		op.Pages++
+	}
+	op.End, op.Outcome = time.Now(), Acknowledged
+	for k, it := range op.Items {
+		known[k] = it.ResourceVersion
+	}
+	return op
+}
+
+// classify turns an answer into an outcome, and says why when it is not
+// Acknowledged.
+func classify(code int, answer []byte, err error) (Outcome, string) {
+	switch {
+	case err != nil || code == 0:
+		return Unknown, errString(err)
+	case code >= 500:
+		return Unknown, statusMessage(code, answer)
+	case code >= 400:
+		return Refused, statusMessage(code, answer)
+	}
+	return Acknowledged, ""
 }
