@@ -55,6 +55,7 @@ type Anomaly struct {
 	Detail string
 }
 
+// String renders the anomaly as the report prints it: kind, then detail.
 func (a Anomaly) String() string { return string(a.Kind) + ": " + a.Detail }
 
 // ConfigMapKey is the etcd key kplane stores a ConfigMap under.

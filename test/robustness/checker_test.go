@@ -52,6 +52,8 @@ func syntheticWatch(bookmarks bool) WatcherRecord {
 	return w
 }
 
+// A correct run — every write where its answer says, every stream whole —
+// has no anomaly, with bookmarks or without.
 func TestCheckFindsNothingInACorrectRun(t *testing.T) {
 	got := Check(syntheticHistory(), syntheticOps(), []WatcherRecord{syntheticWatch(true), syntheticWatch(false)})
 	if len(got) != 0 {
@@ -64,9 +66,9 @@ func TestCheckFindsNothingInACorrectRun(t *testing.T) {
 func TestCheckCatchesEachBrokenPromise(t *testing.T) {
 	a, b := ConfigMapKey("ns", "a"), ConfigMapKey("ns", "b")
 	cases := []struct {
-		name   string
-		break_ func(h *History, ops []Operation, w *WatcherRecord) []Operation
-		want   AnomalyKind
+		name     string
+		breakRun func(h *History, ops []Operation, w *WatcherRecord) []Operation
+		want     AnomalyKind
 		// also is an anomaly the break implies as well.
 		also AnomalyKind
 	}{
@@ -143,7 +145,7 @@ func TestCheckCatchesEachBrokenPromise(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			h, w := syntheticHistory(), syntheticWatch(false)
-			ops := tc.break_(&h, syntheticOps(), &w)
+			ops := tc.breakRun(&h, syntheticOps(), &w)
 			got := Check(h, ops, []WatcherRecord{w})
 			found := false
 			for _, a := range got {

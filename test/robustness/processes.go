@@ -101,7 +101,6 @@ type Cluster struct {
 	// Token and CAPEM come from the admin kubeconfig the apiserver wrote.
 	Token string
 	CAPEM []byte
-	dir   string
 }
 
 // StartCluster starts the etcd members and the apiserver from binDir with
@@ -116,7 +115,7 @@ func StartCluster(ctx context.Context, binDir, dir string, members int) (*Cluste
 	if err != nil {
 		return nil, err
 	}
-	c := &Cluster{dir: dir}
+	c := &Cluster{}
 	var initial []string
 	for i := range members {
 		name := fmt.Sprintf("etcd-%d", i+1)
@@ -175,9 +174,6 @@ func (c *Cluster) Stop() {
 		m.kill()
 	}
 }
-
-// Dir is where the cluster's data and logs are.
-func (c *Cluster) Dir() string { return c.dir }
 
 // HTTPClient returns a client that trusts the cluster's CA.
 func (c *Cluster) HTTPClient(timeout time.Duration) (*http.Client, error) {

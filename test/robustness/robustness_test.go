@@ -18,13 +18,14 @@ import (
 // test fails) and requires zero anomalies. By default it is the short
 // version `make test` runs (about a minute of traffic);
 // KPLANE_ROBUSTNESS_OPERATIONS and KPLANE_ROBUSTNESS_DURATION make it the
-// long one (`make robustness`: 100 000 operations).
+// long one (`make robustness`: 100 000 operations), and
+// KPLANE_ROBUSTNESS_FAULT_INTERVAL (default 3s) packs the faults closer.
 func TestRobustness(t *testing.T) {
 	t.Parallel()
 	binDir := filepath.Join(framework.RepoRoot(t), "bin")
 	cfg := Config{BinDir: binDir, Dir: keptOnFailure(t), Operations: envInt(t, "KPLANE_ROBUSTNESS_OPERATIONS", 1_000_000),
 		Duration: envDuration(t, "KPLANE_ROBUSTNESS_DURATION", 45*time.Second),
-		Clients:  8, Namespaces: 3, Keys: 10, FaultInterval: 3 * time.Second, FaultRounds: 1, LateWatcherInterval: 6 * time.Second, Logf: t.Logf}
+		Clients:  8, Namespaces: 3, Keys: 10, FaultInterval: envDuration(t, "KPLANE_ROBUSTNESS_FAULT_INTERVAL", 3*time.Second), FaultRounds: 1, LateWatcherInterval: 6 * time.Second, Logf: t.Logf}
 	res := runOrFail(t, cfg)
 	for _, kind := range AllFaults {
 		if res.Faults[kind] == 0 {
