@@ -134,7 +134,13 @@ func (in *Injector) inject(ctx context.Context, kind FaultKind) error {
 			return err
 		}
 		// Back in the cluster before the next fault may take another.
-		return in.recorder.WaitMember(ctx, in.cluster.EtcdEndpoints[i])
+		if err := in.recorder.WaitMember(ctx, in.cluster.EtcdEndpoints[i]); err != nil {
+			if !m.running() {
+				return fmt.Errorf("%w; %s exited, the end of %s:\n%s", err, m.name, m.log, m.logTail(15))
+			}
+			return err
+		}
+		return nil
 	}
 	return fmt.Errorf("unknown fault %q", kind)
 }

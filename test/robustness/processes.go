@@ -66,6 +66,17 @@ func (p *process) running() bool {
 	}
 }
 
+// logTail returns the last lines of the process's log, for error messages:
+// a process that exits on its own says why there.
+func (p *process) logTail(lines int) string {
+	data, err := os.ReadFile(p.log)
+	if err != nil {
+		return err.Error()
+	}
+	all := strings.Split(strings.TrimRight(string(data), "\n"), "\n")
+	return strings.Join(all[max(0, len(all)-lines):], "\n")
+}
+
 // kill sends SIGKILL and waits for the process to be gone.
 func (p *process) kill() {
 	if !p.running() {
@@ -213,7 +224,7 @@ func (c *Cluster) WaitReady(ctx context.Context) error {
 			last = err.Error()
 		}
 		if !c.APIServer.running() {
-			return fmt.Errorf("the apiserver exited before it was ready (log: %s)", c.APIServer.log)
+			return fmt.Errorf("the apiserver exited before it was ready; the end of %s:\n%s", c.APIServer.log, c.APIServer.logTail(15))
 		}
 		select {
 		case <-ctx.Done():
@@ -235,7 +246,7 @@ func waitForKubeconfig(ctx context.Context, path string, p *process) (kubeconfig
 			}
 		}
 		if !p.running() {
-			return kubeconfig.Resolved{}, fmt.Errorf("the apiserver exited before writing %s (log: %s)", path, p.log)
+			return kubeconfig.Resolved{}, fmt.Errorf("the apiserver exited before writing %s; the end of %s:\n%s", path, p.log, p.logTail(15))
 		}
 		select {
 		case <-ctx.Done():
