@@ -6,12 +6,13 @@
 #   make bench   the benchmarks; the report goes to bench/report.txt
 #   make fuzz    every fuzz target, FUZZTIME (20s) each
 #   make surge   50 rolling updates under CPU contention, checking maxSurge at every pod event
+#   make robustness  100 000 operations under every fault kind, checked (docs/robustness.md)
 
 GO      ?= go
 BIN     := bin
 PKGS    := ./...
 
-.PHONY: up build test vet bench fuzz clean
+.PHONY: up build test vet bench fuzz robustness clean
 
 up: build
 	$(BIN)/ctl up
@@ -56,6 +57,14 @@ FUZZTIME ?= 20s
 FUZZ     ?=
 fuzz:
 	GO='$(GO)' FUZZTIME='$(FUZZTIME)' FUZZ='$(FUZZ)' test/fuzz.sh
+
+# The robustness check at full size (docs/robustness.md): 100 000 operations
+# against three bin/etcd members and bin/apiserver while every fault kind is
+# injected; prints the report (operations, faults, anomalies). `make test`
+# runs a 45-second version of the same test.
+robustness: build
+	KPLANE_ROBUSTNESS_OPERATIONS=100000 KPLANE_ROBUSTNESS_DURATION=30m \
+	  $(GO) test -count=1 -v -run '^TestRobustness$$' -timeout 40m ./test/robustness/
 
 clean:
 	rm -rf $(BIN)
