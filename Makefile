@@ -5,12 +5,13 @@
 #   make test    vet, then all tests with the race detector (what CI runs)
 #   make bench   the benchmarks; the report goes to bench/report.txt
 #   make fuzz    a short run of every fuzz target
+#   make chaos   10 runs of the chaos test: rollouts while components are killed (docs/chaos.md)
 
 GO      ?= go
 BIN     := bin
 PKGS    := ./...
 
-.PHONY: up build test vet bench fuzz clean
+.PHONY: up build test vet bench fuzz chaos clean
 
 up: build
 	$(BIN)/ctl up
@@ -52,6 +53,25 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz FuzzStrategicMerge -fuzztime 20s ./pkg/api/patch/
 	$(GO) test -run '^$$' -fuzz FuzzParse -fuzztime 20s ./pkg/api/labels/
 	$(GO) test -run '^$$' -fuzz FuzzResolve -fuzztime 20s ./pkg/dns/
+
+# The chaos test (test/chaos, build tag "chaos") CHAOS_RUNS times in a row,
+# stopping at the first failure. Each run starts its own `ctl up` cluster
+# from bin/ and takes a few minutes; its whole log stays in
+# bin/chaos/run-N.log, and its kills and SUMMARY line are printed here.
+CHAOS_RUNS ?= 10
+
+chaos: build
+	@mkdir -p $(BIN)/chaos
+	$(GO) test -c -tags chaos -o $(BIN)/chaos/chaos.test ./test/chaos/
+	@for i in $$(seq 1 $(CHAOS_RUNS)); do \
+	  echo "=== chaos run $$i of $(CHAOS_RUNS)"; \
+	  CHAOS_RUN=$$i KPLANE_BIN_DIR=$(abspath $(BIN)) $(BIN)/chaos/chaos.test -test.run '^TestChaosRollout$$' \
+	    -test.count 1 -test.v -test.timeout 25m > $(BIN)/chaos/run-$$i.log 2>&1; rc=$$?; \
+	  grep -E 'cluster up:|chaos: |invariant broken|SUMMARY' $(BIN)/chaos/run-$$i.log | sed -E 's/^ +[a-z_]+\.go:[0-9]+: //'; \
+	  if [ $$rc -ne 0 ]; then \
+	    echo "--- chaos run $$i FAILED (exit $$rc); the end of $(BIN)/chaos/run-$$i.log:"; tail -n 60 $(BIN)/chaos/run-$$i.log; exit 1; \
+	  fi; \
+	done; echo "chaos: $(CHAOS_RUNS) runs in a row passed"
 
 clean:
 	rm -rf $(BIN)

@@ -34,7 +34,7 @@ const (
 // and for controller-manager failovers, which wait out a 15 s Lease.
 const (
 	settleTimeout  = 3 * time.Minute
-	rolloutTimeout = 5 * time.Minute
+	rolloutTimeout = 8 * time.Minute
 )
 
 // killInterval is the pause between kills: "every few seconds", drawn
@@ -43,14 +43,21 @@ const (
 func killInterval() time.Duration { return 3*time.Second + rand.N(3*time.Second) }
 
 // strategy is one rolling-update configuration a run uses.
-type strategy struct{ maxSurge, maxUnavailable string }
+type strategy struct {
+	maxSurge, maxUnavailable string
+	// minReadySeconds slows the rollout down so that it lasts through
+	// several kills: 25%/25% replaces 50 pods in about five steps, which
+	// with simulated containers would otherwise take a few seconds; 1/0
+	// takes fifty steps anyway.
+	minReadySeconds int
+}
 
 // strategies alternate between runs (CHAOS_RUN, set by `make chaos`):
 // upstream's default 25%/25% (13 extra, 12 missing at most of 50), and the
 // strictest 1/0 (one extra pod, none missing).
-var strategies = []strategy{{"25%", "25%"}, {"1", "0"}}
+var strategies = []strategy{{"25%", "25%", 5}, {"1", "0", 1}}
 
-// TestChaosRollout rolls a 50-replica Deployment twice and scales a
+// TestChaosRollout rolls a 50-replica Deployment out and scales a
 // StatefulSet up and down while components die by SIGKILL; see the package
 // doc and docs/chaos.md.
 func TestChaosRollout(t *testing.T) {
@@ -82,7 +89,7 @@ func TestChaosRollout(t *testing.T) {
 
 	mustCreate(t, ctx, c, namespaceManifest)
 	go func() { defer close(watchDone); _ = watcher.Run(watchCtx) }()
-	d := mustDecode[*api.Deployment](t, fmt.Sprintf(deploymentManifest, replicas, strat.maxSurge, strat.maxUnavailable))
+	d := mustDecode[*api.Deployment](t, fmt.Sprintf(deploymentManifest, replicas, strat.minReadySeconds, strat.maxSurge, strat.maxUnavailable))
 	bounds, err := BoundsFor(d)
 	if err != nil {
 		t.Fatal(err)
@@ -97,7 +104,7 @@ func TestChaosRollout(t *testing.T) {
 	}
 	t.Logf("run %d: deployment %s, %d replicas, maxSurge %s maxUnavailable %s (at most %d non-terminating, at least %d available); statefulset %s 2 → 5 → 2",
 		run, deploymentName, replicas, strat.maxSurge, strat.maxUnavailable, bounds.Replicas+bounds.MaxSurge, bounds.Replicas-bounds.MaxUnavailable, statefulSetName)
-	waitSettled(t, ctx, c, settleTimeout, "the first rollout (no chaos yet)")
+	waitSettled(t, ctx, up, c, settleTimeout, "the first rollout (no chaos yet)")
 	checker.ArmAvailability()
 
 	killer := &Killer{DataDir: up.dataDir, Client: c, Interval: killInterval, IntN: rand.IntN, Logf: t.Logf}
@@ -107,20 +114,21 @@ func TestChaosRollout(t *testing.T) {
 	// A failed wait ends the test early; the killer must stop (and stop
 	// logging) before it does.
 	defer func() { stopKilling(); <-killerDone }()
+	// The rollout starts once the chaos has: a component has just died.
+	waitFirstKill(t, killer, time.Minute)
 
-	// Phase 1: a new template, while the StatefulSet grows.
+	// One rollout: a new template, while the StatefulSet grows from 2 to
+	// 5 and, once it has, shrinks to 2 again.
 	mustPatch(t, ctx, c.Deployments(namespace), deploymentName, `{"spec":{"template":{"metadata":{"annotations":{"chaos/revision":"2"}}}}}`)
 	mustPatch(t, ctx, c.StatefulSets(namespace), statefulSetName, `{"spec":{"replicas":5}}`)
-	waitSettled(t, ctx, c, rolloutTimeout, "rollout 2 and statefulset scale-up under chaos")
-	// Phase 2: another template, while the StatefulSet shrinks.
-	mustPatch(t, ctx, c.Deployments(namespace), deploymentName, `{"spec":{"template":{"metadata":{"annotations":{"chaos/revision":"3"}}}}}`)
+	waitStatefulSetReady(t, ctx, up, c, 5, rolloutTimeout)
 	mustPatch(t, ctx, c.StatefulSets(namespace), statefulSetName, `{"spec":{"replicas":2}}`)
-	waitSettled(t, ctx, c, rolloutTimeout, "rollout 3 and statefulset scale-down under chaos")
+	waitSettled(t, ctx, up, c, rolloutTimeout, "the rollout and the StatefulSet's scale-up and down under chaos")
 
 	stopKilling()
-	<-killerDone // again below: harmless, the channel is closed
+	<-killerDone
 	// The end state, read once more after the last restart.
-	waitSettled(t, ctx, c, settleTimeout, "the end state after the last kill")
+	waitSettled(t, ctx, up, c, settleTimeout, "the end state after the last kill")
 	stopWatch()
 	<-watchDone
 
@@ -147,10 +155,48 @@ func TestChaosRollout(t *testing.T) {
 		report.MostNonTerminating, bounds.Replicas+bounds.MaxSurge, report.FewestAvailable, bounds.Replicas-bounds.MaxUnavailable, report.MostPerOrdinal)
 }
 
+// waitFirstKill waits until the killer has killed something.
+func waitFirstKill(t *testing.T, killer *Killer, timeout time.Duration) {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	for len(killer.Kills()) == 0 {
+		if time.Now().After(deadline) {
+			t.Fatalf("the killer found nothing to kill within %s", timeout)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// waitStatefulSetReady polls until the StatefulSet has observed its spec
+// and counts want Ready pods.
+func waitStatefulSetReady(t *testing.T, ctx context.Context, up *ctlUp, c *client.Client, want int32, timeout time.Duration) {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	last := "nothing read yet"
+	for {
+		getCtx, cancel := context.WithTimeout(ctx, 5*time.Second)
+		sts, err := c.StatefulSets(namespace).Get(getCtx, statefulSetName, client.GetOptions{})
+		cancel()
+		if err == nil {
+			if sts.Status.ObservedGeneration >= sts.Generation && sts.Status.ReadyReplicas == want {
+				return
+			}
+			last = fmt.Sprintf("generation %d observed %d, %d ready", sts.Generation, sts.Status.ObservedGeneration, sts.Status.ReadyReplicas)
+		} else {
+			last = err.Error()
+		}
+		up.mustRun(t)
+		if time.Now().After(deadline) {
+			t.Fatalf("statefulset %s: not %d Ready after %s; last saw: %s", statefulSetName, want, timeout, last)
+		}
+		sleep(ctx, 500*time.Millisecond)
+	}
+}
+
 // waitSettled polls until FinalProblems finds nothing, failing the test
 // after timeout with the problems it last found. API errors (an apiserver
 // just killed) only mean "try again".
-func waitSettled(t *testing.T, ctx context.Context, c *client.Client, timeout time.Duration, what string) {
+func waitSettled(t *testing.T, ctx context.Context, up *ctlUp, c *client.Client, timeout time.Duration, what string) {
 	t.Helper()
 	deadline := time.Now().Add(timeout)
 	var last []string
@@ -163,6 +209,7 @@ func waitSettled(t *testing.T, ctx context.Context, c *client.Client, timeout ti
 		} else {
 			last = []string{err.Error()}
 		}
+		up.mustRun(t)
 		if time.Now().After(deadline) {
 			t.Fatalf("%s: not settled after %s; last saw:\n  %s", what, timeout, strings.Join(last, "\n  "))
 		}
@@ -276,9 +323,9 @@ metadata:
   name: chaos
 `
 
-// deploymentManifest takes replicas, maxSurge and maxUnavailable.
-// minReadySeconds 1 makes "available" differ from "Ready", as the
-// invariant is about the former.
+// deploymentManifest takes replicas, minReadySeconds, maxSurge and
+// maxUnavailable. minReadySeconds also makes "available" differ from
+// "Ready", as the invariant is about the former.
 const deploymentManifest = `
 apiVersion: apps/v1
 kind: Deployment
@@ -287,7 +334,7 @@ metadata:
   namespace: chaos
 spec:
   replicas: %d
-  minReadySeconds: 1
+  minReadySeconds: %d
   selector:
     matchLabels: {app: web}
   strategy:

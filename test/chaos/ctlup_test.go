@@ -101,6 +101,17 @@ func startCtlUp(t *testing.T, bin string, args ...string) *ctlUp {
 	}
 }
 
+// mustRun fails the test if `ctl up` has exited: its supervisor gave a
+// component up (five quick crashes in a row) or the apiserver for good.
+func (up *ctlUp) mustRun(t *testing.T) {
+	t.Helper()
+	select {
+	case <-up.exited:
+		t.Fatalf("ctl up exited while the test ran:\n%s", up.tail(40))
+	default:
+	}
+}
+
 // kubeconfig is the admin kubeconfig `ctl up` wrote (through the load
 // balancer in an HA cluster).
 func (up *ctlUp) kubeconfig() string { return filepath.Join(up.dataDir, "kubeconfig") }

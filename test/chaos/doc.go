@@ -3,8 +3,9 @@
 //
 // The test (chaos_test.go, behind the build tag "chaos" so `make test`
 // never compiles it) starts a `ctl up` cluster from bin/ as a child
-// process, rolls a 50-replica Deployment twice (maxSurge/maxUnavailable
-// 25%/25%, then 1/0) while scaling a StatefulSet up and down, and meanwhile
+// process and rolls out a new template of a 50-replica Deployment
+// (maxSurge/maxUnavailable 25%/25% in odd runs, 1/0 in even ones) while a
+// StatefulSet scales from 2 to 5 and back to 2; meanwhile
 // the killer (killer.go) sends SIGKILL, by PID from cluster.json, to a
 // random apiserver, etcd member, controller-manager leader, scheduler or
 // kubelet every few seconds, then checks that `ctl up`'s supervisor started
