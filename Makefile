@@ -57,7 +57,8 @@ fuzz:
 # The chaos test (test/chaos, build tag "chaos") CHAOS_RUNS times in a row,
 # stopping at the first failure. Each run starts its own `ctl up` cluster
 # from bin/ and takes a few minutes; its whole log stays in
-# bin/chaos/run-N.log, and its kills and SUMMARY line are printed here.
+# bin/chaos/run-N.log (a failed run also keeps its components' logs in
+# bin/chaos/run-N-logs), and its kills and SUMMARY line are printed here.
 CHAOS_RUNS ?= 10
 
 chaos: build
@@ -65,7 +66,7 @@ chaos: build
 	$(GO) test -c -tags chaos -o $(BIN)/chaos/chaos.test ./test/chaos/
 	@for i in $$(seq 1 $(CHAOS_RUNS)); do \
 	  echo "=== chaos run $$i of $(CHAOS_RUNS)"; \
-	  CHAOS_RUN=$$i KPLANE_BIN_DIR=$(abspath $(BIN)) $(BIN)/chaos/chaos.test -test.run '^TestChaosRollout$$' \
+	  CHAOS_RUN=$$i KPLANE_BIN_DIR=$(abspath $(BIN)) CHAOS_LOGS_DIR=$(abspath $(BIN))/chaos/run-$$i-logs $(BIN)/chaos/chaos.test -test.run '^TestChaosRollout$$' \
 	    -test.count 1 -test.v -test.timeout 25m > $(BIN)/chaos/run-$$i.log 2>&1; rc=$$?; \
 	  grep -E 'cluster up:|chaos: |invariant broken|SUMMARY' $(BIN)/chaos/run-$$i.log | sed -E 's/^ +[a-z_]+\.go:[0-9]+: //'; \
 	  if [ $$rc -ne 0 ]; then \

@@ -81,7 +81,10 @@ func startCtlUp(t *testing.T, bin string, args ...string) *ctlUp {
 		logFile.Close()
 		close(up.exited)
 	}()
-	t.Cleanup(func() { up.stop(t) })
+	t.Cleanup(func() {
+		up.stop(t)
+		up.keepLogs(t)
+	})
 	deadline := time.Now().Add(clusterReadyTimeout)
 	for {
 		state, err := cluster.ReadState(up.dataDir)
@@ -141,6 +144,28 @@ func (up *ctlUp) stop(t *testing.T) {
 			}
 		}
 	}
+}
+
+// keepLogs copies, when the test failed and $CHAOS_LOGS_DIR names a
+// directory (`make chaos` sets bin/chaos/run-N-logs), every component's log
+// and `ctl up`'s own output there, before t.TempDir is removed.
+func (up *ctlUp) keepLogs(t *testing.T) {
+	dir := os.Getenv("CHAOS_LOGS_DIR")
+	if !t.Failed() || dir == "" {
+		return
+	}
+	if err := os.RemoveAll(dir); err != nil {
+		t.Logf("keep logs: %v", err)
+		return
+	}
+	if err := os.CopyFS(dir, os.DirFS(filepath.Join(up.dataDir, "logs"))); err != nil {
+		t.Logf("keep logs: %v", err)
+		return
+	}
+	if data, err := os.ReadFile(up.logPath); err == nil {
+		_ = os.WriteFile(filepath.Join(dir, "ctl-up.log"), data, 0o644)
+	}
+	t.Logf("the components' logs and ctl up's output are in %s", dir)
 }
 
 // tail returns the last n lines `ctl up` printed.
