@@ -48,14 +48,15 @@ type strategy struct {
 	// minReadySeconds slows the rollout down so that it lasts through
 	// several kills: 25%/25% replaces 50 pods in about five steps, which
 	// with simulated containers would otherwise take a few seconds; 1/0
-	// takes fifty steps anyway.
+	// takes fifty steps anyway, each stalled by every leader killed, so
+	// it gets none (available is then Ready).
 	minReadySeconds int
 }
 
 // strategies alternate between runs (CHAOS_RUN, set by `make chaos`):
 // upstream's default 25%/25% (13 extra, 12 missing at most of 50), and the
 // strictest 1/0 (one extra pod, none missing).
-var strategies = []strategy{{"25%", "25%", 5}, {"1", "0", 1}}
+var strategies = []strategy{{"25%", "25%", 5}, {"1", "0", 0}}
 
 // TestChaosRollout rolls a 50-replica Deployment out and scales a
 // StatefulSet up and down while components die by SIGKILL; see the package
@@ -72,7 +73,7 @@ func TestChaosRollout(t *testing.T) {
 	}
 	strat := strategies[(run-1)%len(strategies)]
 	bin := binDir(t)
-	args := []string{"--nodes", "4", "--controller-managers", "2"}
+	args := []string{"--nodes", "3", "--controller-managers", "2"}
 	if haSupported(t, bin) && os.Getenv("KPLANE_CHAOS_HA") != "0" {
 		args = append(args, "--etcd-members", "3", "--apiservers", "2")
 	}

@@ -3,6 +3,8 @@ package chaos
 import (
 	"context"
 	"fmt"
+	"os"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -15,8 +17,9 @@ import (
 
 // restartDeadline bounds how long the killer waits for the supervisor to
 // start a killed component again: its first restart comes after 1 s, and
-// a component that had run for minUptime is never in back-off.
-const restartDeadline = 30 * time.Second
+// a component that had run for minUptime is never in back-off; the rest is
+// slack for a busy machine.
+const restartDeadline = time.Minute
 
 // Kill is one SIGKILL the killer sent and what became of it.
 type Kill struct {
@@ -27,10 +30,15 @@ type Kill struct {
 	OldPID, NewPID int
 	// RestartedAfter is how long after the kill the new process started.
 	RestartedAfter time.Duration
+	// Missing says, for a kill not followed by a restart, what the
+	// killer last saw: whether the old process was still there (a
+	// process in uninterruptible sleep dies only when it wakes) and what
+	// cluster.json recorded.
+	Missing string
 }
 
 func (k Kill) String() string {
-	restart := "NOT restarted"
+	restart := "NOT restarted: " + k.Missing
 	if k.NewPID != 0 {
 		restart = fmt.Sprintf("restarted as pid %d after %s", k.NewPID, k.RestartedAfter.Round(100*time.Millisecond))
 	}
@@ -101,8 +109,12 @@ func (k *Killer) killOne(ctx context.Context) {
 // under a new PID, or restartDeadline passes.
 func (k *Killer) awaitRestart(kill *Kill) {
 	deadline := kill.At.Add(restartDeadline)
+	var last string
 	for time.Now().Before(deadline) {
-		if state, err := cluster.ReadState(k.DataDir); err == nil {
+		state, err := cluster.ReadState(k.DataDir)
+		if err != nil {
+			last = err.Error()
+		} else {
 			rec := state.Components[kill.Target.Component]
 			if rec.PID != kill.OldPID && rec.Running() {
 				k.mu.Lock()
@@ -110,9 +122,17 @@ func (k *Killer) awaitRestart(kill *Kill) {
 				k.mu.Unlock()
 				return
 			}
+			last = fmt.Sprintf("cluster.json has pid %d (running: %v, %d restarts)", rec.PID, rec.Running(), rec.Restarts)
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
+	old := "the old process is gone"
+	if stat, err := os.ReadFile("/proc/" + strconv.Itoa(kill.OldPID) + "/stat"); err == nil {
+		old = "the old process is still there: " + strings.TrimSpace(string(stat))
+	}
+	k.mu.Lock()
+	kill.Missing = last + "; " + old
+	k.mu.Unlock()
 }
 
 // leaders finds the components holding the controller-manager and

@@ -9,8 +9,8 @@ import (
 )
 
 // The kinds of component the killer chooses among. A kind is chosen first,
-// then one component of it, so that the four kubelets of a cluster are not
-// four times as likely to die as its one scheduler.
+// then one component of it, so that the kubelets of a cluster are not
+// several times as likely to die as its one scheduler.
 const (
 	KindAPIServer         = "apiserver"
 	KindEtcd              = "etcd"
@@ -42,7 +42,7 @@ type Target struct {
 // never killed: the load balancer (every kubeconfig points at it, so it is
 // the one address that must not go away), DNS, kube-proxy, metrics-server
 // and the cloud-controller-manager (none of which the rollouts depend on).
-// Controller-managers and schedulers are a kind only as the leader, which
+// Controller-managers and schedulers are targets only as the leader, which
 // Targets decides.
 func kindOf(component string) string {
 	switch {
@@ -82,16 +82,12 @@ func Targets(state *cluster.State, leaders map[string]string, running func(clust
 		if now.Sub(rec.StartedAt) < minUptime {
 			continue
 		}
-		switch kind {
-		case KindControllerManager, KindScheduler:
-			// A leader only: killing a standby changes nothing a
-			// rollout notices. With a single scheduler and no Lease
-			// holder known, the scheduler itself is the one that works.
-			leader, known := leaders[kind]
-			if known && leader != name {
-				continue
-			}
-			if !known && kind == KindControllerManager {
+		if kind == KindControllerManager || kind == KindScheduler {
+			// The leader only: killing a standby changes nothing a
+			// rollout notices, and while nobody alive holds the Lease
+			// (a killed leader's runs 15 s past its last renewal) a
+			// second kill would only stretch the outage.
+			if leaders[kind] != name {
 				continue
 			}
 		}

@@ -36,10 +36,10 @@ func TestTargetsPicksEtcdApiserversLeadersAndKubeletsNeverTheBalancer(t *testing
 	}
 }
 
-func TestTargetsWithoutAKnownControllerManagerLeaderSparesTheStandbys(t *testing.T) {
+func TestTargetsWithoutAKnownLeaderSparesControllerManagersAndSchedulers(t *testing.T) {
 	now := time.Now()
 	for _, target := range Targets(haState(now.Add(-time.Minute)), nil, everyoneRuns, now) {
-		if target.Kind == KindControllerManager {
+		if target.Kind == KindControllerManager || target.Kind == KindScheduler {
 			t.Errorf("%s is a target though no leader is known (a killed leader's Lease has not expired yet)", target.Component)
 		}
 	}
