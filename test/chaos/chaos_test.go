@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"os"
 	"strconv"
@@ -130,6 +131,7 @@ func TestChaosRollout(t *testing.T) {
 	<-killerDone
 	// The end state, read once more after the last restart.
 	waitSettled(t, ctx, up, c, settleTimeout, "the end state after the last kill")
+	waitWatcherCaughtUp(t, ctx, c, watcher, time.Minute)
 	stopWatch()
 	<-watchDone
 
@@ -154,6 +156,37 @@ func TestChaosRollout(t *testing.T) {
 		run, strat.maxSurge, strat.maxUnavailable, verdict(t), time.Since(start).Round(time.Second), len(kills), formatKinds(perKind),
 		report.Samples, seen.Events, seen.Relists, seen.Reconnects, report.ViolationCount,
 		report.MostNonTerminating, bounds.Replicas+bounds.MaxSurge, report.FewestAvailable, bounds.Replicas-bounds.MaxUnavailable, report.MostPerOrdinal)
+}
+
+// waitWatcherCaughtUp polls until the watcher holds exactly the pods a
+// fresh list returns, at the same resourceVersions: a watch that lost an
+// event across the kills would hold a stale or missing pod forever.
+func waitWatcherCaughtUp(t *testing.T, ctx context.Context, c *client.Client, watcher *PodWatcher, timeout time.Duration) {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	var last string
+	for {
+		listCtx, cancel := context.WithTimeout(ctx, 5*time.Second)
+		list, err := c.Pods(namespace).List(listCtx, client.ListOptions{})
+		cancel()
+		if err == nil {
+			want := map[string]string{}
+			for _, pod := range list.Items {
+				want[pod.UID] = pod.ResourceVersion
+			}
+			got := watcher.ResourceVersions()
+			if maps.Equal(got, want) {
+				return
+			}
+			last = fmt.Sprintf("the watcher holds %d pods, the list %d; they differ", len(got), len(want))
+		} else {
+			last = err.Error()
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the watcher did not catch up with a fresh list within %s: %s", timeout, last)
+		}
+		sleep(ctx, 500*time.Millisecond)
+	}
 }
 
 // waitFirstKill waits until the killer has killed something.

@@ -54,6 +54,19 @@ func (w *PodWatcher) Report() WatcherReport {
 	return WatcherReport{Events: w.events, Relists: w.relists, Reconnects: w.reconnects}
 }
 
+// ResourceVersions returns the resourceVersion of every pod the watcher
+// holds, by UID: compared with a fresh list once everything has settled, it
+// shows that no event was lost on the way.
+func (w *PodWatcher) ResourceVersions() map[string]string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	out := make(map[string]string, len(w.pods))
+	for uid, pod := range w.pods {
+		out[uid] = pod.ResourceVersion
+	}
+	return out
+}
+
 // Run lists and watches until ctx ends; it returns nil then.
 func (w *PodWatcher) Run(ctx context.Context) error {
 	for ctx.Err() == nil {
