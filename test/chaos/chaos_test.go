@@ -112,9 +112,11 @@ func TestChaosRollout(t *testing.T) {
 	killer := &Killer{DataDir: up.dataDir, Client: c, Interval: killInterval, IntN: rand.IntN, Logf: t.Logf}
 	killCtx, stopKilling := context.WithCancel(ctx)
 	killerDone := make(chan struct{})
+	// Deferred calls run last-in first-out, also when a failed wait ends
+	// the test early: the killer stops (and stops logging) first, then
+	// the run is summarized.
+	defer summarize(t, run, strat, bounds, start, killer, checker, watcher)
 	go func() { defer close(killerDone); killer.Run(killCtx) }()
-	// A failed wait ends the test early; the killer must stop (and stop
-	// logging) before it does.
 	defer func() { stopKilling(); <-killerDone }()
 	// The rollout starts once the chaos has: a component has just died.
 	waitFirstKill(t, killer, time.Minute)
@@ -135,6 +137,12 @@ func TestChaosRollout(t *testing.T) {
 	stopWatch()
 	<-watchDone
 
+}
+
+// summarize reports a run, whether it passed or stopped at a failed
+// wait: every kill the supervisor did not undo, every broken invariant,
+// and the SUMMARY line `make chaos` prints.
+func summarize(t *testing.T, run int, strat strategy, bounds DeploymentBounds, start time.Time, killer *Killer, checker *Checker, watcher *PodWatcher) {
 	kills, report, seen := killer.Kills(), checker.Report(), watcher.Report()
 	perKind := map[string]int{}
 	for _, k := range kills {
