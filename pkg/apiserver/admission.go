@@ -100,7 +100,7 @@ func (s *Server) admit(ctx context.Context, res *resource, obj, old api.Object, 
 		if old != nil {
 			oldSvc = old.(*api.Service)
 		}
-		r, err := s.alloc.admitService(o, oldSvc, dryRun)
+		r, err := s.alloc.admitService(ctx, o, oldSvc, dryRun)
 		if err != nil {
 			return release, err
 		}

@@ -142,6 +142,12 @@ type Options struct {
 	AuditLogMaxBackups int
 	AuditLogMaxSize    int
 
+	// AllocatorRepairInterval is how often the repair pass checks the
+	// ClusterIP and node port bitmaps against the stored Services
+	// (allocator_repair.go); zero takes upstream's 3 minutes. Tests
+	// shorten it.
+	AllocatorRepairInterval time.Duration
+
 	// APIServiceCheckInterval is how often the aggregator checks every
 	// APIService's backend when nothing changed (aggregator.go); zero takes
 	// upstream's 30 s. Tests shorten it.
@@ -219,8 +225,10 @@ type Server struct {
 	// keys (oidc.go).
 	serviceAccounts *serviceAccountTokens
 	pki             *pki.Bundle
-	alloc           *allocators
-	metrics         *metrics
+	// alloc hands out ClusterIPs and node ports from bitmaps in etcd
+	// (allocator_service.go).
+	alloc   *serviceAllocators
+	metrics *metrics
 	// inFlightHook, when set, runs in each request holding an in-flight
 	// slot (inflight.go); only tests set it.
 	inFlightHook inFlightHook
@@ -393,10 +401,19 @@ func (s *Server) start(ctx context.Context) error {
 		return err
 	}
 
-	s.alloc, err = s.newAllocators()
-	if err != nil {
+	// The repair pass runs once before anything allocates: it creates the
+	// range bitmaps on a new cluster and brings them up to date with the
+	// stored Services on an old one (allocator_repair.go).
+	s.alloc = newServiceAllocators(s.store, s.log)
+	repair := newAllocatorRepair(s.alloc, s.listServicesFromEtcd, s.log)
+	if err := repair.runOnce(ctx); err != nil {
 		return err
 	}
+	repairInterval := s.opts.AllocatorRepairInterval
+	if repairInterval <= 0 {
+		repairInterval = DefaultAllocatorRepairInterval
+	}
+	go repair.run(ctx, repairInterval)
 
 	ln, err := net.Listen("tcp", net.JoinHostPort(s.opts.BindAddress, strconv.Itoa(s.opts.SecurePort)))
 	if err != nil {
