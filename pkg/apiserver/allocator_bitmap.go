@@ -66,20 +66,46 @@ func (b *allocationBitmap) used() int {
 	return n
 }
 
-// randomFree returns a free offset at or after a random start, wrapping
-// around (upstream's random scan strategy), or false when the range is full.
-func (b *allocationBitmap) randomFree() (int, bool) {
-	if b.size == 0 {
+// randomFree returns a free offset, or false when the range is full. It
+// looks at a random start and scans forward, wrapping around (upstream's
+// random scan strategy), first above the static band (offsets below
+// staticBand), then in it: upstream keeps the low end of each range for
+// values users ask for by number (KEP-3070 for ClusterIPs, KEP-3668 for
+// node ports), so that a random pick rarely takes the one a manifest
+// names.
+func (b *allocationBitmap) randomFree(staticBand int) (int, bool) {
+	if offset, ok := b.randomFreeIn(staticBand, b.size); ok {
+		return offset, true
+	}
+	return b.randomFreeIn(0, min(staticBand, b.size))
+}
+
+// randomFreeIn scans [from, to) from a random start for a free offset.
+func (b *allocationBitmap) randomFreeIn(from, to int) (int, bool) {
+	n := to - from
+	if n <= 0 {
 		return 0, false
 	}
-	start := rand.IntN(b.size)
-	for i := 0; i < b.size; i++ {
-		offset := (start + i) % b.size
+	start := rand.IntN(n)
+	for i := 0; i < n; i++ {
+		offset := from + (start+i)%n
 		if b.bits.Bit(offset) == 0 {
 			return offset, true
 		}
 	}
 	return 0, false
+}
+
+// staticBandSize is how many offsets at the low end of a range of size
+// values random picks leave for last: size/16, at least 16 and at most
+// 256, none for ranges of 16 or fewer (upstream's calculateRangeOffset).
+// For 10.96.0.0/12 that is 10.96.0.1–10.96.1.0; for 30000–32767, ports
+// 30000–30172.
+func staticBandSize(size int) int {
+	if size <= 16 {
+		return 0
+	}
+	return max(16, min(size/16, 256))
 }
 
 // forEach calls fn with every allocated offset, in increasing order.

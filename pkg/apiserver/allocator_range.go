@@ -1,10 +1,13 @@
 package apiserver
 
 import (
+	"bytes"
+	"compress/flate"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"sync"
 
 	"kplane/pkg/store"
@@ -20,13 +23,54 @@ const (
 )
 
 // rangeAllocationObject is the stored form of a range: upstream's core/v1
-// RangeAllocation, {range, data}, with data the bitmap (allocationBitmap)
-// and range the CIDR or port range it covers.
+// RangeAllocation, {range, data}, with range the CIDR or port range it
+// covers and data the bitmap (allocationBitmap).
+//
+// One difference from upstream: kplane deflates data (and says so in
+// dataEncoding). The bitmap of 10.96.0.0/12 has 2^20 bits, 128 KiB as
+// soon as one high address is taken, and every allocation rewrites it;
+// deflated, a bitmap with a few thousand bits set is a few KiB. Measured
+// with BenchmarkServiceCreate (300 NodePort Services, one apiserver):
+// 3.1 ms a create with the old in-memory allocator, 16.8 ms with the raw
+// bitmap in etcd, and with the deflated one see docs/apiserver.md.
 type rangeAllocationObject struct {
 	Kind       string `json:"kind"`
 	APIVersion string `json:"apiVersion"`
 	Range      string `json:"range"`
 	Data       []byte `json:"data"`
+	// DataEncoding is "deflate" (kplane's) or empty (upstream's raw bytes).
+	DataEncoding string `json:"dataEncoding,omitempty"`
+}
+
+// deflateEncoding names kplane's encoding of the data field.
+const deflateEncoding = "deflate"
+
+// deflate compresses a bitmap for storage.
+func deflate(data []byte) ([]byte, error) {
+	var buf bytes.Buffer
+	w, err := flate.NewWriter(&buf, flate.BestSpeed)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := w.Write(data); err != nil {
+		return nil, err
+	}
+	if err := w.Close(); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+// inflate undoes deflate, refusing more than limit bytes of output.
+func inflate(data []byte, limit int) ([]byte, error) {
+	out, err := io.ReadAll(io.LimitReader(flate.NewReader(bytes.NewReader(data)), int64(limit)+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(out) > limit {
+		return nil, fmt.Errorf("inflated data exceeds %d bytes", limit)
+	}
+	return out, nil
 }
 
 // Errors of a range allocation. The service allocator turns them into the
@@ -169,12 +213,23 @@ func (r *rangeAllocation) read(ctx context.Context) (*allocationBitmap, int64, e
 		// (ErrMismatchedNetwork); the repair pass rebuilds the object.
 		return nil, 0, fmt.Errorf("%s holds range %q, this apiserver serves %q", r.key, obj.Range, r.spec)
 	}
-	return bitmapFromData(r.size, obj.Data), kv.ModRevision, nil
+	data := obj.Data
+	if obj.DataEncoding == deflateEncoding {
+		if data, err = inflate(obj.Data, r.size/8+1); err != nil {
+			return nil, 0, fmt.Errorf("decode %s: %w", r.key, err)
+		}
+	}
+	return bitmapFromData(r.size, data), kv.ModRevision, nil
 }
 
 // encode is the stored form of bits.
 func (r *rangeAllocation) encode(bits *allocationBitmap) ([]byte, error) {
-	value, err := json.Marshal(rangeAllocationObject{Kind: "RangeAllocation", APIVersion: "v1", Range: r.spec, Data: bits.data()})
+	data, err := deflate(bits.data())
+	if err != nil {
+		return nil, fmt.Errorf("encode %s: %w", r.key, err)
+	}
+	value, err := json.Marshal(rangeAllocationObject{Kind: "RangeAllocation", APIVersion: "v1", Range: r.spec,
+		Data: data, DataEncoding: deflateEncoding})
 	if err != nil {
 		return nil, fmt.Errorf("encode %s: %w", r.key, err)
 	}

@@ -103,7 +103,7 @@ func allocateOffsets(ctx context.Context, r *rangeAllocation, requested []int, r
 			bits.set(offset)
 		}
 		for i := 0; i < random; i++ {
-			offset, ok := bits.randomFree()
+			offset, ok := bits.randomFree(staticBandSize(r.size))
 			if !ok {
 				return errRangeFull
 			}

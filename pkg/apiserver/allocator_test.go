@@ -287,3 +287,32 @@ func TestRepairKeepsACreateInFlight(t *testing.T) {
 		t.Error("the repair pass freed the address of a Service whose create was in flight")
 	}
 }
+
+// Random picks stay out of the static band while the rest of the range
+// has room, and use it once it has not.
+func TestRandomPicksLeaveTheStaticBand(t *testing.T) {
+	if got := staticBandSize(nodePortMax - nodePortMin + 1); got != 173 {
+		t.Errorf("node port static band = %d, want upstream's 173", got)
+	}
+	if got := staticBandSize(1<<20 - 2); got != 256 {
+		t.Errorf("ClusterIP static band = %d, want upstream's 256", got)
+	}
+	bits := newAllocationBitmap(64) // band of 16
+	for i := 0; i < 48; i++ {
+		offset, ok := bits.randomFree(16)
+		if !ok || offset < 16 {
+			t.Fatalf("pick %d: offset %d (ok %v) while offsets 16-63 had room", i, offset, ok)
+		}
+		bits.set(offset)
+	}
+	for i := 0; i < 16; i++ {
+		offset, ok := bits.randomFree(16)
+		if !ok || offset >= 16 {
+			t.Fatalf("pick %d in the band: offset %d (ok %v)", i, offset, ok)
+		}
+		bits.set(offset)
+	}
+	if _, ok := bits.randomFree(16); ok {
+		t.Error("a full range gave an offset")
+	}
+}
