@@ -242,3 +242,38 @@ func TestSingleAPIServerEndpointsAreLoopback(t *testing.T) {
 		t.Errorf("endpointslice: %+v ports %+v", es.Endpoints, es.Ports)
 	}
 }
+
+// TestNamespaceDeletedThroughOnePeerRefusesCreatesThroughTheOther: right
+// after a namespace is marked for deletion through one apiserver, a create
+// in it through the other is refused with upstream's 403, however far the
+// second's watch cache lags; repeated, so that a lag would show.
+func TestNamespaceDeletedThroughOnePeerRefusesCreatesThroughTheOther(t *testing.T) {
+	first, second, _ := startPeers(t)
+	ctx := context.Background()
+	deleter, creator := first.Client(t, nil), second.Client(t, nil)
+	for i := 0; i < 20; i++ {
+		name := fmt.Sprintf("doomed-%d", i)
+		// A finalizer of our own keeps the namespace terminating while the
+		// test looks (no namespace controller runs here either).
+		ns := &api.Namespace{ObjectMeta: api.ObjectMeta{Name: name}}
+		if _, err := deleter.Namespaces().Create(ctx, ns, client.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		cm := func(n string) *api.ConfigMap {
+			return &api.ConfigMap{ObjectMeta: api.ObjectMeta{Name: n, Namespace: name}}
+		}
+		// The second apiserver knows the namespace (a create succeeds), so
+		// its cache, not a miss, is what admission consults next.
+		framework.Eventually(t, 10*time.Second, func() (bool, string) {
+			_, err := creator.ConfigMaps(name).Create(ctx, cm("before"), client.CreateOptions{})
+			return err == nil || apierrors.IsAlreadyExists(err), fmt.Sprintf("create before the delete: %v", err)
+		})
+		if err := deleter.Namespaces().Delete(ctx, name, client.DeleteOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		_, err := creator.ConfigMaps(name).Create(ctx, cm("after"), client.CreateOptions{})
+		if !apierrors.IsForbidden(err) || !strings.Contains(err.Error(), "because it is being terminated") {
+			t.Fatalf("round %d: create through the other apiserver right after the delete: %v, want 403 NamespaceTerminating", i, err)
+		}
+	}
+}

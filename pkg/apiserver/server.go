@@ -274,11 +274,9 @@ type Server struct {
 	// --endpoint-reconciler-type none.
 	endpoints *leaseEndpointReconciler
 	// recent passes objects this server wrote to the watch cache.
-	recent recentWrites
-	// terminating remembers namespaces this server marked for deletion (name → time).
-	terminating sync.Map
-	url         string
-	started     time.Time
+	recent  recentWrites
+	url     string
+	started time.Time
 	// clock is the time the server stamps on objects: the wall clock, or
 	// with Options.VirtualClock the cluster clock (virtual).
 	clock   clock.Clock
