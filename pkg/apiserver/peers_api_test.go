@@ -277,3 +277,13 @@ func TestNamespaceDeletedThroughOnePeerRefusesCreatesThroughTheOther(t *testing.
 		}
 	}
 }
+
+// TestPeersHoldOneIdentityLeaseEach: two apiservers on one host keep two
+// identity Leases, not one they fight over.
+func TestPeersHoldOneIdentityLeaseEach(t *testing.T) {
+	first, _, _ := startPeers(t)
+	framework.Eventually(t, 10*time.Second, func() (bool, string) {
+		leases := identityLeases(t, first.Client(t, nil))
+		return len(leases) == 2, fmt.Sprintf("identity leases: %d", len(leases))
+	})
+}
