@@ -60,6 +60,14 @@ to <data-dir>/kubeconfig:
 	f.StringVar(&opts.DataDir, "data-dir", opts.DataDir, "directory for etcd data, certificates, tokens and the admin kubeconfig")
 	f.StringVar(&opts.BindAddress, "bind-address", opts.BindAddress, "IP address to serve HTTPS on")
 	f.IntVar(&opts.SecurePort, "secure-port", opts.SecurePort, "HTTPS port; 0 picks a free port")
+	f.StringVar(&opts.AdvertiseAddress, "advertise-address", "",
+		"IP address this apiserver lists in the kubernetes Service's endpoints; default --bind-address (127.0.0.1 when that is 0.0.0.0)")
+	f.StringVar(&opts.EndpointReconcilerType, "endpoint-reconciler-type", opts.EndpointReconcilerType,
+		"who keeps the kubernetes Service's endpoints: 'lease' (every live apiserver, through a key with a TTL in etcd) or 'none'")
+	f.DurationVar(&opts.EndpointReconcilerTTL, "endpoint-reconciler-ttl", 0, "how long an apiserver stays in the kubernetes endpoints without renewing; default 15s")
+	f.DurationVar(&opts.EndpointReconcilerInterval, "endpoint-reconciler-interval", 0, "how often an apiserver renews its endpoints lease; default 10s")
+	_ = f.MarkHidden("endpoint-reconciler-ttl")
+	_ = f.MarkHidden("endpoint-reconciler-interval")
 	f.StringSliceVar(&opts.EtcdServers, "etcd-servers", nil, "external etcd client URLs (comma-separated); empty runs an embedded etcd in --data-dir")
 	f.DurationVar(&opts.CompactionInterval, "etcd-compaction-interval", opts.CompactionInterval, "how often old etcd revisions are compacted; 0 disables")
 	f.BoolVar(&opts.VirtualClock, "virtual-clock", opts.VirtualClock,
