@@ -189,7 +189,7 @@ func resolveHA(o Options) (*haLayout, error) {
 	return ha, nil
 }
 
-func (l layout) haFile() string      { return filepath.Join(l.dir, haFileName) }
+func (l layout) haFile() string        { return filepath.Join(l.dir, haFileName) }
 func (l layout) haproxyConfig() string { return filepath.Join(l.dir, "haproxy.cfg") }
 func (l layout) etcdMemberDir(name string) string {
 	return filepath.Join(l.dir, name)
