@@ -26,7 +26,7 @@ import (
 func TestHAControlPlane(t *testing.T) {
 	began := time.Now()
 	c := framework.StartCluster(t, func(o *cluster.Options) {
-		o.EtcdMembers, o.APIServers, o.Nodes = 3, 2, 0
+		o.EtcdMembers, o.APIServers, o.Nodes = 3, 2, 1
 		// The built-in balancer whether or not haproxy is installed, so
 		// the test checks kplane's own code the same way everywhere.
 		o.LoadBalancer = cluster.LoadBalancerBuiltin
@@ -131,6 +131,12 @@ func createPodsWhileKilling(t *testing.T, c *framework.LocalCluster) {
 		t.Errorf("%d acknowledged pods are missing: %v", len(lost), lost)
 	}
 	t.Logf("%d of %d creates acknowledged, %d pods exist", created.Load(), total, len(exists))
+
+	// The controllers, the scheduler and the kubelets lost their
+	// connections to the killed apiserver and reconnected through the
+	// balancer: a new Deployment still rolls out.
+	c.MustKubectl(t, "create", "deployment", "ha-web", "--image=nginx", "--replicas=2")
+	c.MustKubectl(t, "rollout", "status", "deployment/ha-web", "--timeout=60s")
 
 	// Both come back under the supervisor before the next checks.
 	waitRestarted(t, c, cluster.EtcdComponent(2))
