@@ -172,3 +172,54 @@ func TestComponentNamesOfTheHALayout(t *testing.T) {
 		t.Errorf("haproxy described as %q", got)
 	}
 }
+
+func TestChooseLoadBalancer(t *testing.T) {
+	bin := fakeBinDir(t, "loadbalancer")
+	t.Setenv("PATH", t.TempDir()) // no haproxy
+	for _, choice := range []string{"", LoadBalancerAuto, LoadBalancerBuiltin} {
+		path, haproxy, err := chooseLoadBalancer(choice, bin)
+		if err != nil || haproxy || path != filepath.Join(bin, "loadbalancer") {
+			t.Errorf("%q without haproxy: %s, %v, %v; want the built-in", choice, path, haproxy, err)
+		}
+	}
+	if _, _, err := chooseLoadBalancer(LoadBalancerHAProxy, bin); err == nil || !strings.Contains(err.Error(), "not installed") {
+		t.Errorf("haproxy asked for but missing: %v", err)
+	}
+
+	withHAProxy := fakeBinDir(t, "haproxy")
+	t.Setenv("PATH", withHAProxy)
+	for _, choice := range []string{LoadBalancerAuto, LoadBalancerHAProxy} {
+		if path, haproxy, err := chooseLoadBalancer(choice, bin); err != nil || !haproxy || path != filepath.Join(withHAProxy, "haproxy") {
+			t.Errorf("%q with haproxy installed: %s, %v, %v; want haproxy", choice, path, haproxy, err)
+		}
+	}
+	if _, haproxy, _ := chooseLoadBalancer(LoadBalancerBuiltin, bin); haproxy {
+		t.Error("builtin asked for, haproxy chosen")
+	}
+}
+
+func TestPlanWritesTheHAProxyConfig(t *testing.T) {
+	t.Setenv("PATH", fakeBinDir(t, "haproxy"))
+	dir := t.TempDir()
+	o := Options{DataDir: dir, BinDir: fakeBinDir(t, "apiserver", "scheduler", "kubelet", "etcd"), Runtime: RuntimeSimulated,
+		ha: &haLayout{Port: 7443, APIServers: 2, EtcdMembers: []etcdMember{{Name: "etcd-1", ClientPort: 1, PeerPort: 2}}}}
+	plan, err := planComponents(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfgPath := filepath.Join(dir, "haproxy.cfg")
+	for _, c := range plan {
+		if c.name == LoadBalancerComponent && strings.Join(c.args[1:], " ") != "-db -f "+cfgPath {
+			t.Errorf("haproxy args %v", c.args)
+		}
+	}
+	cfg, err := os.ReadFile(cfgPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"bind 127.0.0.1:7443", "server apiserver-1 127.0.0.2:7443 check check-ssl verify none", "server apiserver-2 127.0.0.3:7443"} {
+		if !strings.Contains(string(cfg), want) {
+			t.Errorf("haproxy.cfg lacks %q:\n%s", want, cfg)
+		}
+	}
+}
