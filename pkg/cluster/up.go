@@ -282,14 +282,17 @@ func (c *Cluster) writeState() error {
 
 // waitForAPIServer waits until the apiserver has written the admin
 // kubeconfig (it does so once it serves) and answers /readyz, and returns
-// the CA it signed its certificate with. If the apiserver exits first —
-// the port is taken, the data dir is locked — the error carries the end of
-// its log.
+// the CA it signed its certificate with. If the apiserver (or an etcd
+// member or the balancer before it) exits first — the port is taken, the
+// data dir is locked — the error carries the end of its log.
 func (c *Cluster) waitForAPIServer(ctx context.Context, p *process, deadline time.Time) ([]byte, error) {
-	r, _ := p.latest()
 	for {
-		if r.exited() {
-			return nil, c.exitedDuringStartup(p, r)
+		// The apiserver, or what stands before it in the HA layout (an
+		// etcd member, the balancer), may have exited.
+		for _, started := range c.procs {
+			if r, _ := started.latest(); r != nil && r.exited() {
+				return nil, c.exitedDuringStartup(started, r)
+			}
 		}
 		if server, caPEM, err := readAdminKubeconfig(c.layout.adminKubeconfig()); err == nil {
 			if admin, err := newAdminClient(c.layout.adminKubeconfig()); err == nil {

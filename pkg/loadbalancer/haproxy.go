@@ -9,7 +9,9 @@ import (
 // does, for Debian's haproxy when it is installed: TCP mode on o.Listen,
 // round-robin over o.Backends, HTTPS checks of o.HealthPath without
 // certificate verification (TCP checks when it is empty), rise/fall and
-// interval from o, and the sessions of a server marked down shut. It
+// interval from o, and the sessions of a server marked down shut. maxconn
+// 4 000 keeps haproxy within a default 20 000-descriptor limit (it needs
+// two per connection). It
 // follows kind's HA config (kubernetes-sigs/kind
 // pkg/cluster/internal/loadbalancer/config.go), which balances
 // kube-apiservers the same way.
@@ -20,12 +22,13 @@ func HAProxyConfig(o Options) string {
 # docs/high-availability.md). Rewritten at every start; edits are lost.
 global
   log stderr format raw local0
-  maxconn 10000
+  maxconn 4000
 
 defaults
   log global
   mode tcp
   option dontlognull
+  option dontlog-normal
   timeout connect %dms
   timeout client 24h
   timeout server 24h
