@@ -60,6 +60,8 @@ to <data-dir>/kubeconfig:
 	f.StringVar(&opts.DataDir, "data-dir", opts.DataDir, "directory for etcd data, certificates, tokens and the admin kubeconfig")
 	f.StringVar(&opts.BindAddress, "bind-address", opts.BindAddress, "IP address to serve HTTPS on")
 	f.IntVar(&opts.SecurePort, "secure-port", opts.SecurePort, "HTTPS port; 0 picks a free port")
+	f.StringSliceVar(&opts.KubeletNetworks, "kubelet-networks", nil,
+		"CIDRs beyond loopback whose kubelets (by node InternalIP) the apiserver may dial for logs, exec and the node proxy (kplane-only; default none: loopback kubelets only)")
 	f.StringSliceVar(&opts.EtcdServers, "etcd-servers", nil, "external etcd client URLs (comma-separated); empty runs an embedded etcd in --data-dir")
 	f.DurationVar(&opts.CompactionInterval, "etcd-compaction-interval", opts.CompactionInterval, "how often old etcd revisions are compacted; 0 disables")
 	f.BoolVar(&opts.VirtualClock, "virtual-clock", opts.VirtualClock,

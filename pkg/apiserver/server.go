@@ -29,6 +29,7 @@ import (
 	"kplane/pkg/authorization/authorizer"
 	"kplane/pkg/clock"
 	"kplane/pkg/kubeconfig"
+	"kplane/pkg/kubeletaddr"
 	"kplane/pkg/pki"
 	"kplane/pkg/store"
 	"kplane/pkg/store/cache"
@@ -44,6 +45,11 @@ type Options struct {
 	BindAddress string
 	// SecurePort is the HTTPS port; 0 picks a free one.
 	SecurePort int
+	// KubeletNetworks are CIDRs, beyond loopback, whose kubelets the
+	// apiserver dials for logs, exec, attach, port-forward and the node
+	// proxy (--kubelet-networks, kplane-only; package kubeletaddr). Empty:
+	// loopback kubelets only, as every node of `ctl up` is.
+	KubeletNetworks []string
 	// EtcdServers, when set, use an external etcd instead of the embedded one.
 	EtcdServers []string
 	// CompactionInterval is how often old etcd revisions are compacted
@@ -187,6 +193,9 @@ func (o Options) Validate() error {
 	}
 	if ip := net.ParseIP(o.BindAddress); ip == nil {
 		return fmt.Errorf("--bind-address %q is not an IP address", o.BindAddress)
+	}
+	if _, err := kubeletaddr.ParseNetworks(o.KubeletNetworks); err != nil {
+		return fmt.Errorf("--kubelet-networks: %w", err)
 	}
 	return nil
 }
