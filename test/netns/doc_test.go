@@ -12,4 +12,3 @@
 // fails and says so, unless KPLANE_SKIP_NETNS=1 opts out explicitly.
 // docs/nodes-on-other-hosts.md builds the same layout by hand.
 package netns
-

@@ -49,9 +49,15 @@ func requireNetns(t *testing.T) {
 	case os.Geteuid() != 0:
 		why = "creating network namespaces needs root"
 	}
-	if why == "" {
-		return
+	if why != "" {
+		cannotRun(t, why)
 	}
+}
+
+// cannotRun fails the test because this machine cannot make network
+// namespaces, or skips it when KPLANE_SKIP_NETNS=1 says to.
+func cannotRun(t *testing.T, why string) {
+	t.Helper()
 	if os.Getenv(skipEnv) == "1" {
 		t.Skipf("%s; skipped because %s=1", why, skipEnv)
 	}
@@ -82,7 +88,10 @@ func newTopology(t *testing.T) *topology {
 		}
 	})
 	for _, ns := range append([]string{top.hub}, top.namespaces()...) {
-		ipCommand(t, "netns", "add", ns)
+		if out, err := exec.Command("ip", "netns", "add", ns).CombinedOutput(); err != nil {
+			// A root without CAP_SYS_ADMIN (an unprivileged container) gets here.
+			cannotRun(t, fmt.Sprintf("ip netns add %s: %v: %s", ns, err, strings.TrimSpace(string(out))))
+		}
 		created = append(created, ns)
 		// Each namespace has a loopback of its own, down until set up:
 		// components still serve their debug endpoints there.
