@@ -217,3 +217,17 @@ func asStatus(err error, target **apierrors.StatusError) bool {
 	*target = se
 	return ok
 }
+
+// A --kubelet-networks value that is not a CIDR stops the apiserver before
+// it starts, naming the flag.
+func TestOptionsValidateKubeletNetworks(t *testing.T) {
+	opts := DefaultOptions()
+	opts.KubeletNetworks = []string{"192.168.250.0/24"}
+	if err := opts.Validate(); err != nil {
+		t.Fatalf("a CIDR was refused: %v", err)
+	}
+	opts.KubeletNetworks = []string{"192.168.250.3"}
+	if err := opts.Validate(); err == nil || !strings.Contains(err.Error(), "--kubelet-networks") {
+		t.Fatalf("Validate = %v, want an error naming --kubelet-networks", err)
+	}
+}
