@@ -29,6 +29,7 @@ import (
 	"kplane/pkg/authorization/authorizer"
 	"kplane/pkg/clock"
 	"kplane/pkg/kubeconfig"
+	"kplane/pkg/kubeletaddr"
 	"kplane/pkg/pki"
 	"kplane/pkg/store"
 	"kplane/pkg/store/cache"
@@ -60,6 +61,11 @@ type Options struct {
 	// --endpoint-reconciler-interval; upstream has neither).
 	EndpointReconcilerTTL      time.Duration
 	EndpointReconcilerInterval time.Duration
+	// KubeletNetworks are CIDRs, beyond loopback, whose kubelets the
+	// apiserver dials for logs, exec, attach, port-forward and the node
+	// proxy (--kubelet-networks, kplane-only; package kubeletaddr). Empty:
+	// loopback kubelets only, as every node of `ctl up` is.
+	KubeletNetworks []string
 	// EtcdServers, when set, use an external etcd instead of the embedded one.
 	EtcdServers []string
 	// TLSSANs are extra host names and IP addresses the serving
@@ -241,6 +247,10 @@ func (o Options) Validate() error {
 		return errors.New("the endpoint reconciler's TTL and interval can not be negative")
 	}
 	return o.validateFrontDoor()
+	if _, err := kubeletaddr.ParseNetworks(o.KubeletNetworks); err != nil {
+		return fmt.Errorf("--kubelet-networks: %w", err)
+	}
+	return nil
 }
 
 // Server is a running apiserver.
