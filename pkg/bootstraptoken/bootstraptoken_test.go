@@ -103,9 +103,11 @@ func TestDetachedJWS(t *testing.T) {
 	}
 	for name, check := range map[string]func() error{
 		"changed content": func() error { return VerifyDetachedJWS(jws, "content!", tok) },
-		"wrong secret":    func() error { return VerifyDetachedJWS(jws, "content", Token{ID: "abcdef", Secret: "xxxxxxxxxxxxxxxx"}) },
-		"wrong id":        func() error { return VerifyDetachedJWS(jws, "content", Token{ID: "zzzzzz", Secret: tok.Secret}) },
-		"not detached":    func() error { return VerifyDetachedJWS("a.b.c", "content", tok) },
+		"wrong secret": func() error {
+			return VerifyDetachedJWS(jws, "content", Token{ID: "abcdef", Secret: "xxxxxxxxxxxxxxxx"})
+		},
+		"wrong id":     func() error { return VerifyDetachedJWS(jws, "content", Token{ID: "zzzzzz", Secret: tok.Secret}) },
+		"not detached": func() error { return VerifyDetachedJWS("a.b.c", "content", tok) },
 	} {
 		if check() == nil {
 			t.Errorf("%s: verified", name)
