@@ -9,6 +9,7 @@ import (
 
 	"kplane/pkg/auth"
 	"kplane/pkg/debug"
+	"kplane/pkg/pki"
 	"kplane/pkg/serviceaccount"
 )
 
@@ -198,10 +199,17 @@ func planComponents(o Options) ([]component, error) {
 			// kplane, keeps its volumes in the data dir, so they stay with
 			// the cluster's etcd data across `ctl down` and `ctl up`.
 			args: []string{bin(controllerManagerBinary), "--kubeconfig", l.kubeconfig(name), "--leader-elect", "--bind-address", "127.0.0.1:0",
-				"--controllers", "*,hostpath-provisioner", "--hostpath-volumes-dir", l.volumesDir(),
+				// The bootstrap signer and token cleaner, off in "*", are on
+				// as kubeadm turns them on: nodes join with bootstrap
+				// tokens (docs/join-nodes.md).
+				"--controllers", "*,hostpath-provisioner,bootstrapsigner,tokencleaner", "--hostpath-volumes-dir", l.volumesDir(),
 				// The apiserver's ServiceAccount signing key, made at its
 				// first start, for the serviceaccount-token controller.
 				"--service-account-private-key-file", filepath.Join(l.pkiDir(), serviceaccount.PrivateKeyFile),
+				// The cluster CA, for the csrsigning controller to issue
+				// joining kubelets' client certificates with.
+				"--cluster-signing-cert-file", filepath.Join(l.pkiDir(), pki.CACertFileName),
+				"--cluster-signing-key-file", filepath.Join(l.pkiDir(), pki.CAKeyFileName),
 				// Each controller acts as its own kube-system
 				// ServiceAccount, with exactly its system:controller:*
 				// role's rights, as kubeadm runs it.
