@@ -82,7 +82,7 @@ func (s *Server) admit(ctx context.Context, res *resource, obj, old api.Object, 
 		}
 	case *api.CertificateSigningRequest:
 		if err := s.admitCSR(ctx, o, old); err != nil {
-			return release, err
+			return release, namespaceRevision, err
 		}
 	}
 

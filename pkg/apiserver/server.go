@@ -246,11 +246,10 @@ func (o Options) Validate() error {
 	if o.EndpointReconcilerTTL < 0 || o.EndpointReconcilerInterval < 0 {
 		return errors.New("the endpoint reconciler's TTL and interval can not be negative")
 	}
-	return o.validateFrontDoor()
 	if _, err := kubeletaddr.ParseNetworks(o.KubeletNetworks); err != nil {
 		return fmt.Errorf("--kubelet-networks: %w", err)
 	}
-	return nil
+	return o.validateFrontDoor()
 }
 
 // Server is a running apiserver.
