@@ -74,7 +74,7 @@ func TestCtlJoinAddsANodeThatRunsAPod(t *testing.T) {
 
 	cl := c.Client(t)
 	ctx := context.Background()
-	framework.Eventually(t, 30*time.Second, func() (bool, string) {
+	framework.Eventually(t, 60*time.Second, func() (bool, string) {
 		node, err := cl.Nodes().Get(ctx, "joined-1", client.GetOptions{})
 		if err != nil {
 			return false, err.Error()
@@ -95,7 +95,7 @@ func TestCtlJoinAddsANodeThatRunsAPod(t *testing.T) {
 	if _, err := cl.Pods("default").Create(ctx, pod, client.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	framework.Eventually(t, 30*time.Second, func() (bool, string) {
+	framework.Eventually(t, 60*time.Second, func() (bool, string) {
 		p, err := cl.Pods("default").Get(ctx, "on-joined", client.GetOptions{})
 		if err != nil {
 			return false, err.Error()
