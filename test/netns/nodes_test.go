@@ -2,6 +2,7 @@ package netns
 
 import (
 	"fmt"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -109,23 +110,38 @@ func TestNodesInOtherNetworkNamespaces(t *testing.T) {
 		"--kubeconfig", kubeconfigFor(auth.ControllerManagerUser()), "--bind-address", "127.0.0.1:0",
 		// Each controller acts as its own ServiceAccount with its
 		// system:controller:* role, as kubeadm runs it (and `ctl up`).
-		"--service-account-private-key-file", filepath.Join(dataDir, "pki", "sa.key"), "--use-service-account-credentials")
+		"--service-account-private-key-file", filepath.Join(dataDir, "pki", "sa.key"), "--use-service-account-credentials",
+		// For n2's `ctl join`: the bootstrap signer signs cluster-info with
+		// the token, the CSR signer issues the node's certificate with the
+		// cluster CA (as kubeadm turns them on).
+		"--controllers", "*,bootstrapsigner,tokencleaner",
+		"--cluster-signing-cert-file", filepath.Join(dataDir, "pki", "ca.crt"),
+		"--cluster-signing-key-file", filepath.Join(dataDir, "pki", "ca.key"))
 	scheduler := startIn(t, api.netns, dir, "scheduler", filepath.Join(bin, "scheduler"),
 		"--kubeconfig", kubeconfigFor(auth.SchedulerUser()), "--bind-address", "127.0.0.1:0")
 
 	// The nodes: n1 runs containers as real processes (inside its
 	// namespace), n2 simulates them. Each reports its veth address as its
-	// InternalIP and serves the kubelet API there.
-	kubelets := []*component{controllerManager, scheduler, apiserver}
-	for _, node := range []struct {
-		host    host
-		runtime string
-	}{{n1, "process"}, {n2, "simulated"}} {
-		kubelets = append(kubelets, startIn(t, node.host.netns, dir, "kubelet-"+node.host.role, filepath.Join(bin, "kubelet"),
-			"--kubeconfig", kubeconfigFor(auth.NodeUser(node.host.role)), "--node-name", node.host.role,
-			"--node-ip", node.host.ip, "--address", node.host.ip, "--runtime", node.runtime, "--debug-address", "127.0.0.1:0"))
+	// InternalIP and serves the kubelet API there. n1's kubeconfig is one
+	// the admin made; n2 joins as `kubeadm join` does, with a bootstrap
+	// token and the CA's pin, and gets its certificate by TLS bootstrap
+	// (`ctl join` then execs the kubelet, which keeps its PID).
+	nodeFlags := func(h host, runtime string) []string {
+		return []string{"--node-ip", h.ip, "--address", h.ip, "--runtime", runtime, "--debug-address", "127.0.0.1:0"}
 	}
-	running := kubelets // every component started, checked at each poll
+	kubeletN1 := startIn(t, n1.netns, dir, "kubelet-n1", filepath.Join(bin, "kubelet"), append([]string{
+		"--kubeconfig", kubeconfigFor(auth.NodeUser("n1")), "--node-name", "n1"}, nodeFlags(n1, "process")...)...)
+	joinCommand, err := kubectlLike(filepath.Join(bin, "ctl"), api.netns, admin, "token", "create", "--print-join-command")
+	if err != nil {
+		t.Fatalf("ctl token create --print-join-command: %v: %s", err, joinCommand)
+	}
+	join := strings.Fields(joinCommand) // ctl join https://192.168.250.1:6443 --token … --discovery-token-ca-cert-hash sha256:…
+	if len(join) < 3 || join[0] != "ctl" || join[1] != "join" || join[2] != serverURL {
+		t.Fatalf("ctl token create --print-join-command printed %q, want ctl join %s …", joinCommand, serverURL)
+	}
+	joinArgs := append(join[1:], "--node-name", "n2", "--data-dir", filepath.Join(dir, "n2"), "--kubelet-binary", filepath.Join(bin, "kubelet"), "--")
+	kubeletN2 := startIn(t, n2.netns, dir, "kubelet-n2", filepath.Join(bin, "ctl"), append(joinArgs, nodeFlags(n2, "simulated")...)...)
+	running := []*component{apiserver, controllerManager, scheduler, kubeletN1, kubeletN2} // checked at each poll
 
 	// Both nodes register with their veth address and go Ready.
 	framework.Eventually(t, startTimeout, func() (bool, string) {
@@ -139,6 +155,9 @@ func TestNodesInOtherNetworkNamespaces(t *testing.T) {
 	// A Deployment spreads over both nodes; the kubelets report the pods
 	// Running with their node's address as hostIP, and the controllers see
 	// both replicas available.
+	if _, err := os.Stat(filepath.Join(dir, "n2", "kubelet.kubeconfig")); err != nil {
+		t.Fatalf("n2 is Ready but ctl join wrote no kubelet kubeconfig: %v", err)
+	}
 	t.Logf("both nodes Ready after %s", time.Since(began).Round(time.Millisecond))
 	if out, err := adminKubectl(helloDeployment, "apply", "-f", "-"); err != nil {
 		t.Fatalf("kubectl apply: %v: %s", err, out)

@@ -2,6 +2,7 @@ package netns
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -101,5 +102,19 @@ func kubectlIn(kubectl, ns, kubeconfig, stdin string, args ...string) (string, e
 	cmd := exec.Command("ip", append([]string{"netns", "exec", ns, kubectl, "--kubeconfig", kubeconfig, "--request-timeout", "10s"}, args...)...)
 	cmd.Stdin = strings.NewReader(stdin)
 	out, err := cmd.CombinedOutput()
+	return strings.TrimSpace(string(out)), err
+}
+
+// kubectlLike runs a command that takes --kubeconfig as kubectl does (ctl)
+// in namespace ns, and returns its standard output and error (with its
+// standard error in the error).
+func kubectlLike(binary, ns, kubeconfig string, args ...string) (string, error) {
+	cmd := exec.Command("ip", append([]string{"netns", "exec", ns, binary, "--kubeconfig", kubeconfig}, args...)...)
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		err = fmt.Errorf("%w: %s", err, strings.TrimSpace(stderr.String()))
+	}
 	return strings.TrimSpace(string(out)), err
 }
