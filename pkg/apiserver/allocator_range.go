@@ -45,13 +45,19 @@ type rangeAllocationObject struct {
 // deflateEncoding names kplane's encoding of the data field.
 const deflateEncoding = "deflate"
 
+// deflaters keeps flate writers for reuse: each holds some hundred KiB of
+// tables that a new one would allocate and clear for every allocation.
+var deflaters = sync.Pool{New: func() any {
+	w, _ := flate.NewWriter(io.Discard, flate.BestSpeed) // BestSpeed is a valid level
+	return w
+}}
+
 // deflate compresses a bitmap for storage.
 func deflate(data []byte) ([]byte, error) {
 	var buf bytes.Buffer
-	w, err := flate.NewWriter(&buf, flate.BestSpeed)
-	if err != nil {
-		return nil, err
-	}
+	w := deflaters.Get().(*flate.Writer)
+	defer deflaters.Put(w)
+	w.Reset(&buf)
 	if _, err := w.Write(data); err != nil {
 		return nil, err
 	}
