@@ -299,6 +299,9 @@ func TestQuantityEqualAmountsEqualFields(t *testing.T) {
 	}
 }
 
+// FuzzParseQuantity checks that ParseQuantity never panics, that its int64
+// fast path agrees with the general path, and that what it accepts prints
+// as text that parses back to the same amount.
 func FuzzParseQuantity(f *testing.F) {
 	for _, s := range []string{"1", "500m", "1.5Gi", "2e3", "-0.1n", "1e-20", "9Ei"} {
 		f.Add(s)

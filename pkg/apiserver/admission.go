@@ -80,6 +80,10 @@ func (s *Server) admit(ctx context.Context, res *resource, obj, old api.Object, 
 				return release, namespaceRevision, err
 			}
 		}
+	case *api.CertificateSigningRequest:
+		if err := s.admitCSR(ctx, o, old); err != nil {
+			return release, namespaceRevision, err
+		}
 	}
 
 	api.SetDefaults(obj)

@@ -55,3 +55,20 @@ func TestServeResourceRefusesAMisreadRequest(t *testing.T) {
 		t.Errorf("got %d %q, want 500", w.Code, w.Body.String())
 	}
 }
+
+// TestServeResourceUnknownResourceInANamespace: /namespaces/default/bogus
+// names a resource "bogus" in default, which the authorizer reads as a list
+// of it; the router agrees that nothing serves it and answers 404, not the
+// 500 of a misread request (found by FuzzRequestInfo).
+func TestServeResourceUnknownResourceInANamespace(t *testing.T) {
+	s := &Server{reg: newRegistry(builtinResources())}
+	for _, path := range []string{"/api/v1/namespaces/default/bogus", "/api/v1/namespaces/default/bogus/x"} {
+		r := httptest.NewRequest("GET", path, nil)
+		r = r.WithContext(authorizer.WithRequestInfo(r.Context(), authorizer.ParseRequestInfo(r)))
+		w := httptest.NewRecorder()
+		s.serveResource(w, r)
+		if w.Code != http.StatusNotFound {
+			t.Errorf("GET %s: %d %q, want 404", path, w.Code, w.Body.String())
+		}
+	}
+}

@@ -3,6 +3,7 @@ package apiserver
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"strconv"
 
@@ -10,6 +11,7 @@ import (
 	apierrors "kplane/pkg/api/errors"
 	"kplane/pkg/apiserver/response"
 	"kplane/pkg/store"
+	"kplane/pkg/store/cache"
 )
 
 // serveGet reads one object. Gets go to etcd, so they always see the
@@ -45,6 +47,13 @@ func storeError(err error, res *resource, name string) error {
 		return apierrors.NewGone("The resourceVersion for the provided list is too old.")
 	case errors.Is(err, store.ErrTooLarge):
 		return apierrors.NewRequestEntityTooLarge("the object is larger than the store accepts in one request")
+	case errors.Is(err, cache.ErrTooLargeRevision), errors.Is(err, store.ErrFutureRevision):
+		// A resourceVersion (or continue token) ahead of what exists:
+		// upstream's 504 with the cause client-go's reflector recognises
+		// (storage.NewTooLargeResourceVersionError), not a 500.
+		tooLarge := apierrors.NewTimeoutError(fmt.Sprintf("Too large resource version: %v", err), 1)
+		tooLarge.ErrStatus.Details.Causes = []api.StatusCause{{Type: "ResourceVersionTooLarge", Message: "Too large resource version"}}
+		return tooLarge
 	case errors.Is(err, context.DeadlineExceeded), errors.Is(err, context.Canceled):
 		return &apierrors.StatusError{ErrStatus: api.Status{Code: http.StatusGatewayTimeout, Reason: apierrors.ReasonTimeout,
 			Message: "request did not complete within the allowed duration"}}

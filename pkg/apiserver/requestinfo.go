@@ -58,11 +58,19 @@ func (s *Server) parseRequest(r *http.Request) *requestInfo {
 	// a namespaced resource; otherwise it is the namespaces resource itself
 	// (/namespaces/<name>/status, /namespaces/<name>/finalize).
 	if segs[0] == "namespaces" && len(segs) >= 3 {
-		if res := s.reg.lookup(group, version, segs[2]); res != nil && res.namespaced {
+		res := s.reg.lookup(group, version, segs[2])
+		switch {
+		case res != nil && res.namespaced:
 			if segs[1] == "" {
 				return nil // /namespaces//pods
 			}
 			info.namespace, segs = segs[1], segs[2:]
+		case !authorizer.IsNamespaceSubresource(segs[2]):
+			// /namespaces/default/bogus: the authorizer reads a list of
+			// "bogus" in default, as upstream's does, and no such resource
+			// exists; reading it as a subresource of the namespace would
+			// serve a get of what was authorized as a list.
+			return nil
 		}
 	}
 	// The resource, name and subresource; a node proxy's path after them

@@ -40,8 +40,11 @@ func TestParseRequest(t *testing.T) {
 		{"GET", "/api/v1/namespaces/kube-system", "namespaces", "", "kube-system", "", "get"},
 		{"PUT", "/api/v1/namespaces/doomed/finalize", "namespaces", "", "doomed", "finalize", "update"},
 		{"GET", "/api/v1/namespaces/x/status", "namespaces", "", "x", "status", "get"},
-		// A cluster-scoped resource under a namespace is the namespace's "subresource".
-		{"GET", "/api/v1/namespaces/default/nodes", "namespaces", "", "default", "nodes", "get"},
+		// A cluster-scoped or unknown resource under a namespace names
+		// nothing: the authorizer reads a list of it in that namespace, as
+		// upstream's does, never a get of the Namespace.
+		{"GET", "/api/v1/namespaces/default/nodes", "", "", "", "", ""},
+		{"GET", "/api/v1/namespaces/default/bogus", "", "", "", "", ""},
 		{"GET", "/api/v1/nodes/node1", "nodes", "", "node1", "", "get"},
 		{"GET", "/apis/coordination.k8s.io/v1/namespaces/kube-system/leases/kube-scheduler", "leases", "kube-system", "kube-scheduler", "", "get"},
 		{"GET", "/api/v1/widgets", "", "", "", "", ""},

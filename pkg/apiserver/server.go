@@ -29,6 +29,7 @@ import (
 	"kplane/pkg/authorization/authorizer"
 	"kplane/pkg/clock"
 	"kplane/pkg/kubeconfig"
+	"kplane/pkg/kubeletaddr"
 	"kplane/pkg/pki"
 	"kplane/pkg/store"
 	"kplane/pkg/store/cache"
@@ -60,8 +61,26 @@ type Options struct {
 	// --endpoint-reconciler-interval; upstream has neither).
 	EndpointReconcilerTTL      time.Duration
 	EndpointReconcilerInterval time.Duration
+	// KubeletNetworks are CIDRs, beyond loopback, whose kubelets the
+	// apiserver dials for logs, exec, attach, port-forward and the node
+	// proxy (--kubelet-networks, kplane-only; package kubeletaddr). Empty:
+	// loopback kubelets only, as every node of `ctl up` is.
+	KubeletNetworks []string
 	// EtcdServers, when set, use an external etcd instead of the embedded one.
 	EtcdServers []string
+	// TLSSANs are extra host names and IP addresses the serving
+	// certificate names besides the defaults and BindAddress
+	// (--tls-san, repeatable; upstream's --tls-sni-cert-key and kubeadm's
+	// certSANs play this part). Several apiservers sharing one PKI dir are
+	// given the same list — every apiserver's address and the load
+	// balancer's — so the certificate one writes covers the others and none
+	// regenerates it.
+	TLSSANs []string
+	// KubeconfigServer is the server URL written into the admin kubeconfig
+	// (--kubeconfig-server); empty names this apiserver's own URL. Behind a
+	// load balancer it is the balancer's URL, so that whichever apiserver
+	// (re)starts last, the kubeconfig keeps pointing at the balancer.
+	KubeconfigServer string
 	// CompactionInterval is how often old etcd revisions are compacted
 	// (upstream: 5 minutes). 0 disables compaction.
 	CompactionInterval time.Duration
@@ -227,7 +246,10 @@ func (o Options) Validate() error {
 	if o.EndpointReconcilerTTL < 0 || o.EndpointReconcilerInterval < 0 {
 		return errors.New("the endpoint reconciler's TTL and interval can not be negative")
 	}
-	return nil
+	if _, err := kubeletaddr.ParseNetworks(o.KubeletNetworks); err != nil {
+		return fmt.Errorf("--kubelet-networks: %w", err)
+	}
+	return o.validateFrontDoor()
 }
 
 // Server is a running apiserver.
@@ -410,7 +432,7 @@ func (s *Server) start(ctx context.Context) error {
 	s.registerDebugRoutes()
 
 	// Security: CA and serving certificate, bearer tokens.
-	bundle, err := pki.Ensure(filepath.Join(s.opts.DataDir, "pki"), []string{s.opts.BindAddress})
+	bundle, err := pki.Ensure(filepath.Join(s.opts.DataDir, "pki"), append([]string{s.opts.BindAddress}, s.opts.TLSSANs...))
 	if err != nil {
 		return fmt.Errorf("prepare certificates: %w", err)
 	}
@@ -545,13 +567,17 @@ func (s *Server) now() api.Time {
 }
 
 // writeKubeconfig (re)writes DIR/kubeconfig for the admin, pointing at the
-// port this run listens on.
+// port this run listens on, or at Options.KubeconfigServer.
 func (s *Server) writeKubeconfig() error {
 	token, ok := s.tokens.TokenFor(auth.AdminUserName)
 	if !ok {
 		return errors.New("no admin token")
 	}
-	cfg := kubeconfig.New(kubeconfig.AdminClusterName, s.url, s.pki.CACertPEM, kubeconfig.AdminUserName, token)
+	server := s.url
+	if s.opts.KubeconfigServer != "" {
+		server = s.opts.KubeconfigServer
+	}
+	cfg := kubeconfig.New(kubeconfig.AdminClusterName, server, s.pki.CACertPEM, kubeconfig.AdminUserName, token)
 	if err := cfg.WriteFile(s.KubeconfigPath()); err != nil {
 		return fmt.Errorf("write kubeconfig: %w", err)
 	}

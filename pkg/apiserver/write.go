@@ -51,6 +51,9 @@ const (
 	// updateAll writes spec and status together; only the server itself
 	// uses it (pods/binding sets nodeName and the PodScheduled condition).
 	updateAll
+	// updateApproval writes a CertificateSigningRequest's conditions only
+	// (the /approval subresource, certificates.go).
+	updateApproval
 )
 
 // copyOf returns a private, mutable copy of a stored object.
@@ -261,7 +264,22 @@ func (s *Server) finishUpdate(ctx context.Context, res *resource, current *store
 		if err != nil {
 			return nil, err
 		}
-		fieldOf(next, "Status").Set(fieldOf(obj, "Status"))
+		if csr, ok := next.(*api.CertificateSigningRequest); ok {
+			csrStatusUpdate(csr, obj.(*api.CertificateSigningRequest))
+		} else {
+			fieldOf(next, "Status").Set(fieldOf(obj, "Status"))
+		}
+		obj, meta = next, next.GetObjectMeta()
+	case updateApproval:
+		next, err := copyOf(res, current)
+		if err != nil {
+			return nil, err
+		}
+		csr, ok := next.(*api.CertificateSigningRequest)
+		if !ok {
+			return nil, apierrors.NewBadRequest("only certificatesigningrequests have an approval subresource")
+		}
+		csrApprovalUpdate(csr, obj.(*api.CertificateSigningRequest))
 		obj, meta = next, next.GetObjectMeta()
 	case updateMain:
 		if res.hasStatus {

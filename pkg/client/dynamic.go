@@ -199,7 +199,11 @@ var dynamicEvents = eventDecoder[DynamicEvent]{
 			return DynamicEvent{}, err
 		}
 		if wire.Type == Error {
-			return DynamicEvent{Type: Error, Err: decodeWatchStatus(wire.Object)}, nil
+			statusErr, err := decodeWatchStatus(wire.Object)
+			if err != nil {
+				return DynamicEvent{}, err
+			}
+			return DynamicEvent{Type: Error, Err: statusErr}, nil
 		}
 		if isNull(wire.Object) {
 			return DynamicEvent{}, fmt.Errorf("%s watch event without an object", wire.Type)

@@ -174,16 +174,19 @@ func (w *streamWatcher[E]) isStopped() bool {
 	}
 }
 
-// decodeWatchStatus turns an ERROR event's object into the error it reports.
-func decodeWatchStatus(raw json.RawMessage) error {
+// decodeWatchStatus turns an ERROR event's object into the error it
+// reports (statusErr). An object that is no Status is a stream the client
+// cannot read (err): like any undecodable line it ends the watch, rather
+// than report an error and read on.
+func decodeWatchStatus(raw json.RawMessage) (statusErr, err error) {
 	var status api.Status
 	if err := json.Unmarshal(raw, &status); err != nil {
-		return apierrors.NewInternalError(fmt.Errorf("unable to decode the Status of an ERROR watch event: %w", err))
+		return nil, fmt.Errorf("unable to decode the Status of an ERROR watch event: %w", err)
 	}
 	if status.Code == 0 && status.Reason == "" {
-		return apierrors.NewInternalError(fmt.Errorf("watch ended with an ERROR event without a Status: %s", raw))
+		return nil, fmt.Errorf("watch ended with an ERROR event without a Status: %s", raw)
 	}
-	return apierrors.FromStatus(status)
+	return apierrors.FromStatus(status), nil
 }
 
 // isNull reports a missing or JSON null object.
@@ -208,7 +211,11 @@ func typedEvents[T api.Object]() eventDecoder[Event] {
 				return Event{}, err
 			}
 			if wire.Type == Error {
-				return Event{Type: Error, Err: decodeWatchStatus(wire.Object)}, nil
+				statusErr, err := decodeWatchStatus(wire.Object)
+				if err != nil {
+					return Event{}, err
+				}
+				return Event{Type: Error, Err: statusErr}, nil
 			}
 			if isNull(wire.Object) {
 				return Event{}, fmt.Errorf("%s watch event without an object", wire.Type)

@@ -92,6 +92,8 @@ func TestWatchReportsUndecodableStreams(t *testing.T) {
 		{"unknown event type", `{"type":"RENAMED","object":{"metadata":{"name":"a"}}}`},
 		{"object of the wrong shape", `{"type":"ADDED","object":{"metadata":"oops"}}`},
 		{"no object", `{"type":"ADDED"}`},
+		{"ERROR without a Status", `{"type":"ERROR","object":{}}`},
+		{"ERROR with an unreadable Status", `{"type":"ERROR","object":[]}`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

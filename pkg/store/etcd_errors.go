@@ -18,6 +18,8 @@ func translateError(err error) error {
 		return nil
 	case errors.Is(err, rpctypes.ErrCompacted):
 		return ErrGone
+	case errors.Is(err, rpctypes.ErrFutureRev):
+		return fmt.Errorf("%w: %w", ErrFutureRevision, err)
 	case errors.Is(err, rpctypes.ErrRequestTooLarge):
 		// etcd measured the request and refused it (--max-request-bytes).
 		return fmt.Errorf("%w: %w", ErrTooLarge, err)

@@ -22,6 +22,8 @@ var (
 	ErrGone = errors.New("required revision has been compacted")
 	// ErrTooLarge: etcd refused the value as bigger than its request limit.
 	ErrTooLarge = errors.New("value too large for the store")
+	// ErrFutureRevision: a read asked for a revision etcd has not reached.
+	ErrFutureRevision = errors.New("required revision is a future revision")
 )
 
 // KV is one stored value and the revisions that describe it.

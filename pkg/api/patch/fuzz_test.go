@@ -44,7 +44,9 @@ func FuzzStrategicMerge(f *testing.F) {
 	})
 }
 
-// FuzzApply runs every patch type over arbitrary input.
+// FuzzApply runs every patch type over arbitrary input: a patch either
+// fails with an error or gives valid JSON, which the apiserver then decodes
+// as the patched object.
 func FuzzApply(f *testing.F) {
 	original := `{"metadata":{"name":"a"},"spec":{"replicas":1,"template":{"spec":{"containers":[{"name":"a"}]}}}}`
 	f.Add(uint8(0), []byte(original), []byte(`[{"op":"copy","from":"/spec","path":"/spec/x"},{"op":"test","path":"/a","value":1}]`))
@@ -52,8 +54,12 @@ func FuzzApply(f *testing.F) {
 	f.Add(uint8(2), []byte(original), []byte(`{"spec":{"template":{"spec":{"containers":[{"name":"b"}]}}}}`))
 	f.Fuzz(func(t *testing.T, which uint8, original, patch []byte) {
 		patchType := SupportedTypes[int(which)%len(SupportedTypes)]
-		if _, err := Apply(patchType, original, patch, deploymentType); err != nil {
+		patched, err := Apply(patchType, original, patch, deploymentType)
+		if err != nil {
 			return
+		}
+		if !json.Valid(patched) {
+			t.Fatalf("%s patch %q over %q gives %q, not JSON", patchType, patch, original, patched)
 		}
 	})
 }

@@ -6,6 +6,7 @@ import (
 	"net/url"
 	"strings"
 
+	"kplane/pkg/api/fields"
 	"kplane/pkg/auth"
 )
 
@@ -48,6 +49,11 @@ var specialVerbs = map[string]bool{"proxy": true, "watch": true}
 // namespaceSubresources are what may follow /namespaces/<name>/ without
 // naming a resource inside the namespace.
 var namespaceSubresources = map[string]bool{"status": true, "finalize": true}
+
+// IsNamespaceSubresource reports whether segment, after /namespaces/<name>/,
+// is a subresource of that Namespace (status, finalize) rather than a
+// resource inside it. The apiserver's router reads paths by the same rule.
+func IsNamespaceSubresource(segment string) bool { return namespaceSubresources[segment] }
 
 // ParseRequestInfo reads r's path and method the way upstream's
 // RequestInfoFactory does. It never fails: a path it cannot read as a
@@ -137,22 +143,21 @@ func verbOfMethod(method string) string {
 	return ""
 }
 
-// nameFromFieldSelector is X in fieldSelector=metadata.name=X (or ==X),
-// when that is the selector's only term.
+// nameFromFieldSelector is X when the fieldSelector requires
+// metadata.name=X (or ==X), read by the same parser the handler filters
+// with, so RBAC's resourceNames judge exactly the object the list or watch
+// returns. As upstream's RequestInfoFactory, a name that could not be a
+// path segment (".", "..", or holding "/" or "%") narrows nothing.
 func nameFromFieldSelector(query url.Values) string {
-	selector := query.Get("fieldSelector")
-	if selector == "" || strings.Contains(selector, ",") {
+	selector, err := fields.Parse(query.Get("fieldSelector"))
+	if err != nil {
+		return "" // the handler answers 400
+	}
+	name, ok := selector.RequiresExactMatch("metadata.name")
+	if !ok || name == "." || name == ".." || strings.ContainsAny(name, "/%") {
 		return ""
 	}
-	field, value, found := strings.Cut(selector, "=")
-	if !found || strings.HasSuffix(field, "!") {
-		return ""
-	}
-	value = strings.TrimPrefix(value, "=")
-	if strings.TrimSpace(field) != "metadata.name" {
-		return ""
-	}
-	return strings.TrimSpace(value)
+	return name
 }
 
 // WatchRequested reports whether a query asks for a watch, by upstream's

@@ -20,7 +20,6 @@
 package manifest
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
@@ -223,24 +222,25 @@ func jsonType(v any) string {
 
 // splitYAML cuts a YAML stream into documents at separator lines: lines
 // starting with "---" followed only by spaces or a comment, the rule of
-// kubectl's YAML reader. Line numbers in errors therefore count from the
-// start of each document, as kubectl's do.
+// kubectl's YAML reader. Like that reader it keeps every other byte as it
+// was, line endings included, so the documents and the separator lines
+// joined again are the input. Line numbers in errors therefore count from
+// the start of each document, as kubectl's do.
 func splitYAML(data []byte) [][]byte {
 	var docs [][]byte
-	var current bytes.Buffer
-	scanner := bufio.NewScanner(bytes.NewReader(data))
-	scanner.Buffer(make([]byte, 0, 64*1024), len(data)+1)
-	for scanner.Scan() {
-		line := scanner.Bytes()
-		if isSeparator(line) {
-			docs = append(docs, bytes.Clone(current.Bytes()))
-			current.Reset()
-			continue
+	start := 0 // where the current document begins
+	for offset := 0; offset < len(data); {
+		end := len(data)
+		if i := bytes.IndexByte(data[offset:], '\n'); i >= 0 {
+			end = offset + i + 1
 		}
-		current.Write(line)
-		current.WriteByte('\n')
+		if isSeparator(data[offset:end]) {
+			docs = append(docs, data[start:offset:offset])
+			start = end
+		}
+		offset = end
 	}
-	return append(docs, current.Bytes())
+	return append(docs, data[start:len(data):len(data)])
 }
 
 func isSeparator(line []byte) bool {
