@@ -39,7 +39,12 @@ func (s *Server) bootstrap(ctx context.Context) error {
 	}
 	if _, err := s.getStored(ctx, svcRes, "default", "kubernetes"); apierrors.IsNotFound(err) {
 		if _, err := s.create(ctx, svcRes, svc, false); err != nil && !apierrors.IsAlreadyExists(err) {
-			return fmt.Errorf("create service kubernetes: %w", err)
+			// A peer apiserver starting at the same moment may hold
+			// 10.96.0.1 for the Service it is about to store: refused
+			// here, but the Service is there once it has.
+			if _, getErr := s.getStored(ctx, svcRes, "default", "kubernetes"); getErr != nil {
+				return fmt.Errorf("create service kubernetes: %w", err)
+			}
 		}
 	} else if err != nil {
 		return err

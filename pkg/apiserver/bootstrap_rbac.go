@@ -147,7 +147,10 @@ func writeReconciled[T any, P policyObject[T]](ctx context.Context, s *Server, r
 		if _, _, err := s.delete(ctx, res, meta.Namespace, meta.Name, api.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
 			return fmt.Errorf("bootstrap policy: replace %s %s: %w", res.kind, meta.Name, err)
 		}
-		_, err = s.create(ctx, res, P(&expected), false)
+		// A peer apiserver may have recreated it first.
+		if _, err = s.create(ctx, res, P(&expected), false); apierrors.IsAlreadyExists(err) {
+			err = nil
+		}
 	}
 	if err != nil {
 		return fmt.Errorf("bootstrap policy: reconcile %s %s: %w", res.kind, meta.Name, err)
