@@ -5,12 +5,16 @@
 #   make test    vet, then all tests with the race detector (what CI runs)
 #   make bench   the benchmarks; the report goes to bench/report.txt
 #   make fuzz    every fuzz target, FUZZTIME (20s) each
+#   make surge   50 rolling updates under CPU contention, checking maxSurge at every pod event
+#   make robustness  100 000 operations under every fault kind, checked (docs/robustness.md)
+#   make chaos   10 runs of the chaos test: rollouts while components are killed (docs/chaos.md)
 
 GO      ?= go
 BIN     := bin
 PKGS    := ./...
 
-.PHONY: up build test vet bench fuzz clean
+.PHONY: up build test vet bench fuzz robustness clean
+.PHONY: up build test vet bench fuzz chaos clean
 
 up: build
 	$(BIN)/ctl up
@@ -56,5 +60,44 @@ FUZZ     ?=
 fuzz:
 	GO='$(GO)' FUZZTIME='$(FUZZTIME)' FUZZ='$(FUZZ)' test/fuzz.sh
 
+# The robustness check at full size (docs/robustness.md): 100 000 operations
+# against three bin/etcd members and bin/apiserver while every fault kind is
+# injected; prints the report (operations, faults, anomalies). `make test`
+# runs a 45-second version of the same test.
+robustness: build
+	KPLANE_ROBUSTNESS_OPERATIONS=100000 KPLANE_ROBUSTNESS_DURATION=30m \
+	  $(GO) test -count=1 -v -run '^TestRobustness$$' -timeout 40m ./test/robustness/
+
+# The chaos test (test/chaos, build tag "chaos") CHAOS_RUNS times in a row,
+# stopping at the first failure. Each run starts its own `ctl up` cluster
+# from bin/ and takes a few minutes; its whole log stays in
+# bin/chaos/run-N.log (a failed run also keeps its components' logs in
+# bin/chaos/run-N-logs), and its kills and SUMMARY line are printed here.
+CHAOS_RUNS ?= 10
+
+chaos: build
+	@mkdir -p $(BIN)/chaos
+	$(GO) test -c -tags chaos -o $(BIN)/chaos/chaos.test ./test/chaos/
+	@for i in $$(seq 1 $(CHAOS_RUNS)); do \
+	  echo "=== chaos run $$i of $(CHAOS_RUNS)"; \
+	  CHAOS_RUN=$$i KPLANE_BIN_DIR=$(abspath $(BIN)) CHAOS_LOGS_DIR=$(abspath $(BIN))/chaos/run-$$i-logs $(BIN)/chaos/chaos.test -test.run '^TestChaosRollout$$' \
+	    -test.count 1 -test.v -test.timeout 25m > $(BIN)/chaos/run-$$i.log 2>&1; rc=$$?; \
+	  grep -E 'cluster up:|chaos: |invariant broken|SUMMARY' $(BIN)/chaos/run-$$i.log | sed -E 's/^ +[a-z_]+\.go:[0-9]+: //'; \
+	  if [ $$rc -ne 0 ]; then \
+	    echo "--- chaos run $$i FAILED (exit $$rc); the end of $(BIN)/chaos/run-$$i.log:"; tail -n 60 $(BIN)/chaos/run-$$i.log; exit 1; \
+	  fi; \
+	done; echo "chaos: $(CHAOS_RUNS) runs in a row passed"
+
 clean:
 	rm -rf $(BIN)
+
+# Issue 17's rolling-update over-surge soak: 50 rollouts of 10 replicas at
+# maxSurge 1 beside 2 busy loops per core, in-process and on a cluster of
+# the real binaries, the pods without a deletionTimestamp checked against
+# replicas+maxSurge at every pod event. `make test` runs 1 and 2 of them.
+.PHONY: surge
+surge:
+	KPLANE_SURGE_ROLLOUTS=50 KPLANE_SURGE_BUSY=$$((2 * $$(nproc))) $(GO) test -count=1 -timeout 30m -v \
+	  -run '^TestRollingUpdateNeverExceedsMaxSurgeUnderCPUContention$$' ./pkg/controllers/deployment/
+	KPLANE_SURGE_ROLLOUTS=50 KPLANE_SURGE_BUSY=$$((2 * $$(nproc))) $(GO) test -count=1 -timeout 60m -v \
+	  -run '^TestControllersDeploymentSurgeUnderCPUContention$$' ./test/e2e/

@@ -60,6 +60,20 @@ to <data-dir>/kubeconfig:
 	f.StringVar(&opts.DataDir, "data-dir", opts.DataDir, "directory for etcd data, certificates, tokens and the admin kubeconfig")
 	f.StringVar(&opts.BindAddress, "bind-address", opts.BindAddress, "IP address to serve HTTPS on")
 	f.IntVar(&opts.SecurePort, "secure-port", opts.SecurePort, "HTTPS port; 0 picks a free port")
+	f.StringVar(&opts.AdvertiseAddress, "advertise-address", "",
+		"IP address this apiserver lists in the kubernetes Service's endpoints; default --bind-address (127.0.0.1 when that is 0.0.0.0)")
+	f.StringVar(&opts.EndpointReconcilerType, "endpoint-reconciler-type", opts.EndpointReconcilerType,
+		"who keeps the kubernetes Service's endpoints: 'lease' (every live apiserver, through a key with a TTL in etcd) or 'none'")
+	f.DurationVar(&opts.EndpointReconcilerTTL, "endpoint-reconciler-ttl", 0, "how long an apiserver stays in the kubernetes endpoints without renewing; default 15s")
+	f.DurationVar(&opts.EndpointReconcilerInterval, "endpoint-reconciler-interval", 0, "how often an apiserver renews its endpoints lease; default 10s")
+	_ = f.MarkHidden("endpoint-reconciler-ttl")
+	_ = f.MarkHidden("endpoint-reconciler-interval")
+	f.StringArrayVar(&opts.TLSSANs, "tls-san", nil,
+		"an extra host name or IP address for the serving certificate (repeatable): give every apiserver behind one load balancer the same list, each apiserver's address and the balancer's")
+	f.StringVar(&opts.KubeconfigServer, "kubeconfig-server", "",
+		"server URL to write into <data-dir>/kubeconfig, such as a load balancer's https://127.0.0.1:6443; default this apiserver's own URL")
+	f.StringSliceVar(&opts.KubeletNetworks, "kubelet-networks", nil,
+		"CIDRs beyond loopback whose kubelets (by node InternalIP) the apiserver may dial for logs, exec and the node proxy (kplane-only; default none: loopback kubelets only)")
 	f.StringSliceVar(&opts.EtcdServers, "etcd-servers", nil, "external etcd client URLs (comma-separated); empty runs an embedded etcd in --data-dir")
 	f.DurationVar(&opts.CompactionInterval, "etcd-compaction-interval", opts.CompactionInterval, "how often old etcd revisions are compacted; 0 disables")
 	f.BoolVar(&opts.VirtualClock, "virtual-clock", opts.VirtualClock,

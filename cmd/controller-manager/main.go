@@ -75,6 +75,12 @@ administrators' tokens only (docs/debug-api.md).`,
 		"directory the hostpath-provisioner controller makes volumes in (required when that controller runs; off by default)")
 	f.StringVar(&opts.ServiceAccountPrivateKeyFile, "service-account-private-key-file", opts.ServiceAccountPrivateKeyFile,
 		"PEM RSA private key the serviceaccount-token controller signs legacy token Secrets with (the apiserver's; empty turns that controller off)")
+	f.StringVar(&opts.ClusterSigningCertFile, "cluster-signing-cert-file", opts.ClusterSigningCertFile,
+		"PEM CA certificate the csrsigning controller issues certificates with (empty turns that controller off)")
+	f.StringVar(&opts.ClusterSigningKeyFile, "cluster-signing-key-file", opts.ClusterSigningKeyFile,
+		"PEM private key of --cluster-signing-cert-file")
+	f.DurationVar(&opts.ClusterSigningDuration, "cluster-signing-duration", opts.ClusterSigningDuration,
+		"longest validity the csrsigning controller gives a certificate")
 	f.StringVar(&opts.BindAddress, "bind-address", opts.BindAddress, "loopback host:port serving /metrics and /healthz; port 0 picks a free port (the bound address is logged)")
 	f.BoolVar(&opts.VirtualClock, "virtual-clock", false, clusterclock.FlagHelp)
 	f.BoolVar(&opts.TraceInformers, "trace-informers", opts.TraceInformers, "log each object's path through the informers and into the controllers' workqueues, for lessons")

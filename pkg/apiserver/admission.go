@@ -3,7 +3,6 @@ package apiserver
 import (
 	"context"
 	"errors"
-	"time"
 
 	"kplane/pkg/api"
 	apierrors "kplane/pkg/api/errors"
@@ -31,17 +30,19 @@ import (
 //     before its QoS class is computed from them.
 //
 // admit returns a release function that gives back anything it allocated,
-// for the caller to call if the write does not happen.
-func (s *Server) admit(ctx context.Context, res *resource, obj, old api.Object, dryRun bool) (release func(), err error) {
+// for the caller to call if the write does not happen, and for a create in
+// a namespace the revision of the namespace it checked, which the create's
+// etcd write is guarded by (see admitNamespaceLifecycle).
+func (s *Server) admit(ctx context.Context, res *resource, obj, old api.Object, dryRun bool) (release func(), namespaceRevision int64, err error) {
 	release = func() {}
 	// RBAC's escalation check first, as upstream's RBAC storage runs it
 	// before anything else (admission_rbac.go).
 	if err := s.admitRBAC(ctx, res, obj, old); err != nil {
-		return release, err
+		return release, namespaceRevision, err
 	}
 	if old == nil && res.namespaced {
-		if err := s.admitNamespaceLifecycle(ctx, res, obj); err != nil {
-			return release, err
+		if namespaceRevision, err = s.admitNamespaceLifecycle(ctx, res, obj, false); err != nil {
+			return release, 0, err
 		}
 	}
 	// Mutations that defaulting builds on (a Job's labels come from its
@@ -55,7 +56,7 @@ func (s *Server) admit(ctx context.Context, res *resource, obj, old api.Object, 
 	case *api.Pod:
 		if old == nil {
 			if err := s.admitServiceAccount(ctx, o); err != nil {
-				return release, err
+				return release, namespaceRevision, err
 			}
 			s.inheritSimLoad(o) // kplane-only: admission_simload.go
 		}
@@ -76,8 +77,12 @@ func (s *Server) admit(ctx context.Context, res *resource, obj, old api.Object, 
 	case *api.Ingress:
 		if old == nil {
 			if err := s.admitDefaultIngressClass(ctx, o); err != nil {
-				return release, err
+				return release, namespaceRevision, err
 			}
+		}
+	case *api.CertificateSigningRequest:
+		if err := s.admitCSR(ctx, o, old); err != nil {
+			return release, namespaceRevision, err
 		}
 	}
 
@@ -88,7 +93,7 @@ func (s *Server) admit(ctx context.Context, res *resource, obj, old api.Object, 
 		if old == nil {
 			// LimitRange defaults before the QoS class, which they can change.
 			if err := s.admitLimitRangeDefaults(ctx, res, o); err != nil {
-				return release, err
+				return release, namespaceRevision, err
 			}
 			o.Status.QOSClass = resourcehelper.QOSClass(&o.Spec)
 		}
@@ -100,9 +105,9 @@ func (s *Server) admit(ctx context.Context, res *resource, obj, old api.Object, 
 		if old != nil {
 			oldSvc = old.(*api.Service)
 		}
-		r, err := s.alloc.admitService(o, oldSvc, dryRun)
+		r, err := s.alloc.admitService(ctx, o, oldSvc, dryRun)
 		if err != nil {
-			return release, err
+			return release, namespaceRevision, err
 		}
 		release = r
 	case *api.PersistentVolumeClaim:
@@ -110,60 +115,52 @@ func (s *Server) admit(ctx context.Context, res *resource, obj, old api.Object, 
 			s.admitDefaultStorageClass(ctx, o)
 		}
 	}
-	return release, nil
+	return release, namespaceRevision, nil
 }
 
 // admitNamespaceLifecycle refuses creates in a namespace that does not exist
-// or is terminating. It reads the namespace from the watch cache, which may
-// lag by a moment; so when the cache does not know the namespace (created a
-// moment ago?) or this server marked it for deletion recently, it asks etcd.
-// Upstream's NamespaceLifecycle plugin makes the same trade.
-func (s *Server) admitNamespaceLifecycle(ctx context.Context, res *resource, obj api.Object) error {
+// or is terminating, and returns the revision of the namespace it checked.
+//
+// It reads the namespace from the watch cache, which may lag: another
+// apiserver (or this one, a moment ago) may have marked it for deletion
+// already. Rather than ask etcd on every create, the create's own etcd
+// transaction carries the check: it writes only if the namespace's key is
+// still at the revision read here (store.CreateGuarded). When the key has
+// moved, the create path calls this again with fresh set, which reads the
+// namespace from etcd, and refuses or retries. So the common create costs
+// no extra round trip, and no create ever lands in a namespace marked for
+// deletion before it — on any apiserver of the cluster, since the state
+// that decides is the namespace object in etcd they all share. Upstream's
+// NamespaceLifecycle plugin instead asks etcd for namespaces it marked
+// recently and accepts a short window on the others.
+//
+// A namespace the cache does not know (created a moment ago?) is read
+// from etcd as well.
+func (s *Server) admitNamespaceLifecycle(ctx context.Context, res *resource, obj api.Object, fresh bool) (int64, error) {
 	namespace := obj.GetObjectMeta().Namespace
 	nsRes := s.reg.byPluralAny["namespaces"]
 	var ns *api.Namespace
-	if e, ok := s.caches[nsRes].Get(nsRes.key("", namespace)); ok && !s.recentlyTerminated(namespace) {
-		ns = e.Object.(*storedObject).obj.(*api.Namespace)
+	var revision int64
+	if e, ok := s.caches[nsRes].Get(nsRes.key("", namespace)); ok && !fresh {
+		ns, revision = e.Object.(*storedObject).obj.(*api.Namespace), e.Revision
 	} else {
 		kv, err := s.store.Get(ctx, nsRes.key("", namespace))
 		if errors.Is(err, store.ErrNotFound) {
-			return apierrors.NewNotFound(nsRes.qualified(), namespace)
+			return 0, apierrors.NewNotFound(nsRes.qualified(), namespace)
 		}
 		if err != nil {
-			return storeError(err, nsRes, namespace)
+			return 0, storeError(err, nsRes, namespace)
 		}
 		so, err := s.decodeStored(nsRes, kv)
 		if err != nil {
-			return err
+			return 0, err
 		}
-		ns = so.obj.(*api.Namespace)
+		ns, revision = so.obj.(*api.Namespace), kv.ModRevision
 	}
 	if ns.Status.Phase == api.NamespaceTerminating || ns.DeletionTimestamp != nil {
-		return apierrors.NewNamespaceTerminating(res.qualified(), obj.GetObjectMeta().Name, namespace)
+		return 0, apierrors.NewNamespaceTerminating(res.qualified(), obj.GetObjectMeta().Name, namespace)
 	}
-	return nil
-}
-
-// terminationLookupWindow is how long after marking a namespace for
-// deletion admission double-checks it in etcd (upstream: 30 s).
-const terminationLookupWindow = 30 * time.Second
-
-// noteTerminating remembers that this server just marked a namespace for deletion.
-func (s *Server) noteTerminating(namespace string) {
-	s.terminating.Store(namespace, time.Now())
-}
-
-// recentlyTerminated reports whether the cache might not show it yet.
-func (s *Server) recentlyTerminated(namespace string) bool {
-	at, ok := s.terminating.Load(namespace)
-	if !ok {
-		return false
-	}
-	if time.Since(at.(time.Time)) > terminationLookupWindow {
-		s.terminating.Delete(namespace)
-		return false
-	}
-	return true
+	return revision, nil
 }
 
 // generateJobSelector gives a Job the selector and pod labels upstream

@@ -125,6 +125,12 @@ func builtinResources() []*resource {
 		workload(&resource{group: "batch", version: "v1", kind: "CronJob", plural: "cronjobs", singular: "cronjob",
 			shortNames: []string{"cj"}, namespaced: true, newObject: func() api.Object { return &api.CronJob{} }}),
 
+		// certificates.k8s.io/v1: requests for certificates, approved
+		// through /approval and signed through /status (certificates.go).
+		{group: "certificates.k8s.io", version: "v1", kind: "CertificateSigningRequest", plural: "certificatesigningrequests",
+			singular: "certificatesigningrequest", shortNames: []string{"csr"},
+			newObject: func() api.Object { return &api.CertificateSigningRequest{} }, hasStatus: true, clearStatusOnCreate: true},
+
 		// coordination.k8s.io/v1
 		{group: "coordination.k8s.io", version: "v1", kind: "Lease", plural: "leases", singular: "lease", namespaced: true,
 			newObject: func() api.Object { return &api.Lease{} }, allowCreateOnUpdate: true},

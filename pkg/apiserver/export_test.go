@@ -1,8 +1,26 @@
 package apiserver
 
-import "net/http"
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"time"
+)
 
 // SetInFlightHook makes every request that holds an in-flight slot call
 // hook just before it is served, so that a test can hold requests in
 // flight (a gate) or make them outlast --request-timeout.
 func (s *Server) SetInFlightHook(hook func(*http.Request)) { s.inFlightHook.Store(&hook) }
+
+// PutMasterLease writes the endpoint reconciler's key for address with a
+// lease of ttl and never renews it: what an apiserver killed right after
+// a renewal leaves behind.
+func PutMasterLease(ctx context.Context, s *Server, address string, ttl time.Duration) error {
+	r := &leaseEndpointReconciler{address: address}
+	value, err := json.Marshal(r.leaseObject())
+	if err != nil {
+		return err
+	}
+	_, err = s.etcd.PutWithTTL(ctx, masterLeasePrefix+address, value, ttl)
+	return err
+}

@@ -150,9 +150,6 @@ func (s *Server) delete(ctx context.Context, res *resource, namespace, name stri
 			if err != nil {
 				return nil, false, storeError(err, res, name)
 			}
-			if _, ok := obj.(*api.Namespace); ok {
-				s.noteTerminating(name)
-			}
 			s.recordWrite(ctx, "update", res, obj, written.ModRevision, began)
 			so, err := s.stored(res, key, obj, written.ModRevision)
 			return so, false, err

@@ -87,7 +87,16 @@ func (s *Server) newIdentityLease() (*identityLease, error) {
 		return nil, fmt.Errorf("identity lease: hostname: %w", err)
 	}
 	hostname = strings.ToLower(hostname)
-	id := apiserverID(hostname)
+	// Upstream assumes one apiserver a host; kplane's HA layout runs
+	// several on one (127.0.0.2, 127.0.0.3…), which would share one Lease.
+	// An apiserver that advertises anything but the default loopback
+	// address hashes that address in too, so each keeps a Lease of its
+	// own, still the same one across restarts.
+	seed := hostname
+	if address := s.advertiseAddress(); address != "127.0.0.1" {
+		seed += "/" + address
+	}
+	id := apiserverID(seed)
 	l := &identityLease{s: s, name: id, holder: id + "_" + uuid.NewString(), hostname: hostname,
 		duration: s.opts.IdentityLeaseDuration, renewInterval: s.opts.IdentityLeaseRenewInterval, gcPeriod: s.opts.IdentityLeaseGCPeriod}
 	if l.duration <= 0 {

@@ -12,7 +12,7 @@ package apiserver
 // Upstream (pkg/registry/core/node/rest/proxy.go) proxies every method,
 // upgrades included, and accepts <node>:<port> to pick a port; kplane
 // proxies GET and HEAD to the kubelet's port only. The apiserver dials the
-// kubelet as for `kubectl logs` (kubeletHost: loopback only, with its
+// kubelet as for `kubectl logs` (kubeletHost: loopback or --kubelet-networks only, with its
 // kubelet-client certificate) and names the node in the Host header, so
 // that a kubelet process of many hollow nodes answers for the right one.
 
@@ -40,7 +40,7 @@ func (s *Server) serveNodeProxy(w http.ResponseWriter, r *http.Request, info *re
 		return
 	}
 	node := so.obj.(*api.Node)
-	host, err := kubeletHost(node)
+	host, err := s.kubeletHost(node)
 	if err != nil {
 		response.WriteError(w, apierrors.NewServiceUnavailable(fmt.Sprintf("error trying to reach service: %v", err)))
 		return

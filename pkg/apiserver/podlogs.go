@@ -94,7 +94,7 @@ func (s *Server) servePodLog(w http.ResponseWriter, r *http.Request, info *reque
 		response.WriteError(w, err)
 		return
 	}
-	host, err := kubeletHost(nodeObj.obj.(*api.Node))
+	host, err := s.kubeletHost(nodeObj.obj.(*api.Node))
 	if err != nil {
 		response.WriteError(w, unknownError(err))
 		return
@@ -250,9 +250,18 @@ func findContainerStatus(pod *api.Pod, name string) (api.ContainerStatus, bool) 
 }
 
 // kubeletHost is host:port of a node's kubelet (package kubeletaddr:
-// its InternalIP, which must be a loopback address, and its daemonEndpoints
-// port).
-func kubeletHost(node *api.Node) (string, error) { return kubeletaddr.Host(node, "apiserver") }
+// its InternalIP, which must be a loopback address or inside
+// --kubelet-networks, and its daemonEndpoints port).
+func (s *Server) kubeletHost(node *api.Node) (string, error) {
+	return s.kubeletNetworks().Host(node, "apiserver")
+}
+
+// kubeletNetworks are the networks beyond loopback whose kubelets the
+// apiserver dials (Options.KubeletNetworks, checked by Validate).
+func (s *Server) kubeletNetworks() kubeletaddr.Networks {
+	networks, _ := kubeletaddr.ParseNetworks(s.opts.KubeletNetworks)
+	return networks
+}
 
 // proxyKubeletLogs sends the request to the kubelet and copies its answer,
 // flushing after every chunk when following. Kubelet errors are turned into
@@ -304,12 +313,12 @@ func (s *Server) proxyKubeletLogs(w http.ResponseWriter, r *http.Request, target
 	}
 }
 
-// kubeletTransport connects to kubelets: loopback only, presenting the
+// kubeletTransport connects to kubelets (loopback or --kubelet-networks only), presenting the
 // apiserver's kubelet-client certificate.
 func (s *Server) kubeletTransport() *http.Transport {
 	return &http.Transport{
 		Proxy:       nil, // never via a proxy from the environment
-		DialContext: kubeletaddr.DialContext(kubeletDialTimeout),
+		DialContext: s.kubeletNetworks().DialContext(kubeletDialTimeout),
 		TLSClientConfig: &tls.Config{
 			Certificates: []tls.Certificate{s.pki.KubeletClientCert},
 			// The kubelet's serving certificate is self-signed; see the

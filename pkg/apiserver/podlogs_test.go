@@ -154,10 +154,11 @@ func TestKubeletHost(t *testing.T) {
 	internal := func(ip string) api.NodeAddress { return api.NodeAddress{Type: api.NodeInternalIP, Address: ip} }
 	hostname := api.NodeAddress{Type: api.NodeHostName, Address: "node1"}
 	tests := []struct {
-		name    string
-		node    *api.Node
-		want    string
-		wantErr string
+		name     string
+		networks []string
+		node     *api.Node
+		want     string
+		wantErr  string
 	}{
 		{name: "IPv4 loopback", node: node(10250, hostname, internal("127.0.0.1")), want: "127.0.0.1:10250"},
 		{name: "IPv6 loopback", node: node(4242, internal("::1")), want: "[::1]:4242"},
@@ -165,10 +166,14 @@ func TestKubeletHost(t *testing.T) {
 		{name: "other loopback refused", node: node(10250, internal("127.0.0.2")), wantErr: "only dials kubelets on 127.0.0.1 or ::1"},
 		{name: "no InternalIP", node: node(10250, hostname), wantErr: "no preferred addresses found"},
 		{name: "no port", node: node(0, internal("127.0.0.1")), wantErr: "reports no kubelet port"},
+		{name: "inside --kubelet-networks", networks: []string{"192.168.250.0/24"}, node: node(10250, internal("192.168.250.3")), want: "192.168.250.3:10250"},
+		{name: "outside --kubelet-networks", networks: []string{"192.168.250.0/24"}, node: node(10250, internal("10.0.0.5")),
+			wantErr: "only dials kubelets on 127.0.0.1 or ::1, 192.168.250.0/24"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := kubeletHost(tt.node)
+			s := &Server{opts: Options{KubeletNetworks: tt.networks}}
+			got, err := s.kubeletHost(tt.node)
 			if tt.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
 					t.Fatalf("err = %v, want %q", err, tt.wantErr)
@@ -211,4 +216,18 @@ func asStatus(err error, target **apierrors.StatusError) bool {
 	se, ok := err.(*apierrors.StatusError)
 	*target = se
 	return ok
+}
+
+// A --kubelet-networks value that is not a CIDR stops the apiserver before
+// it starts, naming the flag.
+func TestOptionsValidateKubeletNetworks(t *testing.T) {
+	opts := DefaultOptions()
+	opts.KubeletNetworks = []string{"192.168.250.0/24"}
+	if err := opts.Validate(); err != nil {
+		t.Fatalf("a CIDR was refused: %v", err)
+	}
+	opts.KubeletNetworks = []string{"192.168.250.3"}
+	if err := opts.Validate(); err == nil || !strings.Contains(err.Error(), "--kubelet-networks") {
+		t.Fatalf("Validate = %v, want an error naming --kubelet-networks", err)
+	}
 }

@@ -63,7 +63,7 @@ func (s *Server) servePodStream(w http.ResponseWriter, r *http.Request, info *re
 		response.WriteError(w, err)
 		return
 	}
-	host, err := kubeletHost(nodeObj.obj.(*api.Node))
+	host, err := s.kubeletHost(nodeObj.obj.(*api.Node))
 	if err != nil {
 		response.WriteError(w, unknownError(err))
 		return

@@ -120,6 +120,8 @@ func (r *resource) subresources() []string {
 		subs = append(subs, "proxy")
 	case "serviceaccounts":
 		subs = append(subs, "token")
+	case "certificatesigningrequests":
+		subs = append(subs, "approval")
 	}
 	return subs
 }
@@ -213,7 +215,7 @@ func newRegistry(resources []*resource) *registry {
 
 // groupOrder puts the groups in the order upstream's discovery lists them.
 func groupOrder(group string) int {
-	for i, g := range []string{"", "apiregistration.k8s.io", "apps", "events.k8s.io", "authentication.k8s.io", "authorization.k8s.io", "autoscaling", "batch", "coordination.k8s.io", "networking.k8s.io", "policy", "rbac.authorization.k8s.io", "storage.k8s.io"} {
+	for i, g := range []string{"", "apiregistration.k8s.io", "apps", "events.k8s.io", "authentication.k8s.io", "authorization.k8s.io", "autoscaling", "batch", "certificates.k8s.io", "coordination.k8s.io", "networking.k8s.io", "policy", "rbac.authorization.k8s.io", "storage.k8s.io"} {
 		if g == group {
 			return i
 		}

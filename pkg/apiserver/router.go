@@ -155,6 +155,8 @@ func (s *Server) dispatch(w http.ResponseWriter, r *http.Request, info *requestI
 			return
 		}
 		s.serveStatus(w, r, info)
+	case "approval":
+		s.serveCSRApproval(w, r, info)
 	case "scale":
 		if info.res.scale == nil {
 			response.WriteError(w, response.NotFoundPath())

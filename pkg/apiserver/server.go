@@ -29,6 +29,7 @@ import (
 	"kplane/pkg/authorization/authorizer"
 	"kplane/pkg/clock"
 	"kplane/pkg/kubeconfig"
+	"kplane/pkg/kubeletaddr"
 	"kplane/pkg/pki"
 	"kplane/pkg/store"
 	"kplane/pkg/store/cache"
@@ -44,8 +45,42 @@ type Options struct {
 	BindAddress string
 	// SecurePort is the HTTPS port; 0 picks a free one.
 	SecurePort int
+	// AdvertiseAddress is the address this apiserver lists in the
+	// `kubernetes` Service's Endpoints (--advertise-address); empty: the
+	// bind address, or 127.0.0.1 when bound to every interface.
+	AdvertiseAddress string
+	// EndpointReconcilerType says who keeps those Endpoints
+	// (--endpoint-reconciler-type): "lease" (the default, as upstream),
+	// every apiserver through its key in etcd (endpoint_reconciler.go),
+	// or "none", nobody.
+	EndpointReconcilerType string
+	// EndpointReconcilerTTL and EndpointReconcilerInterval time the lease
+	// reconciler: how long an apiserver's key outlives its last renewal
+	// and how often it is renewed; zero takes upstream's 15 s and 10 s.
+	// Tests shorten them (hidden flags --endpoint-reconciler-ttl and
+	// --endpoint-reconciler-interval; upstream has neither).
+	EndpointReconcilerTTL      time.Duration
+	EndpointReconcilerInterval time.Duration
+	// KubeletNetworks are CIDRs, beyond loopback, whose kubelets the
+	// apiserver dials for logs, exec, attach, port-forward and the node
+	// proxy (--kubelet-networks, kplane-only; package kubeletaddr). Empty:
+	// loopback kubelets only, as every node of `ctl up` is.
+	KubeletNetworks []string
 	// EtcdServers, when set, use an external etcd instead of the embedded one.
 	EtcdServers []string
+	// TLSSANs are extra host names and IP addresses the serving
+	// certificate names besides the defaults and BindAddress
+	// (--tls-san, repeatable; upstream's --tls-sni-cert-key and kubeadm's
+	// certSANs play this part). Several apiservers sharing one PKI dir are
+	// given the same list — every apiserver's address and the load
+	// balancer's — so the certificate one writes covers the others and none
+	// regenerates it.
+	TLSSANs []string
+	// KubeconfigServer is the server URL written into the admin kubeconfig
+	// (--kubeconfig-server); empty names this apiserver's own URL. Behind a
+	// load balancer it is the balancer's URL, so that whichever apiserver
+	// (re)starts last, the kubeconfig keeps pointing at the balancer.
+	KubeconfigServer string
 	// CompactionInterval is how often old etcd revisions are compacted
 	// (upstream: 5 minutes). 0 disables compaction.
 	CompactionInterval time.Duration
@@ -142,6 +177,12 @@ type Options struct {
 	AuditLogMaxBackups int
 	AuditLogMaxSize    int
 
+	// AllocatorRepairInterval is how often the repair pass checks the
+	// ClusterIP and node port bitmaps against the stored Services
+	// (allocator_repair.go); zero takes upstream's 3 minutes. Tests
+	// shorten it.
+	AllocatorRepairInterval time.Duration
+
 	// APIServiceCheckInterval is how often the aggregator checks every
 	// APIService's backend when nothing changed (aggregator.go); zero takes
 	// upstream's 30 s. Tests shorten it.
@@ -158,7 +199,9 @@ func DefaultOptions() Options {
 		CompactionInterval:  5 * time.Minute,
 		MaxRequestBodyBytes: 3 << 20,
 		DebugComponent:      "apiserver",
-		AuthorizationModes:  []string{AuthorizationModeNode, AuthorizationModeRBAC},
+
+		EndpointReconcilerType: EndpointReconcilerLease,
+		AuthorizationModes:     []string{AuthorizationModeNode, AuthorizationModeRBAC},
 
 		ServiceAccountExtendTokenExpiration: true,
 		// Upstream's defaults (staging/src/k8s.io/apiserver/pkg/server/options/server_run_options.go).
@@ -188,7 +231,25 @@ func (o Options) Validate() error {
 	if ip := net.ParseIP(o.BindAddress); ip == nil {
 		return fmt.Errorf("--bind-address %q is not an IP address", o.BindAddress)
 	}
-	return nil
+	if o.AdvertiseAddress != "" {
+		if ip := net.ParseIP(o.AdvertiseAddress); ip == nil || ip.IsUnspecified() {
+			return fmt.Errorf("--advertise-address %q is not a usable IP address", o.AdvertiseAddress)
+		} else if ip.To4() == nil {
+			return fmt.Errorf("--advertise-address %q: only IPv4 is supported (the kubernetes Service is single-stack IPv4)", o.AdvertiseAddress)
+		}
+	}
+	switch o.EndpointReconcilerType {
+	case "", EndpointReconcilerLease, EndpointReconcilerNone:
+	default:
+		return fmt.Errorf("--endpoint-reconciler-type %q: must be %q or %q", o.EndpointReconcilerType, EndpointReconcilerLease, EndpointReconcilerNone)
+	}
+	if o.EndpointReconcilerTTL < 0 || o.EndpointReconcilerInterval < 0 {
+		return errors.New("the endpoint reconciler's TTL and interval can not be negative")
+	}
+	if _, err := kubeletaddr.ParseNetworks(o.KubeletNetworks); err != nil {
+		return fmt.Errorf("--kubelet-networks: %w", err)
+	}
+	return o.validateFrontDoor()
 }
 
 // Server is a running apiserver.
@@ -219,8 +280,10 @@ type Server struct {
 	// keys (oidc.go).
 	serviceAccounts *serviceAccountTokens
 	pki             *pki.Bundle
-	alloc           *allocators
-	metrics         *metrics
+	// alloc hands out ClusterIPs and node ports from bitmaps in etcd
+	// (allocator_service.go).
+	alloc   *serviceAllocators
+	metrics *metrics
 	// inFlightHook, when set, runs in each request holding an in-flight
 	// slot (inflight.go); only tests set it.
 	inFlightHook inFlightHook
@@ -228,12 +291,14 @@ type Server struct {
 	audit *auditor
 	// faults are the api-error rules of `ctl fault api-error` (faults.go).
 	faults *faultInjector
+	// endpoints keeps the `kubernetes` Endpoints listing every live
+	// apiserver (endpoint_reconciler.go); nil with
+	// --endpoint-reconciler-type none.
+	endpoints *leaseEndpointReconciler
 	// recent passes objects this server wrote to the watch cache.
-	recent recentWrites
-	// terminating remembers namespaces this server marked for deletion (name → time).
-	terminating sync.Map
-	url         string
-	started     time.Time
+	recent  recentWrites
+	url     string
+	started time.Time
 	// clock is the time the server stamps on objects: the wall clock, or
 	// with Options.VirtualClock the cluster clock (virtual).
 	clock   clock.Clock
@@ -367,7 +432,7 @@ func (s *Server) start(ctx context.Context) error {
 	s.registerDebugRoutes()
 
 	// Security: CA and serving certificate, bearer tokens.
-	bundle, err := pki.Ensure(filepath.Join(s.opts.DataDir, "pki"), []string{s.opts.BindAddress})
+	bundle, err := pki.Ensure(filepath.Join(s.opts.DataDir, "pki"), append([]string{s.opts.BindAddress}, s.opts.TLSSANs...))
 	if err != nil {
 		return fmt.Errorf("prepare certificates: %w", err)
 	}
@@ -393,10 +458,19 @@ func (s *Server) start(ctx context.Context) error {
 		return err
 	}
 
-	s.alloc, err = s.newAllocators()
-	if err != nil {
+	// The repair pass runs once before anything allocates: it creates the
+	// range bitmaps on a new cluster and brings them up to date with the
+	// stored Services on an old one (allocator_repair.go).
+	s.alloc = newServiceAllocators(s.store, s.log)
+	repair := newAllocatorRepair(s.alloc, s.listServicesFromEtcd, s.log)
+	if err := repair.runOnce(ctx); err != nil {
 		return err
 	}
+	repairInterval := s.opts.AllocatorRepairInterval
+	if repairInterval <= 0 {
+		repairInterval = DefaultAllocatorRepairInterval
+	}
+	go repair.run(ctx, repairInterval)
 
 	ln, err := net.Listen("tcp", net.JoinHostPort(s.opts.BindAddress, strconv.Itoa(s.opts.SecurePort)))
 	if err != nil {
@@ -411,9 +485,19 @@ func (s *Server) start(ctx context.Context) error {
 			return err
 		}
 	}
-	if err := s.bootstrap(ctx, port); err != nil {
+	if err := s.bootstrap(ctx); err != nil {
 		ln.Close()
 		return fmt.Errorf("bootstrap: %w", err)
+	}
+	if s.opts.EndpointReconcilerType != EndpointReconcilerNone {
+		// The first reconcile lists this server before it reports ready.
+		endpoints := s.newLeaseEndpointReconciler(port)
+		if err := endpoints.reconcile(ctx); err != nil {
+			ln.Close()
+			return fmt.Errorf("bootstrap: %w", err)
+		}
+		s.endpoints = endpoints
+		go endpoints.run(ctx)
 	}
 	if err := s.autoregisterLocalAPIServices(ctx); err != nil {
 		ln.Close()
@@ -483,13 +567,17 @@ func (s *Server) now() api.Time {
 }
 
 // writeKubeconfig (re)writes DIR/kubeconfig for the admin, pointing at the
-// port this run listens on.
+// port this run listens on, or at Options.KubeconfigServer.
 func (s *Server) writeKubeconfig() error {
 	token, ok := s.tokens.TokenFor(auth.AdminUserName)
 	if !ok {
 		return errors.New("no admin token")
 	}
-	cfg := kubeconfig.New(kubeconfig.AdminClusterName, s.url, s.pki.CACertPEM, kubeconfig.AdminUserName, token)
+	server := s.url
+	if s.opts.KubeconfigServer != "" {
+		server = s.opts.KubeconfigServer
+	}
+	cfg := kubeconfig.New(kubeconfig.AdminClusterName, server, s.pki.CACertPEM, kubeconfig.AdminUserName, token)
 	if err := cfg.WriteFile(s.KubeconfigPath()); err != nil {
 		return fmt.Errorf("write kubeconfig: %w", err)
 	}
@@ -530,6 +618,15 @@ func (s *Server) Done() <-chan struct{} { return s.done }
 
 func (s *Server) shutdown() {
 	s.stopOnce.Do(func() {
+		if s.endpoints != nil {
+			// Leave the Endpoints first, so clients that follow them
+			// stop coming before the server stops answering.
+			ctx, cancel := context.WithTimeout(context.Background(), endpointRemovalTimeout)
+			if err := s.endpoints.remove(ctx); err != nil {
+				s.log.Warn("remove this apiserver from the kubernetes endpoints; its lease expires on its own", "err", err)
+			}
+			cancel()
+		}
 		if s.httpServer != nil {
 			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 			_ = s.httpServer.Shutdown(ctx)

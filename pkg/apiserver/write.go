@@ -51,6 +51,9 @@ const (
 	// updateAll writes spec and status together; only the server itself
 	// uses it (pods/binding sets nodeName and the PodScheduled condition).
 	updateAll
+	// updateApproval writes a CertificateSigningRequest's conditions only
+	// (the /approval subresource, certificates.go).
+	updateApproval
 )
 
 // copyOf returns a private, mutable copy of a stored object.
@@ -112,7 +115,7 @@ func (s *Server) create(ctx context.Context, res *resource, obj api.Object, dryR
 		return nil, apierrors.NewInvalid(res.kind, res.group, "", apierrors.FieldErrorList{
 			apierrors.Required("metadata.name", "name or generateName is required")})
 	}
-	release, err := s.admit(ctx, res, obj, nil, dryRun)
+	release, namespaceRevision, err := s.admit(ctx, res, obj, nil, dryRun)
 	if err != nil {
 		return nil, err
 	}
@@ -141,7 +144,12 @@ func (s *Server) create(ctx context.Context, res *resource, obj api.Object, dryR
 		return newStoredObject(res, obj, 0)
 	}
 	began := s.writeBegins()
-	kv, err := s.store.Create(ctx, res.key(meta.Namespace, meta.Name), value)
+	kv, err := s.storeCreate(ctx, res, obj, value, namespaceRevision)
+	var refused *apierrors.StatusError
+	if errors.As(err, &refused) {
+		giveBack() // the namespace refused it: certainly not written
+		return nil, err
+	}
 	if err != nil {
 		if errors.Is(err, store.ErrAlreadyExists) {
 			// Certainly not written: the quota charge comes off again.
@@ -153,6 +161,34 @@ func (s *Server) create(ctx context.Context, res *resource, obj api.Object, dryR
 	kept = true
 	s.recordWrite(ctx, "create", res, obj, kv.ModRevision, began)
 	return s.stored(res, kv.Key, obj, kv.ModRevision)
+}
+
+// maxNamespaceGuardRetries bounds how often a create retries because its
+// namespace changed under it (a label edit, a status update) without
+// being marked for deletion.
+const maxNamespaceGuardRetries = 5
+
+// storeCreate writes a new object to etcd. In a namespace the write is
+// guarded by the namespace's key at namespaceRevision, the one admission
+// checked (admitNamespaceLifecycle explains why); when the namespace moved,
+// it is checked again from etcd, which refuses (a StatusError) or gives the
+// revision to retry with.
+func (s *Server) storeCreate(ctx context.Context, res *resource, obj api.Object, value []byte, namespaceRevision int64) (store.KV, error) {
+	meta := obj.GetObjectMeta()
+	key := res.key(meta.Namespace, meta.Name)
+	if !res.namespaced || namespaceRevision == 0 {
+		return s.store.Create(ctx, key, value)
+	}
+	nsKey := s.reg.byPluralAny["namespaces"].key("", meta.Namespace)
+	for attempt := 0; ; attempt++ {
+		kv, err := s.etcd.CreateGuarded(ctx, key, value, nsKey, namespaceRevision)
+		if !errors.Is(err, store.ErrGuardChanged) || attempt == maxNamespaceGuardRetries {
+			return kv, err
+		}
+		if namespaceRevision, err = s.admitNamespaceLifecycle(ctx, res, obj, true); err != nil {
+			return store.KV{}, err
+		}
+	}
 }
 
 // encodeChecked encodes for storage and refuses what etcd would refuse.
@@ -228,7 +264,22 @@ func (s *Server) finishUpdate(ctx context.Context, res *resource, current *store
 		if err != nil {
 			return nil, err
 		}
-		fieldOf(next, "Status").Set(fieldOf(obj, "Status"))
+		if csr, ok := next.(*api.CertificateSigningRequest); ok {
+			csrStatusUpdate(csr, obj.(*api.CertificateSigningRequest))
+		} else {
+			fieldOf(next, "Status").Set(fieldOf(obj, "Status"))
+		}
+		obj, meta = next, next.GetObjectMeta()
+	case updateApproval:
+		next, err := copyOf(res, current)
+		if err != nil {
+			return nil, err
+		}
+		csr, ok := next.(*api.CertificateSigningRequest)
+		if !ok {
+			return nil, apierrors.NewBadRequest("only certificatesigningrequests have an approval subresource")
+		}
+		csrApprovalUpdate(csr, obj.(*api.CertificateSigningRequest))
 		obj, meta = next, next.GetObjectMeta()
 	case updateMain:
 		if res.hasStatus {
@@ -250,7 +301,7 @@ func (s *Server) finishUpdate(ctx context.Context, res *resource, current *store
 	meta.Generation = oldMeta.Generation
 	meta.ResourceVersion = oldMeta.ResourceVersion
 
-	release, err := s.admit(ctx, res, obj, old, dryRun)
+	release, _, err := s.admit(ctx, res, obj, old, dryRun)
 	if err != nil {
 		return nil, err
 	}

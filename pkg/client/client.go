@@ -30,6 +30,9 @@ type Client struct {
 
 	transport *http.Transport
 	http      *http.Client
+	// anonymous is transport without the client certificate, for
+	// WithTokenSource's clones; shared by them, made on first use.
+	anonymous *anonymousTransport
 
 	// limiter is nil when QPS is 0 (no client-side throttling).
 	limiter    *RateLimiter
@@ -101,6 +104,7 @@ func New(cfg *Config) (*Client, error) {
 		token:     cfg.Token,
 		userAgent: userAgent,
 		transport: transport,
+		anonymous: &anonymousTransport{},
 		// No http.Client.Timeout: it would cut watches. Timeouts are per
 		// request (Config.Timeout) through the request's context.
 		http:       &http.Client{Transport: transport},

@@ -176,3 +176,9 @@ func (c *Client) ClusterRoleBindings() *TypedClient[*api.ClusterRoleBinding] {
 func (c *Client) StorageClasses() *TypedClient[*api.StorageClass] {
 	return For[*api.StorageClass](c, StorageClassesResource)
 }
+
+// CertificateSigningRequests returns a typed client for
+// CertificateSigningRequest objects (cluster-scoped).
+func (c *Client) CertificateSigningRequests() *TypedClient[*api.CertificateSigningRequest] {
+	return For[*api.CertificateSigningRequest](c, CertificateSigningRequestsResource)
+}

@@ -88,7 +88,7 @@ func TestResourceForKind(t *testing.T) {
 			t.Errorf("ResourceForKind(%q, %q) = %v, %v", tt.apiVersion, tt.kind, got, ok)
 		}
 	}
-	if n := len(BuiltinResources()); n != 34 {
-		t.Errorf("BuiltinResources has %d entries, want 34 (14 core, 5 apps, 2 batch, HPA, Lease, EndpointSlice, 3 networking, PDB, 4 RBAC, StorageClass, APIService)", n)
+	if n := len(BuiltinResources()); n != 35 {
+		t.Errorf("BuiltinResources has %d entries, want 35 (14 core, 5 apps, 2 batch, HPA, Lease, EndpointSlice, 3 networking, PDB, 4 RBAC, StorageClass, APIService, CSR)", n)
 	}
 }

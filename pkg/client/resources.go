@@ -87,6 +87,9 @@ var (
 	// storage.k8s.io/v1
 	StorageClassesResource = Resource{Group: "storage.k8s.io", Version: "v1", Resource: "storageclasses", Kind: "StorageClass"}
 
+	// certificates.k8s.io/v1
+	CertificateSigningRequestsResource = Resource{Group: "certificates.k8s.io", Version: "v1", Resource: "certificatesigningrequests", Kind: "CertificateSigningRequest"}
+
 	// apiregistration.k8s.io/v1: the aggregation layer's registrations.
 	APIServicesResource = Resource{Group: "apiregistration.k8s.io", Version: "v1", Resource: "apiservices", Kind: "APIService"}
 )
@@ -123,6 +126,7 @@ func BuiltinResources() []Resource {
 		RolesResource, ClusterRolesResource, RoleBindingsResource, ClusterRoleBindingsResource,
 		StorageClassesResource,
 		APIServicesResource,
+		CertificateSigningRequestsResource,
 	}
 }
 

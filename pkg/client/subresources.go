@@ -124,3 +124,10 @@ func (c *Client) CreateToken(ctx context.Context, namespace, name string, req *a
 	}
 	return out, nil
 }
+
+// UpdateApproval replaces a CertificateSigningRequest's conditions through
+// its /approval subresource, which is how a request is approved or denied
+// (`kubectl certificate approve` and the csrapproving controller).
+func (c *Client) UpdateApproval(ctx context.Context, csr *api.CertificateSigningRequest) (*api.CertificateSigningRequest, error) {
+	return c.CertificateSigningRequests().replace(ctx, csr, UpdateOptions{}, "approval")
+}

@@ -9,6 +9,7 @@ import (
 
 	"kplane/pkg/auth"
 	"kplane/pkg/debug"
+	"kplane/pkg/pki"
 	"kplane/pkg/serviceaccount"
 )
 
@@ -113,7 +114,19 @@ const (
 	roleAPIServer
 	// roleKubelet is one node.
 	roleKubelet
+	// roleEtcd is an etcd member of the HA layout: started before the
+	// apiservers and stopped after them. It takes none of the
+	// components' common flags.
+	roleEtcd
+	// roleLoadBalancer fronts the HA layout's apiservers; like roleEtcd it
+	// takes none of the common flags.
+	roleLoadBalancer
 )
+
+// external reports whether the role's binary is not a kplane component
+// (etcd's flags are etcd's, haproxy's are haproxy's): no debug, clock or
+// verbosity flags are added to it.
+func (r role) external() bool { return r == roleEtcd || r == roleLoadBalancer }
 
 // component is one process of the cluster as planned: its name, who it
 // authenticates as, and its command line (args[0] is the binary).
@@ -148,7 +161,7 @@ func planComponents(o Options) ([]component, error) {
 	bin := func(name string) string { return filepath.Join(o.BinDir, name) }
 	for _, required := range []string{apiserverBinary, schedulerBinary, kubeletBinary} {
 		if !isExecutable(bin(required)) {
-			return nil, fmt.Errorf("%s not found in %s (run `make build` first)", required, o.BinDir)
+			return nil, missingBinary(required, o.BinDir)
 		}
 	}
 
@@ -157,12 +170,20 @@ func planComponents(o Options) ([]component, error) {
 		role: roleAPIServer,
 		args: []string{bin(apiserverBinary), "--data-dir", o.DataDir, "--secure-port", strconv.Itoa(o.Port),
 			"--audit-policy-file", l.auditPolicy(), "--audit-log-path", l.auditLog()},
-	}, {
+	}}
+	if o.ha != nil {
+		controlPlane, err := planHAControlPlane(o, bin)
+		if err != nil {
+			return nil, err
+		}
+		plan = controlPlane
+	}
+	plan = append(plan, component{
 		name: SchedulerComponent,
 		role: roleController,
 		user: auth.SchedulerUser(),
 		args: []string{bin(schedulerBinary), "--kubeconfig", l.kubeconfig(SchedulerComponent), "--leader-elect"},
-	}}
+	})
 	for i := 1; i <= max(o.ControllerManagers, 1) && isExecutable(bin(controllerManagerBinary)); i++ {
 		// Every controller-manager is a candidate for the same Lease, with
 		// its own kubeconfig (the same user, as kubeadm's HA control
@@ -178,10 +199,17 @@ func planComponents(o Options) ([]component, error) {
 			// kplane, keeps its volumes in the data dir, so they stay with
 			// the cluster's etcd data across `ctl down` and `ctl up`.
 			args: []string{bin(controllerManagerBinary), "--kubeconfig", l.kubeconfig(name), "--leader-elect", "--bind-address", "127.0.0.1:0",
-				"--controllers", "*,hostpath-provisioner", "--hostpath-volumes-dir", l.volumesDir(),
+				// The bootstrap signer and token cleaner, off in "*", are on
+				// as kubeadm turns them on: nodes join with bootstrap
+				// tokens (docs/join-nodes.md).
+				"--controllers", "*,hostpath-provisioner,bootstrapsigner,tokencleaner", "--hostpath-volumes-dir", l.volumesDir(),
 				// The apiserver's ServiceAccount signing key, made at its
 				// first start, for the serviceaccount-token controller.
 				"--service-account-private-key-file", filepath.Join(l.pkiDir(), serviceaccount.PrivateKeyFile),
+				// The cluster CA, for the csrsigning controller to issue
+				// joining kubelets' client certificates with.
+				"--cluster-signing-cert-file", filepath.Join(l.pkiDir(), pki.CACertFileName),
+				"--cluster-signing-key-file", filepath.Join(l.pkiDir(), pki.CAKeyFileName),
 				// Each controller acts as its own kube-system
 				// ServiceAccount, with exactly its system:controller:*
 				// role's rights, as kubeadm runs it.
@@ -265,10 +293,15 @@ func planComponents(o Options) ([]component, error) {
 	if o.VirtualClock {
 		// One cluster clock: every component, kubelets included, follows it.
 		for i := range plan {
-			plan[i].args = append(plan[i].args, "--virtual-clock")
+			if !plan[i].role.external() {
+				plan[i].args = append(plan[i].args, "--virtual-clock")
+			}
 		}
 	}
 	for i := range plan {
+		if plan[i].role.external() {
+			continue
+		}
 		plan[i].args = append(plan[i].args, debugArgs(o, plan[i])...)
 		plan[i].args = append(plan[i].args, o.componentFlags(plan[i].name, plan[i].role)...)
 	}
@@ -292,6 +325,11 @@ func debugArgs(o Options, c component) []string {
 		args = append(args, "--debug-address", "127.0.0.1:0")
 	}
 	return args
+}
+
+// missingBinary says a binary is not in binDir, and how to build it.
+func missingBinary(name, binDir string) error {
+	return fmt.Errorf("%s not found in %s (run `make build` first)", name, binDir)
 }
 
 // isExecutable reports whether path is a regular file someone may execute.

@@ -99,7 +99,8 @@ func TestPlanComponentsControllerManagerWhenBuilt(t *testing.T) {
 		t.Fatalf("plan = %+v, want apiserver, scheduler, controller-manager, kubelet-control-plane", plan)
 	}
 	if got := strings.Join(plan[2].args[1:], " "); got != "--kubeconfig /data/kubeconfigs/controller-manager.kubeconfig --leader-elect --bind-address 127.0.0.1:0"+
-		" --controllers *,hostpath-provisioner --hostpath-volumes-dir /data/volumes --service-account-private-key-file /data/pki/sa.key --use-service-account-credentials"+
+		" --controllers *,hostpath-provisioner,bootstrapsigner,tokencleaner --hostpath-volumes-dir /data/volumes --service-account-private-key-file /data/pki/sa.key"+
+		" --cluster-signing-cert-file /data/pki/ca.crt --cluster-signing-key-file /data/pki/ca.key --use-service-account-credentials"+
 		" --debug-ring-size 0 --debug-endpoint-file /data/debug/controller-manager.json --debug-component-name controller-manager" {
 		t.Errorf("controller-manager args = %s", got)
 	}
@@ -137,7 +138,8 @@ func TestPlanComponentsTwoControllerManagers(t *testing.T) {
 	// Its own kubeconfig and debug endpoint file, and a candidate for the
 	// same Lease as the first.
 	if got := strings.Join(second.args[1:], " "); got != "--kubeconfig /data/kubeconfigs/controller-manager-2.kubeconfig --leader-elect --bind-address 127.0.0.1:0"+
-		" --controllers *,hostpath-provisioner --hostpath-volumes-dir /data/volumes --service-account-private-key-file /data/pki/sa.key --use-service-account-credentials"+
+		" --controllers *,hostpath-provisioner,bootstrapsigner,tokencleaner --hostpath-volumes-dir /data/volumes --service-account-private-key-file /data/pki/sa.key"+
+		" --cluster-signing-cert-file /data/pki/ca.crt --cluster-signing-key-file /data/pki/ca.key --use-service-account-credentials"+
 		" --debug-ring-size 0 --debug-endpoint-file /data/debug/controller-manager-2.json --debug-component-name controller-manager-2" {
 		t.Errorf("controller-manager-2 args = %s", got)
 	}

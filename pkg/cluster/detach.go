@@ -30,6 +30,11 @@ func SupervisorArgs(o Options) []string {
 		"--controller-managers", strconv.Itoa(max(o.ControllerManagers, 1)),
 		"--virtual-clock=" + strconv.FormatBool(o.VirtualClock),
 		"--debug-ring-size", strconv.Itoa(o.DebugRingSize),
+		"--etcd-members", strconv.Itoa(o.EtcdMembers),
+		"--apiservers", strconv.Itoa(o.APIServers),
+	}
+	if o.LoadBalancer != "" {
+		args = append(args, "--load-balancer", o.LoadBalancer)
 	}
 	if o.MetricResolution > 0 {
 		args = append(args, "--metric-resolution", o.MetricResolution.String())

@@ -10,9 +10,9 @@ import (
 )
 
 // supervisorGracePeriod is how long Down lets a supervisor stop its
-// cluster: two rounds of StopGracePeriod (controllers, then the apiserver)
-// and a little slack.
-const supervisorGracePeriod = 2*StopGracePeriod + 5*time.Second
+// cluster: three rounds of StopGracePeriod (controllers, then the
+// apiservers, then the etcd members of an HA layout) and a little slack.
+const supervisorGracePeriod = 3*StopGracePeriod + 5*time.Second
 
 // Down stops the cluster recorded in dataDir/cluster.json from another
 // process: `ctl down` for a detached cluster, or for a foreground one
@@ -21,7 +21,8 @@ const supervisorGracePeriod = 2*StopGracePeriod + 5*time.Second
 // It first asks the supervisor to stop (SIGTERM), which stops the
 // components in order and removes cluster.json. Whatever still runs after
 // that — the supervisor was killed with SIGKILL and left its children — is
-// stopped directly, kubelets and controllers before the apiserver. Every
+// stopped directly, kubelets and controllers before the apiservers, and
+// those before the etcd members. Every
 // process is found by its recorded PID and signalled only while
 // /proc/<pid>/cmdline still shows the recorded command line; nothing is
 // ever looked up by name. Without a running cluster Down returns an error
@@ -52,19 +53,22 @@ func Down(dataDir string) error {
 		}
 	}
 
-	var first, last []ProcessRecord
+	var first, last, etcd []ProcessRecord
 	for name, rec := range components {
 		switch {
 		case !rec.Running():
-		case name == APIServerComponent:
+		case isAPIServerComponent(name), name == LoadBalancerComponent:
 			last = append(last, rec)
+		case isEtcdComponent(name):
+			etcd = append(etcd, rec)
 		default:
 			first = append(first, rec)
 		}
 	}
-	stoppedAny = stoppedAny || len(first)+len(last) > 0
+	stoppedAny = stoppedAny || len(first)+len(last)+len(etcd) > 0
 	stopRecorded(first, StopGracePeriod)
 	stopRecorded(last, StopGracePeriod)
+	stopRecorded(etcd, StopGracePeriod)
 
 	if err := os.Remove(stateFile); err != nil && !errors.Is(err, os.ErrNotExist) {
 		return fmt.Errorf("remove %s: %w", stateFile, err)

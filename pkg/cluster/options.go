@@ -46,8 +46,21 @@ type Options struct {
 	// `ctl fault kill controller-manager` shows. 0 means 1.
 	ControllerManagers int
 	// Port is the apiserver's secure port; 0 picks a free one (kept for
-	// restarts of the apiserver within the same Up).
+	// restarts of the apiserver within the same Up). In the HA layout it is
+	// every apiserver's port and the load balancer's.
 	Port int
+	// EtcdMembers is how many etcd members run, each its own process
+	// (etcd-1 … etcd-N) in one raft cluster: 1, 3, 5 or 7. 0 means as the
+	// data dir was last started, or 1: today's etcd embedded in the one
+	// apiserver. See ha.go and docs/high-availability.md.
+	EtcdMembers int
+	// APIServers is how many apiservers run (apiserver, apiserver-2 …)
+	// behind the load balancer. 0 means as last started, or 1. More than
+	// one, or more than one etcd member, runs the HA layout.
+	APIServers int
+	// LoadBalancer picks the HA layout's balancer: "auto" (haproxy when
+	// installed, else built-in; also ""), "builtin" or "haproxy".
+	LoadBalancer string
 	// BinDir holds the apiserver, scheduler, kubelet, controller-manager and
 	// ctl binaries. Empty means the directory of the running executable,
 	// which is bin/ for `bin/ctl up`.
@@ -94,6 +107,10 @@ type Options struct {
 	// InformerFIFO is the --informer-fifo of every component with
 	// informers: "delta" or "real"; "" keeps their default (delta).
 	InformerFIFO string
+	// ha is the HA layout Up resolved (resolveHA); nil runs the single
+	// apiserver with its embedded etcd.
+	ha *haLayout
+
 	// MetricResolution is metrics-server's --metric-resolution: how often
 	// it scrapes the kubelets (`ctl up --metric-resolution`); 0 means
 	// DefaultMetricResolution, upstream's 15 s.
@@ -137,6 +154,9 @@ func (o Options) Validate() error {
 	}
 	if o.MetricResolution != 0 && o.MetricResolution < time.Second {
 		return fmt.Errorf("--metric-resolution %s: must be at least 1s", o.MetricResolution)
+	}
+	if err := o.validateHA(); err != nil {
+		return err
 	}
 	if o.Detach && o.Supervisor {
 		return errors.New("a detached cluster's supervisor cannot detach again")

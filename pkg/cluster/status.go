@@ -27,6 +27,10 @@ type StatusReport struct {
 	// MetricsServer is the URL metrics-server serves metrics.k8s.io on
 	// (its --secure-port); empty when the cluster runs none.
 	MetricsServer string
+	// LoadBalancer says which balancer fronts the apiservers of an HA
+	// layout and where ("built-in bin/loadbalancer on 127.0.0.1:6443" or
+	// "haproxy (DATA_DIR/haproxy.cfg) on …"); empty without one.
+	LoadBalancer string
 	// Supervisor is the launcher process (`ctl up`, or the background
 	// supervisor of a detached cluster).
 	Supervisor ComponentStatus
@@ -82,6 +86,9 @@ func Status(dataDir string) (StatusReport, error) {
 	}
 	if rec, ok := state.Components[MetricsServerComponent]; ok {
 		report.MetricsServer = "https://127.0.0.1:" + flagValue(rec.Args, "--secure-port")
+	}
+	if rec, ok := state.Components[LoadBalancerComponent]; ok {
+		report.LoadBalancer = describeLoadBalancer(rec.Args, state.Server)
 	}
 	for name, rec := range state.Components {
 		cs := componentStatus(name, rec)
@@ -140,12 +147,17 @@ func listNodes(kubeconfigPath string) ([]NodeStatus, error) {
 	return nodes, nil
 }
 
-// compareComponents orders components the way they start: apiserver,
-// scheduler, controller-manager, then kubelets by node.
+// compareComponents orders components the way they start: etcd members,
+// the balancer, apiservers, scheduler, controller-manager, then kubelets by
+// node.
 func compareComponents(a, b string) int {
 	rank := func(name string) int {
 		switch {
-		case name == APIServerComponent:
+		case isEtcdComponent(name):
+			return -2
+		case name == LoadBalancerComponent:
+			return -1
+		case isAPIServerComponent(name):
 			return 0
 		case name == SchedulerComponent:
 			return 1

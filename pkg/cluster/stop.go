@@ -29,11 +29,16 @@ func (c *Cluster) Stop() error {
 		}
 		// No supervisor may start a new run once the stop has begun.
 		c.supervisors.Wait()
-		var first, last []*process
+		// Clients first, then the apiservers and their balancer, then
+		// the etcd members they store in.
+		var first, last, etcd []*process
 		for _, p := range c.procs {
-			if p.role == roleAPIServer {
+			switch p.role {
+			case roleAPIServer, roleLoadBalancer:
 				last = append(last, p)
-			} else {
+			case roleEtcd:
+				etcd = append(etcd, p)
+			default:
 				first = append(first, p)
 			}
 		}
@@ -45,6 +50,7 @@ func (c *Cluster) Stop() error {
 			c.admin.Close()
 		}
 		stopProcesses(last, c.stopGrace)
+		stopProcesses(etcd, c.stopGrace)
 		c.closeLogs()
 		_ = os.Remove(c.layout.stateFile())
 		close(c.stopped)

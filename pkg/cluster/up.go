@@ -24,7 +24,8 @@ type Cluster struct {
 	displayDir string
 	layout     layout
 	console    *console
-	// procs are the components in start order; the apiserver is first.
+	// procs are the components in start order: the control plane (etcd
+	// members and balancer in the HA layout, then the apiservers) first.
 	procs   []*process
 	restart restartPolicy
 	// stopGrace is how long Stop waits after SIGTERM (StopGracePeriod).
@@ -77,6 +78,9 @@ func Up(ctx context.Context, o Options) (*Cluster, error) {
 	if err := refuseIfRunning(o.DataDir, displayDir); err != nil {
 		return nil, err
 	}
+	if o.ha, err = resolveHA(o); err != nil {
+		return nil, err
+	}
 	plan, err := planComponents(o)
 	if err != nil {
 		return nil, err
@@ -112,20 +116,28 @@ func Up(ctx context.Context, o Options) (*Cluster, error) {
 	}
 	c.console.say("Starting kplane in %s: %s (%s runtime)", displayDir, c.summary(), o.Runtime)
 
-	// 1. The apiserver. A kubeconfig left from the last run names the last
-	// run's port; removing it means the file that appears is this run's.
-	apiserver := c.procs[0]
+	// 1. The apiserver (in the HA layout after the etcd members and the
+	// balancer, and the others after it). A kubeconfig left from the last
+	// run names the last run's port; removing it means the file that
+	// appears is this run's.
+	deadline := began.Add(o.ReadyTimeout)
+	if err := c.startHAFront(ctx, deadline); err != nil {
+		return failed(err)
+	}
+	apiserver := c.process(APIServerComponent)
 	_ = os.Remove(l.adminKubeconfig())
 	if _, err := c.startProcess(apiserver); err != nil {
 		return failed(err)
 	}
-	deadline := began.Add(o.ReadyTimeout)
 	caPEM, err := c.waitForAPIServer(ctx, apiserver, deadline)
 	if err != nil {
 		return failed(err)
 	}
-	if u, err := url.Parse(c.server); err == nil {
+	if u, err := url.Parse(c.server); err == nil && o.ha == nil {
 		apiserver.setPort(u.Port())
+	}
+	if err := c.startOtherAPIServers(ctx, deadline); err != nil {
+		return failed(err)
 	}
 	// The default StorageClass, before any claim can be created: its
 	// provisioner runs in the controller-manager, so a cluster without one
@@ -149,7 +161,10 @@ func Up(ctx context.Context, o Options) (*Cluster, error) {
 			c.console.say("%s", note)
 		}
 	}
-	for _, p := range c.procs[1:] {
+	for _, p := range c.procs {
+		if r, _ := p.latest(); r != nil {
+			continue // the control plane, started above
+		}
 		if _, err := c.startProcess(p); err != nil {
 			return failed(err)
 		}
@@ -267,14 +282,17 @@ func (c *Cluster) writeState() error {
 
 // waitForAPIServer waits until the apiserver has written the admin
 // kubeconfig (it does so once it serves) and answers /readyz, and returns
-// the CA it signed its certificate with. If the apiserver exits first —
-// the port is taken, the data dir is locked — the error carries the end of
-// its log.
+// the CA it signed its certificate with. If the apiserver (or an etcd
+// member or the balancer before it) exits first — the port is taken, the
+// data dir is locked — the error carries the end of its log.
 func (c *Cluster) waitForAPIServer(ctx context.Context, p *process, deadline time.Time) ([]byte, error) {
-	r, _ := p.latest()
 	for {
-		if r.exited() {
-			return nil, c.exitedDuringStartup(p, r)
+		// The apiserver, or what stands before it in the HA layout (an
+		// etcd member, the balancer), may have exited.
+		for _, started := range c.procs {
+			if r, _ := started.latest(); r != nil && r.exited() {
+				return nil, c.exitedDuringStartup(started, r)
+			}
 		}
 		if server, caPEM, err := readAdminKubeconfig(c.layout.adminKubeconfig()); err == nil {
 			if admin, err := newAdminClient(c.layout.adminKubeconfig()); err == nil {

@@ -6,8 +6,11 @@ import (
 
 	"kplane/pkg/client"
 	"kplane/pkg/clock"
+	"kplane/pkg/controllers/bootstrapsigner"
 	"kplane/pkg/controllers/clusterroleaggregation"
 	"kplane/pkg/controllers/cronjob"
+	"kplane/pkg/controllers/csrapproving"
+	"kplane/pkg/controllers/csrsigning"
 	"kplane/pkg/controllers/daemonset"
 	"kplane/pkg/controllers/deployment"
 	"kplane/pkg/controllers/disruption"
@@ -28,6 +31,7 @@ import (
 	"kplane/pkg/controllers/serviceaccounttoken"
 	"kplane/pkg/controllers/statefulset"
 	"kplane/pkg/controllers/tainteviction"
+	"kplane/pkg/controllers/tokencleaner"
 	"kplane/pkg/events"
 	"kplane/pkg/informer"
 )
@@ -117,8 +121,8 @@ type Descriptor struct {
 // (* = kplane has it, (c) = kplane runs it in the cloud-controller-manager,
 // as upstream does with an external cloud provider; see CloudControllers):
 //
-//	attachdetach, bootstrapsigner (off by default), cloud-node-lifecycle(c),
-//	clusterrole-aggregation*, cronjob, csrapproving, csrcleaner, csrsigning,
+//	attachdetach, bootstrapsigner* (off by default), cloud-node-lifecycle(c),
+//	clusterrole-aggregation*, cronjob, csrapproving*, csrcleaner, csrsigning*,
 //	daemonset, deployment*, disruption*, endpoint*, endpointslice*,
 //	endpointslicemirroring, ephemeral-volume, garbagecollector*,
 //	horizontalpodautoscaling*, job, legacy-serviceaccount-token-cleaner,
@@ -127,7 +131,7 @@ type Descriptor struct {
 //	persistentvolume-protection, pod-garbage-collector, replicaset*,
 //	replicationcontroller*, resourcequota*, root-ca-cert-publisher*, route(c),
 //	service(c), serviceaccount*, serviceaccount-token*, statefulset,
-//	taint-eviction-controller*, tokencleaner (off by default), ttl,
+//	taint-eviction-controller*, tokencleaner* (off by default), ttl,
 //	ttl-after-finished.
 //
 // Their worker flags: --concurrent-replicaset-syncs (5),
@@ -241,6 +245,25 @@ var registry = []Descriptor{
 		New: func(cc ControllerContext) (Controller, error) {
 			return disruption.New(cc.Client, cc.Informers, cc.Recorder, disruption.Options{Logger: cc.Logger, Clock: cc.Clock})
 		}},
+	// Node joining (docs/join-nodes.md). Upstream has no worker flags for
+	// these; the flags exist because every kplane controller has one. The
+	// bootstrap signer and token cleaner are off in "*" as upstream
+	// (kubeadm turns them on, and so does `ctl up`); the CSR approver and
+	// signer are on, the signer only with --cluster-signing-* files.
+	{Name: bootstrapsigner.Name, ServiceAccount: "bootstrap-signer", SyncsFlag: "concurrent-bootstrapsigner-syncs", DefaultWorkers: 1, DisabledByDefault: true,
+		New: func(cc ControllerContext) (Controller, error) {
+			return bootstrapsigner.New(cc.Client, cc.Informers, cc.Recorder, bootstrapsigner.Options{Logger: cc.Logger, Clock: cc.Clock})
+		}},
+	{Name: tokencleaner.Name, ServiceAccount: "token-cleaner", SyncsFlag: "concurrent-tokencleaner-syncs", DefaultWorkers: 1, DisabledByDefault: true,
+		New: func(cc ControllerContext) (Controller, error) {
+			return tokencleaner.New(cc.Client, cc.Informers, cc.Recorder, tokencleaner.Options{Logger: cc.Logger, Clock: cc.Clock})
+		}},
+	{Name: csrapproving.Name, ServiceAccount: "certificate-controller", SyncsFlag: "concurrent-csrapproving-syncs", DefaultWorkers: 5,
+		New: func(cc ControllerContext) (Controller, error) {
+			return csrapproving.New(cc.Client, cc.Informers, cc.Recorder, csrapproving.Options{Logger: cc.Logger, Clock: cc.Clock})
+		}},
+	{Name: csrsigning.Name, ServiceAccount: "certificate-controller", SyncsFlag: "concurrent-csrsigning-syncs", DefaultWorkers: 5,
+		New: newCSRSigningController},
 	// The hostpath provisioner is not an upstream controller: on kind the
 	// same job is done by the local-path provisioner, a Deployment the
 	// cluster tool installs. So it is off in "*", and `ctl up` turns it on

@@ -12,6 +12,7 @@ import (
 
 	"kplane/pkg/client"
 	"kplane/pkg/clock"
+	"kplane/pkg/controllers/csrsigning"
 	"kplane/pkg/controllers/hostpathprovisioner"
 	"kplane/pkg/controllers/resourcequota"
 	"kplane/pkg/debug"
@@ -90,6 +91,18 @@ type Options struct {
 	// <data-dir>/pki/sa.key, the apiserver's). Empty turns that controller
 	// off, as upstream.
 	ServiceAccountPrivateKeyFile string
+
+	// ClusterSigningCertFile and ClusterSigningKeyFile are the PEM CA the
+	// csrsigning controller issues certificates with
+	// (--cluster-signing-cert-file, --cluster-signing-key-file; `ctl up`
+	// passes the cluster CA in <data-dir>/pki). Empty turns that
+	// controller off, as upstream.
+	ClusterSigningCertFile string
+	ClusterSigningKeyFile  string
+	// ClusterSigningDuration is the longest validity the csrsigning
+	// controller gives a certificate (--cluster-signing-duration,
+	// upstream's one year).
+	ClusterSigningDuration time.Duration
 
 	// ResourceQuotaSyncPeriod is how often the resourcequota controller
 	// recounts every quota (--resource-quota-sync-period, upstream's 5 m).
@@ -178,6 +191,7 @@ func DefaultOptions() Options {
 		NodeMonitorGracePeriod:       DefaultNodeMonitorGracePeriod,
 		HPA:                          DefaultHPAOptions(),
 		ResourceQuotaSyncPeriod:      resourcequota.DefaultSyncPeriod,
+		ClusterSigningDuration:       csrsigning.DefaultDuration,
 		InformerFIFO:                 informer.FIFODelta,
 		BindAddress:                  DefaultBindAddress,
 		DebugComponent:               "controller-manager",

@@ -131,6 +131,7 @@ else ./.kplane/kubeconfig (the cluster ` + "`ctl up`" + ` started here), else
 	root.AddCommand(newDownCommand(streams))
 	root.AddCommand(newUserCommand(streams))
 	root.AddCommand(newStatusCommand(streams))
+	root.AddCommand(newJoinCommand(streams))
 	root.AddCommand(newDebugCommand(streams))
 
 	// kubectl's verbs.
@@ -161,6 +162,7 @@ else ./.kplane/kubeconfig (the cluster ` + "`ctl up`" + ` started here), else
 	root.AddCommand(newVersionCommand(f))
 	root.AddCommand(newAPIVersionsCommand(f))
 	root.AddCommand(newClusterInfoCommand(f))
+	root.AddCommand(newTokenCommand(f))
 	root.AddCommand(newRunCommand(f))
 	root.AddCommand(newExposeCommand(f))
 	root.AddCommand(newDiffCommand(f))

@@ -45,6 +45,10 @@ func printStatus(out io.Writer, dataDir string, r cluster.StatusReport, now time
 		return
 	}
 	fmt.Fprintf(out, "kplane is running in %s; apiserver %s\n", dataDir, r.Server)
+	if r.LoadBalancer != "" {
+		// Which balancer fronts the apiservers (docs/high-availability.md).
+		fmt.Fprintf(out, "loadbalancer %s\n", r.LoadBalancer)
+	}
 	if r.DNS != "" {
 		// The cluster DNS's address, for dig @127.0.0.1 -p PORT (docs/dns.md).
 		fmt.Fprintf(out, "dns %s\n", r.DNS)

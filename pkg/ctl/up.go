@@ -29,6 +29,16 @@ node-role.kubernetes.io/control-plane:NoSchedule) and node1 … nodeN. It
 returns to the prompt only when you press Ctrl-C, which stops them all;
 with -d the cluster runs in the background until ` + "`ctl down`" + `.
 
+With --etcd-members 3 --apiservers 2 the control plane is highly available,
+as kind's HA clusters are: three etcd member processes (etcd-1 … etcd-3) form
+one raft cluster, two apiservers (apiserver on 127.0.0.2, apiserver-2 on
+127.0.0.3) store in it, and a load balancer on 127.0.0.1:PORT, which every
+kubeconfig names, spreads connections over the healthy ones (haproxy when
+installed, else kplane's built-in balancer; ` + "`ctl status`" + ` says which).
+Kill any one member or apiserver and the cluster keeps working
+(docs/high-availability.md). The layout is kept in DATA_DIR/ha.json, so a
+later up on the same data dir resumes it.
+
 Each component logs to DATA_DIR/logs/<component>.log; in the foreground the
 logs are also shown here, one colour per component. A component that exits
 is restarted. Running up again on the same data dir brings the cluster
@@ -37,7 +47,8 @@ back with everything it stored.`,
   ctl up -d --nodes 3
   ctl up --runtime process --port 0 --data-dir /tmp/kp
   ctl up --v scheduler=4 --trace-informers kubelet-node1 --informer-fifo real
-  ctl up --virtual-clock`,
+  ctl up --virtual-clock
+  ctl up -d --etcd-members 3 --apiservers 2`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			opts.Out = streams.Out
@@ -51,7 +62,13 @@ back with everything it stored.`,
 	f.StringVar(&opts.Runtime, "runtime", opts.Runtime, `container runtime of every kubelet: "simulated" or "process"`)
 	f.IntVar(&opts.ControllerManagers, "controller-managers", opts.ControllerManagers,
 		"how many controller-managers run (1 to 3): one leads, the others (controller-manager-2 …) wait on the Lease as warm standbys")
-	f.IntVar(&opts.Port, "port", opts.Port, "apiserver secure port; 0 picks a free port")
+	f.IntVar(&opts.Port, "port", opts.Port, "apiserver secure port; 0 picks a free port. With several apiservers, every apiserver's port and the load balancer's")
+	f.IntVar(&opts.EtcdMembers, "etcd-members", 0,
+		"etcd members, each its own process etcd-1 … etcd-N in one raft cluster: 1, 3, 5 or 7 (default: as the data dir was last started, else 1, embedded in the apiserver)")
+	f.IntVar(&opts.APIServers, "apiservers", 0,
+		fmt.Sprintf("apiservers behind the load balancer, apiserver n on 127.0.0.(n+1) (1 to %d; default: as last started, else 1)", cluster.MaxAPIServers))
+	f.StringVar(&opts.LoadBalancer, "load-balancer", cluster.LoadBalancerAuto,
+		"the apiservers' load balancer with --apiservers or --etcd-members above 1: auto (haproxy when installed, else built-in), builtin (bin/loadbalancer) or haproxy")
 	f.BoolVar(&opts.DefaultStorageClass, "default-storage-class", opts.DefaultStorageClass,
 		"create the default StorageClass \"standard\" (provisioner kplane.io/hostpath, volumes under DATA_DIR/volumes) in a cluster without classes, as kind does")
 	f.BoolVar(&opts.VirtualClock, "virtual-clock", false,

@@ -265,19 +265,19 @@ func TestAPIResources(t *testing.T) {
 	a := framework.StartAPIServer(t)
 	out := mustRun(t, a, "api-resources")
 	lines := strings.Split(strings.TrimSpace(out), "\n")
-	if lines[0] != "NAME                        SHORTNAMES   APIVERSION                     NAMESPACED   KIND" {
+	if lines[0] != "NAME                         SHORTNAMES   APIVERSION                     NAMESPACED   KIND" {
 		t.Errorf("header = %q", lines[0])
 	}
 	for _, want := range []string{
-		"configmaps                  cm           v1                             true         ConfigMap",
-		"deployments                 deploy       apps/v1                        true         Deployment",
-		"clusterroles                             rbac.authorization.k8s.io/v1   false        ClusterRole",
+		"configmaps                   cm           v1                             true         ConfigMap",
+		"deployments                  deploy       apps/v1                        true         Deployment",
+		"clusterroles                              rbac.authorization.k8s.io/v1   false        ClusterRole",
 	} {
 		if !strings.Contains(out, want+"\n") {
 			t.Errorf("api-resources lacks %q:\n%s", want, out)
 		}
 	}
-	if lines[1] != "configmaps                  cm           v1                             true         ConfigMap" {
+	if lines[1] != "configmaps                   cm           v1                             true         ConfigMap" {
 		t.Errorf("first row = %q (core group first, by name)", lines[1])
 	}
 	if out := mustRun(t, a, "api-resources", "--api-group=apps", "-o", "name"); out != "controllerrevisions.apps\ndaemonsets.apps\ndeployments.apps\nreplicasets.apps\nstatefulsets.apps\n" {

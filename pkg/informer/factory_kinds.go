@@ -178,3 +178,9 @@ func (f *SharedInformerFactory) ClusterRoleBindings() TypedInformer[*api.Cluster
 func (f *SharedInformerFactory) StorageClasses() TypedInformer[*api.StorageClass] {
 	return ForResource[*api.StorageClass](f, client.StorageClassesResource)
 }
+
+// CertificateSigningRequests returns the shared informer and lister for
+// CertificateSigningRequest objects.
+func (f *SharedInformerFactory) CertificateSigningRequests() TypedInformer[*api.CertificateSigningRequest] {
+	return ForResource[*api.CertificateSigningRequest](f, client.CertificateSigningRequestsResource)
+}

@@ -21,7 +21,7 @@ import (
 	"kplane/pkg/kubelet/token"
 )
 
-// ServerFunc starts the kubelet's HTTPS server on a loopback port — the one
+// ServerFunc starts the kubelet's HTTPS server on a port of env.Address — the one
 // the apiserver's pods/log reaches for `kubectl logs` — serving the
 // containers of every node of the process through env.Containers. It
 // returns the port, which every node then reports in
@@ -41,6 +41,8 @@ type ServerEnv struct {
 	Tokens debug.Authenticator
 	// Logger is the kubelet's logger.
 	Logger *slog.Logger
+	// Address is the IP to listen on (Options.Address, --address).
+	Address string
 }
 
 // ContainerFinder finds the runs of containers and the pods for the
@@ -153,7 +155,7 @@ func Run(ctx context.Context, opts Options) error {
 	tokens := debug.TokenReviewAuthenticator(c)
 	port := opts.KubeletPort
 	if opts.Server != nil {
-		p, err := opts.Server(ctx, ServerEnv{Containers: nodes, Client: c, Tokens: tokens, Logger: log})
+		p, err := opts.Server(ctx, ServerEnv{Containers: nodes, Client: c, Tokens: tokens, Logger: log, Address: opts.Address})
 		if err != nil {
 			return fmt.Errorf("kubelet: start server: %w", err)
 		}

@@ -85,9 +85,16 @@ type Options struct {
 	// size starting here. When neither the node nor the flag names one, the
 	// kubelet picks a /24 in 10.64.0.0/10 from a hash of the node name.
 	PodCIDR string
-	// NodeIP is the node's InternalIP and every pod's hostIP. Nothing is
-	// routed: the address is a label, and every kplane node is on loopback.
+	// NodeIP is the node's InternalIP and every pod's hostIP (--node-ip,
+	// default 127.0.0.1, where every node of `ctl up` lives). The
+	// apiserver dials the kubelet's server there, so a kubelet on another
+	// host or network namespace names its own address, which its server
+	// must listen on (Address).
 	NodeIP string
+	// Address is the IP the kubelet's HTTPS server listens on (upstream's
+	// --address, whose default is 0.0.0.0; kplane's is 127.0.0.1). Its
+	// self-signed serving certificate names it.
+	Address string
 	// PodManifestPath is the directory of static pod manifests ("" = none).
 	PodManifestPath string
 	// FileCheckFrequency is how often the manifest directory is reread
@@ -223,6 +230,7 @@ func DefaultOptions() Options {
 		Pods:                      110,
 		Runtime:                   runtime.SimulatedName,
 		NodeIP:                    "127.0.0.1",
+		Address:                   "127.0.0.1",
 		KubeAPIQPS:                client.DefaultComponentQPS,
 		KubeAPIBurst:              client.DefaultComponentBurst,
 		EventRecordQPS:            defaultEventRecordQPS,
@@ -287,6 +295,11 @@ func (o *Options) Validate() error {
 	}
 	if _, err := netip.ParseAddr(o.NodeIP); err != nil {
 		errs = append(errs, fmt.Errorf("--node-ip %q: %w", o.NodeIP, err))
+	}
+	if o.Address != "" {
+		if _, err := netip.ParseAddr(o.Address); err != nil {
+			errs = append(errs, fmt.Errorf("--address %q: %w", o.Address, err))
+		}
 	}
 	if o.CloudProvider != "" && o.CloudProvider != CloudProviderExternal {
 		errs = append(errs, fmt.Errorf("--cloud-provider %q: must be empty or %q (kplane has no in-tree cloud providers, as upstream since 1.31)",

@@ -55,3 +55,22 @@ func HasBinary(dir, name string) bool {
 	fi, err := os.Stat(filepath.Join(dir, name))
 	return err == nil && fi.Mode().IsRegular()
 }
+
+// BuildCommands builds only the named commands (`go build -o DIR/
+// ./cmd/NAME…`) into a temporary directory of t's and returns it: for a
+// test that runs a few binaries, where linking all of ./cmd/... as
+// BuildBinaries does would cost more than the test itself.
+func BuildCommands(t testing.TB, names ...string) string {
+	t.Helper()
+	dir := t.TempDir()
+	args := []string{"build", "-o", dir + string(filepath.Separator)}
+	for _, name := range names {
+		args = append(args, "./cmd/"+name)
+	}
+	cmd := exec.Command("go", args...)
+	cmd.Dir = RepoRoot(t)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("go %v: %v\n%s", args, err, out)
+	}
+	return dir
+}

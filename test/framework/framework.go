@@ -246,3 +246,20 @@ func seedServiceAccountKey(t testing.TB, dataDir string) {
 		t.Fatalf("seed service account key: %v", err)
 	}
 }
+
+// StartPeerAPIServer starts another apiserver on first's embedded etcd, in
+// its own temp data dir (its own PKI and tokens), as a second apiserver of
+// one cluster: it shares first's objects, ranges and leases. configure may
+// set its addresses. Cleanup stops it before first (cleanups run last in,
+// first out), so its etcd outlives it.
+func StartPeerAPIServer(t testing.TB, first *APIServer, configure func(*apiserver.Options)) *APIServer {
+	t.Helper()
+	url := first.EtcdClientURL()
+	if url == "" {
+		t.Fatal("StartPeerAPIServer: the first apiserver runs no embedded etcd")
+	}
+	return StartAPIServerWith(t, t.TempDir(), func(o *apiserver.Options) {
+		o.EtcdServers = []string{url}
+		configure(o)
+	})
+}

@@ -96,6 +96,8 @@ func Cells(obj api.Object, now time.Time) []any {
 		return storageClassCells(o, now)
 	case *api.APIService:
 		return apiServiceCells(o, now)
+	case *api.CertificateSigningRequest:
+		return certificateSigningRequestCells(o, now)
 	}
 	return defaultCells(obj)
 }
@@ -117,37 +119,38 @@ func Row(obj api.Object, now time.Time) api.TableRow {
 // columnsByKind holds the columns of every kind with a printer of its own.
 // Cells must have a case for each of them; a test checks the two agree.
 var columnsByKind = map[string][]api.TableColumnDefinition{
-	"Pod":                     podColumns,
-	"Namespace":               namespaceColumns,
-	"Node":                    nodeColumns,
-	"Service":                 serviceColumns,
-	"Endpoints":               endpointsColumns,
-	"ConfigMap":               configMapColumns,
-	"Secret":                  secretColumns,
-	"ServiceAccount":          serviceAccountColumns,
-	"PersistentVolume":        persistentVolumeColumns,
-	"PersistentVolumeClaim":   persistentVolumeClaimColumns,
-	"ResourceQuota":           resourceQuotaColumns,
-	"Event":                   eventColumns,
-	"ReplicationController":   replicationControllerColumns,
-	"Deployment":              deploymentColumns,
-	"ReplicaSet":              replicaSetColumns,
-	"StatefulSet":             statefulSetColumns,
-	"DaemonSet":               daemonSetColumns,
-	"ControllerRevision":      controllerRevisionColumns,
-	"Job":                     jobColumns,
-	"CronJob":                 cronJobColumns,
-	"HorizontalPodAutoscaler": horizontalPodAutoscalerColumns,
-	"Lease":                   leaseColumns,
-	"EndpointSlice":           endpointSliceColumns,
-	"Ingress":                 ingressColumns,
-	"IngressClass":            ingressClassColumns,
-	"NetworkPolicy":           networkPolicyColumns,
-	"APIService":              apiServiceColumns,
-	"PodDisruptionBudget":     podDisruptionBudgetColumns,
-	"RoleBinding":             roleBindingColumns,
-	"ClusterRoleBinding":      roleBindingColumns,
-	"StorageClass":            storageClassColumns,
+	"Pod":                       podColumns,
+	"CertificateSigningRequest": certificateSigningRequestColumns,
+	"Namespace":                 namespaceColumns,
+	"Node":                      nodeColumns,
+	"Service":                   serviceColumns,
+	"Endpoints":                 endpointsColumns,
+	"ConfigMap":                 configMapColumns,
+	"Secret":                    secretColumns,
+	"ServiceAccount":            serviceAccountColumns,
+	"PersistentVolume":          persistentVolumeColumns,
+	"PersistentVolumeClaim":     persistentVolumeClaimColumns,
+	"ResourceQuota":             resourceQuotaColumns,
+	"Event":                     eventColumns,
+	"ReplicationController":     replicationControllerColumns,
+	"Deployment":                deploymentColumns,
+	"ReplicaSet":                replicaSetColumns,
+	"StatefulSet":               statefulSetColumns,
+	"DaemonSet":                 daemonSetColumns,
+	"ControllerRevision":        controllerRevisionColumns,
+	"Job":                       jobColumns,
+	"CronJob":                   cronJobColumns,
+	"HorizontalPodAutoscaler":   horizontalPodAutoscalerColumns,
+	"Lease":                     leaseColumns,
+	"EndpointSlice":             endpointSliceColumns,
+	"Ingress":                   ingressColumns,
+	"IngressClass":              ingressClassColumns,
+	"NetworkPolicy":             networkPolicyColumns,
+	"APIService":                apiServiceColumns,
+	"PodDisruptionBudget":       podDisruptionBudgetColumns,
+	"RoleBinding":               roleBindingColumns,
+	"ClusterRoleBinding":        roleBindingColumns,
+	"StorageClass":              storageClassColumns,
 }
 
 // defaultColumns is upstream's default table (rest.NewDefaultTableConvertor),

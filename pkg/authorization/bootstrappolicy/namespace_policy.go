@@ -33,6 +33,7 @@ func Roles() []api.Role {
 			rule("update").groups(legacyGroup).resources("configmaps").names("cluster-info").build(),
 			eventsRule()),
 	}
+	roles = append(roles, kubeadmRoles()...)
 	return append(roles, kplaneRoles()...)
 }
 
@@ -57,6 +58,7 @@ func RoleBindings() []api.RoleBinding {
 			serviceAccountSubject("kube-system", "bootstrap-signer")),
 	}
 	bindings = append(bindings, addonRoleBindings()...)
+	bindings = append(bindings, kubeadmRoleBindings()...)
 	return append(bindings, kplaneRoleBindings()...)
 }
 

@@ -59,6 +59,7 @@ func ClusterRoleBindings() []api.ClusterRoleBinding {
 	}
 	bindings = append(bindings, ControllerRoleBindings()...)
 	bindings = append(bindings, addonClusterRoleBindings()...)
+	bindings = append(bindings, kubeadmClusterRoleBindings()...)
 	return append(bindings, kplaneClusterRoleBindings()...)
 }
 

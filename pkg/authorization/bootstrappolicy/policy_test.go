@@ -94,6 +94,14 @@ func TestEveryControllerServiceAccountIsBound(t *testing.T) {
 			continue
 		}
 		want := []string{ControllerRolePrefix + d.ServiceAccount}
+		if d.ServiceAccount == "bootstrap-signer" || d.ServiceAccount == "token-cleaner" {
+			// Upstream gives these two namespaced Roles only (in
+			// kube-system, and kube-public for the signer), no ClusterRole.
+			if !namespacedBound(d.ServiceAccount) {
+				t.Errorf("controller %s: kube-system/%s has no RoleBinding", d.Name, d.ServiceAccount)
+			}
+			continue
+		}
 		if d.ServiceAccount == HostPathProvisionerServiceAccount {
 			want = []string{"system:persistent-volume-provisioner", HostPathProvisionerRole}
 		}
@@ -151,4 +159,17 @@ func TestRoleNames(t *testing.T) {
 			t.Errorf("kplane-only role %s must be named kplane:…", r.Name)
 		}
 	}
+}
+
+// namespacedBound says whether some RoleBinding names the kube-system
+// ServiceAccount sa.
+func namespacedBound(sa string) bool {
+	for _, b := range RoleBindings() {
+		for _, s := range b.Subjects {
+			if s.Kind == "ServiceAccount" && s.Namespace == "kube-system" && s.Name == sa {
+				return true
+			}
+		}
+	}
+	return false
 }

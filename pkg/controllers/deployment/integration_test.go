@@ -147,8 +147,14 @@ func waitReplicaSets(t *testing.T, c *client.Client, ok func([]*api.ReplicaSet) 
 // generation finished with replicas pods of image, and returns it.
 func waitComplete(t *testing.T, c *client.Client, replicas int32, image string) *api.Deployment {
 	t.Helper()
+	return waitCompleteWithin(t, c, waitTimeout, replicas, image)
+}
+
+// waitCompleteWithin is waitComplete with its own deadline.
+func waitCompleteWithin(t *testing.T, c *client.Client, timeout time.Duration, replicas int32, image string) *api.Deployment {
+	t.Helper()
 	var d *api.Deployment
-	framework.Eventually(t, waitTimeout, func() (bool, string) {
+	framework.Eventually(t, timeout, func() (bool, string) {
 		var err error
 		d, err = c.Deployments("default").Get(context.Background(), "web", client.GetOptions{})
 		if err != nil {

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"math/big"
 	"net"
+	"slices"
 	"time"
 )
 
@@ -20,8 +21,10 @@ const servingValidity = 365 * 24 * time.Hour
 
 // selfSignedCertificate makes the kubelet's serving certificate, as a
 // kubelet started without --tls-cert-file does: self-signed, named
-// "<node>@<unix time>", valid for loopback and the node's name.
-func selfSignedCertificate(nodeName string, now time.Time) (tls.Certificate, error) {
+// "<node>@<unix time>", valid for loopback, the node's name and extraIPs
+// (the address it serves on and the node's InternalIP; upstream's
+// kubelet names its hostname and node IPs the same way).
+func selfSignedCertificate(nodeName string, now time.Time, extraIPs ...net.IP) (tls.Certificate, error) {
 	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {
 		return tls.Certificate{}, fmt.Errorf("kubelet server: generate key: %w", err)
@@ -42,7 +45,7 @@ func selfSignedCertificate(nodeName string, now time.Time) (tls.Certificate, err
 		KeyUsage:     x509.KeyUsageDigitalSignature,
 		ExtKeyUsage:  []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
 		DNSNames:     []string{"localhost", host},
-		IPAddresses:  []net.IP{net.IPv4(127, 0, 0, 1), net.IPv6loopback},
+		IPAddresses:  servingIPs(extraIPs),
 	}
 	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, key.Public(), key)
 	if err != nil {
@@ -53,4 +56,17 @@ func selfSignedCertificate(nodeName string, now time.Time) (tls.Certificate, err
 		return tls.Certificate{}, fmt.Errorf("kubelet server: parse serving certificate: %w", err)
 	}
 	return tls.Certificate{Certificate: [][]byte{der}, PrivateKey: key, Leaf: leaf}, nil
+}
+
+// servingIPs is loopback and every address of extra that is a real,
+// distinct one (not nil, not 0.0.0.0 or ::).
+func servingIPs(extra []net.IP) []net.IP {
+	ips := []net.IP{net.IPv4(127, 0, 0, 1), net.IPv6loopback}
+	for _, ip := range extra {
+		if ip == nil || ip.IsUnspecified() || slices.ContainsFunc(ips, ip.Equal) {
+			continue
+		}
+		ips = append(ips, ip)
+	}
+	return ips
 }

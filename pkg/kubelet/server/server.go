@@ -109,8 +109,10 @@ func (e *notFoundError) Is(target error) bool { return target == ErrNotFound }
 
 // Options configure the kubelet's server.
 type Options struct {
-	// BindAddress is the address to listen on: loopback, since every kplane
-	// node lives on this machine.
+	// BindAddress is the address to listen on (upstream's --address):
+	// loopback by default, since every node of `ctl up` lives on this
+	// machine; a kubelet in another network namespace or on another host
+	// serves on its own address so the apiserver can reach it.
 	BindAddress string
 	// Port is the port to listen on; 0 picks a free one, which Start
 	// returns so the kubelet can publish it in
@@ -122,6 +124,9 @@ type Options struct {
 	ClientCAPEM []byte
 	// NodeName names the node(s) in the serving certificate; optional.
 	NodeName string
+	// NodeIPs are put in the serving certificate besides loopback and
+	// BindAddress: the node's InternalIP, which the apiserver dials.
+	NodeIPs []net.IP
 	// NodeNames are the nodes the process runs, which calls are
 	// authorized against (see nodeFor); empty means NodeName.
 	NodeNames []string
@@ -251,7 +256,7 @@ func (s *Server) Handler() http.Handler {
 // port it listens on.
 func (s *Server) Start(ctx context.Context) (port int, err error) {
 	// The wall clock: clients check the certificate's validity against theirs.
-	cert, err := selfSignedCertificate(s.opts.NodeName, time.Now())
+	cert, err := selfSignedCertificate(s.opts.NodeName, time.Now(), append([]net.IP{net.ParseIP(s.opts.BindAddress)}, s.opts.NodeIPs...)...)
 	if err != nil {
 		return 0, err
 	}
@@ -297,7 +302,16 @@ func (s *Server) Start(ctx context.Context) (port int, err error) {
 // node.status.daemonEndpoints.kubeletEndpoint.Port: the whole job of a
 // kubelet's server hook.
 func StartServer(ctx context.Context, clientCAPEM []byte, reviewer AccessReviewer, tokens TokenAuthenticator, backend Backend, logger *slog.Logger) (int32, error) {
+	return StartServerAt(ctx, "", clientCAPEM, reviewer, tokens, backend, logger)
+}
+
+// StartServerAt is StartServer on a free port of bindAddress ("" is
+// 127.0.0.1): the kubelet's --address.
+func StartServerAt(ctx context.Context, bindAddress string, clientCAPEM []byte, reviewer AccessReviewer, tokens TokenAuthenticator, backend Backend, logger *slog.Logger) (int32, error) {
 	opts := DefaultOptions()
+	if bindAddress != "" {
+		opts.BindAddress = bindAddress
+	}
 	opts.ClientCAPEM, opts.Lookup, opts.Pods, opts.Summaries, opts.Logger = clientCAPEM, backend.FindContainer, backend.FindPod, backend.Summary, logger
 	opts.Reviewer, opts.Tokens = reviewer, tokens
 	if named, ok := backend.(interface{ NodeNames() []string }); ok {

@@ -226,6 +226,9 @@ func (c *Cache) apply(sev store.Event) {
 	if c.opts.OnDispatch != nil {
 		c.opts.OnDispatch(ev, len(c.targets))
 	}
+	if skipLiveEvent() { // false except in a deliberately broken build (broken_on.go)
+		return
+	}
 	c.dispatch(ev, c.targets)
 }
 

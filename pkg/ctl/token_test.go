@@ -1,0 +1,52 @@
+package ctl
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+	"time"
+
+	"kplane/pkg/api"
+	"kplane/pkg/bootstraptoken"
+)
+
+// `ctl token list` prints kubeadm token list's columns and skips Secrets
+// that are not well-formed tokens.
+func TestPrintTokens(t *testing.T) {
+	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	live := bootstraptoken.NewSecret(bootstraptoken.Token{ID: "abcdef", Secret: "0123456789abcdef"},
+		bootstraptoken.Options{TTL: 23 * time.Hour, Usages: []string{"signing", "authentication"},
+			Groups: []string{bootstraptoken.DefaultNodeGroup}, Description: "for worker-1"}, now)
+	forever := bootstraptoken.NewSecret(bootstraptoken.Token{ID: "zzzzzz", Secret: "0123456789abcdef"}, bootstraptoken.Options{}, now)
+	broken := &api.Secret{ObjectMeta: api.ObjectMeta{Name: "bootstrap-token-nope"}, Type: api.SecretTypeBootstrapToken}
+	var out bytes.Buffer
+	printTokens(&out, []*api.Secret{live, forever, broken}, now)
+	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	if len(lines) != 3 {
+		t.Fatalf("output:\n%s", out.String())
+	}
+	for i, want := range [][]string{
+		{"TOKEN", "TTL", "EXPIRES", "USAGES", "DESCRIPTION", "EXTRA GROUPS"},
+		{"abcdef.0123456789abcdef", "23h", "2026-01-01T23:00:00Z", "authentication,signing", "for worker-1", bootstraptoken.DefaultNodeGroup},
+		{"zzzzzz.0123456789abcdef", "<forever>", "<never>", "<none>", "<none>", "<none>"},
+	} {
+		for _, w := range want {
+			if !strings.Contains(lines[i], w) {
+				t.Errorf("line %d %q lacks %q", i, lines[i], w)
+			}
+		}
+	}
+}
+
+func TestJoinServerURL(t *testing.T) {
+	for in, want := range map[string]string{"10.0.0.1:6443": "https://10.0.0.1:6443", "https://h:1/": "https://h:1"} {
+		if got, err := joinServerURL(in); err != nil || got != want {
+			t.Errorf("joinServerURL(%q) = %q, %v", in, got, err)
+		}
+	}
+	for _, bad := range []string{"http://h:1", "", "https://h:1/path"} {
+		if _, err := joinServerURL(bad); err == nil {
+			t.Errorf("joinServerURL(%q) accepted", bad)
+		}
+	}
+}

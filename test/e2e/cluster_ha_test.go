@@ -1,0 +1,201 @@
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	"kplane/pkg/api"
+	apierrors "kplane/pkg/api/errors"
+	"kplane/pkg/client"
+	"kplane/pkg/cluster"
+	"kplane/test/framework"
+)
+
+// TestHAControlPlane is issue 17's Done-when 3, on one cluster started as
+// `ctl up --etcd-members 3 --apiservers 2`: kill -9 an etcd member and an
+// apiserver during a 1 000-pod create loop through the load balancer and
+// find every acknowledged pod afterwards.
+func TestHAControlPlane(t *testing.T) {
+	began := time.Now()
+	c := framework.StartCluster(t, func(o *cluster.Options) {
+		o.EtcdMembers, o.APIServers, o.Nodes = 3, 2, 1
+		// The built-in balancer whether or not haproxy is installed, so
+		// the test checks kplane's own code the same way everywhere.
+		o.LoadBalancer = cluster.LoadBalancerBuiltin
+	})
+	t.Logf("HA cluster ready in %s", time.Since(began).Round(time.Millisecond))
+	if !strings.HasPrefix(c.Server(), "https://127.0.0.1:") {
+		t.Fatalf("the kubeconfig names %s, not the balancer on 127.0.0.1", c.Server())
+	}
+
+	t.Run("acknowledged pods survive an etcd member and an apiserver killed", func(t *testing.T) {
+		step := time.Now()
+		createPodsWhileKilling(t, c)
+		t.Logf("took %s", time.Since(step).Round(time.Millisecond))
+	})
+}
+
+// createPodsWhileKilling creates 1 000 bare pods through the balancer with
+// eight workers, kills -9 etcd-2 after 300 and the first apiserver after
+// 600, and then checks that every pod whose create was acknowledged exists.
+// A create that failed is retried by name; AlreadyExists then means the
+// first attempt was committed, so it counts as acknowledged too.
+func createPodsWhileKilling(t *testing.T, c *framework.LocalCluster) {
+	const total, workers = 1000, 8
+	const ns = "default"
+	cl := c.Client(t)
+	ctx := context.Background()
+	var next, created atomic.Int64
+	var mu sync.Mutex
+	acknowledged := map[string]bool{}
+	var failures []string
+	killed := make(chan string, 2)
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				i := next.Add(1) - 1
+				if i >= total {
+					return
+				}
+				switch i {
+				case 300:
+					killed <- killByPID(t, c, cluster.EtcdComponent(2))
+				case 600:
+					killed <- killByPID(t, c, cluster.APIServerComponent)
+				}
+				name := fmt.Sprintf("ha-pod-%04d", i)
+				pod := &api.Pod{
+					ObjectMeta: api.ObjectMeta{Name: name, Namespace: ns},
+					// No scheduler takes it: the test is about storage,
+					// and a thousand pods need no node.
+					Spec: api.PodSpec{SchedulerName: "ha-test-unscheduled", Containers: []api.Container{{Name: "c", Image: "busybox"}}},
+				}
+				var err error
+				for attempt := 0; attempt < 5; attempt++ {
+					_, err = cl.Pods(ns).Create(ctx, pod, client.CreateOptions{})
+					if err == nil || apierrors.IsAlreadyExists(err) {
+						err = nil
+						break
+					}
+					time.Sleep(200 * time.Millisecond)
+				}
+				mu.Lock()
+				if err == nil {
+					acknowledged[name] = true
+					created.Add(1)
+				} else {
+					failures = append(failures, fmt.Sprintf("%s: %v", name, err))
+				}
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	close(killed)
+	for what := range killed {
+		t.Logf("killed %s", what)
+	}
+	if len(failures) > 0 {
+		t.Errorf("%d of %d creates failed after retries (first: %s)", len(failures), total, failures[0])
+	}
+	list, err := cl.Pods(ns).List(ctx, client.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	exists := map[string]bool{}
+	for _, p := range list.Items {
+		if exists[p.Name] {
+			t.Errorf("pod %s listed twice", p.Name)
+		}
+		exists[p.Name] = true
+	}
+	var lost []string
+	for name := range acknowledged {
+		if !exists[name] {
+			lost = append(lost, name)
+		}
+	}
+	slices.Sort(lost)
+	if len(lost) > 0 {
+		t.Errorf("%d acknowledged pods are missing: %v", len(lost), lost)
+	}
+	t.Logf("%d of %d creates acknowledged, %d pods exist", created.Load(), total, len(exists))
+
+	// The controllers, the scheduler and the kubelets lost their
+	// connections to the killed apiserver and reconnected through the
+	// balancer: a new Deployment still rolls out.
+	c.MustKubectl(t, "create", "deployment", "ha-web", "--image=nginx", "--replicas=2")
+	c.MustKubectl(t, "rollout", "status", "deployment/ha-web", "--timeout=60s")
+
+	// Both come back under the supervisor before the next checks.
+	waitRestarted(t, c, cluster.EtcdComponent(2))
+	waitRestarted(t, c, cluster.APIServerComponent)
+	waitReadyz(t, c, cluster.APIServerAddress(1))
+}
+
+// killByPID sends SIGKILL to component's process as cluster.json records
+// it, and says what it killed.
+func killByPID(t *testing.T, c *framework.LocalCluster, component string) string {
+	state, err := cluster.ReadState(c.Dir)
+	if err != nil {
+		t.Error(err)
+		return component + ": " + err.Error()
+	}
+	rec, ok := state.Components[component]
+	if !ok || !rec.Running() {
+		t.Errorf("%s is not running: %+v", component, rec)
+		return component + " (not running)"
+	}
+	if err := syscall.Kill(rec.PID, syscall.SIGKILL); err != nil {
+		t.Errorf("kill %s (pid %d): %v", component, rec.PID, err)
+	}
+	return fmt.Sprintf("%s (pid %d)", component, rec.PID)
+}
+
+// waitRestarted waits until the supervisor has started component again.
+func waitRestarted(t *testing.T, c *framework.LocalCluster, component string) {
+	t.Helper()
+	framework.Eventually(t, 60*time.Second, func() (bool, string) {
+		state, err := cluster.ReadState(c.Dir)
+		if err != nil {
+			return false, err.Error()
+		}
+		rec := state.Components[component]
+		return rec.Restarts >= 1 && rec.Running(), fmt.Sprintf("%s: %+v", component, rec)
+	})
+}
+
+// directClient is an admin client of one apiserver at its own address, not
+// through the balancer; the serving certificate names every apiserver
+// (--tls-san), so TLS verifies as it does through the balancer.
+func directClient(t *testing.T, c *framework.LocalCluster, address string) *client.Client {
+	t.Helper()
+	port := c.Server()[strings.LastIndex(c.Server(), ":")+1:]
+	return framework.NewClient(t, c.KubeconfigPath(), func(cfg *client.Config) {
+		cfg.Host = "https://" + address + ":" + port
+	})
+}
+
+// waitReadyz waits until the apiserver at address answers /readyz.
+func waitReadyz(t *testing.T, c *framework.LocalCluster, address string) {
+	t.Helper()
+	direct := directClient(t, c, address)
+	framework.Eventually(t, 60*time.Second, func() (bool, string) {
+		status, body, err := direct.Do(context.Background(), http.MethodGet, "/readyz", nil, nil)
+		if err != nil {
+			return false, err.Error()
+		}
+		return status == http.StatusOK, fmt.Sprintf("%d %s", status, body)
+	})
+}

@@ -1,0 +1,5 @@
+package robustness
+
+// valuePrefix starts every value the traffic writes, so the checker tells
+// them from values written by anyone else.
+const valuePrefix = "robustness-"
