@@ -63,7 +63,9 @@ func planHAControlPlane(o Options, bin func(string) string) ([]component, error)
 
 	for n := 1; n <= ha.APIServers; n++ {
 		args := []string{bin(apiserverBinary), "--data-dir", o.DataDir, "--secure-port", port,
-			"--bind-address", APIServerAddress(n),
+			// The address the kubernetes Service's Endpoints list for it
+			// (the lease endpoint reconciler).
+			"--bind-address", APIServerAddress(n), "--advertise-address", APIServerAddress(n),
 			"--etcd-servers", strings.Join(clientURLs, ","),
 			"--kubeconfig-server", ha.serverURL(),
 			"--audit-policy-file", l.auditPolicy(), "--audit-log-path", l.auditLogOf(n)}

@@ -116,7 +116,7 @@ func TestPlanHAControlPlane(t *testing.T) {
 	}
 	for name, addr := range map[string]string{"apiserver": "127.0.0.2", "apiserver-2": "127.0.0.3"} {
 		for _, part := range []string{
-			"--secure-port 7443", "--bind-address " + addr,
+			"--secure-port 7443", "--bind-address " + addr + " --advertise-address " + addr,
 			"--etcd-servers http://127.0.0.1:2001,http://127.0.0.1:2002,http://127.0.0.1:2003",
 			"--kubeconfig-server https://127.0.0.1:7443",
 			// The same SANs on every apiserver: none regenerates the
