@@ -219,6 +219,11 @@ func (ha *haLayout) write(path string) error {
 	if err != nil {
 		return fmt.Errorf("encode %s: %w", path, err)
 	}
+	// The layout is decided before Up creates the data dir: a first
+	// `ctl up --data-dir NEW --etcd-members 3` must not fail on it.
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
 	if err := fileutil.WriteAtomic(path, append(data, '\n'), 0o600); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}

@@ -223,3 +223,14 @@ func TestPlanWritesTheHAProxyConfig(t *testing.T) {
 		}
 	}
 }
+
+func TestResolveHAOnADataDirNotYetCreated(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "new", "cluster")
+	ha, err := resolveHA(Options{DataDir: dir, EtcdMembers: 3, APIServers: 2, Port: 0})
+	if err != nil {
+		t.Fatalf("a first HA start on a data dir that does not exist yet: %v", err)
+	}
+	if saved, err := readHALayout(filepath.Join(dir, haFileName)); err != nil || saved == nil || len(saved.EtcdMembers) != len(ha.EtcdMembers) {
+		t.Fatalf("ha.json after the first start: %+v, %v", saved, err)
+	}
+}
