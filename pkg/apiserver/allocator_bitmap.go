@@ -97,16 +97,23 @@ func (b *allocationBitmap) randomFreeIn(from, to int) (int, bool) {
 }
 
 // staticBandSize is how many offsets at the low end of a range of size
-// values random picks leave for last: size/16, at least 16 and at most
-// 256, none for ranges of 16 or fewer (upstream's calculateRangeOffset).
-// For 10.96.0.0/12 that is 10.96.0.1–10.96.1.0; for 30000–32767, ports
-// 30000–30172.
-func staticBandSize(size int) int {
+// values random picks leave for last: size/step, at least 16 and at most
+// limit, none for ranges of 16 or fewer (upstream's calculateRangeOffset,
+// which has one such function per allocator). ClusterIPs use step 16 and
+// limit 256 (ipStaticBand: 10.96.0.1–10.96.1.0 for 10.96.0.0/12), node
+// ports step 32 and limit 128 (portStaticBand: 30000–30085 for
+// 30000–32767).
+func staticBandSize(size, step, limit int) int {
 	if size <= 16 {
 		return 0
 	}
-	return max(16, min(size/16, 256))
+	return max(16, min(size/step, limit))
 }
+
+// ipStaticBand and portStaticBand are upstream's ipallocator and
+// portallocator static bands of a range of size values.
+func ipStaticBand(size int) int   { return staticBandSize(size, 16, 256) }
+func portStaticBand(size int) int { return staticBandSize(size, 32, 128) }
 
 // forEach calls fn with every allocated offset, in increasing order.
 func (b *allocationBitmap) forEach(fn func(offset int)) {

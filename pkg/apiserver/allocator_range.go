@@ -117,6 +117,9 @@ type rangeAllocation struct {
 	// "30000-32767"), written into the object and checked on read.
 	key, spec string
 	size      int
+	// staticBand is how many low offsets random picks leave for last
+	// (staticBandSize).
+	staticBand int
 
 	// mu makes this server's changes one at a time and guards the copy.
 	mu sync.Mutex
@@ -127,8 +130,8 @@ type rangeAllocation struct {
 }
 
 // newRangeAllocation returns the range stored under key.
-func newRangeAllocation(st store.Interface, key, spec string, size int) *rangeAllocation {
-	return &rangeAllocation{store: st, key: key, spec: spec, size: size}
+func newRangeAllocation(st store.Interface, key, spec string, size, staticBand int) *rangeAllocation {
+	return &rangeAllocation{store: st, key: key, spec: spec, size: size, staticBand: staticBand}
 }
 
 // rangeChange edits a copy of the bitmap; it returns an error to abandon

@@ -36,7 +36,7 @@ func newServiceIPRange(st store.Interface) *serviceIPRange {
 	ones, bits := ipNet.Mask.Size()
 	size := 1<<uint(bits-ones) - 2
 	return &serviceIPRange{ipNet: ipNet, base: binary.BigEndian.Uint32(ipNet.IP.To4()),
-		shared: newRangeAllocation(st, serviceIPRangeKey, ipNet.String(), size)}
+		shared: newRangeAllocation(st, serviceIPRangeKey, ipNet.String(), size, ipStaticBand(size))}
 }
 
 // offset returns ip's offset, or false outside the allocatable addresses.
@@ -70,7 +70,8 @@ type nodePortRange struct {
 // newNodePortRange returns the node port range in st.
 func newNodePortRange(st store.Interface) *nodePortRange {
 	spec := strconv.Itoa(nodePortMin) + "-" + strconv.Itoa(nodePortMax)
-	return &nodePortRange{shared: newRangeAllocation(st, serviceNodePortRangeKey, spec, nodePortMax-nodePortMin+1)}
+	size := nodePortMax - nodePortMin + 1
+	return &nodePortRange{shared: newRangeAllocation(st, serviceNodePortRangeKey, spec, size, portStaticBand(size))}
 }
 
 // offset returns port's offset, or false outside the range.
@@ -103,7 +104,7 @@ func allocateOffsets(ctx context.Context, r *rangeAllocation, requested []int, r
 			bits.set(offset)
 		}
 		for i := 0; i < random; i++ {
-			offset, ok := bits.randomFree(staticBandSize(r.size))
+			offset, ok := bits.randomFree(r.staticBand)
 			if !ok {
 				return errRangeFull
 			}

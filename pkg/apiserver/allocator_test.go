@@ -291,10 +291,10 @@ func TestRepairKeepsACreateInFlight(t *testing.T) {
 // Random picks stay out of the static band while the rest of the range
 // has room, and use it once it has not.
 func TestRandomPicksLeaveTheStaticBand(t *testing.T) {
-	if got := staticBandSize(nodePortMax - nodePortMin + 1); got != 173 {
-		t.Errorf("node port static band = %d, want upstream's 173", got)
+	if got := newNodePortRange(nil).shared.staticBand; got != 86 {
+		t.Errorf("node port static band = %d, want upstream's 86 (30000-30085)", got)
 	}
-	if got := staticBandSize(1<<20 - 2); got != 256 {
+	if got := newServiceIPRange(nil).shared.staticBand; got != 256 {
 		t.Errorf("ClusterIP static band = %d, want upstream's 256", got)
 	}
 	bits := newAllocationBitmap(64) // band of 16
