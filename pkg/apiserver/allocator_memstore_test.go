@@ -24,6 +24,9 @@ type memStore struct {
 	// beforeUpdate, when set, runs before each Update's compare (outside
 	// mu): a test's hook to slip a peer's write in between.
 	beforeUpdate func(key string)
+	// failGets, when above 0, makes that many Gets fail, as a leader
+	// change or a timeout in etcd would.
+	failGets int
 }
 
 func newMemStore() *memStore { return &memStore{kvs: map[string]store.KV{}} }
@@ -31,6 +34,10 @@ func newMemStore() *memStore { return &memStore{kvs: map[string]store.KV{}} }
 func (m *memStore) Get(_ context.Context, key string) (store.KV, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	if m.failGets > 0 {
+		m.failGets--
+		return store.KV{}, fmt.Errorf("get %q: etcdserver: leader changed", key)
+	}
 	kv, ok := m.kvs[key]
 	if !ok {
 		return store.KV{}, fmt.Errorf("get %q: %w", key, store.ErrNotFound)

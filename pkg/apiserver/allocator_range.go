@@ -90,6 +90,10 @@ var (
 	// errRangeNotInitialized: the bitmap object is not in etcd yet; the
 	// repair pass at start-up creates it.
 	errRangeNotInitialized = errors.New("not initialized")
+	// errRangeForeign: the stored object is another range's bitmap or
+	// cannot be decoded. Only this, never a failed read, lets the repair
+	// pass replace the object with one rebuilt from the stored Services.
+	errRangeForeign = errors.New("holds no bitmap of this range")
 )
 
 // maxRangeWriteAttempts bounds the compare-and-swap loop. Each server
@@ -205,7 +209,8 @@ func (r *rangeAllocation) refresh(ctx context.Context) error {
 }
 
 // read returns the stored bitmap and its revision, or
-// errRangeNotInitialized.
+// errRangeNotInitialized, or errRangeForeign with the revision of the
+// foreign object.
 func (r *rangeAllocation) read(ctx context.Context) (*allocationBitmap, int64, error) {
 	kv, err := r.store.Get(ctx, r.key)
 	if errors.Is(err, store.ErrNotFound) {
@@ -216,17 +221,18 @@ func (r *rangeAllocation) read(ctx context.Context) (*allocationBitmap, int64, e
 	}
 	var obj rangeAllocationObject
 	if err := json.Unmarshal(kv.Value, &obj); err != nil {
-		return nil, 0, fmt.Errorf("decode %s: %w", r.key, err)
+		return nil, kv.ModRevision, fmt.Errorf("decode %s: %w: %v", r.key, errRangeForeign, err)
 	}
 	if obj.Range != r.spec {
 		// Upstream refuses to start on a changed range as well
 		// (ErrMismatchedNetwork); the repair pass rebuilds the object.
-		return nil, 0, fmt.Errorf("%s holds range %q, this apiserver serves %q", r.key, obj.Range, r.spec)
+		return nil, kv.ModRevision, fmt.Errorf("%s holds range %q, this apiserver serves %q: %w",
+			r.key, obj.Range, r.spec, errRangeForeign)
 	}
 	data := obj.Data
 	if obj.DataEncoding == deflateEncoding {
 		if data, err = inflate(obj.Data, r.size/8+1); err != nil {
-			return nil, 0, fmt.Errorf("decode %s: %w", r.key, err)
+			return nil, kv.ModRevision, fmt.Errorf("decode %s: %w: %v", r.key, errRangeForeign, err)
 		}
 	}
 	return bitmapFromData(r.size, data), kv.ModRevision, nil
@@ -273,18 +279,20 @@ func (r *rangeAllocation) replace(ctx context.Context, bits *allocationBitmap, r
 
 // snapshot reads the stored bitmap afresh, for the repair pass; a missing
 // key gives revision 0 and an empty bitmap. A bitmap stored for another
-// range also reads as empty at its revision, so that repair replaces it.
-func (r *rangeAllocation) snapshot(ctx context.Context) (*allocationBitmap, int64, error) {
-	bits, revision, err := r.read(ctx)
-	if errors.Is(err, errRangeNotInitialized) {
-		return newAllocationBitmap(r.size), 0, nil
+// range (errRangeForeign) also reads as empty at its revision. Either way
+// rewrite says the object must be written even if the pass changes no bit.
+// Any other error is returned: taking a failed read for an empty bitmap
+// would let the pass write a bitmap rebuilt from the stored Services
+// alone, erasing the bits of creates in flight.
+func (r *rangeAllocation) snapshot(ctx context.Context) (bits *allocationBitmap, revision int64, rewrite bool, err error) {
+	bits, revision, err = r.read(ctx)
+	switch {
+	case errors.Is(err, errRangeNotInitialized):
+		return newAllocationBitmap(r.size), 0, true, nil
+	case errors.Is(err, errRangeForeign):
+		return newAllocationBitmap(r.size), revision, true, nil
+	case err != nil:
+		return nil, 0, false, err
 	}
-	if err != nil {
-		kv, getErr := r.store.Get(ctx, r.key)
-		if getErr != nil {
-			return nil, 0, err
-		}
-		return newAllocationBitmap(r.size), kv.ModRevision, nil
-	}
-	return bits, revision, nil
+	return bits, revision, false, nil
 }

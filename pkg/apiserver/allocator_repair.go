@@ -135,7 +135,7 @@ func (r *allocatorRepair) repairRange(ctx context.Context, rng *repairedRange) e
 // tryRepair is one attempt of a pass; it updates rng.leaks only when its
 // write succeeded (or was not needed).
 func (r *allocatorRepair) tryRepair(ctx context.Context, rng *repairedRange) error {
-	stored, revision, err := rng.shared.snapshot(ctx)
+	stored, revision, rewrite, err := rng.shared.snapshot(ctx)
 	if err != nil {
 		return fmt.Errorf("repair %s: %w", rng.shared.key, err)
 	}
@@ -175,7 +175,7 @@ func (r *allocatorRepair) tryRepair(ctx context.Context, rng *repairedRange) err
 		}
 		r.log.Info("freeing leaked allocation", "range", rng.shared.spec, "offset", offset, "passes", seen)
 	})
-	if revision == 0 || !bytes.Equal(before, rebuilt.data()) {
+	if rewrite || !bytes.Equal(before, rebuilt.data()) {
 		if err := rng.shared.replace(ctx, rebuilt, revision); err != nil {
 			return err
 		}

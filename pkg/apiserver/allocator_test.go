@@ -288,6 +288,50 @@ func TestRepairKeepsACreateInFlight(t *testing.T) {
 	}
 }
 
+// A failed read of the bitmap fails the repair pass: it must not be taken
+// for an empty bitmap, which the pass would overwrite with one rebuilt from
+// the stored Services alone, freeing the value of a create in flight. A
+// bitmap of another range is replaced.
+func TestRepairFailsOnAFailedRead(t *testing.T) {
+	ctx := context.Background()
+	st := newMemStore()
+	a := peerAllocators(t, st, 1)[0]
+	svc := &api.Service{ObjectMeta: api.ObjectMeta{Name: "slow", Namespace: "default"}, Spec: api.ServiceSpec{ClusterIP: "10.96.3.3"}}
+	if _, err := a.admitService(ctx, svc, nil, false); err != nil {
+		t.Fatal(err)
+	}
+	repair := newAllocatorRepair(a, func(context.Context) ([]*api.Service, error) { return nil, nil },
+		slog.New(slog.NewTextHandler(io.Discard, nil)))
+	st.failGets = 1
+	if err := repair.runOnce(ctx); err == nil {
+		t.Error("a repair pass whose read failed reported success")
+	}
+	offset, _ := a.ips.offset(net.ParseIP("10.96.3.3"))
+	if !storedBitmap(t, a.ips.shared).has(offset) {
+		t.Fatal("the repair pass cleared an allocation after a failed read")
+	}
+
+	// A bitmap of another range is rebuilt (here: from no Services).
+	foreign := newRangeAllocation(st, serviceIPRangeKey, "10.0.0.0/24", 254, 16)
+	value, err := foreign.encode(newAllocationBitmap(254))
+	if err != nil {
+		t.Fatal(err)
+	}
+	kv, err := st.Get(ctx, serviceIPRangeKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.Update(ctx, serviceIPRangeKey, value, kv.ModRevision); err != nil {
+		t.Fatal(err)
+	}
+	if err := repair.runOnce(ctx); err != nil {
+		t.Fatalf("repair over another range's bitmap: %v", err)
+	}
+	if bits := storedBitmap(t, a.ips.shared); bits.used() != 0 {
+		t.Errorf("rebuilt bitmap holds %d values, want 0", bits.used())
+	}
+}
+
 // Random picks stay out of the static band while the rest of the range
 // has room, and use it once it has not.
 func TestRandomPicksLeaveTheStaticBand(t *testing.T) {
