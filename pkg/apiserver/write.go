@@ -119,8 +119,12 @@ func (s *Server) create(ctx context.Context, res *resource, obj api.Object, dryR
 	if err != nil {
 		return nil, err
 	}
-	// What admission allocated for obj goes back unless etcd now holds obj:
-	// on a refusal, a failed write and a dry run alike.
+	// What admission allocated for obj goes back unless etcd may hold obj:
+	// on a refusal, a write that certainly failed and a dry run alike. A
+	// write whose outcome is unknown (a timeout, a lost leader) keeps it;
+	// if the Service was not stored after all, the repair pass frees the
+	// values (allocator_repair.go), where releasing them here could free
+	// the values of a stored Service.
 	kept := false
 	defer func() {
 		if !kept {
@@ -151,10 +155,13 @@ func (s *Server) create(ctx context.Context, res *resource, obj api.Object, dryR
 		return nil, err
 	}
 	if err != nil {
-		if errors.Is(err, store.ErrAlreadyExists) {
-			// Certainly not written: the quota charge comes off again.
-			// (Any other store error may hide a write that happened.)
+		if errors.Is(err, store.ErrAlreadyExists) || errors.Is(err, store.ErrGuardChanged) {
+			// Certainly not written: the quota charge comes off again
+			// and the deferred release gives the allocations back.
 			giveBack()
+		} else {
+			// Any other store error may hide a write that happened.
+			kept = true
 		}
 		return nil, storeError(err, res, meta.Name)
 	}
