@@ -315,9 +315,8 @@ func (s *Server) finishUpdate(ctx context.Context, res *resource, current *store
 	// What admission allocated for obj (a Service's new ClusterIP or node
 	// ports) goes back when obj is refused or its write fails. It stays
 	// once obj is written; when the write is a dry run or changes nothing,
-	// where admission kept nothing new; and when obj is to be deleted
-	// instead, where afterDelete frees everything obj holds (a delete that
-	// fails gives nothing back here).
+	// where admission kept nothing new; and when obj is deleted instead,
+	// where what old and obj held is freed after the delete.
 	kept := false
 	defer func() {
 		if !kept {
@@ -349,20 +348,30 @@ func (s *Server) finishUpdate(ctx context.Context, res *resource, current *store
 	// kubelet has not yet confirmed that its containers stopped stays
 	// until it does (upstream's ShouldDeleteDuringUpdate).
 	if meta.DeletionTimestamp != nil && len(meta.Finalizers) == 0 && !hasNamespaceFinalizers(obj) && gracePeriodOver(meta) {
-		kept = true
 		if dryRun {
+			kept = true
 			return newStoredObject(res, obj, kv.ModRevision)
 		}
 		began := s.writeBegins()
 		deleted, err := s.store.Delete(ctx, kv.Key, kv.ModRevision)
 		if errors.Is(err, store.ErrConflict) {
 			giveBack()
-			return nil, errRetry
+			return nil, errRetry // the deferred release frees this attempt's allocations
 		}
 		if err != nil {
+			// obj was never written, so what admission allocated for it
+			// goes back whether or not the delete happened; if it did,
+			// the repair pass frees what old held.
 			return nil, storeError(err, res, meta.Name)
 		}
-		s.afterDelete(res, obj)
+		kept = true
+		if svc, ok := obj.(*api.Service); ok {
+			// Everything old held, then what obj added: two disjoint
+			// sets, since clearing one bit in two writes could free a
+			// value a peer took in between.
+			s.alloc.releaseService(old.(*api.Service), nil)
+			s.alloc.releaseService(svc, old.(*api.Service))
+		}
 		s.recordWrite(ctx, "delete", res, obj, deleted.ModRevision, began)
 		// Not s.stored: the cache's DELETED event carries the last state
 		// etcd held, which still had the finalizer.
