@@ -139,9 +139,15 @@ func TestPeersHandOutEveryClusterIPAndNodePortOnce(t *testing.T) {
 	first.Stop()
 	first = framework.StartAPIServerWith(t, first.Dir, peerOptions(1, port))
 	second = framework.StartPeerAPIServer(t, first, peerOptions(2, port))
-	taken := results[0].svc
+	var taken *api.Service // a Service that got the address it asked for
+	for i, r := range results {
+		if r.err == nil && requestedIP(i) != "" {
+			taken = r.svc
+			break
+		}
+	}
 	if taken == nil {
-		taken = results[10].svc
+		t.Fatal("no Service that asked for an address got it")
 	}
 	again := &api.Service{ObjectMeta: api.ObjectMeta{Name: "after-restart"}, Spec: api.ServiceSpec{
 		Type: api.ServiceTypeNodePort, ClusterIP: taken.Spec.ClusterIP, Ports: []api.ServicePort{{Port: 80}}}}
@@ -215,7 +221,9 @@ func TestKubernetesEndpointsListEveryLiveAPIServer(t *testing.T) {
 	waitForEndpoints(t, c, port, "127.0.0.2")
 
 	// A third apiserver that died without a word: its key, never renewed.
-	if err := apiserver.PutMasterLease(context.Background(), first.Server, "127.0.0.4", time.Second); err != nil {
+	// Its 5 s TTL leaves the first wait time to see it under -race on a
+	// busy machine; the second wait (20 s) covers its expiry.
+	if err := apiserver.PutMasterLease(context.Background(), first.Server, "127.0.0.4", 5*time.Second); err != nil {
 		t.Fatal(err)
 	}
 	waitForEndpoints(t, c, port, "127.0.0.2", "127.0.0.4")
