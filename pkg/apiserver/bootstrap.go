@@ -3,6 +3,7 @@ package apiserver
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"kplane/pkg/api"
 	apierrors "kplane/pkg/api/errors"
@@ -42,7 +43,7 @@ func (s *Server) bootstrap(ctx context.Context) error {
 			// A peer apiserver starting at the same moment may hold
 			// 10.96.0.1 for the Service it is about to store: refused
 			// here, but the Service is there once it has.
-			if _, getErr := s.getStored(ctx, svcRes, "default", "kubernetes"); getErr != nil {
+			if !s.waitForStored(ctx, svcRes, "default", "kubernetes", peerCreateWait) {
 				return fmt.Errorf("create service kubernetes: %w", err)
 			}
 		}
@@ -51,4 +52,27 @@ func (s *Server) bootstrap(ctx context.Context) error {
 	}
 
 	return s.reconcileBootstrapPolicy(ctx)
+}
+
+// peerCreateWait is how long a bootstrap object refused because a peer
+// apiserver holds what it needs is waited for, for the peer to store it.
+const peerCreateWait = 5 * time.Second
+
+// waitForStored polls etcd for an object until it is there (true) or
+// timeout passed (false).
+func (s *Server) waitForStored(ctx context.Context, res *resource, namespace, name string, timeout time.Duration) bool {
+	deadline := time.Now().Add(timeout)
+	for {
+		if _, err := s.getStored(ctx, res, namespace, name); err == nil {
+			return true
+		}
+		if time.Now().After(deadline) {
+			return false
+		}
+		select {
+		case <-ctx.Done():
+			return false
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
 }
