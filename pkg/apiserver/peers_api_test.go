@@ -295,3 +295,38 @@ func TestPeersHoldOneIdentityLeaseEach(t *testing.T) {
 		return len(leases) == 2, fmt.Sprintf("identity leases: %d", len(leases))
 	})
 }
+
+// An update that removes a Service's last finalizer deletes it; what the
+// stored Service held is freed then, even what the update itself dropped
+// (here its node port, by turning it into a ClusterIP Service).
+func TestServiceDeletedByAnUpdateFreesWhatItHeld(t *testing.T) {
+	ctx := context.Background()
+	a := framework.StartAPIServer(t)
+	svcs := a.Client(t, nil).Services("default")
+	svc, err := svcs.Create(ctx, &api.Service{ObjectMeta: api.ObjectMeta{Name: "held", Finalizers: []string{"example.com/hold"}},
+		Spec: api.ServiceSpec{Type: api.ServiceTypeNodePort, Ports: []api.ServicePort{{Port: 80, NodePort: 30555}}}}, client.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := svcs.Delete(ctx, "held", client.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if svc, err = svcs.Get(ctx, "held", client.GetOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	svc.Finalizers = nil
+	svc.Spec.Type = api.ServiceTypeClusterIP
+	svc.Spec.Ports[0].NodePort = 0
+	svc.Spec.ExternalTrafficPolicy = ""
+	if _, err := svcs.Update(ctx, svc, client.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := svcs.Get(ctx, "held", client.GetOptions{}); !apierrors.IsNotFound(err) {
+		t.Fatalf("after its last finalizer went: %v, want NotFound", err)
+	}
+	again := &api.Service{ObjectMeta: api.ObjectMeta{Name: "again"}, Spec: api.ServiceSpec{ClusterIP: svc.Spec.ClusterIP,
+		Type: api.ServiceTypeNodePort, Ports: []api.ServicePort{{Port: 80, NodePort: 30555}}}}
+	if _, err := svcs.Create(ctx, again, client.CreateOptions{}); err != nil {
+		t.Errorf("the deleted Service's address and node port are still allocated: %v", err)
+	}
+}
