@@ -57,9 +57,9 @@ func Down(dataDir string) error {
 	for name, rec := range components {
 		switch {
 		case !rec.Running():
-		case isAPIServerComponent(name), name == LoadBalancerComponent:
+		case IsAPIServerComponent(name), name == LoadBalancerComponent:
 			last = append(last, rec)
-		case isEtcdComponent(name):
+		case IsEtcdComponent(name):
 			etcd = append(etcd, rec)
 		default:
 			first = append(first, rec)

@@ -251,9 +251,9 @@ func chooseLoadBalancer(choice, binDir string) (binary string, haproxy bool, err
 	return path, false, nil
 }
 
-// isAPIServerComponent reports whether name is one of the apiservers:
+// IsAPIServerComponent reports whether name is one of the apiservers:
 // "apiserver" or "apiserver-N".
-func isAPIServerComponent(name string) bool {
+func IsAPIServerComponent(name string) bool {
 	if name == APIServerComponent {
 		return true
 	}
@@ -262,8 +262,8 @@ func isAPIServerComponent(name string) bool {
 	return ok && err == nil
 }
 
-// isEtcdComponent reports whether name is an etcd member: "etcd-N".
-func isEtcdComponent(name string) bool {
+// IsEtcdComponent reports whether name is an etcd member: "etcd-N".
+func IsEtcdComponent(name string) bool {
 	n, ok := strings.CutPrefix(name, etcdPrefix)
 	_, err := strconv.Atoi(n)
 	return ok && err == nil

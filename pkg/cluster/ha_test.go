@@ -159,7 +159,7 @@ func TestComponentNamesOfTheHALayout(t *testing.T) {
 		"apiserver": {true, false}, "apiserver-2": {true, false}, "apiserver-x": {false, false},
 		"etcd-1": {false, true}, "etcd-": {false, false}, "scheduler": {false, false},
 	} {
-		if got := [2]bool{isAPIServerComponent(name), isEtcdComponent(name)}; got != want {
+		if got := [2]bool{IsAPIServerComponent(name), IsEtcdComponent(name)}; got != want {
 			t.Errorf("%s: apiserver, etcd = %v, want %v", name, got, want)
 		}
 	}

@@ -153,11 +153,11 @@ func listNodes(kubeconfigPath string) ([]NodeStatus, error) {
 func compareComponents(a, b string) int {
 	rank := func(name string) int {
 		switch {
-		case isEtcdComponent(name):
+		case IsEtcdComponent(name):
 			return -2
 		case name == LoadBalancerComponent:
 			return -1
-		case isAPIServerComponent(name):
+		case IsAPIServerComponent(name):
 			return 0
 		case name == SchedulerComponent:
 			return 1

@@ -30,9 +30,11 @@ var defaultRestartPolicy = restartPolicy{
 }
 
 // supervise restarts p whenever it exits, until the cluster stops or p
-// keeps crashing. Giving up on the apiserver stops the whole cluster, since
-// nothing works without it; giving up on anything else leaves the rest
-// running.
+// keeps crashing. Giving up on a component the cluster cannot work without
+// stops the whole cluster: the load balancer of the HA layout (every
+// kubeconfig names it) or the single apiserver of the plain layout. Giving
+// up on anything else leaves the rest running, and that includes one of
+// several HA apiservers: the balancer sends its clients to the others.
 func (c *Cluster) supervise(p *process) {
 	defer c.supervisors.Done()
 	delay := c.restart.initialDelay
@@ -60,7 +62,7 @@ func (c *Cluster) supervise(p *process) {
 			err := fmt.Errorf("%s exited: %s; it crashed %d times within %s of starting, so it is not restarted again; last lines of %s:\n%s",
 				p.name, r.exitReason(), quickCrashes, c.restart.quickCrash, path, tail(path, 10))
 			c.console.say("%v", err)
-			if p.role == roleAPIServer {
+			if c.vital(p) {
 				c.fail(err)
 			}
 			return
@@ -85,6 +87,11 @@ func (c *Cluster) supervise(p *process) {
 			p.failedStart(err)
 		}
 	}
+}
+
+// vital reports whether the cluster cannot work without p.
+func (c *Cluster) vital(p *process) bool {
+	return p.role == roleLoadBalancer || (p.role == roleAPIServer && c.opts.ha == nil)
 }
 
 // failedStart records a run that could not even start (its binary was

@@ -38,6 +38,13 @@ var fastRestarts = restartPolicy{initialDelay: 10 * time.Millisecond, maxDelay: 
 // Up runs binaries, and supervises them until the test ends.
 func startShellCluster(t *testing.T, scripts map[string]string, roles map[string]role) (*Cluster, *syncBuffer) {
 	t.Helper()
+	return startShellClusterWith(t, Options{}, scripts, roles)
+}
+
+// startShellClusterWith is startShellCluster with o as the cluster's
+// options; DataDir and Out are filled in.
+func startShellClusterWith(t *testing.T, o Options, scripts map[string]string, roles map[string]role) (*Cluster, *syncBuffer) {
+	t.Helper()
 	dir := t.TempDir()
 	if err := os.MkdirAll(layout{dir}.logsDir(), 0o700); err != nil {
 		t.Fatal(err)
@@ -47,7 +54,8 @@ func startShellCluster(t *testing.T, scripts map[string]string, roles map[string
 		plan = append(plan, component{name: name, role: roles[name], args: []string{"/bin/sh", "-c", script}})
 	}
 	out := &syncBuffer{}
-	c, err := newCluster(Options{DataDir: dir, Out: out}, dir, plan)
+	o.DataDir, o.Out = dir, out
+	c, err := newCluster(o, dir, plan)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -133,6 +141,42 @@ func TestSupervisorGivingUpOnTheAPIServerStopsTheCluster(t *testing.T) {
 	}
 	if _, err := os.Stat(c.layout.stateFile()); !os.IsNotExist(err) {
 		t.Errorf("cluster.json still exists after the stop: %v", err)
+	}
+}
+
+// haOptions is the HA layout as the supervisor sees it: only whether there
+// is one matters to it.
+var haOptions = Options{ha: &haLayout{Port: 7443, APIServers: 2, EtcdMembers: []etcdMember{{Name: "etcd-1", ClientPort: 1, PeerPort: 2}}}}
+
+func TestSupervisorGivingUpOnOneHAAPIServerLeavesTheClusterRunning(t *testing.T) {
+	c, out := startShellClusterWith(t, haOptions,
+		map[string]string{"apiserver-1": "while :; do sleep 0.05; done", "apiserver-2": "exit 1", LoadBalancerComponent: "while :; do sleep 0.05; done"},
+		map[string]role{"apiserver-1": roleAPIServer, "apiserver-2": roleAPIServer, LoadBalancerComponent: roleLoadBalancer})
+	want := "apiserver-2 exited: exit status 1; it crashed 3 times"
+	waitFor(t, "the supervisor to give up", func() bool { return strings.Contains(out.String(), want) })
+	// fail would have closed stopping before the message's goroutine returned;
+	// give a wrong Stop a moment to show.
+	time.Sleep(50 * time.Millisecond)
+	select {
+	case <-c.stopping:
+		t.Fatalf("the cluster stopped after giving up on one of two apiservers:\n%s", out)
+	default:
+	}
+}
+
+func TestSupervisorGivingUpOnTheLoadBalancerStopsTheCluster(t *testing.T) {
+	c, out := startShellClusterWith(t, haOptions,
+		map[string]string{"apiserver-1": "while :; do sleep 0.05; done", LoadBalancerComponent: "exit 1"},
+		map[string]role{"apiserver-1": roleAPIServer, LoadBalancerComponent: roleLoadBalancer})
+	done := make(chan error, 1)
+	go func() { done <- c.Wait() }()
+	select {
+	case err := <-done:
+		if err == nil || !strings.Contains(err.Error(), LoadBalancerComponent+" exited: exit status 1") {
+			t.Errorf("Wait() = %v, want the load balancer's crash loop", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatalf("the cluster did not stop; output:\n%s", out)
 	}
 }
 

@@ -46,9 +46,14 @@ func Listen(o Options) (*Balancer, error) {
 // Addr is the address the balancer listens on.
 func (b *Balancer) Addr() net.Addr { return b.listener.Addr() }
 
-// Serve accepts connections and runs the health checks until ctx ends, then
-// closes the listener and every proxied connection and returns.
+// Serve accepts connections and runs the health checks until ctx ends (or
+// accepting fails), then closes the listener and every proxied connection
+// and returns.
 func (b *Balancer) Serve(ctx context.Context) error {
+	// Cancelled on return too, so a failed Accept also stops the checks and
+	// the proxies.
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
 	checks := b.startHealthChecks(ctx)
 	stop := context.AfterFunc(ctx, func() { b.listener.Close() })
 	defer stop()
@@ -65,19 +70,11 @@ func (b *Balancer) Serve(ctx context.Context) error {
 		b.proxies.Add(1)
 		go b.proxy(ctx, conn)
 	}
-	for _, be := range b.backends {
-		closeAll(be.takeAll())
-	}
+	// Each proxy closes its connections when ctx ends.
+	cancel()
 	checks.Wait()
 	b.proxies.Wait()
 	return err
-}
-
-// takeAll empties the backend's connections regardless of its state.
-func (b *backend) takeAll() []*proxiedConn {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.takeConnsLocked(true)
 }
 
 // proxy joins client to a backend and copies bytes both ways until either
@@ -87,8 +84,11 @@ func (b *Balancer) proxy(ctx context.Context, client net.Conn) {
 	defer b.proxies.Done()
 	be, server := b.dialBackend(ctx)
 	if server == nil {
-		b.log.Warn("no healthy backend; connection closed", "client", client.RemoteAddr().String())
 		client.Close()
+		if ctx.Err() != nil {
+			return // the balancer is stopping
+		}
+		b.log.Warn("no healthy backend; connection closed", "client", client.RemoteAddr().String())
 		return
 	}
 	pc := &proxiedConn{client: client, server: server}
@@ -97,6 +97,10 @@ func (b *Balancer) proxy(ctx context.Context, client net.Conn) {
 		return
 	}
 	defer be.remove(pc)
+	// Stopping the balancer closes the connection, which ends the copies
+	// below. Registering it here, after add, leaves no gap: a connection
+	// added after ctx ended is closed at once.
+	defer context.AfterFunc(ctx, pc.close)()
 	done := make(chan struct{}, 2)
 	copyHalf := func(dst, src net.Conn) {
 		_, _ = io.Copy(dst, src)
@@ -140,6 +144,10 @@ func (b *Balancer) dialBackend(ctx context.Context) (*backend, net.Conn) {
 					b.log.Info("backend up: it accepted a connection", "backend", be.address)
 				}
 				return be, conn
+			}
+			if ctx.Err() != nil {
+				// The balancer is stopping; the backend is not to blame.
+				return nil, nil
 			}
 			if be.markDown() {
 				b.log.Warn("backend down: dial failed", "backend", be.address, "err", err)

@@ -6,10 +6,12 @@ import (
 	"crypto/tls"
 	"fmt"
 	"io"
+	"log/slog"
 	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -277,4 +279,61 @@ func TestHAProxyConfig(t *testing.T) {
 	if cfg := HAProxyConfig(o); strings.Contains(cfg, "httpchk") || !strings.Contains(cfg, "server apiserver-1 127.0.0.2:6443 check\n") {
 		t.Errorf("TCP checks: got\n%s", cfg)
 	}
+}
+
+func TestServeReturnsOnceItsConnectionsAreClosed(t *testing.T) {
+	a := startFake(t, "a", "127.0.0.1:0")
+	var logs syncBuffer
+	o := DefaultOptions()
+	o.Listen, o.Backends = "127.0.0.1:0", []string{a.address}
+	o.Interval, o.Timeout = 10*time.Millisecond, 500*time.Millisecond
+	o.Logger = slog.New(slog.NewTextHandler(&logs, nil))
+	lb, err := Listen(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	served := make(chan error, 1)
+	go func() { served <- lb.Serve(ctx) }()
+
+	// A watch-like stream stays open until the balancer closes it.
+	conn, err := tls.Dial("tcp", lb.Addr().String(), &tls.Config{InsecureSkipVerify: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	fmt.Fprint(conn, "GET /hang HTTP/1.1\r\nHost: a\r\n\r\n")
+	if status, err := bufio.NewReader(conn).ReadString('\n'); err != nil || !strings.Contains(status, "200") {
+		t.Fatalf("watch-like request: %q, %v", status, err)
+	}
+	cancel()
+	select {
+	case err := <-served:
+		if err != nil {
+			t.Errorf("Serve: %v", err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("Serve did not return after its context ended; a proxied connection kept it")
+	}
+	if strings.Contains(logs.String(), "backend down") {
+		t.Errorf("stopping the balancer blamed a backend:\n%s", logs.String())
+	}
+}
+
+// syncBuffer collects log lines from several goroutines.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
 }

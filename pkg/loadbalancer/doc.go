@@ -1,7 +1,10 @@
 // Package loadbalancer is kplane's built-in TCP load balancer: the piece in
 // front of several apiservers that gives clients one address, as HAProxy
 // does in front of kind's HA control planes (kubernetes-sigs/kind
-// pkg/cluster/internal/loadbalancer/config.go).
+// pkg/cluster/internal/loadbalancer/config.go: TCP mode, round-robin,
+// HTTPS checks without certificate verification). Its health path, check
+// interval and closing of a down backend's connections are kplane's own
+// choices, explained on Options and HAProxyConfig.
 //
 // The mechanism, in the order a connection meets it:
 //

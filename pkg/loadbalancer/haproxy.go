@@ -6,15 +6,23 @@ import (
 )
 
 // HAProxyConfig renders an haproxy.cfg that does what the built-in balancer
-// does, for Debian's haproxy when it is installed: TCP mode on o.Listen,
-// round-robin over o.Backends, HTTPS checks of o.HealthPath without
-// certificate verification (TCP checks when it is empty), rise/fall and
-// interval from o, and the sessions of a server marked down shut. maxconn
-// 4 000 keeps haproxy within a default 20 000-descriptor limit (it needs
-// two per connection). It
-// follows kind's HA config (kubernetes-sigs/kind
-// pkg/cluster/internal/loadbalancer/config.go), which balances
-// kube-apiservers the same way.
+// does, for Debian's haproxy when it is installed. From kind's HA config
+// (kubernetes-sigs/kind pkg/cluster/internal/loadbalancer/config.go) it
+// takes mode tcp, round-robin (HAProxy's default, which kind keeps) and
+// HTTPS checks with "check-ssl verify none". The rest are kplane's own
+// choices, where kind leaves HAProxy's defaults or sets others:
+//   - option httpchk GET o.HealthPath (/readyz; kind checks /healthz):
+//     upstream's endpoint for "send it traffic", /healthz being deprecated.
+//   - inter from o.Interval (1 s; HAProxy's default is 2 s): a killed
+//     apiserver leaves within seconds, while the student watches.
+//   - on-marked-down shutdown-sessions (kind has none): a client of an
+//     apiserver that hangs rather than dies reconnects elsewhere instead of
+//     waiting on it forever.
+//   - timeout client/server 24h (kind: 50 s): a quiet watch is not cut.
+//   - maxconn 4 000: haproxy needs two descriptors per connection, and this
+//     stays within a default 20 000-descriptor limit.
+//
+// Without o.HealthPath the checks are plain TCP connects.
 func HAProxyConfig(o Options) string {
 	var b strings.Builder
 	interval := o.Interval.Milliseconds()

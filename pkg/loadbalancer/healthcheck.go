@@ -60,8 +60,8 @@ func (b *Balancer) tcpCheck(ctx context.Context, address string) error {
 
 // httpsCheck returns a check that passes when GET https://address/HealthPath
 // answers 200. The certificate is not verified: the check asks "is this
-// apiserver ready", not "is it who it claims", which is HAProxy's
-// "check-ssl verify none" in kind's config. Each check opens a fresh
+// apiserver ready", not "is it who it claims", as kind's HAProxy config
+// does with "check-ssl verify none". Each check opens a fresh
 // connection, so a hung server cannot pass on an old one.
 func (b *Balancer) httpsCheck() func(context.Context, string) error {
 	client := &http.Client{Transport: &http.Transport{

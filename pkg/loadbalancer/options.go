@@ -15,11 +15,14 @@ type Options struct {
 	Listen string
 	// Backends are the servers' addresses, host:port, in round-robin order.
 	Backends []string
-	// HealthPath is the HTTPS path checked on each backend (/readyz);
-	// empty checks only that a TCP connection opens.
+	// HealthPath is the HTTPS path checked on each backend. kind checks
+	// /healthz; /readyz here, the endpoint upstream means for "send it
+	// traffic" (/healthz is deprecated there; kplane's apiserver answers
+	// all three alike today). Empty checks only that a TCP connection
+	// opens.
 	HealthPath string
 	// Interval is the time between two health checks of one backend.
-	// HAProxy's default "inter" is 2 s and kind sets 5 s; 1 s here so that
+	// HAProxy's default "inter" is 2 s, which kind keeps; 1 s here so that
 	// a student who kills an apiserver sees it leave within seconds.
 	Interval time.Duration
 	// Timeout bounds one health check.

@@ -75,7 +75,7 @@ func TestChaosRollout(t *testing.T) {
 	strat := strategies[(run-1)%len(strategies)]
 	bin := binDir(t)
 	args := []string{"--nodes", "3", "--controller-managers", "2"}
-	if haSupported(t, bin) && os.Getenv("KPLANE_CHAOS_HA") != "0" {
+	if os.Getenv("KPLANE_CHAOS_HA") != "0" {
 		args = append(args, "--etcd-members", "3", "--apiservers", "2")
 	}
 	up := startCtlUp(t, bin, args...)

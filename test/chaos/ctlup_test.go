@@ -3,7 +3,6 @@
 package chaos
 
 import (
-	"bytes"
 	"errors"
 	"os"
 	"os/exec"
@@ -48,17 +47,6 @@ func binDir(t *testing.T) string {
 	return dir
 }
 
-// haSupported reports whether this ctl can run an HA control plane (`ctl
-// up --etcd-members --apiservers`, issue 17's part 1).
-func haSupported(t *testing.T, bin string) bool {
-	t.Helper()
-	out, err := exec.Command(filepath.Join(bin, "ctl"), "up", "--help").CombinedOutput()
-	if err != nil {
-		t.Fatalf("ctl up --help: %v\n%s", err, out)
-	}
-	return bytes.Contains(out, []byte("--etcd-members")) && bytes.Contains(out, []byte("--apiservers"))
-}
-
 // startCtlUp starts `ctl up` with args on a fresh data dir and a free port,
 // waits until cluster.json says every node was Ready, and stops the
 // cluster when the test ends.
@@ -73,6 +61,10 @@ func startCtlUp(t *testing.T, bin string, args ...string) *ctlUp {
 	args = append([]string{"up", "--data-dir", up.dataDir, "--port", "0"}, args...)
 	up.cmd = exec.Command(filepath.Join(bin, "ctl"), args...)
 	up.cmd.Stdout, up.cmd.Stderr = logFile, logFile
+	// If this test binary dies without its cleanup (killed, or the panic
+	// of -test.timeout), Linux sends ctl up SIGTERM and it stops the
+	// cluster, as pkg/cluster does for its own components.
+	up.cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGTERM}
 	if err := up.cmd.Start(); err != nil {
 		t.Fatalf("start ctl %s: %v", strings.Join(args, " "), err)
 	}
@@ -120,8 +112,8 @@ func (up *ctlUp) mustRun(t *testing.T) {
 func (up *ctlUp) kubeconfig() string { return filepath.Join(up.dataDir, "kubeconfig") }
 
 // stop ends `ctl up` with SIGTERM, which stops every component in order;
-// if it is not gone within a minute, it and every recorded component are
-// killed by PID.
+// if it is not gone within a minute, it is killed and cluster.Down stops
+// the components it left, in Down's order.
 func (up *ctlUp) stop(t *testing.T) {
 	select {
 	case <-up.exited:
@@ -137,12 +129,8 @@ func (up *ctlUp) stop(t *testing.T) {
 	t.Errorf("ctl up (pid %d) did not stop within a minute of SIGTERM; killing it and its components", up.cmd.Process.Pid)
 	_ = up.cmd.Process.Kill()
 	<-up.exited
-	if state, err := cluster.ReadState(up.dataDir); err == nil {
-		for name := range state.Components {
-			if _, _, err := cluster.Signal(up.dataDir, name, syscall.SIGKILL); err != nil && !errors.Is(err, cluster.ErrNotRunning) {
-				t.Logf("kill %s: %v", name, err)
-			}
-		}
+	if err := cluster.Down(up.dataDir); err != nil && !errors.Is(err, cluster.ErrNotRunning) {
+		t.Logf("ctl down %s: %v", up.dataDir, err)
 	}
 }
 

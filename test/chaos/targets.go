@@ -46,9 +46,9 @@ type Target struct {
 // Targets decides.
 func kindOf(component string) string {
 	switch {
-	case component == cluster.APIServerComponent || strings.HasPrefix(component, cluster.APIServerComponent+"-"):
+	case cluster.IsAPIServerComponent(component):
 		return KindAPIServer
-	case strings.HasPrefix(component, "etcd-"):
+	case cluster.IsEtcdComponent(component):
 		return KindEtcd
 	case component == cluster.ControllerManagerComponent || strings.HasPrefix(component, cluster.ControllerManagerComponent+"-"):
 		return KindControllerManager
