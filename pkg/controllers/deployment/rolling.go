@@ -59,13 +59,14 @@ func (c *Controller) rolloutRolling(ctx context.Context, d *api.Deployment, rsLi
 
 // finishRolloutStep writes the status after a rollout step and records
 // what the step decided, the status's verdict (complete, timed out)
-// included.
+// included. The decision is recorded even when the status write fails (a
+// conflict, say): the ReplicaSets were already scaled, and a journal that
+// skipped the step would show the next one starting from sizes no
+// decision explains.
 func (c *Controller) finishRolloutStep(ctx context.Context, allRSs []*api.ReplicaSet, newRS *api.ReplicaSet, d *api.Deployment, dec *rolloutDecision) error {
-	if err := c.syncRolloutStatus(ctx, allRSs, newRS, d); err != nil {
-		return err
-	}
+	err := c.syncRolloutStatus(ctx, allRSs, newRS, d)
 	c.record(dec)
-	return nil
+	return err
 }
 
 // reconcileNewReplicaSet scales the new ReplicaSet toward spec.replicas:
