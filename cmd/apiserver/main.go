@@ -73,7 +73,7 @@ to <data-dir>/kubeconfig:
 	f.StringVar(&opts.KubeconfigServer, "kubeconfig-server", "",
 		"server URL to write into <data-dir>/kubeconfig, such as a load balancer's https://127.0.0.1:6443; default this apiserver's own URL")
 	f.StringSliceVar(&opts.KubeletNetworks, "kubelet-networks", nil,
-		"CIDRs beyond loopback whose kubelets (by node InternalIP) the apiserver may dial for logs, exec and the node proxy (kplane-only; default none: loopback kubelets only)")
+		"CIDRs beyond loopback whose kubelets (by node InternalIP) the apiserver may dial for logs, exec and the node proxy, never /0 (kplane-only; default none: loopback kubelets only; the apiserver never dials its own address and port)")
 	f.StringSliceVar(&opts.EtcdServers, "etcd-servers", nil, "external etcd client URLs (comma-separated); empty runs an embedded etcd in --data-dir")
 	f.DurationVar(&opts.CompactionInterval, "etcd-compaction-interval", opts.CompactionInterval, "how often old etcd revisions are compacted; 0 disables")
 	f.BoolVar(&opts.VirtualClock, "virtual-clock", opts.VirtualClock,

@@ -50,6 +50,9 @@ With --runtime process a container's command runs as a local process.
 			if verbosity >= 4 {
 				level = slog.LevelDebug
 			}
+			if !cmd.Flags().Changed("address") {
+				opts.Address = kubelet.DefaultAddress(opts.NodeIP)
+			}
 			opts.Logger = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
 			opts.Server = logsServer(opts.Kubeconfig)
 			if debugFlags.Component == "" {
@@ -80,7 +83,7 @@ With --runtime process a container's command runs as a local process.
 	f.StringVar(&labels, "node-labels", "", "labels to register the node with: key=value,…")
 	f.StringVar(&opts.PodCIDR, "pod-cidr", opts.PodCIDR, "pod IP range when the Node has none (with --node-count: the first node's; the next nodes get the following blocks)")
 	f.StringVar(&opts.NodeIP, "node-ip", opts.NodeIP, "the node's InternalIP (and every pod's hostIP), where the apiserver dials the kubelet's server")
-	f.StringVar(&opts.Address, "address", opts.Address, "IP address the kubelet's HTTPS server (logs, exec, port-forward, stats) listens on; its serving certificate names it")
+	f.StringVar(&opts.Address, "address", opts.Address, "IP address the kubelet's HTTPS server (logs, exec, port-forward, stats) listens on; its serving certificate names it and --node-ip (default 127.0.0.1, or --node-ip when that is not loopback)")
 	f.StringVar(&opts.PodManifestPath, "pod-manifest-path", opts.PodManifestPath, "directory of static pod manifests")
 	f.DurationVar(&opts.FileCheckFrequency, "file-check-frequency", opts.FileCheckFrequency, "how often the static pod directory is reread")
 	f.DurationVar(&opts.NodeStatusUpdateFrequency, "node-status-update-frequency", opts.NodeStatusUpdateFrequency, "how often the node's status is recomputed (and written if changed)")
@@ -115,6 +118,6 @@ func logsServer(kubeconfig string) kubelet.ServerFunc {
 		if err != nil {
 			return 0, fmt.Errorf("read the cluster CA: %w", err)
 		}
-		return server.StartServerAt(ctx, env.Address, cfg.CAData, env.Client, server.TokenAuthenticator(env.Tokens), env.Containers, env.Logger)
+		return server.StartServerAt(ctx, env.Address, env.NodeIP, cfg.CAData, env.Client, server.TokenAuthenticator(env.Tokens), env.Containers, env.Logger)
 	}
 }

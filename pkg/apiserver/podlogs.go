@@ -23,11 +23,14 @@ package apiserver
 //     apiserver skips that check.
 
 import (
+	"context"
 	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
+	"net/netip"
 	"net/url"
 	"strconv"
 	"strings"
@@ -36,7 +39,6 @@ import (
 	"kplane/pkg/api"
 	apierrors "kplane/pkg/api/errors"
 	"kplane/pkg/apiserver/response"
-	"kplane/pkg/kubeletaddr"
 )
 
 // kubeletDialTimeout bounds connecting to a kubelet; the stream itself may
@@ -251,16 +253,46 @@ func findContainerStatus(pod *api.Pod, name string) (api.ContainerStatus, bool) 
 
 // kubeletHost is host:port of a node's kubelet (package kubeletaddr:
 // its InternalIP, which must be a loopback address or inside
-// --kubelet-networks, and its daemonEndpoints port).
+// --kubelet-networks, and its daemonEndpoints port). It is never an
+// address this apiserver serves on: a node that rewrote its Node to point
+// at the apiserver would otherwise have the apiserver send a request to
+// itself with its kubelet-client certificate, which is cluster-admin.
 func (s *Server) kubeletHost(node *api.Node) (string, error) {
-	return s.kubeletNetworks().Host(node, "apiserver")
+	host, err := s.kubeletNets.Host(node, "apiserver")
+	if err != nil {
+		return "", err
+	}
+	if s.servesOn(host) {
+		return "", fmt.Errorf("node %q reports its kubelet at %s, where this apiserver serves: kplane's apiserver never dials itself as a kubelet", node.Name, host)
+	}
+	return host, nil
 }
 
-// kubeletNetworks are the networks beyond loopback whose kubelets the
-// apiserver dials (Options.KubeletNetworks, checked by Validate).
-func (s *Server) kubeletNetworks() kubeletaddr.Networks {
-	networks, _ := kubeletaddr.ParseNetworks(s.opts.KubeletNetworks)
-	return networks
+// servesOn reports whether hostport is an address this apiserver answers
+// on: its port on its bind address (any address when bound to every
+// interface), its advertise address or a loopback address.
+func (s *Server) servesOn(hostport string) bool {
+	host, portText, err := net.SplitHostPort(hostport)
+	if err != nil {
+		return false
+	}
+	if port, err := strconv.Atoi(portText); err != nil || port != s.port {
+		return false
+	}
+	ip, err := netip.ParseAddr(host)
+	if err != nil {
+		return true // a name could be anything: refuse it on the apiserver's port
+	}
+	ip = ip.Unmap()
+	if bind, err := netip.ParseAddr(s.opts.BindAddress); ip.IsLoopback() || (err == nil && bind.IsUnspecified()) {
+		return true
+	}
+	for _, own := range []string{s.opts.BindAddress, s.advertiseAddress()} {
+		if a, err := netip.ParseAddr(own); err == nil && a.Unmap() == ip {
+			return true
+		}
+	}
+	return false
 }
 
 // proxyKubeletLogs sends the request to the kubelet and copies its answer,
@@ -313,12 +345,25 @@ func (s *Server) proxyKubeletLogs(w http.ResponseWriter, r *http.Request, target
 	}
 }
 
+// kubeletDialContext dials a kubelet --kubelet-networks allows, and never
+// this apiserver (servesOn): the guard behind kubeletHost for an address
+// that reaches the transport some other way, such as a redirect.
+func (s *Server) kubeletDialContext() func(ctx context.Context, network, addr string) (net.Conn, error) {
+	dial := s.kubeletNets.DialContext(kubeletDialTimeout)
+	return func(ctx context.Context, network, addr string) (net.Conn, error) {
+		if s.servesOn(addr) {
+			return nil, fmt.Errorf("refusing to dial %s: this apiserver serves there, it is not a kubelet", addr)
+		}
+		return dial(ctx, network, addr)
+	}
+}
+
 // kubeletTransport connects to kubelets (loopback or --kubelet-networks only), presenting the
 // apiserver's kubelet-client certificate.
 func (s *Server) kubeletTransport() *http.Transport {
 	return &http.Transport{
 		Proxy:       nil, // never via a proxy from the environment
-		DialContext: s.kubeletNetworks().DialContext(kubeletDialTimeout),
+		DialContext: s.kubeletDialContext(),
 		TLSClientConfig: &tls.Config{
 			Certificates: []tls.Certificate{s.pki.KubeletClientCert},
 			// The kubelet's serving certificate is self-signed; see the

@@ -1,6 +1,7 @@
 package apiserver
 
 import (
+	"context"
 	"net/http"
 	"net/url"
 	"strings"
@@ -8,6 +9,7 @@ import (
 
 	"kplane/pkg/api"
 	apierrors "kplane/pkg/api/errors"
+	"kplane/pkg/kubeletaddr"
 )
 
 func TestParsePodLogOptions(t *testing.T) {
@@ -167,12 +169,19 @@ func TestKubeletHost(t *testing.T) {
 		{name: "no InternalIP", node: node(10250, hostname), wantErr: "no preferred addresses found"},
 		{name: "no port", node: node(0, internal("127.0.0.1")), wantErr: "reports no kubelet port"},
 		{name: "inside --kubelet-networks", networks: []string{"192.168.250.0/24"}, node: node(10250, internal("192.168.250.3")), want: "192.168.250.3:10250"},
+		{name: "the apiserver's own port on loopback", node: node(6443, internal("127.0.0.1")), wantErr: "never dials itself as a kubelet"},
+		{name: "the apiserver's own port on IPv6 loopback", node: node(6443, internal("::1")), wantErr: "never dials itself as a kubelet"},
+		{name: "another port on loopback", node: node(6444, internal("127.0.0.1")), want: "127.0.0.1:6444"},
 		{name: "outside --kubelet-networks", networks: []string{"192.168.250.0/24"}, node: node(10250, internal("10.0.0.5")),
 			wantErr: "only dials kubelets on 127.0.0.1 or ::1, 192.168.250.0/24"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			s := &Server{opts: Options{KubeletNetworks: tt.networks}}
+			nets, err := kubeletaddr.ParseNetworks(tt.networks)
+			if err != nil {
+				t.Fatal(err)
+			}
+			s := &Server{opts: Options{KubeletNetworks: tt.networks, BindAddress: "127.0.0.1"}, port: 6443, kubeletNets: nets}
 			got, err := s.kubeletHost(tt.node)
 			if tt.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
@@ -229,5 +238,44 @@ func TestOptionsValidateKubeletNetworks(t *testing.T) {
 	opts.KubeletNetworks = []string{"192.168.250.3"}
 	if err := opts.Validate(); err == nil || !strings.Contains(err.Error(), "--kubelet-networks") {
 		t.Fatalf("Validate = %v, want an error naming --kubelet-networks", err)
+	}
+}
+
+// servesOn knows every address the apiserver answers on: its port on the
+// bind address (any address when bound to all), the advertise address and
+// loopback; another port, or another address it is not bound to, is not it.
+func TestServesOn(t *testing.T) {
+	tests := []struct {
+		bind, advertise string
+		addr            string
+		want            bool
+	}{
+		{"127.0.0.1", "", "127.0.0.1:6443", true},
+		{"127.0.0.1", "", "127.0.0.1:10250", false},
+		{"127.0.0.1", "", "[::ffff:127.0.0.1]:6443", true},
+		{"127.0.0.1", "", "192.168.250.3:6443", false},
+		{"192.168.250.1", "", "192.168.250.1:6443", true},
+		{"192.168.250.1", "", "192.168.250.2:6443", false},
+		{"0.0.0.0", "", "192.168.250.7:6443", true},
+		{"::", "", "[fd00::1]:6443", true},
+		{"0.0.0.0", "", "192.168.250.7:10250", false},
+		{"127.0.0.1", "192.168.250.1", "192.168.250.1:6443", true},
+		{"127.0.0.1", "", "apiserver.example:6443", true},
+	}
+	for _, tt := range tests {
+		s := &Server{opts: Options{BindAddress: tt.bind, AdvertiseAddress: tt.advertise}, port: 6443}
+		if got := s.servesOn(tt.addr); got != tt.want {
+			t.Errorf("bind %s advertise %q: servesOn(%s) = %v, want %v", tt.bind, tt.advertise, tt.addr, got, tt.want)
+		}
+	}
+}
+
+// The transport's dialer refuses the apiserver itself even when the
+// address did not come from kubeletHost (a kubelet's redirect).
+func TestKubeletDialRefusesTheApiserver(t *testing.T) {
+	s := &Server{opts: Options{BindAddress: "127.0.0.1"}, port: 6443}
+	_, err := s.kubeletDialContext()(context.Background(), "tcp", "127.0.0.1:6443")
+	if err == nil || !strings.Contains(err.Error(), "this apiserver serves there") {
+		t.Fatalf("dial the apiserver's own address: err = %v, want a refusal", err)
 	}
 }

@@ -296,9 +296,14 @@ type Server struct {
 	// --endpoint-reconciler-type none.
 	endpoints *leaseEndpointReconciler
 	// recent passes objects this server wrote to the watch cache.
-	recent  recentWrites
-	url     string
-	started time.Time
+	recent recentWrites
+	url    string
+	// port is the port the server listens on (SecurePort, or the one
+	// picked when that is 0).
+	port int
+	// kubeletNets are Options.KubeletNetworks, parsed once.
+	kubeletNets kubeletaddr.Networks
+	started     time.Time
 	// clock is the time the server stamps on objects: the wall clock, or
 	// with Options.VirtualClock the cluster clock (virtual).
 	clock   clock.Clock
@@ -337,6 +342,7 @@ func Start(ctx context.Context, opts Options) (*Server, error) {
 	if err := opts.Validate(); err != nil {
 		return nil, err
 	}
+	kubeletNets, _ := kubeletaddr.ParseNetworks(opts.KubeletNetworks) // Validate parsed them
 	log := opts.Logger
 	if log == nil {
 		log = slog.Default()
@@ -344,7 +350,8 @@ func Start(ctx context.Context, opts Options) (*Server, error) {
 	log = log.With("component", "apiserver")
 	ctx, cancel := context.WithCancel(ctx)
 	s := &Server{opts: opts, log: log, reg: newRegistry(builtinResources()), cancel: cancel, ctx: ctx, metrics: newMetrics(),
-		done: make(chan struct{}), started: time.Now(), clock: clock.Real{}, faults: newFaultInjector(clock.Real{}, opts.Journal)}
+		done: make(chan struct{}), started: time.Now(), clock: clock.Real{}, faults: newFaultInjector(clock.Real{}, opts.Journal),
+		kubeletNets: kubeletNets}
 	if opts.VirtualClock {
 		s.virtual = clock.VirtualFor(opts.Clock)
 		s.clock = s.virtual
@@ -477,6 +484,7 @@ func (s *Server) start(ctx context.Context) error {
 		return fmt.Errorf("listen on %s:%d: %w", s.opts.BindAddress, s.opts.SecurePort, err)
 	}
 	port := ln.Addr().(*net.TCPAddr).Port
+	s.port = port
 	s.url = "https://" + net.JoinHostPort(s.opts.BindAddress, strconv.Itoa(port))
 
 	if s.virtual != nil {

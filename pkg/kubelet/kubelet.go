@@ -43,6 +43,9 @@ type ServerEnv struct {
 	Logger *slog.Logger
 	// Address is the IP to listen on (Options.Address, --address).
 	Address string
+	// NodeIP is the node's InternalIP (Options.NodeIP, --node-ip), which
+	// the apiserver dials: the serving certificate names it.
+	NodeIP string
 }
 
 // ContainerFinder finds the runs of containers and the pods for the
@@ -155,7 +158,7 @@ func Run(ctx context.Context, opts Options) error {
 	tokens := debug.TokenReviewAuthenticator(c)
 	port := opts.KubeletPort
 	if opts.Server != nil {
-		p, err := opts.Server(ctx, ServerEnv{Containers: nodes, Client: c, Tokens: tokens, Logger: log, Address: opts.Address})
+		p, err := opts.Server(ctx, ServerEnv{Containers: nodes, Client: c, Tokens: tokens, Logger: log, Address: opts.Address, NodeIP: opts.NodeIP})
 		if err != nil {
 			return fmt.Errorf("kubelet: start server: %w", err)
 		}

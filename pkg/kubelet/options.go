@@ -92,8 +92,11 @@ type Options struct {
 	// must listen on (Address).
 	NodeIP string
 	// Address is the IP the kubelet's HTTPS server listens on (upstream's
-	// --address, whose default is 0.0.0.0; kplane's is 127.0.0.1). Its
-	// self-signed serving certificate names it.
+	// --address, whose default is 0.0.0.0; kplane's is 127.0.0.1, or
+	// NodeIP when that is not loopback: see DefaultAddress). Its
+	// self-signed serving certificate names it and NodeIP. Validate
+	// refuses a loopback Address with a NodeIP that is not: the apiserver
+	// could never reach that kubelet.
 	Address string
 	// PodManifestPath is the directory of static pod manifests ("" = none).
 	PodManifestPath string
@@ -301,6 +304,12 @@ func (o *Options) Validate() error {
 			errs = append(errs, fmt.Errorf("--address %q: %w", o.Address, err))
 		}
 	}
+	if nodeIP, err := netip.ParseAddr(o.NodeIP); err == nil && !nodeIP.IsLoopback() {
+		if addr, err := netip.ParseAddr(o.Address); o.Address == "" || (err == nil && addr.IsLoopback()) {
+			errs = append(errs, fmt.Errorf("--address %q is loopback, where the apiserver cannot reach a kubelet whose --node-ip is %s: "+
+				"leave --address out (it then defaults to --node-ip) or give one the node IP is served on", o.Address, o.NodeIP))
+		}
+	}
 	if o.CloudProvider != "" && o.CloudProvider != CloudProviderExternal {
 		errs = append(errs, fmt.Errorf("--cloud-provider %q: must be empty or %q (kplane has no in-tree cloud providers, as upstream since 1.31)",
 			o.CloudProvider, CloudProviderExternal))
@@ -384,4 +393,14 @@ func splitList(s string) []string {
 		}
 	}
 	return out
+}
+
+// DefaultAddress is the --address a kubelet listens on when none is given:
+// loopback, where every node of `ctl up` lives, unless nodeIP (--node-ip)
+// is another address — the one the apiserver will dial.
+func DefaultAddress(nodeIP string) string {
+	if ip, err := netip.ParseAddr(nodeIP); err == nil && !ip.IsLoopback() {
+		return ip.String()
+	}
+	return "127.0.0.1"
 }

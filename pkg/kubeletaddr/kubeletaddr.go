@@ -28,7 +28,8 @@ import (
 // ::1), where every kubelet of `ctl up` listens.
 type Networks []netip.Prefix
 
-// ParseNetworks reads CIDRs ("192.168.250.0/24") into Networks.
+// ParseNetworks reads CIDRs ("192.168.250.0/24") into Networks. It refuses
+// a network of every address (/0).
 func ParseNetworks(cidrs []string) (Networks, error) {
 	var out Networks
 	for _, c := range cidrs {
@@ -39,6 +40,12 @@ func ParseNetworks(cidrs []string) (Networks, error) {
 		p, err := netip.ParsePrefix(c)
 		if err != nil {
 			return nil, fmt.Errorf("kubelet network %q: want a CIDR such as 192.168.250.0/24: %w", c, err)
+		}
+		if p.Bits() == 0 {
+			// 0.0.0.0/0 or ::/0 would let a Node send the component's
+			// kubelet-client certificate to any address at all, which is
+			// what this package exists to prevent.
+			return nil, fmt.Errorf("kubelet network %q allows every address; name the networks the nodes live on", c)
 		}
 		out = append(out, p.Masked())
 	}

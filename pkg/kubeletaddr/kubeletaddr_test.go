@@ -75,3 +75,13 @@ func TestDialContextRefusesOutsideNetworks(t *testing.T) {
 		t.Fatalf("dial outside loopback: err = %v", err)
 	}
 }
+
+// A network of every address would let any Node send the client
+// certificate anywhere: ParseNetworks refuses it, IPv4 and IPv6.
+func TestParseNetworksRejectsEveryAddress(t *testing.T) {
+	for _, c := range []string{"0.0.0.0/0", "::/0", "10.0.0.0/0"} {
+		if _, err := ParseNetworks([]string{c}); err == nil || !strings.Contains(err.Error(), "allows every address") {
+			t.Errorf("ParseNetworks(%q) err = %v, want a refusal", c, err)
+		}
+	}
+}

@@ -37,6 +37,7 @@ func startIn(t *testing.T, ns, logDir, name, binary string, args ...string) *com
 	}
 	cmd := exec.Command("ip", append([]string{"netns", "exec", ns, binary}, args...)...)
 	cmd.Stdout, cmd.Stderr = logFile, logFile
+	cmd.SysProcAttr = childProcAttr()
 	if err := cmd.Start(); err != nil {
 		logFile.Close()
 		t.Fatalf("start %s in %s: %v", name, ns, err)

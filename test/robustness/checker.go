@@ -187,6 +187,15 @@ func checkLists(x *historyIndex, ops []Operation) []Anomaly {
 				out = append(out, Anomaly{ListStale, fmt.Sprintf("client %d's list of %s (%s) answered at the older resourceVersion %d", op.Client, prefix, asked, op.ResourceVersion)})
 			}
 		} else if op.ResourceVersion != 0 {
+			if op.Kind == OpDelete {
+				// A delete answers with the object it removed, at its last
+				// write; the list must be at least as new as the deletion.
+				next, ok := x.after(ConfigMapKey(op.Namespace, op.Name), op.ResourceVersion)
+				if !ok || next.Type != Delete {
+					continue // checkDelete reports it
+				}
+				op.ResourceVersion = next.Revision
+			}
 			writes = append(writes, op)
 		}
 	}
@@ -273,7 +282,8 @@ func checkWatcher(x *historyIndex, w WatcherRecord) []Anomaly {
 			if missed := x.between(w.Prefix, cursor, o.Revision-1); len(missed) > 0 {
 				report(WatchGap, "skipped %s between resourceVersion %d and the %s at %d", describeRevisions(x, missed), cursor, o.EventType, o.Revision)
 			}
-			if want, ok := x.byRevision[o.Revision]; !ok || want.Key != o.Key || watchEventType(want) != o.EventType || want.Value != o.Value {
+			if want, ok := x.byRevision[o.Revision]; !ok || want.Key != o.Key || watchEventType(want) != o.EventType || want.Value != o.Value ||
+				!strings.HasPrefix(o.Key, w.Prefix) {
 				report(WatchWrongEvent, "%s %s %s at resourceVersion %d; the history has %s", o.EventType, o.Key, o.Value, o.Revision, describe(want, ok))
 			}
 			cursor = o.Revision
@@ -295,10 +305,15 @@ func checkWatcher(x *historyIndex, w WatcherRecord) []Anomaly {
 		case ObservedEnd:
 		}
 	}
-	if active {
-		if missed := x.between(w.Prefix, cursor, x.history.LastRevision); len(missed) > 0 {
-			report(WatchShort, "stopped at resourceVersion %d without %s", cursor, describeRevisions(x, missed))
+	// Whether the last chain is still open or ended with an error the
+	// watcher never recovered from, it must have delivered every change
+	// under its prefix by the end of the run.
+	if missed := x.between(w.Prefix, cursor, x.history.LastRevision); len(missed) > 0 {
+		ended := ""
+		if !active {
+			ended = " (its last watch ended with an error and it never listed again)"
 		}
+		report(WatchShort, "stopped at resourceVersion %d%s without %s", cursor, ended, describeRevisions(x, missed))
 	}
 	return out
 }

@@ -88,6 +88,18 @@ func TestCheckCatchesEachBrokenPromise(t *testing.T) {
 			w.Observations = w.Observations[:6]
 			return ops
 		}, WatchShort, ""},
+		{"a watch stops short after an error it never relists from", func(h *History, ops []Operation, w *WatcherRecord) []Operation {
+			w.Observations = append(w.Observations[:6], Observation{Kind: ObservedError, Detail: "internal error"})
+			return ops
+		}, WatchShort, ""},
+		{"a namespaced watch delivers an event from another namespace", func(h *History, ops []Operation, w *WatcherRecord) []Operation {
+			c := ConfigMapKey("other", "c")
+			h.Events = append(h.Events, HistoryEvent{Key: c, Revision: 6, Type: Put, Created: true, Value: valuePrefix + "5"})
+			h.LastRevision = 6
+			w.Observations = append(w.Observations, Observation{Kind: ObservedEvent, Revision: 6, EventType: "ADDED", Key: c, Value: valuePrefix + "5"})
+			return append(ops, Operation{Client: 2, Kind: OpCreate, Namespace: "other", Name: "c", Value: valuePrefix + "5",
+				Start: time.Unix(10, 0), End: time.Unix(11, 0), Outcome: Acknowledged, Code: 201, ResourceVersion: 6})
+		}, WatchWrongEvent, ""},
 		{"a watch event carries the wrong value", func(h *History, ops []Operation, w *WatcherRecord) []Operation {
 			w.Observations[2].Value = valuePrefix + "1"
 			return ops
@@ -124,6 +136,13 @@ func TestCheckCatchesEachBrokenPromise(t *testing.T) {
 		{"a consistent list is older than an acknowledged write", func(h *History, ops []Operation, w *WatcherRecord) []Operation {
 			ops[5].ResourceVersion = 2
 			ops[5].Items = map[string]ObjectState{a: {2, valuePrefix + "1"}}
+			return ops
+		}, ListStale, ""},
+		{"a consistent list still shows an object whose delete was acknowledged before it", func(h *History, ops []Operation, w *WatcherRecord) []Operation {
+			// The delete answered with a at 3, its last write; the
+			// deletion is at 5, so a list at 4 is older than the delete.
+			ops[5].ResourceVersion = 4
+			ops[5].Items = map[string]ObjectState{a: {3, valuePrefix + "2"}, b: {4, valuePrefix + "3"}}
 			return ops
 		}, ListStale, ""},
 		{"an exact list answers at another resourceVersion", func(h *History, ops []Operation, w *WatcherRecord) []Operation {

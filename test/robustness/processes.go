@@ -39,6 +39,7 @@ func (p *process) start() error {
 	}
 	cmd := exec.Command(p.path, p.args...)
 	cmd.Stdout, cmd.Stderr = logFile, logFile
+	cmd.SysProcAttr = childProcAttr()
 	if err := cmd.Start(); err != nil {
 		logFile.Close()
 		return fmt.Errorf("start %s: %w", p.name, err)

@@ -302,15 +302,19 @@ func (s *Server) Start(ctx context.Context) (port int, err error) {
 // node.status.daemonEndpoints.kubeletEndpoint.Port: the whole job of a
 // kubelet's server hook.
 func StartServer(ctx context.Context, clientCAPEM []byte, reviewer AccessReviewer, tokens TokenAuthenticator, backend Backend, logger *slog.Logger) (int32, error) {
-	return StartServerAt(ctx, "", clientCAPEM, reviewer, tokens, backend, logger)
+	return StartServerAt(ctx, "", "", clientCAPEM, reviewer, tokens, backend, logger)
 }
 
 // StartServerAt is StartServer on a free port of bindAddress ("" is
-// 127.0.0.1): the kubelet's --address.
-func StartServerAt(ctx context.Context, bindAddress string, clientCAPEM []byte, reviewer AccessReviewer, tokens TokenAuthenticator, backend Backend, logger *slog.Logger) (int32, error) {
+// 127.0.0.1): the kubelet's --address. nodeIP (--node-ip; "" for none) is
+// the address the apiserver dials, which the serving certificate names.
+func StartServerAt(ctx context.Context, bindAddress, nodeIP string, clientCAPEM []byte, reviewer AccessReviewer, tokens TokenAuthenticator, backend Backend, logger *slog.Logger) (int32, error) {
 	opts := DefaultOptions()
 	if bindAddress != "" {
 		opts.BindAddress = bindAddress
+	}
+	if ip := net.ParseIP(nodeIP); ip != nil {
+		opts.NodeIPs = []net.IP{ip}
 	}
 	opts.ClientCAPEM, opts.Lookup, opts.Pods, opts.Summaries, opts.Logger = clientCAPEM, backend.FindContainer, backend.FindPod, backend.Summary, logger
 	opts.Reviewer, opts.Tokens = reviewer, tokens

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -529,4 +530,30 @@ func TestStartServer(t *testing.T) {
 	if body, _ := io.ReadAll(resp.Body); string(body) != "hello\n" {
 		t.Errorf("body = %q", body)
 	}
+}
+
+// StartServerAt puts the node IP in the serving certificate: the address
+// the apiserver dials is one the certificate names.
+func TestStartServerAtNamesTheNodeIP(t *testing.T) {
+	cluster := testBundle(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	port, err := StartServerAt(ctx, "127.0.0.1", "192.168.250.2", cluster.CACertPEM, &bootstrapPolicyReviewer{}, nil, fakeBackend{newFakeRun("")},
+		slog.New(slog.NewTextHandler(io.Discard, nil)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	conn, err := tls.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", port), &tls.Config{InsecureSkipVerify: true, //nolint:gosec // only the certificate is read
+		Certificates: []tls.Certificate{cluster.KubeletClientCert}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	leaf := conn.ConnectionState().PeerCertificates[0]
+	for _, ip := range leaf.IPAddresses {
+		if ip.Equal(net.ParseIP("192.168.250.2")) {
+			return
+		}
+	}
+	t.Errorf("serving certificate names %v, not the node IP 192.168.250.2", leaf.IPAddresses)
 }
