@@ -94,7 +94,8 @@ clean:
 # Issue 17's rolling-update over-surge soak: 50 rollouts of 10 replicas at
 # maxSurge 1 beside 2 busy loops per core, in-process and on a cluster of
 # the real binaries, the pods without a deletionTimestamp checked against
-# replicas+maxSurge at every pod event. `make test` runs 1 and 2 of them.
+# replicas+maxSurge at every pod event. `make test` runs 1 and 2 of them,
+# with no busy loops (its other tests already load every core).
 .PHONY: surge
 surge:
 	KPLANE_SURGE_ROLLOUTS=50 KPLANE_SURGE_BUSY=$$((2 * $$(nproc))) $(GO) test -count=1 -timeout 30m -v \
