@@ -13,8 +13,7 @@ GO      ?= go
 BIN     := bin
 PKGS    := ./...
 
-.PHONY: up build test vet bench fuzz robustness clean
-.PHONY: up build test vet bench fuzz chaos clean
+.PHONY: up build test vet bench fuzz surge robustness chaos clean
 
 up: build
 	$(BIN)/ctl up
@@ -96,7 +95,6 @@ clean:
 # the real binaries, the pods without a deletionTimestamp checked against
 # replicas+maxSurge at every pod event. `make test` runs 1 and 2 of them,
 # with no busy loops (its other tests already load every core).
-.PHONY: surge
 surge:
 	KPLANE_SURGE_ROLLOUTS=50 KPLANE_SURGE_BUSY=$$((2 * $$(nproc))) $(GO) test -count=1 -timeout 30m -v \
 	  -run '^TestRollingUpdateNeverExceedsMaxSurgeUnderCPUContention$$' ./pkg/controllers/deployment/
