@@ -13,8 +13,7 @@ GO      ?= go
 BIN     := bin
 PKGS    := ./...
 
-.PHONY: up build test vet bench fuzz robustness clean
-.PHONY: up build test vet bench fuzz chaos clean
+.PHONY: up build test vet bench fuzz surge robustness chaos clean
 
 up: build
 	$(BIN)/ctl up
@@ -97,8 +96,8 @@ clean:
 # Issue 17's rolling-update over-surge soak: 50 rollouts of 10 replicas at
 # maxSurge 1 beside 2 busy loops per core, in-process and on a cluster of
 # the real binaries, the pods without a deletionTimestamp checked against
-# replicas+maxSurge at every pod event. `make test` runs 1 and 2 of them.
-.PHONY: surge
+# replicas+maxSurge at every pod event. `make test` runs 1 and 2 of them,
+# with no busy loops (its other tests already load every core).
 surge:
 	KPLANE_SURGE_ROLLOUTS=50 KPLANE_SURGE_BUSY=$$((2 * $$(nproc))) $(GO) test -count=1 -timeout 30m -v \
 	  -run '^TestRollingUpdateNeverExceedsMaxSurgeUnderCPUContention$$' ./pkg/controllers/deployment/

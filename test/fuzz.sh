@@ -46,8 +46,10 @@ fi
 summary=()
 failed=0
 flaked=0
+matched=0
 while read -r pkg name; do
 	[[ $name =~ $FUZZ ]] || continue
+	matched=1
 	echo "=== $name in $pkg for $FUZZTIME"
 	log=$(mktemp)
 	corpus="$pkg/testdata/fuzz/$name"
@@ -70,6 +72,12 @@ while read -r pkg name; do
 	rm -f "$log"
 	summary+=("$(printf '%-4s %-36s %-28s %10s execs' "$result" "$pkg" "$name" "${execs:-?}")")
 done < <(targets)
+
+if ((!matched)); then
+	# A misspelt FUZZ would otherwise pass having fuzzed nothing.
+	echo "no fuzz target matches $FUZZ" >&2
+	exit 1
+fi
 
 echo
 echo "fuzz summary (FUZZTIME=$FUZZTIME each):"

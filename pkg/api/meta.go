@@ -209,3 +209,8 @@ type StatusCause struct {
 	Message string `json:"message,omitempty" protobuf:"bytes,2,opt,name=message"`
 	Field   string `json:"field,omitempty" protobuf:"bytes,3,opt,name=field"`
 }
+
+// CauseTypeResourceVersionTooLarge is the cause of the 504 a read at a
+// resourceVersion the server has not reached gets; client-go's reflector
+// looks for it and relists from the latest version instead of retrying.
+const CauseTypeResourceVersionTooLarge = "ResourceVersionTooLarge"

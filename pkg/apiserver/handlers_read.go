@@ -48,17 +48,34 @@ func storeError(err error, res *resource, name string) error {
 	case errors.Is(err, store.ErrTooLarge):
 		return apierrors.NewRequestEntityTooLarge("the object is larger than the store accepts in one request")
 	case errors.Is(err, cache.ErrTooLargeRevision), errors.Is(err, store.ErrFutureRevision):
-		// A resourceVersion (or continue token) ahead of what exists:
-		// upstream's 504 with the cause client-go's reflector recognises
-		// (storage.NewTooLargeResourceVersionError), not a 500.
-		tooLarge := apierrors.NewTimeoutError(fmt.Sprintf("Too large resource version: %v", err), 1)
-		tooLarge.ErrStatus.Details.Causes = []api.StatusCause{{Type: "ResourceVersionTooLarge", Message: "Too large resource version"}}
-		return tooLarge
+		return tooLargeResourceVersion(err)
 	case errors.Is(err, context.DeadlineExceeded), errors.Is(err, context.Canceled):
 		return &apierrors.StatusError{ErrStatus: api.Status{Code: http.StatusGatewayTimeout, Reason: apierrors.ReasonTimeout,
 			Message: "request did not complete within the allowed duration"}}
 	}
 	return err
+}
+
+// tooLargeResourceVersion is upstream's answer to a resourceVersion (or
+// continue token) ahead of what exists: a 504 with the cause client-go's
+// reflector recognises (storage.NewTooLargeResourceVersionError), not a 500.
+// The message names only the two revisions, never the store's own error
+// text. As upstream, the watch cache, which waited and may catch up, asks
+// the client to retry after a second; etcd, which refused at once, does not.
+func tooLargeResourceVersion(err error) *apierrors.StatusError {
+	var requested, current int64
+	retrySeconds := int32(0)
+	var fromCache *cache.TooLargeRevisionError
+	var fromStore *store.FutureRevisionError
+	switch {
+	case errors.As(err, &fromCache):
+		requested, current, retrySeconds = fromCache.Requested, fromCache.Current, 1
+	case errors.As(err, &fromStore):
+		requested, current = fromStore.Requested, fromStore.Current
+	}
+	tooLarge := apierrors.NewTimeoutError(fmt.Sprintf("Too large resource version: %d, current: %d", requested, current), retrySeconds)
+	tooLarge.ErrStatus.Details.Causes = []api.StatusCause{{Type: api.CauseTypeResourceVersionTooLarge, Message: "Too large resource version"}}
+	return tooLarge
 }
 
 // serveList answers a LIST, from the watch cache whenever it can: a plain

@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"regexp"
 	"testing"
 	"time"
 
@@ -26,6 +27,10 @@ import (
 // (A plain resourceVersion ahead of etcd waits 3 s for the watch cache
 // before its 504, so the seeds reach the 504 through the paths that ask
 // etcd at once: resourceVersionMatch=Exact and continue.)
+// tooLargeMessage is upstream's 504 message for a resourceVersion ahead of
+// the store (storage.NewTooLargeResourceVersionError).
+var tooLargeMessage = regexp.MustCompile(`^Timeout: Too large resource version: \d+, current: \d+$`)
+
 func FuzzListWatchQuery(f *testing.F) {
 	for _, seed := range []string{
 		"", "limit=1", "limit=1&continue=eyJydiI6MSwic3RhcnQiOiIifQ", "continue=eyJydiI6OTk5OTk5OTk5LCJzdGFydCI6IiJ9",
@@ -74,8 +79,11 @@ func FuzzListWatchQuery(f *testing.F) {
 		case resp.StatusCode == http.StatusGatewayTimeout:
 			var status api.Status
 			if err := json.Unmarshal(data, &status); err != nil || status.Reason != "Timeout" || status.Details == nil ||
-				len(status.Details.Causes) != 1 || status.Details.Causes[0].Type != "ResourceVersionTooLarge" {
+				len(status.Details.Causes) != 1 || status.Details.Causes[0].Type != api.CauseTypeResourceVersionTooLarge {
 				t.Fatalf("?%s: 504 %q (%v), want upstream's Too large resource version", query, data, err)
+			}
+			if !tooLargeMessage.MatchString(status.Message) {
+				t.Fatalf("?%s: 504 message %q, want only upstream's \"Too large resource version: <requested>, current: <current>\"", query, status.Message)
 			}
 		default:
 			t.Fatalf("?%s: %d %q, want 200 or a 4xx Status", query, resp.StatusCode, data)

@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"go.etcd.io/etcd/api/v3/mvccpb"
@@ -40,7 +41,14 @@ func (s *EtcdStore) List(ctx context.Context, prefix string, opts ListOptions) (
 	}
 	resp, err := s.client.Get(ctx, start, getOpts...)
 	if err != nil {
-		return ListResult{}, fmt.Errorf("list %q at revision %d: %w", prefix, opts.Revision, translateError(err))
+		err = translateError(err)
+		if errors.Is(err, ErrFutureRevision) {
+			// etcd does not say where it is; as upstream's GetList, read it,
+			// and report 0 if even that fails.
+			current, _ := s.CurrentRevision(ctx)
+			err = &FutureRevisionError{Requested: opts.Revision, Current: current}
+		}
+		return ListResult{}, fmt.Errorf("list %q at revision %d: %w", prefix, opts.Revision, err)
 	}
 	result := ListResult{
 		Items:     make([]KV, 0, len(resp.Kvs)),

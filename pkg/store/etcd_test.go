@@ -345,6 +345,14 @@ func TestListAtRevision(t *testing.T) {
 	if err := s.Compact(ctx, snapshot); !errors.Is(err, ErrGone) {
 		t.Errorf("Compact to an already compacted revision: err = %v, want ErrGone", err)
 	}
+
+	// A revision etcd has not reached names both revisions, for the
+	// apiserver's "Too large resource version: <requested>, current: <current>".
+	_, err = s.List(ctx, "/registry/pods/default/", ListOptions{Revision: latest + 100})
+	var future *FutureRevisionError
+	if !errors.Is(err, ErrFutureRevision) || !errors.As(err, &future) || future.Requested != latest+100 || future.Current != latest {
+		t.Errorf("List at future revision %d: err = %v, want a FutureRevisionError with current %d", latest+100, err, latest)
+	}
 }
 
 func TestTooLarge(t *testing.T) {

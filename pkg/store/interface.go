@@ -8,6 +8,7 @@ package store
 import (
 	"context"
 	"errors"
+	"fmt"
 )
 
 // The errors a Store returns; test them with errors.Is.
@@ -25,6 +26,21 @@ var (
 	// ErrFutureRevision: a read asked for a revision etcd has not reached.
 	ErrFutureRevision = errors.New("required revision is a future revision")
 )
+
+// FutureRevisionError is the error of a read at a revision etcd has not
+// reached: Requested is the revision asked for, Current the store's revision
+// when it refused (0 if that could not be read). errors.Is(err,
+// ErrFutureRevision) holds for it.
+type FutureRevisionError struct {
+	Requested, Current int64
+}
+
+func (e *FutureRevisionError) Error() string {
+	return fmt.Sprintf("%v: requested %d, current %d", ErrFutureRevision, e.Requested, e.Current)
+}
+
+// Unwrap makes errors.Is(err, ErrFutureRevision) true.
+func (e *FutureRevisionError) Unwrap() error { return ErrFutureRevision }
 
 // KV is one stored value and the revisions that describe it.
 type KV struct {

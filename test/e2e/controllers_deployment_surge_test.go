@@ -2,13 +2,12 @@ package e2e
 
 import (
 	"fmt"
-	"os"
-	"os/exec"
 	"strconv"
 	"testing"
 	"time"
 
 	"kplane/pkg/api"
+	"kplane/test/framework"
 )
 
 // TestControllersDeploymentSurgeUnderCPUContention replays issue 17's
@@ -16,9 +15,10 @@ import (
 // kubectl get pods, once showed 12 pods that were not Terminating" — on a
 // cluster of the real binaries while busy-loop processes load the cores,
 // KPLANE_SURGE_ROLLOUTS times (2 by default, one with each maxUnavailable:
-// the version `make test` runs; `make surge` runs 50) beside KPLANE_SURGE_BUSY busy loops (1 by default:
-// in `make test` the other tests already load every core; `make surge`
-// runs 2 per core).
+// the version `make test` runs; `make surge` runs 50) beside
+// KPLANE_SURGE_BUSY busy loops (none by default: in `make test` the other
+// tests already load every core, and a busy loop would slow all of them;
+// `make surge` runs 2 per core).
 //
 // A watch checks, at every pod event, the pods without a
 // deletionTimestamp against replicas+maxSurge = 11, and also counts what
@@ -30,8 +30,8 @@ import (
 // its maximum so the report can be read against it.
 func TestControllersDeploymentSurgeUnderCPUContention(t *testing.T) {
 	t.Parallel()
-	rollouts := surgeEnvInt(t, "KPLANE_SURGE_ROLLOUTS", 2)
-	busy := surgeEnvInt(t, "KPLANE_SURGE_BUSY", 1)
+	rollouts := framework.EnvCount(t, "KPLANE_SURGE_ROLLOUTS", 2)
+	busy := framework.EnvCount(t, "KPLANE_SURGE_BUSY", 0)
 	c := startControllersCluster(t, 2)
 	cl := c.Client(t)
 	const name, replicas, maxSurge = "surge", 10, 1
@@ -55,7 +55,7 @@ func TestControllersDeploymentSurgeUnderCPUContention(t *testing.T) {
 		return ""
 	})
 
-	startSurgeBusyLoops(t, busy)
+	framework.StartBusyLoops(t, busy)
 	start := time.Now()
 	for i := 1; i <= rollouts; i++ {
 		// Alternate the default maxUnavailable (25%: 2 of 10) and 0.
@@ -93,34 +93,4 @@ func surgeCounts(pods map[string]*api.Pod) (notDeleted, printedNotTerminating, a
 		}
 	}
 	return notDeleted, printedNotTerminating, active
-}
-
-// surgeEnvInt reads a count from the environment, def when unset.
-func surgeEnvInt(t *testing.T, name string, def int) int {
-	t.Helper()
-	v := os.Getenv(name)
-	if v == "" {
-		return def
-	}
-	n, err := strconv.Atoi(v)
-	if err != nil || n < 0 {
-		t.Fatalf("%s=%q: want a count", name, v)
-	}
-	return n
-}
-
-// startSurgeBusyLoops starts n shell busy loops that keep the cores
-// saturated until the test ends; cleanup kills each by its PID.
-func startSurgeBusyLoops(t *testing.T, n int) {
-	t.Helper()
-	for range n {
-		cmd := exec.Command("/bin/sh", "-c", "while :; do :; done")
-		if err := cmd.Start(); err != nil {
-			t.Fatalf("start busy loop: %v", err)
-		}
-		t.Cleanup(func() {
-			_ = cmd.Process.Kill()
-			_ = cmd.Wait()
-		})
-	}
 }

@@ -16,15 +16,14 @@ package deployment_test
 // KPLANE_SURGE_ROLLOUTS sets how many rollouts run: 1 by default, the
 // version `make test` runs (about 20 s under the race detector); `make
 // surge` runs 50. KPLANE_SURGE_BUSY sets how many busy-loop processes run
-// beside it: 1 by default, because in `make test` the other packages'
-// tests already load every core; `make surge` runs 2 per core.
+// beside it: none by default, because in `make test` the other packages'
+// tests already load every core and a busy loop would slow all of them;
+// `make surge` runs 2 per core.
 
 import (
 	"context"
 	"fmt"
 	"math/rand/v2"
-	"os"
-	"os/exec"
 	"strconv"
 	"sync"
 	"testing"
@@ -55,8 +54,8 @@ const soakWaitTimeout = 2 * time.Minute
 const soakKubeletInterval = 50 * time.Millisecond
 
 func TestRollingUpdateNeverExceedsMaxSurgeUnderCPUContention(t *testing.T) {
-	rollouts := envInt(t, "KPLANE_SURGE_ROLLOUTS", 1)
-	busy := envInt(t, "KPLANE_SURGE_BUSY", 1)
+	rollouts := framework.EnvCount(t, "KPLANE_SURGE_ROLLOUTS", 1)
+	busy := framework.EnvCount(t, "KPLANE_SURGE_BUSY", 0)
 
 	a := framework.StartAPIServer(t)
 	c := a.Client(t, nil)
@@ -77,7 +76,7 @@ func TestRollingUpdateNeverExceedsMaxSurgeUnderCPUContention(t *testing.T) {
 	create(t, c, d)
 	waitCompleteWithin(t, c, soakWaitTimeout, replicas, "nginx:0")
 
-	startBusyLoops(t, busy)
+	framework.StartBusyLoops(t, busy)
 	start := time.Now()
 	for i := 1; i <= rollouts; i++ {
 		image := "nginx:" + strconv.Itoa(i)
@@ -122,36 +121,6 @@ func startControllersWithoutKubelet(t *testing.T, c *client.Client) {
 		t.Fatalf("replicaset.New: %v", err)
 	}
 	h.Run(2, dc, rsc)
-}
-
-// envInt reads a positive count from the environment, def when unset.
-func envInt(t *testing.T, name string, def int) int {
-	t.Helper()
-	v := os.Getenv(name)
-	if v == "" {
-		return def
-	}
-	n, err := strconv.Atoi(v)
-	if err != nil || n < 0 {
-		t.Fatalf("%s=%q: want a count", name, v)
-	}
-	return n
-}
-
-// startBusyLoops starts n shell busy loops that keep the cores saturated
-// for the rest of the test; cleanup kills each by its PID.
-func startBusyLoops(t *testing.T, n int) {
-	t.Helper()
-	for range n {
-		cmd := exec.Command("/bin/sh", "-c", "while :; do :; done")
-		if err := cmd.Start(); err != nil {
-			t.Fatalf("start busy loop: %v", err)
-		}
-		t.Cleanup(func() {
-			_ = cmd.Process.Kill()
-			_ = cmd.Wait()
-		})
-	}
 }
 
 // surgeWatch counts, at every pod event in namespace default, the pods
@@ -271,11 +240,13 @@ func startSoakKubelet(t *testing.T, c *client.Client) {
 	wg.Go(func() {
 		stopping := map[string]bool{}
 		for ctx.Err() == nil {
-			list, err := c.Pods("default").List(ctx, client.ListOptions{})
-			if err != nil {
-				continue
+			// A failed list is tried again after the wait, not at once:
+			// spinning on an error would eat the CPU the test is about.
+			var pods []*api.Pod
+			if list, err := c.Pods("default").List(ctx, client.ListOptions{}); err == nil {
+				pods = list.Items
 			}
-			for _, p := range list.Items {
+			for _, p := range pods {
 				switch {
 				case p.DeletionTimestamp != nil:
 					if !stopping[p.Name] {

@@ -166,7 +166,8 @@ func Parse(source string, data []byte) []Item {
 		}
 	}
 
-	for _, doc := range splitYAML(data) {
+	docs, splitErr := splitYAML(data)
+	for _, doc := range docs {
 		if isBlank(doc) {
 			continue
 		}
@@ -191,6 +192,11 @@ func Parse(source string, data []byte) []Item {
 		default:
 			return fail(fmt.Errorf("error unmarshaling JSON: while decoding JSON: json: cannot unmarshal %s into Go value of type map[string]interface {}", jsonType(v)))
 		}
+	}
+	if splitErr != nil {
+		// The documents before the bad separator line were read; it ends
+		// the stream, as in kubectl.
+		return fail(splitErr)
 	}
 	return items
 }
@@ -222,11 +228,18 @@ func jsonType(v any) string {
 
 // splitYAML cuts a YAML stream into documents at separator lines: lines
 // starting with "---" followed only by spaces or a comment, the rule of
-// kubectl's YAML reader. Like that reader it keeps every other byte as it
-// was, line endings included, so the documents and the separator lines
-// joined again are the input. Line numbers in errors therefore count from
-// the start of each document, as kubectl's do.
-func splitYAML(data []byte) [][]byte {
+// kubectl's YAML reader. A line starting with "---" followed by anything
+// else is an error there, not a document (kubectl says "invalid Yaml
+// document separator"), and so it is here: splitYAML returns the documents
+// ended by a separator before that line and the error; the document the
+// line is in is dropped, as kubectl's reader drops it.
+//
+// Every other byte stays as it was, line endings included, so the documents
+// and the separator lines joined again are the input. (kubectl's reader
+// turns "\r\n" into "\n" as it reads lines; the YAML parser treats both
+// alike, so the objects are the same either way.) Line numbers in errors
+// therefore count from the start of each document, as kubectl's do.
+func splitYAML(data []byte) ([][]byte, error) {
 	var docs [][]byte
 	start := 0 // where the current document begins
 	for offset := 0; offset < len(data); {
@@ -234,21 +247,31 @@ func splitYAML(data []byte) [][]byte {
 		if i := bytes.IndexByte(data[offset:], '\n'); i >= 0 {
 			end = offset + i + 1
 		}
-		if isSeparator(data[offset:end]) {
+		separator, err := isSeparator(data[offset:end])
+		if err != nil {
+			return docs, err
+		}
+		if separator {
 			docs = append(docs, data[start:offset:offset])
 			start = end
 		}
 		offset = end
 	}
-	return append(docs, data[start:len(data):len(data)])
+	return append(docs, data[start:len(data):len(data)]), nil
 }
 
-func isSeparator(line []byte) bool {
+// isSeparator reports whether line separates two documents: "---" followed
+// only by spaces or a comment. Any other text after "---" is kubectl's
+// "invalid Yaml document separator" error.
+func isSeparator(line []byte) (bool, error) {
 	if !bytes.HasPrefix(line, []byte("---")) {
-		return false
+		return false, nil
 	}
 	rest := strings.TrimSpace(string(line[3:]))
-	return rest == "" || strings.HasPrefix(rest, "#")
+	if rest != "" && !strings.HasPrefix(rest, "#") {
+		return false, fmt.Errorf("invalid Yaml document separator: %s", rest)
+	}
+	return true, nil
 }
 
 // isBlank reports a document of nothing but white space.

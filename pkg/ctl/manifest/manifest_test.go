@@ -57,6 +57,16 @@ func TestMalformedFilesNameFileAndLine(t *testing.T) {
 	check(t, Read([]string{badJSON}, false, nil),
 		badJSON+":ERR error parsing "+badJSON+": json: offset 69: invalid character ',' looking for beginning of object key string")
 
+	// A line starting with "---" and more than a comment is no separator
+	// and no content: kubectl stops there, dropping the document it is in.
+	badSep := write(t, dir, "badsep.yaml", "kind: A\nmetadata:\n  name: a\n--- {kind: B}\n")
+	check(t, Read([]string{badSep}, false, nil),
+		badSep+":ERR error parsing "+badSep+": invalid Yaml document separator: {kind: B}")
+	badSep2 := write(t, dir, "badsep2.yaml", "kind: A\nmetadata:\n  name: a\n---\nkind: B\nmetadata:\n  name: b\n---x\nkind: C\n")
+	check(t, Read([]string{badSep2}, false, nil),
+		badSep2+":a",
+		badSep2+":ERR error parsing "+badSep2+": invalid Yaml document separator: x")
+
 	scalar := write(t, dir, "scalar.yaml", "just a string\n")
 	check(t, Read([]string{scalar}, false, nil),
 		scalar+":ERR error parsing "+scalar+": error unmarshaling JSON: while decoding JSON: json: cannot unmarshal string into Go value of type map[string]interface {}")

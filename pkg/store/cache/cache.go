@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"strings"
 	"sync"
+	"time"
 
 	"kplane/pkg/store"
 )
@@ -70,6 +71,23 @@ var (
 	// ErrStopped: the cache's Run has returned; it serves nothing any more.
 	ErrStopped = errors.New("watch cache is stopped")
 )
+
+// TooLargeRevisionError is the error of a wait for a revision the cache did
+// not reach in time: Requested is the revision waited for, Current the
+// cache's revision when it gave up. errors.Is(err, ErrTooLargeRevision)
+// holds for it.
+type TooLargeRevisionError struct {
+	Requested, Current int64
+	Waited             time.Duration
+}
+
+func (e *TooLargeRevisionError) Error() string {
+	return fmt.Sprintf("%v: waited %s for revision %d, the cache is at %d",
+		ErrTooLargeRevision, e.Waited, e.Requested, e.Current)
+}
+
+// Unwrap makes errors.Is(err, ErrTooLargeRevision) true.
+func (e *TooLargeRevisionError) Unwrap() error { return ErrTooLargeRevision }
 
 // Cache is the watch cache of one store prefix. Create it with New, start
 // Run in a goroutine, and wait for Ready before relying on Get.

@@ -81,8 +81,7 @@ func (c *Cache) waitForRevision(ctx context.Context, rev int64) error {
 		case <-retryC:
 			c.requestProgress(ctx, sw)
 		case <-timeout.C:
-			return fmt.Errorf("%w: waited %s for revision %d, the cache is at %d",
-				ErrTooLargeRevision, c.opts.FreshnessTimeout, rev, c.Revision())
+			return &TooLargeRevisionError{Requested: rev, Current: c.Revision(), Waited: c.opts.FreshnessTimeout}
 		case <-ctx.Done():
 			return fmt.Errorf("wait for revision %d: %w", rev, ctx.Err())
 		}
