@@ -86,6 +86,26 @@ func TestUsableAndExpiry(t *testing.T) {
 	if _, err := ExtraGroups(bad); err == nil {
 		t.Error("a token may not claim system:masters")
 	}
+	bad.Data[KeyExtraGroups] = []byte(DefaultNodeGroup + ", system:bootstrappers:other")
+	if _, err := ExtraGroups(bad); err == nil {
+		t.Error("a group with a leading space was accepted (upstream does not trim)")
+	}
+}
+
+// ValidateGroup is upstream's ValidateBootstrapGroupName.
+func TestValidateGroup(t *testing.T) {
+	for _, g := range []string{DefaultNodeGroup, "system:bootstrappers:a", "system:bootstrappers:x:y-1"} {
+		if err := ValidateGroup(g); err != nil {
+			t.Errorf("ValidateGroup(%q) = %v", g, err)
+		}
+	}
+	for _, g := range []string{"system:masters", "system:bootstrappers", "system:bootstrappers:", "system:bootstrappers:Upper",
+		"system:bootstrappers:ends-", "system:bootstrappers:a b", " system:bootstrappers:a", "system:bootstrappers:a\n",
+		"system:bootstrappers:" + strings.Repeat("a", 257)} {
+		if err := ValidateGroup(g); err == nil {
+			t.Errorf("ValidateGroup(%q) accepted it", g)
+		}
+	}
 }
 
 func TestDetachedJWS(t *testing.T) {

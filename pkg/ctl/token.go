@@ -9,7 +9,6 @@ import (
 	"io"
 	"net/url"
 	"slices"
-	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -81,8 +80,8 @@ func runTokenCreate(ctx context.Context, f *factory, o tokenCreateOptions, args 
 		}
 	}
 	for _, g := range o.groups {
-		if !strings.HasPrefix(g, bootstraptoken.Group+":") {
-			return fmt.Errorf("--groups: %q must start with %q", g, bootstraptoken.Group+":")
+		if err := bootstraptoken.ValidateGroup(g); err != nil {
+			return fmt.Errorf("--groups: %w", err)
 		}
 	}
 	if o.ttl < 0 {
@@ -260,13 +259,11 @@ func newTokenDeleteCommand(f *factory) *cobra.Command {
 				return err
 			}
 			for _, arg := range args {
-				id := arg
-				if t, err := bootstraptoken.Parse(arg); err == nil {
-					id = t.ID
-				} else if !bootstraptoken.ValidID(arg) {
-					return fmt.Errorf("%q is neither a token id nor a token: want [a-z0-9]{6} or [a-z0-9]{6}.[a-z0-9]{16}", arg)
+				id, err := tokenIDOf(arg)
+				if err != nil {
+					return err
 				}
-				err := c.Secrets(bootstraptoken.SecretNamespace).Delete(cmd.Context(), bootstraptoken.SecretName(id), client.DeleteOptions{})
+				err = c.Secrets(bootstraptoken.SecretNamespace).Delete(cmd.Context(), bootstraptoken.SecretName(id), client.DeleteOptions{})
 				if apierrors.IsNotFound(err) {
 					return fmt.Errorf("bootstrap token %q not found", id)
 				}
@@ -278,4 +275,17 @@ func newTokenDeleteCommand(f *factory) *cobra.Command {
 			return nil
 		},
 	}
+}
+
+// tokenIDOf is the id `ctl token delete` deletes for arg, an id or a
+// whole token. Its error does not repeat arg: that may be a whole token,
+// secret included, and errors end up in terminals and logs.
+func tokenIDOf(arg string) (string, error) {
+	if t, err := bootstraptoken.Parse(arg); err == nil {
+		return t.ID, nil
+	}
+	if !bootstraptoken.ValidID(arg) {
+		return "", errors.New("an argument is neither a token id nor a token: want [a-z0-9]{6} or [a-z0-9]{6}.[a-z0-9]{16}")
+	}
+	return arg, nil
 }
