@@ -2,8 +2,6 @@ package ctl
 
 import (
 	"context"
-	"crypto/x509"
-	"encoding/pem"
 	"errors"
 	"fmt"
 	"io"
@@ -119,9 +117,9 @@ func runTokenCreate(ctx context.Context, f *factory, o tokenCreateOptions, args 
 		fmt.Fprintln(f.out(), token.String())
 		return nil
 	}
-	hashes, err := caHashes(caPEM)
+	hashes, err := bootstraptoken.CAHashes(caPEM)
 	if err != nil {
-		return err
+		return fmt.Errorf("the kubeconfig's certificate authority: %w", err)
 	}
 	line := "ctl join " + server + " --token " + token.String()
 	for _, h := range hashes {
@@ -153,27 +151,6 @@ func (f *factory) clusterCA() (server string, caPEM []byte, err error) {
 		return "", nil, fmt.Errorf("kubeconfig %s: server: %w", path, err)
 	}
 	return resolved.Server, resolved.CAPEM, nil
-}
-
-// caHashes are the pins of every CA certificate in caPEM.
-func caHashes(caPEM []byte) ([]string, error) {
-	var hashes []string
-	for rest := caPEM; ; {
-		var block *pem.Block
-		block, rest = pem.Decode(rest)
-		if block == nil {
-			break
-		}
-		cert, err := x509.ParseCertificate(block.Bytes)
-		if err != nil {
-			return nil, fmt.Errorf("parse cluster CA: %w", err)
-		}
-		hashes = append(hashes, bootstraptoken.CAHash(cert))
-	}
-	if len(hashes) == 0 {
-		return nil, errors.New("the kubeconfig's certificate authority holds no PEM certificate")
-	}
-	return hashes, nil
 }
 
 // ensureClusterInfo publishes kube-public/cluster-info when it is missing.
