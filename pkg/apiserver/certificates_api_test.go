@@ -136,11 +136,11 @@ func TestCSRSignerVerbs(t *testing.T) {
 		`{"apiVersion":"rbac.authorization.k8s.io/v1","kind":"ClusterRoleBinding","metadata":{"name":"dave-approves"},
 		  "roleRef":{"apiGroup":"rbac.authorization.k8s.io","kind":"ClusterRole","name":"example-approver"},
 		  "subjects":[{"apiGroup":"rbac.authorization.k8s.io","kind":"User","name":"dave"}]}`)
-	if r := patch("approval", `{"status":{"conditions":[{"type":"Approved","status":"False","reason":"Test"}]}}`); r.Code != http.StatusForbidden &&
-		(r.Code != http.StatusUnprocessableEntity || !strings.Contains(string(r.Body), `Unsupported value: \"False\"`)) {
+	eventually("dave approves with approve on example.com/*", func() bool { return patch("approval", approve).Code == http.StatusOK })
+	if r := patch("approval", `{"status":{"conditions":[{"type":"Approved","status":"False","reason":"Test"}]}}`); r.Code != http.StatusUnprocessableEntity ||
+		!strings.Contains(string(r.Body), `status.conditions[0].status: Unsupported value: \"False\"`) {
 		t.Errorf("Approved False: %d %s", r.Code, r.Body)
 	}
-	eventually("dave approves with approve on example.com/*", func() bool { return patch("approval", approve).Code == http.StatusOK })
 
 	// Setting the certificate needs "sign"; a Failed condition does not.
 	const notSign = `user not permitted to sign requests with signerName \"example.com/signer\"`
