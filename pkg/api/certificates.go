@@ -1,5 +1,12 @@
 package api
 
+import (
+	"crypto/x509"
+	"encoding/pem"
+	"errors"
+	"fmt"
+)
+
 // This file holds certificates.k8s.io/v1 CertificateSigningRequest: a
 // client asks for a certificate by posting a PKCS#10 request, someone (a
 // person with `kubectl certificate approve`, or the csrapproving
@@ -103,4 +110,23 @@ func CSRCondition(csr *CertificateSigningRequest, t RequestConditionType) (Certi
 		}
 	}
 	return CertificateSigningRequestCondition{}, false
+}
+
+// ParseCSR reads the PKCS#10 request out of a CSR's spec.request and
+// checks that it is signed by the key it carries (upstream's ParseCSR and
+// the CheckSignature of its validation): the apiserver refuses a request
+// that fails here, and the approver and signer read the request with it.
+func ParseCSR(pemBytes []byte) (*x509.CertificateRequest, error) {
+	block, _ := pem.Decode(pemBytes)
+	if block == nil || block.Type != "CERTIFICATE REQUEST" {
+		return nil, errors.New("PEM block type must be CERTIFICATE REQUEST")
+	}
+	req, err := x509.ParseCertificateRequest(block.Bytes)
+	if err != nil {
+		return nil, fmt.Errorf("parse certificate request: %w", err)
+	}
+	if err := req.CheckSignature(); err != nil {
+		return nil, fmt.Errorf("invalid signature: %w", err)
+	}
+	return req, nil
 }

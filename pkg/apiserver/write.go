@@ -272,7 +272,11 @@ func (s *Server) finishUpdate(ctx context.Context, res *resource, current *store
 			return nil, err
 		}
 		if csr, ok := next.(*api.CertificateSigningRequest); ok {
-			csrStatusUpdate(csr, obj.(*api.CertificateSigningRequest))
+			sent := obj.(*api.CertificateSigningRequest)
+			if err := s.authorizeCSRSigning(ctx, csr, sent); err != nil {
+				return nil, err
+			}
+			csrStatusUpdate(csr, sent)
 		} else {
 			fieldOf(next, "Status").Set(fieldOf(obj, "Status"))
 		}
@@ -285,6 +289,9 @@ func (s *Server) finishUpdate(ctx context.Context, res *resource, current *store
 		csr, ok := next.(*api.CertificateSigningRequest)
 		if !ok {
 			return nil, apierrors.NewBadRequest("only certificatesigningrequests have an approval subresource")
+		}
+		if err := s.authorizeCSRApproval(ctx, csr); err != nil {
+			return nil, err
 		}
 		csrApprovalUpdate(csr, obj.(*api.CertificateSigningRequest))
 		obj, meta = next, next.GetObjectMeta()

@@ -8,6 +8,7 @@ import (
 	"crypto/x509"
 	"crypto/x509/pkix"
 	"encoding/hex"
+	"encoding/pem"
 	"math/big"
 	"strings"
 	"testing"
@@ -86,6 +87,26 @@ func TestUsableAndExpiry(t *testing.T) {
 	if _, err := ExtraGroups(bad); err == nil {
 		t.Error("a token may not claim system:masters")
 	}
+	bad.Data[KeyExtraGroups] = []byte(DefaultNodeGroup + ", system:bootstrappers:other")
+	if _, err := ExtraGroups(bad); err == nil {
+		t.Error("a group with a leading space was accepted (upstream does not trim)")
+	}
+}
+
+// ValidateGroup is upstream's ValidateBootstrapGroupName.
+func TestValidateGroup(t *testing.T) {
+	for _, g := range []string{DefaultNodeGroup, "system:bootstrappers:a", "system:bootstrappers:x:y-1"} {
+		if err := ValidateGroup(g); err != nil {
+			t.Errorf("ValidateGroup(%q) = %v", g, err)
+		}
+	}
+	for _, g := range []string{"system:masters", "system:bootstrappers", "system:bootstrappers:", "system:bootstrappers:Upper",
+		"system:bootstrappers:ends-", "system:bootstrappers:a b", " system:bootstrappers:a", "system:bootstrappers:a\n",
+		"system:bootstrappers:" + strings.Repeat("a", 257)} {
+		if err := ValidateGroup(g); err == nil {
+			t.Errorf("ValidateGroup(%q) accepted it", g)
+		}
+	}
 }
 
 func TestDetachedJWS(t *testing.T) {
@@ -133,11 +154,18 @@ func TestCAPin(t *testing.T) {
 	if err != nil || pin != want {
 		t.Fatalf("ParsePin = %s, %v", pin, err)
 	}
-	if err := VerifyPin(cert, []string{pin}); err != nil {
+	caPEM := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der})
+	if hashes, err := CAHashes(append(caPEM, caPEM...)); err != nil || len(hashes) != 2 || hashes[1] != want {
+		t.Errorf("CAHashes of two certificates = %v, %v", hashes, err)
+	}
+	if _, err := CAHashes([]byte("no pem")); err == nil {
+		t.Error("CAHashes of no certificate succeeded")
+	}
+	if err := VerifyPins(caPEM, []string{pin}); err != nil {
 		t.Errorf("matching pin refused: %v", err)
 	}
 	other := "sha256:" + strings.Repeat("0", 64)
-	if err := VerifyPin(cert, []string{other}); err == nil || !strings.Contains(err.Error(), want) {
+	if err := VerifyPins(caPEM, []string{other}); err == nil || !strings.Contains(err.Error(), want) {
 		t.Errorf("wrong pin: %v (should name the real hash)", err)
 	}
 	for _, bad := range []string{"md5:00", "sha256:xyz", "sha256:" + strings.Repeat("0", 62)} {

@@ -4,7 +4,10 @@ import (
 	"crypto/sha256"
 	"crypto/x509"
 	"encoding/hex"
+	"encoding/pem"
+	"errors"
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -34,15 +37,44 @@ func ParsePin(pin string) (string, error) {
 	return pinPrefix + hexPart, nil
 }
 
-// VerifyPin checks cert against any of pins (already ParsePin'd); the
-// error names the hash the certificate actually has, so a user can compare
-// it with what they were given.
-func VerifyPin(cert *x509.Certificate, pins []string) error {
-	got := CAHash(cert)
-	for _, p := range pins {
-		if p == got {
+// CAHashes are the pins of every CA certificate in caPEM, in order:
+// `ctl token create --print-join-command` prints them all, and a joining
+// node trusts the bundle when any one matches (kubeadm checks every CA in
+// cluster-info).
+func CAHashes(caPEM []byte) ([]string, error) {
+	var hashes []string
+	for rest := caPEM; ; {
+		var block *pem.Block
+		block, rest = pem.Decode(rest)
+		if block == nil {
+			break
+		}
+		cert, err := x509.ParseCertificate(block.Bytes)
+		if err != nil {
+			return nil, fmt.Errorf("parse CA certificate: %w", err)
+		}
+		hashes = append(hashes, CAHash(cert))
+	}
+	if len(hashes) == 0 {
+		return nil, errors.New("no PEM CA certificate")
+	}
+	return hashes, nil
+}
+
+// VerifyPins checks that one of the CA certificates in caPEM matches one
+// of pins (already ParsePin'd); the error names the hashes the
+// certificates actually have, so a user can compare them with what they
+// were given.
+func VerifyPins(caPEM []byte, pins []string) error {
+	hashes, err := CAHashes(caPEM)
+	if err != nil {
+		return err
+	}
+	for _, h := range hashes {
+		if slices.Contains(pins, h) {
 			return nil
 		}
 	}
-	return fmt.Errorf("the cluster CA's public key hash is %s, which matches none of the --discovery-token-ca-cert-hash values given: refusing to trust this server", got)
+	return fmt.Errorf("the cluster CA's public key hash is %s, which matches none of the --discovery-token-ca-cert-hash values given: refusing to trust this server",
+		strings.Join(hashes, ", "))
 }

@@ -190,19 +190,34 @@ func SecretMatches(stored Token, presented string) bool {
 	return subtle.ConstantTimeCompare([]byte(stored.Secret), []byte(presented)) == 1
 }
 
-// ExtraGroups returns the Secret's extra groups; any that does not start
-// with "system:bootstrappers:" makes it an error (upstream refuses the
-// token then, so that a token cannot claim system:masters).
+// groupPattern is what an extra group must match, upstream's
+// BootstrapGroupPattern: system:bootstrappers: and a lower-case suffix
+// that ends in a letter or digit.
+var groupPattern = regexp.MustCompile(`\Asystem:bootstrappers:[a-z0-9:-]{0,255}[a-z0-9]\z`)
+
+// ValidateGroup checks an extra group of a bootstrap token, as upstream's
+// ValidateBootstrapGroupName: only groups under system:bootstrappers:, so
+// that a token cannot claim system:masters.
+func ValidateGroup(name string) error {
+	if groupPattern.MatchString(name) {
+		return nil
+	}
+	return fmt.Errorf("bootstrap group %q is invalid (must match %s)", name, groupPattern)
+}
+
+// ExtraGroups returns the Secret's extra groups; any that ValidateGroup
+// refuses makes it an error (upstream's GetGroups refuses the token then).
+// The list is split at commas and nothing else: " system:bootstrappers:x"
+// is refused, as upstream refuses it.
 func ExtraGroups(secret *api.Secret) ([]string, error) {
-	raw := strings.TrimSpace(string(secret.Data[KeyExtraGroups]))
+	raw := string(secret.Data[KeyExtraGroups])
 	if raw == "" {
 		return nil, nil
 	}
 	var groups []string
 	for _, g := range strings.Split(raw, ",") {
-		g = strings.TrimSpace(g)
-		if !strings.HasPrefix(g, Group+":") {
-			return nil, fmt.Errorf("bootstrap token group %q must start with %q", g, Group+":")
+		if err := ValidateGroup(g); err != nil {
+			return nil, err
 		}
 		groups = append(groups, g)
 	}

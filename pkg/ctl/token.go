@@ -2,14 +2,11 @@ package ctl
 
 import (
 	"context"
-	"crypto/x509"
-	"encoding/pem"
 	"errors"
 	"fmt"
 	"io"
 	"net/url"
 	"slices"
-	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -81,8 +78,8 @@ func runTokenCreate(ctx context.Context, f *factory, o tokenCreateOptions, args 
 		}
 	}
 	for _, g := range o.groups {
-		if !strings.HasPrefix(g, bootstraptoken.Group+":") {
-			return fmt.Errorf("--groups: %q must start with %q", g, bootstraptoken.Group+":")
+		if err := bootstraptoken.ValidateGroup(g); err != nil {
+			return fmt.Errorf("--groups: %w", err)
 		}
 	}
 	if o.ttl < 0 {
@@ -120,9 +117,9 @@ func runTokenCreate(ctx context.Context, f *factory, o tokenCreateOptions, args 
 		fmt.Fprintln(f.out(), token.String())
 		return nil
 	}
-	hashes, err := caHashes(caPEM)
+	hashes, err := bootstraptoken.CAHashes(caPEM)
 	if err != nil {
-		return err
+		return fmt.Errorf("the kubeconfig's certificate authority: %w", err)
 	}
 	line := "ctl join " + server + " --token " + token.String()
 	for _, h := range hashes {
@@ -154,27 +151,6 @@ func (f *factory) clusterCA() (server string, caPEM []byte, err error) {
 		return "", nil, fmt.Errorf("kubeconfig %s: server: %w", path, err)
 	}
 	return resolved.Server, resolved.CAPEM, nil
-}
-
-// caHashes are the pins of every CA certificate in caPEM.
-func caHashes(caPEM []byte) ([]string, error) {
-	var hashes []string
-	for rest := caPEM; ; {
-		var block *pem.Block
-		block, rest = pem.Decode(rest)
-		if block == nil {
-			break
-		}
-		cert, err := x509.ParseCertificate(block.Bytes)
-		if err != nil {
-			return nil, fmt.Errorf("parse cluster CA: %w", err)
-		}
-		hashes = append(hashes, bootstraptoken.CAHash(cert))
-	}
-	if len(hashes) == 0 {
-		return nil, errors.New("the kubeconfig's certificate authority holds no PEM certificate")
-	}
-	return hashes, nil
 }
 
 // ensureClusterInfo publishes kube-public/cluster-info when it is missing.
@@ -260,13 +236,11 @@ func newTokenDeleteCommand(f *factory) *cobra.Command {
 				return err
 			}
 			for _, arg := range args {
-				id := arg
-				if t, err := bootstraptoken.Parse(arg); err == nil {
-					id = t.ID
-				} else if !bootstraptoken.ValidID(arg) {
-					return fmt.Errorf("%q is neither a token id nor a token: want [a-z0-9]{6} or [a-z0-9]{6}.[a-z0-9]{16}", arg)
+				id, err := tokenIDOf(arg)
+				if err != nil {
+					return err
 				}
-				err := c.Secrets(bootstraptoken.SecretNamespace).Delete(cmd.Context(), bootstraptoken.SecretName(id), client.DeleteOptions{})
+				err = c.Secrets(bootstraptoken.SecretNamespace).Delete(cmd.Context(), bootstraptoken.SecretName(id), client.DeleteOptions{})
 				if apierrors.IsNotFound(err) {
 					return fmt.Errorf("bootstrap token %q not found", id)
 				}
@@ -278,4 +252,17 @@ func newTokenDeleteCommand(f *factory) *cobra.Command {
 			return nil
 		},
 	}
+}
+
+// tokenIDOf is the id `ctl token delete` deletes for arg, an id or a
+// whole token. Its error does not repeat arg: that may be a whole token,
+// secret included, and errors end up in terminals and logs.
+func tokenIDOf(arg string) (string, error) {
+	if t, err := bootstraptoken.Parse(arg); err == nil {
+		return t.ID, nil
+	}
+	if !bootstraptoken.ValidID(arg) {
+		return "", errors.New("an argument is neither a token id nor a token: want [a-z0-9]{6} or [a-z0-9]{6}.[a-z0-9]{16}")
+	}
+	return arg, nil
 }

@@ -2,6 +2,7 @@ package ctl
 
 import (
 	"bytes"
+	"context"
 	"strings"
 	"testing"
 	"time"
@@ -47,6 +48,30 @@ func TestJoinServerURL(t *testing.T) {
 	for _, bad := range []string{"http://h:1", "", "https://h:1/path"} {
 		if _, err := joinServerURL(bad); err == nil {
 			t.Errorf("joinServerURL(%q) accepted", bad)
+		}
+	}
+}
+
+// `ctl token delete` takes an id or a whole token and, refusing a
+// malformed one, does not print the secret back.
+func TestTokenIDOf(t *testing.T) {
+	for in, want := range map[string]string{"abcdef": "abcdef", "abcdef.0123456789abcdef": "abcdef"} {
+		if got, err := tokenIDOf(in); err != nil || got != want {
+			t.Errorf("tokenIDOf(%q) = %q, %v", in, got, err)
+		}
+	}
+	const leaked = "abcdef.0123456789ABCDEF"
+	if _, err := tokenIDOf(leaked); err == nil || strings.Contains(err.Error(), "0123456789") {
+		t.Errorf("tokenIDOf(%q) = %v", leaked, err)
+	}
+}
+
+// `ctl token create --groups` takes only upstream's bootstrap group names.
+func TestTokenCreateGroups(t *testing.T) {
+	for _, g := range []string{"system:masters", "system:bootstrappers:Upper", "system:bootstrappers:"} {
+		err := runTokenCreate(context.Background(), nil, tokenCreateOptions{groups: []string{g}}, nil)
+		if err == nil || !strings.Contains(err.Error(), "--groups") {
+			t.Errorf("--groups %q: %v", g, err)
 		}
 	}
 }

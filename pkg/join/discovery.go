@@ -6,7 +6,6 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"encoding/json"
-	"encoding/pem"
 	"errors"
 	"fmt"
 	"io"
@@ -106,7 +105,7 @@ func (d Discovery) verify(ctx context.Context, insecure *tls.Config, pins []stri
 		return nil, finalError{err}
 	}
 	if !d.UnsafeSkipCAVerification {
-		if err := verifyCAPins(caPEM, pins); err != nil {
+		if err := bootstraptoken.VerifyPins(caPEM, pins); err != nil {
 			return nil, finalError{err}
 		}
 	}
@@ -163,24 +162,4 @@ func caFromKubeconfig(content string) ([]byte, error) {
 		return nil, errors.New("cluster-info kubeconfig has no cluster with certificate-authority-data")
 	}
 	return cfg.Clusters[0].Cluster.CertificateAuthorityData, nil
-}
-
-// verifyCAPins checks that one of the CA certificates in caPEM matches a
-// pin, as kubeadm checks every CA in cluster-info.
-func verifyCAPins(caPEM []byte, pins []string) error {
-	var lastErr error = errors.New("cluster-info holds no CA certificate")
-	for rest := caPEM; ; {
-		var block *pem.Block
-		block, rest = pem.Decode(rest)
-		if block == nil {
-			return lastErr
-		}
-		cert, err := x509.ParseCertificate(block.Bytes)
-		if err != nil {
-			return fmt.Errorf("cluster-info CA: %w", err)
-		}
-		if lastErr = bootstraptoken.VerifyPin(cert, pins); lastErr == nil {
-			return nil
-		}
-	}
 }

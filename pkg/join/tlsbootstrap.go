@@ -124,17 +124,7 @@ func (b TLSBootstrap) waitForCertificate(ctx context.Context, c *client.Client, 
 // KubeletKubeconfig is the kubeconfig the kubelet runs with after joining:
 // the server, the discovered CA, and the node's client certificate.
 func KubeletKubeconfig(server string, caPEM []byte, nodeName string, creds Credentials) *kubeconfig.Config {
-	const clusterName = "kubernetes"
-	user := auth.NodeUserNamePrefix + nodeName
-	contextName := user + "@" + clusterName
-	return &kubeconfig.Config{
-		APIVersion: "v1",
-		Kind:       "Config",
-		Clusters: []kubeconfig.NamedCluster{{Name: clusterName,
-			Cluster: kubeconfig.Cluster{Server: server, CertificateAuthorityData: caPEM}}},
-		Users: []kubeconfig.NamedUser{{Name: user,
-			User: kubeconfig.AuthInfo{ClientCertificateData: creds.CertPEM, ClientKeyData: creds.KeyPEM}}},
-		Contexts:       []kubeconfig.NamedContext{{Name: contextName, Context: kubeconfig.Context{Cluster: clusterName, User: user}}},
-		CurrentContext: contextName,
-	}
+	cfg := kubeconfig.New("kubernetes", server, caPEM, auth.NodeUserNamePrefix+nodeName, "")
+	cfg.Users[0].User = kubeconfig.AuthInfo{ClientCertificateData: creds.CertPEM, ClientKeyData: creds.KeyPEM}
+	return cfg
 }

@@ -62,11 +62,9 @@ func sign(tmpl *x509.Certificate, issuer *keyPair) (*keyPair, error) {
 	if err != nil {
 		return nil, fmt.Errorf("generate key for %s: %w", tmpl.Subject.CommonName, err)
 	}
-	// RFC 5280 asks for a positive serial of at most 20 octets; 128 random
-	// bits keep serials unique without any state.
-	serial, err := rand.Int(rand.Reader, new(big.Int).Lsh(big.NewInt(1), 128))
+	serial, err := newSerial()
 	if err != nil {
-		return nil, fmt.Errorf("generate serial number: %w", err)
+		return nil, err
 	}
 	tmpl.SerialNumber = serial
 
@@ -92,6 +90,17 @@ func sign(tmpl *x509.Certificate, issuer *keyPair) (*keyPair, error) {
 		key:     key,
 		keyPEM:  pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: keyDER}),
 	}, nil
+}
+
+// newSerial draws a certificate serial number. RFC 5280 asks for a
+// positive serial of at most 20 octets; 128 random bits keep serials
+// unique without any state.
+func newSerial() (*big.Int, error) {
+	serial, err := rand.Int(rand.Reader, new(big.Int).Lsh(big.NewInt(1), 128))
+	if err != nil {
+		return nil, fmt.Errorf("generate serial number: %w", err)
+	}
+	return serial, nil
 }
 
 // readKeyPair loads a certificate and key from PEM files and checks that the

@@ -5,7 +5,6 @@ import (
 	"crypto/x509"
 	"encoding/pem"
 	"fmt"
-	"math/big"
 	"time"
 )
 
@@ -27,9 +26,6 @@ func LoadSigner(certFile, keyFile string) (*Signer, error) {
 	return &Signer{ca: ca}, nil
 }
 
-// CACertificate is the CA's certificate.
-func (s *Signer) CACertificate() *x509.Certificate { return s.ca.cert }
-
 // SignRequest certifies req's public key and subject for extUsages and
 // keyUsage, valid from now (backdated by the usual clock skew) for
 // validity, but never past the CA's own expiry, as upstream's signer
@@ -39,9 +35,9 @@ func (s *Signer) SignRequest(req *x509.CertificateRequest, extUsages []x509.ExtK
 	if err := req.CheckSignature(); err != nil {
 		return nil, fmt.Errorf("certificate request signature: %w", err)
 	}
-	serial, err := rand.Int(rand.Reader, new(big.Int).Lsh(big.NewInt(1), 128))
+	serial, err := newSerial()
 	if err != nil {
-		return nil, fmt.Errorf("generate serial number: %w", err)
+		return nil, err
 	}
 	notAfter := now.Add(validity)
 	if notAfter.After(s.ca.cert.NotAfter) {

@@ -105,7 +105,7 @@ func (c *Controller) sync(ctx context.Context, key string) error {
 	if decided(csr) {
 		return nil
 	}
-	req, err := ParseRequest(csr)
+	req, err := api.ParseCSR(csr.Spec.Request)
 	if err != nil {
 		c.log.Debug("not a parseable request; leaving it", "csr", key, "err", err)
 		return nil

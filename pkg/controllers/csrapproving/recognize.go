@@ -2,8 +2,6 @@ package csrapproving
 
 import (
 	"crypto/x509"
-	"encoding/pem"
-	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -11,19 +9,6 @@ import (
 	"kplane/pkg/api"
 	"kplane/pkg/auth"
 )
-
-// ParseRequest reads the PKCS#10 request out of a CSR's spec.
-func ParseRequest(csr *api.CertificateSigningRequest) (*x509.CertificateRequest, error) {
-	block, _ := pem.Decode(csr.Spec.Request)
-	if block == nil || block.Type != "CERTIFICATE REQUEST" {
-		return nil, errors.New("spec.request is not a PEM CERTIFICATE REQUEST")
-	}
-	req, err := x509.ParseCertificateRequest(block.Bytes)
-	if err != nil {
-		return nil, fmt.Errorf("parse certificate request: %w", err)
-	}
-	return req, nil
-}
 
 // kubeletClientUsages are the usages a kubelet client certificate may ask
 // for; "client auth" is required.

@@ -49,7 +49,7 @@ func TestIsNodeClientCertAndSubresource(t *testing.T) {
 	} {
 		csr := &api.CertificateSigningRequest{Spec: api.CertificateSigningRequestSpec{
 			Request: request(t, &tt.tmpl), SignerName: tt.signer, Usages: tt.usages, Username: tt.username}}
-		req, err := ParseRequest(csr)
+		req, err := api.ParseCSR(csr.Spec.Request)
 		if err != nil {
 			t.Fatalf("%s: %v", tt.name, err)
 		}

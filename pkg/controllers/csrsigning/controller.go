@@ -17,6 +17,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"time"
 
 	"kplane/pkg/api"
@@ -157,9 +158,14 @@ func (c *Controller) wants(csr *api.CertificateSigningRequest) bool {
 
 // issue signs the request, or says why it will not (the Failed message).
 func (c *Controller) issue(csr *api.CertificateSigningRequest) (certPEM []byte, failure string) {
-	req, err := csrapproving.ParseRequest(csr)
+	req, err := api.ParseCSR(csr.Spec.Request)
 	if err != nil {
 		return nil, err.Error()
+	}
+	if csr.Spec.SignerName == api.KubeAPIServerClientSignerName && slices.Contains(req.Subject.Organization, "system:masters") {
+		// The apiserver refuses such a request on create (upstream's
+		// subjectrestriction); one stored before that rule is not signed either.
+		return nil, "use of kubernetes.io/kube-apiserver-client signer with system:masters group is not allowed"
 	}
 	if csr.Spec.SignerName == api.KubeAPIServerClientKubeletSignerName {
 		if ok, reason := csrapproving.IsNodeClientCert(csr, req); !ok {

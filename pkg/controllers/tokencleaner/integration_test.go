@@ -19,7 +19,11 @@ import (
 func TestMain(m *testing.M) { framework.Main(m) }
 
 // Against a real apiserver: an expired token's Secret is deleted; a live
-// one and one without expiration stay.
+// one and one without expiration stay. A second expired token, whose name
+// sorts after all the others, is the proof that the controller has looked
+// at the live ones: the informer lists in name order and the one worker
+// takes keys first in, first out, so once it is gone the live ones have
+// been synced too.
 func TestExpiredTokensAreDeleted(t *testing.T) {
 	a := framework.StartAPIServer(t)
 	c := a.Client(t, nil)
@@ -35,13 +39,16 @@ func TestExpiredTokensAreDeleted(t *testing.T) {
 	create("expird", time.Minute, now.Add(-time.Hour))
 	create("livetk", time.Hour, now)
 	create("foreve", 0, now)
+	create("zzzexp", time.Minute, now.Add(-time.Hour))
 	controllertest.RunController(t, c, "", 1, func(f *informer.SharedInformerFactory, rec events.EventRecorder, l *slog.Logger) (*tokencleaner.Controller, error) {
 		return tokencleaner.New(c, f, rec, tokencleaner.Options{Logger: l})
 	})
-	framework.Eventually(t, 10*time.Second, func() (bool, string) {
-		_, err := c.Secrets("kube-system").Get(ctx, bootstraptoken.SecretName("expird"), client.GetOptions{})
-		return apierrors.IsNotFound(err), "expired token secret still there"
-	})
+	for _, id := range []string{"expird", "zzzexp"} {
+		framework.Eventually(t, 10*time.Second, func() (bool, string) {
+			_, err := c.Secrets("kube-system").Get(ctx, bootstraptoken.SecretName(id), client.GetOptions{})
+			return apierrors.IsNotFound(err), "expired token secret " + id + " still there"
+		})
+	}
 	for _, id := range []string{"livetk", "foreve"} {
 		if _, err := c.Secrets("kube-system").Get(ctx, bootstraptoken.SecretName(id), client.GetOptions{}); err != nil {
 			t.Errorf("token %s: %v", id, err)
