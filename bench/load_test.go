@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"maps"
-	"os"
 	"regexp"
 	"runtime"
 	"slices"
@@ -14,6 +13,7 @@ import (
 	"time"
 
 	"kplane/pkg/client"
+	"kplane/pkg/procstat"
 )
 
 // loadSample is what a cluster has spent up to one moment: the CPU time of
@@ -28,10 +28,6 @@ type loadSample struct {
 	requests, seconds map[string]float64
 }
 
-// clockTicksPerSecond is Linux's USER_HZ, the unit of /proc/<pid>/stat's
-// CPU times (100 on every mainstream architecture).
-const clockTicksPerSecond = 100
-
 // sampleLoad reads the CPU time of every process in pids (by name) from
 // /proc and the apiserver's apiserver_request_total from /metrics. A
 // process or metric it cannot read is left out: the sample is a
@@ -39,7 +35,7 @@ const clockTicksPerSecond = 100
 func sampleLoad(c *client.Client, pids map[string]int) loadSample {
 	s := loadSample{cpu: map[string]time.Duration{}, requests: map[string]float64{}, seconds: map[string]float64{}}
 	for name, pid := range pids {
-		if d, err := processCPU(pid); err == nil {
+		if d, err := procstat.CPUTime(pid); err == nil {
 			s.cpu[name] = d
 		}
 	}
@@ -77,31 +73,6 @@ func sampleLoad(c *client.Client, pids map[string]int) loadSample {
 }
 
 var labelPattern = regexp.MustCompile(`(\w+)="([^"]*)"`)
-
-// processCPU is the user+system CPU time process pid has used so far.
-func processCPU(pid int) (time.Duration, error) {
-	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return 0, err
-	}
-	// The command name (field 2) may hold spaces; fields after its closing
-	// parenthesis start with field 3, so utime and stime (14 and 15) are
-	// the 12th and 13th of them.
-	s := string(data)
-	fields := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
-	if len(fields) < 13 {
-		return 0, fmt.Errorf("/proc/%d/stat: too few fields", pid)
-	}
-	var ticks int64
-	for _, f := range fields[11:13] {
-		n, err := strconv.ParseInt(f, 10, 64)
-		if err != nil {
-			return 0, fmt.Errorf("/proc/%d/stat: %w", pid, err)
-		}
-		ticks += n
-	}
-	return time.Duration(ticks) * time.Second / clockTicksPerSecond, nil
-}
 
 // logLoad logs what the cluster spent between two samples: CPU seconds by
 // process and the API requests by verb and resource with their mean time
