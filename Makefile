@@ -33,7 +33,9 @@ test: vet build
 # Each write/latency benchmark starts a fresh apiserver per run (-count 5:
 # quote medians); the LIST benchmarks time 20 lists each. W6 runs with the
 # debug journals off, on, and on with a trace following (issue 13's cost
-# budget: within 5 % and 25 % of the first).
+# budget: within 5 % and 25 % of the first). 'W7' runs both W7 shapes: the
+# scheduler in the benchmark's process and as a process of its own
+# (BenchmarkW7SchedulerSeparateProcesses).
 bench: build
 	$(GO) test -run '^$$' -bench 'W1|W3|W5|W7' -benchtime 1x -count 5 -timeout 30m ./bench/ | tee bench/report.txt
 	$(GO) test -run '^$$' -bench 'W4' -benchtime 20x -count 1 -timeout 30m ./bench/ | tee -a bench/report.txt
