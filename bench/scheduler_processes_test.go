@@ -37,13 +37,14 @@ func BenchmarkW7SchedulerSeparateProcesses(b *testing.B) {
 	for i := 0; i < b.N; i++ {
 		b.StopTimer()
 		dir := b.TempDir()
-		startProcess(b, bin, "apiserver", "--data-dir", dir, "--secure-port", "0")
+		pids := map[string]int{"bench": os.Getpid()}
+		pids["apiserver"] = startProcess(b, bin, "apiserver", "--data-dir", dir, "--secure-port", "0")
 		kubeconfig := filepath.Join(dir, "kubeconfig")
 		c := waitForAPIServer(b, kubeconfig)
 		// The controller-manager runs as in a cluster (its controllers have
 		// nothing to do with ownerless pods, but it watches them all, as it
 		// would), with the admin's credentials like the benchmark.
-		startProcess(b, bin, "controller-manager", "--kubeconfig", kubeconfig, "--bind-address", "127.0.0.1:0")
+		pids["controller-manager"] = startProcess(b, bin, "controller-manager", "--kubeconfig", kubeconfig, "--bind-address", "127.0.0.1:0")
 		ctx := context.Background()
 		createAll(b, writers, nodes, func(n int) error {
 			_, err := c.Nodes().Create(ctx, benchNode(fmt.Sprintf("node-%04d", n)), client.CreateOptions{})
@@ -61,9 +62,10 @@ func BenchmarkW7SchedulerSeparateProcesses(b *testing.B) {
 		allBound := make(chan error, 1)
 		go func() { allBound <- waitAllBound(watchCtx, c, pods, list.ResourceVersion) }()
 
+		before := sampleLoad(c, pids)
 		b.StartTimer()
 		start := time.Now()
-		startProcess(b, bin, "scheduler", "--kubeconfig", kubeconfig)
+		pids["scheduler"] = startProcess(b, bin, "scheduler", "--kubeconfig", kubeconfig)
 		select {
 		case err := <-allBound:
 			if err != nil {
@@ -75,14 +77,18 @@ func BenchmarkW7SchedulerSeparateProcesses(b *testing.B) {
 		elapsed := time.Since(start)
 		b.StopTimer()
 		stopWatch()
+		// Where the time went: each process's CPU and the requests the
+		// apiserver served (the bindings, and the scheduler's Events).
+		logLoad(b, before, sampleLoad(c, pids), elapsed)
 		b.ReportMetric(float64(pods)/elapsed.Seconds(), "pods/s")
 		b.ReportMetric(elapsed.Seconds(), "s-to-bind-all")
 	}
 }
 
-// startProcess starts bin/name with args and kills it, by its PID, when
-// the benchmark ends; its output is logged if the benchmark failed.
-func startProcess(b *testing.B, bin, name string, args ...string) {
+// startProcess starts bin/name with args, returns its PID, and kills it,
+// by that PID, when the benchmark ends; its output is logged if the
+// benchmark failed.
+func startProcess(b *testing.B, bin, name string, args ...string) int {
 	b.Helper()
 	cmd := exec.Command(filepath.Join(bin, name), args...)
 	out := &framework.SyncBuffer{}
@@ -102,6 +108,7 @@ func startProcess(b *testing.B, bin, name string, args ...string) {
 			b.Logf("%s output:\n%s", name, out)
 		}
 	})
+	return cmd.Process.Pid
 }
 
 // waitForAPIServer waits for the apiserver to write its admin kubeconfig
