@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime/pprof"
 	"testing"
 	"time"
 
@@ -48,5 +49,36 @@ func profileAPIServer(b *testing.B, c *client.Client, d time.Duration) (wait fun
 			return
 		}
 		b.Logf("apiserver CPU profile of the timed part: %s", path)
+	}
+}
+
+// profileThisProcess starts, when profileDirEnv is set, a CPU profile of
+// the benchmark's own process (for the in-process benchmarks: the
+// apiserver, the component under test and the benchmark's clients
+// together), and returns the function that stops it and writes
+// <name>-<n>.pprof to the directory.
+func profileThisProcess(b *testing.B, name string) (stop func()) {
+	dir := os.Getenv(profileDirEnv)
+	if dir == "" {
+		return func() {}
+	}
+	path := filepath.Join(dir, fmt.Sprintf("%s-%d.pprof", name, time.Now().UnixNano()))
+	f, err := os.Create(path)
+	if err != nil {
+		b.Logf("CPU profile: %v", err)
+		return func() {}
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		b.Logf("CPU profile: %v", err)
+		f.Close()
+		return func() {}
+	}
+	return func() {
+		pprof.StopCPUProfile()
+		if err := f.Close(); err != nil {
+			b.Logf("CPU profile: %v", err)
+			return
+		}
+		b.Logf("CPU profile of the timed part: %s", path)
 	}
 }
