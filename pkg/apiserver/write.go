@@ -403,9 +403,15 @@ func (s *Server) finishUpdate(ctx context.Context, res *resource, current *store
 		meta.Generation = oldMeta.Generation + 1
 	}
 	// updateAll is the server's own write (pods/binding); it is not a user
-	// update, so the rules for user updates (nodeName is immutable) do not apply.
-	if errs := validation.ValidateUpdate(obj, old); len(errs) > 0 && mode != updateAll {
-		return nil, refuse(apierrors.NewInvalid(res.kind, res.group, meta.Name, errs))
+	// update, so the rules for user updates (nodeName is immutable) do not
+	// apply, and they are not even computed: a binding changes nodeName, so
+	// validating it as a user's update would build a "spec is immutable"
+	// refusal, with a field-by-field diff of the two specs, only to throw it
+	// away — 14 % of W7's CPU when it did.
+	if mode != updateAll {
+		if errs := validation.ValidateUpdate(obj, old); len(errs) > 0 {
+			return nil, refuse(apierrors.NewInvalid(res.kind, res.group, meta.Name, errs))
+		}
 	}
 	// giveBack takes a quota charge off again where obj's write certainly
 	// did not happen: refused, or a lost compare-and-swap, whose retry is
