@@ -38,6 +38,7 @@ bench: build
 	$(GO) test -run '^$$' -bench 'W1|W3|W5|W7' -benchtime 1x -count 5 -timeout 30m ./bench/ | tee bench/report.txt
 	$(GO) test -run '^$$' -bench 'W4' -benchtime 20x -count 1 -timeout 30m ./bench/ | tee -a bench/report.txt
 	$(GO) test -run '^$$' -bench 'W6Deployment1000$$' -benchtime 1x -count 5 -timeout 30m ./bench/ | tee -a bench/report.txt
+	$(GO) test -run '^$$' -bench 'W2IdleFootprint' -benchtime 1x -count 5 -timeout 30m ./bench/ | tee -a bench/report.txt
 	$(GO) test -run '^$$' -bench 'W6Deployment1000Journal$$' -benchtime 1x -count 5 -timeout 30m ./bench/ | tee -a bench/report.txt
 	$(GO) test -run '^$$' -bench 'W6Deployment1000JournalFollowed' -benchtime 1x -count 3 -timeout 30m ./bench/ | tee -a bench/report.txt
 	$(GO) test -run '^$$' -bench 'W6Deployment1000RollingUpdate' -benchtime 1x -count 3 -timeout 30m ./bench/ | tee -a bench/report.txt
