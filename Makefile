@@ -13,7 +13,7 @@ GO      ?= go
 BIN     := bin
 PKGS    := ./...
 
-.PHONY: up build test vet bench fuzz surge robustness chaos clean
+.PHONY: up build test vet bench bench-events fuzz surge robustness chaos clean
 
 up: build
 	$(BIN)/ctl up
@@ -27,6 +27,10 @@ vet:
 	  if [ -n "$$out" ]; then echo "gofmt needed on:"; echo "$$out"; exit 1; fi
 	$(GO) vet $(PKGS)
 
+# A 5 000-pod burst of Scheduled events, each kept (issue 18).
+bench-events:
+	$(GO) test -run 'TestBurstKeepsOneScheduledEventPerPod' -count 1 -v ./pkg/events/ -args -burst-pods 5000
+
 test: vet build
 	$(GO) test -race -count=1 -timeout 20m $(PKGS)
 
@@ -35,6 +39,7 @@ test: vet build
 # debug journals off, on, and on with a trace following (issue 13's cost
 # budget: within 5 % and 25 % of the first).
 bench: build
+	$(GO) test -run 'TestBurstKeepsOneScheduledEventPerPod' -count 1 -v ./pkg/events/ -args -burst-pods 5000 | grep -E '^(---|ok|FAIL)' | tee bench/events-burst.txt
 	$(GO) test -run '^$$' -bench 'W1|W3|W5|W7' -benchtime 1x -count 5 -timeout 30m ./bench/ | tee bench/report.txt
 	$(GO) test -run '^$$' -bench 'W4' -benchtime 20x -count 1 -timeout 30m ./bench/ | tee -a bench/report.txt
 	$(GO) test -run '^$$' -bench 'W6Deployment1000$$' -benchtime 1x -count 5 -timeout 30m ./bench/ | tee -a bench/report.txt
