@@ -4,9 +4,9 @@ package scale
 
 import (
 	"cmp"
-	"maps"
 	"context"
 	"fmt"
+	"maps"
 	"math"
 	"regexp"
 	"slices"
@@ -110,4 +110,3 @@ func mutatingLatencies(before, after requestHistograms) []callLatency {
 	})
 	return out
 }
-
