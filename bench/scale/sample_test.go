@@ -64,11 +64,6 @@ func sampleCurve(ctx context.Context, c *client.Client, pids map[string]int, pod
 	}
 	p.listAll, p.listNode = median(all), median(byNode)
 	start := time.Now()
-	var page struct {
-		Metadata struct {
-			Continue string `json:"continue"`
-		} `json:"metadata"`
-	}
 	for cont := ""; ; {
 		q := url.Values{"limit": {"500"}}
 		if cont != "" {
@@ -78,16 +73,50 @@ func sampleCurve(ctx context.Context, c *client.Client, pids map[string]int, pod
 		if err != nil {
 			return p, err
 		}
-		page.Metadata.Continue = ""
-		if err := json.NewDecoder(bytes.NewReader(body)).Decode(&page); err != nil {
-			return p, fmt.Errorf("decode a page of pods: %w", err)
+		if cont, err = continueToken(body); err != nil {
+			return p, err
 		}
-		if cont = page.Metadata.Continue; cont == "" {
+		if cont == "" {
 			break
 		}
 	}
 	p.listPaged = time.Since(start)
 	return p, nil
+}
+
+// continueToken reads metadata.continue from a list's body, decoding only
+// what comes before the items (the apiserver writes kind, apiVersion and
+// metadata first): skipping 500 pods of JSON would cost the client more
+// than the server spends on the page.
+func continueToken(body []byte) (string, error) {
+	dec := json.NewDecoder(bytes.NewReader(body))
+	if _, err := dec.Token(); err != nil { // {
+		return "", fmt.Errorf("decode a page of pods: %w", err)
+	}
+	for dec.More() {
+		key, err := dec.Token()
+		if err != nil {
+			return "", fmt.Errorf("decode a page of pods: %w", err)
+		}
+		if key != "metadata" {
+			var skip json.RawMessage
+			if key == "items" {
+				return "", fmt.Errorf("decode a page of pods: items before metadata")
+			}
+			if err := dec.Decode(&skip); err != nil {
+				return "", fmt.Errorf("decode a page of pods: %w", err)
+			}
+			continue
+		}
+		var meta struct {
+			Continue string `json:"continue"`
+		}
+		if err := dec.Decode(&meta); err != nil {
+			return "", fmt.Errorf("decode a page of pods: %w", err)
+		}
+		return meta.Continue, nil
+	}
+	return "", fmt.Errorf("decode a page of pods: no metadata")
 }
 
 // etcdDBSize returns the size of the etcd database file under dataDir
