@@ -57,7 +57,8 @@ bench: build
 # p99 against upstream's SLOs), then 100 000 pods (RSS, LIST, relist, W7).
 # About 20 minutes and up to ~10 GiB; never part of `make test`. The report
 # goes to bench/scale-report.txt. Smaller runs: KPLANE_SCALE_NODES,
-# _KUBELETS, _STARTUP_PODS, _TOTAL_PODS, _QPS, _W7_PODS, _TIMEOUT.
+# _KUBELETS, _STARTUP_PODS, _TOTAL_PODS, _QPS, _W7_PODS, _TIMEOUT; another
+# kubelet build to compare: KPLANE_SCALE_KUBELET=path.
 bench-scale: build
 	$(GO) test -tags scale -count=1 -v -run '^TestScale$$' -timeout 45m ./bench/scale/
 

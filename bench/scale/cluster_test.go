@@ -80,8 +80,9 @@ func startScaleCluster(t *testing.T, sz size) *scaleCluster {
 	return sc
 }
 
-// startHollowKubelet starts one kubelet process of count hollow nodes and
-// returns its PID; its output goes to a log file in the data dir, whose
+// startHollowKubelet starts one kubelet process of count hollow nodes
+// (bin/kubelet, or the binary $KPLANE_SCALE_KUBELET names) and returns its
+// PID; its output goes to a log file in the data dir, whose
 // end is logged if the test fails. It is killed by that PID when the test
 // ends.
 func startHollowKubelet(t *testing.T, bin string, lc *framework.LocalCluster, name, prefix string, count int, podCIDR string) int {
@@ -91,7 +92,11 @@ func startHollowKubelet(t *testing.T, bin string, lc *framework.LocalCluster, na
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(filepath.Join(bin, "kubelet"), "--kubeconfig", lc.KubeconfigPath(),
+	kubelet := filepath.Join(bin, "kubelet")
+	if other := os.Getenv("KPLANE_SCALE_KUBELET"); other != "" {
+		kubelet = other // another build of the kubelet, to compare
+	}
+	cmd := exec.Command(kubelet, "--kubeconfig", lc.KubeconfigPath(),
 		"--node-count", fmt.Sprint(count), "--node-name-prefix", prefix, "--pod-cidr", podCIDR)
 	cmd.Stdout, cmd.Stderr = logFile, logFile
 	if err := cmd.Start(); err != nil {
