@@ -78,7 +78,7 @@ func benchmarkSeparateCreates(b *testing.B, kind string) {
 			config.CPUProfile = filepath.Join(profileDir, fmt.Sprintf("w3-%s-driver-%d.pprof", kind, i))
 			// The apiserver's profile covers the driver's start-up too (a
 			// few hundred ms); long runs (KPLANE_W3_TOTAL) make that small.
-			seconds := max(2, total/1000)
+			seconds := max(2, total/3000)
 			profiled.Go(func() {
 				api.cpuProfile(b, seconds, filepath.Join(profileDir, fmt.Sprintf("w3-%s-apiserver-%d.pprof", kind, i)))
 			})
