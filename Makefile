@@ -39,6 +39,9 @@ test: vet build
 # quote medians); the LIST benchmarks time 20 lists each. W6 runs with the
 # debug journals off, on, and on with a trace following (issue 13's cost
 # budget: within 5 % and 25 % of the first).
+# The first line's W3 includes W3's separate-process shape (issue 18:
+# bin/apiserver as a process, the 16 clients in a driver process of their
+# own; BenchmarkW3Create{ConfigMaps,Pods}SeparateProcess).
 bench: build
 	$(GO) test -run 'TestBurstKeepsOneScheduledEventPerPod' -count 1 -v ./pkg/events/ -args -burst-pods 5000 | grep -E '^(---|ok|FAIL)' | tee bench/events-burst.txt
 	$(GO) test -run '^$$' -bench 'W1|W3|W5|W7' -benchtime 1x -count 5 -timeout 30m ./bench/ | tee bench/report.txt
