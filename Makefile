@@ -5,6 +5,8 @@
 #   make test    vet, then all tests with the race detector (what CI runs)
 #   make bench   the benchmarks; the report goes to bench/report.txt
 #   make bench-scale  1 000 hollow nodes, 30 000 then 100 000 pods (bench/scale-report.txt)
+#   make bench   the benchmarks; the report goes to bench/report.txt, then issue 18's target table
+#   make bench-targets  only the benchmarks of that table, 5 runs each, then the table
 #   make fuzz    every fuzz target, FUZZTIME (20s) each
 #   make surge   50 rolling updates under CPU contention, checking maxSurge at every pod event
 #   make robustness  100 000 operations under every fault kind, checked (docs/robustness.md)
@@ -14,7 +16,7 @@ GO      ?= go
 BIN     := bin
 PKGS    := ./...
 
-.PHONY: up build test vet bench bench-events fuzz surge robustness chaos clean bench-scale
+.PHONY: up build test vet bench bench-events fuzz surge robustness chaos clean bench-scale bench-targets
 
 up: build
 	$(BIN)/ctl up
@@ -59,6 +61,18 @@ bench: build
 	$(GO) test -run '^$$' -bench '1000Services10Endpoints' -benchtime 5x -count 5 ./pkg/proxy/ | tee -a bench/report.txt
 	$(GO) test -run '^$$' -bench 'ExecStdout' -benchtime 20x -count 3 ./pkg/kubelet/server/ | tee -a bench/report.txt
 	$(GO) test -run '^$$' -bench 'ResourceMetrics110Pods' -benchtime 200x -count 3 -benchmem ./pkg/kubelet/server/ | tee -a bench/report.txt
+	$(GO) run ./bench/summary bench/report.txt
+
+# Issue 18's one-run report: the benchmarks of its targets (W2, W3 with
+# in-process and separate-process clients, W5, W6, W7 in-process and as
+# separate processes), 5 runs each, into bench/targets-report.txt, then the
+# table of medians, [min–max] and PASS/MISS (bench/summary; a benchmark
+# that did not run shows "not run"). docs/performance.md, "Issue 18 results".
+TARGET_BENCHMARKS := ^Benchmark(W2IdleFootprint|W3CreateConfigMaps16Clients|W3CreateConfigMapsSeparateProcess|W5WatchLatency|W6Deployment1000|W7SchedulerPodsPerSecond|W7SchedulerSeparateProcesses)$$
+
+bench-targets: build
+	$(GO) test -run '^$$' -bench '$(TARGET_BENCHMARKS)' -benchtime 1x -count 5 -timeout 60m ./bench/ | tee bench/targets-report.txt
+	$(GO) run ./bench/summary bench/targets-report.txt
 
 # The scale run (bench/scale, build tag "scale"; docs/performance.md, "Issue
 # 18: scale"): a `ctl up` control plane from bin/, 1 000 hollow nodes in 4
