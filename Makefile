@@ -44,6 +44,8 @@ test: vet build
 # The first line's W3 includes W3's separate-process shape (issue 18:
 # bin/apiserver as a process, the 16 clients in a driver process of their
 # own; BenchmarkW3Create{ConfigMaps,Pods}SeparateProcess).
+# 'W7' runs both W7 shapes: the scheduler in the benchmark's process and as
+# a process of its own (BenchmarkW7SchedulerSeparateProcesses).
 bench: build
 	$(GO) test -run 'TestBurstKeepsOneScheduledEventPerPod' -count 1 -v ./pkg/events/ -args -burst-pods 5000 | grep -E '^(---|ok|FAIL)' | tee bench/events-burst.txt
 	$(GO) test -run '^$$' -bench 'W1|W3|W5|W7' -benchtime 1x -count 5 -timeout 30m ./bench/ | tee bench/report.txt
