@@ -3,10 +3,10 @@
 #   make up      build, then start the local cluster in ./.kplane (Ctrl-C stops it)
 #   make build   every binary into bin/
 #   make test    vet, then all tests with the race detector (what CI runs)
-#   make bench   the benchmarks; the report goes to bench/report.txt
-#   make bench-scale  1 000 hollow nodes, 30 000 then 100 000 pods (bench/scale-report.txt)
 #   make bench   the benchmarks; the report goes to bench/report.txt, then issue 18's target table
 #   make bench-targets  only the benchmarks of that table, 5 runs each, then the table
+#   make bench-scale  1 000 hollow nodes, 30 000 then 100 000 pods (bench/scale-report.txt)
+#   make bench-events  a 5 000-pod burst of Scheduled events, each kept
 #   make fuzz    every fuzz target, FUZZTIME (20s) each
 #   make surge   50 rolling updates under CPU contention, checking maxSurge at every pod event
 #   make robustness  100 000 operations under every fault kind, checked (docs/robustness.md)
