@@ -43,14 +43,24 @@ var anonymousPaths = append(slices.Clone(auth.DefaultPublicPaths), clusterInfoPa
 // the request filter and TokenReview use it. A bearer token must be meant
 // for one of the apiserver's audiences (upstream's --api-audiences, which
 // default to the ServiceAccount issuers); a static token is taken to be
-// meant for all of them.
+// meant for all of them. Token authentications are remembered for
+// Options.TokenSuccessCacheTTL (auth.TokenCache): a controller's every
+// request would otherwise pay an RSA signature check.
 func (s *Server) newAuthenticator(clientCAs *x509.CertPool) auth.Chain {
-	return auth.Chain{
+	chain := auth.Chain{
 		X509:           &auth.X509Authenticator{Roots: clientCAs},
 		StaticTokens:   []auth.TokenAuthenticator{s.tokens, s.bootstrapTokenAuthenticator()},
 		AudienceTokens: []auth.TokenAuthenticator{s.serviceAccountTokens},
 		APIAudiences:   s.serviceAccounts.audiences,
 	}
+	if s.opts.TokenSuccessCacheTTL > 0 || s.opts.TokenFailureCacheTTL > 0 {
+		chain.TokenCache = auth.NewTokenCache(auth.TokenCacheOptions{
+			SuccessTTL: s.opts.TokenSuccessCacheTTL,
+			FailureTTL: s.opts.TokenFailureCacheTTL,
+			Now:        s.clock.Now,
+		})
+	}
+	return chain
 }
 
 // bootstrapTokenAuthenticator checks bootstrap tokens against their

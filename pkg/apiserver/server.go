@@ -145,6 +145,14 @@ type Options struct {
 	// token requests into year-long tokens that warn after the hour
 	// (--service-account-extend-token-expiration, upstream default true).
 	ServiceAccountExtendTokenExpiration bool
+	// TokenSuccessCacheTTL is how long a bearer token's successful
+	// authentication is remembered (upstream's BuiltInAuthenticationOptions
+	// default, 10 s): a ServiceAccount token whose ServiceAccount, Secret
+	// or Pod is deleted keeps working until its entry lapses. 0: no cache.
+	TokenSuccessCacheTTL time.Duration
+	// TokenFailureCacheTTL is how long a refused token is remembered
+	// (upstream's default 0: a token is asked about again at once).
+	TokenFailureCacheTTL time.Duration
 	// ServiceAccountJWKSURI overrides the jwks_uri of the issuer discovery
 	// document (--service-account-jwks-uri); empty: this server's own
 	// /openid/v1/jwks.
@@ -204,6 +212,8 @@ func DefaultOptions() Options {
 		AuthorizationModes:     []string{AuthorizationModeNode, AuthorizationModeRBAC},
 
 		ServiceAccountExtendTokenExpiration: true,
+		TokenSuccessCacheTTL:                auth.DefaultTokenSuccessTTL,
+		TokenFailureCacheTTL:                auth.DefaultTokenFailureTTL,
 		// Upstream's defaults (staging/src/k8s.io/apiserver/pkg/server/options/server_run_options.go).
 		MaxRequestsInFlight:         400,
 		MaxMutatingRequestsInFlight: 200,

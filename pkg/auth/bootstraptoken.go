@@ -71,8 +71,9 @@ func (a *BootstrapTokenAuthenticator) AuthenticateToken(ctx context.Context, tok
 	if err != nil {
 		return refuse(err.Error())
 	}
+	expiresAt, _ := bootstraptoken.Expiration(secret)
 	return TokenResult{User: User{
 		Name:   bootstraptoken.UserPrefix + presented.ID,
 		Groups: append([]string{bootstraptoken.Group}, extra...),
-	}}, true, nil
+	}, ExpiresAt: expiresAt}, true, nil
 }

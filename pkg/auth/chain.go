@@ -43,6 +43,10 @@ type Chain struct {
 	// APIAudiences are the audiences of the apiserver itself (upstream's
 	// --api-audiences); a request's bearer token must be meant for one.
 	APIAudiences []string
+	// TokenCache, when set, remembers token authentications for a short
+	// while (see TokenCache), as kube-apiserver wraps its token
+	// authenticators in one.
+	TokenCache *TokenCache
 }
 
 // AuthenticateRequest tries the client certificate, then the bearer token.
@@ -72,6 +76,14 @@ func (c Chain) AuthenticateRequest(r *http.Request) (User, bool, error) {
 // no authenticator recognises the token the error says why; it is never
 // nil then.
 func (c Chain) AuthenticateToken(ctx context.Context, token string, audiences []string) (TokenResult, bool, error) {
+	if c.TokenCache != nil {
+		return c.TokenCache.Authenticate(ctx, token, audiences, c.authenticateToken)
+	}
+	return c.authenticateToken(ctx, token, audiences)
+}
+
+// authenticateToken asks the token authenticators, without the cache.
+func (c Chain) authenticateToken(ctx context.Context, token string, audiences []string) (TokenResult, bool, error) {
 	if len(audiences) == 0 {
 		audiences = c.APIAudiences
 	}
@@ -80,7 +92,7 @@ func (c Chain) AuthenticateToken(ctx context.Context, token string, audiences []
 		for _, a := range c.StaticTokens {
 			result, ok, err := a.AuthenticateToken(ctx, token, audiences)
 			if ok {
-				return TokenResult{User: withAuthenticatedGroup(result.User), Audiences: implicit}, true, nil
+				return TokenResult{User: withAuthenticatedGroup(result.User), Audiences: implicit, ExpiresAt: result.ExpiresAt}, true, nil
 			}
 			if err != nil {
 				errs = append(errs, err)

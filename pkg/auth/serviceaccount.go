@@ -3,6 +3,7 @@ package auth
 import (
 	"context"
 	"strings"
+	"time"
 
 	"kplane/pkg/api/validation"
 )
@@ -22,6 +23,10 @@ type TokenAuthenticator interface {
 type TokenResult struct {
 	User      User
 	Audiences []string
+	// ExpiresAt is when the credential stops being valid (a bound
+	// ServiceAccount token's exp, a bootstrap token's expiration); zero
+	// when it has no expiry. A TokenCache never keeps a result past it.
+	ExpiresAt time.Time
 }
 
 // AuthenticateToken lets a TokenFile serve as a TokenAuthenticator. Static

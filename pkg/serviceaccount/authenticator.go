@@ -162,7 +162,11 @@ func (a *Authenticator) validate(ctx context.Context, parsed *jwt.JSONWebToken, 
 	if err != nil {
 		return auth.TokenResult{}, err
 	}
-	return auth.TokenResult{User: user, Audiences: granted}, nil
+	var expiresAt time.Time // a legacy token has none
+	if public.Expiry != nil {
+		expiresAt = public.Expiry.Time()
+	}
+	return auth.TokenResult{User: user, Audiences: granted, ExpiresAt: expiresAt}, nil
 }
 
 // validateBound checks a bound token's time window, and that its
