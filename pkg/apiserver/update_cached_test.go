@@ -69,9 +69,10 @@ func TestConcurrentPatchesAreNotLost(t *testing.T) {
 	if _, err := c.ConfigMaps("default").Create(ctx, &api.ConfigMap{ObjectMeta: api.ObjectMeta{Name: "shared"}}, client.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	// Fewer writers than guaranteedUpdate has retries: each round of
-	// conflicts lets at least one through.
-	const writers = 6
+	// More writers than one round of conflicts lets through at once:
+	// guaranteedUpdate retries for as long as the request lives, as
+	// upstream's does.
+	const writers = 16
 	var wg sync.WaitGroup
 	errs := make(chan error, writers)
 	for i := range writers {

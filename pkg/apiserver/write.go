@@ -213,7 +213,8 @@ func (s *Server) encodeChecked(res *resource, obj api.Object) ([]byte, error) {
 // errRetry asks guaranteedUpdate to read the object again and retry.
 var errRetry = errors.New("retry")
 
-// maxUpdateRetries bounds the optimistic-concurrency loop.
+// maxUpdateRetries bounds the compare-and-swap loops of delete and
+// eviction; guaranteedUpdate retries while the request lives.
 const maxUpdateRetries = 8
 
 // updateFunc computes the new object from the current one. It returns a
@@ -224,7 +225,10 @@ type updateFunc func(current *storedObject) (api.Object, error)
 // guaranteedUpdate reads the object, lets tryUpdate compute the new state,
 // and writes it with compare-and-swap on the revision it read. When another
 // writer got there first and the caller did not pin a resourceVersion, it
-// reads again and retries — the loop upstream calls GuaranteedUpdate.
+// reads again and retries — the loop upstream calls GuaranteedUpdate. As
+// upstream's, it retries for as long as the request lives (its context,
+// which the request timeout ends), however many writers race it; a
+// caller that pinned a resourceVersion gets its 409 at once instead.
 //
 // The first attempt starts from the watch cache's copy of the object instead
 // of reading etcd, as upstream's GuaranteedUpdate starts from the cacher's
@@ -240,7 +244,7 @@ func (s *Server) guaranteedUpdate(ctx context.Context, res *resource, namespace,
 	// A dry run answers from etcd's state: nothing is written that would
 	// catch a stale copy.
 	fresh := dryRun
-	for attempt := 0; ; attempt++ {
+	for {
 		current, kv, cached := (*storedObject)(nil), store.KV{}, false
 		if !fresh {
 			current, kv, cached = s.cachedState(res, key)
@@ -264,16 +268,13 @@ func (s *Server) guaranteedUpdate(ctx context.Context, res *resource, namespace,
 			return nil, err
 		}
 		result, err := s.finishUpdate(ctx, res, current, kv, updated, mode, dryRun, fresh)
-		if errors.Is(err, errRetry) {
-			fresh = true
+		if !errors.Is(err, errRetry) {
+			return result, err
 		}
-		if errors.Is(err, errRetry) && attempt < maxUpdateRetries {
-			continue
+		fresh = true
+		if ctx.Err() != nil {
+			return nil, apierrors.NewTimeoutError(fmt.Sprintf("the update of %s %q kept conflicting with other writers until the request ended", res.plural, name), 1)
 		}
-		if errors.Is(err, errRetry) {
-			return nil, apierrors.NewConflict(res.qualified(), name, "the object has been modified; please apply your changes to the latest version and try again")
-		}
-		return result, err
 	}
 }
 
