@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"slices"
 
 	"kplane/pkg/api"
 	apierrors "kplane/pkg/api/errors"
@@ -150,11 +151,14 @@ func (s *Server) serveBinding(w http.ResponseWriter, r *http.Request, info *requ
 	res := info.res
 	_, err = s.guaranteedUpdate(r.Context(), res, info.namespace, info.name, updateAll, false,
 		func(current *storedObject) (api.Object, error) {
-			obj, err := copyOf(res, current)
-			if err != nil {
-				return nil, err
-			}
-			pod := obj.(*api.Pod)
+			// current.obj is this attempt's own decoded copy, never the
+			// cache's: the binding changes only nodeName, the
+			// resourceVersion and the conditions, so a shallow copy with
+			// its own conditions leaves current.obj intact as the old
+			// state, without a second JSON decode of the pod.
+			pod := new(api.Pod)
+			*pod = *current.obj.(*api.Pod)
+			pod.Status.Conditions = slices.Clone(pod.Status.Conditions)
 			if pod.DeletionTimestamp != nil {
 				return nil, apierrors.NewConflict(res.qualified(), pod.Name, fmt.Sprintf("pod %s is being deleted, cannot be assigned to a host", pod.Name))
 			}

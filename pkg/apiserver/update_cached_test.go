@@ -2,7 +2,10 @@ package apiserver_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"net/http"
+	"reflect"
 	"sync"
 	"testing"
 
@@ -125,5 +128,49 @@ func TestSecondBindingIsAConflict(t *testing.T) {
 		if got.Spec.NodeName != "node-a" {
 			t.Fatalf("pod %s is on %q, want node-a", pod.Name, got.Spec.NodeName)
 		}
+	}
+}
+
+// TestBindingResult: a binding answers 201 with a Success Status, moves the
+// resourceVersion, sets nodeName and a True PodScheduled condition, and
+// leaves everything else as it was (the pod's labels, spec and generation).
+func TestBindingResult(t *testing.T) {
+	a := framework.StartAPIServer(t)
+	c := a.Client(t, nil)
+	ctx := context.Background()
+	created, err := c.Pods("default").Create(ctx, &api.Pod{
+		ObjectMeta: api.ObjectMeta{Name: "web", Labels: map[string]string{"app": "web"}},
+		Spec:       api.PodSpec{Containers: []api.Container{{Name: "c", Image: "nginx"}}}}, client.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp := a.Do(t, http.MethodPost, "/api/v1/namespaces/default/pods/web/binding",
+		[]byte(`{"apiVersion":"v1","kind":"Binding","metadata":{"name":"web"},"target":{"kind":"Node","name":"node-a"}}`))
+	var status api.Status
+	if err := json.Unmarshal(resp.Body, &status); err != nil || resp.Code != http.StatusCreated ||
+		status.Kind != "Status" || status.Status != "Success" || status.Code != http.StatusCreated {
+		t.Fatalf("binding answered %d %s", resp.Code, resp.Body)
+	}
+	got, err := c.Pods("default").Get(ctx, "web", client.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Spec.NodeName != "node-a" || got.ResourceVersion == created.ResourceVersion {
+		t.Fatalf("after the binding: nodeName %q, resourceVersion %s (was %s)", got.Spec.NodeName, got.ResourceVersion, created.ResourceVersion)
+	}
+	var scheduled []api.PodCondition
+	for _, cond := range got.Status.Conditions {
+		if cond.Type == api.PodScheduled {
+			scheduled = append(scheduled, cond)
+		}
+	}
+	if len(scheduled) != 1 || scheduled[0].Status != api.ConditionTrue || scheduled[0].LastTransitionTime.IsZero() {
+		t.Fatalf("PodScheduled conditions %+v, want one True with a transition time", scheduled)
+	}
+	got.Spec.NodeName = ""
+	if got.Labels["app"] != "web" || got.Generation != created.Generation ||
+		!reflect.DeepEqual(got.Spec, created.Spec) {
+		t.Fatalf("the binding changed more than nodeName: labels %v generation %d→%d spec %+v",
+			got.Labels, created.Generation, got.Generation, got.Spec)
 	}
 }
