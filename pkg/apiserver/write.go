@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"maps"
 	"reflect"
+	"strconv"
 
 	"github.com/google/uuid"
 
@@ -303,13 +304,44 @@ func (s *Server) cachedState(res *resource, key string) (current *storedObject, 
 	if err != nil {
 		return nil, store.KV{}, false
 	}
-	value, err := encodeForStorage(res, obj)
-	if err != nil {
-		return nil, store.KV{}, false
+	value, derived := storageValueOf(shared.raw, shared.revision)
+	if !derived {
+		if value, err = encodeForStorage(res, obj); err != nil {
+			return nil, store.KV{}, false
+		}
 	}
 	current = &storedObject{res: res, obj: obj, raw: shared.raw, labels: obj.GetObjectMeta().Labels,
 		fields: shared.fields, revision: shared.revision}
 	return current, store.KV{Key: key, Value: value, ModRevision: entry.Revision}, true
+}
+
+// storageValueOf is what etcd holds for a cached object whose JSON (made
+// by newStoredObject at revision) is raw: the same bytes without the
+// metadata's resourceVersion, which encodeForStorage leaves out. Cutting
+// it out spares guaranteedUpdate a second encoding of every object it
+// updates from the cache. The first "resourceVersion" key in raw is the
+// metadata's: only fixed keys and string values come before it in
+// ObjectMeta, and a quote inside a string value is escaped. ok is false
+// when raw does not hold it as expected; the caller encodes then. A wrong
+// cut could only make the value differ from what a new encoding would
+// give, never match it falsely, so at worst an update that changes
+// nothing would be written.
+func storageValueOf(raw []byte, revision int64) (value []byte, ok bool) {
+	field := `"resourceVersion":"` + strconv.FormatInt(revision, 10) + `"`
+	at := bytes.Index(raw, []byte(field))
+	if at < 0 {
+		return nil, false
+	}
+	end := at + len(field)
+	switch {
+	case end < len(raw) && raw[end] == ',':
+		end++ // a field follows: take its comma
+	case at > 0 && raw[at-1] == ',':
+		at-- // the last field: take the comma before it
+	}
+	value = make([]byte, 0, len(raw)-(end-at))
+	value = append(append(value, raw[:at]...), raw[end:]...)
+	return value, true
 }
 
 // finishUpdate applies the update rules to obj (the client's new state) given
