@@ -2,6 +2,7 @@ package bench
 
 import (
 	"context"
+	"os"
 	"testing"
 	"time"
 
@@ -10,7 +11,14 @@ import (
 )
 
 // TestMain removes the binaries framework.BuildBinaries built for this run.
-func TestMain(m *testing.M) { framework.Main(m) }
+// Started with w3DriverEnv set, the test binary is W3's client driver
+// instead (w3_separate_driver_test.go) and runs no test.
+func TestMain(m *testing.M) {
+	if code, ok := runW3DriverFromEnv(); ok {
+		os.Exit(code)
+	}
+	framework.Main(m)
+}
 
 // W1: `ctl up` on a fresh data dir → control-plane, node1 and node2 all
 // Ready: the apiserver starts on a new etcd, then the scheduler and three

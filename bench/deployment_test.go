@@ -79,6 +79,7 @@ func benchmarkW6Create(b *testing.B, mode journalMode) {
 			follower = followTrace(b, dc, "default", "bench")
 		}
 		before := sampleLoad(c, dc.pids)
+		waitProfile := profileAPIServer(b, c, 3*time.Second)
 		b.StartTimer()
 		start := time.Now()
 		if _, err := c.Deployments("default").Create(ctx, benchDeployment("bench", "nginx:1.27.0"), client.CreateOptions{}); err != nil {
@@ -87,6 +88,7 @@ func benchmarkW6Create(b *testing.B, mode journalMode) {
 		tl.waitRunning(b, start, deploymentReplicas)
 		elapsed := time.Since(start)
 		b.StopTimer()
+		waitProfile()
 		b.ReportMetric(elapsed.Seconds(), "s-to-running")
 		b.ReportMetric(float64(deploymentReplicas)/elapsed.Seconds(), "pods/s")
 		tl.report(b, start)

@@ -50,6 +50,7 @@ func BenchmarkW7SchedulerPodsPerSecond(b *testing.B) {
 		opts.Logger = slog.New(slog.DiscardHandler)
 		schedCtx, stopScheduler := context.WithCancel(ctx)
 		done := make(chan error, 1)
+		stopProfile := profileThisProcess(b, "w7")
 		b.StartTimer()
 		start := time.Now()
 		go func() { done <- scheduler.Run(schedCtx, opts) }()
@@ -63,6 +64,7 @@ func BenchmarkW7SchedulerPodsPerSecond(b *testing.B) {
 		}
 		elapsed := time.Since(start)
 		b.StopTimer()
+		stopProfile()
 		stopScheduler()
 		stopWatch()
 		if err := <-done; err != nil {

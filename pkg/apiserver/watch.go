@@ -168,6 +168,7 @@ type watchStream struct {
 	asTable       bool
 	includeObject string
 	sentColumns   bool
+	line          []byte // the last object event's line, its buffer reused (appendObjectEvent)
 }
 
 func (ws *watchStream) start() {
@@ -236,14 +237,30 @@ func (ws *watchStream) forward(ev cache.Event, sel selectors, bookmarks bool) bo
 
 // send writes one event; false means the client is gone.
 func (ws *watchStream) send(eventType string, so *storedObject) bool {
-	var object any = json.RawMessage(so.raw)
 	if ws.asTable {
 		t := ws.s.table(ws.res, []*storedObject{so}, ws.includeObject, !ws.sentColumns)
 		ws.sentColumns = true
 		t.ResourceVersion = so.obj.GetObjectMeta().ResourceVersion
-		object = t
+		return ws.write(watchEvent{Type: eventType, Object: t})
 	}
-	return ws.write(watchEvent{Type: eventType, Object: object})
+	return ws.writeLine(ws.appendObjectEvent(ws.line[:0], eventType, so.raw))
+}
+
+// appendObjectEvent appends the line of an object event to line: the same
+// bytes json.Marshal gives for watchEvent{eventType, json.RawMessage(raw)},
+// without its pass over the object to check and compact it again. That pass
+// would find nothing to do: raw is the object as json.Marshal wrote it
+// (newStoredObject), already compact and escaped, and eventType is one of
+// ADDED, MODIFIED, DELETED. The line buffer is the stream's own and is
+// reused for the next event, since Write copies what it is given.
+func (ws *watchStream) appendObjectEvent(line []byte, eventType string, raw []byte) []byte {
+	line = append(line, `{"type":"`...)
+	line = append(line, eventType...)
+	line = append(line, `","object":`...)
+	line = append(line, raw...)
+	line = append(line, "}\n"...)
+	ws.line = line
+	return line
 }
 
 // sendBookmark tells the client how far the stream has progressed.
@@ -266,14 +283,20 @@ func (ws *watchStream) sendError(err error) {
 	ws.write(watchEvent{Type: "ERROR", Object: &status})
 }
 
+// write encodes ev as one line and sends it.
 func (ws *watchStream) write(ev watchEvent) bool {
 	b, err := json.Marshal(ev)
 	if err != nil {
 		ws.s.log.Error("encode watch event", "err", err)
 		return false
 	}
-	b = append(b, '\n')
-	if _, err := ws.w.Write(b); err != nil {
+	return ws.writeLine(append(b, '\n'))
+}
+
+// writeLine sends one encoded event and flushes it to the client at once:
+// a watcher waits for every event, so none may sit in a buffer.
+func (ws *watchStream) writeLine(line []byte) bool {
+	if _, err := ws.w.Write(line); err != nil {
 		return false
 	}
 	ws.flush()

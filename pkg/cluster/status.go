@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"kplane/pkg/client"
+	"kplane/pkg/procstat"
 )
 
 // StatusReport says what of a local cluster runs.
@@ -51,6 +52,9 @@ type ComponentStatus struct {
 	Running   bool
 	StartedAt time.Time
 	Restarts  int
+	// Memory is the process's resident memory as /proc reports it; zero
+	// (RSS 0) when the process is not running or /proc cannot be read.
+	Memory procstat.Memory
 }
 
 // NodeStatus is one node as the API shows it.
@@ -120,8 +124,26 @@ func flagValue(args []string, flag string) string {
 	return ""
 }
 
+// componentStatus checks one recorded process and, while it runs, reads
+// its resident memory; an unreadable /proc leaves Memory zero.
 func componentStatus(name string, rec ProcessRecord) ComponentStatus {
-	return ComponentStatus{Name: name, PID: rec.PID, Running: rec.Running(), StartedAt: rec.StartedAt, Restarts: rec.Restarts}
+	cs := ComponentStatus{Name: name, PID: rec.PID, Running: rec.Running(), StartedAt: rec.StartedAt, Restarts: rec.Restarts}
+	if cs.Running {
+		cs.Memory, _ = procstat.ReadMemory(rec.PID)
+	}
+	return cs
+}
+
+// TotalRSS is the resident memory of the supervisor and every running
+// component added up: what the whole local cluster costs the machine.
+// Pages of one binary shared by several processes (the kubelets' code) are
+// counted once per process, as RSS counts them.
+func (r StatusReport) TotalRSS() uint64 {
+	total := r.Supervisor.Memory.RSS
+	for _, c := range r.Components {
+		total += c.Memory.RSS
+	}
+	return total
 }
 
 // listNodes asks the apiserver for the nodes, briefly: a status command

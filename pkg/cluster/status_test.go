@@ -46,6 +46,14 @@ func TestStatusReportsRecordedProcesses(t *testing.T) {
 		r.Components[1].Name != "dns" || !r.Components[2].Running || r.Components[2].Restarts != 3 {
 		t.Errorf("components = %+v", r.Components)
 	}
+	// A running process's memory is read from /proc; an exited one has none.
+	if r.Supervisor.Memory.RSS == 0 || r.Components[2].Memory.RSS == 0 || r.Components[0].Memory.RSS != 0 {
+		t.Errorf("memory: supervisor %d, kubelet-node1 %d, exited apiserver %d bytes; want the running ones > 0 and the exited one 0",
+			r.Supervisor.Memory.RSS, r.Components[2].Memory.RSS, r.Components[0].Memory.RSS)
+	}
+	if r.TotalRSS() != r.Supervisor.Memory.RSS+r.Components[1].Memory.RSS+r.Components[2].Memory.RSS {
+		t.Errorf("TotalRSS = %d, want the sum of the running processes' RSS", r.TotalRSS())
+	}
 	if r.DNS != "127.0.0.1:40053" {
 		t.Errorf("DNS = %q, want the dns component's --listen 127.0.0.1:40053", r.DNS)
 	}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"kplane/pkg/cluster"
+	"kplane/pkg/procstat"
 )
 
 // run executes ctl with args in-process and returns its exit code and output.
@@ -47,11 +48,12 @@ func TestClusterVerbsWithoutCluster(t *testing.T) {
 func TestPrintStatus(t *testing.T) {
 	now := time.Date(2025, 1, 1, 12, 0, 0, 0, time.UTC)
 	report := cluster.StatusReport{
-		Running:    true,
-		Server:     "https://127.0.0.1:6443",
-		Supervisor: cluster.ComponentStatus{Name: "supervisor", PID: 100, Running: true, StartedAt: now.Add(-5 * time.Minute)},
+		Running: true,
+		Server:  "https://127.0.0.1:6443",
+		Supervisor: cluster.ComponentStatus{Name: "supervisor", PID: 100, Running: true, StartedAt: now.Add(-5 * time.Minute),
+			Memory: procstat.Memory{RSS: 22 << 20}},
 		Components: []cluster.ComponentStatus{
-			{Name: "apiserver", PID: 101, Running: true, StartedAt: now.Add(-5 * time.Minute)},
+			{Name: "apiserver", PID: 101, Running: true, StartedAt: now.Add(-5 * time.Minute), Memory: procstat.Memory{RSS: 64<<20 + 512<<10}},
 			{Name: "kubelet-node1", PID: 102, Running: false, Restarts: 4},
 		},
 		Nodes: []cluster.NodeStatus{{Name: "control-plane", Ready: true, Status: "Ready"}, {Name: "node1", Status: "NotReady: KubeletNotReady"}},
@@ -60,10 +62,11 @@ func TestPrintStatus(t *testing.T) {
 	printStatus(&out, ".kplane", report, now)
 	want := `kplane is running in .kplane; apiserver https://127.0.0.1:6443
 
-COMPONENT       PID   STATUS    RESTARTS   AGE
-supervisor      100   Running   0          5m
-apiserver       101   Running   0          5m
-kubelet-node1   102   Exited    4          -
+COMPONENT       PID   STATUS    RESTARTS   AGE   MEMORY
+supervisor      100   Running   0          5m    22.0Mi
+apiserver       101   Running   0          5m    64.5Mi
+kubelet-node1   102   Exited    4          -     -
+2 processes hold 86.5Mi of resident memory (RSS; docs/performance.md, W2).
 
 NODE            STATUS
 control-plane   Ready

@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"kplane/pkg/cluster"
+	"kplane/pkg/procstat"
 )
 
 // newStatusCommand is `ctl status`: say what of the local cluster runs.
@@ -61,15 +62,21 @@ func printStatus(out io.Writer, dataDir string, r cluster.StatusReport, now time
 	fmt.Fprintln(out)
 
 	w := tabwriter.NewWriter(out, 0, 8, 3, ' ', 0)
-	fmt.Fprintln(w, "COMPONENT\tPID\tSTATUS\tRESTARTS\tAGE")
+	fmt.Fprintln(w, "COMPONENT\tPID\tSTATUS\tRESTARTS\tAGE\tMEMORY")
+	running := 0
 	for _, c := range append([]cluster.ComponentStatus{r.Supervisor}, r.Components...) {
 		status, age := "Running", humanDuration(now.Sub(c.StartedAt))
 		if !c.Running {
 			status, age = "Exited", "-"
+		} else {
+			running++
 		}
-		fmt.Fprintf(w, "%s\t%d\t%s\t%d\t%s\n", c.Name, c.PID, status, c.Restarts, age)
+		fmt.Fprintf(w, "%s\t%d\t%s\t%d\t%s\t%s\n", c.Name, c.PID, status, c.Restarts, age, memoryColumn(c.Memory))
 	}
 	w.Flush()
+	if total := r.TotalRSS(); total > 0 {
+		fmt.Fprintf(out, "%d processes hold %s of resident memory (RSS; docs/performance.md, W2).\n", running, mebibytes(total))
+	}
 
 	fmt.Fprintln(out)
 	if r.APIError != "" {
@@ -82,6 +89,21 @@ func printStatus(out io.Writer, dataDir string, r cluster.StatusReport, now time
 		fmt.Fprintf(w, "%s\t%s\n", n.Name, n.Status)
 	}
 	w.Flush()
+}
+
+// memoryColumn is a process's resident memory as the MEMORY column shows
+// it ("21.8Mi", the unit kubectl top uses), or "-" when it could not be
+// read (the process has exited, or the system has no /proc).
+func memoryColumn(m procstat.Memory) string {
+	if m.RSS == 0 {
+		return "-"
+	}
+	return mebibytes(m.RSS)
+}
+
+// mebibytes renders a byte count in Mi with one decimal.
+func mebibytes(bytes uint64) string {
+	return strconv.FormatFloat(procstat.MiB(bytes), 'f', 1, 64) + "Mi"
 }
 
 // humanDuration renders a component's age in one unit: seconds below two

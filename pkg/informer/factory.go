@@ -41,8 +41,8 @@ type SharedInformerFactory struct {
 // NewSharedInformerFactory returns a factory whose informers list and watch
 // through c, with defaultResync as every informer's handler resync period
 // (0: none, the usual choice in kplane's controllers). Options: WithNamespace,
-// WithTweakListOptions, WithTrace, WithJournal, WithClock, WithLogger,
-// WithBackoff, WithFIFO.
+// WithTweakListOptions, WithObjectFilter, WithTrace, WithJournal, WithClock,
+// WithLogger, WithBackoff, WithFIFO.
 func NewSharedInformerFactory(c *client.Client, defaultResync time.Duration, opts ...Option) *SharedInformerFactory {
 	f := &SharedInformerFactory{
 		client:        c,
@@ -178,7 +178,7 @@ func (t TypedInformer[T]) Lister() *Lister[T] { return t.lister }
 // ForResource returns f's informer for res, creating it if needed, as a
 // TypedInformer of Go type T (a pointer type such as *api.Pod). The informer
 // lists and watches through f's client (in f's namespace, for a namespaced
-// resource), with f's list tweak and tracer, and carries the namespace
+// resource), with f's list tweak, object filter and tracer, and carries the namespace
 // index listers use.
 func ForResource[T api.Object](f *SharedInformerFactory, res client.Resource) TypedInformer[T] {
 	inf := f.InformerFor(res, func() SharedIndexInformer {
@@ -186,7 +186,11 @@ func ForResource[T api.Object](f *SharedInformerFactory, res client.Resource) Ty
 		if res.Namespaced && f.opts.namespace != "" {
 			tc = tc.Namespace(f.opts.namespace)
 		}
-		return NewSharedIndexInformer(NewListWatch(tc, f.opts.tweak), newExample[T](), f.defaultResync,
+		lw := NewListWatch(tc, f.opts.tweak)
+		if f.opts.filter != nil {
+			lw = FilterListWatch(lw, f.opts.filter)
+		}
+		return NewSharedIndexInformer(lw, newExample[T](), f.defaultResync,
 			Indexers{NamespaceIndex: MetaNamespaceIndexFunc},
 			WithName(res.String()), WithTrace(f.opts.tracer), WithJournal(f.opts.journal), WithClock(f.opts.clock), WithLogger(f.opts.logger), WithBackoff(f.opts.backoff), WithFIFO(f.opts.fifo))
 	})

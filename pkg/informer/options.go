@@ -3,6 +3,7 @@ package informer
 import (
 	"log/slog"
 
+	"kplane/pkg/api"
 	"kplane/pkg/client"
 	"kplane/pkg/clock"
 	"kplane/pkg/debug"
@@ -10,8 +11,9 @@ import (
 
 // Option configures a SharedIndexInformer (NewSharedIndexInformer) or a
 // SharedInformerFactory (NewSharedInformerFactory). Options that only make
-// sense for a factory (WithNamespace, WithTweakListOptions) are ignored by
-// an informer, which already has its ListerWatcher.
+// sense for a factory (WithNamespace, WithTweakListOptions,
+// WithObjectFilter) are ignored by an informer, which already has its
+// ListerWatcher.
 type Option func(*options)
 
 // options is what the Option functions fill in.
@@ -25,6 +27,7 @@ type options struct {
 	name      string
 	namespace string
 	tweak     func(*client.ListOptions)
+	filter    func(api.Object) bool
 	backoff   Backoff
 	fifo      FIFOKind
 }
@@ -91,6 +94,13 @@ func WithNamespace(namespace string) Option {
 // watches only the pods with spec.nodeName equal to its node).
 func WithTweakListOptions(tweak func(*client.ListOptions)) Option {
 	return func(o *options) { o.tweak = tweak }
+}
+
+// WithObjectFilter makes a factory's informers keep only the objects keep
+// accepts (FilterListWatch), for a part of a resource no selector names;
+// keep must depend only on fields that never change (filter.go).
+func WithObjectFilter(keep func(api.Object) bool) Option {
+	return func(o *options) { o.filter = keep }
 }
 
 // WithBackoff sets the reflectors' back-off between failed lists and

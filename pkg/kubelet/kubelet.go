@@ -119,13 +119,16 @@ func Run(ctx context.Context, opts Options) error {
 	names := opts.nodeNames()
 	// One pod informer for the whole process: a single node watches only
 	// its pods (spec.nodeName=<node>, as upstream); hollow nodes share a
-	// watch of every bound pod and pick theirs in the handler.
+	// watch of every bound pod, keep only their own (so that several such
+	// processes do not each cache every pod of the cluster) and pick theirs
+	// in the handler.
 	selector := "spec.nodeName=" + names[0]
+	factoryOpts := informer.ComponentOptions(log, opts.Clock, opts.Journal, opts.InformerFIFO, opts.TraceInformers)
 	if len(names) > 1 {
 		selector = "spec.nodeName!="
+		factoryOpts = append(factoryOpts, informer.WithObjectFilter(onNodes(names)))
 	}
-	factoryOpts := append(informer.ComponentOptions(log, opts.Clock, opts.Journal, opts.InformerFIFO, opts.TraceInformers),
-		informer.WithTweakListOptions(func(o *client.ListOptions) { o.FieldSelector = selector }))
+	factoryOpts = append(factoryOpts, informer.WithTweakListOptions(func(o *client.ListOptions) { o.FieldSelector = selector }))
 	factory := informer.NewSharedInformerFactory(c, 0, factoryOpts...)
 	podInformer := factory.Pods()
 	if err := informer.IndexPodsByNode(podInformer.Informer()); err != nil {
@@ -198,6 +201,20 @@ func Run(ctx context.Context, opts Options) error {
 	<-ctx.Done()
 	wg.Wait()
 	return nil
+}
+
+// onNodes accepts the pods bound to one of names: the pods a process of
+// hollow nodes keeps of its watch of every bound pod. A pod's
+// spec.nodeName never changes once set, as FilterListWatch requires.
+func onNodes(names []string) func(api.Object) bool {
+	set := make(map[string]bool, len(names))
+	for _, name := range names {
+		set[name] = true
+	}
+	return func(obj api.Object) bool {
+		pod, ok := obj.(*api.Pod)
+		return ok && set[pod.Spec.NodeName]
+	}
 }
 
 // eventQPS is the rate of the process's event bucket: --event-qps, but at

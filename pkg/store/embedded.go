@@ -11,6 +11,8 @@ import (
 
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"go.etcd.io/etcd/server/v3/embed"
+	"go.etcd.io/etcd/server/v3/etcdserver/api/v3rpc"
+	"go.etcd.io/etcd/server/v3/proxy/grpcproxy/adapter"
 )
 
 // MaxRequestBytes is the largest request etcd accepts: etcd's default
@@ -73,13 +75,25 @@ func startEtcd(ctx context.Context, cfg *embed.Config) (*Embedded, error) {
 	}
 
 	// The listener knows the port the kernel picked; the configured URL
-	// may only say ":0".
+	// may only say ":0". Other processes (etcdctl, benchmarks) use it.
 	clientURL := (&url.URL{Scheme: "http", Host: e.Clients[0].Addr().String()}).String()
 	client, err := newEtcdClient([]string{clientURL})
 	if err != nil {
 		e.Close()
 		return nil, fmt.Errorf("connect to embedded etcd at %s: %w", clientURL, err)
 	}
+	// The apiserver's reads and writes (the KV service) call the server in
+	// its own process: etcd's adapter hands each request to the server's
+	// gRPC service function directly, as etcd's own v3client does, instead
+	// of encoding it as protobuf, framing it in HTTP/2 over a loopback
+	// socket and decoding it again on the other side, and the same for
+	// every answer. That round trip was about a quarter of the apiserver's
+	// CPU under W3's creates (docs/performance.md, "Issue 18: writes"). The
+	// server keeps its own checks (request size, quota, revisions); only
+	// the transport is skipped. Watches, leases and the cluster API stay on
+	// the gRPC connection: etcd 3.7's in-process watch adapter dereferences
+	// a nil gRPC connection when a watch stream opens.
+	client.KV = clientv3.NewKVFromKVClient(adapter.KvServerToKvClient(v3rpc.NewQuotaKVServer(e.Server)), client)
 	return &Embedded{
 		etcd:      e,
 		client:    client,

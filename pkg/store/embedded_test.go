@@ -122,3 +122,42 @@ func TestStartEmbeddedCanceled(t *testing.T) {
 		t.Errorf("StartEmbedded with a canceled context: err = %v, want context.Canceled", err)
 	}
 }
+
+// TestEmbeddedInProcessWritesAreEtcdWrites checks that what the embedded
+// store writes through its in-process KV calls is what any other etcd
+// client sees: a client over the socket (ClientURL) reads the same value
+// at the same revision, and a watch, which runs over the store's gRPC
+// connection, delivers it.
+func TestEmbeddedInProcessWritesAreEtcdWrites(t *testing.T) {
+	t.Parallel()
+	e := startTestEtcd(t)
+	s := e.Store()
+	ctx := testContext(t)
+	w, err := s.Watch(ctx, "/registry/configmaps/", 0)
+	if err != nil {
+		t.Fatalf("Watch: %v", err)
+	}
+	defer w.Stop()
+	created := mustCreate(t, s, "/registry/configmaps/default/a", `{"data":{"k":"v"}}`)
+
+	remote, err := Connect(ctx, []string{e.ClientURL()})
+	if err != nil {
+		t.Fatalf("Connect to %s: %v", e.ClientURL(), err)
+	}
+	defer remote.Close()
+	got, err := remote.Get(ctx, created.Key)
+	if err != nil {
+		t.Fatalf("Get over the socket: %v", err)
+	}
+	if string(got.Value) != string(created.Value) || got.ModRevision != created.ModRevision {
+		t.Errorf("over the socket the key is %+v, want %+v", got, created)
+	}
+	select {
+	case ev := <-w.ResultChan():
+		if ev.KV.Key != created.Key || ev.KV.ModRevision != created.ModRevision {
+			t.Errorf("watch event %+v, want the create at revision %d", ev, created.ModRevision)
+		}
+	case <-ctx.Done():
+		t.Fatal("no watch event for the create")
+	}
+}

@@ -239,8 +239,13 @@ func TestWatchStopReleasesEverything(t *testing.T) {
 	s := startTestEtcd(t).Store()
 	ctx := testContext(t)
 	// One request first, so the client's connection goroutines exist
-	// before the baseline is taken.
+	// before the baseline is taken. The embedded store's reads and writes
+	// call etcd in its own process, so the gRPC connection that watches
+	// use is dialed by a call of its own (the member list).
 	mustCreate(t, s, "/registry/pods/default/warmup", "x")
+	if _, err := s.Client().MemberList(ctx); err != nil {
+		t.Fatalf("MemberList: %v", err)
+	}
 	baseline := runtime.NumGoroutine()
 
 	var watchers []Watcher
