@@ -21,8 +21,15 @@ type Journal struct {
 	component string
 	clock     clock.Clock
 
-	mu      sync.Mutex
-	ring    []Record // ring[(seq-1) % len(ring)] holds record seq
+	// size is how many records the ring keeps at most.
+	size uint64
+
+	mu sync.Mutex
+	// ring[(seq-1) % size] holds record seq. It starts empty and grows
+	// with the records until it holds size of them, so that a component
+	// that records little (an idle cluster) does not keep a full ring of
+	// empty records in its heap.
+	ring    []Record
 	lastSeq uint64
 	// changed is closed (and replaced) when a record is added while a
 	// follower waits, so followers sleep instead of polling.
@@ -50,7 +57,7 @@ func NewJournal(component string, size int, clk clock.Clock) *Journal {
 	return &Journal{
 		component: component,
 		clock:     clk,
-		ring:      make([]Record, size),
+		size:      uint64(size),
 		changed:   make(chan struct{}),
 		queues:    map[string]QueueSource{},
 		routes:    http.NewServeMux(),
@@ -81,13 +88,29 @@ func (j *Journal) Add(r Record) {
 	j.mu.Lock()
 	j.lastSeq++
 	r.Seq = j.lastSeq
-	j.ring[(r.Seq-1)%uint64(len(j.ring))] = r
+	j.store(r)
 	if j.waiting > 0 {
 		close(j.changed)
 		j.changed = make(chan struct{})
 		j.waiting = 0
 	}
 	j.mu.Unlock()
+}
+
+// store puts r, numbered, into its slot of the ring, growing the ring
+// while it is not yet full. Callers hold mu.
+func (j *Journal) store(r Record) {
+	if i := (r.Seq - 1) % j.size; i < uint64(len(j.ring)) {
+		j.ring[i] = r
+		return
+	}
+	if len(j.ring) == cap(j.ring) {
+		// Double as append would, but never beyond size.
+		grown := make([]Record, len(j.ring), min(max(2*cap(j.ring), 64), int(j.size)))
+		copy(grown, j.ring)
+		j.ring = grown
+	}
+	j.ring = append(j.ring, r)
 }
 
 // Trace records one trace step of key: stage is an informer stage or
@@ -216,7 +239,7 @@ func (j *Journal) After(seq uint64) (records []Record, last uint64) {
 }
 
 func (j *Journal) afterLocked(seq uint64) []Record {
-	size := uint64(len(j.ring))
+	size := j.size
 	oldest := uint64(1)
 	if j.lastSeq > size {
 		oldest = j.lastSeq - size + 1

@@ -135,3 +135,29 @@ func TestRoutesAddedAfterTheServerStartsAreServed(t *testing.T) {
 		t.Fatalf("POST pause = %d, want 204 from the route added after the server started", resp.StatusCode)
 	}
 }
+
+// TestJournalRingGrowsOnlyWithItsRecords: a journal allocates room for the
+// records it holds, not for its whole ring up front, and still wraps at
+// its size once it is full.
+func TestJournalRingGrowsOnlyWithItsRecords(t *testing.T) {
+	j := NewJournal("kubelet-node1", 1000, nil)
+	for i := 0; i < 10; i++ {
+		j.Trace("watch", "k", "resource=pods")
+	}
+	if c := cap(j.ring); c >= 1000 {
+		t.Fatalf("after 10 records the ring has room for %d; want it to grow with its records", c)
+	}
+	for i := 0; i < 2500; i++ {
+		j.Trace("watch", "k", "resource=pods")
+	}
+	if c := cap(j.ring); c != 1000 {
+		t.Fatalf("a full ring has room for %d records, want exactly its size 1000", c)
+	}
+	got, last := j.After(0)
+	if last != 2510 || len(got) != 1000 || got[0].Seq != 1511 || got[999].Seq != 2510 {
+		t.Fatalf("After(0) = %d records from seq %d, last %d; want 1000 records 1511–2510", len(got), got[0].Seq, last)
+	}
+	if info := j.info(); info.RingSize != 1000 {
+		t.Fatalf("info reports ring size %d, want 1000 whatever the ring holds", info.RingSize)
+	}
+}

@@ -104,7 +104,7 @@ func (j *Journal) info() Info {
 	info := Info{Component: j.Component(), PID: os.Getpid()}
 	if j != nil {
 		j.mu.Lock()
-		info.RingSize, info.LastSeq = len(j.ring), j.lastSeq
+		info.RingSize, info.LastSeq = int(j.size), j.lastSeq
 		j.mu.Unlock()
 	}
 	return info

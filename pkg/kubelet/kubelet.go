@@ -327,6 +327,8 @@ type Kubelet struct {
 	// heartbeat holds the Lease and node status loops while the debug
 	// API has paused them (pause.go).
 	heartbeat *heartbeatGate
+	// statusPhase delays the node status loop's first tick (node.go).
+	statusPhase time.Duration
 	// registered is closed once the Node exists; ready once, in addition,
 	// the IPs its pods already hold are reserved.
 	registered, ready chan struct{}
@@ -378,6 +380,7 @@ func newKubelet(name string, index int, opts *Options, c, network, eventClient *
 		nodeInfo:   newNodeInfo(name, rt.Name()),
 		registered: make(chan struct{}), ready: make(chan struct{}), startedAt: opts.Clock.Now(),
 		workers: map[string]*podWorker{}, heartbeat: newHeartbeatGate(),
+		statusPhase: statusPhase(index, opts.NodeCount, opts.NodeStatusUpdateFrequency),
 	}
 	if q, err := api.ParseQuantity(opts.Memory); err == nil && q.Value() > 0 {
 		k.memoryCapacity = uint64(q.Value())

@@ -365,7 +365,20 @@ func (k *Kubelet) recordConditionEvents(before, after api.NodeStatus) {
 
 // runNodeStatus recomputes the node's status every
 // NodeStatusUpdateFrequency and writes it when it changed or is due anyway.
+// The hollow nodes of one process register at the same instant; each
+// starts its ticks statusPhase later, so that their periodic reports
+// (every NodeStatusReportFrequency, 5 minutes) do not all reach the
+// apiserver in the same second, as 1 000 of them did in the scale run.
+// Upstream's kubelets start at different times and add a 4 % jitter to
+// each tick (wait.JitterUntil in kubelet.go) for the same reason.
 func (k *Kubelet) runNodeStatus(ctx context.Context) {
+	if k.statusPhase > 0 {
+		select {
+		case <-ctx.Done():
+			return
+		case <-k.clock.After(k.statusPhase):
+		}
+	}
 	ticker := k.clock.NewTicker(k.opts.NodeStatusUpdateFrequency)
 	defer ticker.Stop()
 	for {
@@ -430,4 +443,14 @@ func (k *Kubelet) syncNodeStatus(ctx context.Context, force bool) error {
 		k.mu.Unlock()
 		return nil
 	}
+}
+
+// statusPhase is how much later than the first node of a process node
+// number index of count starts its node status ticks: the process's nodes
+// spread evenly over one interval.
+func statusPhase(index, count int, interval time.Duration) time.Duration {
+	if count <= 1 {
+		return 0
+	}
+	return interval * time.Duration(index) / time.Duration(count)
 }

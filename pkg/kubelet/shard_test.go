@@ -2,6 +2,7 @@ package kubelet
 
 import (
 	"testing"
+	"time"
 
 	"kplane/pkg/api"
 )
@@ -33,4 +34,27 @@ func nodeOf(obj api.Object) string {
 		return pod.Spec.NodeName
 	}
 	return obj.GetObjectMeta().Name
+}
+
+// TestStatusPhaseSpreadsAProcesssNodesOverOneInterval: the hollow nodes of
+// one process start their node status ticks evenly spread over one
+// interval, so their periodic reports never arrive together; a single node
+// starts at once.
+func TestStatusPhaseSpreadsAProcesssNodesOverOneInterval(t *testing.T) {
+	const interval = 10 * time.Second
+	for _, tc := range []struct {
+		index, count int
+		want         time.Duration
+	}{
+		{0, 0, 0}, // one node, no --node-count
+		{0, 1, 0},
+		{0, 250, 0},
+		{1, 250, 40 * time.Millisecond},
+		{125, 250, 5 * time.Second},
+		{249, 250, 9960 * time.Millisecond},
+	} {
+		if got := statusPhase(tc.index, tc.count, interval); got != tc.want {
+			t.Errorf("statusPhase(%d, %d, %v) = %v, want %v", tc.index, tc.count, interval, got, tc.want)
+		}
+	}
 }
