@@ -90,7 +90,11 @@ func (s *Server) serveReplace(w http.ResponseWriter, r *http.Request, info *requ
 		return
 	}
 	updated, err := s.guaranteedUpdate(r.Context(), res, info.namespace, info.name, mode, dryRun,
-		func(*storedObject) (api.Object, error) { return obj, nil })
+		// Each attempt gets its own copy of the body: an attempt fills in
+		// the stored object's resourceVersion and UID, and a retry after a
+		// conflict (say, from a watch-cache copy that lagged) must start
+		// from what the client sent, as upstream's DeepCopyObject does.
+		func(*storedObject) (api.Object, error) { return api.DeepCopy(obj), nil })
 	if apierrors.IsNotFound(err) && res.allowCreateOnUpdate && mode == updateMain {
 		created, err := s.create(r.Context(), res, obj, dryRun)
 		if err != nil {

@@ -260,8 +260,15 @@ func (ws *watchStream) appendObjectEvent(line []byte, eventType string, raw []by
 	line = append(line, raw...)
 	line = append(line, "}\n"...)
 	ws.line = line
+	if cap(line) > maxKeptLineBuffer {
+		ws.line = nil // one large object must not pin its size for the stream's life
+	}
 	return line
 }
+
+// maxKeptLineBuffer is the largest line buffer a watch stream keeps for
+// its next event; most objects are far smaller.
+const maxKeptLineBuffer = 64 << 10
 
 // sendBookmark tells the client how far the stream has progressed.
 func (ws *watchStream) sendBookmark(revision int64, annotations map[string]string) bool {
