@@ -181,17 +181,7 @@ func startDeploymentCluster(b *testing.B, mode journalMode) deploymentCluster {
 	kubelet := exec.Command(filepath.Join(bin, "kubelet"), args...)
 	out := &framework.SyncBuffer{}
 	kubelet.Stdout, kubelet.Stderr = out, out
-	if err := kubelet.Start(); err != nil {
-		b.Fatal(err)
-	}
-	exited := make(chan struct{})
-	go func() {
-		_ = kubelet.Wait()
-		close(exited)
-	}()
-	b.Cleanup(func() {
-		_ = kubelet.Process.Kill() // this process only, by its PID
-		<-exited
+	framework.StartProcess(b, hollowKubelet, kubelet, func() {
 		if b.Failed() {
 			b.Logf("hollow kubelet output:\n%s", out)
 		}

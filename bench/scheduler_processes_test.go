@@ -93,17 +93,7 @@ func startProcess(b *testing.B, bin, name string, args ...string) int {
 	cmd := exec.Command(filepath.Join(bin, name), args...)
 	out := &framework.SyncBuffer{}
 	cmd.Stdout, cmd.Stderr = out, out
-	if err := cmd.Start(); err != nil {
-		b.Fatalf("start %s: %v", name, err)
-	}
-	exited := make(chan struct{})
-	go func() {
-		_ = cmd.Wait()
-		close(exited)
-	}()
-	b.Cleanup(func() {
-		_ = cmd.Process.Kill() // this process only, by its PID
-		<-exited
+	framework.StartProcess(b, name, cmd, func() {
 		if b.Failed() {
 			b.Logf("%s output:\n%s", name, out)
 		}

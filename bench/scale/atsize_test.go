@@ -17,6 +17,7 @@ import (
 	"kplane/pkg/client"
 	"kplane/pkg/informer"
 	"kplane/pkg/procstat"
+	"kplane/test/framework"
 )
 
 // relist is a fresh informer's list of every pod until its cache is
@@ -93,21 +94,12 @@ func measureW7(ctx context.Context, t *testing.T, sc *scaleCluster, tr *podTrack
 		"--scheduler-name", schedulerName, "--leader-elect=false")
 	cmd.Stdout, cmd.Stderr = logFile, logFile
 	start := time.Now()
-	if err := cmd.Start(); err != nil {
-		t.Fatalf("start the W7 scheduler: %v", err)
-	}
-	exited := make(chan struct{})
-	go func() {
-		_ = cmd.Wait()
-		close(exited)
-	}()
-	defer func() {
-		_ = cmd.Process.Kill() // this process only, by its PID
-		<-exited
+	stop := framework.StartProcess(t, "the W7 scheduler", cmd, func() {
 		if t.Failed() {
 			t.Logf("W7 scheduler: the end of its log:\n%s", tail(logPath, 4000))
 		}
-	}()
+	})
+	defer stop()
 	tr.waitFor(ctx, t, "the W7 pods to be bound", 10*time.Minute, func(bound, _ int) bool { return bound >= bound0+w7Pods })
 	r := w7Result{pods: w7Pods}
 	var first time.Time

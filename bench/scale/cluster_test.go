@@ -99,17 +99,7 @@ func startHollowKubelet(t *testing.T, bin string, lc *framework.LocalCluster, na
 	cmd := exec.Command(kubelet, "--kubeconfig", lc.KubeconfigPath(),
 		"--node-count", fmt.Sprint(count), "--node-name-prefix", prefix, "--pod-cidr", podCIDR)
 	cmd.Stdout, cmd.Stderr = logFile, logFile
-	if err := cmd.Start(); err != nil {
-		t.Fatalf("start %s: %v", name, err)
-	}
-	exited := make(chan struct{})
-	go func() {
-		_ = cmd.Wait()
-		close(exited)
-	}()
-	t.Cleanup(func() {
-		_ = cmd.Process.Kill() // this process only, by its PID
-		<-exited
+	framework.StartProcess(t, name, cmd, func() {
 		_ = logFile.Close()
 		if t.Failed() {
 			t.Logf("%s: the end of its log:\n%s", name, tail(logPath, 4000))
