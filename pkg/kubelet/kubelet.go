@@ -373,7 +373,7 @@ func newKubelet(name string, index int, opts *Options, c, network, eventClient *
 	if err != nil {
 		return nil, fmt.Errorf("kubelet %s: %w", name, err)
 	}
-	rec := events.NewRecorder(eventClient, api.EventSource{Component: "kubelet", Host: name}, log, events.WithClock(opts.Clock))
+	rec := events.NewRecorder(eventClient, api.EventSource{Component: "kubelet", Host: name}, log, events.WithClock(opts.Clock), events.WithClientBucket())
 	k := &Kubelet{
 		nodeName: name, opts: opts, client: c, clock: opts.Clock, log: log, runtime: rt, recorder: rec, events: rec, status: status, tokens: tokens,
 		pods: podInformer.Lister(), podIndexer: podInformer.Informer().GetIndexer(),
