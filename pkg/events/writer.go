@@ -34,6 +34,12 @@ func (r *Recorder) runWriter() {
 func (r *Recorder) writeNext(name string) {
 	r.mu.Lock()
 	p := r.pending[name]
+	if p == nil {
+		// A retry parked with AddAfter came due after a fresh Add of the
+		// same name had already written the event and forgotten it.
+		r.mu.Unlock()
+		return
+	}
 	ev, repeat := p.event, p.repeat
 	r.mu.Unlock()
 
