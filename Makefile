@@ -6,6 +6,7 @@
 #   make bench   the benchmarks; the report goes to bench/report.txt, then issue 18's target table
 #   make bench-targets  only the benchmarks of that table, 5 runs each, then the table
 #   make bench-scale  1 000 hollow nodes, 30 000 then 100 000 pods (bench/scale-report.txt)
+#   make bench-events  a 5 000-pod burst of Scheduled events, each kept
 #   make fuzz    every fuzz target, FUZZTIME (20s) each
 #   make surge   50 rolling updates under CPU contention, checking maxSurge at every pod event
 #   make robustness  100 000 operations under every fault kind, checked (docs/robustness.md)
@@ -15,7 +16,7 @@ GO      ?= go
 BIN     := bin
 PKGS    := ./...
 
-.PHONY: up build test vet bench fuzz surge robustness chaos clean bench-scale bench-targets
+.PHONY: up build test vet bench bench-events fuzz surge robustness chaos clean bench-scale bench-targets
 
 up: build
 	$(BIN)/ctl up
@@ -31,6 +32,10 @@ vet:
 	  if [ -n "$$out" ]; then echo "gofmt needed on:"; echo "$$out"; exit 1; fi
 	$(GO) vet $(PKGS)
 
+# A 5 000-pod burst of Scheduled events, each kept (issue 18).
+bench-events:
+	$(GO) test -run 'TestBurstKeepsOneScheduledEventPerPod' -count 1 -v ./pkg/events/ -args -burst-pods 5000
+
 test: vet build
 	$(GO) test -race -count=1 -timeout 20m $(PKGS)
 
@@ -44,6 +49,7 @@ test: vet build
 # 'W7' runs both W7 shapes: the scheduler in the benchmark's process and as
 # a process of its own (BenchmarkW7SchedulerSeparateProcesses).
 bench: build
+	$(GO) test -run 'TestBurstKeepsOneScheduledEventPerPod' -count 1 -v ./pkg/events/ -args -burst-pods 5000 | grep -E '^(---|ok|FAIL)' | tee bench/events-burst.txt
 	$(GO) test -run '^$$' -bench 'W1|W3|W5|W7' -benchtime 1x -count 5 -timeout 30m ./bench/ | tee bench/report.txt
 	$(GO) test -run '^$$' -bench 'W4' -benchtime 20x -count 1 -timeout 30m ./bench/ | tee -a bench/report.txt
 	$(GO) test -run '^$$' -bench 'W6Deployment1000$$' -benchtime 1x -count 5 -timeout 30m ./bench/ | tee -a bench/report.txt

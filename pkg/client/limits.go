@@ -34,3 +34,6 @@ func (c *Client) WithRateLimit(qps float32, burst int) *Client {
 	}
 	return &limited
 }
+
+// RateLimiter returns the client's token bucket, nil if it has none.
+func (c *Client) RateLimiter() *RateLimiter { return c.limiter }

@@ -29,6 +29,16 @@ type RateLimiter struct {
 	// tokens already promised to waiting callers.
 	tokens float64
 	last   time.Time
+	// waited counts the requests that had to wait for a token.
+	waited int64
+}
+
+// Waited returns how many requests so far had to wait for a token: zero
+// means the bucket never slowed its client down.
+func (r *RateLimiter) Waited() int64 {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.waited
 }
 
 // NewRateLimiter returns a full bucket that refills at qps tokens per second
@@ -78,6 +88,7 @@ func (r *RateLimiter) Wait(ctx context.Context) error {
 	wait := time.Duration(0)
 	if r.tokens < 0 {
 		wait = time.Duration(-r.tokens / r.qps * float64(time.Second))
+		r.waited++
 	}
 	r.mu.Unlock()
 	if wait == 0 {

@@ -219,7 +219,7 @@ func onNodes(names []string) func(api.Object) bool {
 
 // eventQPS is the rate of the process's event bucket: --event-qps, but at
 // least one event per node every 5 s. Each node's recorder writes one event
-// at a time and gives up on it after 10 s, so with thousands of hollow
+// at a time (one writer) and a write times out after 10 s, so with thousands of hollow
 // nodes all waiting on one bucket at upstream's 50/s, most would give up.
 func eventQPS(flag float32, nodes int) float32 {
 	if flag <= 0 {
@@ -373,7 +373,11 @@ func newKubelet(name string, index int, opts *Options, c, network, eventClient *
 	if err != nil {
 		return nil, fmt.Errorf("kubelet %s: %w", name, err)
 	}
-	rec := events.NewRecorder(eventClient, api.EventSource{Component: "kubelet", Host: name}, log, events.WithClock(opts.Clock))
+	// One writer per node, as upstream's broadcaster writes a node's events
+	// one at a time: with thousands of hollow nodes in one process, more
+	// would be thousands of goroutines waiting on the shared bucket.
+	rec := events.NewRecorder(eventClient, api.EventSource{Component: "kubelet", Host: name}, log,
+		events.WithClock(opts.Clock), events.WithClientBucket(), events.WithWriters(1))
 	k := &Kubelet{
 		nodeName: name, opts: opts, client: c, clock: opts.Clock, log: log, runtime: rt, recorder: rec, events: rec, status: status, tokens: tokens,
 		pods: podInformer.Lister(), podIndexer: podInformer.Informer().GetIndexer(),

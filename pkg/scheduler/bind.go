@@ -32,7 +32,7 @@ func (s *Scheduler) bind(ctx context.Context, qp *QueuedPodInfo, assumed *framew
 		return
 	}
 	s.cache.FinishBinding(assumed.UID)
-	s.recorder.Eventf(pod, api.EventTypeNormal, "Scheduled", "Successfully assigned %s/%s to %s", pod.Namespace, pod.Name, node)
+	s.recorder.Record(pod, nil, api.EventTypeNormal, "Scheduled", "Binding", fmt.Sprintf("Successfully assigned %s/%s to %s", pod.Namespace, pod.Name, node))
 	if s.v(2) {
 		s.log.Info("bound pod to node", "pod", assumed.Key, "node", node, "attempts", qp.Attempts)
 	}

@@ -54,7 +54,7 @@ func (s *Scheduler) handleSchedulingFailure(ctx context.Context, qp *QueuedPodIn
 	} else {
 		s.log.Warn("error scheduling pod; retrying after back-off", "pod", qp.Key, "attempts", qp.Attempts, "err", err)
 	}
-	s.recorder.Event(pod, api.EventTypeWarning, "FailedScheduling", message)
+	s.recorder.Record(pod, nil, api.EventTypeWarning, "FailedScheduling", "Scheduling", message)
 	update := func() { s.updatePodScheduledCondition(ctx, pod, reason, message) }
 	if fromAPIPool {
 		update()

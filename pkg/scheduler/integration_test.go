@@ -41,8 +41,8 @@ func TestBarePodsSpreadEvenly(t *testing.T) {
 	}
 	ev := waitEvent(t, c, "pod-00", "Scheduled")
 	want := "Successfully assigned default/pod-00 to " + nodes["pod-00"]
-	if ev.Message != want || ev.Type != api.EventTypeNormal || ev.Source.Component != "default-scheduler" {
-		t.Fatalf("Scheduled event = %q (type %s, source %q), want %q (Normal, default-scheduler)", ev.Message, ev.Type, ev.Source.Component, want)
+	if ev.Message != want || ev.Type != api.EventTypeNormal || ev.ReportingController != "default-scheduler" || ev.Action != "Binding" {
+		t.Fatalf("Scheduled event = %q (type %s, reportingController %q, action %q), want %q (Normal, default-scheduler, Binding)", ev.Message, ev.Type, ev.ReportingController, ev.Action, want)
 	}
 	if cond := podScheduledCondition(t, c, "pod-00"); cond == nil || cond.Status != api.ConditionTrue {
 		t.Fatalf("PodScheduled condition = %+v, want True", cond)
@@ -64,8 +64,8 @@ func TestInsufficientCPUThenFittingNodeAppears(t *testing.T) {
 	// victims found for incoming pod." — kplane has no preemption.
 	const want = "0/3 nodes are available: 3 Insufficient cpu."
 	ev := waitEvent(t, c, "big", "FailedScheduling")
-	if ev.Message != want || ev.Type != api.EventTypeWarning || ev.Source.Component != "default-scheduler" {
-		t.Fatalf("FailedScheduling event = %q (type %s, source %q), want %q (Warning, default-scheduler)", ev.Message, ev.Type, ev.Source.Component, want)
+	if ev.Message != want || ev.Type != api.EventTypeWarning || ev.ReportingController != "default-scheduler" || ev.Action != "Scheduling" {
+		t.Fatalf("FailedScheduling event = %q (type %s, reportingController %q, action %q), want %q (Warning, default-scheduler, Scheduling)", ev.Message, ev.Type, ev.ReportingController, ev.Action, want)
 	}
 	framework.Eventually(t, waitTimeout, func() (bool, string) {
 		cond := podScheduledCondition(t, c, "big")
@@ -291,8 +291,10 @@ func TestTwoSchedulers(t *testing.T) {
 
 	for pod, wantSource := range map[string]string{"mine": "my-scheduler", "mine-2": "my-scheduler", "default-1": "default-scheduler", "default-2": "default-scheduler"} {
 		ev := waitEvent(t, c, pod, "Scheduled")
-		if ev.Source.Component != wantSource || ev.ReportingController != wantSource {
-			t.Errorf("pod %s: Scheduled by %q (reportingComponent %q), want %q", pod, ev.Source.Component, ev.ReportingController, wantSource)
+		// events.k8s.io/v1 events, as upstream's scheduler writes: the
+		// reporter is reportingController; the core/v1 source stays empty.
+		if ev.Source.Component != "" || ev.ReportingController != wantSource {
+			t.Errorf("pod %s: Scheduled with source %q, reportingComponent %q; want no source, %q", pod, ev.Source.Component, ev.ReportingController, wantSource)
 		}
 		if evs := podEvents(t, c, pod, "Scheduled"); len(evs) != 1 {
 			t.Errorf("pod %s: %d Scheduled events, want 1", pod, len(evs))

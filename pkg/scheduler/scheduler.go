@@ -165,7 +165,9 @@ func (s *Scheduler) Run(ctx context.Context) error {
 			return fmt.Errorf("scheduler: %w", err)
 		}
 	}
-	s.recorder = events.NewRecorder(s.client, api.EventSource{Component: s.opts.SchedulerName}, s.base, events.WithClock(s.clock))
+	s.recorder = events.NewRecorder(s.client, api.EventSource{Component: s.opts.SchedulerName}, s.base, events.WithClock(s.clock),
+		// As upstream's scheduler: events.k8s.io/v1 events, repeats in a series.
+		events.WithEventsV1(0))
 	defer s.recorder.Shutdown() // flushes the events still buffered
 
 	s.podFactory.Start(ctx)

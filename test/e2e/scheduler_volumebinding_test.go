@@ -68,7 +68,7 @@ spec:
 	for pod, want := range map[string]string{"db": unbound, "no-claim": missing} {
 		waitKubectl(t, c, controllersTimeout, func(out string) bool { return out == "Warning default-scheduler "+want },
 			"get", "events", "--field-selector", "involvedObject.name="+pod+",reason=FailedScheduling",
-			"-o", "jsonpath={.items[*].type} {.items[*].source.component} {.items[*].message}")
+			"-o", "jsonpath={.items[*].type} {.items[*].reportingComponent} {.items[*].message}")
 		waitKubectl(t, c, controllersTimeout, func(out string) bool { return out == "Pending||False Unschedulable "+want },
 			"get", "pod", pod, "-o", `jsonpath={.status.phase}|{.spec.nodeName}|{.status.conditions[?(@.type=="PodScheduled")].status} {.status.conditions[?(@.type=="PodScheduled")].reason} {.status.conditions[?(@.type=="PodScheduled")].message}`)
 	}

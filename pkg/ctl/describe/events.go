@@ -10,7 +10,7 @@ import (
 )
 
 // describeEvents prints the Events table at the end of a description:
-// oldest first, with repeats folded into one row as "64s (x2 over 2m18s)"
+// by lastTimestamp, oldest first, with repeats folded into one row as "64s (x2 over 2m18s)"
 // (last seen, count, first seen), or "Events: <none>".
 func describeEvents(events []api.Event, w prefixWriter, s Settings) {
 	if len(events) == 0 {
@@ -18,7 +18,7 @@ func describeEvents(events []api.Event, w prefixWriter, s Settings) {
 		return
 	}
 	sorted := append([]api.Event(nil), events...)
-	SortEvents(sorted)
+	sortByLastTimestamp(sorted)
 	w.write(level0, "Events:\n  Type\tReason\tAge\tFrom\tMessage\n")
 	w.write(level1, "----\t------\t----\t----\t-------\n")
 	for _, e := range sorted {
@@ -54,11 +54,27 @@ func EventInterval(e api.Event, now time.Time) string {
 }
 
 // SortEvents orders events by when they last happened, oldest first, as
-// kubectl's SortableEvents does: the series' last observation, else
+// kubectl events' SortableEvents does: the series' last observation, else
 // lastTimestamp, else eventTime. Like kubectl it uses sort.Sort, so events
 // of the same second keep the server's order in short lists.
 func SortEvents(events []api.Event) {
 	sort.Sort(byEventTime(events))
+}
+
+// sortByLastTimestamp orders events as kubectl describe does (its
+// util/event SortableEvents): by lastTimestamp alone, so an
+// events.k8s.io/v1 event, whose core/v1 view has no lastTimestamp, comes
+// before the dated ones. kubectl events, and SortEvents, use the newer key.
+func sortByLastTimestamp(events []api.Event) {
+	sort.Sort(byLastTimestamp(events))
+}
+
+type byLastTimestamp []api.Event
+
+func (l byLastTimestamp) Len() int      { return len(l) }
+func (l byLastTimestamp) Swap(i, j int) { l[i], l[j] = l[j], l[i] }
+func (l byLastTimestamp) Less(i, j int) bool {
+	return l[i].LastTimestamp.Time.Before(l[j].LastTimestamp.Time)
 }
 
 type byEventTime []api.Event

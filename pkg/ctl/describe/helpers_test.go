@@ -50,6 +50,23 @@ func TestSortEventsByLastSeen(t *testing.T) {
 	}
 }
 
+func TestDescribeSortsEventsByLastTimestampOnly(t *testing.T) {
+	base := time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
+	events := []api.Event{
+		{Reason: "Pulling", LastTimestamp: api.NewTime(base)},
+		{Reason: "Started", LastTimestamp: api.NewTime(base.Add(time.Second))},
+		{Reason: "Scheduled", EventTime: api.MicroTime{Time: base.Add(500 * time.Millisecond)}},
+	}
+	sortByLastTimestamp(events)
+	var got []string
+	for _, e := range events {
+		got = append(got, e.Reason)
+	}
+	if want := "Scheduled Pulling Started"; strings.Join(got, " ") != want {
+		t.Errorf("order = %v, want %s (no lastTimestamp sorts first, as in kubectl describe)", got, want)
+	}
+}
+
 func TestSmartLabel(t *testing.T) {
 	tests := map[string]string{
 		"apiVersion":           "API Version",
