@@ -1,6 +1,7 @@
 package nodelifecycle
 
 import (
+	"fmt"
 	"testing"
 	"time"
 
@@ -97,5 +98,40 @@ func TestCIDRAllocatorBlocks(t *testing.T) {
 	}
 	if _, err := newCIDRAllocator(DefaultClusterCIDR, 8); err == nil {
 		t.Error("a node mask wider than the cluster CIDR was accepted")
+	}
+}
+
+// allocate reads every node's range through a remembered parse; the
+// answers must be indexOf's, on the first call and the second, and the
+// memory must stay bounded when nodes carry ranges that are not ours.
+func TestCIDRAllocatorRemembersParsedRanges(t *testing.T) {
+	a, err := newCIDRAllocator(DefaultClusterCIDR, DefaultNodeCIDRMaskSize)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 2 {
+		for _, cidr := range []string{"10.244.7.0/24", "10.244.9.128/25", "10.64.3.0/24", "fd00::/64", "junk", ""} {
+			wantIndex, wantOurs := a.indexOf(cidr)
+			if i, ok := a.cachedIndexOf(cidr); i != wantIndex || ok != wantOurs {
+				t.Errorf("cachedIndexOf(%q) = %d %v, indexOf says %d %v", cidr, i, ok, wantIndex, wantOurs)
+			}
+		}
+	}
+	for n := range 3 * a.blocks() {
+		a.cachedIndexOf(fmt.Sprintf("10.%d.%d.0/24", 64+n/256, n%256))
+	}
+	if len(a.parsed) > 2*a.blocks() {
+		t.Errorf("%d parsed ranges remembered, want at most %d", len(a.parsed), 2*a.blocks())
+	}
+	// With nodes 0 and 1 holding blocks 0 and 1, the next node gets block 2
+	// on the first call and (pending) on the second.
+	nodes := []*api.Node{
+		{ObjectMeta: api.ObjectMeta{Name: "a"}, Spec: api.NodeSpec{PodCIDR: "10.244.0.0/24"}},
+		{ObjectMeta: api.ObjectMeta{Name: "b"}, Spec: api.NodeSpec{PodCIDRs: []string{"10.244.1.0/24"}}},
+	}
+	for range 2 {
+		if p, err := a.allocate("c", nodes); err != nil || p.String() != "10.244.2.0/24" {
+			t.Errorf("allocate(c) = %s, %v; want 10.244.2.0/24", p, err)
+		}
 	}
 }
