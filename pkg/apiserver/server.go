@@ -556,6 +556,9 @@ func (s *Server) start(ctx context.Context) error {
 		Handler:           s.router(),
 		TLSConfig:         tlsConfig,
 		ReadHeaderTimeout: 10 * time.Second,
+		IdleTimeout:       90 * time.Second,
+		MaxHeaderBytes:    1 << 20,
+		HTTP2:             http2Settings(),
 		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelDebug),
 	}
 	go s.aggregator.run(ctx)
