@@ -307,7 +307,10 @@ type Server struct {
 	endpoints *leaseEndpointReconciler
 	// recent passes objects this server wrote to the watch cache.
 	recent recentWrites
-	url    string
+	// limitRangeMisses are the namespaces recently found without
+	// LimitRanges (limitrange_misses.go).
+	limitRangeMisses limitRangeMisses
+	url              string
 	// port is the port the server listens on (SecurePort, or the one
 	// picked when that is 0).
 	port int
