@@ -23,6 +23,7 @@ package apiserver
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"kplane/pkg/api"
 	apierrors "kplane/pkg/api/errors"
@@ -92,12 +93,23 @@ func (s *Server) validateLimitRanges(ctx context.Context, res *resource, obj, ol
 // order of their keys). It reads the watch cache, as upstream's plugin
 // reads its informer, with a consistent read: the cache first catches up
 // with etcd's current revision, so a LimitRange created a moment ago is
-// already there (upstream makes a "live lookup" for the same reason).
+// already there (upstream makes a "live lookup" for the same reason). A
+// namespace that read found empty is taken as empty for
+// limitRangeMissTTL, as upstream keeps its live lookup, unless this
+// server writes a LimitRange meanwhile (limitrange_misses.go).
 func (s *Server) limitRanges(ctx context.Context, namespace string) ([]*api.LimitRange, error) {
+	if s.limitRangeMisses.has(namespace, time.Now()) {
+		return nil, nil
+	}
+	epoch := s.limitRangeMisses.begin()
 	res := s.reg.byPluralAny["limitranges"]
 	entries, _, err := s.caches[res].List(ctx, res.keyPrefix(namespace), 0)
 	if err != nil {
 		return nil, fmt.Errorf("list limitranges in %s from the watch cache: %w", namespace, err)
+	}
+	if len(entries) == 0 {
+		s.limitRangeMisses.record(namespace, epoch, time.Now())
+		return nil, nil
 	}
 	ranges := make([]*api.LimitRange, len(entries))
 	for i, e := range entries {

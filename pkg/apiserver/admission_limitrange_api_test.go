@@ -226,3 +226,35 @@ func TestLimitRangeDefaultsSatisfyQuota(t *testing.T) {
 		t.Errorf("after a LimitRange refusal the quota's used requests.cpu = %s, want 300m unchanged", got.String())
 	}
 }
+
+// Through the API: a namespace whose pods found no LimitRange (and is
+// remembered as having none) gets the defaults of a LimitRange created
+// the moment after, on the very next pod.
+func TestLimitRangeAppliesRightAfterANamespaceHadNone(t *testing.T) {
+	a := framework.StartAPIServer(t)
+	c := a.Client(t, nil)
+	ctx := context.Background()
+	pods := c.Pods("default")
+	plain, err := pods.Create(ctx, &api.Pod{ObjectMeta: api.ObjectMeta{Name: "before"},
+		Spec: api.PodSpec{Containers: []api.Container{{Name: "web", Image: "nginx"}}}}, client.CreateOptions{})
+	if err != nil {
+		t.Fatalf("create a pod with no LimitRange: %v", err)
+	}
+	if len(plain.Spec.Containers[0].Resources.Requests) != 0 {
+		t.Fatalf("requests = %v with no LimitRange, want none", plain.Spec.Containers[0].Resources.Requests)
+	}
+	if _, err := c.LimitRanges("default").Create(ctx, &api.LimitRange{ObjectMeta: api.ObjectMeta{Name: "cpu"},
+		Spec: api.LimitRangeSpec{Limits: []api.LimitRangeItem{{Type: api.LimitTypeContainer,
+			Default: rl("cpu", "500m"), DefaultRequest: rl("cpu", "100m")}}}},
+		client.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	after, err := pods.Create(ctx, &api.Pod{ObjectMeta: api.ObjectMeta{Name: "after"},
+		Spec: api.PodSpec{Containers: []api.Container{{Name: "web", Image: "nginx"}}}}, client.CreateOptions{})
+	if err != nil {
+		t.Fatalf("create a pod after the LimitRange: %v", err)
+	}
+	if got := after.Spec.Containers[0].Resources.Requests.Cpu(); got.String() != "100m" {
+		t.Errorf("cpu request = %s, want the new LimitRange's defaultRequest 100m", got.String())
+	}
+}

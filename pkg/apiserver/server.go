@@ -307,7 +307,10 @@ type Server struct {
 	endpoints *leaseEndpointReconciler
 	// recent passes objects this server wrote to the watch cache.
 	recent recentWrites
-	url    string
+	// limitRangeMisses are the namespaces recently found without
+	// LimitRanges (limitrange_misses.go).
+	limitRangeMisses limitRangeMisses
+	url              string
 	// port is the port the server listens on (SecurePort, or the one
 	// picked when that is 0).
 	port int
@@ -556,6 +559,9 @@ func (s *Server) start(ctx context.Context) error {
 		Handler:           s.router(),
 		TLSConfig:         tlsConfig,
 		ReadHeaderTimeout: 10 * time.Second,
+		IdleTimeout:       90 * time.Second,
+		MaxHeaderBytes:    1 << 20,
+		HTTP2:             http2Settings(),
 		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelDebug),
 	}
 	go s.aggregator.run(ctx)

@@ -531,13 +531,18 @@ func (s *Server) finishUpdate(ctx context.Context, res *resource, current *store
 }
 
 // stored prepares a just-written object for the response and hands it to
-// the watch cache, which will see the same revision come back from etcd.
+// the watch cache, which will see the same revision come back from etcd. A
+// LimitRange written makes LimitRange admission read again in every
+// namespace (limitrange_misses.go).
 func (s *Server) stored(res *resource, key string, obj api.Object, revision int64) (*storedObject, error) {
 	so, err := newStoredObject(res, obj, revision)
 	if err != nil {
 		return nil, err
 	}
 	s.recent.remember(key, so)
+	if res.plural == "limitranges" {
+		s.limitRangeMisses.forget()
+	}
 	return so, nil
 }
 
