@@ -47,10 +47,14 @@ func (s *EtcdStore) Watch(ctx context.Context, prefix string, afterRevision int6
 	// Each Watcher gets its own clientv3 watcher (one stream), so Stop
 	// can close it and know every goroutine behind it has ended, and a
 	// progress request concerns this watch only.
-	etcdWatcher := clientv3.NewWatcher(s.client)
-	var etcdClosed <-chan struct{} // nil, never ready: the gRPC connection ends the watch
+	// The embedded etcd's watches are in-process (inProcessWatch), where
+	// the leader requirement is not checked: a lone member is its own leader.
+	var etcdWatcher clientv3.Watcher
+	var etcdClosed <-chan struct{} // nil, never ready: closing the gRPC connection ends the watch
 	if s.inProcess != nil {
 		etcdWatcher, etcdClosed = s.inProcess.newWatcher(s.client), s.inProcess.closed
+	} else {
+		etcdWatcher = clientv3.NewWatcher(s.client)
 	}
 	w := &etcdWatch{
 		prefix:  prefix,
