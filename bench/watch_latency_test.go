@@ -44,20 +44,7 @@ func BenchmarkW5WatchLatencyBreakdown(b *testing.B) {
 		resp := openConfigMapWatch(b, ctx, s)
 		go readAdded(resp, added)
 
-		etcdClient, err := clientv3.New(clientv3.Config{Endpoints: []string{s.EtcdClientURL()}, DialTimeout: 5 * time.Second})
-		if err != nil {
-			b.Fatal(err)
-		}
-		etcdSeen := make(chan time.Time, 256)
-		etcdEvents := etcdClient.Watch(ctx, keys.Prefix("configmaps", "default"), clientv3.WithPrefix(), clientv3.WithCreatedNotify())
-		<-etcdEvents // the created notification: the watch is registered
-		go func() {
-			for r := range etcdEvents {
-				for range r.Events {
-					etcdSeen <- time.Now()
-				}
-			}
-		}()
+		etcdSeen, closeEtcdWatch := watchEtcdPrefix(b, ctx, s)
 
 		c := s.newClient()
 		var splits []createSplit
@@ -71,17 +58,8 @@ func BenchmarkW5WatchLatencyBreakdown(b *testing.B) {
 			}
 			responded := time.Now()
 			split := createSplit{response: responded.Sub(start)}
-			for _, ch := range []struct {
-				from <-chan time.Time
-				into *time.Duration
-			}{{etcdSeen, &split.etcdWatch}, {added, &split.added}} {
-				select {
-				case at := <-ch.from:
-					*ch.into = at.Sub(start)
-				case <-time.After(5 * time.Second):
-					b.Fatal("no event within 5 s")
-				}
-			}
+			split.etcdWatch = receiveWithin(b, etcdSeen, "etcd watch event").Sub(start)
+			split.added = receiveWithin(b, added, "ADDED event").Sub(start)
 			splits = append(splits, split)
 		}
 		b.StopTimer()
@@ -89,7 +67,7 @@ func BenchmarkW5WatchLatencyBreakdown(b *testing.B) {
 		runtime.ReadMemStats(&gcAfter)
 		cancel()
 		resp.Body.Close()
-		etcdClient.Close()
+		closeEtcdWatch()
 
 		report := func(name string, of func(createSplit) time.Duration) {
 			var d []time.Duration
@@ -145,5 +123,40 @@ func readAdded(resp *http.Response, added chan<- time.Time) {
 		if bytes.Contains(sc.Bytes(), []byte(`"ADDED"`)) {
 			added <- time.Now()
 		}
+	}
+}
+
+// watchEtcdPrefix opens a plain etcd watch of the default namespace's
+// ConfigMaps, bypassing kplane, and sends the time each change arrives on
+// it. It returns once etcd has registered the watch; closeWatch ends it.
+func watchEtcdPrefix(b *testing.B, ctx context.Context, s *server) (seen <-chan time.Time, closeWatch func()) {
+	b.Helper()
+	etcdClient, err := clientv3.New(clientv3.Config{Endpoints: []string{s.EtcdClientURL()}, DialTimeout: 5 * time.Second})
+	if err != nil {
+		b.Fatal(err)
+	}
+	times := make(chan time.Time, 256)
+	events := etcdClient.Watch(ctx, keys.Prefix("configmaps", "default"), clientv3.WithPrefix(), clientv3.WithCreatedNotify())
+	<-events // the created notification: the watch is registered
+	go func() {
+		for r := range events {
+			for range r.Events {
+				times <- time.Now()
+			}
+		}
+	}()
+	return times, func() { _ = etcdClient.Close() }
+}
+
+// receiveWithin returns the next time from ch, failing the benchmark if
+// none arrives within 5 s.
+func receiveWithin(b *testing.B, ch <-chan time.Time, what string) time.Time {
+	b.Helper()
+	select {
+	case at := <-ch:
+		return at
+	case <-time.After(5 * time.Second):
+		b.Fatalf("no %s within 5 s", what)
+		return time.Time{}
 	}
 }

@@ -35,6 +35,7 @@ type Embedded struct {
 	client    *clientv3.Client
 	store     *EtcdStore
 	clientURL string
+	closed    chan struct{} // closed by Close; ends in-process watches
 
 	closeOnce sync.Once
 	closeErr  error
@@ -54,7 +55,12 @@ func StartEmbedded(ctx context.Context, dataDir string) (*Embedded, error) {
 	if err := os.MkdirAll(dataDir, 0o700); err != nil {
 		return nil, fmt.Errorf("start embedded etcd: %w", err)
 	}
-	return startEtcd(ctx, embeddedConfig(dataDir))
+	e, err := startEtcd(ctx, embeddedConfig(dataDir))
+	if err != nil {
+		return nil, err
+	}
+	e.store.inProcess = newInProcessWatch(e.etcd.Server, e.closed)
+	return e, nil
 }
 
 // startEtcd starts an etcd server with cfg, waits until it serves requests
@@ -90,15 +96,16 @@ func startEtcd(ctx context.Context, cfg *embed.Config) (*Embedded, error) {
 	// every answer. That round trip was about a quarter of the apiserver's
 	// CPU under W3's creates (docs/performance.md, "Issue 18: writes"). The
 	// server keeps its own checks (request size, quota, revisions); only
-	// the transport is skipped. Watches, leases and the cluster API stay on
-	// the gRPC connection: etcd 3.7's in-process watch adapter dereferences
-	// a nil gRPC connection when a watch stream opens.
+	// the transport is skipped. Leases and the cluster API stay on the gRPC
+	// connection; watches go in-process too, but only for the single-member
+	// etcd of StartEmbedded (see inProcessWatch).
 	client.KV = clientv3.NewKVFromKVClient(adapter.KvServerToKvClient(v3rpc.NewQuotaKVServer(e.Server)), client)
 	return &Embedded{
 		etcd:      e,
 		client:    client,
 		store:     NewEtcdStore(client),
 		clientURL: clientURL,
+		closed:    make(chan struct{}),
 	}, nil
 }
 
@@ -164,6 +171,7 @@ func (e *Embedded) ClientURL() string { return e.clientURL }
 // again does nothing and returns the first call's result.
 func (e *Embedded) Close() error {
 	e.closeOnce.Do(func() {
+		close(e.closed) // ends the in-process watches, as closing the client ends gRPC ones
 		if err := e.client.Close(); err != nil && !errors.Is(err, context.Canceled) {
 			e.closeErr = fmt.Errorf("close embedded etcd client: %w", err)
 		}

@@ -161,3 +161,33 @@ func TestEmbeddedInProcessWritesAreEtcdWrites(t *testing.T) {
 		t.Fatal("no watch event for the create")
 	}
 }
+
+// TestEmbeddedWatchIsInProcessAndEndsOnClose checks that the embedded
+// etcd's watches call etcd in-process (a member of a multi-member cluster
+// keeps gRPC ones, whose leader check the in-process path skips), and that
+// closing the embedded etcd ends an open watch with an Error event, as
+// closing the client ends a gRPC watch, instead of leaving it waiting.
+func TestEmbeddedWatchIsInProcessAndEndsOnClose(t *testing.T) {
+	e := startTestEtcd(t)
+	s := e.Store()
+	if s.inProcess == nil {
+		t.Fatal("the embedded etcd's store watches over gRPC, want in-process")
+	}
+	w, err := s.Watch(testContext(t), "/registry/pods/", 0)
+	if err != nil {
+		t.Fatalf("Watch: %v", err)
+	}
+	defer w.Stop()
+	created := mustCreate(t, s, "/registry/pods/default/a", "x")
+	if ev := nextEvent(t, w); ev.Type != Added || ev.KV.Key != created.Key || string(ev.KV.Value) != "x" {
+		t.Fatalf("first event = %+v, want Added %s", ev, created.Key)
+	}
+
+	if err := e.Close(); err != nil {
+		t.Fatalf("Close: %v", err)
+	}
+	if ev := nextEvent(t, w); ev.Type != Error {
+		t.Fatalf("event after Close = %+v, want Error", ev)
+	}
+	expectClosed(t, w)
+}

@@ -18,6 +18,10 @@ type EtcdStore struct {
 	client *clientv3.Client
 	// ownsClient says Close must close client (Connect made it).
 	ownsClient bool
+
+	// inProcess, if set, serves watches in-process (the embedded etcd);
+	// otherwise each watch has its own gRPC stream.
+	inProcess *inProcessWatch
 }
 
 var _ Interface = (*EtcdStore)(nil)

@@ -44,10 +44,18 @@ func (s *EtcdStore) Watch(ctx context.Context, prefix string, afterRevision int6
 	// apiserver does). The same context metadata must be used for
 	// RequestProgress, since clientv3 picks the gRPC stream by it.
 	ctx, cancel := context.WithCancel(clientv3.WithRequireLeader(ctx))
-	// Each Watcher gets its own clientv3 watcher (one gRPC stream), so Stop
+	// Each Watcher gets its own clientv3 watcher (one stream), so Stop
 	// can close it and know every goroutine behind it has ended, and a
 	// progress request concerns this watch only.
-	etcdWatcher := clientv3.NewWatcher(s.client)
+	// The embedded etcd's watches are in-process (inProcessWatch), where
+	// the leader requirement is not checked: a lone member is its own leader.
+	var etcdWatcher clientv3.Watcher
+	var etcdClosed <-chan struct{} // nil, never ready: closing the gRPC connection ends the watch
+	if s.inProcess != nil {
+		etcdWatcher, etcdClosed = s.inProcess.newWatcher(s.client), s.inProcess.closed
+	} else {
+		etcdWatcher = clientv3.NewWatcher(s.client)
+	}
 	w := &etcdWatch{
 		prefix:  prefix,
 		watcher: etcdWatcher,
@@ -55,6 +63,7 @@ func (s *EtcdStore) Watch(ctx context.Context, prefix string, afterRevision int6
 		cancel:  cancel,
 		result:  make(chan Event, watchBufferSize),
 		done:    make(chan struct{}),
+		closed:  etcdClosed,
 	}
 	go w.run(etcdWatcher.Watch(ctx, prefix, opts...), afterRevision)
 	return w, nil
@@ -71,6 +80,7 @@ type etcdWatch struct {
 	cancel  context.CancelFunc
 	result  chan Event
 	done    chan struct{}
+	closed  <-chan struct{} // an in-process watch's etcd has shut down
 
 	stopOnce sync.Once
 }
@@ -118,6 +128,9 @@ func (w *etcdWatch) run(responses clientv3.WatchChan, afterRevision int64) {
 		var ok bool
 		select {
 		case <-w.ctx.Done():
+			return
+		case <-w.closed:
+			w.send(Event{Type: Error, Err: fmt.Errorf("watch %q: etcd closed the watch", w.prefix)})
 			return
 		case resp, ok = <-responses:
 		}

@@ -66,6 +66,11 @@ func startMembers(t *testing.T, configs []MemberConfig) []*Embedded {
 			t.Fatalf("start %s: %v", configs[i].Name, err)
 		}
 		t.Cleanup(func() { _ = started[i].Close() })
+		// A member may lose its leader, which only the gRPC path's
+		// interceptor notices (WithRequireLeader): no in-process watches.
+		if started[i].Store().inProcess != nil {
+			t.Fatalf("%s watches in-process, want gRPC", configs[i].Name)
+		}
 	}
 	return started
 }
