@@ -134,11 +134,23 @@ func (s *Server) list(ctx context.Context, r *http.Request, res *resource, names
 	if q.string("resourceVersion") == "0" {
 		minRevision = 1 // "any": whatever the cache has
 	}
+	opts.IndexValue = indexValueFor(res, sel)
 	page, err := c.ListPage(ctx, prefix, minRevision, opts)
 	if err != nil {
 		return listResult{}, storeError(err, res, "")
 	}
 	return listResultOf(page, sel), nil
+}
+
+// indexValueFor returns the value of the watch cache's index
+// (cacheIndexFor: pods by spec.nodeName) that sel requires, or "": a LIST of
+// one node's pods, a kubelet's, visits only that node's pods.
+func indexValueFor(res *resource, sel selectors) string {
+	if cacheIndexFor(res) == nil {
+		return ""
+	}
+	value, _ := sel.fields.RequiresExactMatch("spec.nodeName")
+	return value
 }
 
 // continueExpired is upstream's answer to a continue token whose revision

@@ -192,3 +192,45 @@ func TestPagedListContinueTokenExpiresWithCompaction(t *testing.T) {
 		t.Errorf("next page after compaction: %d %+v, want 410 Expired, the continue parameter too old", resp.Code, status)
 	}
 }
+
+// TestListOneNodesPods: a LIST with fieldSelector=spec.nodeName=X (a
+// kubelet's, answered through the watch cache's index of pods by node)
+// returns that node's pods in the namespace asked, in key order, paged by
+// limit without a remainingItemCount, and leaves out a deleted pod.
+func TestListOneNodesPods(t *testing.T) {
+	a := framework.StartAPIServer(t)
+	c := a.Client(t, nil)
+	ctx := context.Background()
+	for _, ns := range []string{"a", "b"} {
+		if _, err := c.Namespaces().Create(ctx, &api.Namespace{ObjectMeta: api.ObjectMeta{Name: ns}}, client.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i := range 12 {
+		ns := []string{"a", "b"}[i%2]
+		pod := &api.Pod{ObjectMeta: api.ObjectMeta{Name: fmt.Sprintf("p%02d", i)}, Spec: api.PodSpec{
+			NodeName:   fmt.Sprintf("n%d", i%3),
+			Containers: []api.Container{{Name: "c", Image: "registry.k8s.io/pause:3.10"}},
+		}}
+		if _, err := c.Pods(ns).Create(ctx, pod, client.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := c.Pods("a").Delete(ctx, "p06", client.DeleteOptions{GracePeriodSeconds: new(int64)}); err != nil {
+		t.Fatal(err)
+	}
+	// n0 holds p00 p03 p06 p09; a holds the even ones; p06 is deleted.
+	all := getList(t, a, "/api/v1/pods?fieldSelector=spec.nodeName%3Dn0")
+	inA := getList(t, a, "/api/v1/namespaces/a/pods?fieldSelector=spec.nodeName%3Dn0")
+	if got := namesOf(t, all.Items) + "|" + namesOf(t, inA.Items); got != "p00,p03,p09|p00" {
+		t.Errorf("n0's pods (all namespaces | namespace a): %s, want p00,p03,p09|p00", got)
+	}
+	first := getList(t, a, "/api/v1/pods?fieldSelector=spec.nodeName%3Dn1&limit=2")
+	if got := namesOf(t, first.Items); got != "p04,p10" || first.Metadata.Continue == "" || first.Metadata.RemainingItemCount != nil {
+		t.Fatalf("n1's first page %s, continue %q, remaining %v; want p04,p10 (namespace a first), a token, no count", got, first.Metadata.Continue, first.Metadata.RemainingItemCount)
+	}
+	rest := getList(t, a, "/api/v1/pods?fieldSelector=spec.nodeName%3Dn1&limit=2&continue="+url.QueryEscape(first.Metadata.Continue))
+	if got := namesOf(t, rest.Items); got != "p01,p07" || rest.Metadata.Continue != "" {
+		t.Errorf("n1's second page %s, continue %q; want p01,p07 and the end", got, rest.Metadata.Continue)
+	}
+}

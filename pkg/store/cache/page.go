@@ -53,6 +53,13 @@ type PageOptions struct {
 	// apiserver's label and field selectors). It runs under the cache's read
 	// lock, so it must be quick.
 	Match func(obj any) bool
+	// IndexValue, when set on a cache with an Options.Index, narrows a
+	// ListPage to the entries filed under this value before Match runs (a
+	// LIST of one node's pods visits that node's pods, not every pod), as
+	// upstream's watch cache answers such lists from its indexers. Match
+	// must still check the value: ListPageAt, and a cache without an
+	// index, visit every entry.
+	IndexValue string
 }
 
 // Page is one page of a list.
@@ -65,7 +72,8 @@ type Page struct {
 	// cut at Limit.
 	More bool
 	// Remaining counts every entry (matching or not) after the last one of
-	// the page, when More is set: upstream's remainingItemCount.
+	// the page, when More is set: upstream's remainingItemCount. With
+	// IndexValue it counts only the entries filed under that value.
 	Remaining int64
 }
 
@@ -91,6 +99,9 @@ func (c *Cache) ListPage(ctx context.Context, prefix string, minRevision int64, 
 	}
 	c.mu.RLock()
 	defer c.mu.RUnlock()
+	if opts.IndexValue != "" && c.snapshot.index != nil {
+		return pageOf(c.snapshot.byIndex(opts.IndexValue), prefix, c.revision, nil, opts), nil
+	}
 	return c.pageLocked(prefix, c.revision, nil, opts), nil
 }
 
@@ -155,13 +166,23 @@ func (c *Cache) undoAfter(rev int64, prefix, after string) []undone {
 
 // pageLocked walks the snapshot from opts.After on, with the keys of undo
 // replaced by their earlier state, and collects the page at rev. The caller
-// holds the lock.
+// holds the lock (entries are shared with the snapshot).
 func (c *Cache) pageLocked(prefix string, rev int64, undo []undone, opts PageOptions) Page {
+	return pageOf(c.snapshot.entries, prefix, rev, undo, opts)
+}
+
+// pageOf collects the page at rev from entries (sorted by key: the
+// snapshot's, or the ones an index files under a value) with the keys of
+// undo replaced by their earlier state.
+func pageOf(entries []Entry, prefix string, rev int64, undo []undone, opts PageOptions) Page {
 	page := Page{Revision: rev}
-	entries := c.snapshot.entries
-	start, _ := c.snapshot.find(prefix)
+	find := func(key string) int {
+		i, _ := slices.BinarySearchFunc(entries, key, func(e Entry, key string) int { return strings.Compare(e.Key, key) })
+		return i
+	}
+	start := find(prefix)
 	if opts.After > prefix {
-		start, _ = c.snapshot.find(opts.After)
+		start = find(opts.After)
 		if start < len(entries) && entries[start].Key == opts.After {
 			start++
 		}

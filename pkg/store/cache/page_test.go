@@ -246,3 +246,48 @@ func summarizeEntries(entries []Entry) []string {
 	}
 	return out
 }
+
+// TestListPageIndexValueVisitsOnlyThatValue: with IndexValue, ListPage
+// runs Match only on the entries the index files under that value (a
+// node's pods, not every pod) and answers what a walk of every entry with
+// the same Match answers, page by page, within the prefix only.
+func TestListPageIndexValueVisitsOnlyThatValue(t *testing.T) {
+	s := newFakeStore()
+	for i := range 40 {
+		mustCreate(t, s, fmt.Sprintf("/registry/pods/ns%d/p%02d", 1+i%2, i), fmt.Sprintf("node-%d", i%4))
+	}
+	byNode := func(obj any) string { return obj.(testObject).Value }
+	c, stop := startCache(t, s, "/registry/pods/", Options{Index: byNode})
+	defer stop()
+	// A write after the start: the index follows the snapshot.
+	waitFor(t, c, mustUpdate(t, s, "/registry/pods/ns1/p00", "node-1"))
+
+	visited := 0
+	onNode1 := func(obj any) bool { visited++; return byNode(obj) == "node-1" }
+	for _, prefix := range []string{"/registry/pods/", "/registry/pods/ns1/"} {
+		walked, err := c.ListPage(context.Background(), prefix, 0, PageOptions{Match: onNode1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var paged []Entry
+		opts := PageOptions{Match: onNode1, IndexValue: "node-1", Limit: 3}
+		for {
+			visited = 0
+			page, err := c.ListPage(context.Background(), prefix, 0, opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if visited > 11 { // node-1 has 11 pods in all (p00 moved there)
+				t.Errorf("a page of node-1's pods ran Match %d times", visited)
+			}
+			paged = append(paged, page.Entries...)
+			if !page.More {
+				break
+			}
+			opts.After = page.Entries[len(page.Entries)-1].Key
+		}
+		if len(walked.Entries) == 0 || !slices.Equal(summarizeEntries(paged), summarizeEntries(walked.Entries)) {
+			t.Errorf("%s: through the index %v, walking every entry %v", prefix, summarizeEntries(paged), summarizeEntries(walked.Entries))
+		}
+	}
+}
