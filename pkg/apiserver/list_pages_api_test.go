@@ -52,7 +52,16 @@ func namesOf(t *testing.T, items []json.RawMessage) string {
 	return strings.Join(names, ",")
 }
 
-// TestPagedListShowsTheFirstPagesRevision: every page of a paginated LIST
+// TestPagedLists runs the list tests below on one apiserver (one start
+// instead of three), the compaction last.
+func TestPagedLists(t *testing.T) {
+	a := framework.StartAPIServer(t)
+	t.Run("PagesShowTheFirstPagesRevision", func(t *testing.T) { pagesShowTheFirstPagesRevision(t, a) })
+	t.Run("OneNodesPods", func(t *testing.T) { listOneNodesPods(t, a) })
+	t.Run("ContinueTokenExpiresWithCompaction", func(t *testing.T) { continueTokenExpiresWithCompaction(t, a) })
+}
+
+// pagesShowTheFirstPagesRevision: every page of a paginated LIST
 // shows the list as of the first page's resourceVersion, whatever was
 // written between the pages — an object created since does not appear, one
 // updated since appears as it was, one deleted since still appears — and
@@ -60,8 +69,7 @@ func namesOf(t *testing.T, items []json.RawMessage) string {
 // (resourceVersionMatch=Exact, read from etcd). remainingItemCount counts
 // what the later pages hold; a label selector pages the same way, without
 // a count.
-func TestPagedListShowsTheFirstPagesRevision(t *testing.T) {
-	a := framework.StartAPIServer(t)
+func pagesShowTheFirstPagesRevision(t *testing.T, a *framework.APIServer) {
 	c := a.Client(t, nil)
 	ctx := context.Background()
 	cms := c.ConfigMaps("default")
@@ -153,22 +161,24 @@ func TestPagedListShowsTheFirstPagesRevision(t *testing.T) {
 	}
 }
 
-// TestPagedListContinueTokenExpiresWithCompaction: once etcd has compacted
+// continueTokenExpiresWithCompaction: once etcd has compacted
 // the first page's revision, the next page is 410 Gone, reason Expired, with
 // upstream's message — even though the watch cache could still rebuild that
 // revision from its history.
-func TestPagedListContinueTokenExpiresWithCompaction(t *testing.T) {
-	a := framework.StartAPIServer(t)
+func continueTokenExpiresWithCompaction(t *testing.T, a *framework.APIServer) {
 	c := a.Client(t, nil)
 	ctx := context.Background()
+	if _, err := c.Namespaces().Create(ctx, &api.Namespace{ObjectMeta: api.ObjectMeta{Name: "expiry"}}, client.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
 	for i := range 3 {
-		if _, err := c.ConfigMaps("default").Create(ctx, &api.ConfigMap{ObjectMeta: api.ObjectMeta{Name: fmt.Sprintf("cm%d", i)}}, client.CreateOptions{}); err != nil {
+		if _, err := c.ConfigMaps("expiry").Create(ctx, &api.ConfigMap{ObjectMeta: api.ObjectMeta{Name: fmt.Sprintf("cm%d", i)}}, client.CreateOptions{}); err != nil {
 			t.Fatal(err)
 		}
 	}
-	const base = "/api/v1/namespaces/default/configmaps"
+	const base = "/api/v1/namespaces/expiry/configmaps"
 	first := getList(t, a, base+"?limit=1")
-	if _, err := c.ConfigMaps("default").Create(ctx, &api.ConfigMap{ObjectMeta: api.ObjectMeta{Name: "later"}}, client.CreateOptions{}); err != nil {
+	if _, err := c.ConfigMaps("expiry").Create(ctx, &api.ConfigMap{ObjectMeta: api.ObjectMeta{Name: "later"}}, client.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	current, err := a.Store().CurrentRevision(ctx)
@@ -193,12 +203,11 @@ func TestPagedListContinueTokenExpiresWithCompaction(t *testing.T) {
 	}
 }
 
-// TestListOneNodesPods: a LIST with fieldSelector=spec.nodeName=X (a
+// listOneNodesPods: a LIST with fieldSelector=spec.nodeName=X (a
 // kubelet's, answered through the watch cache's index of pods by node)
 // returns that node's pods in the namespace asked, in key order, paged by
 // limit without a remainingItemCount, and leaves out a deleted pod.
-func TestListOneNodesPods(t *testing.T) {
-	a := framework.StartAPIServer(t)
+func listOneNodesPods(t *testing.T, a *framework.APIServer) {
 	c := a.Client(t, nil)
 	ctx := context.Background()
 	for _, ns := range []string{"a", "b"} {
