@@ -50,8 +50,8 @@ type PageOptions struct {
 	// Limit is the most entries the page holds; 0 means no limit.
 	Limit int
 	// Match, when set, keeps only the entries whose object it accepts (the
-	// apiserver's label and field selectors). It runs under the cache's read
-	// lock, so it must be quick.
+	// apiserver's label and field selectors). It runs after the cache's lock
+	// is released, on a copy of the entries it may visit.
 	Match func(obj any) bool
 	// IndexValue, when set on a cache with an Options.Index, narrows a
 	// ListPage to the entries filed under this value before Match runs (a
@@ -98,11 +98,40 @@ func (c *Cache) ListPage(ctx context.Context, prefix string, minRevision int64, 
 		return Page{}, fmt.Errorf("list %s: %w", prefix, err)
 	}
 	c.mu.RLock()
-	defer c.mu.RUnlock()
+	rev := c.revision
 	if opts.IndexValue != "" && c.snapshot.index != nil {
-		return pageOf(c.snapshot.byIndex(opts.IndexValue), prefix, c.revision, nil, opts), nil
+		filed := c.snapshot.byIndex(opts.IndexValue) // a copy
+		c.mu.RUnlock()
+		return pageOf(filed, prefix, rev, nil, opts), nil
 	}
-	return c.pageLocked(prefix, c.revision, nil, opts), nil
+	return c.pageUnlocking(candidatesLocked(c.snapshot.entries, prefix, opts), prefix, rev, nil, opts), nil
+}
+
+// pageUnlocking collects the page from entries (candidatesLocked's) and
+// releases the read lock the caller holds: after collecting the page when
+// entries are shared with the snapshot (no Match), before when they are a
+// copy.
+func (c *Cache) pageUnlocking(entries []Entry, prefix string, rev int64, undo []undone, opts PageOptions) Page {
+	if opts.Match == nil {
+		defer c.mu.RUnlock()
+	} else {
+		c.mu.RUnlock()
+	}
+	return pageOf(entries, prefix, rev, undo, opts)
+}
+
+// candidatesLocked returns the run of entries under prefix after
+// opts.After. Without a Match a page is collected under the lock (it stops
+// at Limit, or copies the run once), so the run is returned as it is,
+// shared with the snapshot; with a Match it is copied (a memmove, as a
+// whole list always was), so that matching, which may visit every entry,
+// runs after the lock is released and never holds up the cache's writer.
+func candidatesLocked(entries []Entry, prefix string, opts PageOptions) []Entry {
+	start, end := runOf(entries, prefix, opts.After)
+	if opts.Match == nil {
+		return entries[start:end]
+	}
+	return slices.Clone(entries[start:end])
 }
 
 // ListPageAt returns a page of the entries under prefix as they stood at
@@ -118,15 +147,18 @@ func (c *Cache) ListPageAt(prefix string, rev int64, opts PageOptions) (Page, er
 		return Page{}, fmt.Errorf("list %s at revision %d: %w", prefix, rev, ErrRevisionNotHeld)
 	}
 	c.mu.RLock()
-	defer c.mu.RUnlock()
 	if c.isStopped {
+		c.mu.RUnlock()
 		return Page{}, ErrStopped
 	}
 	if rev > c.revision || !c.history.covers(rev) {
+		since, current := c.history.since, c.revision
+		c.mu.RUnlock()
 		return Page{}, fmt.Errorf("list %s at revision %d (the cache holds %d to %d): %w",
-			prefix, rev, c.history.since, c.revision, ErrRevisionNotHeld)
+			prefix, rev, since, current, ErrRevisionNotHeld)
 	}
-	return c.pageLocked(prefix, rev, c.undoAfter(rev, prefix, opts.After), opts), nil
+	undo := c.undoAfter(rev, prefix, opts.After) // a new slice
+	return c.pageUnlocking(candidatesLocked(c.snapshot.entries, prefix, opts), prefix, rev, undo, opts), nil
 }
 
 // undone is a key's state at an earlier revision, rebuilt from the history.
@@ -164,33 +196,34 @@ func (c *Cache) undoAfter(rev int64, prefix, after string) []undone {
 	return out
 }
 
-// pageLocked walks the snapshot from opts.After on, with the keys of undo
-// replaced by their earlier state, and collects the page at rev. The caller
-// holds the lock (entries are shared with the snapshot).
-func (c *Cache) pageLocked(prefix string, rev int64, undo []undone, opts PageOptions) Page {
-	return pageOf(c.snapshot.entries, prefix, rev, undo, opts)
-}
-
-// pageOf collects the page at rev from entries (sorted by key: the
-// snapshot's, or the ones an index files under a value) with the keys of
-// undo replaced by their earlier state.
-func pageOf(entries []Entry, prefix string, rev int64, undo []undone, opts PageOptions) Page {
-	page := Page{Revision: rev}
+// runOf returns where, in entries (sorted by key), the keys under prefix
+// that sort after after begin and end: keys sharing a prefix are
+// contiguous.
+func runOf(entries []Entry, prefix, after string) (start, end int) {
 	find := func(key string) int {
 		i, _ := slices.BinarySearchFunc(entries, key, func(e Entry, key string) int { return strings.Compare(e.Key, key) })
 		return i
 	}
-	start := find(prefix)
-	if opts.After > prefix {
-		start = find(opts.After)
-		if start < len(entries) && entries[start].Key == opts.After {
+	start = find(prefix)
+	if after > prefix {
+		start = find(after)
+		if start < len(entries) && entries[start].Key == after {
 			start++
 		}
 	}
-	// end is where the prefix's contiguous run of keys stops.
-	end := start + sort.Search(len(entries)-start, func(i int) bool {
+	end = start + sort.Search(len(entries)-start, func(i int) bool {
 		return !strings.HasPrefix(entries[start+i].Key, prefix)
 	})
+	return start, end
+}
+
+// pageOf collects the page at rev from entries (sorted by key: a run of
+// the snapshot's, a copy of it, or the entries an index files under a
+// value), from opts.After on, with the keys of undo (also after
+// opts.After) replaced by their earlier state.
+func pageOf(entries []Entry, prefix string, rev int64, undo []undone, opts PageOptions) Page {
+	page := Page{Revision: rev}
+	start, end := runOf(entries, prefix, opts.After)
 
 	size := end - start + len(undo) // at most this many; a whole list is copied once
 	if opts.Limit > 0 {
@@ -223,7 +256,7 @@ func pageOf(entries []Entry, prefix string, rev int64, undo []undone, opts PageO
 		}
 		if opts.Limit > 0 && len(page.Entries) == opts.Limit {
 			page.More = true
-			page.Remaining = countAfterLocked(entries[i:end], undo[j:]) + 1 // e itself
+			page.Remaining = countAfter(entries[i:end], undo[j:]) + 1 // e itself
 			return page
 		}
 		page.Entries = append(page.Entries, e)
@@ -231,11 +264,11 @@ func pageOf(entries []Entry, prefix string, rev int64, undo []undone, opts PageO
 	return page
 }
 
-// countAfterLocked counts the keys that existed at the page's revision among
+// countAfter counts the keys that existed at the page's revision among
 // the rest of the snapshot's run and the rest of the overlay: the present
 // ones, less the undone keys that did not exist then, plus the undone keys
 // that no longer exist now.
-func countAfterLocked(rest []Entry, undo []undone) int64 {
+func countAfter(rest []Entry, undo []undone) int64 {
 	n := int64(len(rest))
 	for _, u := range undo {
 		_, existsNow := slices.BinarySearchFunc(rest, u.entry.Key, func(e Entry, key string) int {
