@@ -35,17 +35,7 @@ func startGraceManager(t *testing.T, bin, kubeconfig string) *framework.SyncBuff
 		"--bind-address", "127.0.0.1:0",
 		"--node-monitor-grace-period", nodeGracePeriod.String())
 	cmd.Stdout, cmd.Stderr = out, out
-	if err := cmd.Start(); err != nil {
-		t.Fatalf("start controller-manager: %v", err)
-	}
-	exited := make(chan struct{})
-	go func() {
-		_ = cmd.Wait()
-		close(exited)
-	}()
-	t.Cleanup(func() {
-		_ = cmd.Process.Kill() // this process only, by its PID
-		<-exited
+	framework.StartProcess(t, "controller-manager", cmd, func() {
 		if t.Failed() {
 			t.Logf("controller-manager (pid %d) output:\n%s", cmd.Process.Pid, out.String())
 		}
