@@ -149,8 +149,11 @@ func getBody(ctx context.Context, c *client.Client, path string, query url.Value
 	return body, nil
 }
 
+// benchProcess names this benchmark's own process among the RSS figures.
+const benchProcess = "scale-bench"
+
 // readRSS reads the RSS of every process in pids, and of this one as
-// "scale-bench"; a process it cannot read is left out.
+// benchProcess; a process it cannot read is left out.
 func readRSS(pids map[string]int) map[string]uint64 {
 	rss := map[string]uint64{}
 	for name, pid := range pids {
@@ -159,7 +162,7 @@ func readRSS(pids map[string]int) map[string]uint64 {
 		}
 	}
 	if m, err := procstat.ReadMemory(os.Getpid()); err == nil {
-		rss["scale-bench"] = m.RSS
+		rss[benchProcess] = m.RSS
 	}
 	return rss
 }

@@ -107,7 +107,7 @@ func TestScale(t *testing.T) {
 	if sz.w7Pods > 0 {
 		rep.w7 = measureW7(ctx, t, sc, tr, namespace, sz.w7Pods)
 	}
-	rep.peakRSS = peak()
+	rep.peakRSS, rep.peakClusterRSS = peak()
 	rep.watchRelists = tr.relistCount()
 	rep.total = time.Since(runStart)
 	rep.write(t, "../scale-report.txt")
@@ -170,14 +170,18 @@ func fillNodes(perNode map[string]int, nodes []string, n int) []string {
 
 // watchPeakRSS samples the RSS of every process in pids (and this one)
 // every 5 s until ctx ends; the returned function reports the highest sum
-// seen so far.
-func watchPeakRSS(ctx context.Context, pids map[string]int) func() uint64 {
+// seen so far, of every process and of the cluster's alone (this
+// benchmark's own process, with its tracker's copy of every pod and the
+// relist's cache, left out).
+func watchPeakRSS(ctx context.Context, pids map[string]int) func() (all, cluster uint64) {
 	var mu sync.Mutex
-	var peak uint64
+	var peakAll, peakCluster uint64
 	sample := func() {
-		total := sumRSS(readRSS(pids))
+		rss := readRSS(pids)
+		total := sumRSS(rss)
 		mu.Lock()
-		peak = max(peak, total)
+		peakAll = max(peakAll, total)
+		peakCluster = max(peakCluster, total-rss[benchProcess])
 		mu.Unlock()
 	}
 	go func() {
@@ -192,11 +196,11 @@ func watchPeakRSS(ctx context.Context, pids map[string]int) func() uint64 {
 			}
 		}
 	}()
-	return func() uint64 {
+	return func() (uint64, uint64) {
 		sample()
 		mu.Lock()
 		defer mu.Unlock()
-		return peak
+		return peakAll, peakCluster
 	}
 }
 

@@ -2,9 +2,12 @@ package apiserver
 
 // Lists. A LIST is answered from the watch cache: the cache first catches up
 // with etcd (a consistent read), then the response is assembled from each
-// object's cached JSON. Pagination (limit/continue) pages through that
-// snapshot; when a continue token names a revision the cache has moved past,
-// the rest of the list is read from etcd's history at that revision.
+// object's cached JSON. Pagination (limit/continue): a continue token names
+// the first page's revision and the last key returned, and every later page
+// shows the list as of that revision — from the cache, which rebuilds it
+// from its history of recent changes, or, once that history no longer
+// reaches back that far, from etcd's history at that revision (410 Expired
+// once etcd has compacted it).
 
 import (
 	"bytes"
@@ -14,7 +17,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"sort"
 	"strconv"
 
 	"kplane/pkg/api"
@@ -92,20 +94,33 @@ func (s *Server) list(ctx context.Context, r *http.Request, res *resource, names
 	prefix := res.keyPrefix(namespace)
 	c := s.caches[res]
 
+	opts := cache.PageOptions{Limit: int(limit)}
+	if !sel.empty() {
+		opts.Match = func(obj any) bool { return sel.matches(obj.(*storedObject)) }
+	}
+
 	if token := q.string("continue"); token != "" {
 		t, err := decodeContinue(token)
 		if err != nil {
 			return listResult{}, err
 		}
-		// The cache only holds the present; if nothing changed since the first
-		// page it still is that page's snapshot, otherwise read etcd's history.
-		if c.Revision() == t.Revision {
-			entries, rev, err := c.List(ctx, prefix, t.Revision)
-			if err == nil && rev == t.Revision {
-				return pageFromCache(entries, rev, t.StartKey, limit, sel), nil
-			}
+		// The page shows the list as of the first page's revision, as long as
+		// etcd still has it (upstream answers 410 for a compacted one even
+		// while its cache could serve it); the cache rebuilds that state from
+		// its history (cache.ListPageAt) and, once its history no longer
+		// reaches back that far, etcd's history is read.
+		if s.compacted(ctx, t.Revision) {
+			return listResult{}, continueExpired()
 		}
-		return s.listFromStore(ctx, res, prefix, t.Revision, t.StartKey, limit, sel)
+		opts.After = t.StartKey
+		page, err := c.ListPageAt(prefix, t.Revision, opts)
+		if errors.Is(err, cache.ErrRevisionNotHeld) {
+			return s.listFromStore(ctx, res, prefix, t.Revision, t.StartKey, limit, sel)
+		}
+		if err != nil {
+			return listResult{}, storeError(err, res, "")
+		}
+		return listResultOf(page, sel), nil
 	}
 
 	rv, err := parseResourceVersion(q.string("resourceVersion"))
@@ -119,37 +134,46 @@ func (s *Server) list(ctx context.Context, r *http.Request, res *resource, names
 	if q.string("resourceVersion") == "0" {
 		minRevision = 1 // "any": whatever the cache has
 	}
-	entries, rev, err := c.List(ctx, prefix, minRevision)
+	opts.IndexValue = indexValueFor(res, sel)
+	page, err := c.ListPage(ctx, prefix, minRevision, opts)
 	if err != nil {
 		return listResult{}, storeError(err, res, "")
 	}
-	return pageFromCache(entries, rev, "", limit, sel), nil
+	return listResultOf(page, sel), nil
 }
 
-// pageFromCache selects, after startKey, up to limit entries that match sel.
-func pageFromCache(entries []cache.Entry, rev int64, startKey string, limit int64, sel selectors) listResult {
-	out := listResult{revision: rev, items: []*storedObject{}}
-	start := 0
-	if startKey != "" {
-		start = sort.Search(len(entries), func(i int) bool { return entries[i].Key > startKey })
+// indexValueFor returns the value of the watch cache's index
+// (cacheIndexFor: pods by spec.nodeName) that sel requires, or "": a LIST of
+// one node's pods, a kubelet's, visits only that node's pods.
+func indexValueFor(res *resource, sel selectors) string {
+	if cacheIndexFor(res) == nil {
+		return ""
 	}
-	lastReturned := ""
-	for i := start; i < len(entries); i++ {
-		so := entries[i].Object.(*storedObject)
-		if !sel.matches(so) {
-			continue
+	value, _ := sel.fields.RequiresExactMatch("spec.nodeName")
+	return value
+}
+
+// continueExpired is upstream's answer to a continue token whose revision
+// etcd has compacted: 410 Gone, reason Expired.
+func continueExpired() error {
+	return apierrors.NewGone("The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter.")
+}
+
+// listResultOf turns a page of the cache into a list response's page: a
+// continue token naming the page's revision and last key when more matches
+// follow, and remainingItemCount only without selectors (as upstream, which
+// cannot count the matches it has not visited).
+func listResultOf(page cache.Page, sel selectors) listResult {
+	out := listResult{revision: page.Revision, items: make([]*storedObject, len(page.Entries))}
+	for i, e := range page.Entries {
+		out.items[i] = e.Object.(*storedObject)
+	}
+	if page.More && len(page.Entries) > 0 {
+		out.next = encodeContinue(page.Revision, page.Entries[len(page.Entries)-1].Key)
+		if sel.empty() {
+			remaining := page.Remaining
+			out.remaining = &remaining
 		}
-		if limit > 0 && int64(len(out.items)) == limit {
-			// Another match exists: this page ends here.
-			out.next = encodeContinue(rev, lastReturned)
-			if sel.empty() {
-				remaining := int64(len(entries) - i)
-				out.remaining = &remaining
-			}
-			return out
-		}
-		out.items = append(out.items, so)
-		lastReturned = entries[i].Key
 	}
 	return out
 }
@@ -166,7 +190,7 @@ func (s *Server) listFromStore(ctx context.Context, res *resource, prefix string
 		}
 		page, err := s.store.List(ctx, prefix, store.ListOptions{Revision: rev, Limit: chunk, StartAfter: after})
 		if errors.Is(err, store.ErrGone) {
-			return out, apierrors.NewGone("The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter.")
+			return out, continueExpired()
 		}
 		if err != nil {
 			return out, storeError(err, res, "")

@@ -1,8 +1,6 @@
 package apiserver
 
 import (
-	"fmt"
-	"strings"
 	"testing"
 
 	"kplane/pkg/api/fields"
@@ -23,46 +21,28 @@ func TestContinueToken(t *testing.T) {
 	}
 }
 
-func TestPageFromCache(t *testing.T) {
-	var entries []cache.Entry
-	for i := 0; i < 7; i++ {
-		tier := "web"
-		if i%2 == 1 {
-			tier = "db"
-		}
-		name := fmt.Sprintf("p%d", i)
-		entries = append(entries, cache.Entry{Key: "/registry/pods/default/" + name, Object: &storedObject{
-			labels: map[string]string{"tier": tier},
-			fields: map[string]string{"metadata.name": name, "metadata.namespace": "default"},
-		}})
+// TestListResultOf: a page cut at its limit gets a continue token naming
+// the page's revision and last key, and remainingItemCount only without
+// selectors; the last page gets neither.
+func TestListResultOf(t *testing.T) {
+	entries := []cache.Entry{
+		{Key: "/registry/pods/default/p0", Object: &storedObject{}},
+		{Key: "/registry/pods/default/p1", Object: &storedObject{}},
 	}
 	everything := selectors{labels: labels.Everything(), fields: fields.Everything()}
-	names := func(r listResult) string {
-		var n []string
-		for _, so := range r.items {
-			n = append(n, so.fields["metadata.name"])
-		}
-		return strings.Join(n, ",")
+	cut := listResultOf(cache.Page{Entries: entries, Revision: 9, More: true, Remaining: 5}, everything)
+	token, err := decodeContinue(cut.next)
+	if err != nil || token.Revision != 9 || token.StartKey != "/registry/pods/default/p1" {
+		t.Errorf("continue %q: %+v %v, want revision 9 after p1", cut.next, token, err)
 	}
-
-	first := pageFromCache(entries, 9, "", 3, everything)
-	if names(first) != "p0,p1,p2" || first.next == "" || *first.remaining != 4 {
-		t.Fatalf("first page %s next %q remaining %v", names(first), first.next, first.remaining)
+	if len(cut.items) != 2 || cut.revision != 9 || cut.remaining == nil || *cut.remaining != 5 {
+		t.Errorf("cut page: %d items at %d, remaining %v", len(cut.items), cut.revision, cut.remaining)
 	}
-	token, _ := decodeContinue(first.next)
-	second := pageFromCache(entries, 9, token.StartKey, 3, everything)
-	token, _ = decodeContinue(second.next)
-	last := pageFromCache(entries, 9, token.StartKey, 3, everything)
-	if names(second) != "p3,p4,p5" || names(last) != "p6" || last.next != "" {
-		t.Errorf("pages %s / %s (next %q)", names(second), names(last), last.next)
-	}
-
 	db, _ := labels.Parse("tier=db")
-	filtered := pageFromCache(entries, 9, "", 2, selectors{labels: db, fields: fields.Everything()})
-	if names(filtered) != "p1,p3" || filtered.next == "" || filtered.remaining != nil {
-		t.Errorf("filtered page %s next %q remaining %v", names(filtered), filtered.next, filtered.remaining)
+	if filtered := listResultOf(cache.Page{Entries: entries, Revision: 9, More: true, Remaining: 5}, selectors{labels: db, fields: fields.Everything()}); filtered.next == "" || filtered.remaining != nil {
+		t.Errorf("filtered page: next %q remaining %v, want a token and no count", filtered.next, filtered.remaining)
 	}
-	if all := pageFromCache(entries, 9, "", 0, everything); len(all.items) != 7 || all.next != "" {
-		t.Errorf("unlimited list: %d items, next %q", len(all.items), all.next)
+	if last := listResultOf(cache.Page{Entries: entries, Revision: 9}, everything); last.next != "" || last.remaining != nil {
+		t.Errorf("last page: next %q remaining %v, want neither", last.next, last.remaining)
 	}
 }

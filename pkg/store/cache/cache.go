@@ -45,6 +45,9 @@ type Event struct {
 	// Added. The apiserver needs it to turn a change that moves an object out
 	// of a label selector into DELETED for that selector's watchers.
 	PrevObject any
+	// PrevRevision is PrevObject's revision (0 for Added): with it, a list
+	// at an earlier revision is rebuilt from the history (page.go).
+	PrevRevision int64
 	// Err says why the watch ended, for an Error event (errors.Is(Err,
 	// store.ErrGone) means "re-list").
 	Err error

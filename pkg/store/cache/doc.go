@@ -26,6 +26,9 @@
 //
 //   - The snapshot (snapshot.go) is the latest state of every key, sorted by
 //     key, so a LIST is a binary search and a copy.
+//   - Pages (page.go): a paginated list's later pages show the list as of
+//     its first page's revision, rebuilt from the snapshot and the history
+//     while the history still reaches back to that revision.
 //   - The history (history.go) is a ring of the most recent events. A watch
 //     that resumes from a revision still inside the ring is replayed from
 //     memory; an older one falls back to a watch on the store (which answers

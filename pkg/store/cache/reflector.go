@@ -189,7 +189,7 @@ func (c *Cache) apply(sev store.Event) {
 		ev.Type = store.Added
 		if existed {
 			ev.Type = store.Modified
-			ev.PrevObject = prev.Object
+			ev.PrevObject, ev.PrevRevision = prev.Object, prev.Revision
 		}
 	case store.Deleted:
 		prev, existed := c.snapshot.remove(ev.Key)
@@ -200,7 +200,7 @@ func (c *Cache) apply(sev store.Event) {
 			return
 		}
 		ev.Type = store.Deleted
-		ev.PrevObject = prev.Object
+		ev.PrevObject, ev.PrevRevision = prev.Object, prev.Revision
 		if decodeErr != nil {
 			ev.Object = prev.Object // still better than losing the delete
 		}
