@@ -6,7 +6,7 @@
 #   make bench   the benchmarks; the report goes to bench/report.txt, then issue 18's target table
 #   make bench-targets  only the benchmarks of that table, 5 runs each, then the table
 #   make bench-scale  1 000 hollow nodes, 30 000 then 100 000 pods (bench/scale-report.txt)
-#   make bench-events  a 5 000-pod burst of Scheduled events, each kept
+#   make bench-events  a 5 000-pod burst of Scheduled events, each kept (the recorder alone, then the real scheduler)
 #   make fuzz    every fuzz target, FUZZTIME (20s) each
 #   make surge   50 rolling updates under CPU contention, checking maxSurge at every pod event
 #   make robustness  100 000 operations under every fault kind, checked (docs/robustness.md)
@@ -35,6 +35,7 @@ vet:
 # A 5 000-pod burst of Scheduled events, each kept (issue 18).
 bench-events:
 	$(GO) test -run 'TestBurstKeepsOneScheduledEventPerPod' -count 1 -v ./pkg/events/ -args -burst-pods 5000
+	$(GO) test -run 'TestSchedulerBurstKeepsOneScheduledEventPerPod' -count 1 -v ./pkg/scheduler/ -args -scheduler-burst-pods 5000
 
 test: vet build
 	$(GO) test -race -count=1 -timeout 20m $(PKGS)
