@@ -47,7 +47,7 @@ func BenchmarkW7SchedulerSeparateProcesses(b *testing.B) {
 		pids["controller-manager"] = startProcess(b, bin, "controller-manager", "--kubeconfig", kubeconfig, "--bind-address", "127.0.0.1:0")
 		ctx := context.Background()
 		createAll(b, writers, nodes, func(n int) error {
-			_, err := c.Nodes().Create(ctx, benchNode(fmt.Sprintf("node-%04d", n)), client.CreateOptions{})
+			_, err := c.Nodes().Create(ctx, benchNode(n), client.CreateOptions{})
 			return err
 		})
 		createAll(b, writers, pods, func(n int) error {

@@ -29,7 +29,7 @@ func BenchmarkW7SchedulerPodsPerSecond(b *testing.B) {
 		c := benchClient(b, s.KubeconfigPath())
 		ctx := context.Background()
 		createAll(b, writers, nodes, func(n int) error {
-			_, err := c.Nodes().Create(ctx, benchNode(fmt.Sprintf("node-%04d", n)), client.CreateOptions{})
+			_, err := c.Nodes().Create(ctx, benchNode(n), client.CreateOptions{})
 			return err
 		})
 		createAll(b, writers, pods, func(n int) error {
@@ -148,9 +148,15 @@ func createAll(b *testing.B, writers, total int, create func(n int) error) {
 	}
 }
 
-// benchNode is a node of the size kubelets in kplane report by default
-// (4 CPUs, 8 GiB, 110 pods): 1 000 of them hold the 5 000 pods easily.
-func benchNode(name string) *api.Node {
+// benchNode is the n-th node, of the size kubelets in kplane report by
+// default (4 CPUs, 8 GiB, 110 pods): 1 000 of them hold the 5 000 pods
+// easily. Each has a pod range of its own, outside the cluster CIDR the
+// controller-manager's node IPAM hands out (10.244.0.0/16, room for 256
+// nodes), as `ctl up`'s kubelets have with --pod-cidr: without one, the
+// separate-process W7's controller-manager retried the 744 nodes it has no
+// block for throughout the measurement.
+func benchNode(n int) *api.Node {
+	name := fmt.Sprintf("node-%04d", n)
 	resources := api.ResourceList{
 		api.ResourceCPU:    api.MustParseQuantity("4"),
 		api.ResourceMemory: api.MustParseQuantity("8Gi"),
@@ -158,6 +164,7 @@ func benchNode(name string) *api.Node {
 	}
 	return &api.Node{
 		ObjectMeta: api.ObjectMeta{Name: name, Labels: map[string]string{"kubernetes.io/hostname": name}},
+		Spec:       api.NodeSpec{PodCIDR: fmt.Sprintf("10.%d.%d.0/24", 64+n/256, n%256)},
 		Status: api.NodeStatus{Capacity: resources, Allocatable: resources,
 			Conditions: []api.NodeCondition{{Type: api.NodeReady, Status: api.ConditionTrue}}},
 	}
