@@ -96,12 +96,6 @@ var (
 	errRangeForeign = errors.New("holds no bitmap of this range")
 )
 
-// maxRangeWriteAttempts bounds the compare-and-swap loop. Each server
-// makes its own allocations one at a time (mu), so a conflict means a peer
-// apiserver or the repair pass wrote in between; 64 rounds of that in a
-// row means something is wrong rather than busy.
-const maxRangeWriteAttempts = 64
-
 // rangeAllocation is one range's bitmap in etcd, shared by every apiserver
 // on that etcd, as upstream's allocator/storage.Etcd keeps it. Each change
 // is a compare-and-swap: take the bitmap at the revision last read, set or
@@ -145,12 +139,19 @@ type rangeChange func(bits *allocationBitmap) error
 // update applies change to the stored bitmap with compare-and-swap and
 // returns once a write succeeded, or with change's error. A change that
 // fails on the local copy is retried on a fresh read before the failure
-// counts, since the copy may be stale.
+// counts, since the copy may be stale. Each server makes its own
+// allocations one at a time (mu), so a conflict means a peer apiserver or
+// the repair pass wrote in between; as upstream's GuaranteedUpdate, it
+// reads again and retries for as long as the request lives (a busy peer
+// can win many rounds in a row on a loaded machine).
 func (r *rangeAllocation) update(ctx context.Context, change rangeChange) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	fresh := false
-	for attempt := 0; attempt < maxRangeWriteAttempts; attempt++ {
+	for {
+		if err := ctx.Err(); err != nil {
+			return fmt.Errorf("write %s: kept conflicting with other writers until the request ended: %w", r.key, err)
+		}
 		if r.local == nil {
 			if err := r.refresh(ctx); err != nil {
 				return err
@@ -185,7 +186,6 @@ func (r *rangeAllocation) update(ctx context.Context, change rangeChange) error 
 		r.local, r.revision = next, kv.ModRevision
 		return nil
 	}
-	return fmt.Errorf("write %s: gave up after %d conflicting writes", r.key, maxRangeWriteAttempts)
 }
 
 // peek runs check on the current bitmap without writing (a dry run).
