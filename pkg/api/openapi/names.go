@@ -31,6 +31,7 @@ const (
 // is taken to be the group it is named after, at v1
 // (storage.go → io.k8s.api.storage.v1).
 var packageOfFile = map[string]string{
+	"apiextensions.go":  "io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1",
 	"apps.go":           "io.k8s.api.apps.v1",
 	"autoscaling.go":    "io.k8s.api.autoscaling.v2",
 	"autoscaling_v1.go": "io.k8s.api.autoscaling.v1",
