@@ -36,7 +36,10 @@
 package openapi
 
 import (
+	"encoding/json"
 	"reflect"
+
+	"kplane/pkg/api"
 )
 
 // Schema is one OpenAPI v3 schema object, with the Kubernetes extensions
@@ -89,6 +92,43 @@ type Schema struct {
 	IntOrString bool `json:"x-kubernetes-int-or-string,omitempty"`
 	// PreserveUnknownFields marks a value of any shape (a Go `any`).
 	PreserveUnknownFields bool `json:"x-kubernetes-preserve-unknown-fields,omitempty"`
+
+	// The members below appear only in the schemas of custom resources,
+	// copied from their CRD's openAPIV3Schema (customresource.go): the
+	// built-in kinds' schemas describe shapes, not value limits.
+
+	// Nullable says null is a valid value (OpenAPI v3 only).
+	Nullable bool `json:"nullable,omitempty"`
+	// Enum lists the allowed values.
+	Enum []json.RawMessage `json:"enum,omitempty"`
+	// Pattern is a regular expression a string must match.
+	Pattern string `json:"pattern,omitempty"`
+	// Minimum and Maximum bound a number, exclusively when the
+	// Exclusive… member says so.
+	Minimum          *float64 `json:"minimum,omitempty"`
+	ExclusiveMinimum bool     `json:"exclusiveMinimum,omitempty"`
+	Maximum          *float64 `json:"maximum,omitempty"`
+	ExclusiveMaximum bool     `json:"exclusiveMaximum,omitempty"`
+	// MultipleOf says a number must divide by it.
+	MultipleOf *float64 `json:"multipleOf,omitempty"`
+	// MinLength and MaxLength bound a string's length.
+	MinLength *int64 `json:"minLength,omitempty"`
+	MaxLength *int64 `json:"maxLength,omitempty"`
+	// MinItems and MaxItems bound a list's length; UniqueItems forbids
+	// duplicates.
+	MinItems    *int64 `json:"minItems,omitempty"`
+	MaxItems    *int64 `json:"maxItems,omitempty"`
+	UniqueItems bool   `json:"uniqueItems,omitempty"`
+	// MinProperties and MaxProperties bound an object's number of fields.
+	MinProperties *int64 `json:"minProperties,omitempty"`
+	MaxProperties *int64 `json:"maxProperties,omitempty"`
+	// EmbeddedResource marks a whole object (apiVersion, kind, metadata)
+	// nested in another.
+	EmbeddedResource bool `json:"x-kubernetes-embedded-resource,omitempty"`
+	// MapType is "granular" or "atomic" for server-side apply.
+	MapType string `json:"x-kubernetes-map-type,omitempty"`
+	// Validations are the CEL rules the value must pass.
+	Validations []api.ValidationRule `json:"x-kubernetes-validations,omitempty"`
 }
 
 // GroupVersionKind names a kind, as the x-kubernetes-group-version-kind
