@@ -21,7 +21,7 @@ import (
 // Defaults are applied top-down, so an object a default creates gets the
 // defaults of its own properties too.
 func Default(obj map[string]any, s *api.JSONSchemaProps) {
-	if s == nil {
+	if s == nil || obj == nil {
 		return
 	}
 	dropNonNullableNulls(obj, s)

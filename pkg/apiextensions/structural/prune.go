@@ -7,8 +7,9 @@ import (
 )
 
 // Prune removes, in place, every field of obj that s does not specify, and
-// returns the paths of the removed fields, sorted ("spec.foo",
-// "spec.ports[0].bar", "spec.labels[a].x").
+// returns the paths of the removed fields, sorted, as upstream prints them
+// in "unknown field" warnings ("spec.foo", "spec.ports[0].bar", and
+// "spec.routes.a.x" for a map key).
 //
 // What stays: the properties s names; every key of a map (an object with
 // additionalProperties); everything below a node with
@@ -62,7 +63,7 @@ func (p *pruner) prune(path string, x any, s *api.JSONSchemaProps) {
 			if prop, ok := s.Properties[k]; ok {
 				p.prune(childPath(path, k), x[k], &prop)
 			} else if s.AdditionalProperties != nil {
-				p.prune(keyPath(path, k), x[k], s.AdditionalProperties.Schema)
+				p.prune(childPath(path, k), x[k], s.AdditionalProperties.Schema)
 			} else {
 				p.remove(path, k, x)
 			}
@@ -90,7 +91,7 @@ func (p *pruner) pruneKnown(path string, x any, s *api.JSONSchemaProps) {
 			if prop, ok := s.Properties[k]; ok {
 				p.prune(childPath(path, k), x[k], &prop)
 			} else if s.AdditionalProperties != nil {
-				p.prune(keyPath(path, k), x[k], s.AdditionalProperties.Schema)
+				p.prune(childPath(path, k), x[k], s.AdditionalProperties.Schema)
 			}
 		}
 	case []any:

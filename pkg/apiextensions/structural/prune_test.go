@@ -30,7 +30,7 @@ func TestPrune(t *testing.T) {
 			`{"type":"object","properties":{"spec":{"type":"object","properties":{"routes":{"type":"object","additionalProperties":{"type":"object","properties":{"port":{"type":"integer"}}}}}}}}`,
 			`{"spec":{"routes":{"a":{"port":1,"zzz":2},"b":{}}}}`,
 			`{"spec":{"routes":{"a":{"port":1},"b":{}}}}`,
-			[]string{"spec.routes[a].zzz"}},
+			[]string{"spec.routes.a.zzz"}},
 		{"preserve-unknown-fields keeps unknown fields and prunes known ones",
 			`{"type":"object","properties":{"spec":{"type":"object","x-kubernetes-preserve-unknown-fields":true,"properties":{"known":{"type":"object","properties":{"a":{"type":"string"}}}}}}}`,
 			`{"spec":{"free":{"deep":[1,{"x":2}]},"known":{"a":"1","b":"2"}}}`,
