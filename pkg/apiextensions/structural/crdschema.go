@@ -2,6 +2,7 @@ package structural
 
 import (
 	"sort"
+	"strings"
 
 	"kplane/pkg/api"
 	apierrors "kplane/pkg/api/errors"
@@ -10,16 +11,16 @@ import (
 // ValidateCRDSchema checks that a CRD version's openAPIV3Schema is a
 // structural schema and is otherwise valid as upstream's CRD validation
 // requires, with errors under fieldPath (e.g.
-// "spec.versions[0].schema.openAPIV3Schema"). It runs upstream's three
-// passes in order:
+// "spec.versions[0].schema.openAPIV3Schema"). Its errors come in
+// upstream's order:
 //
-//  1. the OpenAPI subset Kubernetes accepts (no $ref, no patternProperties,
+//  1. structurality (see doc.go), sorted as upstream sorts them;
+//  2. only for a structural schema: every default is pruned already,
+//     validates against its own schema, and gives valid embedded metadata;
+//  3. the OpenAPI subset Kubernetes accepts (no $ref, no patternProperties,
 //     known types, list and map types that make sense, no defaults in the
-//     root's metadata, …);
-//  2. structurality (see doc.go), with its errors sorted as upstream sorts
-//     them;
-//  3. only for a structural schema: every default is pruned already,
-//     validates against its own schema, and gives valid embedded metadata.
+//     root's metadata, rules and messages of x-kubernetes-validations
+//     present and on one line, …).
 //
 // CEL rules (x-kubernetes-validations) are not compiled here.
 func ValidateCRDSchema(fieldPath string, s *api.JSONSchemaProps) apierrors.FieldErrorList {
@@ -30,15 +31,13 @@ func ValidateCRDSchema(fieldPath string, s *api.JSONSchemaProps) apierrors.Field
 	if s.Nullable {
 		errs = append(errs, apierrors.Forbidden(childPath(fieldPath, "nullable"), "nullable cannot be true at the root"))
 	}
-	errs = append(errs, validateOpenAPISubset(s, fieldPath, subsetContext{allowDefaults: true}, true)...)
-
 	structuralErrs := append(validateStructuralInvariants(s, rootLevel, fieldPath), validateStructuralCompleteness(s, fieldPath)...)
 	sort.SliceStable(structuralErrs, func(i, j int) bool { return structuralErrs[i].Error() < structuralErrs[j].Error() })
 	errs = append(errs, structuralErrs...)
 	if len(structuralErrs) == 0 {
 		errs = append(errs, validateDefaults(fieldPath, asResource(s), false)...)
 	}
-	return errs
+	return append(errs, validateOpenAPISubset(s, fieldPath, subsetContext{allowDefaults: true}, true)...)
 }
 
 // openAPITypes are the types a CRD schema may name.
@@ -125,6 +124,29 @@ func validateOpenAPISubset(s *api.JSONSchemaProps, path string, ctx subsetContex
 		errs = append(errs, apierrors.Invalid(childPath(path, "x-kubernetes-preserve-unknown-fields"), false, "must be true or undefined"))
 	}
 	errs = append(errs, validateMapAndListTypes(s, path)...)
+	errs = append(errs, validateRuleShapes(s.XValidations, childPath(path, "x-kubernetes-validations"))...)
+	return errs
+}
+
+// validateRuleShapes checks what upstream checks of a CEL rule before
+// compiling it: a rule is given, and a message, when given, is one
+// non-blank line (a multi-line rule needs one).
+func validateRuleShapes(rules []api.ValidationRule, path string) apierrors.FieldErrorList {
+	var errs apierrors.FieldErrorList
+	for i, rule := range rules {
+		at := indexPath(path, i)
+		trimmedRule, trimmedMessage := strings.TrimSpace(rule.Rule), strings.TrimSpace(rule.Message)
+		switch {
+		case trimmedRule == "":
+			errs = append(errs, apierrors.Required(childPath(at, "rule"), "rule is not specified"))
+		case rule.Message != "" && trimmedMessage == "":
+			errs = append(errs, apierrors.Invalid(childPath(at, "message"), rule.Message, "message must be non-empty if specified"))
+		case strings.ContainsAny(trimmedMessage, "\n\r"):
+			errs = append(errs, apierrors.Invalid(childPath(at, "message"), rule.Message, "message must not contain line breaks"))
+		case strings.ContainsAny(trimmedRule, "\n\r") && trimmedMessage == "":
+			errs = append(errs, apierrors.Required(childPath(at, "message"), "message must be specified if rule contains line breaks"))
+		}
+	}
 	return errs
 }
 
@@ -172,42 +194,38 @@ func validateSupportedKeywords(s *api.JSONSchemaProps, path string, ctx subsetCo
 	return errs
 }
 
-// validateMapAndListTypes checks x-kubernetes-map-type, -list-type and
-// -list-map-keys: a map type needs an object, a list type an array, a set's
-// items must be atomic, and a map list's keys must be required (or
-// defaulted), non-nullable scalar properties of its object items.
+// validateMapAndListTypes checks x-kubernetes-list-type, -map-type and
+// -list-map-keys, in upstream's order: a list type needs an array (whose
+// items, for a set, must be atomic), a map type an object, map keys a map
+// list, and a map list's keys must be required (or defaulted),
+// non-nullable scalar properties of its object items.
 func validateMapAndListTypes(s *api.JSONSchemaProps, path string) apierrors.FieldErrorList {
 	var errs apierrors.FieldErrorList
-	if s.XMapType != nil && s.Type != "object" {
-		errs = append(errs, typeMustBe(path, s.Type, "must be object if x-kubernetes-map-type is specified"))
-	}
-	if s.XMapType != nil && *s.XMapType != "atomic" && *s.XMapType != "granular" {
-		errs = append(errs, apierrors.NotSupported(childPath(path, "x-kubernetes-map-type"), *s.XMapType, []string{"atomic", "granular"}))
-	}
-	itemSchema := (*api.JSONSchemaProps)(nil)
+	var itemSchema *api.JSONSchemaProps
 	if s.Items != nil {
 		itemSchema = s.Items.Schema
 	}
-	if s.XListType != nil && s.Type != "array" {
-		errs = append(errs, typeMustBe(path, s.Type, "must be array if x-kubernetes-list-type is specified"))
-	} else if s.XListType != nil && *s.XListType == "set" && itemSchema != nil {
-		switch itemSchema.Type {
-		case "array":
-			if itemSchema.XListType != nil && *itemSchema.XListType != "atomic" {
-				errs = append(errs, apierrors.Invalid(childPath(childPath(path, "items"), "x-kubernetes-list-type"), *itemSchema.XListType, "must be atomic as item of a list with x-kubernetes-list-type=set"))
-			}
-		case "object":
-			if itemSchema.XMapType == nil || *itemSchema.XMapType != "atomic" {
-				var value any
-				if itemSchema.XMapType != nil {
-					value = *itemSchema.XMapType
-				}
-				errs = append(errs, apierrors.Invalid(childPath(childPath(path, "items"), "x-kubernetes-map-type"), value, "must be atomic as item of a list with x-kubernetes-list-type=set"))
-			}
+	if s.XListType != nil {
+		if s.Type != "array" {
+			errs = append(errs, typeMustBe(path, s.Type, "must be array if x-kubernetes-list-type is specified"))
+		}
+		if s.Type == "array" && *s.XListType == "set" && itemSchema != nil {
+			errs = append(errs, validateSetItemsAtomic(itemSchema, childPath(path, "items"))...)
+		}
+		if *s.XListType != "atomic" && *s.XListType != "set" && *s.XListType != "map" {
+			errs = append(errs, apierrors.NotSupported(childPath(path, "x-kubernetes-list-type"), *s.XListType, []string{"atomic", "set", "map"}))
+		}
+		if *s.XListType == "map" {
+			errs = append(errs, validateListMapSchema(s, path)...)
 		}
 	}
-	if s.XListType != nil && *s.XListType != "atomic" && *s.XListType != "set" && *s.XListType != "map" {
-		errs = append(errs, apierrors.NotSupported(childPath(path, "x-kubernetes-list-type"), *s.XListType, []string{"atomic", "set", "map"}))
+	if s.XMapType != nil {
+		if s.Type != "object" {
+			errs = append(errs, typeMustBe(path, s.Type, "must be object if x-kubernetes-map-type is specified"))
+		}
+		if *s.XMapType != "atomic" && *s.XMapType != "granular" {
+			errs = append(errs, apierrors.NotSupported(childPath(path, "x-kubernetes-map-type"), *s.XMapType, []string{"atomic", "granular"}))
+		}
 	}
 	if len(s.XListMapKeys) > 0 {
 		if s.XListType == nil {
@@ -216,13 +234,31 @@ func validateMapAndListTypes(s *api.JSONSchemaProps, path string) apierrors.Fiel
 			errs = append(errs, apierrors.Invalid(childPath(path, "x-kubernetes-list-type"), *s.XListType, "must be map if x-kubernetes-list-map-keys is non-empty"))
 		}
 	}
-	if s.XListType != nil && *s.XListType == "map" {
-		errs = append(errs, validateListMapSchema(s, path)...)
-	}
 	if s.XListType != nil && (*s.XListType == "set" || *s.XListType == "map") && itemSchema != nil {
 		errs = append(errs, validateListItemsNotNullable(s, itemSchema, path)...)
 	}
 	return errs
+}
+
+// validateSetItemsAtomic: a set compares whole items, so an item that is
+// itself a list or an object must be atomic (merged as one value).
+func validateSetItemsAtomic(item *api.JSONSchemaProps, items string) apierrors.FieldErrorList {
+	// Upstream prints the item's list type as the value in both errors.
+	var value any
+	if item.XListType != nil {
+		value = *item.XListType
+	}
+	switch item.Type {
+	case "array":
+		if item.XListType != nil && *item.XListType != "atomic" {
+			return apierrors.FieldErrorList{apierrors.Invalid(childPath(items, "x-kubernetes-list-type"), value, "must be atomic as item of a list with x-kubernetes-list-type=set")}
+		}
+	case "object":
+		if item.XMapType == nil || *item.XMapType != "atomic" {
+			return apierrors.FieldErrorList{apierrors.Invalid(childPath(items, "x-kubernetes-map-type"), value, "must be atomic as item of a list with x-kubernetes-list-type=set")}
+		}
+	}
+	return nil
 }
 
 // typeMustBe is the error for a missing or wrong type that an extension
@@ -241,19 +277,18 @@ func validateListMapSchema(s *api.JSONSchemaProps, path string) apierrors.FieldE
 	if len(s.XListMapKeys) == 0 {
 		errs = append(errs, apierrors.Required(childPath(path, "x-kubernetes-list-map-keys"), "must not be empty if x-kubernetes-list-type is map"))
 	}
-	if s.Items == nil {
+	switch {
+	case s.Items == nil:
 		errs = append(errs, apierrors.Required(items, "must have a schema if x-kubernetes-list-type is map"))
-		return errs
-	}
-	if s.Items.Schema == nil {
+	case s.Items.Schema == nil:
 		errs = append(errs, apierrors.Invalid(items, s.Items, "must only have a single schema if x-kubernetes-list-type is map"))
+	case s.Items.Schema.Type != "object":
+		errs = append(errs, apierrors.Invalid(childPath(items, "type"), s.Items.Schema.Type, "must be object if parent array's x-kubernetes-list-type is map"))
+	}
+	if s.Items == nil || s.Items.Schema == nil || s.Items.Schema.Type != "object" {
 		return errs
 	}
 	item := s.Items.Schema
-	if item.Type != "object" {
-		errs = append(errs, apierrors.Invalid(childPath(items, "type"), item.Type, "must be object if parent array's x-kubernetes-list-type is map"))
-		return errs
-	}
 	seen := map[string]bool{}
 	for _, k := range s.XListMapKeys {
 		if key, ok := item.Properties[k]; ok {

@@ -110,6 +110,15 @@ func TestValidateCRDSchemaRefusals(t *testing.T) {
 			[]string{P + `.properties[spec].default.replicas: Invalid value: -1: replicas in body should be greater than or equal to 0`}},
 		{"a default with unknown fields", `{"type":"object","properties":{"spec":{"type":"object","default":{"a":"x","b":1},"properties":{"a":{"type":"string"}}}}}`,
 			[]string{P + `.properties[spec].default: Invalid value: {"a":"x","b":1}: must not have unknown fields`}},
+		{"structural errors come before the others", `{"type":"object","properties":{"l":{"type":"array","uniqueItems":true}}}`, []string{
+			P + `.properties[l].items: Required value: must be specified`,
+			P + `.properties[l].uniqueItems: Forbidden: uniqueItems cannot be set to true since the runtime complexity becomes quadratic`,
+		}},
+		{"validation rules need a rule and a one-line message", `{"type":"object","x-kubernetes-validations":[{"rule":" "},{"rule":"self.a\n== 1"},{"rule":"true","message":"two\nlines"}]}`, []string{
+			P + `.x-kubernetes-validations[0].rule: Required value: rule is not specified`,
+			P + `.x-kubernetes-validations[1].message: Required value: message must be specified if rule contains line breaks`,
+			P + `.x-kubernetes-validations[2].message: Invalid value: "two\nlines": message must not contain line breaks`,
+		}},
 		{"an embedded default without apiVersion", `{"type":"object","properties":{"t":{"type":"object","x-kubernetes-embedded-resource":true,"x-kubernetes-preserve-unknown-fields":true,"default":{"kind":"Pod"}}}}`,
 			[]string{P + `.properties[t].default.apiVersion: Required value`}},
 	}
