@@ -55,6 +55,13 @@ func TestValidateCRDSchemaRefusals(t *testing.T) {
 			P + `.properties[a].anyOf[0].default: Forbidden: must be undefined to be structural`,
 			P + `.properties[a].anyOf[1].nullable: Forbidden: must be false to be structural`,
 		}},
+		{"int-or-string as the first part of an allOf is structural", `{"type":"object","properties":{"a":{"x-kubernetes-int-or-string":true,"allOf":[{"anyOf":[{"type":"integer"},{"type":"string"}]},{"pattern":"^[0-9]+%?$"}]}}}`, nil},
+		{"items inside a junctor", `{"type":"object","properties":{"l":{"type":"array","items":{"type":"string"},"allOf":[{"items":{"type":"string","maxLength":3}}]}}}`, []string{
+			P + `.properties[l].allOf[0].items.type: Forbidden: must be empty to be structural`,
+		}},
+		{"items only a junctor specifies", `{"type":"object","properties":{"o":{"type":"object","x-kubernetes-preserve-unknown-fields":true,"anyOf":[{"items":{"maxLength":3}}]}}}`, []string{
+			P + `.properties[o].items: Required value: because it is defined in ` + P + `.properties[o].anyOf[0].items`,
+		}},
 		{"a field only a junctor specifies", `{"type":"object","properties":{"a":{"type":"object","oneOf":[{"properties":{"x":{"minLength":1}}}]}}}`, []string{
 			P + `.properties[a].properties[x]: Required value: because it is defined in ` + P + `.properties[a].oneOf[0].properties[x]`,
 		}},
