@@ -19,6 +19,9 @@ const (
 	FieldValueTooLong      FieldErrorType = "FieldValueTooLong"
 	FieldValueTooMany      FieldErrorType = "FieldValueTooMany"
 	FieldValueNotFound     FieldErrorType = "FieldValueNotFound"
+	// FieldValueTypeInvalid is a value of the wrong JSON type; it reads
+	// "Invalid value" like FieldValueInvalid, as upstream's TypeInvalid does.
+	FieldValueTypeInvalid FieldErrorType = "FieldValueTypeInvalid"
 )
 
 // phrase is how each type reads inside a message ("Invalid value").
@@ -26,7 +29,7 @@ func (t FieldErrorType) phrase() string {
 	switch t {
 	case FieldValueRequired:
 		return "Required value"
-	case FieldValueInvalid:
+	case FieldValueInvalid, FieldValueTypeInvalid:
 		return "Invalid value"
 	case FieldValueNotSupported:
 		return "Unsupported value"
@@ -109,6 +112,12 @@ func Required(field, detail string) *FieldError {
 // Invalid says a field's value is wrong.
 func Invalid(field string, value any, detail string) *FieldError {
 	return &FieldError{Type: FieldValueInvalid, Field: field, BadValue: value, Detail: detail}
+}
+
+// TypeInvalid says a field's value has the wrong type ("must be of type
+// integer").
+func TypeInvalid(field string, value any, detail string) *FieldError {
+	return &FieldError{Type: FieldValueTypeInvalid, Field: field, BadValue: value, Detail: detail}
 }
 
 // NotSupported says a value is not one of the allowed ones.
