@@ -220,6 +220,12 @@ func (c *Controller) sync(ctx context.Context, key string) error {
 	if err != nil {
 		return fmt.Errorf("get website %s from the cache: %w", key, err)
 	}
+	if cached.DeletionTimestamp != nil {
+		// Being deleted in the foreground: the garbage collector is
+		// deleting its objects, and recreating them would keep it waiting.
+		c.log.Debug("website is being deleted", "key", key)
+		return nil
+	}
 	// Objects from the cache are shared with every other reader: copy
 	// before changing anything.
 	website := api.DeepCopy(cached)

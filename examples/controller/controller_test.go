@@ -280,6 +280,18 @@ func TestDeletedWebsiteKeyIsForgotten(t *testing.T) {
 	}
 }
 
+// A Website being deleted in the foreground gets nothing recreated: the
+// garbage collector is deleting its objects and waits for them to go.
+func TestSyncRecreatesNothingForWebsiteBeingDeleted(t *testing.T) {
+	website := newWebsite("nginx:1.27", 1, 80)
+	website.DeletionTimestamp = new(api.NewTime(testNow))
+	website.Finalizers = []string{api.FinalizerDeleteDependents}
+	f := newFixture(t, website)
+	f.mustSync("default/hello")
+	f.server.ExpectActions(t)
+	f.recorder.ExpectEvents(t)
+}
+
 // A Deployment of the Website's name that the Website does not own is left
 // alone: the sync fails (to be retried), the status says why and a Warning
 // Event names the object in the way.
