@@ -63,4 +63,36 @@
 // per-object histories, tombstones and deduplication are exactly what this
 // package is here to teach; WithFIFO(FIFOReal) runs the RealFIFO instead,
 // so the two can be compared (fifo.go, docs/lesson-informer-fifo.md).
+//
+// # Using kplane's client and informers in your own controller
+//
+// The informers are a public API too. For a kind of your own — a Go type
+// embedding api.TypeMeta and api.ObjectMeta, served where a client.Resource
+// says (see the client package) — ForResource gives the factory's shared
+// informer and a typed Lister, exactly what the factory's Pods() or
+// Deployments() give for built-in kinds:
+//
+//	factory := informer.NewSharedInformerFactory(c, 0)
+//	websites := informer.ForResource[*Website](factory, websitesResource)
+//	websites.Informer().AddEventHandler(informer.ResourceEventHandlerFuncs{
+//		AddFunc:    func(obj api.Object) { enqueue(obj) },
+//		UpdateFunc: func(_, obj api.Object) { enqueue(obj) },
+//		DeleteFunc: func(obj any) { enqueue(obj) }, // may be a DeletedFinalStateUnknown
+//	})
+//	factory.Start(ctx)
+//	factory.WaitForCacheSync(ctx)
+//	site, err := websites.Lister().Namespace("default").Get("hello") // from the cache
+//
+// The handlers only compute a key (DeletionHandlingMetaNamespaceKeyFunc)
+// and add it to a rate-limited queue (package workqueue); workers take keys
+// off it and reconcile from the listers. ExampleForResource
+// (example_test.go) runs this against the fake apiserver, and
+// examples/controller is a complete controller built on it
+// (docs/write-a-controller.md).
+//
+// The unstructured path: kplane has no dynamic informer (one over
+// map[string]any objects) yet. A program that handles kinds chosen at run
+// time reads them with the client's DynamicClient (List, then Watch from
+// the list's resourceVersion) and keeps its own map; a controller for one
+// known kind takes the typed path above.
 package informer

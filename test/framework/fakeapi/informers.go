@@ -56,7 +56,7 @@ func (s *Server) Uncache(t testing.TB, objects ...api.Object) {
 // kind, failing the test (in the name of caller) if it has none.
 func (s *Server) cacheOf(t testing.TB, caller string, obj api.Object) informer.Indexer {
 	t.Helper()
-	res, ok := resourceOf(obj)
+	res, ok := s.resourceOf(obj)
 	if !ok {
 		t.Fatalf("fakeapi: %s of %T: not a kind kplane serves", caller, obj)
 	}

@@ -22,7 +22,7 @@ type request struct {
 //	/apis/apps/v1/namespaces/default/deployments
 //	/api/v1/nodes/node1
 //	/api/v1/namespaces/ns1/finalize
-func parseRequest(r *http.Request) (request, error) {
+func (s *Server) parseRequest(r *http.Request) (request, error) {
 	segments := strings.Split(strings.Trim(r.URL.Path, "/"), "/")
 	switch {
 	case len(segments) >= 3 && segments[0] == "api":
@@ -35,12 +35,12 @@ func parseRequest(r *http.Request) (request, error) {
 	var req request
 	// …/namespaces/<ns>/<resource>… unless <resource> is a subresource of
 	// the namespace itself (namespaces/<ns>/status, /finalize).
-	if len(segments) >= 3 && segments[0] == "namespaces" && resources[segments[2]].Namespaced {
+	if len(segments) >= 3 && segments[0] == "namespaces" && s.namespaced(segments[2]) {
 		req.namespace, req.collectionOfNamespace = segments[1], true
 		segments = segments[2:]
 	}
 	req.resource = segments[0]
-	if _, ok := kinds[req.resource]; !ok {
+	if _, ok := s.resource(req.resource); !ok {
 		return request{}, fmt.Errorf("fakeapi does not know the resource %q (%s)", req.resource, r.URL.Path)
 	}
 	if len(segments) > 1 {

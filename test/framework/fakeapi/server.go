@@ -48,6 +48,9 @@ type Server struct {
 	reactors []func(Action) error
 	// t reports requests the fake cannot serve.
 	t testing.TB
+	// custom are the resources WithKind added, by plural; set before the
+	// server starts and only read afterwards.
+	custom map[string]customKind
 }
 
 // Option configures a Server.
@@ -109,7 +112,7 @@ func (s *Server) Add(t testing.TB, objects ...api.Object) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for _, obj := range objects {
-		res, ok := resourceOf(obj)
+		res, ok := s.resourceOf(obj)
 		if !ok {
 			t.Fatalf("fakeapi: Add of %T: not a kind kplane serves", obj)
 		}
@@ -126,7 +129,7 @@ func (s *Server) Add(t testing.TB, objects ...api.Object) {
 // Get returns the object the server holds as T, and whether there is one.
 func Get[T api.Object](t testing.TB, s *Server, namespace, name string) (T, bool) {
 	t.Helper()
-	res := resourceFor[T](t, "Get")
+	res := resourceFor[T](t, s, "Get")
 	s.mu.Lock()
 	m, found := s.objects[storeKey(res.Resource, namespace, name)]
 	s.mu.Unlock()
@@ -147,7 +150,7 @@ func Get[T api.Object](t testing.TB, s *Server, namespace, name string) (T, bool
 // generated names.
 func List[T api.Object](t testing.TB, s *Server, namespace string) []T {
 	t.Helper()
-	res := resourceFor[T](t, "List")
+	res := resourceFor[T](t, s, "List")
 	s.mu.Lock()
 	var encoded [][]byte
 	for _, key := range s.keysOf(request{resource: res.Resource, namespace: namespace, collectionOfNamespace: namespace != ""}, labels.Everything()) {
@@ -168,10 +171,10 @@ func List[T api.Object](t testing.TB, s *Server, namespace string) []T {
 
 // resourceFor returns the resource that serves T, failing the test (on
 // behalf of caller) for a type kplane does not serve.
-func resourceFor[T api.Object](t testing.TB, caller string) client.Resource {
+func resourceFor[T api.Object](t testing.TB, s *Server, caller string) client.Resource {
 	t.Helper()
 	var zero T
-	res, ok := resourceOf(zero)
+	res, ok := s.resourceOf(zero)
 	if !ok {
 		t.Fatalf("fakeapi: %s of %T: not a kind kplane serves", caller, zero)
 	}
@@ -207,7 +210,7 @@ func (s *Server) React(reactor func(Action) error) {
 
 // ServeHTTP records the request, asks the reactors, then serves it.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	req, err := parseRequest(r)
+	req, err := s.parseRequest(r)
 	if err != nil {
 		s.t.Errorf("fakeapi: %s %s: %v", r.Method, r.URL, err)
 		writeError(w, apierrors.NewNotFound(apierrors.Resource{Resource: r.URL.Path}, ""))

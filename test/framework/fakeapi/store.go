@@ -24,7 +24,7 @@ import (
 // serve answers req with a status code and a JSON body, and records in
 // action.Result what a write stored.
 func (s *Server) serve(req request, action *Action) (int, []byte, error) {
-	res := resources[req.resource]
+	res, _ := s.resource(req.resource)
 	errResource := apierrors.Resource{Group: res.Group, Resource: res.Resource}
 	key := storeKey(req.resource, req.namespace, req.name)
 	stored := s.objects[key]
@@ -71,7 +71,7 @@ func (s *Server) serve(req request, action *Action) (int, []byte, error) {
 		if stored == nil {
 			return 0, nil, apierrors.NewNotFound(errResource, req.name)
 		}
-		patched, err := applyPatch(action.PatchType, stored, action.Body, req.resource)
+		patched, err := applyPatch(action.PatchType, stored, action.Body, req.resource, s.newObject(req.resource))
 		if err != nil {
 			return 0, nil, err
 		}
@@ -278,12 +278,12 @@ func mergeSubresource(stored, written map[string]any, subresource string) map[st
 
 // applyPatch applies a JSON, merge or strategic merge patch to stored
 // with the apiserver's own patch code.
-func applyPatch(patchType string, stored map[string]any, patchBody []byte, resource string) (map[string]any, error) {
+func applyPatch(patchType string, stored map[string]any, patchBody []byte, resource string, example api.Object) (map[string]any, error) {
 	original, err := json.Marshal(stored)
 	if err != nil {
 		return nil, err
 	}
-	patched, err := patch.Apply(patchType, original, patchBody, reflect.TypeOf(kinds[resource]()))
+	patched, err := patch.Apply(patchType, original, patchBody, reflect.TypeOf(example))
 	if err != nil {
 		return nil, apierrors.NewBadRequest(fmt.Sprintf("patch %s: %v", resource, err))
 	}
