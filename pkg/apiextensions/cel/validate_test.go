@@ -1,0 +1,421 @@
+package cel
+
+import (
+	"strings"
+	"testing"
+)
+
+// replicaSchema is a typical CRD: rules at the root, on spec, on a nested
+// string, on list elements and on map values.
+const replicaSchema = `
+type: object
+x-kubernetes-validations:
+- rule: "self.metadata.name.startsWith('web-')"
+properties:
+  spec:
+    type: object
+    x-kubernetes-validations:
+    - rule: "self.replicas <= self.maxReplicas"
+      message: replicas must not exceed maxReplicas
+    properties:
+      replicas: {type: integer}
+      maxReplicas: {type: integer}
+      image:
+        type: string
+        x-kubernetes-validations:
+        - rule: "self.contains(':')"
+          message: image must carry a tag
+      ports:
+        type: array
+        maxItems: 16
+        items:
+          type: object
+          x-kubernetes-validations:
+          - rule: "self.port > 0 && self.port < 65536"
+            message: port out of range
+          properties:
+            name: {type: string}
+            port: {type: integer}
+      labels:
+        type: object
+        maxProperties: 16
+        additionalProperties:
+          type: string
+          maxLength: 63
+          x-kubernetes-validations:
+          - rule: "self.size() > 0"
+            message: label values must not be empty
+`
+
+func TestValidateRulesOnEachKindOfNode(t *testing.T) {
+	v := mustCompile(t, replicaSchema)
+	tests := []struct {
+		name   string
+		object string
+		want   []string
+	}{
+		{"valid object passes every rule", `
+metadata: {name: web-1}
+spec: {replicas: 2, maxReplicas: 3, image: "nginx:1.27", ports: [{name: http, port: 80}], labels: {a: x}}`, nil},
+		{"a rule on the root reports <nil> and the value's type", `
+metadata: {name: api-1}
+spec: {replicas: 1, maxReplicas: 1}`,
+			[]string{`<nil>: Invalid value: "object": failed rule: self.metadata.name.startsWith('web-')`}},
+		{"a rule on spec reports spec", `
+metadata: {name: web-1}
+spec: {replicas: 5, maxReplicas: 3}`,
+			[]string{`spec: Invalid value: "object": replicas must not exceed maxReplicas`}},
+		{"a rule on a nested string reports its path", `
+metadata: {name: web-1}
+spec: {replicas: 1, maxReplicas: 1, image: nginx}`,
+			[]string{`spec.image: Invalid value: "string": image must carry a tag`}},
+		{"a rule on list items runs per element with its index", `
+metadata: {name: web-1}
+spec: {replicas: 1, maxReplicas: 1, ports: [{port: 80}, {port: 0}, {port: 70000}]}`,
+			[]string{
+				`spec.ports[1]: Invalid value: "object": port out of range`,
+				`spec.ports[2]: Invalid value: "object": port out of range`,
+			}},
+		{"a rule on map values runs per key", `
+metadata: {name: web-1}
+spec: {replicas: 1, maxReplicas: 1, labels: {a: "x", b: ""}}`,
+			[]string{`spec.labels[b]: Invalid value: "string": label values must not be empty`}},
+		{"every failing rule is reported, root first", `
+metadata: {name: api}
+spec: {replicas: 9, maxReplicas: 1, image: nginx}`,
+			[]string{
+				`<nil>: Invalid value: "object": failed rule: self.metadata.name.startsWith('web-')`,
+				`spec: Invalid value: "object": replicas must not exceed maxReplicas`,
+				`spec.image: Invalid value: "string": image must carry a tag`,
+			}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			sameMessages(t, v.Validate(mustObject(t, tc.object), nil), tc.want...)
+		})
+	}
+}
+
+func TestValidateAbsentFieldIsAnEvaluationError(t *testing.T) {
+	v := mustCompile(t, `
+type: object
+properties:
+  spec:
+    type: object
+    x-kubernetes-validations:
+    - rule: "self.replicas <= self.maxReplicas"
+    - rule: "!has(self.maxReplicas) || self.maxReplicas > 0"
+    properties:
+      replicas: {type: integer}
+      maxReplicas: {type: integer}
+`)
+	sameMessages(t, v.Validate(mustObject(t, `spec: {replicas: 1}`), nil),
+		`spec: Invalid value: "object": no such key: maxReplicas evaluating rule: self.replicas <= self.maxReplicas`)
+}
+
+const counterSchema = `
+type: object
+properties:
+  spec:
+    type: object
+    properties:
+      generation:
+        type: integer
+        x-kubernetes-validations:
+        - rule: "self >= oldSelf"
+          message: generation may not decrease
+      class:
+        type: string
+        x-kubernetes-validations:
+        - rule: "self == oldSelf"
+          message: class is immutable
+          reason: FieldValueForbidden
+      owner:
+        type: string
+        x-kubernetes-validations:
+        - rule: "oldSelf.hasValue() || self.startsWith('team-')"
+          message: a new owner must be a team
+          optionalOldSelf: true
+      items:
+        type: array
+        maxItems: 10
+        x-kubernetes-list-type: map
+        x-kubernetes-list-map-keys: [name]
+        items:
+          type: object
+          properties:
+            name: {type: string}
+            size:
+              type: integer
+              x-kubernetes-validations:
+              - rule: "self >= oldSelf"
+                message: an item may only grow
+`
+
+func TestValidateTransitionRules(t *testing.T) {
+	v := mustCompile(t, counterSchema)
+	tests := []struct {
+		name     string
+		old, obj string
+		want     []string
+	}{
+		{"on create transition rules do not run", "",
+			`spec: {generation: 1, class: gold, owner: team-a}`, nil},
+		{"optionalOldSelf runs on create, with an empty oldSelf", "",
+			`spec: {owner: alice}`,
+			[]string{`spec.owner: Invalid value: "string": a new owner must be a team`}},
+		{"optionalOldSelf sees the old value on update", `spec: {owner: alice}`,
+			`spec: {owner: bob}`, nil},
+		{"on update a decrease fails", `spec: {generation: 5}`,
+			`spec: {generation: 4}`,
+			[]string{`spec.generation: Invalid value: "integer": generation may not decrease`}},
+		{"reason Forbidden gives a Forbidden error", `spec: {class: gold}`,
+			`spec: {class: silver}`,
+			[]string{`spec.class: Forbidden: class is immutable`}},
+		{"a field that was absent has no oldSelf", `spec: {}`,
+			`spec: {generation: 1, class: silver}`, nil},
+		{"map-list elements correlate by key, not by position", `
+spec: {items: [{name: a, size: 5}, {name: b, size: 1}]}`, `
+spec: {items: [{name: b, size: 2}, {name: a, size: 4}, {name: c, size: 0}]}`,
+			[]string{`spec.items[1].size: Invalid value: "integer": an item may only grow`}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			sameMessages(t, v.Validate(mustObject(t, tc.obj), mustObject(t, tc.old)), tc.want...)
+		})
+	}
+}
+
+func TestValidateRatchetsUnchangedValues(t *testing.T) {
+	v := mustCompile(t, `
+type: object
+properties:
+  spec:
+    type: object
+    properties:
+      size:
+        type: integer
+        x-kubernetes-validations:
+        - rule: "self <= 10"
+      name:
+        type: string
+`)
+	old := mustObject(t, `spec: {size: 50, name: a}`)
+	if errs := v.Validate(mustObject(t, `spec: {size: 50, name: b}`), old); len(errs) != 0 {
+		t.Errorf("an unchanged invalid field must not block an update: %v", messages(errs))
+	}
+	sameMessages(t, v.Validate(mustObject(t, `spec: {size: 40, name: b}`), old),
+		`spec.size: Invalid value: "integer": failed rule: self <= 10`)
+	sameMessages(t, v.Validate(mustObject(t, `spec: {size: 50, name: b}`), nil),
+		`spec.size: Invalid value: "integer": failed rule: self <= 10`)
+}
+
+func TestValidateMessageExpressionReasonAndFieldPath(t *testing.T) {
+	v := mustCompile(t, `
+type: object
+properties:
+  spec:
+    type: object
+    x-kubernetes-validations:
+    - rule: "self.replicas <= self.maxReplicas"
+      messageExpression: "'replicas exceed maxReplicas for ' + self.owner"
+      fieldPath: .replicas
+    - rule: "has(self.owner)"
+      message: owner is required
+      reason: FieldValueRequired
+      fieldPath: .owner
+    - rule: "self.tags.all(t, self.tags.filter(u, u == t).size() == 1)"
+      reason: FieldValueDuplicate
+      fieldPath: .tags
+    - rule: "self.replicas != 13"
+      message: unlucky
+      messageExpression: "'unlucky: ' + self.tags[99]"
+    properties:
+      replicas: {type: integer}
+      maxReplicas: {type: integer}
+      owner: {type: string, maxLength: 20}
+      tags: {type: array, maxItems: 5, items: {type: string, maxLength: 10}}
+`)
+	sameMessages(t, v.Validate(mustObject(t, `spec: {replicas: 13, maxReplicas: 3, tags: [a, a], owner: ""}`), nil),
+		// The message is trimmed; it is used as long as something is left.
+		`spec.replicas: Invalid value: "object": replicas exceed maxReplicas for`,
+		`spec.tags: Duplicate value: "object"`,
+		`spec: Invalid value: "object": unlucky`,
+	)
+	sameMessages(t, v.Validate(mustObject(t, `spec: {replicas: 13, maxReplicas: 3, tags: [a, a], owner: bob}`), nil),
+		`spec.replicas: Invalid value: "object": replicas exceed maxReplicas for bob`,
+		`spec.tags: Duplicate value: "object"`,
+		`spec: Invalid value: "object": unlucky`,
+	)
+	sameMessages(t, v.Validate(mustObject(t, `spec: {replicas: 13, maxReplicas: 3, tags: [a, a]}`), nil),
+		// The messageExpression cannot read the absent owner: the default message is used.
+		`spec.replicas: Invalid value: "object": failed rule: self.replicas <= self.maxReplicas`,
+		`spec.owner: Required value: owner is required`,
+		`spec.tags: Duplicate value: "object"`,
+		// The messageExpression fails (index out of range): the message is used.
+		`spec: Invalid value: "object": unlucky`,
+	)
+}
+
+func TestValidateTypesFromTheSchema(t *testing.T) {
+	v := mustCompile(t, `
+type: object
+properties:
+  spec:
+    type: object
+    properties:
+      port:
+        x-kubernetes-int-or-string: true
+        x-kubernetes-validations:
+        - rule: "type(self) == string ? self.startsWith('http') : self > 0"
+      timeout:
+        type: string
+        format: duration
+        x-kubernetes-validations:
+        - rule: "self <= duration('1h')"
+      notBefore:
+        type: string
+        format: date-time
+        x-kubernetes-validations:
+        - rule: "self > timestamp('2020-01-01T00:00:00Z')"
+      extra:
+        type: object
+        x-kubernetes-preserve-unknown-fields: true
+        x-kubernetes-validations:
+        - rule: "!has(self.debug) || self.debug == false"
+      dash-name:
+        type: string
+      ratio:
+        type: number
+        x-kubernetes-validations:
+        - rule: "self < 1.0"
+    x-kubernetes-validations:
+    - rule: "!has(self.dash__dash__name) || self.dash__dash__name != 'x'"
+`)
+	valid := `spec: {port: http, timeout: 30m, notBefore: "2024-05-01T00:00:00Z", extra: {debug: false, any: [1]}, dash-name: y, ratio: 0.5}`
+	if errs := v.Validate(mustObject(t, valid), nil); len(errs) != 0 {
+		t.Fatalf("valid object refused: %v", messages(errs))
+	}
+	sameMessages(t, v.Validate(mustObject(t, `spec: {port: 0, timeout: 2h, notBefore: "2019-05-01T00:00:00Z", extra: {debug: true}, dash-name: x, ratio: 2}`), nil),
+		`spec: Invalid value: "object": failed rule: !has(self.dash__dash__name) || self.dash__dash__name != 'x'`,
+		`spec.extra: Invalid value: "object": failed rule: !has(self.debug) || self.debug == false`,
+		`spec.notBefore: Invalid value: "string": failed rule: self > timestamp('2020-01-01T00:00:00Z')`,
+		`spec.port: Invalid value: "": failed rule: type(self) == string ? self.startsWith('http') : self > 0`,
+		`spec.ratio: Invalid value: "number": failed rule: self < 1.0`,
+		`spec.timeout: Invalid value: "string": failed rule: self <= duration('1h')`,
+	)
+}
+
+func TestValidateKubernetesLibrary(t *testing.T) {
+	rules := []string{
+		"self.versions.isSorted()",
+		"self.sizes.sum() == 6",
+		"self.sizes.min() == 1 && self.sizes.max() == 3",
+		"self.versions.indexOf('v2') == 1 && self.versions.lastIndexOf('v9') == -1",
+		"self.image.find('[0-9]+') == '1' && self.image.findAll('[0-9]+') == ['1', '27']",
+		"self.image.findAll('[0-9]+', 1) == ['1']",
+		"self.image.split(':')[0] == 'nginx' && self.image.lowerAscii() == self.image",
+		"sets.contains(self.versions, ['v1'])",
+		// Constant, so true for both objects below.
+		"[1, 2].sum() == 3 && [].isSorted() && [3, 1].isSorted() == false",
+	}
+	schema := `
+type: object
+properties:
+  spec:
+    type: object
+    x-kubernetes-validations:
+`
+	for _, r := range rules {
+		schema += "    - rule: \"" + r + "\"\n"
+	}
+	schema += `    properties:
+      versions: {type: array, maxItems: 10, items: {type: string, maxLength: 10}}
+      sizes: {type: array, maxItems: 10, items: {type: integer}}
+      image: {type: string, maxLength: 100}
+`
+	v := mustCompile(t, schema)
+	if errs := v.Validate(mustObject(t, `spec: {versions: [v1, v2, v3], sizes: [3, 1, 2], image: "nginx:1.27"}`), nil); len(errs) != 0 {
+		t.Fatalf("library rules failed: %v", messages(errs))
+	}
+	errs := v.Validate(mustObject(t, `spec: {versions: [v9, v3], sizes: [], image: "NGINX"}`), nil)
+	if len(errs) != len(rules)-1 {
+		t.Errorf("want every rule but the constant one to fail on the bad object, got %d: %v", len(errs), strings.Join(messages(errs), "\n"))
+	}
+	var sawEmptyMin bool
+	for _, e := range errs {
+		if strings.Contains(e.Detail, "min called on empty list evaluating rule") {
+			sawEmptyMin = true
+		}
+	}
+	if !sawEmptyMin {
+		t.Errorf("min of an empty list must be an evaluation error: %v", messages(errs))
+	}
+}
+
+func TestValidateRuntimeCostLimits(t *testing.T) {
+	// maxItems 1000 keeps the estimate under the 10M static limit, but a
+	// full list makes the all-pairs rule cost more than the per-call limit.
+	v := mustCompile(t, `
+type: object
+properties:
+  spec:
+    type: object
+    properties:
+      numbers:
+        type: array
+        maxItems: 1000
+        items: {type: integer}
+        x-kubernetes-validations:
+        - rule: "self.all(a, self.all(b, a != b || a == b))"
+          message: pairwise check
+`)
+	numbers := make([]any, 1000)
+	for i := range numbers {
+		numbers[i] = float64(i)
+	}
+	obj := map[string]any{"spec": map[string]any{"numbers": numbers}}
+	sameMessages(t, v.Validate(obj, nil),
+		`spec.numbers: Invalid value: "array": 'operation cancelled: actual cost limit exceeded': no further validation rules will be run due to call cost exceeds limit for rule: pairwise check`)
+	obj["spec"].(map[string]any)["numbers"] = numbers[:10]
+	if errs := v.Validate(obj, nil); len(errs) != 0 {
+		t.Errorf("a short list is within the limit: %v", messages(errs))
+	}
+}
+
+func TestValidateRuntimeBudgetIsShared(t *testing.T) {
+	// Each element's rule stays under the per-call limit (about 300×300
+	// comparisons), but forty of them spend more than the request's budget.
+	v := mustCompile(t, `
+type: object
+properties:
+  spec:
+    type: object
+    properties:
+      groups:
+        type: array
+        maxItems: 40
+        items:
+          type: array
+          maxItems: 300
+          items: {type: integer}
+          x-kubernetes-validations:
+          - rule: "self.all(a, self.all(b, a != b || a == b))"
+`)
+	group := make([]any, 300)
+	for i := range group {
+		group[i] = float64(i)
+	}
+	groups := make([]any, 40)
+	for i := range groups {
+		groups[i] = group
+	}
+	errs := v.Validate(map[string]any{"spec": map[string]any{"groups": groups}}, nil)
+	if len(errs) != 1 {
+		t.Fatalf("want exactly the budget error, got %v", messages(errs))
+	}
+	want := `Invalid value: "array": validation failed due to running out of cost budget, no further validation rules will be run`
+	if !strings.HasSuffix(errs[0].Error(), want) || !strings.HasPrefix(errs[0].Field, "spec.groups[") || errs[0].Field == "spec.groups[0]" {
+		t.Errorf("got %q, want an element after the first to report %q", errs[0].Error(), want)
+	}
+}
