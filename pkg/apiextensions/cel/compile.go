@@ -7,6 +7,7 @@ import (
 
 	"cel.dev/cel-go/cel"
 	"cel.dev/cel-go/ext"
+	"cel.dev/cel-go/interpreter"
 
 	"kplane/pkg/api"
 	apierrors "kplane/pkg/api/errors"
@@ -257,6 +258,8 @@ func (c *compiler) program(env *cel.Env, ast *cel.Ast, path string, rule api.Val
 		cel.CostLimit(PerCallLimit),
 		cel.CostTracking(runtimeCost{}),
 		cel.InterruptCheckFrequency(100),
+		// Compile a constant pattern of matches() once, not per call.
+		cel.OptimizeRegex(interpreter.MatchesRegexOptimization),
 	)
 	if err != nil {
 		c.errs = append(c.errs, apierrors.Invalid(path, rule, fmt.Sprintf("program instantiation failed: %v", err)))

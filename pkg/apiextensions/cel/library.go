@@ -3,6 +3,7 @@ package cel
 import (
 	"regexp"
 	"sync"
+	"sync/atomic"
 
 	"cel.dev/cel-go/cel"
 	"cel.dev/cel-go/common/types"
@@ -184,8 +185,14 @@ func listIndexOf(v, e ref.Val, last bool) ref.Val {
 }
 
 // regexCache keeps compiled patterns: rules usually use a constant one, and
-// a validation runs the same rule for every object.
-var regexCache sync.Map // pattern string -> *regexp.Regexp
+// a validation runs the same rule for every object. It holds at most
+// maxCachedRegexes, so patterns built from object data cannot grow it
+// without bound; others are compiled on each call.
+var (
+	regexCache       sync.Map // pattern string -> *regexp.Regexp
+	regexCacheSize   atomic.Int64
+	maxCachedRegexes = int64(1024)
+)
 
 func compileRegex(pattern ref.Val) (*regexp.Regexp, ref.Val) {
 	p, ok := pattern.(types.String)
@@ -199,7 +206,9 @@ func compileRegex(pattern ref.Val) (*regexp.Regexp, ref.Val) {
 	if err != nil {
 		return nil, types.NewErr("could not compile regex %q: %v", string(p), err)
 	}
-	regexCache.Store(string(p), re)
+	if regexCacheSize.Add(1) <= maxCachedRegexes {
+		regexCache.Store(string(p), re)
+	}
 	return re, nil
 }
 

@@ -54,7 +54,7 @@ type property struct {
 	jsonName string
 	// celName is the escaped name a rule uses, "" when none can.
 	celName string
-	node     *schemaNode
+	node    *schemaNode
 }
 
 // nodeKind is the shape of a node's value.
