@@ -71,7 +71,14 @@ func CompileAt(s *api.JSONSchemaProps, schemaPath string) (*Validator, apierrors
 		return nil, apierrors.FieldErrorList{apierrors.Invalid(schemaPath, "", fmt.Sprintf("kplane could not declare the schema's CEL types: %v", err))}
 	}
 	c := &compiler{env: env}
-	c.compileNode(root, schemaPath, "")
+	c.compileNode(root, schemaPath, "", 1)
+	if c.cost.total > StaticEstimatedCRDCostLimit {
+		for _, e := range c.cost.mostExpensive() {
+			c.errs = append(c.errs, apierrors.Forbidden(e.path, "contributed to estimated rule & messageExpression cost total exceeding cost limit for entire OpenAPIv3 schema"))
+		}
+		c.errs = append(c.errs, apierrors.Forbidden(schemaPath, costErrorMessage(
+			"x-kubernetes-validations estimated rule & messageExpression cost total for entire OpenAPIv3 schema", c.cost.total, StaticEstimatedCRDCostLimit)))
+	}
 	if len(c.errs) > 0 {
 		return nil, c.errs
 	}
@@ -100,14 +107,17 @@ var baseEnvironment = sync.OnceValues(func() (*cel.Env, error) {
 type compiler struct {
 	env  *cel.Env
 	errs apierrors.FieldErrorList
+	cost schemaCost
 }
 
 // compileNode compiles n's rules and those below it. schemaPath is n's
 // path in the CRD; uncorrelatable is the path of the nearest list above n
-// whose elements cannot be matched with old ones, or "".
-func (c *compiler) compileNode(n *schemaNode, schemaPath, uncorrelatable string) {
+// whose elements cannot be matched with old ones, or ""; cardinality is how
+// many values of n one object can hold (1 at the root, times maxItems
+// below a list, times maxProperties below a map).
+func (c *compiler) compileNode(n *schemaNode, schemaPath, uncorrelatable string, cardinality uint64) {
 	for i, rule := range n.schema.XValidations {
-		cr := c.compileRule(n, rule, fmt.Sprintf("%s.x-kubernetes-validations[%d]", schemaPath, i), uncorrelatable)
+		cr := c.compileRule(n, rule, fmt.Sprintf("%s.x-kubernetes-validations[%d]", schemaPath, i), uncorrelatable, cardinality)
 		if cr != nil {
 			n.rules = append(n.rules, cr)
 		}
@@ -116,25 +126,25 @@ func (c *compiler) compileNode(n *schemaNode, schemaPath, uncorrelatable string)
 	switch n.kind {
 	case objectNode:
 		for _, p := range n.properties {
-			c.compileNode(p.node, schemaPath+".properties["+p.jsonName+"]", uncorrelatable)
+			c.compileNode(p.node, schemaPath+".properties["+p.jsonName+"]", uncorrelatable, cardinality)
 			n.hasRules = n.hasRules || p.node.hasRules
 		}
 	case mapNode:
-		c.compileNode(n.elements, schemaPath+".additionalProperties", uncorrelatable)
+		c.compileNode(n.elements, schemaPath+".additionalProperties", uncorrelatable, saturatingMul(cardinality, n.maxSize))
 		n.hasRules = n.hasRules || n.elements.hasRules
 	case listNode:
 		below := uncorrelatable
 		if below == "" && !isMapList(n.schema) {
 			below = schemaPath
 		}
-		c.compileNode(n.elements, schemaPath+".items", below)
+		c.compileNode(n.elements, schemaPath+".items", below, saturatingMul(cardinality, n.maxSize))
 		n.hasRules = n.hasRules || n.elements.hasRules
 	}
 }
 
 // compileRule compiles one rule at rulePath
 // (…x-kubernetes-validations[i]); it returns nil when the rule is invalid.
-func (c *compiler) compileRule(n *schemaNode, rule api.ValidationRule, rulePath, uncorrelatable string) *compiledRule {
+func (c *compiler) compileRule(n *schemaNode, rule api.ValidationRule, rulePath, uncorrelatable string, cardinality uint64) *compiledRule {
 	before := len(c.errs)
 	cr := &compiledRule{rule: rule, optionalOldSelf: rule.OptionalOldSelf != nil && *rule.OptionalOldSelf}
 	c.checkRuleFields(n, rule, rulePath, cr)
@@ -165,7 +175,7 @@ func (c *compiler) compileRule(n *schemaNode, rule api.ValidationRule, rulePath,
 			c.errs = append(c.errs, apierrors.Invalid(rulePath+".optionalOldSelf", *rule.OptionalOldSelf,
 				"may not be set if oldSelf is not used in rule"))
 		}
-		c.checkCost(env, ast, estimator, rulePath+".rule", "estimated rule cost")
+		c.checkCost(env, ast, estimator, rulePath+".rule", "estimated rule cost", cardinality)
 		cr.program = c.program(env, ast, rulePath+".rule", rule)
 	}
 
@@ -177,7 +187,7 @@ func (c *compiler) compileRule(n *schemaNode, rule api.ValidationRule, rulePath,
 		case !msgAST.OutputType().IsExactType(cel.StringType):
 			c.errs = append(c.errs, apierrors.Invalid(rulePath+".messageExpression", rule, "must evaluate to a string"))
 		default:
-			c.checkCost(env, msgAST, estimator, rulePath+".messageExpression", "estimated messageExpression cost")
+			c.checkCost(env, msgAST, estimator, rulePath+".messageExpression", "estimated messageExpression cost", cardinality)
 			cr.messageProgram = c.program(env, msgAST, rulePath+".messageExpression", rule)
 		}
 	}
@@ -239,13 +249,15 @@ func referencesOldSelf(ast *cel.Ast) bool {
 }
 
 // checkCost refuses an expression whose estimated worst-case cost is over
-// StaticEstimatedCostLimit, with upstream's Forbidden error.
-func (c *compiler) checkCost(env *cel.Env, ast *cel.Ast, estimator sizeEstimator, path, costName string) {
+// StaticEstimatedCostLimit, with upstream's Forbidden error, and adds it to
+// the schema's total.
+func (c *compiler) checkCost(env *cel.Env, ast *cel.Ast, estimator sizeEstimator, path, costName string, cardinality uint64) {
 	estimate, err := env.EstimateCost(ast, estimator)
 	if err != nil {
 		c.errs = append(c.errs, apierrors.Forbidden(path, fmt.Sprintf("could not estimate the cost: %v", err)))
 		return
 	}
+	c.cost.add(path, estimate.Max, cardinality)
 	if estimate.Max > StaticEstimatedCostLimit {
 		c.errs = append(c.errs, apierrors.Forbidden(path, costErrorMessage(costName, estimate.Max, StaticEstimatedCostLimit)))
 	}

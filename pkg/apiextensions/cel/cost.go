@@ -3,6 +3,7 @@ package cel
 import (
 	"fmt"
 	"math"
+	"sort"
 
 	"cel.dev/cel-go/checker"
 	"cel.dev/cel-go/common/types"
@@ -25,7 +26,52 @@ const (
 	// whose worst case on the largest object the schema admits is above
 	// it. Upstream: 10,000,000.
 	StaticEstimatedCostLimit = 10_000_000
+	// StaticEstimatedCRDCostLimit bounds the sum over the whole schema of
+	// each expression's estimate times the number of times it can run (a
+	// rule on list items runs once per element, so it counts maxItems
+	// times). Upstream: 100,000,000.
+	StaticEstimatedCRDCostLimit = 100_000_000
 )
+
+// schemaCost adds up the estimates of a schema's expressions, to check
+// them against StaticEstimatedCRDCostLimit as upstream does.
+type schemaCost struct {
+	total uint64
+	// expressions are every expression's path and weighted cost, in
+	// schema order.
+	expressions []expressionCost
+}
+
+// expressionCost is one rule's or messageExpression's estimate, times the
+// cardinality of its node.
+type expressionCost struct {
+	path string
+	cost uint64
+}
+
+// add records one expression.
+func (c *schemaCost) add(path string, cost, cardinality uint64) {
+	weighted := saturatingMul(cost, cardinality)
+	c.total = saturatingAdd(c.total, weighted)
+	c.expressions = append(c.expressions, expressionCost{path: path, cost: weighted})
+}
+
+// mostExpensive are the expressions an over-budget schema blames: the
+// four costliest, leaving out any below 1% of the limit, which could not
+// have made the difference.
+func (c *schemaCost) mostExpensive() []expressionCost {
+	out := make([]expressionCost, 0, len(c.expressions))
+	for _, e := range c.expressions {
+		if e.cost >= StaticEstimatedCRDCostLimit/100 {
+			out = append(out, e)
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].cost > out[j].cost })
+	if len(out) > 4 {
+		out = out[:4]
+	}
+	return out
+}
 
 // costErrorMessage is upstream's wording for an estimate over a limit.
 func costErrorMessage(costName string, cost, limit uint64) string {
