@@ -419,3 +419,45 @@ properties:
 		t.Errorf("got %q, want an element after the first to report %q", errs[0].Error(), want)
 	}
 }
+
+func TestValidateMapValuesCorrelateByKey(t *testing.T) {
+	v := mustCompile(t, `
+type: object
+properties:
+  quotas:
+    type: object
+    maxProperties: 10
+    additionalProperties:
+      type: integer
+      x-kubernetes-validations:
+      - rule: "self >= oldSelf"
+        message: a quota may only grow
+`)
+	sameMessages(t, v.Validate(mustObject(t, `quotas: {cpu: 4, memory: 1, disk: 1}`), mustObject(t, `quotas: {cpu: 2, memory: 8}`)),
+		`quotas[memory]: Invalid value: "integer": a quota may only grow`)
+}
+
+func TestValidateDynValuesAndNulls(t *testing.T) {
+	v := mustCompile(t, `
+type: object
+properties:
+  port:
+    x-kubernetes-int-or-string: true
+    x-kubernetes-validations:
+    - rule: "self > 0"
+  note:
+    type: string
+    nullable: true
+    x-kubernetes-validations:
+    - rule: "self != ''"
+x-kubernetes-validations:
+- rule: "!has(self.note)"
+  message: a null note is absent
+`)
+	// int-or-string is dyn: the checker accepts self > 0, and a string
+	// only fails when the rule runs.
+	sameMessages(t, v.Validate(map[string]any{"port": "http", "note": nil}, nil),
+		`port: Invalid value: "": 'no such overload': call arguments did not match a supported operator, function or macro signature for rule: self > 0`)
+	sameMessages(t, v.Validate(map[string]any{"port": float64(8080), "note": "x"}, nil),
+		`<nil>: Invalid value: "object": a null note is absent`)
+}
