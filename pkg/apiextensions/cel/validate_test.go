@@ -384,39 +384,37 @@ properties:
 }
 
 func TestValidateRuntimeBudgetIsShared(t *testing.T) {
-	// Each element's rule stays under the per-call limit (about 300×300
-	// comparisons), but forty of them spend more than the request's budget.
+	// Each element's rule searches a 1 MB string for a 20-character needle:
+	// cost 100,000 × 2 (a tenth of each length), a little over 200,000 with
+	// the rule's other steps, well under the per-call limit. Forty-nine of
+	// them leave less than 200,000 of the request's 10,000,000, so the 50th
+	// (index 49) stops the validation.
 	v := mustCompile(t, `
 type: object
 properties:
   spec:
     type: object
     properties:
-      groups:
+      blobs:
         type: array
-        maxItems: 40
+        maxItems: 120
         items:
-          type: array
-          maxItems: 300
-          items: {type: integer}
+          type: string
           x-kubernetes-validations:
-          - rule: "self.all(a, self.all(b, a != b || a == b))"
+          - rule: "!self.contains('needle-in-a-haystack')"
 `)
-	group := make([]any, 300)
-	for i := range group {
-		group[i] = float64(i)
+	blob := strings.Repeat("x", 1_000_000)
+	blobs := make([]any, 120)
+	for i := range blobs {
+		blobs[i] = blob
 	}
-	groups := make([]any, 40)
-	for i := range groups {
-		groups[i] = group
-	}
-	errs := v.Validate(map[string]any{"spec": map[string]any{"groups": groups}}, nil)
+	errs := v.Validate(map[string]any{"spec": map[string]any{"blobs": blobs}}, nil)
 	if len(errs) != 1 {
 		t.Fatalf("want exactly the budget error, got %v", messages(errs))
 	}
-	want := `Invalid value: "array": validation failed due to running out of cost budget, no further validation rules will be run`
-	if !strings.HasSuffix(errs[0].Error(), want) || !strings.HasPrefix(errs[0].Field, "spec.groups[") || errs[0].Field == "spec.groups[0]" {
-		t.Errorf("got %q, want an element after the first to report %q", errs[0].Error(), want)
+	want := `Invalid value: "string": validation failed due to running out of cost budget, no further validation rules will be run`
+	if !strings.HasSuffix(errs[0].Error(), want) || errs[0].Field != "spec.blobs[49]" {
+		t.Errorf("got %q, want the 50th element to report %q", errs[0].Error(), want)
 	}
 }
 
