@@ -92,6 +92,8 @@ func TestCompileAcceptsBoundedRulesAndWellFormedFields(t *testing.T) {
 		"    - rule: \"self.replicas > 0\"\n      messageExpression: \"self.name + ' needs replicas'\"",
 		`    - rule: "self.?name.orValue('') != 'x'"`,
 		`    - rule: "cel.bind(n, self.replicas, n * n < 100)"`,
+		// Immutability of a whole object: a transition rule comparing objects.
+		"    - rule: \"self == oldSelf\"\n      message: spec is immutable",
 	} {
 		if _, errs := Compile(mustSchema(t, specWithRule(rule))); len(errs) != 0 {
 			t.Errorf("rule\n%s\nrefused: %q", rule, messages(errs))
@@ -249,4 +251,21 @@ properties:
     - rule: "self.all(a, self.all(b, a == b))"
 `)
 	})
+}
+
+func TestPropertiesWithDotsDoNotShareTypesWithNestedOnes(t *testing.T) {
+	v := mustCompile(t, `
+type: object
+properties:
+  a.b: {type: object, properties: {text: {type: string}}}
+  a:
+    type: object
+    properties:
+      b: {type: object, properties: {count: {type: integer}}}
+x-kubernetes-validations:
+- rule: "self.a__dot__b.text == 's' && self.a.b.count == 1"
+`)
+	if errs := v.Validate(map[string]any{"a.b": map[string]any{"text": "s"}, "a": map[string]any{"b": map[string]any{"count": float64(1)}}}, nil); len(errs) != 0 {
+		t.Errorf("got %q", messages(errs))
+	}
 }

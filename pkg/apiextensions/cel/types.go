@@ -39,8 +39,8 @@ type schemaNode struct {
 	// elements is the node of a list's items or a map's values.
 	elements *schemaNode
 	// maxSize bounds the length of a string, list or map (from maxLength,
-	// maxItems, maxProperties or, failing those, the request size); zero for
-	// other nodes.
+	// maxItems, maxProperties or, failing those, the request size) and the
+	// field count of an object; zero for numbers and booleans.
 	maxSize uint64
 	// rules are the node's x-kubernetes-validations, compiled.
 	rules []*compiledRule
@@ -187,6 +187,7 @@ func (r *typeRegistry) buildObjectOrMap(n *schemaNode, s *api.JSONSchemaProps, t
 			return
 		case s.XPreserveUnknownFields != nil && *s.XPreserveUnknownFields:
 			n.kind, n.celType = dynNode, cel.DynType
+			n.maxSize = maxBytes
 			return
 		}
 	}
@@ -208,12 +209,21 @@ func (r *typeRegistry) buildObjectOrMap(n *schemaNode, s *api.JSONSchemaProps, t
 		// A property no rule can name keeps celName "": its own rules still
 		// run, but its parent's rules cannot see it.
 		celName, _ := escapePropertyName(name)
-		child := r.buildNode(&ps, typeName+"."+name, maxBytes, ps.XEmbeddedResource)
+		// Type names use the escaped name, which has no dots, so that a
+		// property "a.b" and a property b inside a cannot share a type.
+		typeStep := celName
+		if typeStep == "" {
+			typeStep = "@" + propertyNameEscaper.Replace(name)
+		}
+		child := r.buildNode(&ps, typeName+"."+typeStep, maxBytes, ps.XEmbeddedResource)
 		n.properties = append(n.properties, property{jsonName: name, celName: celName, node: child})
 		if celName != "" {
 			n.fieldsByCELName[celName] = child
 		}
 	}
+	// An object has at most its declared fields; the cost of comparing two
+	// (self == oldSelf, the immutability rule) is bounded by that.
+	n.maxSize = uint64(len(n.properties)) + 1
 }
 
 // withTypeAndObjectMeta adds apiVersion and kind to a resource's

@@ -111,12 +111,12 @@ func (w *walk) rules(n *schemaNode, path string, value, oldValue any, hasOld boo
 			continue // ratcheting: the value was accepted when it was written
 		}
 		if self == nil {
-			self = celRegistryAdapter.NativeToValue(n.celValue(value))
+			self = celAdapter.NativeToValue(n.celValue(value))
 		}
 		act := &ruleActivation{self: self}
 		if rule.usesOldSelf {
 			if hasOld && oldSelf == nil {
-				oldSelf = celRegistryAdapter.NativeToValue(n.celValue(oldValue))
+				oldSelf = celAdapter.NativeToValue(n.celValue(oldValue))
 			}
 			act.oldSelf, act.hasOldSelf = oldSelf, hasOld
 			if rule.optionalOldSelf {
@@ -271,8 +271,8 @@ func (a *ruleActivation) ResolveName(name string) (any, bool) {
 // Parent implements interpreter.Activation.
 func (a *ruleActivation) Parent() interpreter.Activation { return nil }
 
-// celRegistryAdapter turns the Go values of values.go into CEL values.
-var celRegistryAdapter = types.DefaultTypeAdapter
+// celAdapter turns the Go values of values.go into CEL values.
+var celAdapter = types.DefaultTypeAdapter
 
 // elementsByMapKey indexes the elements of an old map-list by their keys.
 func elementsByMapKey(list any, keys []string) map[string]any {

@@ -459,3 +459,24 @@ x-kubernetes-validations:
 	sameMessages(t, v.Validate(map[string]any{"port": float64(8080), "note": "x"}, nil),
 		`<nil>: Invalid value: "object": a null note is absent`)
 }
+
+func TestValidateImmutableObject(t *testing.T) {
+	v := mustCompile(t, `
+type: object
+properties:
+  spec:
+    type: object
+    x-kubernetes-validations:
+    - rule: "self == oldSelf"
+      message: spec is immutable
+    properties:
+      size: {type: integer}
+      zones: {type: array, items: {type: string}}
+`)
+	old := mustObject(t, `spec: {size: 1, zones: [a, b]}`)
+	if errs := v.Validate(mustObject(t, `spec: {size: 1, zones: [a, b]}`), old); len(errs) != 0 {
+		t.Errorf("an unchanged spec passes: %q", messages(errs))
+	}
+	sameMessages(t, v.Validate(mustObject(t, `spec: {size: 1, zones: [b, a]}`), old),
+		`spec: Invalid value: "object": spec is immutable`)
+}
