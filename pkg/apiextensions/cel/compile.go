@@ -111,8 +111,9 @@ type compiler struct {
 }
 
 // compileNode compiles n's rules and those below it. schemaPath is n's
-// path in the CRD; uncorrelatable is the path of the nearest list above n
-// whose elements cannot be matched with old ones, or ""; cardinality is how
+// path in the CRD; uncorrelatable is the items path of the outermost list
+// above n whose elements cannot be matched with old ones (a set or an
+// atomic list: only map-lists correlate), or ""; cardinality is how
 // many values of n one object can hold (1 at the root, times maxItems
 // below a list, times maxProperties below a map).
 func (c *compiler) compileNode(n *schemaNode, schemaPath, uncorrelatable string, cardinality uint64) {
@@ -135,7 +136,7 @@ func (c *compiler) compileNode(n *schemaNode, schemaPath, uncorrelatable string,
 	case listNode:
 		below := uncorrelatable
 		if below == "" && !isMapList(n.schema) {
-			below = schemaPath
+			below = schemaPath + ".items"
 		}
 		c.compileNode(n.elements, schemaPath+".items", below, saturatingMul(cardinality, n.maxSize))
 		n.hasRules = n.hasRules || n.elements.hasRules
@@ -168,7 +169,8 @@ func (c *compiler) compileRule(n *schemaNode, rule api.ValidationRule, rulePath,
 	default:
 		cr.usesOldSelf = referencesOldSelf(ast)
 		if cr.usesOldSelf && uncorrelatable != "" {
-			c.errs = append(c.errs, apierrors.Invalid(rulePath+".rule", rule,
+			// Upstream shows the rule's text here, not the whole rule.
+			c.errs = append(c.errs, apierrors.Invalid(rulePath+".rule", rule.Rule,
 				"oldSelf cannot be used on the uncorrelatable portion of the schema within "+uncorrelatable))
 		}
 		if !cr.usesOldSelf && rule.OptionalOldSelf != nil {

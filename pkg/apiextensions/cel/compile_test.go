@@ -150,7 +150,7 @@ properties:
       x-kubernetes-validations:
       - rule: "self == oldSelf"
 `))
-	want := `spec.validation.openAPIV3Schema.properties[list].items.x-kubernetes-validations[0].rule: Invalid value: {"rule":"self == oldSelf"}: oldSelf cannot be used on the uncorrelatable portion of the schema within spec.validation.openAPIV3Schema.properties[list]`
+	want := `spec.validation.openAPIV3Schema.properties[list].items.x-kubernetes-validations[0].rule: Invalid value: "self == oldSelf": oldSelf cannot be used on the uncorrelatable portion of the schema within spec.validation.openAPIV3Schema.properties[list].items`
 	if len(errs) != 1 || errs[0].Error() != want {
 		t.Errorf("got  %q\nwant %q", messages(errs), want)
 	}
