@@ -99,7 +99,8 @@ var baseEnvironment = sync.OnceValues(func() (*cel.Env, error) {
 		ext.Sets(),
 		ext.Bindings(),
 	}
-	return cel.NewEnv(append(opts, kubernetesLibrary()...)...)
+	opts = append(opts, kubernetesLibrary()...)
+	return cel.NewEnv(append(opts, quantityLibrary()...)...)
 })
 
 // compiler walks the schema, compiling each node's rules and collecting

@@ -100,6 +100,10 @@ type sizeEstimator struct {
 
 // EstimateSize bounds a string, list or map the rule reaches from self.
 func (e sizeEstimator) EstimateSize(element checker.AstNode) *checker.SizeEstimate {
+	if t := element.Type(); t != nil && t.TypeName() == quantityType.TypeName() {
+		// A quantity is one number: comparing two costs one step.
+		return &checker.SizeEstimate{Min: 1, Max: 1}
+	}
 	path := element.Path()
 	if len(path) == 0 || (path[0] != "self" && path[0] != "oldSelf") {
 		return nil

@@ -59,10 +59,13 @@
 // optionals (?. and .orValue), cel-go's strings extension (split, replace,
 // lowerAscii, trim, join, indexOf on strings …), sets (sets.contains …),
 // cel.bind, and the Kubernetes list and regex functions that students meet
-// most: isSorted, sum, min, max, indexOf, lastIndexOf on lists, and find,
-// findAll on strings (library.go). Kubernetes' url, quantity, ip, cidr,
-// semver, format and authorizer libraries are not in kplane yet; a rule using
-// them fails to compile with CEL's "undeclared reference" error.
+// most: isSorted, sum, min, max, indexOf, lastIndexOf on lists, find and
+// findAll on strings (library.go), and quantities such as
+// quantity(self.memory).isLessThan(quantity('1Gi')) (quantity.go).
+// Kubernetes' url, ip, cidr, semver, format and authorizer libraries, and
+// cel-go's lists extension (distinct, sort, flatten …), are not in kplane
+// yet; a rule using them fails to compile with CEL's "undeclared reference"
+// error.
 //
 // Upstream's code lives in k8s.io/apiextensions-apiserver/pkg/apiserver/schema/cel
 // (compilation.go, validation.go) and k8s.io/apiserver/pkg/cel; this package

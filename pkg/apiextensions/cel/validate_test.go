@@ -480,3 +480,28 @@ properties:
 	sameMessages(t, v.Validate(mustObject(t, `spec: {size: 1, zones: [b, a]}`), old),
 		`spec: Invalid value: "object": spec is immutable`)
 }
+
+func TestValidateQuantityLibrary(t *testing.T) {
+	rules := []string{
+		"quantity(self.request).isLessThan(quantity(self.limit)) || quantity(self.request) == quantity(self.limit)",
+		"quantity('1') == quantity('1000m') && quantity('1Gi').compareTo(quantity('1G')) == 1",
+		"quantity('1.5').isInteger() == false && quantity('2k').asInteger() == 2000 && quantity('-1').sign() == -1",
+		"quantity('1Gi').add(quantity('1Gi')) == quantity('2Gi') && quantity('3').sub(1) == quantity('2')",
+		"isQuantity(self.limit) && !isQuantity('1 Gi') && quantity('500m').asApproximateFloat() == 0.5",
+	}
+	schema := "type: object\nx-kubernetes-validations:\n"
+	for _, r := range rules {
+		schema += "- rule: \"" + r + "\"\n"
+	}
+	schema += "properties:\n  request: {type: string, maxLength: 20}\n  limit: {type: string, maxLength: 20}\n"
+	v := mustCompile(t, schema)
+	if errs := v.Validate(map[string]any{"request": "500Mi", "limit": "1Gi"}, nil); len(errs) != 0 {
+		t.Fatalf("quantity rules failed: %q", messages(errs))
+	}
+	sameMessages(t, v.Validate(map[string]any{"request": "2Gi", "limit": "1Gi"}, nil),
+		`<nil>: Invalid value: "object": failed rule: `+rules[0])
+	errs := v.Validate(map[string]any{"request": "lots", "limit": "1Gi"}, nil)
+	if len(errs) != 1 || !strings.Contains(errs[0].Detail, `quantity "lots": quantities must match the regular expression`) {
+		t.Errorf("an unparsable quantity is an evaluation error: %q", messages(errs))
+	}
+}
