@@ -37,7 +37,7 @@ type compiledRule struct {
 	optionalOldSelf bool
 	// fieldPath is the rule's fieldPath as steps below the node, which a
 	// failing rule reports its error at.
-	fieldPath []string
+	fieldPath []fieldPathStep
 }
 
 // Compile compiles every x-kubernetes-validations rule in s (at any depth);

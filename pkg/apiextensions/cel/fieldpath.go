@@ -11,8 +11,8 @@ import (
 // A failing rule reports its error at the node's path plus these steps, so
 // the user is pointed at the field the rule is about rather than the object
 // that holds the rule.
-func resolveFieldPath(n *schemaNode, fieldPath string) ([]string, error) {
-	var steps []string
+func resolveFieldPath(n *schemaNode, fieldPath string) ([]fieldPathStep, error) {
+	var steps []fieldPathStep
 	rest := fieldPath
 	for rest != "" {
 		var name string
@@ -40,10 +40,24 @@ func resolveFieldPath(n *schemaNode, fieldPath string) ([]string, error) {
 		if !ok {
 			return nil, fmt.Errorf("fieldPath must be a valid path: does not refer to a valid field in the schema: %s", name)
 		}
-		steps = append(steps, name)
+		steps = append(steps, fieldPathStep{name: name, mapKey: n.kind == mapNode})
 		n = next
 	}
 	return steps, nil
+}
+
+// fieldPathStep is one step of a fieldPath: a property, or a key of a map.
+type fieldPathStep struct {
+	name   string
+	mapKey bool
+}
+
+// appendTo extends a field path by the step: path.name or path[key].
+func (s fieldPathStep) appendTo(path string) string {
+	if s.mapKey {
+		return keyPath(path, s.name)
+	}
+	return childPath(path, s.name)
 }
 
 // propertyNamed finds an object node's property, or a map's value type,

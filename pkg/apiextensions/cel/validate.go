@@ -158,7 +158,7 @@ func (w *walk) evaluate(n *schemaNode, rule *compiledRule, path string, act *rul
 	}
 	at := path
 	for _, step := range rule.fieldPath {
-		at = childPath(at, step)
+		at = step.appendTo(at)
 	}
 	message := ruleMessageOrDefault(rule.rule)
 	if rule.messageProgram != nil {

@@ -227,6 +227,9 @@ properties:
     - rule: "self.tags.all(t, self.tags.filter(u, u == t).size() == 1)"
       reason: FieldValueDuplicate
       fieldPath: .tags
+    - rule: "!has(self.limits) || !('gpu' in self.limits)"
+      message: no GPUs
+      fieldPath: ".limits['gpu']"
     - rule: "self.replicas != 13"
       message: unlucky
       messageExpression: "'unlucky: ' + self.tags[99]"
@@ -235,6 +238,7 @@ properties:
       maxReplicas: {type: integer}
       owner: {type: string, maxLength: 20}
       tags: {type: array, maxItems: 5, items: {type: string, maxLength: 10}}
+      limits: {type: object, maxProperties: 5, additionalProperties: {type: integer}}
 `)
 	sameMessages(t, v.Validate(mustObject(t, `spec: {replicas: 13, maxReplicas: 3, tags: [a, a], owner: ""}`), nil),
 		// The message is trimmed; it is used as long as something is left.
@@ -247,11 +251,12 @@ properties:
 		`spec.tags: Duplicate value: "object"`,
 		`spec: Invalid value: "object": unlucky`,
 	)
-	sameMessages(t, v.Validate(mustObject(t, `spec: {replicas: 13, maxReplicas: 3, tags: [a, a]}`), nil),
+	sameMessages(t, v.Validate(mustObject(t, `spec: {replicas: 13, maxReplicas: 3, tags: [a, a], limits: {gpu: 1}}`), nil),
 		// The messageExpression cannot read the absent owner: the default message is used.
 		`spec.replicas: Invalid value: "object": failed rule: self.replicas <= self.maxReplicas`,
 		`spec.owner: Required value: owner is required`,
 		`spec.tags: Duplicate value: "object"`,
+		`spec.limits[gpu]: Invalid value: "object": no GPUs`,
 		// The messageExpression fails (index out of range): the message is used.
 		`spec: Invalid value: "object": unlucky`,
 	)
