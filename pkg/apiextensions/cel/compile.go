@@ -100,7 +100,8 @@ var baseEnvironment = sync.OnceValues(func() (*cel.Env, error) {
 		ext.Bindings(),
 	}
 	opts = append(opts, kubernetesLibrary()...)
-	return cel.NewEnv(append(opts, quantityLibrary()...)...)
+	opts = append(opts, quantityLibrary()...)
+	return cel.NewEnv(append(opts, urlLibrary()...)...)
 })
 
 // compiler walks the schema, compiling each node's rules and collecting

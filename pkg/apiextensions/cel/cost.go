@@ -104,6 +104,10 @@ func (e sizeEstimator) EstimateSize(element checker.AstNode) *checker.SizeEstima
 		// A quantity is one number: comparing two costs one step.
 		return &checker.SizeEstimate{Min: 1, Max: 1}
 	}
+	if t := element.Type(); t != nil && t.TypeName() == urlType.TypeName() {
+		// A URL came from a string in the request.
+		return &checker.SizeEstimate{Min: 0, Max: maxRequestSizeBytes}
+	}
 	path := element.Path()
 	if len(path) == 0 || (path[0] != "self" && path[0] != "oldSelf") {
 		return nil

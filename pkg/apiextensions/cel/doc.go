@@ -60,9 +60,10 @@
 // lowerAscii, trim, join, indexOf on strings …), sets (sets.contains …),
 // cel.bind, and the Kubernetes list and regex functions that students meet
 // most: isSorted, sum, min, max, indexOf, lastIndexOf on lists, find and
-// findAll on strings (library.go), and quantities such as
-// quantity(self.memory).isLessThan(quantity('1Gi')) (quantity.go).
-// Kubernetes' url, ip, cidr, semver, format and authorizer libraries, and
+// findAll on strings (library.go), quantities such as
+// quantity(self.memory).isLessThan(quantity('1Gi')) (quantity.go), and URLs
+// such as url(self.endpoint).getScheme() == 'https' (url.go).
+// Kubernetes' ip, cidr, semver, format and authorizer libraries, and
 // cel-go's lists extension (distinct, sort, flatten …), are not in kplane
 // yet; a rule using them fails to compile with CEL's "undeclared reference"
 // error.

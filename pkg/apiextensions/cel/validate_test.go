@@ -510,3 +510,28 @@ func TestValidateQuantityLibrary(t *testing.T) {
 		t.Errorf("an unparsable quantity is an evaluation error: %q", messages(errs))
 	}
 }
+
+func TestValidateURLLibrary(t *testing.T) {
+	v := mustCompile(t, `
+type: object
+properties:
+  endpoint:
+    type: string
+    maxLength: 200
+    x-kubernetes-validations:
+    - rule: "isURL(self) && url(self).getScheme() == 'https'"
+      message: endpoint must be an https URL
+    - rule: "!isURL(self) || url(self).getPort() == '' || url(self).getPort() == '8443'"
+      message: only port 8443
+x-kubernetes-validations:
+- rule: "url('https://a.example.com:8443/x%20y?k=1&k=2').getHostname() == 'a.example.com' && url('https://a.example.com:8443/x%20y?k=1&k=2').getEscapedPath() == '/x%20y' && url('https://a.example.com:8443/x?k=1&k=2').getQuery()['k'] == ['1', '2'] && url('/just/a/path').getHost() == ''"
+`)
+	for obj, want := range map[string][]string{
+		"https://api.example.com:8443/v1": nil,
+		"http://api.example.com":          {`endpoint: Invalid value: "string": endpoint must be an https URL`},
+		"api.example.com":                 {`endpoint: Invalid value: "string": endpoint must be an https URL`},
+		"https://api.example.com:9000":    {`endpoint: Invalid value: "string": only port 8443`},
+	} {
+		sameMessages(t, v.Validate(map[string]any{"endpoint": obj}, nil), want...)
+	}
+}
