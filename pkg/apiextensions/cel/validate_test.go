@@ -535,3 +535,38 @@ x-kubernetes-validations:
 		sameMessages(t, v.Validate(map[string]any{"endpoint": obj}, nil), want...)
 	}
 }
+
+func TestValidateListEqualityFollowsListType(t *testing.T) {
+	v := mustCompile(t, `
+type: object
+properties:
+  spec:
+    type: object
+    x-kubernetes-validations:
+    - rule: "self.atomic == oldSelf.atomic"
+      message: atomic changed
+    - rule: "self.set == oldSelf.set"
+      message: set changed
+    - rule: "self.ports == oldSelf.ports"
+      message: ports changed
+    properties:
+      atomic: {type: array, maxItems: 5, items: {type: string, maxLength: 5}}
+      set: {type: array, maxItems: 5, x-kubernetes-list-type: set, items: {type: string, maxLength: 5}}
+      ports:
+        type: array
+        maxItems: 5
+        x-kubernetes-list-type: map
+        x-kubernetes-list-map-keys: [name]
+        items:
+          type: object
+          properties:
+            name: {type: string, maxLength: 5}
+            port: {type: integer}
+`)
+	old := mustObject(t, `spec: {atomic: [a, b], set: [a, b], ports: [{name: a, port: 1}, {name: b, port: 2}]}`)
+	sameMessages(t, v.Validate(mustObject(t, `spec: {atomic: [b, a], set: [b, a], ports: [{name: b, port: 2}, {name: a, port: 1}]}`), old),
+		`spec: Invalid value: "object": atomic changed`)
+	sameMessages(t, v.Validate(mustObject(t, `spec: {atomic: [a, b], set: [a, c], ports: [{name: a, port: 1}, {name: b, port: 3}]}`), old),
+		`spec: Invalid value: "object": set changed`,
+		`spec: Invalid value: "object": ports changed`)
+}

@@ -58,7 +58,7 @@ func (n *schemaNode) celValue(v any) any {
 		for i, e := range l {
 			out[i] = n.elements.celValue(e)
 		}
-		return out
+		return newListValue(out, n.schema.XListType, n.schema.XListMapKeys)
 	case scalarNode:
 		return n.scalarValue(v)
 	}
