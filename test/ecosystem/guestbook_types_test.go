@@ -59,6 +59,14 @@ type GuestbookList struct {
 	Items           []Guestbook `json:"items"`
 }
 
+// DeepCopy returns a deep copy, as controller-gen would generate it.
+func (g *Guestbook) DeepCopy() *Guestbook {
+	if g == nil {
+		return nil
+	}
+	return g.DeepCopyObject().(*Guestbook)
+}
+
 // DeepCopyObject returns a deep copy, as controller-gen would generate it.
 func (g *Guestbook) DeepCopyObject() runtime.Object {
 	if g == nil {
