@@ -16,7 +16,7 @@ GO      ?= go
 BIN     := bin
 PKGS    := ./...
 
-.PHONY: up build test vet bench bench-events fuzz surge robustness chaos clean bench-scale bench-targets
+.PHONY: up build test vet bench bench-events fuzz surge robustness chaos clean bench-scale bench-targets test-ecosystem
 
 up: build
 	$(BIN)/ctl up
@@ -39,6 +39,17 @@ bench-events:
 
 test: vet build
 	$(GO) test -race -count=1 -timeout 20m $(PKGS)
+
+# Issue 19's ecosystem judges, from their own Go module (test/ecosystem) so
+# that controller-runtime and client-go never enter kplane's: a
+# controller-runtime manager against a `ctl up` cluster of the binaries just
+# built. ECOSYSTEM_TAGS=crd_e2e adds the CustomResourceDefinition judges (the
+# Guestbook manager, and the Helm crds/ chart, which needs helm on PATH or in
+# KPLANE_HELM: `KPLANE_HELM_VERSION=v3.22.0 .ci/build-helm.sh` builds one).
+# Not part of `make test` yet: its CI time is to be measured first.
+ECOSYSTEM_TAGS ?=
+test-ecosystem: build
+	cd test/ecosystem && KPLANE_BIN_DIR=$(CURDIR)/$(BIN) $(GO) test -count=1 -timeout 20m -tags '$(ECOSYSTEM_TAGS)' ./...
 
 # Each write/latency benchmark starts a fresh apiserver per run (-count 5:
 # quote medians); the LIST benchmarks time 20 lists each. W6 runs with the
