@@ -24,3 +24,15 @@ func PutMasterLease(ctx context.Context, s *Server, address string, ttl time.Dur
 	_, err = s.etcd.PutWithTTL(ctx, masterLeasePrefix+address, value, ttl)
 	return err
 }
+
+// CachedObject is the watch cache's own object for plural/namespace/name
+// (shared by every reader, never to be written to), or nil when the cache
+// does not hold it yet.
+func CachedObject(s *Server, plural, namespace, name string) any {
+	res := s.reg.byPluralAny[plural]
+	entry, ok := s.caches[res].Get(res.key(namespace, name))
+	if !ok {
+		return nil
+	}
+	return entry.Object.(*storedObject).obj
+}

@@ -49,13 +49,39 @@ func newStoredObject(res *resource, obj api.Object, revision int64) (*storedObje
 	if err != nil {
 		return nil, fmt.Errorf("encode %s %s: %w", res.kind, meta.Name, err)
 	}
+	return preparedObject(res, obj, raw, revision), nil
+}
+
+// newWrittenObject is newStoredObject for an object the write path has just
+// written at revision, value being what it wrote (encodeForStorage's
+// encoding of obj): the readers' JSON is value with the resourceVersion put
+// in, so obj is not encoded a second time.
+func newWrittenObject(res *resource, obj api.Object, value []byte, revision int64) (*storedObject, error) {
+	meta := obj.GetObjectMeta()
+	if res.conversion != nil {
+		// value is in the stored version, not the one readers get.
+		return newStoredObject(res, obj, revision)
+	}
+	raw, ok := readerJSONOf(value, meta.UID, revision)
+	if !ok {
+		return newStoredObject(res, obj, revision)
+	}
+	setTypeMeta(res, obj)
+	meta.ResourceVersion = strconv.FormatInt(revision, 10)
+	return preparedObject(res, obj, raw, revision), nil
+}
+
+// preparedObject gathers what readers select on (labels, selectable
+// fields) beside obj and its JSON, raw.
+func preparedObject(res *resource, obj api.Object, raw []byte, revision int64) *storedObject {
+	meta := obj.GetObjectMeta()
 	fields := map[string]string{"metadata.name": meta.Name, "metadata.namespace": meta.Namespace}
 	if res.fieldsOf != nil {
 		for k, v := range res.fieldsOf(obj) {
 			fields[k] = v
 		}
 	}
-	return &storedObject{res: res, obj: obj, raw: raw, labels: meta.Labels, fields: fields, revision: revision}, nil
+	return &storedObject{res: res, obj: obj, raw: raw, labels: meta.Labels, fields: fields, revision: revision}
 }
 
 // setTypeMeta fills kind and apiVersion, which every response carries.

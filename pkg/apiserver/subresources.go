@@ -151,11 +151,12 @@ func (s *Server) serveBinding(w http.ResponseWriter, r *http.Request, info *requ
 	res := info.res
 	_, err = s.guaranteedUpdate(r.Context(), res, info.namespace, info.name, updateAll, false,
 		func(current *storedObject) (api.Object, error) {
-			// current.obj is this attempt's own decoded copy, never the
-			// cache's: the binding changes only nodeName, the
-			// resourceVersion and the conditions, so a shallow copy with
-			// its own conditions leaves current.obj intact as the old
-			// state, without a second JSON decode of the pod.
+			// current.obj may be the watch cache's own object, shared by
+			// every reader (updateAll's first attempt, see cachedState),
+			// so it is never written to: the binding changes only
+			// nodeName, the resourceVersion and the conditions, and a
+			// shallow copy with its own conditions leaves current.obj
+			// intact, without a JSON decode of the pod.
 			pod := new(api.Pod)
 			*pod = *current.obj.(*api.Pod)
 			pod.Status.Conditions = slices.Clone(pod.Status.Conditions)

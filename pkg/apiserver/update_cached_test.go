@@ -8,9 +8,11 @@ import (
 	"reflect"
 	"sync"
 	"testing"
+	"time"
 
 	"kplane/pkg/api"
 	apierrors "kplane/pkg/api/errors"
+	"kplane/pkg/apiserver"
 	"kplane/pkg/client"
 	"kplane/test/framework"
 )
@@ -172,5 +174,45 @@ func TestBindingResult(t *testing.T) {
 		!reflect.DeepEqual(got.Spec, created.Spec) {
 		t.Fatalf("the binding changed more than nodeName: labels %v generation %d→%d spec %+v",
 			got.Labels, created.Generation, got.Generation, got.Spec)
+	}
+}
+
+// TestBindingLeavesTheCachedPodAlone: a binding starts from the watch
+// cache's own pod, which every reader shares; it must write its change to
+// a copy, leaving the cached pod as it was (no nodeName, no condition).
+func TestBindingLeavesTheCachedPodAlone(t *testing.T) {
+	a := framework.StartAPIServer(t)
+	c := a.Client(t, nil)
+	ctx := context.Background()
+	pod := &api.Pod{ObjectMeta: api.ObjectMeta{Name: "web", Labels: map[string]string{"app": "web"}},
+		Spec: api.PodSpec{Containers: []api.Container{{Name: "c", Image: "nginx"}}}}
+	if _, err := c.Pods("default").Create(ctx, pod, client.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	var cached *api.Pod
+	deadline := time.Now().Add(10 * time.Second)
+	for cached == nil {
+		if obj, ok := apiserver.CachedObject(a.Server, "pods", "default", "web").(*api.Pod); ok {
+			cached = obj
+		} else if time.Now().After(deadline) {
+			t.Fatal("the watch cache never held the pod")
+		} else {
+			time.Sleep(10 * time.Millisecond)
+		}
+	}
+	before, err := json.Marshal(cached)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Bind(ctx, &api.Binding{ObjectMeta: api.ObjectMeta{Namespace: "default", Name: "web"},
+		Target: api.ObjectReference{Kind: "Node", Name: "node-a"}}); err != nil {
+		t.Fatal(err)
+	}
+	after, err := json.Marshal(cached)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(before) != string(after) {
+		t.Fatalf("the binding changed the cache's pod\nfrom %s\nto   %s", before, after)
 	}
 }

@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"maps"
 	"reflect"
-	"strconv"
 
 	"github.com/google/uuid"
 
@@ -168,7 +167,7 @@ func (s *Server) create(ctx context.Context, res *resource, obj api.Object, dryR
 	}
 	kept = true
 	s.recordWrite(ctx, "create", res, obj, kv.ModRevision, began)
-	return s.stored(res, kv.Key, obj, kv.ModRevision)
+	return s.storedValue(res, kv.Key, obj, value, kv.ModRevision)
 }
 
 // maxNamespaceGuardRetries bounds how often a create retries because its
@@ -248,7 +247,7 @@ func (s *Server) guaranteedUpdate(ctx context.Context, res *resource, namespace,
 	for {
 		current, kv, cached := (*storedObject)(nil), store.KV{}, false
 		if !fresh {
-			current, kv, cached = s.cachedState(res, key)
+			current, kv, cached = s.cachedState(res, key, mode == updateAll)
 		}
 		if !cached {
 			var err error
@@ -287,7 +286,13 @@ func (s *Server) guaranteedUpdate(ctx context.Context, res *resource, namespace,
 // nothing-changed test. ok is false when the cache cannot give one (no
 // entry, not synced, or a resource stored in another version), and the
 // caller reads etcd.
-func (s *Server) cachedState(res *resource, key string) (current *storedObject, kv store.KV, ok bool) {
+//
+// shared gives the cache's own storedObject instead of a decoded copy. It
+// is for the server's own writes (updateAll, the binding), whose update
+// function copies what it changes and which skip admission and the update
+// rules, so nothing writes to the old object: a binding then costs no
+// decoding of the pod.
+func (s *Server) cachedState(res *resource, key string, shared bool) (current *storedObject, kv store.KV, ok bool) {
 	c := s.caches[res]
 	if c == nil || res.conversion != nil {
 		return nil, store.KV{}, false
@@ -296,52 +301,31 @@ func (s *Server) cachedState(res *resource, key string) (current *storedObject, 
 	if !found {
 		return nil, store.KV{}, false
 	}
-	shared, isStored := entry.Object.(*storedObject)
-	if !isStored || shared.res != res {
+	cached, isStored := entry.Object.(*storedObject)
+	if !isStored || cached.res != res {
 		return nil, store.KV{}, false
 	}
-	obj, err := copyOf(res, shared)
+	value, derived := storageValueOf(cached.raw, cached.revision)
+	if shared {
+		if !derived {
+			// encodeForStorage sets the type and clears the
+			// resourceVersion for a moment: not on a shared object.
+			return nil, store.KV{}, false
+		}
+		return cached, store.KV{Key: key, Value: value, ModRevision: entry.Revision}, true
+	}
+	obj, err := copyOf(res, cached)
 	if err != nil {
 		return nil, store.KV{}, false
 	}
-	value, derived := storageValueOf(shared.raw, shared.revision)
 	if !derived {
 		if value, err = encodeForStorage(res, obj); err != nil {
 			return nil, store.KV{}, false
 		}
 	}
-	current = &storedObject{res: res, obj: obj, raw: shared.raw, labels: obj.GetObjectMeta().Labels,
-		fields: shared.fields, revision: shared.revision}
+	current = &storedObject{res: res, obj: obj, raw: cached.raw, labels: obj.GetObjectMeta().Labels,
+		fields: cached.fields, revision: cached.revision}
 	return current, store.KV{Key: key, Value: value, ModRevision: entry.Revision}, true
-}
-
-// storageValueOf is what etcd holds for a cached object whose JSON (made
-// by newStoredObject at revision) is raw: the same bytes without the
-// metadata's resourceVersion, which encodeForStorage leaves out. Cutting
-// it out spares guaranteedUpdate a second encoding of every object it
-// updates from the cache. The first "resourceVersion" key in raw is the
-// metadata's: only fixed keys and string values come before it in
-// ObjectMeta, and a quote inside a string value is escaped. ok is false
-// when raw does not hold it as expected; the caller encodes then. A wrong
-// cut could only make the value differ from what a new encoding would
-// give, never match it falsely, so at worst an update that changes
-// nothing would be written.
-func storageValueOf(raw []byte, revision int64) (value []byte, ok bool) {
-	field := `"resourceVersion":"` + strconv.FormatInt(revision, 10) + `"`
-	at := bytes.Index(raw, []byte(field))
-	if at < 0 {
-		return nil, false
-	}
-	end := at + len(field)
-	switch {
-	case end < len(raw) && raw[end] == ',':
-		end++ // a field follows: take its comma
-	case at > 0 && raw[at-1] == ',':
-		at-- // the last field: take the comma before it
-	}
-	value = make([]byte, 0, len(raw)-(end-at))
-	value = append(append(value, raw[:at]...), raw[end:]...)
-	return value, true
 }
 
 // finishUpdate applies the update rules to obj (the client's new state) given
@@ -417,9 +401,18 @@ func (s *Server) finishUpdate(ctx context.Context, res *resource, current *store
 	meta.Generation = oldMeta.Generation
 	meta.ResourceVersion = oldMeta.ResourceVersion
 
-	release, _, err := s.admit(ctx, res, obj, old, dryRun)
-	if err != nil {
-		return nil, refuse(err)
+	// updateAll is the server's own write (pods/binding). Upstream's binding
+	// writes the pod straight to storage, without the pod's admission,
+	// defaulting or update strategy: admission saw the Binding instead. So
+	// does kplane's, which also lets the binding start from the cache's own
+	// object (cachedState's shared): admission and defaulting write to the
+	// old object's spec, which the new one shares.
+	release := func() {}
+	var err error
+	if mode != updateAll {
+		if release, _, err = s.admit(ctx, res, obj, old, dryRun); err != nil {
+			return nil, refuse(err)
+		}
 	}
 	// What admission allocated for obj (a Service's new ClusterIP or node
 	// ports) goes back when obj is refused or its write fails. It stays
@@ -527,7 +520,7 @@ func (s *Server) finishUpdate(ctx context.Context, res *resource, current *store
 		s.alloc.releaseService(old.(*api.Service), svc)
 	}
 	s.recordWrite(ctx, "update", res, obj, written.ModRevision, began)
-	return s.stored(res, kv.Key, obj, written.ModRevision)
+	return s.storedValue(res, kv.Key, obj, value, written.ModRevision)
 }
 
 // stored prepares a just-written object for the response and hands it to
@@ -535,7 +528,20 @@ func (s *Server) finishUpdate(ctx context.Context, res *resource, current *store
 // LimitRange written makes LimitRange admission read again in every
 // namespace (limitrange_misses.go).
 func (s *Server) stored(res *resource, key string, obj api.Object, revision int64) (*storedObject, error) {
-	so, err := newStoredObject(res, obj, revision)
+	return s.storedValue(res, key, obj, nil, revision)
+}
+
+// storedValue is stored for a write whose value (encodeForStorage's
+// encoding of obj) is at hand: the readers' JSON is made from it rather
+// than by encoding obj again. A nil value means encode.
+func (s *Server) storedValue(res *resource, key string, obj api.Object, value []byte, revision int64) (*storedObject, error) {
+	var so *storedObject
+	var err error
+	if value != nil {
+		so, err = newWrittenObject(res, obj, value, revision)
+	} else {
+		so, err = newStoredObject(res, obj, revision)
+	}
 	if err != nil {
 		return nil, err
 	}
