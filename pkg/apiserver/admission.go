@@ -84,6 +84,8 @@ func (s *Server) admit(ctx context.Context, res *resource, obj, old api.Object, 
 		if err := s.admitCSR(ctx, o, old); err != nil {
 			return release, namespaceRevision, err
 		}
+	case *api.CustomResourceDefinition:
+		admitCustomResourceDefinition(o)
 	}
 
 	api.SetDefaults(obj)

@@ -186,6 +186,15 @@ func builtinResources() []*resource {
 		// (aggregator.go).
 		{group: "apiregistration.k8s.io", version: "v1", kind: "APIService", plural: "apiservices", singular: "apiservice",
 			newObject: func() api.Object { return &api.APIService{} }, hasStatus: true},
+
+		// apiextensions.k8s.io/v1: CustomResourceDefinitions, stored under
+		// upstream's keys; the resources they define are added while the
+		// server runs (crd_*.go).
+		{group: api.APIExtensionsGroupName, version: "v1", kind: "CustomResourceDefinition", plural: "customresourcedefinitions",
+			singular: "customresourcedefinition", shortNames: []string{"crd", "crds"}, categories: []string{"api-extensions"},
+			etcdResource: api.APIExtensionsGroupName + "/customresourcedefinitions",
+			newObject:    func() api.Object { return &api.CustomResourceDefinition{} },
+			hasStatus:    true, tracksGeneration: true, clearStatusOnCreate: true},
 	}
 }
 

@@ -263,6 +263,10 @@ func markForDeletion(res *resource, obj api.Object, opts api.DeleteOptions, now 
 		return false
 	}
 
+	if crd, ok := obj.(*api.CustomResourceDefinition); ok {
+		markCRDForDeletion(crd, now)
+	}
+
 	if len(meta.Finalizers) == 0 {
 		return false
 	}

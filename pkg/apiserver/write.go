@@ -15,7 +15,6 @@ import (
 
 	"kplane/pkg/api"
 	apierrors "kplane/pkg/api/errors"
-	"kplane/pkg/api/validation"
 	"kplane/pkg/store"
 )
 
@@ -132,7 +131,7 @@ func (s *Server) create(ctx context.Context, res *resource, obj api.Object, dryR
 			release()
 		}
 	}()
-	if errs := validation.ValidateCreate(obj); len(errs) > 0 {
+	if errs := validateNew(res, obj); len(errs) > 0 {
 		return nil, apierrors.NewInvalid(res.kind, res.group, meta.Name, errs)
 	}
 	giveBack, err := s.validatingAdmission(ctx, res, obj, nil, false, dryRun)
@@ -442,7 +441,7 @@ func (s *Server) finishUpdate(ctx context.Context, res *resource, current *store
 	// refusal, with a field-by-field diff of the two specs, only to throw it
 	// away — 14 % of W7's CPU when it did.
 	if mode != updateAll {
-		if errs := validation.ValidateUpdate(obj, old); len(errs) > 0 {
+		if errs := validateReplacement(res, obj, old); len(errs) > 0 {
 			return nil, refuse(apierrors.NewInvalid(res.kind, res.group, meta.Name, errs))
 		}
 	}
