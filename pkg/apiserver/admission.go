@@ -86,6 +86,10 @@ func (s *Server) admit(ctx context.Context, res *resource, obj, old api.Object, 
 		}
 	case *api.CustomResourceDefinition:
 		admitCustomResourceDefinition(o)
+	case *api.CustomObject:
+		if err := admitCustomResource(res, o, old); err != nil {
+			return release, namespaceRevision, err
+		}
 	}
 
 	api.SetDefaults(obj)

@@ -258,6 +258,10 @@ func eventsV1Fields(o api.Object) map[string]string {
 type scaleAccess struct {
 	get func(obj api.Object) (specReplicas, statusReplicas int32, selector *api.LabelSelector)
 	set func(obj api.Object, replicas int32)
+	// selectorText, when set, reads status.selector as the string the
+	// object holds (a custom resource's labelSelectorPath) instead of
+	// formatting get's LabelSelector.
+	selectorText func(obj api.Object) string
 }
 
 func replicasOrOne(p *int32) int32 {

@@ -65,6 +65,9 @@ func validateCRDSchemas(crd *api.CustomResourceDefinition) apierrors.FieldErrorL
 // validateNew is the validation of a create: validation.ValidateCreate,
 // plus what needs the apiserver's seams (a CRD's schemas).
 func validateNew(res *resource, obj api.Object) apierrors.FieldErrorList {
+	if co, ok := obj.(*api.CustomObject); ok {
+		return validateCustomResourceWrite(res, co, nil)
+	}
 	errs := validation.ValidateCreate(obj)
 	if crd, ok := obj.(*api.CustomResourceDefinition); ok && len(errs) == 0 {
 		errs = validateCRDSchemas(crd)
@@ -75,6 +78,9 @@ func validateNew(res *resource, obj api.Object) apierrors.FieldErrorList {
 // validateReplacement is the validation of an update of old by obj:
 // validation.ValidateUpdate, plus what needs the apiserver's seams.
 func validateReplacement(res *resource, obj, old api.Object) apierrors.FieldErrorList {
+	if co, ok := obj.(*api.CustomObject); ok {
+		return validateCustomResourceWrite(res, co, old)
+	}
 	errs := validation.ValidateUpdate(obj, old)
 	if crd, ok := obj.(*api.CustomResourceDefinition); ok && len(errs) == 0 {
 		errs = validateCRDSchemas(crd)

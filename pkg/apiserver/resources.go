@@ -60,6 +60,9 @@ type resource struct {
 	// (upstream's storage-less "virtual" resources). It is listed in
 	// discovery only; its handlers are routed by name (router.go).
 	createOnly bool
+	// custom is set on the resources CustomResourceDefinitions add
+	// (customresource_resource.go); they hold api.CustomObjects.
+	custom *customResourceInfo
 }
 
 // groupVersion is "v1" for the core group, "apps/v1" otherwise.

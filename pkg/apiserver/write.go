@@ -287,8 +287,8 @@ func (s *Server) guaranteedUpdate(ctx context.Context, res *resource, namespace,
 // entry, not synced, or a resource stored in another version), and the
 // caller reads etcd.
 func (s *Server) cachedState(res *resource, key string) (current *storedObject, kv store.KV, ok bool) {
-	c := s.caches[res]
-	if c == nil || res.conversion != nil {
+	c := s.cacheFor(res)
+	if c == nil || res.conversion != nil || (res.custom != nil && res.custom.storageAPIVersion != res.groupVersion()) {
 		return nil, store.KV{}, false
 	}
 	entry, found := c.Get(key)
@@ -379,7 +379,7 @@ func (s *Server) finishUpdate(ctx context.Context, res *resource, current *store
 			}
 			csrStatusUpdate(csr, sent)
 		} else {
-			fieldOf(next, "Status").Set(fieldOf(obj, "Status"))
+			copyStatus(next, obj)
 		}
 		obj, meta = next, next.GetObjectMeta()
 	case updateApproval:
@@ -398,7 +398,7 @@ func (s *Server) finishUpdate(ctx context.Context, res *resource, current *store
 		obj, meta = next, next.GetObjectMeta()
 	case updateMain:
 		if res.hasStatus {
-			fieldOf(obj, "Status").Set(fieldOf(old, "Status"))
+			copyStatus(obj, old)
 		}
 	}
 
@@ -431,7 +431,7 @@ func (s *Server) finishUpdate(ctx context.Context, res *resource, current *store
 			release()
 		}
 	}()
-	if res.tracksGeneration && specChanged(old, obj) {
+	if res.tracksGeneration && generationChanges(res, old, obj) {
 		meta.Generation = oldMeta.Generation + 1
 	}
 	// updateAll is the server's own write (pods/binding); it is not a user
