@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"kplane/pkg/api"
+	"kplane/pkg/auth"
 	"kplane/test/framework"
 )
 
@@ -293,5 +294,62 @@ func TestCRDNameConflictsAndVersions(t *testing.T) {
 	kv, err := a.Server.Store().Get(context.Background(), "/registry/stable.example.com/crontabs/default/x")
 	if err != nil || !strings.Contains(string(kv.Value), `"apiVersion":"stable.example.com/v1"`) {
 		t.Errorf("stored %s (%v), want it under upstream's key in the storage version", kv.Value, err)
+	}
+}
+
+// TestCustomResourceAfterRestartPagesAndCollections: a restarted server
+// serves the CRDs that were Established as soon as it is ready; lists
+// page with limit and continue; deletecollection with a label selector
+// deletes the matching objects only.
+func TestCustomResourceAfterRestartPagesAndCollections(t *testing.T) {
+	dir := t.TempDir()
+	first := framework.StartAPIServerIn(t, dir)
+	establishCRD(t, first, crontabCRD(nil))
+	for i, name := range []string{"a", "b", "c"} {
+		body := fmt.Sprintf(`{"metadata":{"name":%q,"labels":{"even":"%t"}},"spec":{"replicas":%d}}`, name, i%2 == 0, i)
+		object(t, first.Do(t, http.MethodPost, crontabs, []byte(body)), http.StatusCreated)
+	}
+	first.Stop()
+
+	a := framework.StartAPIServerIn(t, dir)
+	page := object(t, a.Do(t, http.MethodGet, crontabs+"?limit=2", nil), http.StatusOK)
+	items, _ := page["items"].([]any)
+	next, _ := field(page, "metadata.continue").(string)
+	if len(items) != 2 || next == "" || field(page, "metadata.remainingItemCount") != int64(1) {
+		t.Fatalf("first page after restart = %v; want 2 items, a continue token and 1 remaining", page)
+	}
+	rest := object(t, a.Do(t, http.MethodGet, crontabs+"?limit=2&continue="+next, nil), http.StatusOK)
+	if items, _ := rest["items"].([]any); len(items) != 1 || field(items[0].(map[string]any), "metadata.name") != "c" {
+		t.Errorf("second page = %v, want c", rest)
+	}
+
+	object(t, a.Do(t, http.MethodDelete, crontabs+"?labelSelector=even%3Dtrue", nil), http.StatusOK)
+	list := object(t, a.Do(t, http.MethodGet, crontabs, nil), http.StatusOK)
+	if items, _ := list["items"].([]any); len(items) != 1 || field(items[0].(map[string]any), "metadata.name") != "b" {
+		t.Errorf("after deletecollection: %v, want only b", list)
+	}
+}
+
+// TestCustomResourceRBAC: RBAC rules name a custom resource like any
+// other: a Role granting get and list on crontabs lets bob read them and
+// nothing else.
+func TestCustomResourceRBAC(t *testing.T) {
+	a := framework.StartAPIServer(t)
+	establishCRD(t, a, crontabCRD(nil))
+	object(t, a.Do(t, http.MethodPost, crontabs, []byte(`{"metadata":{"name":"x"},"spec":{"replicas":1}}`)), http.StatusCreated)
+	bob := a.TokenFor(t, auth.User{Name: "bob"})
+	if resp := a.DoWithToken(t, bob, http.MethodGet, crontabs+"/x", nil); resp.Code != http.StatusForbidden {
+		t.Fatalf("bob before the Role: %d %s, want 403", resp.Code, resp.Body)
+	}
+	object(t, a.Do(t, http.MethodPost, "/apis/rbac.authorization.k8s.io/v1/namespaces/default/roles", []byte(`{"metadata":{"name":"crontab-reader"},
+		"rules":[{"apiGroups":["stable.example.com"],"resources":["crontabs"],"verbs":["get","list"]}]}`)), http.StatusCreated)
+	object(t, a.Do(t, http.MethodPost, "/apis/rbac.authorization.k8s.io/v1/namespaces/default/rolebindings", []byte(`{"metadata":{"name":"bob-reads"},
+		"roleRef":{"apiGroup":"rbac.authorization.k8s.io","kind":"Role","name":"crontab-reader"},"subjects":[{"kind":"User","name":"bob"}]}`)), http.StatusCreated)
+	framework.Eventually(t, 10*time.Second, func() (bool, string) {
+		resp := a.DoWithToken(t, bob, http.MethodGet, crontabs+"/x", nil)
+		return resp.Code == http.StatusOK, fmt.Sprintf("%d %s", resp.Code, resp.Body)
+	})
+	if resp := a.DoWithToken(t, bob, http.MethodDelete, crontabs+"/x", nil); resp.Code != http.StatusForbidden {
+		t.Errorf("bob deleting: %d %s, want 403", resp.Code, resp.Body)
 	}
 }
