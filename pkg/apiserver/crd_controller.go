@@ -229,6 +229,13 @@ func (c *crdController) updateNamesAndConditions(ctx context.Context, crd *api.C
 // one accepted before, and NamesAccepted says why.
 func (c *crdController) calculateNames(crd *api.CustomResourceDefinition) (api.CustomResourceDefinitionNames, api.CustomResourceDefinitionCondition, api.CustomResourceDefinitionCondition) {
 	usedResources, usedKinds := c.namesTakenInGroup(crd)
+	return acceptNames(crd, usedResources, usedKinds)
+}
+
+// acceptNames is calculateNames given the resource names and kinds the
+// rest of the group holds: the names crd is given, its NamesAccepted
+// condition, and its Established condition before the establishing step.
+func acceptNames(crd *api.CustomResourceDefinition, usedResources, usedKinds map[string]bool) (api.CustomResourceDefinitionNames, api.CustomResourceDefinitionCondition, api.CustomResourceDefinitionCondition) {
 	requested, accepted := crd.Spec.Names, crd.Status.AcceptedNames
 	names := accepted
 	cond := api.CustomResourceDefinitionCondition{Type: api.NamesAccepted, Status: api.ConditionUnknown}
