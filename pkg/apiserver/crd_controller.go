@@ -122,11 +122,11 @@ func namesMoved(prev any, crd *api.CustomResourceDefinition) bool {
 		return true
 	}
 	old := so.obj.(*api.CustomResourceDefinition)
-	return crdFingerprintNames(old) != crdFingerprintNames(crd)
+	return acceptedNamesKey(old) != acceptedNamesKey(crd)
 }
 
-// crdFingerprintNames is a CRD's accepted names as one comparable string.
-func crdFingerprintNames(crd *api.CustomResourceDefinition) string {
+// acceptedNamesKey is a CRD's accepted names as one comparable string.
+func acceptedNamesKey(crd *api.CustomResourceDefinition) string {
 	n := crd.Status.AcceptedNames
 	return strings.Join([]string{n.Plural, n.Singular, n.Kind, n.ListKind, strings.Join(n.ShortNames, ",")}, "/")
 }

@@ -9,6 +9,7 @@ import (
 	"kplane/pkg/api"
 	apierrors "kplane/pkg/api/errors"
 	"kplane/pkg/api/validation"
+	"kplane/pkg/apiserver/decode"
 )
 
 // How the generic write path treats a custom resource's object
@@ -17,24 +18,44 @@ import (
 // customResourceSchemas, crd_schema.go), and a CRD being deleted takes no
 // new objects.
 
-// decodeCustomObject decodes a JSON body for a custom resource. Unknown
-// fields are the schema's to prune (admission), so decoding reports none.
-func decodeCustomObject(res *resource, jsonBody []byte) (api.Object, error) {
+// decodeCustomObject decodes a JSON body for a custom resource. The
+// fields its schema does not know are pruned here, as upstream's decoder
+// prunes them, and reported as the request's unknown-field policy says:
+// warnings (Warn), a 400 (Strict), or nothing (Ignore).
+func decodeCustomObject(res *resource, jsonBody []byte, policy string) (api.Object, []string, error) {
+	cannotHandle := func(err error) error {
+		return apierrors.NewBadRequest(fmt.Sprintf("%s in version %q cannot be handled as a %s: %v", res.kind, res.version, res.kind, err))
+	}
 	obj := &api.CustomObject{}
 	if err := json.Unmarshal(jsonBody, obj); err != nil {
-		return nil, apierrors.NewBadRequest(fmt.Sprintf("%s in version %q cannot be handled as a %s: %v", res.kind, res.version, res.kind, err))
+		return nil, nil, cannotHandle(err)
 	}
 	if err := checkTypeMeta(res, obj.APIVersion, obj.Kind); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return obj, nil
+	if obj.Content == nil {
+		obj.Content = map[string]any{}
+	}
+	var warnings []string
+	if schema := res.custom.schema; schema != nil {
+		for _, path := range customResourceSchemas.Prune(obj.Content, schema) {
+			warnings = append(warnings, fmt.Sprintf("unknown field %q", path))
+		}
+	}
+	switch {
+	case policy == "Strict" && len(warnings) > 0:
+		return nil, nil, cannotHandle(&decode.StrictDecodingError{Errors: warnings})
+	case policy == "Ignore":
+		warnings = nil
+	}
+	return obj, warnings, nil
 }
 
 // admitCustomResource is a custom resource's admission: a create while
 // the CRD terminates is refused as upstream refuses it (405); a create
 // with a status subresource drops the status sent, as upstream's
-// customresource strategy does; then the schema prunes unknown fields and
-// fills in defaults.
+// customresource strategy does; then the schema fills in defaults (its
+// unknown fields were pruned when the body was decoded).
 func admitCustomResource(res *resource, obj *api.CustomObject, old api.Object) error {
 	if old == nil && res.custom.terminating {
 		return &apierrors.StatusError{ErrStatus: api.Status{Code: http.StatusMethodNotAllowed, Reason: apierrors.ReasonMethodNotAllowed,
@@ -48,7 +69,6 @@ func admitCustomResource(res *resource, obj *api.CustomObject, old api.Object) e
 		delete(obj.Content, "status")
 	}
 	if schema := res.custom.schema; schema != nil {
-		customResourceSchemas.Prune(obj.Content, schema)
 		customResourceSchemas.Default(obj.Content, schema)
 	}
 	return nil

@@ -25,8 +25,6 @@ type customResourceInfo struct {
 	schema *api.JSONSchemaProps
 	// columns are the version's additionalPrinterColumns.
 	columns []api.CustomResourceColumnDefinition
-	// scale is the version's scale subresource, or nil.
-	scale *api.CustomResourceSubresourceScale
 	// terminating says the CRD is being deleted: its objects are being
 	// removed and no new ones may be created.
 	terminating bool
@@ -60,7 +58,6 @@ func customResourcesOf(crd *api.CustomResourceDefinition) []*resource {
 		if v.Subresources != nil {
 			res.hasStatus = v.Subresources.Status != nil
 			if sc := v.Subresources.Scale; sc != nil {
-				info.scale = sc
 				res.scale = customScale(sc)
 			}
 		}

@@ -53,8 +53,7 @@ func decodeObject(r *http.Request, res *resource, jsonBody []byte) (api.Object, 
 		return nil, nil, err
 	}
 	if res.custom != nil {
-		obj, err := decodeCustomObject(res, jsonBody)
-		return obj, nil, err
+		return decodeCustomObject(res, jsonBody, policy)
 	}
 	cannotHandle := func(err error) error {
 		return apierrors.NewBadRequest(fmt.Sprintf("%s in version %q cannot be handled as a %s: %v", res.kind, res.version, res.kind, err))

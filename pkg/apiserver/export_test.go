@@ -24,3 +24,15 @@ func PutMasterLease(ctx context.Context, s *Server, address string, ttl time.Dur
 	_, err = s.etcd.PutWithTTL(ctx, masterLeasePrefix+address, value, ttl)
 	return err
 }
+
+// CustomResourceSchema is the seam to the structural and cel packages,
+// for tests that stand in for them.
+type CustomResourceSchema = customResourceSchema
+
+// SetCustomResourceSchema makes the apiserver use schema for CRD schemas
+// and custom resources until the returned restore is called.
+func SetCustomResourceSchema(schema CustomResourceSchema) (restore func()) {
+	previous := customResourceSchemas
+	customResourceSchemas = schema
+	return func() { customResourceSchemas = previous }
+}
