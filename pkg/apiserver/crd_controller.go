@@ -26,6 +26,8 @@ import (
 //   - establishing controller: once its names are accepted the CRD is
 //     Established, and from then on its served versions are served
 //     (customresource_registry.go);
+//   - registration controller: each group/version a CRD serves is listed
+//     as a Local APIService (crd_apiservices.go);
 //   - finalizer controller: a CRD marked for deletion (handlers_delete.go
 //     puts on the customresourcecleanup finalizer) takes no new objects,
 //     has every object deleted — their own finalizers honoured — and loses
@@ -179,9 +181,12 @@ func (c *crdController) sync(ctx context.Context, name string) error {
 	entry, found := c.s.caches[c.crds].Get(c.crds.key("", name))
 	if !found {
 		c.s.stopServingCustomResources(name)
-		return nil
+		return c.syncAPIServices(ctx, groupOfCRDName(name))
 	}
 	crd := entry.Object.(*storedObject).obj.(*api.CustomResourceDefinition)
+	if err := c.syncAPIServices(ctx, crd.Spec.Group); err != nil {
+		return err
+	}
 
 	if crd.DeletionTimestamp == nil || api.CRDHasFinalizer(crd, api.CustomResourceCleanupFinalizer) {
 		if err := c.updateNamesAndConditions(ctx, crd); err != nil {

@@ -65,7 +65,8 @@ func field(obj map[string]any, path string) any {
 // label and field selectors (selectableFields too), a Table with the
 // printer columns, /status that changes status only, generation counting
 // other changes, merge patch, strategic merge refused with 415, the scale
-// subresource reading and writing the CRD's paths, and discovery.
+// subresource reading and writing the CRD's paths, discovery, and a
+// Local APIService for the group/version as upstream registers one.
 func TestCustomResourceServed(t *testing.T) {
 	a := framework.StartAPIServer(t)
 	crd := establishCRD(t, a, crontabCRD(nil))
@@ -162,6 +163,11 @@ func TestCustomResourceServed(t *testing.T) {
 	if !slices.Equal(served, []string{"crontabs", "crontabs/status", "crontabs/scale"}) {
 		t.Errorf("discovery lists %v", served)
 	}
+	framework.Eventually(t, 10*time.Second, func() (bool, string) {
+		s, code := getAPIService(t, a, "v1.stable.example.com")
+		return code == http.StatusOK && s.Spec.Service == nil && s.Spec.GroupPriorityMinimum == 1000 && s.Spec.VersionPriority == 100 &&
+			s.Labels["kube-aggregator.kubernetes.io/automanaged"] == "true", fmt.Sprintf("%d %+v", code, s)
+	})
 	groups := a.Do(t, http.MethodGet, "/apis", nil, "Accept", "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList")
 	if !strings.Contains(string(groups.Body), `"stable.example.com"`) {
 		t.Errorf("aggregated discovery does not list the group: %s", groups.Body)
@@ -182,7 +188,8 @@ func toStrings(v any) []string {
 // TestCustomResourceWatchAndCRDDeletion: a watch sees ADDED, MODIFIED and
 // DELETED in order; deleting the CRD marks it Terminating, refuses new
 // objects with upstream's 405, deletes every object — waiting for one
-// held by its own finalizer — and only then lets the CRD and its paths go.
+// held by its own finalizer — and only then lets the CRD, its paths and
+// its APIService go.
 func TestCustomResourceWatchAndCRDDeletion(t *testing.T) {
 	a := framework.StartAPIServer(t)
 	establishCRD(t, a, crontabCRD(nil))
@@ -247,8 +254,9 @@ func TestCustomResourceWatchAndCRDDeletion(t *testing.T) {
 		crdResp := a.Do(t, http.MethodGet, crdPath+"/crontabs.stable.example.com", nil)
 		list := a.Do(t, http.MethodGet, crontabs, nil)
 		disc := a.Do(t, http.MethodGet, "/apis/stable.example.com/v1", nil)
-		return crdResp.Code == http.StatusNotFound && list.Code == http.StatusNotFound && disc.Code == http.StatusNotFound,
-			fmt.Sprintf("crd %d, list %d, discovery %d", crdResp.Code, list.Code, disc.Code)
+		_, apiService := getAPIService(t, a, "v1.stable.example.com")
+		return crdResp.Code == http.StatusNotFound && list.Code == http.StatusNotFound && disc.Code == http.StatusNotFound && apiService == http.StatusNotFound,
+			fmt.Sprintf("crd %d, list %d, discovery %d, apiservice %d", crdResp.Code, list.Code, disc.Code, apiService)
 	})
 }
 
