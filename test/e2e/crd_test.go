@@ -27,6 +27,7 @@ spec:
     singular: crontab
     kind: CronTab
     shortNames: [ct]
+    categories: [all]
   versions:
   - name: v1
     served: true
@@ -73,7 +74,8 @@ spec:
 
 // TestCRDWithKubectl drives a CRD the way a user does: kubectl apply of
 // the CRD, kubectl wait for Established, apply of objects, kubectl get
-// with the printer columns and the short name, kubectl scale through the
+// with the printer columns, the short name and the category all,
+// kubectl scale through the
 // scale subresource, a /status update that leaves spec alone, a watch
 // that sees ADDED, MODIFIED and DELETED in order, and kubectl delete of
 // the CRD, which removes every object before the CRD goes.
@@ -106,6 +108,9 @@ func TestCRDWithKubectl(t *testing.T) {
 	}
 	if out := kubectl("", "get", "ct", "nightly", "-o", "jsonpath={.spec.image}"); out != "my-cron-image" {
 		t.Errorf("get by short name: %q", out)
+	}
+	if out := kubectl("", "get", "all"); !regexp.MustCompile(`(?m)^crontab\.stable\.example\.com/nightly\s+0 3 \* \* \*\s+1\s+\S+$`).MatchString(out) {
+		t.Errorf("kubectl get all does not list the CronTabs (category all):\n%s", out)
 	}
 
 	// A watch from now on, in kubectl's own output.
