@@ -189,7 +189,10 @@ func (c *crdController) sync(ctx context.Context, name string) error {
 	}
 
 	if crd.DeletionTimestamp == nil || api.CRDHasFinalizer(crd, api.CustomResourceCleanupFinalizer) {
-		if err := c.updateNamesAndConditions(ctx, crd); err != nil {
+		written, err := c.updateNamesAndConditions(ctx, crd)
+		if err != nil || written {
+			// A written status comes back through the watch, and the
+			// next sync works from it rather than from this older copy.
 			return err
 		}
 	}
@@ -208,9 +211,8 @@ func (c *crdController) sync(ctx context.Context, name string) error {
 
 // updateNamesAndConditions writes the accepted names and the
 // NamesAccepted and Established conditions when they differ from what
-// the CRD holds; the write comes back through the watch and the next sync
-// serves it.
-func (c *crdController) updateNamesAndConditions(ctx context.Context, crd *api.CustomResourceDefinition) error {
+// the CRD holds, and says whether it wrote.
+func (c *crdController) updateNamesAndConditions(ctx context.Context, crd *api.CustomResourceDefinition) (written bool, err error) {
 	names, namesAccepted, established := c.calculateNames(crd)
 	if namesAccepted.Status == api.ConditionTrue && established.Status != api.ConditionTrue && crd.DeletionTimestamp == nil {
 		// The establishing controller's step: a single apiserver serves
@@ -219,9 +221,19 @@ func (c *crdController) updateNamesAndConditions(ctx context.Context, crd *api.C
 			Reason: "InitialNamesAccepted", Message: "the initial names have been accepted"}
 	}
 	if sameNames(crd.Status.AcceptedNames, names) && sameCondition(crd, namesAccepted) && sameCondition(crd, established) {
-		return nil
+		return false, nil
 	}
-	return c.updateStatus(ctx, crd.Name, func(next *api.CustomResourceDefinition, now api.Time) {
+	if established.Status == api.ConditionTrue && !api.IsCRDConditionTrue(crd, api.Established) {
+		// Serve first, then say so: a client that waits for Established
+		// finds the paths there (on this apiserver) when it sees it.
+		next := api.DeepCopy(crd)
+		next.Status.AcceptedNames = names
+		api.SetCRDCondition(next, established, c.s.now())
+		if err := c.s.serveCustomResources(ctx, next.Name, crdFingerprint(next), customResourcesOf(next)); err != nil {
+			return false, err
+		}
+	}
+	return true, c.updateStatus(ctx, crd.Name, func(next *api.CustomResourceDefinition, now api.Time) {
 		next.Status.AcceptedNames = names
 		api.SetCRDCondition(next, namesAccepted, now)
 		api.SetCRDCondition(next, established, now)
