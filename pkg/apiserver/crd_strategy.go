@@ -22,8 +22,8 @@ func admitCustomResourceDefinition(crd *api.CustomResourceDefinition) {
 }
 
 // markCRDForDeletion is upstream's first delete of a CRD: it puts on the
-// customresourcecleanup finalizer, which holds the CRD until the
-// finalizing controller (crd_finalizer.go) has deleted every custom
+// customresourcecleanup finalizer, which holds the CRD until the CRD
+// controller's finalizing step (crd_finalizer.go) has deleted every custom
 // resource of it, and says so in the Terminating condition.
 func markCRDForDeletion(crd *api.CustomResourceDefinition, now api.Time) {
 	if crd.DeletionTimestamp != nil {

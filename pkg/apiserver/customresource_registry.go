@@ -22,6 +22,12 @@ import (
 // request reads whichever set was current when it looked, without a lock
 // (copy-on-write). Writers — only the CRD controller, but tests too — take
 // customResources.mu so that two changes do not lose one another.
+//
+// Discovery, RBAC and the request path see these through lookupResource,
+// cacheFor and discoverableResources. The OpenAPI documents (openapi.go,
+// openapi_v2.go) still list only s.reg's resources: publishing each
+// served version's schema is the next step, from customResourceSet's
+// discovery list and customResourceInfo.schema.
 
 // customResources is the server's current customResourceSet.
 type customResources struct {
