@@ -32,6 +32,8 @@ func SetDefaults(obj Object) {
 		setDefaultsNode(o)
 	case *Namespace:
 		setDefaultsNamespace(o)
+	case *CustomResourceDefinition:
+		setDefaultsCustomResourceDefinition(o)
 	case *APIService:
 		// An APIService's Service port defaults to 443, as upstream's
 		// SetDefaults_ServiceReference does.

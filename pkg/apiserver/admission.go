@@ -84,6 +84,12 @@ func (s *Server) admit(ctx context.Context, res *resource, obj, old api.Object, 
 		if err := s.admitCSR(ctx, o, old); err != nil {
 			return release, namespaceRevision, err
 		}
+	case *api.CustomResourceDefinition:
+		admitCustomResourceDefinition(o)
+	case *api.CustomObject:
+		if err := admitCustomResource(res, o, old); err != nil {
+			return release, namespaceRevision, err
+		}
 	}
 
 	api.SetDefaults(obj)

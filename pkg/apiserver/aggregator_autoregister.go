@@ -54,6 +54,7 @@ var localAPIServicePriorities = map[string]apiServicePriority{
 	"policy/v1":                    {17100, 15},
 	"rbac.authorization.k8s.io/v1": {17000, 15},
 	"storage.k8s.io/v1":            {16800, 15},
+	"apiextensions.k8s.io/v1":      {16700, 15},
 	"scheduling.k8s.io/v1":         {16600, 15},
 	"coordination.k8s.io/v1":       {16500, 15},
 	"node.k8s.io/v1":               {16300, 15},

@@ -186,6 +186,15 @@ func builtinResources() []*resource {
 		// (aggregator.go).
 		{group: "apiregistration.k8s.io", version: "v1", kind: "APIService", plural: "apiservices", singular: "apiservice",
 			newObject: func() api.Object { return &api.APIService{} }, hasStatus: true},
+
+		// apiextensions.k8s.io/v1: CustomResourceDefinitions, stored under
+		// upstream's keys; the resources they define are added while the
+		// server runs (crd_*.go).
+		{group: api.APIExtensionsGroupName, version: "v1", kind: "CustomResourceDefinition", plural: "customresourcedefinitions",
+			singular: "customresourcedefinition", shortNames: []string{"crd", "crds"}, categories: []string{"api-extensions"},
+			etcdResource: api.APIExtensionsGroupName + "/customresourcedefinitions",
+			newObject:    func() api.Object { return &api.CustomResourceDefinition{} },
+			hasStatus:    true, tracksGeneration: true, clearStatusOnCreate: true},
 	}
 }
 
@@ -249,6 +258,10 @@ func eventsV1Fields(o api.Object) map[string]string {
 type scaleAccess struct {
 	get func(obj api.Object) (specReplicas, statusReplicas int32, selector *api.LabelSelector)
 	set func(obj api.Object, replicas int32)
+	// selectorText, when set, reads status.selector as the string the
+	// object holds (a custom resource's labelSelectorPath) instead of
+	// formatting get's LabelSelector.
+	selectorText func(obj api.Object) string
 }
 
 func replicasOrOne(p *int32) int32 {

@@ -52,6 +52,9 @@ func decodeObject(r *http.Request, res *resource, jsonBody []byte) (api.Object, 
 	if err != nil {
 		return nil, nil, err
 	}
+	if res.custom != nil {
+		return decodeCustomObject(res, jsonBody, policy)
+	}
 	cannotHandle := func(err error) error {
 		return apierrors.NewBadRequest(fmt.Sprintf("%s in version %q cannot be handled as a %s: %v", res.kind, res.version, res.kind, err))
 	}
@@ -130,6 +133,10 @@ func decodeRequestObject(r *http.Request, res *resource) (api.Object, []string, 
 	body, err := readBody(r)
 	if err != nil {
 		return nil, nil, err
+	}
+	if res.custom != nil && protobuf.IsProtobuf(r.Header.Get("Content-Type")) {
+		// Custom resources have no protobuf form, upstream neither.
+		return nil, nil, apierrors.NewUnsupportedMediaType(r.Header.Get("Content-Type"))
 	}
 	if protobuf.IsProtobuf(r.Header.Get("Content-Type")) {
 		obj, err := decodeProtobuf(r, res, body)

@@ -137,7 +137,7 @@ func (s *Server) serveLegacyVersions(w http.ResponseWriter, r *http.Request) {
 // groups returns the named API groups (not core) with their versions: the
 // apiserver's own, then those of available aggregated APIServices.
 func (s *Server) groups() []apiGroup {
-	gvs := s.reg.servedGroupVersions()
+	gvs := s.servedGroupVersionsAll()
 	if s.aggregator != nil {
 		for _, b := range s.aggregator.availableBackends() {
 			gvs = append(gvs, b.apiService.Spec.Group+"/"+b.apiService.Spec.Version)
@@ -197,7 +197,7 @@ func (s *Server) serveResourceList(w http.ResponseWriter, r *http.Request) {
 		gv = group + "/" + version
 	}
 	var list []apiResource
-	for _, res := range s.reg.discoverable() {
+	for _, res := range s.discoverableResources() {
 		if res.groupVersion() != gv {
 			continue
 		}
@@ -265,7 +265,7 @@ type discoveryGroup struct {
 func (s *Server) serveAggregated(w http.ResponseWriter, r *http.Request, version string, core bool) {
 	var items []discoveryGroup
 	index := map[string]int{}
-	for _, res := range s.reg.discoverable() {
+	for _, res := range s.discoverableResources() {
 		if (res.group == "") != core {
 			continue
 		}

@@ -30,9 +30,21 @@ func PutMasterLease(ctx context.Context, s *Server, address string, ttl time.Dur
 // does not hold it yet.
 func CachedObject(s *Server, plural, namespace, name string) any {
 	res := s.reg.byPluralAny[plural]
-	entry, ok := s.caches[res].Get(res.key(namespace, name))
+	entry, ok := s.cacheFor(res).Get(res.key(namespace, name))
 	if !ok {
 		return nil
 	}
 	return entry.Object.(*storedObject).obj
+}
+
+// CustomResourceSchema is the seam to the structural and cel packages,
+// for tests that stand in for them.
+type CustomResourceSchema = customResourceSchema
+
+// SetCustomResourceSchema makes the apiserver use schema for CRD schemas
+// and custom resources until the returned restore is called.
+func SetCustomResourceSchema(schema CustomResourceSchema) (restore func()) {
+	previous := customResourceSchemas
+	customResourceSchemas = schema
+	return func() { customResourceSchemas = previous }
 }

@@ -263,6 +263,10 @@ func markForDeletion(res *resource, obj api.Object, opts api.DeleteOptions, now 
 		return false
 	}
 
+	if crd, ok := obj.(*api.CustomResourceDefinition); ok {
+		markCRDForDeletion(crd, now)
+	}
+
 	if len(meta.Finalizers) == 0 {
 		return false
 	}
@@ -293,7 +297,12 @@ func (s *Server) serveDeleteCollection(w http.ResponseWriter, r *http.Request, i
 		response.WriteError(w, err)
 		return
 	}
-	entries, rev, err := s.caches[info.res].List(r.Context(), info.res.keyPrefix(info.namespace), 0)
+	c, err := s.cacheOf(info.res)
+	if err != nil {
+		response.WriteError(w, err)
+		return
+	}
+	entries, rev, err := c.List(r.Context(), info.res.keyPrefix(info.namespace), 0)
 	if err != nil {
 		response.WriteError(w, storeError(err, info.res, ""))
 		return

@@ -144,6 +144,10 @@ func (s *Server) servePatchMode(w http.ResponseWriter, r *http.Request, info *re
 		response.WriteError(w, err)
 		return
 	}
+	if res.custom != nil && pt == patch.StrategicMergePatchType {
+		response.WriteError(w, errStrategicMergeCustom())
+		return
+	}
 	dryRun, err := isDryRun(r)
 	if err != nil {
 		response.WriteError(w, err)

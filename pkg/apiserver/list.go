@@ -92,7 +92,10 @@ func (s *Server) list(ctx context.Context, r *http.Request, res *resource, names
 		return listResult{}, apierrors.NewBadRequest(fmt.Sprintf("invalid value %q for limit: must not be negative", q.string("limit")))
 	}
 	prefix := res.keyPrefix(namespace)
-	c := s.caches[res]
+	c, err := s.cacheOf(res)
+	if err != nil {
+		return listResult{}, err
+	}
 
 	opts := cache.PageOptions{Limit: int(limit)}
 	if !sel.empty() {

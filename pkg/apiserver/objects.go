@@ -107,6 +107,13 @@ func encodeForStorage(res *resource, obj api.Object) ([]byte, error) {
 		}
 		return b, nil
 	}
+	if res.custom != nil {
+		// Stored in the storage version, whichever version served the
+		// write (conversion None rewrites only apiVersion).
+		tm := obj.GetTypeMeta()
+		tm.APIVersion = res.custom.storageAPIVersion
+		defer func() { tm.APIVersion = res.groupVersion() }()
+	}
 	meta := obj.GetObjectMeta()
 	rv := meta.ResourceVersion
 	meta.ResourceVersion = ""

@@ -58,7 +58,7 @@ func (s *Server) parseRequest(r *http.Request) *requestInfo {
 	// a namespaced resource; otherwise it is the namespaces resource itself
 	// (/namespaces/<name>/status, /namespaces/<name>/finalize).
 	if segs[0] == "namespaces" && len(segs) >= 3 {
-		res := s.reg.lookup(group, version, segs[2])
+		res := s.lookupResource(group, version, segs[2])
 		switch {
 		case res != nil && res.namespaced:
 			if segs[1] == "" {
@@ -78,7 +78,7 @@ func (s *Server) parseRequest(r *http.Request) *requestInfo {
 	if slices.Contains(segs[:min(len(segs), 3)], "") {
 		return nil
 	}
-	info.res = s.reg.lookup(group, version, segs[0])
+	info.res = s.lookupResource(group, version, segs[0])
 	if info.res == nil {
 		return nil
 	}

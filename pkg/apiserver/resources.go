@@ -16,14 +16,18 @@ import (
 // else — get, list, watch, create, update, patch, delete — is the same code
 // for every resource; that is the point of Kubernetes' uniform API.
 type resource struct {
-	group      string // "" for the core group
-	version    string
-	kind       string
-	plural     string // the path segment and the etcd key segment: "deployments"
-	singular   string
-	shortNames []string
-	categories []string // "all" puts the kind in `kubectl get all`
-	namespaced bool
+	group   string // "" for the core group
+	version string
+	kind    string
+	plural  string // the path segment and the etcd key segment: "deployments"
+	// etcdResource, when set, replaces plural in the etcd keys: upstream
+	// stores CRDs and custom resources under <group>/<plural>
+	// ("apiextensions.k8s.io/customresourcedefinitions").
+	etcdResource string
+	singular     string
+	shortNames   []string
+	categories   []string // "all" puts the kind in `kubectl get all`
+	namespaced   bool
 
 	// newObject returns an empty object of the Go type that holds this kind.
 	newObject func() api.Object
@@ -56,6 +60,9 @@ type resource struct {
 	// (upstream's storage-less "virtual" resources). It is listed in
 	// discovery only; its handlers are routed by name (router.go).
 	createOnly bool
+	// custom is set on the resources CustomResourceDefinitions add
+	// (customresource_resource.go); they hold api.CustomObjects.
+	custom *customResourceInfo
 }
 
 // groupVersion is "v1" for the core group, "apps/v1" otherwise.
@@ -83,7 +90,15 @@ func (r *resource) keyPrefix(namespace string) string {
 	if !r.namespaced {
 		namespace = ""
 	}
-	return keys.Prefix(r.plural, namespace)
+	return keys.Prefix(r.storageName(), namespace)
+}
+
+// storageName is the resource's segment of its etcd keys.
+func (r *resource) storageName() string {
+	if r.etcdResource != "" {
+		return r.etcdResource
+	}
+	return r.plural
 }
 
 // key is where one object is stored in etcd.
@@ -91,7 +106,7 @@ func (r *resource) key(namespace, name string) string {
 	if !r.namespaced {
 		namespace = ""
 	}
-	return keys.Object(r.plural, namespace, name)
+	return keys.Object(r.storageName(), namespace, name)
 }
 
 // verbs lists what the resource supports, for discovery.
@@ -215,7 +230,7 @@ func newRegistry(resources []*resource) *registry {
 
 // groupOrder puts the groups in the order upstream's discovery lists them.
 func groupOrder(group string) int {
-	for i, g := range []string{"", "apiregistration.k8s.io", "apps", "events.k8s.io", "authentication.k8s.io", "authorization.k8s.io", "autoscaling", "batch", "certificates.k8s.io", "coordination.k8s.io", "networking.k8s.io", "policy", "rbac.authorization.k8s.io", "storage.k8s.io"} {
+	for i, g := range []string{"", "apiregistration.k8s.io", "apps", "events.k8s.io", "authentication.k8s.io", "authorization.k8s.io", "autoscaling", "batch", "certificates.k8s.io", "coordination.k8s.io", "networking.k8s.io", "policy", "rbac.authorization.k8s.io", "storage.k8s.io", "apiextensions.k8s.io"} {
 		if g == group {
 			return i
 		}

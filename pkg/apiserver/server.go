@@ -270,6 +270,9 @@ type Server struct {
 	store  store.Interface
 	etcd   *store.EtcdStore
 	caches map[*resource]*cache.Cache
+	// custom holds the resources CRDs add while the server runs
+	// (customresource_registry.go); caches holds only the built-ins'.
+	custom customResources
 	tokens *auth.TokenFile
 	// authn names the user of each request and of each TokenReview
 	// (authn.go); start builds it.
@@ -510,6 +513,9 @@ func (s *Server) start(ctx context.Context) error {
 		ln.Close()
 		return fmt.Errorf("bootstrap: %w", err)
 	}
+	// The resources of the CRDs already Established are served before the
+	// server reports ready; the controller follows the CRDs from then on.
+	s.runCRDController(ctx)
 	if s.opts.EndpointReconcilerType != EndpointReconcilerNone {
 		// The first reconcile lists this server before it reports ready.
 		endpoints := s.newLeaseEndpointReconciler(port)

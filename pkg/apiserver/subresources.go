@@ -32,12 +32,16 @@ func (s *Server) serveStatus(w http.ResponseWriter, r *http.Request, info *reque
 func scaleOf(res *resource, so *storedObject) *api.Scale {
 	spec, status, selector := res.scale.get(so.obj)
 	meta := so.obj.GetObjectMeta()
+	selectorText := selectorString(selector)
+	if res.scale.selectorText != nil {
+		selectorText = res.scale.selectorText(so.obj)
+	}
 	return &api.Scale{
 		TypeMeta: api.TypeMeta{Kind: "Scale", APIVersion: "autoscaling/v1"},
 		ObjectMeta: api.ObjectMeta{Name: meta.Name, Namespace: meta.Namespace, UID: meta.UID,
 			ResourceVersion: meta.ResourceVersion, CreationTimestamp: meta.CreationTimestamp},
 		Spec:   api.ScaleSpec{Replicas: spec},
-		Status: api.ScaleStatus{Replicas: status, Selector: selectorString(selector)},
+		Status: api.ScaleStatus{Replicas: status, Selector: selectorText},
 	}
 }
 

@@ -30,10 +30,18 @@ func (s *Server) table(res *resource, objs []*storedObject, includeObject string
 	t := &api.Table{TypeMeta: api.TypeMeta{Kind: "Table", APIVersion: "meta.k8s.io/v1"}, Rows: []api.TableRow{}}
 	if withColumns {
 		t.ColumnDefinitions = printers.Columns(res.kind)
+		if res.custom != nil {
+			t.ColumnDefinitions = customColumns(res.custom.columns)
+		}
 	}
 	now := s.clock.Now()
 	for _, so := range objs {
-		row := printers.Row(so.obj, now)
+		var row api.TableRow
+		if res.custom != nil {
+			row = customRow(res.custom.columns, so.obj.(*api.CustomObject), now)
+		} else {
+			row = printers.Row(so.obj, now)
+		}
 		switch includeObject {
 		case "None":
 			row.Object = nil

@@ -83,7 +83,11 @@ func (s *Server) serveWatch(w http.ResponseWriter, r *http.Request, info *reques
 	defer leaveFence()
 
 	prefix := res.keyPrefix(info.namespace)
-	c := s.caches[res]
+	c, err := s.cacheOf(res)
+	if err != nil {
+		response.WriteError(w, err)
+		return
+	}
 
 	// Initial state: "" and "0" start with the current objects as ADDED.
 	var initial []*storedObject

@@ -76,11 +76,11 @@ func (d *DynamicClient) List(ctx context.Context, opts ListOptions) (*api.List[m
 		return nil, err
 	}
 	out := &api.List[map[string]any]{}
-	if err := decodeUnstructured(resp.body, out); err != nil {
+	if err := api.DecodeUnstructured(resp.body, out); err != nil {
 		return nil, fmt.Errorf("list %s: decode response: %w", d.resource, err)
 	}
 	for _, item := range out.Items {
-		normalizeNumbers(item)
+		api.NormalizeNumbers(item)
 	}
 	return out, nil
 }
@@ -178,7 +178,7 @@ func (d *DynamicClient) object(ctx context.Context, r *request) (map[string]any,
 	if err != nil {
 		return nil, err
 	}
-	obj, err := decodeObjectMap(resp.body)
+	obj, err := api.DecodeObjectMap(resp.body)
 	if err != nil {
 		return nil, fmt.Errorf("%s %s: decode response: %w", r.method, r.path, err)
 	}
@@ -208,7 +208,7 @@ var dynamicEvents = eventDecoder[DynamicEvent]{
 		if isNull(wire.Object) {
 			return DynamicEvent{}, fmt.Errorf("%s watch event without an object", wire.Type)
 		}
-		obj, err := decodeObjectMap(wire.Object)
+		obj, err := api.DecodeObjectMap(wire.Object)
 		if err != nil {
 			return DynamicEvent{}, fmt.Errorf("unable to decode the object of a %s watch event: %w", wire.Type, err)
 		}

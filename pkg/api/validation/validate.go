@@ -87,6 +87,8 @@ func ValidateCreate(obj api.Object) errors.FieldErrorList {
 		return validateClusterRoleBinding(o)
 	case *api.APIService:
 		return validateAPIService(o)
+	case *api.CustomResourceDefinition:
+		return validateCustomResourceDefinition(o)
 	}
 	meta := obj.GetObjectMeta()
 	// Without knowing the kind's scope, a namespace is checked if present
@@ -178,6 +180,8 @@ func ValidateUpdate(obj, old api.Object) errors.FieldErrorList {
 		return validateClusterRoleBindingUpdate(o, old.(*api.ClusterRoleBinding))
 	case *api.APIService:
 		return validateAPIServiceUpdate(o, old.(*api.APIService))
+	case *api.CustomResourceDefinition:
+		return validateCustomResourceDefinitionUpdate(o, old.(*api.CustomResourceDefinition))
 	}
 	return ValidateObjectMetaUpdate(obj.GetObjectMeta(), old.GetObjectMeta(), "metadata")
 }

@@ -1,4 +1,4 @@
-package client
+package api
 
 import (
 	"reflect"
@@ -6,7 +6,7 @@ import (
 )
 
 func TestDecodeObjectMapNormalizesNumbers(t *testing.T) {
-	got, err := decodeObjectMap([]byte(`{"spec":{"replicas":3,"big":9007199254740993,"ratio":0.25,"exp":1e3,
+	got, err := DecodeObjectMap([]byte(`{"spec":{"replicas":3,"big":9007199254740993,"ratio":0.25,"exp":1e3,
 		"ports":[{"port":80},{"port":-1}],"neg":-7},"name":"x","ok":true,"none":null}`))
 	if err != nil {
 		t.Fatal(err)
@@ -29,8 +29,8 @@ func TestDecodeObjectMapNormalizesNumbers(t *testing.T) {
 
 func TestDecodeObjectMapRejectsNonObjects(t *testing.T) {
 	for _, in := range []string{`null`, `[1,2]`, `"s"`, `{`} {
-		if _, err := decodeObjectMap([]byte(in)); err == nil {
-			t.Errorf("decodeObjectMap(%s) succeeded", in)
+		if _, err := DecodeObjectMap([]byte(in)); err == nil {
+			t.Errorf("DecodeObjectMap(%s) succeeded", in)
 		}
 	}
 }

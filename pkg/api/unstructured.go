@@ -1,4 +1,4 @@
-package client
+package api
 
 import (
 	"bytes"
@@ -11,37 +11,39 @@ import (
 // map as float64, which silently rounds integers above 2^53 and turns
 // "replicas: 3" into 3.0 for anyone type-switching on it. Like upstream's
 // unstructured objects, kplane's dynamic client decodes whole numbers as
-// int64 and only the rest as float64.
+// int64 and only the rest as float64. The client's dynamic path and the
+// apiserver's custom resources (CustomObject) both decode through here.
 
-// decodeObjectMap decodes one JSON object into a map with normalized numbers.
-func decodeObjectMap(data []byte) (map[string]any, error) {
+// DecodeObjectMap decodes one JSON object into a map with normalized numbers.
+func DecodeObjectMap(data []byte) (map[string]any, error) {
 	var obj map[string]any
-	if err := decodeUnstructured(data, &obj); err != nil {
+	if err := DecodeUnstructured(data, &obj); err != nil {
 		return nil, err
 	}
 	if obj == nil {
 		return nil, errors.New("expected a JSON object, got null")
 	}
-	normalizeNumbers(obj)
+	NormalizeNumbers(obj)
 	return obj, nil
 }
 
-// decodeUnstructured decodes data into v keeping numbers as json.Number;
-// call normalizeNumbers on the maps afterwards.
-func decodeUnstructured(data []byte, v any) error {
+// DecodeUnstructured decodes data into v keeping numbers as json.Number;
+// call NormalizeNumbers on the maps afterwards.
+func DecodeUnstructured(data []byte, v any) error {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
 	return dec.Decode(v)
 }
 
-// normalizeNumbers replaces, in place, every json.Number in obj (at any
+// NormalizeNumbers replaces, in place, every json.Number in obj (at any
 // depth) by an int64 or a float64.
-func normalizeNumbers(obj map[string]any) {
+func NormalizeNumbers(obj map[string]any) {
 	for k, v := range obj {
 		obj[k] = normalizeValue(v)
 	}
 }
 
+// normalizeValue is one value with its numbers normalized.
 func normalizeValue(v any) any {
 	switch v := v.(type) {
 	case json.Number:
@@ -53,7 +55,7 @@ func normalizeValue(v any) any {
 		}
 		return string(v)
 	case map[string]any:
-		normalizeNumbers(v)
+		NormalizeNumbers(v)
 		return v
 	case []any:
 		for i := range v {
