@@ -4,6 +4,7 @@ import (
 	"kplane/pkg/api"
 	apierrors "kplane/pkg/api/errors"
 	"kplane/pkg/api/validation"
+	"kplane/pkg/apiextensions/structural"
 )
 
 // customResourceSchema is what the apiserver asks of a CRD's OpenAPI
@@ -11,8 +12,7 @@ import (
 // and, for a custom resource's write, validation, pruning of unknown
 // fields, defaulting and the CEL rules (x-kubernetes-validations). The
 // work lives in packages apiextensions/structural and apiextensions/cel;
-// this seam keeps the apiserver's side of issue 19 buildable while they
-// are written, and is where they are wired in.
+// this seam is where they are wired in, and where tests stand in for them.
 type customResourceSchema interface {
 	// ValidateCRDSchema checks a version's schema when a CRD is written
 	// (structural.ValidateCRDSchema); fieldPath is where it sits in the CRD.
@@ -29,24 +29,9 @@ type customResourceSchema interface {
 	ValidateRules(s *api.JSONSchemaProps, obj, old map[string]any) apierrors.FieldErrorList
 }
 
-// customResourceSchemas is the implementation the apiserver uses.
-var customResourceSchemas customResourceSchema = passThroughSchema{}
-
-// passThroughSchema accepts every schema and object unchanged: the stand-in
-// until the structural and cel packages are wired in.
-type passThroughSchema struct{}
-
-func (passThroughSchema) ValidateCRDSchema(string, *api.JSONSchemaProps) apierrors.FieldErrorList {
-	return nil
-}
-func (passThroughSchema) Validate(*api.JSONSchemaProps, map[string]any) apierrors.FieldErrorList {
-	return nil
-}
-func (passThroughSchema) Prune(map[string]any, *api.JSONSchemaProps) []string { return nil }
-func (passThroughSchema) Default(map[string]any, *api.JSONSchemaProps)        {}
-func (passThroughSchema) ValidateRules(*api.JSONSchemaProps, map[string]any, map[string]any) apierrors.FieldErrorList {
-	return nil
-}
+// customResourceSchemas is the implementation the apiserver uses
+// (crd_schema_checks.go); tests may stand in for it.
+var customResourceSchemas customResourceSchema = &schemaChecks{}
 
 // validateCRDSchemas asks customResourceSchemas about every version's
 // schema of a CRD being written.
@@ -58,6 +43,13 @@ func validateCRDSchemas(crd *api.CustomResourceDefinition) apierrors.FieldErrorL
 		}
 		path := "spec.versions[" + itoa(int64(i)) + "].schema.openAPIV3Schema"
 		allErrs = append(allErrs, customResourceSchemas.ValidateCRDSchema(path, v.Schema.OpenAPIV3Schema)...)
+		if v.Subresources != nil && v.Subresources.Status != nil {
+			// With /status, the root may only say what a status update
+			// can check on its own (upstream's restriction).
+			if err := structural.ValidateRootForStatusSubresource(path, v.Schema.OpenAPIV3Schema); err != nil {
+				allErrs = append(allErrs, err)
+			}
+		}
 	}
 	return allErrs
 }
