@@ -24,7 +24,7 @@ import (
 // serve answers req with a status code and a JSON body, and records in
 // action.Result what a write stored.
 func (s *Server) serve(req request, action *Action) (int, []byte, error) {
-	res := resources[req.resource]
+	res, _ := s.resourceNamed(req.resource)
 	errResource := apierrors.Resource{Group: res.Group, Resource: res.Resource}
 	key := storeKey(req.resource, req.namespace, req.name)
 	stored := s.objects[key]
@@ -283,7 +283,15 @@ func applyPatch(patchType string, stored map[string]any, patchBody []byte, resou
 	if err != nil {
 		return nil, err
 	}
-	patched, err := patch.Apply(patchType, original, patchBody, reflect.TypeOf(kinds[resource]()))
+	newObject, typed := kinds[resource]
+	if !typed {
+		// A custom resource: no Go type to read patch strategies from.
+		if strings.HasPrefix(patchType, string(client.StrategicMergePatchType)) {
+			return nil, errStrategicMergeOfCustom()
+		}
+		newObject = func() api.Object { return nil }
+	}
+	patched, err := patch.Apply(patchType, original, patchBody, reflect.TypeOf(newObject()))
 	if err != nil {
 		return nil, apierrors.NewBadRequest(fmt.Sprintf("patch %s: %v", resource, err))
 	}
