@@ -58,8 +58,8 @@ var ignoredResources = map[string]bool{
 // deletableResources picks from discovery the resources the collector
 // watches through a dynamic informer: the preferred version of each one
 // that supports delete, list and watch (upstream's GetDeletableResources),
-// leaving out the ignored ones and the built-in ones (watched by typed
-// informers, or not at all).
+// leaving out the ignored ones and the built-in ones: those it needs have
+// typed monitors, and a dynamic informer would keep a second cache.
 func deletableResources(discovered []restmapper.APIResource) []client.Resource {
 	var out []client.Resource
 	for _, r := range discovered {
@@ -67,7 +67,7 @@ func deletableResources(discovered []restmapper.APIResource) []client.Resource {
 			continue
 		}
 		res := r.Client()
-		if ignoredResources[res.String()] || builtinGroupResources[res.String()] {
+		if ignoredResources[res.String()] || client.IsBuiltin(res) {
 			continue
 		}
 		out = append(out, res)

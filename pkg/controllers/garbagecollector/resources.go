@@ -40,20 +40,6 @@ func typedMonitors(f *informer.SharedInformerFactory) []monitor {
 	}
 }
 
-// builtinGroupResources are the resources kplane compiles in, by
-// "<resource>.<group>" and in any version: discovery lists them too, but
-// the collector never watches them through a dynamic informer (those it
-// needs have typed monitors), or it would keep a second cache of them.
-var builtinGroupResources = func() map[string]bool {
-	m := map[string]bool{}
-	for _, r := range append(client.BuiltinResources(),
-		client.EventsV1EventsResource, client.HorizontalPodAutoscalersV1Resource,
-		client.NodeMetricsResource, client.PodMetricsResource) {
-		m[r.String()] = true
-	}
-	return m
-}()
-
 // errUnknownKind reports an ownerReference to a kind the apiserver does
 // not serve, as far as the last discovery knows.
 var errUnknownKind = errors.New("unknown kind")
