@@ -3,12 +3,16 @@ package garbagecollector
 import (
 	"context"
 	"errors"
+	"log/slog"
 	"slices"
 	"testing"
+	"time"
 
 	"kplane/pkg/api"
 	apierrors "kplane/pkg/api/errors"
 	"kplane/pkg/client"
+	"kplane/pkg/clock"
+	"kplane/pkg/events"
 	"kplane/pkg/informer"
 	"kplane/test/framework/fakeapi"
 )
@@ -196,4 +200,52 @@ func TestCollectsDependentOfGoneClusterScopedCustomOwner(t *testing.T) {
 	}
 	f.syncDelete(f.gc, d.UID)
 	f.server.ExpectActions(t, "delete deployments web")
+}
+
+// The resync loop reads discovery once per period on the controller's
+// clock: a resource that appears is monitored after the next tick, not
+// before, and its informer is started.
+func TestResyncLoopAddsMonitorAfterThePeriod(t *testing.T) {
+	clk := clock.NewFake(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+	server := fakeapi.New(t, fakeapi.WithClock(clk))
+	gc, err := New(server.Client(), server.Informers(), &events.FakeRecorder{},
+		Options{Logger: slog.New(slog.DiscardHandler), Clock: clk, ResourceResyncPeriod: time.Minute})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(gc.attemptToDelete.ShutDown)
+	t.Cleanup(gc.attemptToOrphan.ShutDown)
+	ctx, cancel := context.WithCancel(t.Context())
+	done := make(chan struct{})
+	go func() { gc.runResync(ctx); close(done) }()
+	defer func() { cancel(); <-done; server.Informers().Shutdown() }()
+	waitUntil(t, "the resync ticker is set", func() bool { return clk.Waiters() > 0 })
+
+	server.SetCustomResources(widgetsResource)
+	clk.Step(59 * time.Second)
+	if slices.Contains(gc.monitors.resources(), widgetsResource) {
+		t.Fatal("widgets monitored before the resync period passed")
+	}
+	clk.Step(time.Second)
+	waitUntil(t, "widgets are monitored after one period", func() bool { return slices.Contains(gc.monitors.resources(), widgetsResource) })
+	waitUntil(t, "the widgets informer lists them", func() bool {
+		for _, a := range server.Actions() {
+			if a.Verb == fakeapi.VerbList && a.Resource == "widgets" {
+				return true
+			}
+		}
+		return false
+	})
+}
+
+// waitUntil polls cond for up to 10 s.
+func waitUntil(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting until %s", what)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
 }
