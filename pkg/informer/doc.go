@@ -53,7 +53,8 @@
 //
 // The SharedInformerFactory (factory.go, factory_kinds.go, options.go)
 // makes sure a process runs one reflector per resource however many
-// controllers want it. The optional teaching trace (trace.go) reports each
+// controllers want it. Dynamic informers (unstructured.go) serve resources
+// found at run time, such as custom resources, with objects as JSON maps. The optional teaching trace (trace.go) reports each
 // stage an object passes — list or watch, delta, store, handler, enqueue —
 // so a student can follow one Pod through the whole pipeline.
 //

@@ -32,6 +32,9 @@ type SharedInformerFactory struct {
 	// started records the informers Start has launched, so a second Start
 	// only launches those requested since.
 	started map[client.Resource]bool
+	// stops ends one started informer (RemoveInformer); it is keyed like
+	// started.
+	stops map[client.Resource]context.CancelFunc
 	// cancels stop what each Start launched; Shutdown calls them.
 	cancels      []context.CancelFunc
 	shuttingDown bool
@@ -50,6 +53,7 @@ func NewSharedInformerFactory(c *client.Client, defaultResync time.Duration, opt
 		opts:          buildOptions(opts),
 		informers:     map[client.Resource]SharedIndexInformer{},
 		started:       map[client.Resource]bool{},
+		stops:         map[client.Resource]context.CancelFunc{},
 	}
 	// `ctl fault drop-watch` reaches the informers through the journal.
 	f.opts.journal.RegisterWatches(f)
@@ -103,8 +107,26 @@ func (f *SharedInformerFactory) Start(ctx context.Context) {
 			continue
 		}
 		f.started[res] = true
-		f.wg.Go(func() { inf.Run(ctx) })
+		informerCtx, stop := context.WithCancel(ctx)
+		f.stops[res] = stop
+		f.wg.Go(func() { inf.Run(informerCtx) })
 	}
+}
+
+// RemoveInformer stops the informer for res, if it runs, and forgets it:
+// the next request for res builds a new informer, with an empty cache. It
+// is for a resource that went away while the process runs (a deleted
+// CustomResourceDefinition), whose watch would otherwise fail forever.
+// Handlers registered on the old informer get no more events.
+func (f *SharedInformerFactory) RemoveInformer(res client.Resource) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if stop, ok := f.stops[res]; ok {
+		stop()
+	}
+	delete(f.stops, res)
+	delete(f.started, res)
+	delete(f.informers, res)
 }
 
 // WaitForCacheSync waits until every started informer has synced, or ctx

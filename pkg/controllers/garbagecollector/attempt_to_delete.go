@@ -6,8 +6,6 @@ import (
 
 	"kplane/pkg/api"
 	apierrors "kplane/pkg/api/errors"
-	"kplane/pkg/client"
-	"kplane/pkg/controllers/controllerutil"
 )
 
 // syncAttemptToDelete handles one uid of the attemptToDelete queue. It is
@@ -35,9 +33,11 @@ func (c *Controller) syncAttemptToDelete(ctx context.Context, uid string) error 
 	latest, err := c.getObject(ctx, item.identity)
 	switch {
 	case isUnknownKind(err):
-		// Upstream retries a reference to a type it cannot map, in
-		// case the type appears later; kplane's kinds are fixed.
-		return controllerutil.DoNotRetry(fmt.Errorf("check %s: %w", item.identity, err))
+		// As upstream: retried with back-off, because the kind may be a
+		// custom resource the next discovery learns about (its CRD was
+		// just created), or a reference that will never resolve; the
+		// two cannot be told apart.
+		return fmt.Errorf("check %s: %w", item.identity, err)
 	case apierrors.IsNotFound(err) || (err == nil && latest.UID != item.identity.UID):
 		if item.virtual {
 			c.log.Info("owner does not exist; removing it from the graph", "object", item.identity)
@@ -64,12 +64,11 @@ func (c *Controller) syncAttemptToDelete(ctx context.Context, uid string) error 
 	var refs classifiedReferences
 	for _, ref := range latest.OwnerReferences {
 		state, err := c.isDangling(ctx, item.identity, ref)
-		if isUnknownKind(err) {
-			// An owner of a kind kplane does not serve: do not guess
-			// that it is gone (upstream's TODO says the same), keep it.
-			c.log.Warn("ownerReference to an unknown kind; keeping the object", "object", item.identity, "owner", ref.Kind, "err", err)
-			state = ownerState{meta: &api.ObjectMeta{UID: ref.UID}}
-		} else if err != nil {
+		if err != nil {
+			// An owner of a kind discovery does not know is not taken
+			// as gone: the object is kept and judged again with
+			// back-off, once discovery may know the kind (upstream
+			// does the same).
 			return err
 		}
 		refs.add(ref, state)
@@ -84,7 +83,9 @@ func (c *Controller) syncAttemptToDelete(ctx context.Context, uid string) error 
 		if err != nil {
 			return err
 		}
-		return ignoreNotFound(c.patchObject(ctx, item.identity, client.StrategicMergePatchType, patch))
+		return ignoreNotFound(c.patchOwnerReferences(ctx, item.identity, patch, func(live *api.ObjectMeta) ([]byte, error) {
+			return deleteOwnerRefsMergePatch(live, action.removeUIDs...)
+		}))
 	case deleteObject:
 		if action.unblockFirst {
 			if err := c.unblockOwnerReferences(ctx, item.identity, latest.OwnerReferences); err != nil {
@@ -123,7 +124,7 @@ func (c *Controller) unblockOwnerReferences(ctx context.Context, ref objectRefer
 		return err
 	}
 	c.log.Info("a dependent also waits for its dependents; unblocking the owners to avoid a cycle", "object", ref)
-	return ignoreNotFound(c.patchObject(ctx, ref, client.StrategicMergePatchType, patch))
+	return ignoreNotFound(c.patchOwnerReferences(ctx, ref, patch, unblockOwnerRefsMergePatch))
 }
 
 // ignoreNotFound treats an object that is already gone as done.

@@ -6,7 +6,6 @@ import (
 	"fmt"
 
 	"kplane/pkg/api"
-	"kplane/pkg/client"
 )
 
 // syncAttemptToOrphan handles one uid of the attemptToOrphan queue: an
@@ -31,7 +30,9 @@ func (c *Controller) syncAttemptToOrphan(ctx context.Context, uid string) error 
 		}
 		// A dependent that is gone needs no orphaning; a patch naming a
 		// reference the dependent no longer has changes nothing.
-		err = ignoreNotFound(c.patchObject(ctx, dep.identity, client.StrategicMergePatchType, patch))
+		err = ignoreNotFound(c.patchOwnerReferences(ctx, dep.identity, patch, func(live *api.ObjectMeta) ([]byte, error) {
+			return deleteOwnerRefsMergePatch(live, uid)
+		}))
 		if err != nil {
 			errs = append(errs, err)
 		}

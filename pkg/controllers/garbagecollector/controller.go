@@ -25,6 +25,7 @@ package garbagecollector
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"sync"
 	"time"
@@ -32,6 +33,7 @@ import (
 	"kplane/pkg/client"
 	"kplane/pkg/clock"
 	"kplane/pkg/controllers/controllerutil"
+	"kplane/pkg/ctl/restmapper"
 	"kplane/pkg/events"
 	"kplane/pkg/informer"
 	"kplane/pkg/informer/workqueue"
@@ -65,10 +67,21 @@ const virtualNodeRecheckPeriod = time.Minute
 // absentOwnerCacheSize bounds the absent-owner cache (upstream: 500).
 const absentOwnerCacheSize = 500
 
+// DefaultResourceResyncPeriod is how often the collector reads discovery
+// again to watch new resources and stop watching removed ones: upstream's
+// controller-manager calls the collector's Sync every 30 s.
+const DefaultResourceResyncPeriod = 30 * time.Second
+
 // Options configure the controller.
 type Options struct {
 	Logger *slog.Logger // nil → slog.Default()
 	Clock  clock.Clock  // nil → clock.Real{}
+	// ResourceResyncPeriod is how often discovery is read again (0 →
+	// DefaultResourceResyncPeriod).
+	ResourceResyncPeriod time.Duration
+	// Discover lists the resources the apiserver serves (nil → read the
+	// apiserver's discovery documents through the client).
+	Discover func(ctx context.Context) ([]restmapper.APIResource, error)
 }
 
 // Controller is the garbage collector.
@@ -82,12 +95,19 @@ type Controller struct {
 	graph        *graphBuilder
 	absentOwners *absentOwnerCache
 
+	// informers builds the dynamic informers of discovered resources.
+	informers *informer.SharedInformerFactory
+	// mapper resolves ownerReferences to resources, built-in or discovered.
+	mapper *restMapper
+	// monitors are the watched resources: the typed built-in ones from the
+	// start, the discovered ones as each resync finds them.
+	monitors     monitorSet
+	discover     func(ctx context.Context) ([]restmapper.APIResource, error)
+	clock        clock.Clock
+	resyncPeriod time.Duration
+
 	attemptToDelete *workqueue.Queue[string]
 	attemptToOrphan *workqueue.Queue[string]
-
-	// synced are the HasSynced of the handler registrations: true once
-	// the graph holds every object of the informers' initial lists.
-	synced []func() bool
 }
 
 // New builds the garbage collector and registers its graph builder's
@@ -100,45 +120,72 @@ func New(kubeClient *client.Client, informers *informer.SharedInformerFactory, r
 	if opts.Clock == nil {
 		opts.Clock = clock.Real{}
 	}
+	if opts.ResourceResyncPeriod <= 0 {
+		opts.ResourceResyncPeriod = DefaultResourceResyncPeriod
+	}
+	if opts.Discover == nil {
+		opts.Discover = func(ctx context.Context) ([]restmapper.APIResource, error) {
+			m, err := restmapper.Discover(ctx, kubeClient)
+			if err != nil {
+				return nil, err
+			}
+			return m.Resources(), nil
+		}
+	}
 	log := opts.Logger.With("controller", Name)
+	mapper := newRESTMapper()
 	c := &Controller{
 		client:          kubeClient,
 		recorder:        recorder,
 		log:             log,
-		decisions:       decisionRecorder{journal: informers.Journal()},
+		decisions:       decisionRecorder{journal: informers.Journal(), mapper: mapper},
 		absentOwners:    newAbsentOwnerCache(absentOwnerCacheSize),
 		attemptToDelete: controllerutil.NewQueue(attemptToDeleteQueueName, opts.Clock, informers),
 		attemptToOrphan: controllerutil.NewQueue(attemptToOrphanQueueName, opts.Clock, informers),
+		informers:       informers,
+		mapper:          mapper,
+		monitors:        monitorSet{monitors: map[client.Resource]*monitor{}},
+		discover:        opts.Discover,
+		clock:           opts.Clock,
+		resyncPeriod:    opts.ResourceResyncPeriod,
 	}
 	c.graph = &graphBuilder{
 		log:             log,
-		graph:           newGraph(),
+		graph:           newGraph(mapper),
 		attemptToDelete: c.attemptToDelete,
 		attemptToOrphan: c.attemptToOrphan,
 	}
-	var handlers []controllerutil.Handlers
-	for _, m := range monitors(informers) {
-		handlers = append(handlers, controllerutil.Handlers{Informer: m.informer, Handler: c.graph.handlerFor(m.resource)})
+	for _, m := range typedMonitors(informers) {
+		reg, err := m.informer.AddEventHandler(c.graph.handlerFor(m.resource))
+		if err != nil {
+			return nil, fmt.Errorf("%s: monitor %s: %w", Name, m.resource, err)
+		}
+		m.registration = reg
+		c.monitors.monitors[m.resource] = &m
 	}
-	synced, err := controllerutil.AddEventHandlers(Name, handlers...)
-	if err != nil {
-		return nil, err
-	}
-	c.synced = synced
 	return c, nil
 }
 
-// Run waits until the graph holds the informers' initial state, then runs
-// workers workers on each of the two queues until ctx ends.
+// Run reads discovery to add a monitor for every deletable resource beyond
+// the built-in ones, waits until the graph holds the informers' initial
+// state, then runs workers workers on each of the two queues, and resyncs
+// the monitors with discovery every resource resync period, until ctx ends.
+// A failed first discovery is not fatal: the built-in monitors work, and
+// the next resync tries again.
 func (c *Controller) Run(ctx context.Context, workers int) {
 	c.log.Info("starting", "workers", workers)
 	defer c.log.Info("stopped")
-	if !informer.WaitForCacheSync(ctx, c.synced...) {
+	if _, err := c.resyncMonitors(ctx); err != nil {
+		c.log.Warn("initial discovery failed; watching the built-in resources only until the next resync", "err", err)
+	}
+	c.informers.Start(ctx)
+	if !informer.WaitForCacheSync(ctx, c.monitorsSynced) {
 		c.attemptToDelete.ShutDown()
 		c.attemptToOrphan.ShutDown()
 		return
 	}
 	var wg sync.WaitGroup
+	wg.Go(func() { c.runResync(ctx) })
 	wg.Go(func() {
 		controllerutil.RunWorkers(ctx, c.attemptToDelete, workers, c.syncAttemptToDelete, c.log)
 	})

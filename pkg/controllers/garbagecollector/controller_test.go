@@ -463,16 +463,20 @@ func TestSyncRechecksVirtualOwnerThatExists(t *testing.T) {
 	}
 }
 
-// A reference to a kind kplane does not serve is never taken as dangling.
+// A reference to a kind discovery does not know is never taken as
+// dangling: the sync fails (and is retried with back-off, as upstream's),
+// writing nothing, since the kind may yet appear.
 func TestSyncKeepsDependentOfUnknownKind(t *testing.T) {
 	widget := api.OwnerReference{APIVersion: "example.com/v1", Kind: "Widget", Name: "w", UID: "widget-uid"}
 	p := pod("p", []api.OwnerReference{widget})
 	f := newFixture(t, p)
 	observe(f.gc, client.PodsResource, nil, p)
 	if err := f.gc.syncAttemptToDelete(f.ctx, "widget-uid"); !errors.Is(err, errUnknownKind) {
-		t.Fatalf("sync of an unknown kind = %v; want an unknown-kind error (not retried)", err)
+		t.Fatalf("sync of an unknown kind = %v; want an unknown-kind error", err)
 	}
-	f.syncDelete(f.gc, p.UID)
+	if err := f.gc.syncAttemptToDelete(f.ctx, p.UID); !errors.Is(err, errUnknownKind) {
+		t.Fatalf("sync of a dependent of an unknown kind = %v; want an unknown-kind error", err)
+	}
 	f.server.ExpectActions(t)
 }
 

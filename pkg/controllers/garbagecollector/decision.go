@@ -27,6 +27,7 @@ const (
 // to skip and no per-object memory is kept.
 type decisionRecorder struct {
 	journal *debug.Journal
+	mapper  *restMapper
 }
 
 // record records message (and lines) about the object ref, at
@@ -36,7 +37,7 @@ func (r decisionRecorder) record(ref objectReference, rv, message string, lines 
 		return
 	}
 	resource := strings.ToLower(ref.Kind) // a kind kplane does not serve
-	if res, err := resourceFor(ref.APIVersion, ref.Kind); err == nil {
+	if res, err := r.mapper.resourceFor(ref.APIVersion, ref.Kind); err == nil {
 		resource = res.Resource
 		if res.Group != "" {
 			resource += "." + res.Group

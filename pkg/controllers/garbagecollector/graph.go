@@ -73,10 +73,13 @@ func (n *node) dependentUIDs() []string {
 // it with a mutex and the queues.
 type graph struct {
 	nodes map[string]*node
+	// mapper tells a virtual owner's namespace from its kind's scope.
+	mapper *restMapper
 }
 
-func newGraph() *graph {
-	return &graph{nodes: map[string]*node{}}
+// newGraph returns an empty graph that resolves kinds through mapper.
+func newGraph(mapper *restMapper) *graph {
+	return &graph{nodes: map[string]*node{}, mapper: mapper}
 }
 
 // queueChanges names the nodes a graph change affects: toDelete go to the
@@ -212,7 +215,7 @@ func (g *graph) addDependentToOwners(n *node, owners []api.OwnerReference) []str
 				identity: objectReference{
 					APIVersion: ref.APIVersion,
 					Kind:       ref.Kind,
-					Namespace:  ownerNamespace(ref, n.identity.Namespace),
+					Namespace:  g.mapper.ownerNamespace(ref, n.identity.Namespace),
 					Name:       ref.Name,
 					UID:        ref.UID,
 				},

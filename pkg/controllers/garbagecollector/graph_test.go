@@ -263,7 +263,7 @@ func TestGraphObserve(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			g := newGraph()
+			g := newGraph(newRESTMapper())
 			if tt.setup != nil {
 				tt.setup(g)
 			}
@@ -356,7 +356,7 @@ func TestReferencesDiffs(t *testing.T) {
 }
 
 func TestViewMarksBlockingDependents(t *testing.T) {
-	g := newGraph()
+	g := newGraph(newRESTMapper())
 	g.observe(rsID(), nil, metaFor(rsID()))
 	g.observe(podID("p1"), nil, metaFor(podID("p1"), rsRef(true)))
 	g.observe(podID("p2"), nil, metaFor(podID("p2"), rsRef(false)))

@@ -18,7 +18,7 @@ import (
 
 // dynamicFor returns a dynamic client for the object ref names.
 func (c *Controller) dynamicFor(ref objectReference) (*client.DynamicClient, error) {
-	res, err := resourceFor(ref.APIVersion, ref.Kind)
+	res, err := c.mapper.resourceFor(ref.APIVersion, ref.Kind)
 	if err != nil {
 		return nil, err
 	}
@@ -66,6 +66,29 @@ func (c *Controller) patchObject(ctx context.Context, ref objectReference, pt cl
 		return fmt.Errorf("patch %s: %w", ref, err)
 	}
 	return nil
+}
+
+// patchOwnerReferences changes the ownerReferences of the object ref names
+// by smp, a strategic merge patch; if the apiserver refuses that kind of
+// patch (a custom resource), it reads the object and sends the JSON merge
+// patch mergePatch computes from its live metadata instead (patch.go).
+func (c *Controller) patchOwnerReferences(ctx context.Context, ref objectReference, smp []byte, mergePatch func(*api.ObjectMeta) ([]byte, error)) error {
+	err := c.patchObject(ctx, ref, client.StrategicMergePatchType, smp)
+	if apierrors.ReasonOf(err) != apierrors.ReasonUnsupportedMediaType {
+		return err
+	}
+	live, err := c.getObject(ctx, ref)
+	if err != nil {
+		return err
+	}
+	if live.UID != ref.UID {
+		return nil // replaced by a new object of the same name: nothing to change
+	}
+	patch, err := mergePatch(live)
+	if err != nil {
+		return err
+	}
+	return c.patchObject(ctx, ref, client.MergePatchType, patch)
 }
 
 // deleteObject deletes the object ref names with policy, as long as it is
@@ -167,7 +190,7 @@ func (c *Controller) isDangling(ctx context.Context, item objectReference, ref a
 	owner := objectReference{
 		APIVersion: ref.APIVersion,
 		Kind:       ref.Kind,
-		Namespace:  ownerNamespace(ref, item.Namespace),
+		Namespace:  c.mapper.ownerNamespace(ref, item.Namespace),
 		Name:       ref.Name,
 		UID:        ref.UID,
 	}

@@ -3,6 +3,7 @@ package garbagecollector
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 
 	"kplane/pkg/api"
 )
@@ -65,6 +66,49 @@ func removeFinalizerPatch(meta *api.ObjectMeta, finalizer string) ([]byte, error
 	})
 	if err != nil {
 		return nil, fmt.Errorf("encode finalizers patch: %w", err)
+	}
+	return patch, nil
+}
+
+// A custom resource has no Go type to read patch strategies from, so the
+// apiserver refuses a strategic merge patch of one (415 Unsupported Media
+// Type). As upstream, the collector then sends a JSON merge patch instead:
+// the whole ownerReferences list as it should become, computed from the
+// live object and carrying its resourceVersion, so that a reference
+// another writer added in between makes the patch conflict instead of
+// being lost.
+
+// deleteOwnerRefsMergePatch is deleteOwnerRefsPatch as a JSON merge patch
+// of meta, the live object's metadata.
+func deleteOwnerRefsMergePatch(meta *api.ObjectMeta, ownerUIDs ...string) ([]byte, error) {
+	remaining := []api.OwnerReference{}
+	for _, ref := range meta.OwnerReferences {
+		if !slices.Contains(ownerUIDs, ref.UID) {
+			remaining = append(remaining, ref)
+		}
+	}
+	return ownerRefsMergePatch(meta, remaining)
+}
+
+// unblockOwnerRefsMergePatch is unblockOwnerRefsPatch as a JSON merge
+// patch of meta, the live object's metadata.
+func unblockOwnerRefsMergePatch(meta *api.ObjectMeta) ([]byte, error) {
+	refs := slices.Clone(meta.OwnerReferences)
+	for i := range refs {
+		if blocks(refs[i]) {
+			unblocked := false
+			refs[i].BlockOwnerDeletion = &unblocked
+		}
+	}
+	return ownerRefsMergePatch(meta, refs)
+}
+
+func ownerRefsMergePatch(meta *api.ObjectMeta, refs []api.OwnerReference) ([]byte, error) {
+	patch, err := json.Marshal(map[string]any{
+		"metadata": map[string]any{"ownerReferences": refs, "resourceVersion": meta.ResourceVersion},
+	})
+	if err != nil {
+		return nil, fmt.Errorf("encode ownerReferences merge patch: %w", err)
 	}
 	return patch, nil
 }

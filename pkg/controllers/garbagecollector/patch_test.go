@@ -145,15 +145,15 @@ func TestResourceFor(t *testing.T) {
 		{"batch/v1", "Job", "jobs.batch", true},
 	}
 	for _, tt := range tests {
-		r, err := resourceFor(tt.apiVersion, tt.kind)
+		r, err := newRESTMapper().resourceFor(tt.apiVersion, tt.kind)
 		if err != nil || r.String() != tt.want || r.Namespaced != tt.namespaced {
 			t.Errorf("resourceFor(%s, %s) = %v (namespaced %v), %v; want %s", tt.apiVersion, tt.kind, r, r.Namespaced, err, tt.want)
 		}
 	}
-	if _, err := resourceFor("example.com/v1", "Widget"); !isUnknownKind(err) {
+	if _, err := newRESTMapper().resourceFor("example.com/v1", "Widget"); !isUnknownKind(err) {
 		t.Errorf("resourceFor(Widget) error = %v, want unknown kind", err)
 	}
-	if _, err := resourceFor("v1", "ReplicaSet"); !isUnknownKind(err) {
+	if _, err := newRESTMapper().resourceFor("v1", "ReplicaSet"); !isUnknownKind(err) {
 		t.Errorf("resourceFor(v1 ReplicaSet) error = %v, want unknown kind (wrong group)", err)
 	}
 }

@@ -56,6 +56,8 @@ type contentTotals struct {
 	finalizers map[string]int
 	// deleteErrors are the per-resource failures of the pass.
 	deleteErrors []error
+	// discoveryErr is why discovery failed, if it did.
+	discoveryErr error
 }
 
 // newContentTotals returns empty totals.
@@ -68,6 +70,12 @@ func newContentTotals() contentTotals {
 // updateConditions.
 func failingConditions(t contentTotals, now api.Time) []api.NamespaceCondition {
 	var out []api.NamespaceCondition
+	if t.discoveryErr != nil {
+		out = append(out, api.NamespaceCondition{
+			Type: api.NamespaceDeletionDiscoveryFailure, Status: api.ConditionTrue, LastTransitionTime: now,
+			Reason: "DiscoveryFailed", Message: t.discoveryErr.Error(),
+		})
+	}
 	if msgs := countMessages(t.remaining, "%s has %d resource instances"); len(msgs) > 0 {
 		out = append(out, api.NamespaceCondition{
 			Type: api.NamespaceContentRemaining, Status: api.ConditionTrue, LastTransitionTime: now,

@@ -13,21 +13,43 @@ import (
 
 	"kplane/pkg/api"
 	"kplane/pkg/client"
+	"kplane/pkg/ctl/restmapper"
 )
 
-// namespacedResources is every resource that lives in a namespace, in
-// client.BuiltinResources order, with events moved to the end: events
-// about the objects being deleted (a pod's Killing, say) keep arriving
-// during the pass, and deleting them last lets them be read for as long as
-// possible. Upstream walks its discovery map in no particular order.
-func namespacedResources() []client.Resource {
+// namespacedResources is every resource that lives in a namespace: the
+// built-in ones in client.BuiltinResources order, then those discovery
+// lists beside them (custom resources) that can be deleted, in discovery
+// order, and events at the end: events about the objects being deleted (a
+// pod's Killing, say) keep arriving during the pass, and deleting them
+// last lets them be read for as long as possible. Upstream walks its
+// discovery map in no particular order.
+func namespacedResources(discovered []restmapper.APIResource) []client.Resource {
 	var out []client.Resource
 	for _, res := range client.BuiltinResources() {
 		if res.Namespaced && res != client.EventsResource {
 			out = append(out, res)
 		}
 	}
+	for _, r := range discovered {
+		res := r.Client()
+		if r.Preferred && res.Namespaced && r.HasVerb("delete") && !client.IsBuiltin(res) {
+			out = append(out, res)
+		}
+	}
 	return append(out, client.EventsResource)
+}
+
+// discoverResources returns the resources to empty a namespace of. When
+// discovery fails it returns the built-in ones with the error: as
+// upstream says, a failed discovery is not fatal, since there are still
+// resources to work on; but the pass then fails, so the namespace is not
+// finalized with custom objects left behind.
+func (c *Controller) discoverResources(ctx context.Context) ([]client.Resource, error) {
+	discovered, err := c.discover(ctx)
+	if err != nil {
+		return namespacedResources(nil), fmt.Errorf("discover the namespaced resources: %w", err)
+	}
+	return namespacedResources(discovered), nil
 }
 
 // resourceLabel names a resource as upstream's condition messages do:
@@ -57,7 +79,12 @@ func (c *Controller) deleteContent(ctx context.Context, ns *api.Namespace) (int6
 	totals := newContentTotals()
 	var estimate int64
 	var errs []error
-	for _, res := range c.resources {
+	resources, err := c.discoverResources(ctx)
+	if err != nil {
+		errs = append(errs, err)
+		totals.discoveryErr = err
+	}
+	for _, res := range resources {
 		outcome, err := c.deleteResource(ctx, res, ns)
 		if err != nil {
 			errs = append(errs, err)

@@ -28,6 +28,7 @@ import (
 	"kplane/pkg/client"
 	"kplane/pkg/clock"
 	"kplane/pkg/controllers/controllerutil"
+	"kplane/pkg/ctl/restmapper"
 	"kplane/pkg/events"
 	"kplane/pkg/informer"
 	"kplane/pkg/informer/workqueue"
@@ -64,6 +65,11 @@ type Options struct {
 	// 0 means DefaultMaxRecheckDelay, a negative value no cap (upstream's
 	// plain estimate/2 + 1 s).
 	MaxRecheckDelay time.Duration
+	// Discover lists the resources the apiserver serves, read at every
+	// pass over a namespace's content so that custom resources are
+	// emptied too (nil → the apiserver's discovery documents through the
+	// client).
+	Discover func(ctx context.Context) ([]restmapper.APIResource, error)
 }
 
 // Controller empties and finalizes namespaces marked for deletion.
@@ -85,8 +91,8 @@ type Controller struct {
 	// namespace is marked for deletion.
 	queue *workqueue.Queue[string]
 
-	// resources are the namespaced resources deleted, in order.
-	resources []client.Resource
+	// discover lists the served resources (Options.Discover).
+	discover func(ctx context.Context) ([]restmapper.APIResource, error)
 
 	deletionGracePeriod time.Duration
 	maxRecheckDelay     time.Duration
@@ -110,9 +116,18 @@ func New(kubeClient *client.Client, informers *informer.SharedInformerFactory, r
 		decisions:           controllerutil.NewDecisionLog(informers.Journal(), Name, "namespaces"),
 		clock:               opts.Clock,
 		namespaceLister:     informers.Namespaces().Lister(),
-		resources:           namespacedResources(),
+		discover:            opts.Discover,
 		deletionGracePeriod: opts.DeletionGracePeriod,
 		maxRecheckDelay:     opts.MaxRecheckDelay,
+	}
+	if c.discover == nil {
+		c.discover = func(ctx context.Context) ([]restmapper.APIResource, error) {
+			m, err := restmapper.Discover(ctx, kubeClient)
+			if err != nil {
+				return nil, err
+			}
+			return m.Resources(), nil
+		}
 	}
 	switch {
 	case c.deletionGracePeriod == 0:

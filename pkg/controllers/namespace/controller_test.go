@@ -38,8 +38,14 @@ type fixture struct {
 // apiserver only: the controller lists content there, not from a cache.
 func newFixture(t *testing.T, ns *api.Namespace, content ...api.Object) *fixture {
 	t.Helper()
+	return newFixtureOn(t, nil, ns, content...)
+}
+
+// newFixtureOn is newFixture on a server built with serverOpts too.
+func newFixtureOn(t *testing.T, serverOpts []fakeapi.Option, ns *api.Namespace, content ...api.Object) *fixture {
+	t.Helper()
 	clk := clock.NewFake(fixtureNow)
-	server := fakeapi.New(t, fakeapi.WithClock(clk))
+	server := fakeapi.New(t, append(serverOpts, fakeapi.WithClock(clk))...)
 	ctrl, err := New(server.Client(), server.Informers(), &events.FakeRecorder{}, Options{Logger: slog.New(slog.DiscardHandler), Clock: clk})
 	if err != nil {
 		t.Fatal(err)
@@ -64,7 +70,7 @@ func terminatingNamespace(name string) *api.Namespace {
 // order (events last).
 func contentPass() []string {
 	var writes []string
-	for _, res := range namespacedResources() {
+	for _, res := range namespacedResources(nil) {
 		writes = append(writes, "deletecollection "+res.Resource)
 	}
 	return writes
@@ -97,7 +103,7 @@ func (f *fixture) condition(t *testing.T, ns string, condType api.NamespaceCondi
 // Events are deleted last, so that those about the objects being deleted
 // can be read for as long as possible; every namespaced resource is swept.
 func TestNamespacedResourcesDeleteEventsLast(t *testing.T) {
-	resources := namespacedResources()
+	resources := namespacedResources(nil)
 	if last := resources[len(resources)-1]; last != client.EventsResource {
 		t.Errorf("last resource %s, want events", last)
 	}

@@ -67,7 +67,7 @@ func TestWithoutFinalizer(t *testing.T) {
 }
 
 func TestNamespacedResources(t *testing.T) {
-	res := namespacedResources()
+	res := namespacedResources(nil)
 	if res[len(res)-1] != client.EventsResource {
 		t.Errorf("last resource = %s, want events", res[len(res)-1])
 	}

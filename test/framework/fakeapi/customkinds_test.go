@@ -20,15 +20,15 @@ type widget struct {
 	} `json:"status"`
 }
 
-var widgets = client.Resource{Group: "test.kplane.dev", Version: "v1", Resource: "widgets", Kind: "Widget", Namespaced: true}
+var typedWidgets = client.Resource{Group: "test.kplane.dev", Version: "v1", Resource: "widgets", Kind: "Widget", Namespaced: true}
 
 // A kind added with WithKind is served like a built-in one: created and
 // read through the typed client, its status written only through /status,
 // its writes recorded as actions, and Get and List read it back.
 func TestWithKindServesACustomResource(t *testing.T) {
-	s := New(t, WithKind(widgets, func() api.Object { return &widget{} }))
+	s := New(t, WithKind(typedWidgets, func() api.Object { return &widget{} }))
 	ctx := context.Background()
-	wc := client.For[*widget](s.Client(), widgets).Namespace("default")
+	wc := client.For[*widget](s.Client(), typedWidgets).Namespace("default")
 
 	w := &widget{ObjectMeta: api.ObjectMeta{Name: "w1"}}
 	w.Spec.Size = 3
@@ -54,7 +54,7 @@ func TestWithKindServesACustomResource(t *testing.T) {
 	}
 	// A server without WithKind does not serve the kind: that server's
 	// own tests would fail, so only resource resolution is checked here.
-	if _, ok := New(t).resourceOf(&widget{}); ok {
+	if _, ok := New(t).objectResource(&widget{}); ok {
 		t.Error("a server without WithKind resolves widgets")
 	}
 }

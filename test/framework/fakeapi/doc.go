@@ -25,6 +25,12 @@
 // marked for deletion) and deletecollection. It
 // serves no watches: a unit test fills the informers' caches itself.
 //
+// WithCustomResource and SetCustomResources make it serve made-up
+// resources with no Go type (objects as maps, *informer.Unstructured in
+// Add) and list them in the discovery documents it serves at /api and
+// /apis beside the built-in ones, as the apiserver does for a CRD's
+// resource (custom.go).
+//
 // FailOn and React inject failures per verb, resource and name. Every
 // request is recorded as an Action; ExpectActions compares the writes
 // (create, update, patch, delete, deletecollection) since the previous

@@ -2,6 +2,8 @@ package fakeapi
 
 import (
 	"fmt"
+
+	"kplane/pkg/client"
 	"net/http"
 	"strings"
 )
@@ -22,7 +24,9 @@ type request struct {
 //	/apis/apps/v1/namespaces/default/deployments
 //	/api/v1/nodes/node1
 //	/api/v1/namespaces/ns1/finalize
-func (s *Server) parseRequest(r *http.Request) (request, error) {
+//
+// resourceNamed finds the resource a plural names.
+func parseRequest(r *http.Request, resourceNamed func(plural string) (client.Resource, bool)) (request, error) {
 	segments := strings.Split(strings.Trim(r.URL.Path, "/"), "/")
 	switch {
 	case len(segments) >= 3 && segments[0] == "api":
@@ -35,12 +39,12 @@ func (s *Server) parseRequest(r *http.Request) (request, error) {
 	var req request
 	// …/namespaces/<ns>/<resource>… unless <resource> is a subresource of
 	// the namespace itself (namespaces/<ns>/status, /finalize).
-	if len(segments) >= 3 && segments[0] == "namespaces" && s.namespaced(segments[2]) {
+	if len(segments) >= 3 && segments[0] == "namespaces" && namespaced(resourceNamed, segments[2]) {
 		req.namespace, req.collectionOfNamespace = segments[1], true
 		segments = segments[2:]
 	}
 	req.resource = segments[0]
-	if _, ok := s.resource(req.resource); !ok {
+	if _, ok := resourceNamed(req.resource); !ok {
 		return request{}, fmt.Errorf("fakeapi does not know the resource %q (%s)", req.resource, r.URL.Path)
 	}
 	if len(segments) > 1 {
@@ -78,4 +82,10 @@ func verbOf(r *http.Request, named bool) string {
 		return VerbDeleteCollection
 	}
 	return strings.ToLower(r.Method)
+}
+
+// namespaced reports whether the resource plural names lives in a namespace.
+func namespaced(resourceNamed func(string) (client.Resource, bool), plural string) bool {
+	res, _ := resourceNamed(plural)
+	return res.Namespaced
 }

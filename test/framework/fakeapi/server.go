@@ -46,11 +46,11 @@ type Server struct {
 	checked int
 	// reactors see each request before it is served; see React.
 	reactors []func(Action) error
+	// custom are the resources added with WithCustomResource or
+	// SetCustomResources, by plural (custom.go).
+	custom map[string]customResource
 	// t reports requests the fake cannot serve.
 	t testing.TB
-	// custom are the resources WithKind added, by plural; set before the
-	// server starts and only read afterwards.
-	custom map[string]customKind
 }
 
 // Option configures a Server.
@@ -65,7 +65,7 @@ func WithClock(clk clock.Clock) Option {
 // New starts a Server for the test; it stops when the test ends.
 func New(t testing.TB, opts ...Option) *Server {
 	t.Helper()
-	s := &Server{clock: clock.Real{}, objects: map[string]map[string]any{}, t: t}
+	s := &Server{clock: clock.Real{}, objects: map[string]map[string]any{}, custom: map[string]customResource{}, t: t}
 	for _, opt := range opts {
 		opt(s)
 	}
@@ -112,9 +112,9 @@ func (s *Server) Add(t testing.TB, objects ...api.Object) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for _, obj := range objects {
-		res, ok := s.resourceOf(obj)
+		res, ok := s.objectResource(obj)
 		if !ok {
-			t.Fatalf("fakeapi: Add of %T: not a kind kplane serves", obj)
+			t.Fatalf("fakeapi: Add of %T: not a kind the server serves", obj)
 		}
 		m, err := toMap(obj)
 		if err != nil {
@@ -174,7 +174,9 @@ func List[T api.Object](t testing.TB, s *Server, namespace string) []T {
 func resourceFor[T api.Object](t testing.TB, s *Server, caller string) client.Resource {
 	t.Helper()
 	var zero T
-	res, ok := s.resourceOf(zero)
+	s.mu.Lock()
+	res, ok := s.objectResource(zero)
+	s.mu.Unlock()
 	if !ok {
 		t.Fatalf("fakeapi: %s of %T: not a kind kplane serves", caller, zero)
 	}
@@ -210,7 +212,13 @@ func (s *Server) React(reactor func(Action) error) {
 
 // ServeHTTP records the request, asks the reactors, then serves it.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	req, err := s.parseRequest(r)
+	if r.Method == http.MethodGet && isDiscoveryPath(r.URL.Path) {
+		s.serveDiscovery(w, r)
+		return
+	}
+	s.mu.Lock()
+	req, err := parseRequest(r, s.resourceNamed)
+	s.mu.Unlock()
 	if err != nil {
 		s.t.Errorf("fakeapi: %s %s: %v", r.Method, r.URL, err)
 		writeError(w, apierrors.NewNotFound(apierrors.Resource{Resource: r.URL.Path}, ""))

@@ -24,7 +24,7 @@ import (
 // serve answers req with a status code and a JSON body, and records in
 // action.Result what a write stored.
 func (s *Server) serve(req request, action *Action) (int, []byte, error) {
-	res, _ := s.resource(req.resource)
+	res, _ := s.resourceNamed(req.resource)
 	errResource := apierrors.Resource{Group: res.Group, Resource: res.Resource}
 	key := storeKey(req.resource, req.namespace, req.name)
 	stored := s.objects[key]
@@ -282,6 +282,11 @@ func applyPatch(patchType string, stored map[string]any, patchBody []byte, resou
 	original, err := json.Marshal(stored)
 	if err != nil {
 		return nil, err
+	}
+	if example == nil && strings.HasPrefix(patchType, string(client.StrategicMergePatchType)) {
+		// A custom resource kept as a map: no Go type to read patch
+		// strategies from.
+		return nil, errStrategicMergeOfCustom()
 	}
 	patched, err := patch.Apply(patchType, original, patchBody, reflect.TypeOf(example))
 	if err != nil {
