@@ -295,7 +295,26 @@ func newDocShell(t *testing.T, root string, c *framework.LocalCluster) *docShell
 		"PWD="+dir,
 		"NO_COLOR=1",
 	)
+	// A page that builds Go (docs/write-a-controller.md builds the example
+	// controller) uses the test's own build and module caches: under the
+	// cluster's HOME they would start empty.
+	env = append(env, goCaches(t)...)
 	return &docShell{dir: dir, env: env}
+}
+
+// goCaches returns GOCACHE and GOMODCACHE as the go command of this test
+// run sees them, as environment entries.
+func goCaches(t *testing.T) []string {
+	t.Helper()
+	out, err := exec.Command("go", "env", "GOCACHE", "GOMODCACHE").Output()
+	if err != nil {
+		t.Fatalf("go env: %v", err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+	if len(lines) != 2 {
+		t.Fatalf("go env GOCACHE GOMODCACHE printed %q", out)
+	}
+	return []string{"GOCACHE=" + lines[0], "GOMODCACHE=" + lines[1]}
 }
 
 // run runs one command with bash and returns what it printed (stdout and

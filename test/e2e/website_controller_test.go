@@ -1,13 +1,3 @@
-//go:build crd_e2e
-
-// This test needs the apiserver to serve CustomResourceDefinitions
-// (apiextensions.k8s.io/v1), which issue 19 adds. Until that lands it is
-// kept out of the default run by the crd_e2e build tag; run it with
-//
-//	nice -n 19 go test -tags crd_e2e -run TestWebsiteController -count=1 ./test/e2e/
-//
-// and remove the tag line above once CRDs are served.
-
 package e2e
 
 import (
