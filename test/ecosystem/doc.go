@@ -6,7 +6,7 @@
 // It is a Go module of its own (kplane/test/ecosystem) so that
 // controller-runtime, client-go and apimachinery never enter the product's
 // module: kplane implements the API, and these libraries only judge how
-// faithfully it does. Run the judges with `make test-ecosystem`; the ones that
-// need CustomResourceDefinitions carry the build tag crd_e2e until kplane
-// serves apiextensions.k8s.io (`make test-ecosystem ECOSYSTEM_TAGS=crd_e2e`).
+// faithfully it does. Run the judges with `make test-ecosystem`: the manager
+// on built-in kinds, the manager on a Guestbook CustomResourceDefinition, and
+// Helm installing the chart (with helm on PATH or in KPLANE_HELM).
 package ecosystem

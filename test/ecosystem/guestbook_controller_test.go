@@ -1,5 +1,3 @@
-//go:build crd_e2e
-
 package ecosystem
 
 import (
