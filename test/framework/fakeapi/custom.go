@@ -48,21 +48,22 @@ func WithCustomResource(res client.Resource, verbs ...string) Option {
 // removes one between two discovery reads, as creating or deleting a CRD
 // would. Objects already stored stay.
 func (s *Server) SetCustomResources(resources ...client.Resource) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.custom = map[string]customResource{}
+	custom := map[string]customResource{}
 	for _, r := range resources {
-		s.custom[r.Resource] = customResource{resource: r, verbs: allVerbs}
+		custom[r.Resource] = customResource{resource: r, verbs: allVerbs}
 	}
+	s.customMu.Lock()
+	defer s.customMu.Unlock()
+	s.custom = custom
 }
 
 // resourceNamed returns the built-in or custom resource with plural name;
-// the caller holds s.mu or the server is not yet serving.
+// any goroutine may call it.
 func (s *Server) resourceNamed(plural string) (client.Resource, bool) {
 	if _, ok := kinds[plural]; ok {
 		return resources[plural], true
 	}
-	c, ok := s.custom[plural]
+	c, ok := s.customResources()[plural]
 	return c.resource, ok
 }
 
@@ -75,14 +76,14 @@ func (s *Server) objectResource(obj api.Object) (client.Resource, bool) {
 		if res, ok := resourceOf(obj); ok {
 			return res, true
 		}
-		for _, c := range s.custom {
+		for _, c := range s.customResources() {
 			if c.newObject != nil && reflect.TypeOf(c.newObject()) == reflect.TypeOf(obj) {
 				return c.resource, true
 			}
 		}
 		return client.Resource{}, false
 	}
-	for _, c := range s.custom {
+	for _, c := range s.customResources() {
 		if c.resource.GroupVersion() == u.APIVersion && c.resource.Kind == u.Kind {
 			return c.resource, true
 		}
@@ -169,8 +170,9 @@ func (s *Server) discovery(path string) []byte {
 // sortedCustom returns the custom resources sorted, so that discovery
 // reads the same every time; the caller holds s.mu.
 func (s *Server) sortedCustom() []customResource {
-	out := make([]customResource, 0, len(s.custom))
-	for _, r := range s.custom {
+	custom := s.customResources()
+	out := make([]customResource, 0, len(custom))
+	for _, r := range custom {
 		out = append(out, r)
 	}
 	slices.SortFunc(out, func(a, b customResource) int { return strings.Compare(a.resource.String(), b.resource.String()) })
@@ -209,4 +211,13 @@ func (s *Server) serveDiscovery(w http.ResponseWriter, r *http.Request) {
 // strategies from.
 func errStrategicMergeOfCustom() error {
 	return apierrors.NewUnsupportedMediaType(string(client.StrategicMergePatchType))
+}
+
+// customResources returns the custom resources the server serves now. The
+// map is replaced whole, never changed, once the server serves: callers
+// may read it without a lock.
+func (s *Server) customResources() map[string]customResource {
+	s.customMu.RLock()
+	defer s.customMu.RUnlock()
+	return s.custom
 }

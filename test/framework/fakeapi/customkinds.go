@@ -19,13 +19,12 @@ func WithKind(res client.Resource, newObject func() api.Object) Option {
 }
 
 // newObject returns a new, empty object of the Go type served under
-// plural, or nil for a custom resource kept as JSON maps; the caller holds
-// s.mu.
+// plural, or nil for a custom resource kept as JSON maps.
 func (s *Server) newObject(plural string) api.Object {
 	if newObject, ok := kinds[plural]; ok {
 		return newObject()
 	}
-	if c := s.custom[plural]; c.newObject != nil {
+	if c := s.customResources()[plural]; c.newObject != nil {
 		return c.newObject()
 	}
 	return nil

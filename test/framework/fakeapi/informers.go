@@ -56,9 +56,7 @@ func (s *Server) Uncache(t testing.TB, objects ...api.Object) {
 // kind, failing the test (in the name of caller) if it has none.
 func (s *Server) cacheOf(t testing.TB, caller string, obj api.Object) informer.Indexer {
 	t.Helper()
-	s.mu.Lock()
 	res, ok := s.objectResource(obj)
-	s.mu.Unlock()
 	if !ok {
 		t.Fatalf("fakeapi: %s of %T: not a kind kplane serves", caller, obj)
 	}

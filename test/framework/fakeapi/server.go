@@ -49,6 +49,10 @@ type Server struct {
 	// custom are the resources added with WithCustomResource or
 	// SetCustomResources, by plural (custom.go).
 	custom map[string]customResource
+	// customMu guards the custom field, which SetCustomResources replaces
+	// while the server serves; it is its own lock because reactors run
+	// under mu and may look resources up (through Cache, say).
+	customMu sync.RWMutex
 	// t reports requests the fake cannot serve.
 	t testing.TB
 }
@@ -174,9 +178,7 @@ func List[T api.Object](t testing.TB, s *Server, namespace string) []T {
 func resourceFor[T api.Object](t testing.TB, s *Server, caller string) client.Resource {
 	t.Helper()
 	var zero T
-	s.mu.Lock()
 	res, ok := s.objectResource(zero)
-	s.mu.Unlock()
 	if !ok {
 		t.Fatalf("fakeapi: %s of %T: not a kind kplane serves", caller, zero)
 	}
@@ -216,9 +218,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.serveDiscovery(w, r)
 		return
 	}
-	s.mu.Lock()
 	req, err := parseRequest(r, s.resourceNamed)
-	s.mu.Unlock()
 	if err != nil {
 		s.t.Errorf("fakeapi: %s %s: %v", r.Method, r.URL, err)
 		writeError(w, apierrors.NewNotFound(apierrors.Resource{Resource: r.URL.Path}, ""))
