@@ -58,8 +58,9 @@ func newStoredObject(res *resource, obj api.Object, revision int64) (*storedObje
 // in, so obj is not encoded a second time.
 func newWrittenObject(res *resource, obj api.Object, value []byte, revision int64) (*storedObject, error) {
 	meta := obj.GetObjectMeta()
-	if res.conversion != nil {
-		// value is in the stored version, not the one readers get.
+	if res.conversion != nil || (res.custom != nil && res.custom.storageAPIVersion != res.groupVersion()) {
+		// value is in the stored version, not the one readers get (a
+		// converted kind, or a CRD version other than the storage one).
 		return newStoredObject(res, obj, revision)
 	}
 	raw, ok := readerJSONOf(value, meta.UID, revision)
