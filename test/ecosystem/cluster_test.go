@@ -8,15 +8,21 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/go-logr/logr"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
+	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
 
 	"kplane/pkg/cluster"
 	"kplane/test/framework"
 )
 
 // TestMain runs the judges, then deletes the binaries built for the run.
+// Each manager logs into its own buffer (startManager); controller-runtime's
+// global logger, used by the caches the tests build outside a manager, is
+// given a logger that drops everything, or it prints a warning and a stack.
 func TestMain(m *testing.M) {
+	ctrllog.SetLogger(logr.Discard())
 	code := m.Run()
 	if kplaneBinaries.built != "" {
 		_ = os.RemoveAll(kplaneBinaries.built)
