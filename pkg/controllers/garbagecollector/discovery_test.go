@@ -13,7 +13,6 @@ import (
 	"kplane/pkg/client"
 	"kplane/pkg/clock"
 	"kplane/pkg/events"
-	"kplane/pkg/informer"
 	"kplane/test/framework/fakeapi"
 )
 
@@ -43,8 +42,8 @@ func newCustomFixture(t *testing.T, objects ...api.Object) *fixture {
 }
 
 // widget is a Widget in default with owners, as the apiserver holds it.
-func widget(name string, owners ...api.OwnerReference) *informer.Unstructured {
-	return &informer.Unstructured{
+func widget(name string, owners ...api.OwnerReference) *api.CustomObject {
+	return &api.CustomObject{
 		TypeMeta:   api.TypeMeta{APIVersion: "example.com/v1", Kind: "Widget"},
 		ObjectMeta: api.ObjectMeta{Name: name, Namespace: "default", UID: "uid-" + name, ResourceVersion: "1", OwnerReferences: owners},
 		Content:    map[string]any{"spec": map[string]any{"size": int64(1)}},

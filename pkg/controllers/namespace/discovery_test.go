@@ -10,7 +10,6 @@ import (
 	apierrors "kplane/pkg/api/errors"
 	"kplane/pkg/client"
 	"kplane/pkg/ctl/restmapper"
-	"kplane/pkg/informer"
 	"kplane/test/framework/fakeapi"
 )
 
@@ -23,8 +22,8 @@ var (
 	clusterWidgetsResource = client.Resource{Group: "example.com", Version: "v1", Resource: "clusterwidgets", Kind: "ClusterWidget"}
 )
 
-func customWidget(namespace, name string) *informer.Unstructured {
-	return &informer.Unstructured{
+func customWidget(namespace, name string) *api.CustomObject {
+	return &api.CustomObject{
 		TypeMeta:   api.TypeMeta{APIVersion: "example.com/v1", Kind: "Widget"},
 		ObjectMeta: api.ObjectMeta{Name: name, Namespace: namespace, UID: "uid-" + name, ResourceVersion: "1"},
 	}

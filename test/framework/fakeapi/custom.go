@@ -10,7 +10,6 @@ import (
 	"kplane/pkg/api"
 	apierrors "kplane/pkg/api/errors"
 	"kplane/pkg/client"
-	"kplane/pkg/informer"
 )
 
 // This file lets a test add resources kplane has no Go type for — a
@@ -34,7 +33,7 @@ var allVerbs = []string{"create", "delete", "deletecollection", "get", "list", "
 // type, whose objects are kept as JSON maps (a strategic merge patch of
 // one is refused with 415, as the apiserver refuses it for custom
 // resources), and list it in discovery with verbs (none given: every
-// verb). Objects of it are *informer.Unstructured values with apiVersion
+// verb). Objects of it are *api.CustomObject values with apiVersion
 // and kind set; Add stores them.
 func WithCustomResource(res client.Resource, verbs ...string) Option {
 	if len(verbs) == 0 {
@@ -68,10 +67,10 @@ func (s *Server) resourceNamed(plural string) (client.Resource, bool) {
 }
 
 // objectResource returns the resource serving obj: by its Go type, or, for
-// an *informer.Unstructured, by its apiVersion and kind among the custom
+// an *api.CustomObject, by its apiVersion and kind among the custom
 // resources.
 func (s *Server) objectResource(obj api.Object) (client.Resource, bool) {
-	u, ok := obj.(*informer.Unstructured)
+	u, ok := obj.(*api.CustomObject)
 	if !ok {
 		if res, ok := resourceOf(obj); ok {
 			return res, true

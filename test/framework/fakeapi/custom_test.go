@@ -9,7 +9,6 @@ import (
 	apierrors "kplane/pkg/api/errors"
 	"kplane/pkg/client"
 	"kplane/pkg/ctl/restmapper"
-	"kplane/pkg/informer"
 )
 
 var widgets = client.Resource{Group: "example.com", Version: "v1", Resource: "widgets", Kind: "Widget", Namespaced: true}
@@ -51,7 +50,7 @@ func TestDiscoveryListsCustomResources(t *testing.T) {
 func TestCustomResourceObjects(t *testing.T) {
 	s := New(t, WithCustomResource(widgets))
 	ctx := context.Background()
-	s.Add(t, &informer.Unstructured{
+	s.Add(t, &api.CustomObject{
 		TypeMeta:   api.TypeMeta{APIVersion: "example.com/v1", Kind: "Widget"},
 		ObjectMeta: api.ObjectMeta{Name: "w", Namespace: "default", UID: "uid-w", ResourceVersion: "3"},
 		Content:    map[string]any{"spec": map[string]any{"size": int64(2)}},

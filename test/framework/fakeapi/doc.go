@@ -26,7 +26,7 @@
 // serves no watches: a unit test fills the informers' caches itself.
 //
 // WithCustomResource and SetCustomResources make it serve made-up
-// resources with no Go type (objects as maps, *informer.Unstructured in
+// resources with no Go type (objects as maps, *api.CustomObject in
 // Add) and list them in the discovery documents it serves at /api and
 // /apis beside the built-in ones, as the apiserver does for a CRD's
 // resource (custom.go).

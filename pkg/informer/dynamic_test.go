@@ -1,7 +1,6 @@
 package informer
 
 import (
-	"encoding/json"
 	"reflect"
 	"testing"
 
@@ -10,44 +9,8 @@ import (
 	"kplane/test/framework"
 )
 
-func TestUnstructuredJSONKeepsMetadataTypedAndNumbersWhole(t *testing.T) {
-	in := `{"apiVersion":"example.com/v1","kind":"Widget","metadata":{"name":"w","namespace":"ns","uid":"u1",` +
-		`"ownerReferences":[{"apiVersion":"v1","kind":"ConfigMap","name":"cm","uid":"u0"}]},` +
-		`"spec":{"replicas":3,"ratio":0.5,"tags":["a"]}}`
-	var u Unstructured
-	if err := json.Unmarshal([]byte(in), &u); err != nil {
-		t.Fatal(err)
-	}
-	if u.APIVersion != "example.com/v1" || u.Kind != "Widget" || u.Name != "w" || u.Namespace != "ns" || len(u.OwnerReferences) != 1 {
-		t.Fatalf("typed part = %+v %+v", u.TypeMeta, u.ObjectMeta)
-	}
-	want := map[string]any{"spec": map[string]any{"replicas": int64(3), "ratio": 0.5, "tags": []any{"a"}}}
-	if !reflect.DeepEqual(u.Content, want) {
-		t.Fatalf("Content = %#v, want %#v", u.Content, want)
-	}
-	out, err := json.Marshal(&u)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var again Unstructured
-	if err := json.Unmarshal(out, &again); err != nil {
-		t.Fatal(err)
-	}
-	if !reflect.DeepEqual(again, u) {
-		t.Fatalf("round trip changed the object:\n%#v\n%#v", again, u)
-	}
-	copied := api.DeepCopy(&u)
-	copied.Content["spec"].(map[string]any)["replicas"] = int64(4)
-	if u.Content["spec"].(map[string]any)["replicas"] != int64(3) {
-		t.Fatal("DeepCopy shares Content with the original")
-	}
-	if err := json.Unmarshal([]byte(`null`), &again); err == nil {
-		t.Fatal("null decoded without an error")
-	}
-}
-
 // A dynamic informer asked for after the factory started is started by
-// the next Start and caches objects as *Unstructured; once removed, the
+// the next Start and caches objects as *api.CustomObject; once removed, the
 // next request builds a new one.
 func TestDynamicInformerStartsLateAndStopsWhenRemoved(t *testing.T) {
 	a := framework.StartAPIServer(t)
