@@ -53,8 +53,10 @@
 //
 // The SharedInformerFactory (factory.go, factory_kinds.go, options.go)
 // makes sure a process runs one reflector per resource however many
-// controllers want it. Dynamic informers (unstructured.go) serve resources
-// found at run time, such as custom resources, with objects as JSON maps. The optional teaching trace (trace.go) reports each
+// controllers want it. Dynamic informers (dynamic.go) serve resources
+// found at run time, such as custom resources, with objects as
+// *api.CustomObject: typed metadata, the rest JSON maps. The optional
+// teaching trace (trace.go) reports each
 // stage an object passes — list or watch, delta, store, handler, enqueue —
 // so a student can follow one Pod through the whole pipeline.
 //
@@ -91,9 +93,10 @@
 // examples/controller is a complete controller built on it
 // (docs/write-a-controller.md).
 //
-// The unstructured path: kplane has no dynamic informer (one over
-// map[string]any objects) yet. A program that handles kinds chosen at run
-// time reads them with the client's DynamicClient (List, then Watch from
-// the list's resourceVersion) and keeps its own map; a controller for one
-// known kind takes the typed path above.
+// The unstructured path: a program that handles kinds chosen at run time
+// (the garbage collector and the namespace controller do, for every
+// custom resource discovery lists) asks ForDynamicResource for an
+// informer whose objects are *api.CustomObject — metadata typed as every
+// object's, spec and status JSON maps — and reads fields from Content. A
+// controller for one known kind takes the typed path above.
 package informer
