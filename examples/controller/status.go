@@ -9,6 +9,7 @@ import (
 
 	websitev1alpha1 "kplane/examples/controller/api"
 	"kplane/pkg/api"
+	"kplane/pkg/api/conditions"
 	"kplane/pkg/api/labels"
 )
 
@@ -29,7 +30,7 @@ func computeStatus(website *websitev1alpha1.Website, deployment *api.Deployment,
 		status.Replicas = deployment.Status.Replicas
 		status.ReadyReplicas = deployment.Status.ReadyReplicas
 	}
-	setCondition(&status.Conditions, readyCondition(website, status.ReadyReplicas, syncErr), now)
+	conditions.Set(&status.Conditions, readyCondition(website, status.ReadyReplicas, syncErr), now)
 	return status
 }
 
@@ -51,25 +52,4 @@ func readyCondition(website *websitev1alpha1.Website, readyReplicas int32, syncE
 		cond.Message = fmt.Sprintf("%d of %d replicas are ready", readyReplicas, want)
 	}
 	return cond
-}
-
-// setCondition puts condition into conditions, replacing the one of its
-// type, the way upstream's meta.SetStatusCondition does: lastTransitionTime
-// moves to now only when the status changes, so it says since when the
-// condition has held, not when the controller last looked.
-func setCondition(conditions *[]api.Condition, condition api.Condition, now api.Time) {
-	for i := range *conditions {
-		existing := &(*conditions)[i]
-		if existing.Type != condition.Type {
-			continue
-		}
-		condition.LastTransitionTime = existing.LastTransitionTime
-		if existing.Status != condition.Status {
-			condition.LastTransitionTime = now
-		}
-		*existing = condition
-		return
-	}
-	condition.LastTransitionTime = now
-	*conditions = append(*conditions, condition)
 }

@@ -8,6 +8,7 @@ package poddisruptionbudget
 
 import (
 	"kplane/pkg/api"
+	"kplane/pkg/api/conditions"
 	"kplane/pkg/api/labels"
 )
 
@@ -30,7 +31,7 @@ func Selects(budget *api.PodDisruptionBudget, podLabels map[string]string) bool 
 // when its status changes.
 func UpdateDisruptionAllowedCondition(budget *api.PodDisruptionBudget, now api.Time) {
 	status, reason := disruptionAllowed(budget)
-	SetCondition(&budget.Status.Conditions, api.Condition{
+	conditions.Set(&budget.Status.Conditions, api.Condition{
 		Type:               api.DisruptionAllowedCondition,
 		Status:             status,
 		Reason:             reason,
@@ -43,7 +44,7 @@ func UpdateDisruptionAllowedCondition(budget *api.PodDisruptionBudget, now api.T
 // with status.disruptionsAllowed; when it does, the disruption controller
 // has nothing to write.
 func ConditionsAreUpToDate(budget *api.PodDisruptionBudget) bool {
-	condition := FindCondition(budget.Status.Conditions, api.DisruptionAllowedCondition)
+	condition := conditions.Find(budget.Status.Conditions, api.DisruptionAllowedCondition)
 	if condition == nil || budget.Status.ObservedGeneration != budget.Generation {
 		return false
 	}
@@ -59,41 +60,6 @@ func disruptionAllowed(budget *api.PodDisruptionBudget) (status, reason string) 
 		return string(api.ConditionTrue), api.SufficientPodsReason
 	}
 	return string(api.ConditionFalse), api.InsufficientPodsReason
-}
-
-// FindCondition returns the condition of type conditionType, or nil.
-func FindCondition(conditions []api.Condition, conditionType string) *api.Condition {
-	for i := range conditions {
-		if conditions[i].Type == conditionType {
-			return &conditions[i]
-		}
-	}
-	return nil
-}
-
-// SetCondition adds condition to conditions or replaces the one of its
-// type, as upstream's meta.SetStatusCondition: lastTransitionTime becomes
-// now only when the status changes (or the condition is new), so it says
-// since when the condition has held.
-func SetCondition(conditions *[]api.Condition, condition api.Condition, now api.Time) {
-	existing := FindCondition(*conditions, condition.Type)
-	if existing == nil {
-		if condition.LastTransitionTime.IsZero() {
-			condition.LastTransitionTime = now
-		}
-		*conditions = append(*conditions, condition)
-		return
-	}
-	if existing.Status != condition.Status {
-		existing.Status = condition.Status
-		existing.LastTransitionTime = now
-		if !condition.LastTransitionTime.IsZero() {
-			existing.LastTransitionTime = condition.LastTransitionTime
-		}
-	}
-	existing.Reason = condition.Reason
-	existing.Message = condition.Message
-	existing.ObservedGeneration = condition.ObservedGeneration
 }
 
 // IsHealthy reports whether a pod counts as healthy for its budget: its

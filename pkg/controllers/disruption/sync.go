@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"kplane/pkg/api"
+	"kplane/pkg/api/conditions"
 	apierrors "kplane/pkg/api/errors"
 	"kplane/pkg/api/labels"
 	"kplane/pkg/api/poddisruptionbudget"
@@ -148,7 +149,7 @@ func (c *Controller) writeStatus(ctx context.Context, budget *api.PodDisruptionB
 func (c *Controller) failSafe(ctx context.Context, budget *api.PodDisruptionBudget, cause error) error {
 	updated := api.DeepCopy(budget)
 	updated.Status.DisruptionsAllowed = 0
-	poddisruptionbudget.SetCondition(&updated.Status.Conditions, api.Condition{
+	conditions.Set(&updated.Status.Conditions, api.Condition{
 		Type: api.DisruptionAllowedCondition, Status: string(api.ConditionFalse), Reason: api.SyncFailedReason,
 		Message: cause.Error(), ObservedGeneration: updated.Status.ObservedGeneration,
 	}, c.now())
