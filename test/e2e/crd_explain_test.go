@@ -19,8 +19,8 @@ import (
 // crontabCRDYAML's schema with kubectl 1.29 and later, which read the
 // group-version's /openapi/v3 document: the header, the field with its
 // type, the schema's description, and each property with its own
-// (cronSpec marked required). kubectl 1.27 and 1.28 read /openapi/v2 and
-// print one blank line fewer after FIELD.
+// (cronSpec marked required). kubectl 1.27 and 1.28 print one blank line
+// fewer after FIELD.
 const crontabSpecExplained = "GROUP:      stable.example.com\n" +
 	"KIND:       CronTab\n" +
 	"VERSION:    v1\n" +
@@ -43,11 +43,34 @@ const crontabSpecExplained = "GROUP:      stable.example.com\n" +
 	"\n" +
 	"\n"
 
+// crontabSpecExplainedV2 is what kubectl 1.28 prints for `explain
+// crontab.spec --output=plaintext-openapiv2`, its older layout, which it
+// renders from /openapi/v2 (read as protobuf).
+const crontabSpecExplainedV2 = "KIND:     CronTab\n" +
+	"VERSION:  stable.example.com/v1\n" +
+	"\n" +
+	"RESOURCE: spec <Object>\n" +
+	"\n" +
+	"DESCRIPTION:\n" +
+	"     Spec is what the user asks for.\n" +
+	"\n" +
+	"FIELDS:\n" +
+	"   cronSpec\t<string> -required-\n" +
+	"     CronSpec is the schedule, in cron format.\n" +
+	"\n" +
+	"   image\t<string>\n" +
+	"     Image is the container image to run.\n" +
+	"\n" +
+	"   replicas\t<integer>\n" +
+	"     Replicas is how many copies run at once.\n" +
+	"\n"
+
 // explainCustomKind checks that the CronTab's schema is published in both
 // OpenAPI documents: `kubectl explain` of the kind, of .spec and
 // --recursive print the schema's descriptions with the current kubectl
-// (v3) and with kubectl 1.28 (v2 protobuf), and `ctl explain` prints what
-// the current kubectl prints.
+// and kubectl 1.28 (both from /openapi/v3; 1.28 also in its older layout
+// from /openapi/v2's protobuf), and `ctl explain` prints what the current
+// kubectl prints.
 func explainCustomKind(t *testing.T, a *framework.APIServer) {
 	t.Helper()
 	for _, k := range crdKubectls(t) {
@@ -66,6 +89,11 @@ func explainCustomKind(t *testing.T, a *framework.APIServer) {
 		}
 		if got := explain("crontab.spec"); got != want {
 			t.Errorf("kubectl %s explain crontab.spec:\n%s\nwant:\n%s", k.name, got, want)
+		}
+		if k.minor == 28 {
+			if got := explain("crontab.spec", "--output=plaintext-openapiv2"); got != crontabSpecExplainedV2 {
+				t.Errorf("kubectl 1.28 explain crontab.spec --output=plaintext-openapiv2:\n%s\nwant:\n%s", got, crontabSpecExplainedV2)
+			}
 		}
 		for _, want := range []string{"KIND:       CronTab\n", "DESCRIPTION:\n    CronTab runs an image on a cron schedule.\n",
 			"  metadata\t<ObjectMeta>\n    Standard object's metadata.", "  spec\t<Object>\n    Spec is what the user asks for.\n"} {
