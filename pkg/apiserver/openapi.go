@@ -25,7 +25,7 @@ import (
 //     learn from the PATCH operation's fieldValidation parameter that the
 //     server checks unknown fields itself (they then send
 //     ?fieldValidation=Strict), and from its request body's content types
-//     that it accepts strategic merge patches.
+//     whether it accepts strategic merge patches (a custom kind does not).
 //   - components.schemas: the schema of each kind and of every type its
 //     fields reach (pkg/api/openapi builds them from the Go types). kubectl
 //     explain prints them; kubectl apply takes each list's patch strategy
