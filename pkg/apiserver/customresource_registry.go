@@ -24,10 +24,8 @@ import (
 // customResources.mu so that two changes do not lose one another.
 //
 // Discovery, RBAC and the request path see these through lookupResource,
-// cacheFor and discoverableResources. The OpenAPI documents (openapi.go,
-// openapi_v2.go) still list only s.reg's resources: publishing each
-// served version's schema is the next step, from customResourceSet's
-// discovery list and customResourceInfo.schema.
+// cacheFor and discoverableResources; the OpenAPI documents through each
+// set's own view, openapi (openapi_customresources.go).
 
 // customResources is the server's current customResourceSet.
 type customResources struct {
@@ -45,6 +43,10 @@ type customResourceSet struct {
 	// discovery is every served resource in discovery order: by group,
 	// then by version priority within the group (v2 before v1beta1).
 	discovery []*resource
+	// openapi is the OpenAPI documents of this set, built the first time
+	// a client asks for them (the only part filled in after publishing,
+	// once, behind its sync.Once).
+	openapi *customOpenAPI
 }
 
 // servedCRD is what one CRD serves: a resource per served version, each
@@ -182,7 +184,7 @@ func (s *Server) startCache(ctx context.Context, res *resource) *cache.Cache {
 // with returns a copy of set in which the CRD crdName serves served (nil:
 // nothing).
 func (set *customResourceSet) with(crdName string, served *servedCRD) *customResourceSet {
-	next := &customResourceSet{byPath: map[string]*resource{}, byCRD: map[string]*servedCRD{}}
+	next := &customResourceSet{byPath: map[string]*resource{}, byCRD: map[string]*servedCRD{}, openapi: &customOpenAPI{}}
 	for name, entry := range set.byCRD {
 		if name != crdName {
 			next.byCRD[name] = entry

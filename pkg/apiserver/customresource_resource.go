@@ -17,6 +17,9 @@ import (
 type customResourceInfo struct {
 	// crdName names the CRD ("crontabs.stable.example.com").
 	crdName string
+	// crd is the CRD state the resource was built from; its OpenAPI
+	// schemas (openapi_customresources.go) are published from it.
+	crd *api.CustomResourceDefinition
 	// storageAPIVersion is the apiVersion objects are written to etcd in,
 	// whichever version they were sent to: conversion None only rewrites
 	// apiVersion.
@@ -42,7 +45,7 @@ func customResourcesOf(crd *api.CustomResourceDefinition) []*resource {
 		if !v.Served {
 			continue
 		}
-		info := &customResourceInfo{crdName: crd.Name, storageAPIVersion: storage, columns: v.AdditionalPrinterColumns, terminating: terminating}
+		info := &customResourceInfo{crdName: crd.Name, crd: crd, storageAPIVersion: storage, columns: v.AdditionalPrinterColumns, terminating: terminating}
 		if v.Schema != nil {
 			info.schema = v.Schema.OpenAPIV3Schema
 		}

@@ -162,10 +162,36 @@ func TestOpenAPIDocumentsAreBuiltOnce(t *testing.T) {
 	s.buildOpenAPI()
 	first := s.openapi.docs["apis/apps/v1"]
 	documentOf(t, s, "apis/apps/v1")
-	if again := s.openapi.docs["apis/apps/v1"]; &again[0] != &first[0] {
+	if again := s.openapi.docs["apis/apps/v1"]; &again.body[0] != &first.body[0] {
 		t.Error("the apps/v1 document was built again")
 	}
 	if w, _ := openAPIGet(t, s, "/openapi/v3/apis/apps/v9"); w.Code != http.StatusNotFound {
 		t.Errorf("unknown group-version: %d", w.Code)
+	}
+}
+
+// TestOpenAPIDocumentCaching: as upstream's handler, a document asked with
+// its current hash may be cached for good, one asked with another hash
+// redirects to the current URL, one asked without a hash is not marked
+// immutable, and If-None-Match of the ETag answers 304.
+func TestOpenAPIDocumentCaching(t *testing.T) {
+	s := &Server{reg: newRegistry(builtinResources())}
+	s.buildOpenAPI()
+	current := s.openapi.docs["apis/apps/v1"]
+
+	w, _ := openAPIGet(t, s, "/openapi/v3/apis/apps/v1?hash=0123")
+	if w.Code != http.StatusMovedPermanently || w.Header().Get("Location") != current.url("apis/apps/v1") {
+		t.Errorf("stale hash: %d, Location %q; want 301 to %s", w.Code, w.Header().Get("Location"), current.url("apis/apps/v1"))
+	}
+	w, _ = openAPIGet(t, s, "/openapi/v3/apis/apps/v1")
+	if w.Code != http.StatusOK || w.Header().Get("Cache-Control") != "" || w.Header().Get("ETag") != `"`+current.hash+`"` {
+		t.Errorf("no hash: %d, Cache-Control %q, ETag %q", w.Code, w.Header().Get("Cache-Control"), w.Header().Get("ETag"))
+	}
+	r := httptest.NewRequest(http.MethodGet, current.url("apis/apps/v1"), nil)
+	r.Header.Set("If-None-Match", `"`+current.hash+`"`)
+	w = httptest.NewRecorder()
+	s.serveOpenAPIDocument(w, r)
+	if w.Code != http.StatusNotModified {
+		t.Errorf("If-None-Match of the ETag: %d, want 304", w.Code)
 	}
 }

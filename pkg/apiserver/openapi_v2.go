@@ -5,6 +5,7 @@ import (
 	"crypto/sha512"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net/http"
 	"strings"
 	"sync"
@@ -30,7 +31,8 @@ import (
 //
 // The document is served as JSON or as the protobuf client-go asks for
 // (openapi_v2_protobuf.go), as the Accept header says; both are built once
-// and share an ETag, which Vary: Accept keeps apart in caches, as upstream.
+// (again after a CRD change, openapi_customresources.go) and share an ETag,
+// which Vary: Accept keeps apart in caches, as upstream.
 
 // Media types of the protobuf form: client-go asks for the first, and
 // upstream answers it with the second.
@@ -49,53 +51,83 @@ type swaggerDoc struct {
 	err      error
 }
 
-// buildSwagger builds the v2 document the first time it is called.
-func (s *Server) buildSwagger() {
-	s.openapi.v2.once.Do(func() {
-		doc, err := json.Marshal(s.swaggerDocument())
+// build encodes the document parts describe, in both forms, the first
+// time it is called, and returns d.
+func (d *swaggerDoc) build(parts func() swaggerParts) *swaggerDoc {
+	d.once.Do(func() {
+		doc, err := json.Marshal(parts().document())
 		if err != nil {
-			s.openapi.v2.err = fmt.Errorf("encode openapi v2 document: %w", err)
+			d.err = fmt.Errorf("encode openapi v2 document: %w", err)
 			return
 		}
 		pb, err := swaggerProtobuf(doc)
 		if err != nil {
-			s.openapi.v2.err = err
+			d.err = err
 			return
 		}
-		s.openapi.v2.json, s.openapi.v2.protobuf = doc, pb
-		s.openapi.v2.etag = fmt.Sprintf("%q", fmt.Sprintf("%X", sha512.Sum512(doc)))
-		s.openapi.v2.built = time.Now()
+		d.json, d.protobuf = doc, pb
+		d.etag = fmt.Sprintf("%q", fmt.Sprintf("%X", sha512.Sum512(doc)))
+		d.built = time.Now()
 	})
+	return d
 }
 
-// swaggerDocument is the Swagger 2.0 document of every kind served.
-func (s *Server) swaggerDocument() map[string]any {
+// swaggerParts are the paths and definitions of a Swagger 2.0 document.
+// The built-in kinds' parts are built once; the document with custom
+// resources merges theirs into a copy.
+type swaggerParts struct {
+	paths       map[string]any
+	definitions map[string]*openapi.Schema
+}
+
+// builtinSwaggerParts returns the paths and definitions of every built-in
+// kind, built the first time it is called.
+func (s *Server) builtinSwaggerParts() swaggerParts {
+	s.openapi.v2partsOnce.Do(func() {
+		s.openapi.v2parts.paths, s.openapi.v2parts.definitions = swaggerPartsOf(s.reg.discoverable())
+	})
+	return s.openapi.v2parts
+}
+
+// builtinSwagger returns the v2 document of the built-in kinds alone.
+func (s *Server) builtinSwagger() *swaggerDoc {
+	return s.openapi.v2.build(s.builtinSwaggerParts)
+}
+
+// swaggerPartsOf are the paths and definitions of resources: built from
+// the Go types for built-in kinds, from the CRD's schema for custom ones.
+func swaggerPartsOf(resources []*resource) (map[string]any, map[string]*openapi.Schema) {
 	paths := map[string]any{}
+	definitions := map[string]*openapi.Schema{}
 	var kinds []openapi.Kind
-	for _, res := range s.reg.discoverable() {
-		root := "/api/" + res.groupVersion()
-		if res.group != "" {
-			root = "/apis/" + res.groupVersion()
-		}
-		item := root + "/" + res.plural + "/{name}"
-		if res.namespaced {
-			item = root + "/namespaces/{namespace}/" + res.plural + "/{name}"
-		}
+	for _, res := range resources {
 		if res.createOnly {
 			paths[createOnlyPath(res)] = swaggerCreatePath(res)
 		} else {
-			paths[item] = swaggerItemPath(res)
+			paths[itemPath("/"+openAPIRoot(res.groupVersion()), res)] = swaggerItemPath(res)
+		}
+		if res.custom != nil {
+			maps.Copy(definitions, openapi.CustomResourceSwaggerDefinitions(res.custom.crd, res.version))
+			continue
 		}
 		kinds = append(kinds, openapi.Kind{
 			GroupVersionKind: openapi.GroupVersionKind{Group: res.group, Version: res.version, Kind: res.kind},
 			GoType:           res.goType(),
 		})
 	}
+	if len(kinds) > 0 {
+		maps.Copy(definitions, openapi.SwaggerDefinitions(kinds))
+	}
+	return paths, definitions
+}
+
+// document is the Swagger 2.0 document of the parts.
+func (p swaggerParts) document() map[string]any {
 	return map[string]any{
 		"swagger":     "2.0",
 		"info":        map[string]string{"title": "Kubernetes", "version": "v1.32.0"},
-		"paths":       paths,
-		"definitions": openapi.SwaggerDefinitions(kinds),
+		"paths":       p.paths,
+		"definitions": p.definitions,
 	}
 }
 
@@ -104,7 +136,7 @@ func (s *Server) swaggerDocument() map[string]any {
 // has a requestBody, v2 has a parameter "in": "body".
 func swaggerItemPath(res *resource) map[string]any {
 	gvk := map[string]string{"group": res.group, "version": res.version, "kind": res.kind}
-	kindSchema := map[string]string{"$ref": openapi.SwaggerRef(openapi.SchemaName(res.goType()))}
+	kindSchema := map[string]string{"$ref": openapi.SwaggerRef(kindSchemaName(res))}
 	ok := map[string]any{"200": map[string]any{"description": "OK", "schema": kindSchema}}
 	write := func(action string, contentTypes []string, bodySchema any) map[string]any {
 		params := []any{map[string]any{"name": "body", "in": "body", "required": true, "schema": bodySchema}}
@@ -137,7 +169,7 @@ func swaggerItemPath(res *resource) map[string]any {
 			"responses":                       ok,
 		},
 		"put":   write("put", []string{response.ContentTypeJSON}, kindSchema),
-		"patch": write("patch", patchContentTypes, map[string]string{"type": "object"}),
+		"patch": write("patch", patchContentTypesOf(res), map[string]string{"type": "object"}),
 	}
 }
 
@@ -167,9 +199,9 @@ func swaggerCreatePath(res *resource) map[string]any {
 // If-None-Match (and Range) through http.ServeContent. A header that admits
 // neither gets 406 Not Acceptable.
 func (s *Server) serveOpenAPIV2(w http.ResponseWriter, r *http.Request) {
-	s.buildSwagger()
-	if s.openapi.v2.err != nil {
-		response.WriteError(w, apierrors.NewInternalError(s.openapi.v2.err))
+	doc := s.swagger()
+	if doc.err != nil {
+		response.WriteError(w, apierrors.NewInternalError(doc.err))
 		return
 	}
 	w.Header().Add("Vary", "Accept")
@@ -177,16 +209,16 @@ func (s *Server) serveOpenAPIV2(w http.ResponseWriter, r *http.Request) {
 		var body []byte
 		switch {
 		case mr.matches(response.ContentTypeJSON):
-			body = s.openapi.v2.json
+			body = doc.json
 			w.Header().Set("Content-Type", response.ContentTypeJSON)
 		case mr.mediaType == contentTypeSwaggerProtobufAsked || mr.mediaType == contentTypeSwaggerProtobuf:
-			body = s.openapi.v2.protobuf
+			body = doc.protobuf
 			w.Header().Set("Content-Type", contentTypeSwaggerProtobuf)
 		default:
 			continue
 		}
-		w.Header().Set("ETag", s.openapi.v2.etag)
-		http.ServeContent(w, r, "", s.openapi.v2.built, bytes.NewReader(body))
+		w.Header().Set("ETag", doc.etag)
+		http.ServeContent(w, r, "", doc.built, bytes.NewReader(body))
 		return
 	}
 	response.WriteError(w, &apierrors.StatusError{ErrStatus: api.Status{Code: http.StatusNotAcceptable, Reason: apierrors.ReasonNotAcceptable,

@@ -37,7 +37,9 @@ index at /openapi/v3, then the document of the resource's group-version
 components.schemas describe it. kplane's apiserver builds those schemas
 from the Go types in pkg/api (package pkg/api/openapi): field names from
 their json tags, -required- for the fields without omitempty, and
-descriptions from the types' doc comments. The layout is kubectl's
+descriptions from the types' doc comments. A custom resource's schema is
+its CRD's openAPIV3Schema, published in a document of its own
+group-version once the CRD is established. The layout is kubectl's
 plaintext template, so both print the same text.`,
 		Example: `  ctl explain pods
   ctl explain deploy.spec.replicas

@@ -34,15 +34,25 @@ spec:
     storage: true
     schema:
       openAPIV3Schema:
+        description: CronTab runs an image on a cron schedule.
         type: object
         properties:
           spec:
+            description: Spec is what the user asks for.
             type: object
+            required: [cronSpec]
             properties:
-              cronSpec: {type: string}
-              image: {type: string}
-              replicas: {type: integer}
+              cronSpec:
+                description: CronSpec is the schedule, in cron format.
+                type: string
+              image:
+                description: Image is the container image to run.
+                type: string
+              replicas:
+                description: Replicas is how many copies run at once.
+                type: integer
           status:
+            description: Status is what the controller observed.
             type: object
             properties:
               replicas: {type: integer}
@@ -75,7 +85,9 @@ spec:
 // TestCRDWithKubectl drives a CRD the way a user does: kubectl apply of
 // the CRD, kubectl wait for Established, apply of objects, kubectl get
 // with the printer columns, the short name and the category all,
-// kubectl scale through the
+// kubectl explain of the kind and its spec from the published schema
+// (and ctl explain printing the same), client-side apply of a changed
+// file, kubectl edit and kubectl patch, kubectl scale through the
 // scale subresource, a /status update that leaves spec alone, a watch
 // that sees ADDED, MODIFIED and DELETED in order, and kubectl delete of
 // the CRD, which removes every object before the CRD goes.
@@ -98,6 +110,9 @@ func TestCRDWithKubectl(t *testing.T) {
 	if out := kubectl("", "get", "crd"); !regexp.MustCompile(`(?m)^NAME\s+CREATED AT\n crontabs\.stable\.example\.com\s+\S+`).MatchString(strings.Replace(out, "\ncrontabs", "\n crontabs", 1)) {
 		t.Errorf("kubectl get crd:\n%s", out)
 	}
+
+	explainCustomKind(t, a)
+	applyEditPatchCustomKind(t, a)
 
 	kubectl(crontabYAML("nightly", "0 3 * * *", 1)+"---\n"+crontabYAML("hourly", "0 * * * *", 2), "apply", "-f", "-")
 	out := kubectl("", "get", "crontabs")

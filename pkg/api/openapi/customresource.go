@@ -47,7 +47,7 @@ func CustomResourceSchemas(crd *api.CustomResourceDefinition, version string) ma
 	kind := &Schema{Type: "object"}
 	if root != nil {
 		kind = fromJSONSchema(root)
-		b.addTypeMeta(kind, reflect.TypeFor[api.ConfigMap]())
+		b.addTypeMeta(kind, reflect.TypeFor[api.ConfigMap](), objectMetadataDescription)
 	}
 	kind.GroupVersionKinds = gvk(crd.Spec.Names.Kind)
 	kindName := CustomResourceSchemaName(crd.Spec.Group, version, crd.Spec.Names.Kind)
@@ -68,7 +68,7 @@ func CustomResourceSchemas(crd *api.CustomResourceDefinition, version string) ma
 		}},
 		GroupVersionKinds: gvk(listKind),
 	}
-	b.addTypeMeta(list, reflect.TypeFor[api.List[api.ConfigMap]]())
+	b.addTypeMeta(list, reflect.TypeFor[api.List[api.ConfigMap]](), listMetadataDescription)
 	b.schemas[CustomResourceSchemaName(crd.Spec.Group, version, listKind)] = list
 	return b.schemas
 }
@@ -110,18 +110,33 @@ func crdVersion(crd *api.CustomResourceDefinition, version string) *api.CustomRe
 	return nil
 }
 
+// The descriptions upstream gives a custom kind's apiVersion, kind and
+// metadata, which `kubectl explain crontab` prints. pkg/api's TypeMeta
+// fields carry no doc comment to take them from.
+const (
+	apiVersionDescription     = "APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#resources"
+	kindDescription           = "Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds"
+	objectMetadataDescription = "Standard object's metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata"
+	listMetadataDescription   = "Standard list metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds"
+)
+
 // addTypeMeta gives s the apiVersion, kind and metadata properties that
-// the built-in kind goType has, with their descriptions, and makes sure
-// the component schemas metadata refers to exist.
-func (b *builder) addTypeMeta(s *Schema, goType reflect.Type) {
+// the built-in kind goType has, described as upstream describes them
+// (metadata by metadataDescription), and makes sure the component schemas
+// metadata refers to exist.
+func (b *builder) addTypeMeta(s *Schema, goType reflect.Type, metadataDescription string) {
 	owner := schema.Of(goType)
 	if s.Properties == nil {
 		s.Properties = map[string]*Schema{}
 	}
+	descriptions := map[string]string{"apiVersion": apiVersionDescription, "kind": kindDescription, "metadata": metadataDescription}
 	for _, f := range owner.Fields {
-		switch f.Name {
-		case "apiVersion", "kind", "metadata":
-			s.Properties[f.Name] = b.field(owner, f)
+		if description, ok := descriptions[f.Name]; ok {
+			p := b.field(owner, f)
+			if p.Description == "" {
+				p.Description = description
+			}
+			s.Properties[f.Name] = p
 		}
 	}
 }

@@ -121,3 +121,24 @@ func keys(m map[string]*Schema) []string {
 	}
 	return out
 }
+
+// A custom kind's apiVersion, kind and metadata carry upstream's
+// descriptions, which `kubectl explain website` prints; its list's
+// metadata is described as list metadata.
+func TestCustomResourceTypeMetaDescriptions(t *testing.T) {
+	schemas := CustomResourceSchemas(websiteCRD(t), "v1")
+	kind, list := schemas["com.example.shop.v1.Website"], schemas["com.example.shop.v1.WebsiteList"]
+	for _, c := range []struct {
+		what, got, prefix string
+	}{
+		{"Website apiVersion", kind.Properties["apiVersion"].Description, "APIVersion defines the versioned schema"},
+		{"Website kind", kind.Properties["kind"].Description, "Kind is a string value representing the REST resource"},
+		{"Website metadata", kind.Properties["metadata"].Description, "Standard object's metadata."},
+		{"WebsiteList metadata", list.Properties["metadata"].Description, "Standard list metadata."},
+		{"WebsiteList kind", list.Properties["kind"].Description, "Kind is a string value"},
+	} {
+		if !strings.HasPrefix(c.got, c.prefix) {
+			t.Errorf("%s description %q, want it to start %q", c.what, c.got, c.prefix)
+		}
+	}
+}
