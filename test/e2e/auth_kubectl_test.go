@@ -43,8 +43,8 @@ func TestKubectlAuthMinors(t *testing.T) {
 				t.Errorf("kubectl 1.%d api-resources --api-group=authentication.k8s.io:\n%s%s", k.Minor, r.Stdout, r.Stderr)
 			}
 
-			// explain reads the kind from OpenAPI (v2 protobuf for 1.27–1.28,
-			// v3 after).
+			// explain reads the kind from OpenAPI v3 (1.27 and 1.28 read the
+			// v2 protobuf only with --output=plaintext-openapiv2).
 			r = kubectl("explain", "selfsubjectaccessreviews.spec.resourceAttributes")
 			if r.Err != nil || !strings.Contains(r.Stdout, "KIND:") || !strings.Contains(r.Stdout, "SelfSubjectAccessReview") || !strings.Contains(r.Stdout, "verb") {
 				t.Errorf("kubectl 1.%d explain selfsubjectaccessreviews.spec.resourceAttributes: %v\n%s%s", k.Minor, r.Err, r.Stdout, r.Stderr)
