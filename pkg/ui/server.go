@@ -46,7 +46,7 @@ func (s *Server) Handler() http.Handler {
 	mux.Handle("GET /api/stream", s.auth.Require(http.HandlerFunc(s.serveStream)))
 	mux.Handle("GET /api/objects/{uid}", s.auth.Require(http.HandlerFunc(s.serveObject)))
 	mux.Handle("/api/", s.auth.Require(http.NotFoundHandler()))
-	mux.Handle("GET /", s.auth.Require(assetHandler()))
+	mux.Handle("/", s.auth.Require(assetHandler()))
 	return mux
 }
 
