@@ -23,6 +23,9 @@ const artifacts = env("KPLANE_ARTIFACT_DIR");
 const manifest = env("KPLANE_MANIFEST");
 const waitLimit = 90_000; // a deadline for each wait, not a performance claim
 
+const started = Date.now();
+const elapsed = () => `${((Date.now() - started) / 1000).toFixed(1)}s`;
+
 function kubectl(...args) {
   const out = execFileSync(env("KPLANE_KUBECTL"), args, { encoding: "utf8" });
   console.log(`kubectl ${args.join(" ")}: ${out.trim()}`);
@@ -39,7 +42,7 @@ async function waitFor(page, what, fn, arg) {
     await page.screenshot({ path: join(artifacts, "failure.png"), fullPage: true });
     throw new Error(`waiting for ${what}: ${err.message}\nthe page showed:\n${shown}`);
   }
-  console.log(`ok: ${what}`);
+  console.log(`ok after ${elapsed()}: ${what}`);
 }
 
 // ngDepPods counts the ng-dep pods in the nodes view, by phase.

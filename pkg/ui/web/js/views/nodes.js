@@ -14,13 +14,10 @@ export function renderNodes(state, container) {
   }
   const cards = state.ofKind("Node").map((node) => nodeCard(state, node, podsByNode.get(node.object.metadata.name) || []));
   const unscheduled = podsByNode.get("") || [];
-  container.replaceChildren(
-    legend(),
-    ...cards,
-    unscheduled.length > 0 ? h("div", { class: "node", "data-node": "" },
-      h("div", { class: "node-head" }, h("span", { class: "node-name" }, "Not scheduled yet")),
-      h("div", { class: "pods" }, unscheduled.map((pod) => podChip(state, pod)))) : null,
-  );
+  const waiting = unscheduled.length === 0 ? [] : [h("div", { class: "node", "data-node": "" },
+    h("div", { class: "node-head" }, h("span", { class: "node-name" }, "Not scheduled yet")),
+    h("div", { class: "pods" }, unscheduled.map((pod) => podChip(state, pod))))];
+  container.replaceChildren(legend(), ...cards, ...waiting);
 }
 
 function nodeCard(state, node, pods) {
