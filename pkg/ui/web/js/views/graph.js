@@ -41,9 +41,11 @@ function branch(state, children, item, relation, visiting) {
     .map((edge) => ({ edge, child: state.objects.get(edge.uid) }))
     .filter(({ edge, child }) => child && !visiting.has(edge.uid))
     .sort((a, b) => objectKey(a.child).localeCompare(objectKey(b.child)));
+  const button = objectButton(state, item, ...label);
+  if (item.kind === "Pod") button.classList.add(`phase-${phaseOf(item.object)}`);
   const node = h("li", { "data-graph-kind": item.kind, "data-graph-name": item.object.metadata.name },
     relation === "targets" ? h("span", { class: "relation" }, "targets → ") : null,
-    objectButton(state, item, ...label),
+    button,
     below.length > 0 ? h("ul", {}, below.map(({ edge, child }) => branch(state, children, child, edge.relation, visiting))) : null);
   visiting.delete(item.uid);
   return node;
