@@ -14,11 +14,13 @@ import (
 	"github.com/spf13/cobra"
 
 	"kplane/pkg/cluster"
+	"kplane/pkg/ui"
 )
 
 // newUpCommand is `ctl up`: start the local cluster.
 func newUpCommand(streams IOStreams) *cobra.Command {
 	opts := cluster.DefaultOptions()
+	uiOpts := upUIOptions{port: ui.DefaultPort}
 	cmd := &cobra.Command{
 		Use:   "up",
 		Short: "Start a local cluster: apiserver, scheduler, controller-manager and nodes",
@@ -48,12 +50,13 @@ back with everything it stored.`,
   ctl up --runtime process --port 0 --data-dir /tmp/kp
   ctl up --v scheduler=4 --trace-informers kubelet-node1 --informer-fifo real
   ctl up --virtual-clock
+  ctl up --ui
   ctl up -d --etcd-members 3 --apiservers 2`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			opts.Out = streams.Out
 			opts.Color = isTerminal(streams.Out) && os.Getenv("NO_COLOR") == ""
-			return runUp(cmd.Context(), opts, streams)
+			return runUp(cmd.Context(), opts, uiOpts, streams)
 		},
 	}
 	f := cmd.Flags()
@@ -86,6 +89,8 @@ back with everything it stored.`,
 		"log each object's path through this component's informers (repeatable; the names of --v except apiserver)")
 	f.StringVar(&opts.InformerFIFO, "informer-fifo", "",
 		"the queue in every component's informers: delta (DeltaFIFO, the components' default) or real (RealFIFO, upstream's default since Kubernetes 1.33)")
+	f.BoolVar(&uiOpts.enabled, "ui", false, "also serve the live web view (`ctl ui`) while the cluster runs in the foreground; it prints a one-time login link")
+	f.IntVar(&uiOpts.port, "ui-port", uiOpts.port, "the web view's port with --ui; 0 picks a free one")
 	f.BoolVar(&opts.Supervisor, "supervise", false, "run as the background supervisor of a detached cluster (used by -d)")
 	_ = f.MarkHidden("supervise")
 	return cmd
@@ -93,7 +98,7 @@ back with everything it stored.`,
 
 // runUp starts the cluster and, unless it is detached, stays with it until
 // Ctrl-C (or SIGTERM) stops it.
-func runUp(ctx context.Context, opts cluster.Options, streams IOStreams) error {
+func runUp(ctx context.Context, opts cluster.Options, uiOpts upUIOptions, streams IOStreams) error {
 	// Ctrl-C, `kill` and a closed terminal all stop the cluster in order.
 	ctx, stopSignals := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	defer stopSignals()
@@ -102,7 +107,14 @@ func runUp(ctx context.Context, opts cluster.Options, streams IOStreams) error {
 		return err
 	}
 	if opts.Detach {
+		if uiOpts.enabled {
+			fmt.Fprintln(streams.ErrOut, "ctl up: --ui serves the web view only in the foreground; run `ctl ui` beside a detached cluster")
+		}
 		return nil
+	}
+	if uiOpts.enabled {
+		stopUI := startUpUI(ctx, c.KubeconfigPath(), uiOpts.port, streams)
+		defer stopUI()
 	}
 	waited := make(chan struct{})
 	go func() {

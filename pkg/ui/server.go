@@ -1,0 +1,100 @@
+package ui
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"time"
+)
+
+// Server is the web view: the page's assets, the stream of changes and
+// the object API, behind an Authenticator, fed by informers.
+type Server struct {
+	opts Options
+	hub  *Hub
+	auth *Authenticator
+	feed *objectFeed
+}
+
+// New returns a Server for opts, which must validate.
+func New(opts Options) (*Server, error) {
+	if err := opts.Validate(); err != nil {
+		return nil, err
+	}
+	hub := NewHub()
+	return &Server{
+		opts: opts,
+		hub:  hub,
+		auth: NewAuthenticator(opts.AdminToken),
+		feed: newObjectFeed(opts.Client, hub, opts.Logger),
+	}, nil
+}
+
+// Handler routes the server's paths:
+//
+//	/login?token=T          one-time login link → session cookie
+//	/api/stream             server-sent events: snapshot, upsert, delete
+//	/api/objects/{uid}      an object's YAML and the diff of its last change
+//	/                       the page (embedded assets)
+//
+// Everything but /login needs credentials.
+func (s *Server) Handler() http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /login", s.auth.ServeLogin)
+	mux.Handle("GET /api/stream", s.auth.Require(http.HandlerFunc(s.serveStream)))
+	mux.Handle("GET /api/objects/{uid}", s.auth.Require(http.HandlerFunc(s.serveObject)))
+	mux.Handle("/api/", s.auth.Require(http.NotFoundHandler()))
+	mux.Handle("/", s.auth.Require(assetHandler()))
+	return mux
+}
+
+// LoginURL returns a new one-time login link for a server reached at
+// baseURL (http://127.0.0.1:PORT).
+func (s *Server) LoginURL(baseURL string) string {
+	return baseURL + "/login?token=" + s.auth.NewLoginToken()
+}
+
+// Listen opens the server's loopback listener.
+func (s *Server) Listen() (net.Listener, error) {
+	l, err := net.Listen("tcp", s.opts.ListenAddress())
+	if err != nil {
+		return nil, fmt.Errorf("listen on %s: %w", s.opts.ListenAddress(), err)
+	}
+	return l, nil
+}
+
+// Serve runs the informers and serves on l until ctx ends, then closes
+// the open streams and returns.
+func (s *Server) Serve(ctx context.Context, l net.Listener) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	feedDone := make(chan error, 1)
+	go func() { feedDone <- s.feed.Run(ctx) }()
+
+	httpServer := &http.Server{Handler: s.Handler(), ReadHeaderTimeout: 10 * time.Second,
+		BaseContext: func(net.Listener) context.Context { return ctx }}
+	served := make(chan error, 1)
+	go func() { served <- httpServer.Serve(l) }()
+
+	var err error
+	feedStopped := false
+	select {
+	case <-ctx.Done():
+	case err = <-served:
+	case err = <-feedDone:
+		feedStopped = true
+	}
+	cancel()
+	shutdownCtx, stop := context.WithTimeout(context.Background(), 5*time.Second)
+	defer stop()
+	_ = httpServer.Shutdown(shutdownCtx)
+	if !feedStopped {
+		<-feedDone // the informers have stopped
+	}
+	if err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return fmt.Errorf("ui: %w", err)
+	}
+	return nil
+}

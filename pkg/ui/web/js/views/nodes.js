@@ -1,0 +1,77 @@
+// The nodes view: every Node with the pods bound to it (spec.nodeName, set
+// by the scheduler's Binding), the sum of their requests against the
+// node's allocatable, and the pods no node has yet.
+import { h, objectButton } from "../dom.js";
+import { parseQuantity, formatCPU, formatBytes } from "../quantity.js";
+import { phaseOf, phaseLabel, legend } from "./phase.js";
+
+export function renderNodes(state, container) {
+  const podsByNode = new Map();
+  for (const pod of state.ofKind("Pod")) {
+    const nodeName = (pod.object.spec && pod.object.spec.nodeName) || "";
+    if (!podsByNode.has(nodeName)) podsByNode.set(nodeName, []);
+    podsByNode.get(nodeName).push(pod);
+  }
+  const cards = state.ofKind("Node").map((node) => nodeCard(state, node, podsByNode.get(node.object.metadata.name) || []));
+  const unscheduled = podsByNode.get("") || [];
+  const waiting = unscheduled.length === 0 ? [] : [h("div", { class: "node", "data-node": "" },
+    h("div", { class: "node-head" }, h("span", { class: "node-name" }, "Not scheduled yet")),
+    h("div", { class: "pods" }, unscheduled.map((pod) => podChip(state, pod))))];
+  container.replaceChildren(legend(), ...cards, ...waiting);
+}
+
+function nodeCard(state, node, pods) {
+  const allocatable = (node.object.status && node.object.status.allocatable) || {};
+  const requested = sumRequests(pods.filter((pod) => !["Succeeded", "Failed"].includes(phaseOf(pod.object))));
+  const cpu = { used: requested.cpu, total: parseQuantity(allocatable.cpu) };
+  const memory = { used: requested.memory, total: parseQuantity(allocatable.memory) };
+  return h("div", { class: "node", "data-node": node.object.metadata.name },
+    h("div", { class: "node-head" },
+      objectButton(state, node, h("span", { class: "node-name" }, node.object.metadata.name)),
+      h("span", {}, readiness(node.object))),
+    usage("cpu requested", formatCPU(cpu.used), formatCPU(cpu.total), cpu),
+    usage("memory requested", formatBytes(memory.used), formatBytes(memory.total), memory),
+    h("div", { class: "pods" }, pods.map((pod) => podChip(state, pod))),
+  );
+}
+
+// readiness is the node's Ready condition in words, as `kubectl get nodes`.
+function readiness(node) {
+  const conditions = (node.status && node.status.conditions) || [];
+  const ready = conditions.find((c) => c.type === "Ready");
+  const unschedulable = node.spec && node.spec.unschedulable ? ",SchedulingDisabled" : "";
+  if (!ready) return "Unknown" + unschedulable;
+  return (ready.status === "True" ? "Ready" : "NotReady") + unschedulable;
+}
+
+function usage(label, used, total, numbers) {
+  const percent = numbers.total > 0 ? Math.min(100, (100 * numbers.used) / numbers.total) : 0;
+  return h("div", { class: "usage" },
+    `${label}: ${used} of ${total} allocatable (${Math.round(percent)}%)`,
+    h("span", { class: "meter", role: "meter", "aria-valuenow": Math.round(percent), "aria-valuemin": 0, "aria-valuemax": 100, "aria-label": label },
+      h("span", { style: `width: ${percent}%` })));
+}
+
+// sumRequests adds the containers' requests, as the scheduler counts them.
+function sumRequests(pods) {
+  let cpu = 0;
+  let memory = 0;
+  for (const pod of pods) {
+    for (const container of (pod.object.spec && pod.object.spec.containers) || []) {
+      const requests = (container.resources && container.resources.requests) || {};
+      cpu += parseQuantity(requests.cpu);
+      memory += parseQuantity(requests.memory);
+    }
+  }
+  return { cpu, memory };
+}
+
+function podChip(state, pod) {
+  const phase = phaseOf(pod.object);
+  const button = objectButton(state, pod, phaseLabel(phase), " ", pod.object.metadata.name);
+  button.classList.add(`phase-${phase}`);
+  button.dataset.pod = pod.object.metadata.name;
+  button.dataset.phase = phase;
+  button.title = `${pod.object.metadata.namespace}/${pod.object.metadata.name}: ${phase}`;
+  return button;
+}
