@@ -50,7 +50,7 @@ func (f *objectFeed) watchCustomResources(ctx context.Context) error {
 		AddFunc:    add,
 		UpdateFunc: func(_, obj api.Object) { add(obj) },
 		DeleteFunc: func(obj any) {
-			crd, ok := informer.DeletedObject[*informer.Unstructured](obj)
+			crd, ok := informer.DeletedObject[*api.CustomObject](obj)
 			if !ok || crd == nil {
 				return
 			}

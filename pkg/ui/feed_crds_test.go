@@ -4,13 +4,13 @@ import (
 	"encoding/json"
 	"testing"
 
+	"kplane/pkg/api"
 	"kplane/pkg/client"
-	"kplane/pkg/informer"
 )
 
-func crd(t *testing.T, text string) *informer.Unstructured {
+func crd(t *testing.T, text string) *api.CustomObject {
 	t.Helper()
-	u := &informer.Unstructured{}
+	u := &api.CustomObject{}
 	if err := json.Unmarshal([]byte(text), u); err != nil {
 		t.Fatal(err)
 	}

@@ -56,7 +56,7 @@ func (f *objectFeed) watch(res client.Resource) error {
 		AddFunc:    func(obj api.Object) { f.upsert(res, obj) },
 		UpdateFunc: func(_, obj api.Object) { f.upsert(res, obj) },
 		DeleteFunc: func(obj any) {
-			if u, ok := informer.DeletedObject[*informer.Unstructured](obj); ok && u != nil {
+			if u, ok := informer.DeletedObject[*api.CustomObject](obj); ok && u != nil {
 				f.hub.Delete(res.Kind, map[string]any{"metadata": map[string]any{"uid": string(u.UID)}})
 			}
 		},
