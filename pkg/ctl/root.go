@@ -112,6 +112,8 @@ Inside the cluster:
                       a cluster started with --virtual-clock
   ctl cloud           the simulated cloud: load-balancers, instances, routes; instance
                       shutdown|start|delete <node>
+  ctl lab             guided labs, checked against the cluster: list, start NAME, check,
+                      hint, reset; --lang en|zh
 
 Which cluster: --kubeconfig, else the first existing file of $KUBECONFIG,
 else ./.kplane/kubeconfig (the cluster ` + "`ctl up`" + ` started here), else
@@ -179,6 +181,7 @@ else ./.kplane/kubeconfig (the cluster ` + "`ctl up`" + ` started here), else
 	root.AddCommand(newTimeCommand(f))
 	root.AddCommand(newLoadCommand(f))
 	root.AddCommand(newCloudCommand(streams, debugAPI))
+	root.AddCommand(newLabCommand(f))
 	return root, f
 }
 

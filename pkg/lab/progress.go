@@ -34,6 +34,9 @@ type Progress struct {
 	Hints int
 	// Lang is the language the lab was started in, for the web page.
 	Lang Lang
+	// Dir is the directory `ctl lab start` wrote the lab's files into:
+	// what "{dir}" in the commands stands for.
+	Dir string
 	// Memo is what Prepare and the checks recorded (Env.Memo).
 	Memo map[string]string
 }
@@ -45,6 +48,7 @@ const (
 	keyHints = "hints"
 	keyLang  = "lang"
 	keyMemo  = "memo"
+	keyDir   = "dir"
 )
 
 // LoadProgress reads the progress; nil, nil when no lab was started.
@@ -61,7 +65,7 @@ func LoadProgress(ctx context.Context, c *client.Client) (*Progress, error) {
 
 // progressFrom decodes the ConfigMap's data.
 func progressFrom(cm *api.ConfigMap) (*Progress, error) {
-	p := &Progress{Lab: cm.Data[keyLab], Lang: Lang(cm.Data[keyLang]), Memo: map[string]string{}}
+	p := &Progress{Lab: cm.Data[keyLab], Lang: Lang(cm.Data[keyLang]), Dir: cm.Data[keyDir], Memo: map[string]string{}}
 	var err error
 	if p.Step, err = strconv.Atoi(cm.Data[keyStep]); err != nil {
 		return nil, fmt.Errorf("lab progress %s/%s: step: %w", ProgressNamespace, ProgressName, err)
@@ -89,6 +93,7 @@ func SaveProgress(ctx context.Context, c *client.Client, p *Progress) error {
 		keyHints: strconv.Itoa(p.Hints),
 		keyLang:  string(p.Lang),
 		keyMemo:  string(memo),
+		keyDir:   p.Dir,
 	}
 	configMaps := c.ConfigMaps(ProgressNamespace)
 	cm, err := configMaps.Get(ctx, ProgressName, client.GetOptions{})

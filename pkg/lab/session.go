@@ -10,10 +10,10 @@ import (
 	"kplane/pkg/client"
 )
 
-// Start begins l in lang: runs its Prepare and saves the progress at the
-// first step, replacing the progress of any other lab.
-func Start(ctx context.Context, c *client.Client, l *Lab, lang Lang) (*Progress, error) {
-	p := &Progress{Lab: l.Name, Lang: lang, Memo: map[string]string{}}
+// Start begins l in lang, its files in dir: runs its Prepare and saves
+// the progress at the first step, replacing the progress of any other lab.
+func Start(ctx context.Context, c *client.Client, l *Lab, lang Lang, dir string) (*Progress, error) {
+	p := &Progress{Lab: l.Name, Lang: lang, Dir: dir, Memo: map[string]string{}}
 	if l.Prepare != nil {
 		if err := l.Prepare(ctx, &Env{Client: c, Memo: p.Memo}); err != nil {
 			return nil, fmt.Errorf("prepare lab %s: %w", l.Name, err)
