@@ -52,7 +52,7 @@ func wantReadyPods(ctx context.Context, c *client.Client, namespace, selector st
 		return err
 	}
 	if len(live) != want || len(ready) != want {
-		return unmet("%d pods match %s in %s, %d of them ready; want %d ready",
+		return unmet("%[1]d pods match %[3]s in %[4]s, %[2]d of them ready; want %[5]d ready",
 			"%[4]s 中有 %[1]d 个 Pod 匹配 %[3]s，其中 %[2]d 个就绪；期望 %[5]d 个就绪",
 			len(live), len(ready), selector, namespace, want)
 	}

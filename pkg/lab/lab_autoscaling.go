@@ -52,6 +52,9 @@ func autoscalingLab() *Lab {
 				},
 				Check: func(ctx context.Context, env *Env) error {
 					d, err := env.Client.Deployments("default").Get(ctx, "web", client.GetOptions{})
+					if apierrors.IsNotFound(err) {
+						return unmet("deployment web does not exist", "Deployment web 不存在")
+					}
 					if err != nil {
 						return fmt.Errorf("get deployment web: %w", err)
 					}
