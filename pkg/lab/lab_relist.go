@@ -18,9 +18,13 @@ func relistLab() *Lab {
 		},
 		Steps: []Step{
 			{
-				Title:    Text{En: "A Deployment to keep an eye on", Zh: "创建一个用来观察的 Deployment"},
-				Do:       Text{En: "Create the Deployment relist with 2 replicas.", Zh: "创建 2 个副本的 Deployment relist。"},
-				Commands: []Command{{Line: "ctl create deployment relist --image nginx --replicas 2"}, {Line: "ctl rollout status deployment/relist"}},
+				Title: Text{En: "A Deployment to keep an eye on", Zh: "创建一个用来观察的 Deployment"},
+				Do:    Text{En: "Create the Deployment relist with 2 replicas.", Zh: "创建 2 个副本的 Deployment relist。"},
+				Commands: []Command{
+					{Line: "ctl create deployment relist --image nginx --replicas 2"},
+					{Line: "ctl rollout status deployment/relist"},
+					{Line: "ctl etcd history deployment/relist"},
+				},
 				Check: func(ctx context.Context, env *Env) error {
 					return deploymentDone(ctx, env.Client, "default", "relist", 2)
 				},
@@ -35,7 +39,6 @@ func relistLab() *Lab {
 				Do:    Text{En: "Compact etcd (every watch gets 410 Gone), then scale relist to 3: the controllers still see the change.", Zh: "压缩 etcd（所有 watch 都收到 410 Gone），再把 relist 扩容到 3：控制器依然能看到这次变更。"},
 				Commands: []Command{
 					{Line: "ctl fault compact"},
-					{Line: "ctl etcd history deployment/relist"},
 					{Line: "ctl scale deployment relist --replicas 3"},
 					{Line: "ctl rollout status deployment/relist"},
 				},

@@ -57,9 +57,9 @@ func TestLabsAreWellFormed(t *testing.T) {
 
 func TestCommandArgs(t *testing.T) {
 	for line, want := range map[string][]string{
-		"ctl apply -f {dir}/job.yaml": {"ctl", "apply", "-f", "lab/job.yaml"},
+		"ctl apply -f {dir}/job.yaml":                                 {"ctl", "apply", "-f", "lab/job.yaml"},
 		`ctl patch quota pods -p '{"spec": {"hard": {"pods": "3"}}}'`: {"ctl", "patch", "quota", "pods", "-p", `{"spec": {"hard": {"pods": "3"}}}`},
-		"ctl  get   pods": {"ctl", "get", "pods"},
+		"ctl  get   pods":                                             {"ctl", "get", "pods"},
 	} {
 		if got := (Command{Line: line}).Args("lab"); !slices.Equal(got, want) {
 			t.Errorf("Args(%q) = %q, want %q", line, got, want)
