@@ -90,9 +90,8 @@ func NextHint(ctx context.Context, c *client.Client, l *Lab, p *Progress) (Text,
 // that an owner is gone only once its dependents are — waits up to wait
 // until it is gone, and forgets the progress.
 func Reset(ctx context.Context, c *client.Client, l *Lab, wait time.Duration) error {
-	foreground := api.DeletePropagationForeground
-	opts := client.DeleteOptions{PropagationPolicy: &foreground}
 	for _, o := range l.Cleanup {
+		opts := client.DeleteOptions{PropagationPolicy: o.propagation()}
 		objects := c.Dynamic(o.Resource).Namespace(o.Namespace)
 		var err error
 		if o.Selector != "" {
@@ -125,6 +124,20 @@ func Reset(ctx context.Context, c *client.Client, l *Lab, wait time.Duration) er
 		}
 	}
 	return DeleteProgress(ctx, c)
+}
+
+// propagation is how o's deletion reaches its dependents: Foreground, so
+// that the next lab does not meet this one's pods still going away. A
+// namespace is emptied by the namespace controller, not the garbage
+// collector, and is deleted in the background as kubectl does: kplane's
+// garbage collector never takes the foregroundDeletion finalizer off a
+// namespace, which then stays Terminating.
+func (o Object) propagation() *api.DeletionPropagation {
+	policy := api.DeletePropagationForeground
+	if o.Resource == client.NamespacesResource {
+		policy = api.DeletePropagationBackground
+	}
+	return &policy
 }
 
 // describe names o in messages.
