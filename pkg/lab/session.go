@@ -3,6 +3,7 @@ package lab
 import (
 	"context"
 	"fmt"
+	"slices"
 	"time"
 
 	"kplane/pkg/api"
@@ -126,18 +127,25 @@ func Reset(ctx context.Context, c *client.Client, l *Lab, wait time.Duration) er
 	return DeleteProgress(ctx, c)
 }
 
-// propagation is how o's deletion reaches its dependents: Foreground, so
-// that the next lab does not meet this one's pods still going away. A
-// namespace is emptied by the namespace controller, not the garbage
-// collector, and is deleted in the background as kubectl does: kplane's
-// garbage collector never takes the foregroundDeletion finalizer off a
-// namespace, which then stays Terminating.
+// propagation is how o's deletion reaches its dependents. A workload is
+// deleted in the foreground, so that the next lab does not meet this
+// one's pods still going away; anything else in the background, as
+// kubectl does. Only owners, because kplane's garbage collector takes the
+// foregroundDeletion finalizer off the objects it tracks as owners, and
+// an object it does not (a namespace, an autoscaler) would stay behind,
+// marked for deletion, for ever.
 func (o Object) propagation() *api.DeletionPropagation {
-	policy := api.DeletePropagationForeground
-	if o.Resource == client.NamespacesResource {
-		policy = api.DeletePropagationBackground
+	policy := api.DeletePropagationBackground
+	if slices.Contains(workloads, o.Resource) {
+		policy = api.DeletePropagationForeground
 	}
 	return &policy
+}
+
+// workloads are the resources that own pods.
+var workloads = []client.Resource{
+	client.DeploymentsResource, client.ReplicaSetsResource, client.StatefulSetsResource,
+	client.DaemonSetsResource, client.JobsResource,
 }
 
 // describe names o in messages.
