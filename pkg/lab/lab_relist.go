@@ -2,8 +2,14 @@ package lab
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strconv"
 
 	"kplane/pkg/client"
+	"kplane/pkg/debug"
 )
 
 // relistLab compacts etcd under the informers: every watch ends with 410
@@ -26,7 +32,15 @@ func relistLab() *Lab {
 					{Line: "ctl etcd history deployment/relist"},
 				},
 				Check: func(ctx context.Context, env *Env) error {
-					return deploymentDone(ctx, env.Client, "default", "relist", 2)
+					if err := deploymentDone(ctx, env.Client, "default", "relist", 2); err != nil {
+						return err
+					}
+					d, err := env.Client.Deployments("default").Get(ctx, "relist", client.GetOptions{})
+					if err != nil {
+						return fmt.Errorf("get deployment relist: %w", err)
+					}
+					env.Memo["relist.resourceVersion"] = d.ResourceVersion
+					return nil
 				},
 				Explain: Text{
 					En: "Every controller learned of it through a watch event. `ctl etcd history deployment/relist` lists the revisions its writes made — the history a compaction throws away.",
@@ -43,6 +57,9 @@ func relistLab() *Lab {
 					{Line: "ctl rollout status deployment/relist"},
 				},
 				Check: func(ctx context.Context, env *Env) error {
+					if err := wantCompactedSince(ctx, env); err != nil {
+						return err
+					}
 					return deploymentDone(ctx, env.Client, "default", "relist", 3)
 				},
 				Explain: Text{
@@ -54,4 +71,29 @@ func relistLab() *Lab {
 		},
 		Cleanup: []Object{{Resource: client.DeploymentsResource, Namespace: "default", Name: "relist"}},
 	}
+}
+
+// wantCompactedSince wants etcd compacted past the resourceVersion the
+// Deployment had at the first step, read from the apiserver's debug API
+// (what `ctl etcd history` shows): its history up to then is gone.
+func wantCompactedSince(ctx context.Context, env *Env) error {
+	before, err := strconv.ParseInt(env.Memo["relist.resourceVersion"], 10, 64)
+	if err != nil {
+		return unmet("the first step has not recorded relist's resourceVersion; start the lab again",
+			"第一步没有记录 relist 的 resourceVersion；请重新开始本实验")
+	}
+	query := url.Values{"key": {"/registry/deployments/default/relist"}, "limit": {"1"}}
+	_, body, err := env.Client.Do(ctx, http.MethodGet, debug.PathEtcdHistory+"?"+query.Encode(), nil, nil)
+	if err != nil {
+		return fmt.Errorf("read the etcd history of deployment relist: %w", err)
+	}
+	var history debug.EtcdHistory
+	if err := json.Unmarshal(body, &history); err != nil {
+		return fmt.Errorf("decode the etcd history of deployment relist: %w", err)
+	}
+	if history.CompactRevision < before {
+		return unmet("etcd was not compacted since the first step (compacted at revision %d; relist was at %d)",
+			"第一步之后 etcd 还没有压缩过（压缩点为 revision %d，relist 当时为 %d）", history.CompactRevision, before)
+	}
+	return nil
 }
