@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/miekg/dns"
+
 	"kplane/pkg/cluster"
 	"kplane/pkg/lab"
 	"kplane/test/framework"
@@ -22,8 +24,9 @@ import (
 // one after the other with `ctl lab reset` between. At each step `ctl lab
 // check` first runs before the step's commands — the step skipped — and
 // must fail with the reason and a hint in the lab's language; then the
-// commands run as a student types them (dig, which only reads the DNS,
-// is left out) and the check must pass and explain.
+// commands run as a student types them (a dig becomes the same question
+// asked in Go at the address `ctl status` prints, which must be answered)
+// and the check must pass and explain.
 
 // labCheckWait bounds, on the wall clock, how long a passing check may
 // take to see a step's effect: pods starting and controllers syncing on
@@ -111,8 +114,9 @@ func (s *labSession) follow(l *lab.Lab, lang lab.Lang) {
 func (s *labSession) run(cmd lab.Command) {
 	s.t.Helper()
 	args := cmd.Args("kplane-lab")
-	if args[0] != "ctl" {
-		return // dig reads the cluster DNS; the check reads what it answers from
+	if args[0] == "dig" {
+		s.dig(args)
+		return
 	}
 	code, out := s.ctl(nil, args[1:]...)
 	switch {
@@ -121,6 +125,27 @@ func (s *labSession) run(cmd lab.Command) {
 	case !cmd.Fails && code != 0:
 		s.t.Fatalf("%s: exit %d\n%s", cmd.Line, code, out)
 	}
+}
+
+// dig asks the cluster DNS, at the address `ctl status` prints, for the
+// A records of the name a lab's dig line ends with (`dig @127.0.0.1 -p
+// PORT +short NAME`), and fails the test unless there is an answer.
+func (s *labSession) dig(args []string) {
+	s.t.Helper()
+	m := ctlStatusDNSRE.FindStringSubmatch(s.mustCtl(nil, "status"))
+	if m == nil {
+		s.t.Fatalf("ctl status prints no line `dns 127.0.0.1:<port>`")
+	}
+	name := dns.Fqdn(args[len(args)-1])
+	framework.Eventually(s.t, labCheckWait, func() (bool, string) {
+		c := &dns.Client{Timeout: 2 * time.Second}
+		r, _, err := c.Exchange(new(dns.Msg).SetQuestion(name, dns.TypeA), m[1])
+		if err != nil {
+			return false, fmt.Sprintf("%s: %v", strings.Join(args, " "), err)
+		}
+		return r.Rcode == dns.RcodeSuccess && len(r.Answer) > 0,
+			fmt.Sprintf("%s: %s, %d answers", strings.Join(args, " "), dns.RcodeToString[r.Rcode], len(r.Answer))
+	})
 }
 
 // hasAgain reports whether a step has commands to repeat.
