@@ -114,6 +114,8 @@ Inside the cluster:
                       shutdown|start|delete <node>
   ctl ui              a live web view: nodes and pods, the ownership graph, an object's
                       Events, YAML and last change (loopback, one-time login link)
+  ctl lab             guided labs, checked against the cluster: list, start NAME, check,
+                      hint, reset; --lang en|zh
 
 Which cluster: --kubeconfig, else the first existing file of $KUBECONFIG,
 else ./.kplane/kubeconfig (the cluster ` + "`ctl up`" + ` started here), else
@@ -182,6 +184,7 @@ else ./.kplane/kubeconfig (the cluster ` + "`ctl up`" + ` started here), else
 	root.AddCommand(newLoadCommand(f))
 	root.AddCommand(newCloudCommand(streams, debugAPI))
 	root.AddCommand(newUICommand(f))
+	root.AddCommand(newLabCommand(f))
 	return root, f
 }
 
