@@ -77,8 +77,12 @@ type Controller struct {
 	// 1000 s, so a Website that cannot be reconciled does not hot-loop.
 	queue    *workqueue.Queue[string]
 	recorder events.EventRecorder
-	clock    clock.Clock
-	log      *slog.Logger
+	// decisions records what each sync decided into the process's debug
+	// journal, where `ctl why website/NAME` reads it (decision.go); nil
+	// when the controller runs without one (--debug-data-dir unset).
+	decisions *controllerutil.DecisionLog
+	clock     clock.Clock
+	log       *slog.Logger
 	// cachesSynced are the handlers' HasSynced: Run waits for them before
 	// the first sync reads a lister.
 	cachesSynced []func() bool
@@ -112,6 +116,7 @@ func NewController(c *client.Client, informers *informer.SharedInformerFactory, 
 		serviceLister:    serviceInformer.Lister(),
 		queue:            controllerutil.NewQueue(controllerName, opts.Clock, informers),
 		recorder:         recorder,
+		decisions:        controllerutil.NewDecisionLog(informers.Journal(), controllerName, websitesGroupResource),
 		clock:            opts.Clock,
 		log:              opts.Logger.With("controller", controllerName),
 	}
@@ -215,6 +220,7 @@ func (c *Controller) sync(ctx context.Context, key string) error {
 	cached, err := c.websiteLister.Namespace(namespace).Get(name)
 	if apierrors.IsNotFound(err) {
 		c.log.Debug("website has been deleted", "key", key)
+		c.decisions.Forget(key)
 		return nil
 	}
 	if err != nil {
@@ -232,9 +238,10 @@ func (c *Controller) sync(ctx context.Context, key string) error {
 	website.TypeMeta = api.TypeMeta{APIVersion: websitev1alpha1.APIVersion, Kind: websitev1alpha1.Kind}
 
 	// 2. and 3. The Deployment and the Service, created or put back.
-	deployment, syncErr := c.syncDeployment(ctx, website)
+	deployment, deploymentStep, syncErr := c.syncDeployment(ctx, website)
+	serviceStep := ""
 	if syncErr == nil {
-		syncErr = c.syncService(ctx, website)
+		serviceStep, syncErr = c.syncService(ctx, website)
 	}
 	if syncErr != nil {
 		reason := ReasonSyncFailed
@@ -247,6 +254,7 @@ func (c *Controller) sync(ctx context.Context, key string) error {
 	// 4. The status, through /status, only if it changed.
 	now := api.NewTime(c.clock.Now().UTC().Truncate(time.Second))
 	status := computeStatus(website, deployment, syncErr, now)
+	c.decisions.Record(&website.ObjectMeta, syncDecision(website, deploymentStep, serviceStep, status))
 	if !reflect.DeepEqual(status, website.Status) {
 		website.Status = status
 		if _, err := c.websites.Namespace(namespace).UpdateStatus(ctx, website, client.UpdateOptions{}); err != nil {
@@ -258,62 +266,65 @@ func (c *Controller) sync(ctx context.Context, key string) error {
 
 // syncDeployment creates the Website's Deployment if the cache has none,
 // or updates it if it differs from the spec, and returns the Deployment as
-// it now is (nil if it could not be created).
-func (c *Controller) syncDeployment(ctx context.Context, website *websitev1alpha1.Website) (*api.Deployment, error) {
+// it now is (nil if it could not be created) and, for the decision record,
+// the step it took ("created", "updated: replicas 2 → 3", "in sync"; ""
+// when it failed).
+func (c *Controller) syncDeployment(ctx context.Context, website *websitev1alpha1.Website) (*api.Deployment, string, error) {
 	deployment, err := c.deploymentLister.Namespace(website.Namespace).Get(website.Name)
 	if apierrors.IsNotFound(err) {
 		created, err := c.deployments(website.Namespace).Create(ctx, newDeployment(website), client.CreateOptions{})
 		if err != nil {
-			return nil, fmt.Errorf("create deployment %s: %w", website.Name, err)
+			return nil, "", fmt.Errorf("create deployment %s: %w", website.Name, err)
 		}
 		c.recorder.Eventf(website, api.EventTypeNormal, ReasonCreated, "Created Deployment %s", created.Name)
-		return created, nil
+		return created, stepCreated, nil
 	}
 	if err != nil {
-		return nil, fmt.Errorf("get deployment %s from the cache: %w", website.Name, err)
+		return nil, "", fmt.Errorf("get deployment %s from the cache: %w", website.Name, err)
 	}
 	if !controllerutil.IsControlledBy(&deployment.ObjectMeta, website.UID) {
-		return nil, &notOwnedError{kind: "Deployment", name: deployment.Name, website: website.Name}
+		return nil, "", &notOwnedError{kind: "Deployment", name: deployment.Name, website: website.Name}
 	}
 	drift := deploymentDrift(deployment, website)
 	if len(drift) == 0 {
-		return deployment, nil
+		return deployment, stepInSync, nil
 	}
 	updated, err := c.deployments(website.Namespace).Update(ctx, updateDeployment(deployment, website), client.UpdateOptions{})
 	if err != nil {
-		return deployment, fmt.Errorf("update deployment %s: %w", deployment.Name, err)
+		return deployment, "", fmt.Errorf("update deployment %s: %w", deployment.Name, err)
 	}
 	c.recorder.Eventf(website, api.EventTypeNormal, ReasonUpdated, "Updated Deployment %s: %s", updated.Name, strings.Join(drift, ", "))
-	return updated, nil
+	return updated, stepUpdated(drift), nil
 }
 
 // syncService creates the Website's Service if the cache has none, or puts
-// back its selector and port if they differ from the spec.
-func (c *Controller) syncService(ctx context.Context, website *websitev1alpha1.Website) error {
+// back its selector and port if they differ from the spec, and returns the
+// step it took, as syncDeployment does.
+func (c *Controller) syncService(ctx context.Context, website *websitev1alpha1.Website) (string, error) {
 	service, err := c.serviceLister.Namespace(website.Namespace).Get(website.Name)
 	if apierrors.IsNotFound(err) {
 		created, err := c.services(website.Namespace).Create(ctx, newService(website), client.CreateOptions{})
 		if err != nil {
-			return fmt.Errorf("create service %s: %w", website.Name, err)
+			return "", fmt.Errorf("create service %s: %w", website.Name, err)
 		}
 		c.recorder.Eventf(website, api.EventTypeNormal, ReasonCreated, "Created Service %s", created.Name)
-		return nil
+		return stepCreated, nil
 	}
 	if err != nil {
-		return fmt.Errorf("get service %s from the cache: %w", website.Name, err)
+		return "", fmt.Errorf("get service %s from the cache: %w", website.Name, err)
 	}
 	if !controllerutil.IsControlledBy(&service.ObjectMeta, website.UID) {
-		return &notOwnedError{kind: "Service", name: service.Name, website: website.Name}
+		return "", &notOwnedError{kind: "Service", name: service.Name, website: website.Name}
 	}
 	drift := serviceDrift(service, website)
 	if len(drift) == 0 {
-		return nil
+		return stepInSync, nil
 	}
 	if _, err := c.services(website.Namespace).Update(ctx, updateService(service, website), client.UpdateOptions{}); err != nil {
-		return fmt.Errorf("update service %s: %w", service.Name, err)
+		return "", fmt.Errorf("update service %s: %w", service.Name, err)
 	}
 	c.recorder.Eventf(website, api.EventTypeNormal, ReasonUpdated, "Updated Service %s: %s", service.Name, strings.Join(drift, ", "))
-	return nil
+	return stepUpdated(drift), nil
 }
 
 // notOwnedError is the error of a sync that found, under the Website's

@@ -140,6 +140,10 @@ func TestSyncCreatesDeploymentAndServiceOwnedByTheWebsite(t *testing.T) {
 	f.recorder.ExpectEvents(t,
 		"Normal Created Created Deployment hello",
 		"Normal Created Created Service hello")
+	// What `ctl why website/hello` prints: the decision in the journal.
+	controllertest.ExpectDecision(t, f.server.Decisions("default/hello"),
+		"replicas 3, image nginx:1.27, port 8080: Deployment created, Service created; Ready False ReplicasNotReady: 0 of 3 replicas are ready",
+		map[string]string{"replicas": "3", "readyReplicas": "0"})
 
 	deployment, ok := fakeapi.Get[*api.Deployment](t, f.server, "default", "hello")
 	if !ok {
@@ -179,6 +183,14 @@ func TestSyncCreatesDeploymentAndServiceOwnedByTheWebsite(t *testing.T) {
 	f.mustSync("default/hello")
 	f.server.ExpectActions(t)
 	f.recorder.ExpectEvents(t)
+	controllertest.ExpectDecision(t, f.server.Decisions("default/hello"),
+		"replicas 3, image nginx:1.27, port 8080: Deployment in sync, Service in sync; Ready False ReplicasNotReady: 0 of 3 replicas are ready", nil)
+	// A third sync that finds the same records nothing new: the ring keeps
+	// room for decisions that differ.
+	f.mustSync("default/hello")
+	if n := len(f.server.Decisions("default/hello")); n != 2 {
+		t.Errorf("%d decisions after three syncs, two of them alike; want 2", n)
+	}
 }
 
 // Raising spec.replicas updates the Deployment's replicas, leaving the
@@ -194,6 +206,9 @@ func TestSyncUpdatesDeploymentWhenReplicasChange(t *testing.T) {
 
 	f.server.ExpectActions(t, "update deployments hello", "update websites/status hello")
 	f.recorder.ExpectEvents(t, "Normal Updated Updated Deployment hello: replicas 2 → 5")
+	controllertest.ExpectDecision(t, f.server.Decisions("default/hello"),
+		"replicas 5, image nginx:1.27, port 80: Deployment updated: replicas 2 → 5, Service in sync; Ready False ReplicasNotReady: 2 of 5 replicas are ready",
+		map[string]string{"replicas": "5", "readyReplicas": "2"})
 	sent := fakeapi.Sent[*api.Deployment](t, f.server, "update deployments hello")
 	if replicasOf(sent) != 5 || sent.ResourceVersion != "2" || sent.Spec.Strategy.Type != api.RollingUpdateDeploymentStrategyType {
 		t.Errorf("sent deployment: replicas %d, resourceVersion %q, strategy %q; want 5 on resourceVersion 2 with the strategy kept",
@@ -329,6 +344,10 @@ func TestSyncReportsFailedWrite(t *testing.T) {
 	if cond := f.sentStatus("hello").Conditions[0]; cond.Reason != "ReconcileFailed" || cond.Status != "False" {
 		t.Errorf("Ready = %+v, want False/ReconcileFailed", cond)
 	}
+	// The decision names the step that ran and the error; the Service's
+	// step is missing, since it failed.
+	controllertest.ExpectDecision(t, f.server.Decisions("default/hello"),
+		"replicas 1, image nginx:1.27, port 80: Deployment in sync; Ready False ReconcileFailed: create service hello: "+quota.Error(), nil)
 }
 
 // Changes to a Deployment or Service reach the queue as the key of the

@@ -9,6 +9,10 @@
 //	go run ./examples/controller --kubeconfig .kplane/kubeconfig
 //	kubectl apply -f examples/controller/website.yaml
 //
+// With --debug-data-dir .kplane it also serves kplane's debug API, so that
+// `ctl queues`, `ctl trace website/hello` and `ctl why website/hello` see
+// it (debugapi.go).
+//
 // Reading order: api/types.go (the Website) → controller.go (informers,
 // handlers, queue, sync) → objects.go and status.go (what sync computes) →
 // controller_test.go (how it is tested against the fake API). The walk
@@ -27,6 +31,7 @@ import (
 
 	"kplane/pkg/api"
 	"kplane/pkg/client"
+	"kplane/pkg/debug"
 	"kplane/pkg/events"
 	"kplane/pkg/informer"
 	"kplane/pkg/leaderelection"
@@ -43,6 +48,14 @@ type RunOptions struct {
 	LeaseNamespace string
 	// Workers is how many Websites are synced in parallel.
 	Workers int
+	// DebugDataDir is the cluster's data directory (`ctl up`'s .kplane).
+	// When set, the controller serves kplane's debug API and announces it
+	// there, so that `ctl queues`, `ctl trace` and `ctl why` see it
+	// (debugapi.go). Empty turns the debug API off.
+	DebugDataDir string
+	// DebugAddress is where the debug API listens: a loopback host:port,
+	// port 0 for one the kernel picks.
+	DebugAddress string
 }
 
 // DefaultRunOptions returns the flags' defaults.
@@ -52,6 +65,7 @@ func DefaultRunOptions() RunOptions {
 		LeaderElect:    false,
 		LeaseNamespace: "default",
 		Workers:        2,
+		DebugAddress:   "127.0.0.1:0",
 	}
 }
 
@@ -61,6 +75,8 @@ func (o *RunOptions) AddFlags(fs *flag.FlagSet) {
 	fs.BoolVar(&o.LeaderElect, "leader-elect", o.LeaderElect, "hold the Lease website-controller before reconciling, so one of several copies works at a time")
 	fs.StringVar(&o.LeaseNamespace, "leader-elect-namespace", o.LeaseNamespace, "namespace of the leader-election Lease")
 	fs.IntVar(&o.Workers, "workers", o.Workers, "how many Websites are synced in parallel")
+	fs.StringVar(&o.DebugDataDir, "debug-data-dir", o.DebugDataDir, "the cluster's data directory (ctl up's .kplane): serve kplane's debug API and announce it in DIR/debug/website-controller.json, where ctl queues, ctl trace and ctl why find it (default: off)")
+	fs.StringVar(&o.DebugAddress, "debug-address", o.DebugAddress, "loopback host:port of the debug API, with --debug-data-dir (port 0: any free port)")
 }
 
 // Validate reports the first option that cannot work.
@@ -72,6 +88,8 @@ func (o RunOptions) Validate() error {
 		return fmt.Errorf("--workers must be at least 1, not %d", o.Workers)
 	case o.LeaderElect && o.LeaseNamespace == "":
 		return errors.New("--leader-elect-namespace must not be empty")
+	case o.DebugDataDir != "":
+		return debug.CheckLoopback("--debug-address", o.DebugAddress)
 	}
 	return nil
 }
@@ -101,6 +119,11 @@ func Run(ctx context.Context, opts RunOptions, logger *slog.Logger) error {
 		return fmt.Errorf("read kubeconfig: %w", err)
 	}
 	cfg.UserAgent = "website-controller"
+	debugging := newDebugAPI(opts)
+	// Each write the controller makes goes into its debug journal, with
+	// the resourceVersion it produced; a worker names the controller as
+	// the write's actor (controllerutil.ProcessNext).
+	cfg.OnWrite = debugging.journal.WriteHook(debugComponent, nil)
 	c, err := client.New(cfg)
 	if err != nil {
 		return fmt.Errorf("connect to the apiserver: %w", err)
@@ -108,9 +131,21 @@ func Run(ctx context.Context, opts RunOptions, logger *slog.Logger) error {
 	defer c.Close()
 	recorder := events.NewRecorder(c, api.EventSource{Component: controllerName + "-controller"}, logger)
 	defer recorder.Shutdown()
+	identity := ""
+	if opts.LeaderElect {
+		identity = leaderelection.NewIdentity()
+	}
+	stopDebug, err := debugging.serve(opts, c, identity, logger)
+	if err != nil {
+		return err
+	}
+	defer stopDebug()
 
 	reconcile := func(ctx context.Context) {
-		informers := informer.NewSharedInformerFactory(c, 0, informer.WithLogger(logger))
+		// WithJournal records the informers' stages (list, watch, delta,
+		// store, handler) in the debug journal, and hands the journal to
+		// the controller's workqueue and decision log (nil: off).
+		informers := informer.NewSharedInformerFactory(c, 0, informer.WithLogger(logger), informer.WithJournal(debugging.journal))
 		defer informers.Shutdown()
 		ctrl, err := NewController(c, informers, recorder, Options{Logger: logger})
 		if err != nil {
@@ -129,6 +164,7 @@ func Run(ctx context.Context, opts RunOptions, logger *slog.Logger) error {
 		Leases:          c.Leases(opts.LeaseNamespace),
 		Namespace:       opts.LeaseNamespace,
 		Name:            "website-controller",
+		Identity:        identity,
 		ReleaseOnCancel: true,
 		Logger:          logger,
 		Callbacks: leaderelection.Callbacks{
@@ -139,6 +175,7 @@ func Run(ctx context.Context, opts RunOptions, logger *slog.Logger) error {
 	if err != nil {
 		return fmt.Errorf("leader election: %w", err)
 	}
+	debugging.journal.RegisterLeader(elector)
 	elector.Run(ctx)
 	return nil
 }

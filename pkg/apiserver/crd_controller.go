@@ -30,10 +30,11 @@ import (
 //     its finalizer once none is left; then it is gone and so are its
 //     paths.
 //
-// Namespace deletion and the garbage collector do not know custom
-// resources yet: the namespace controller's list of namespaced resources
-// and the garbage collector's graph will take them from discovery, which
-// lists them already.
+// Namespace deletion and the garbage collector find custom resources in
+// discovery, outside the apiserver: the namespace controller deletes the
+// namespaced ones with a namespace (controllers/namespace/content.go), and
+// the garbage collector watches each with a dynamic informer
+// (controllers/garbagecollector/monitors.go).
 
 // crdResyncDelay is how soon a CRD whose objects are still being deleted
 // is looked at again (upstream's finalizer polls each second too).

@@ -9,6 +9,7 @@ import (
 	"kplane/pkg/api"
 	apierrors "kplane/pkg/api/errors"
 	"kplane/pkg/store/cache"
+	"kplane/pkg/store/keys"
 )
 
 // customResourceInfo is what a resource added by a CRD carries beyond the
@@ -52,7 +53,7 @@ func customResourcesOf(crd *api.CustomResourceDefinition) []*resource {
 		res := &resource{
 			group: crd.Spec.Group, version: v.Name, kind: names.Kind, plural: names.Plural, singular: names.Singular,
 			shortNames: names.ShortNames, categories: names.Categories, namespaced: crd.Spec.Scope == api.NamespaceScoped,
-			etcdResource: crd.Spec.Group + "/" + names.Plural,
+			etcdResource: keys.CustomResource(crd.Spec.Group, names.Plural),
 			newObject:    func() api.Object { return &api.CustomObject{} },
 			// Upstream tracks generation for every custom resource.
 			tracksGeneration: true,

@@ -14,6 +14,9 @@ import (
 
 	"github.com/spf13/cobra"
 
+	apierrors "kplane/pkg/api/errors"
+	"kplane/pkg/client"
+	"kplane/pkg/ctl/restmapper"
 	"kplane/pkg/debug"
 )
 
@@ -40,7 +43,28 @@ func (o *etcdOptions) args() (etcdArgs, error) {
 	if err != nil {
 		return etcdArgs{}, err
 	}
-	return etcdArgs{mapper: o.f.Mapper, namespace: namespace, allNamespaces: o.allNamespaces}, nil
+	return etcdArgs{mapper: o.f.Mapper, isCustom: o.servedByCRD, namespace: namespace, allNamespaces: o.allNamespaces}, nil
+}
+
+// crdResource is where the apiserver serves CustomResourceDefinitions.
+var crdResource = client.Resource{Group: "apiextensions.k8s.io", Version: "v1", Resource: "customresourcedefinitions", Kind: "CustomResourceDefinition"}
+
+// servedByCRD reports whether a CustomResourceDefinition serves r: one
+// named <plural>.<group> exists. Discovery lists custom resources like
+// built-in ones, but the apiserver keeps them under another etcd layout.
+func (o *etcdOptions) servedByCRD(ctx context.Context, r restmapper.APIResource) (bool, error) {
+	c, err := o.f.Client()
+	if err != nil {
+		return false, err
+	}
+	_, err = c.Dynamic(crdResource).Get(ctx, r.Name+"."+r.Group, client.GetOptions{})
+	switch {
+	case err == nil:
+		return true, nil
+	case apierrors.IsNotFound(err):
+		return false, nil
+	}
+	return false, fmt.Errorf("is %s.%s a custom resource: %w", r.Name, r.Group, err)
 }
 
 // checkOutput accepts -o as one of formats (plus the table, "").

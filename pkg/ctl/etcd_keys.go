@@ -17,12 +17,17 @@ import (
 //	                                   in -n's namespace, or all with -A
 //
 // The kind is resolved by discovery, as every other verb does, and the key
-// is laid out by package keys, as the apiserver lays it out.
+// is laid out by package keys, as the apiserver lays it out: a custom
+// resource (one a CustomResourceDefinition serves) under its group too,
+// /registry/examples.kplane.dev/websites/default/hello.
 
 // etcdArgs resolves `ctl etcd` arguments; it reads discovery only when an
 // argument names a kind.
 type etcdArgs struct {
-	mapper        func(context.Context) (*restmapper.Mapper, error)
+	mapper func(context.Context) (*restmapper.Mapper, error)
+	// isCustom reports whether a CustomResourceDefinition serves r
+	// (discovery does not say); nil answers no.
+	isCustom      func(ctx context.Context, r restmapper.APIResource) (bool, error)
 	namespace     string
 	allNamespaces bool
 }
@@ -40,7 +45,11 @@ func (a etcdArgs) key(ctx context.Context, arg string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	return keys.Object(r.Name, a.namespaceOf(r), name), nil
+	segment, err := a.segment(ctx, r)
+	if err != nil {
+		return "", err
+	}
+	return keys.Object(segment, a.namespaceOf(r), name), nil
 }
 
 // prefix is the prefix `ctl etcd ls` lists for arg: a literal prefix, a
@@ -59,10 +68,14 @@ func (a etcdArgs) prefix(ctx context.Context, arg string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	if a.allNamespaces {
-		return keys.Prefix(r.Name, ""), nil
+	segment, err := a.segment(ctx, r)
+	if err != nil {
+		return "", err
 	}
-	return keys.Prefix(r.Name, a.namespaceOf(r)), nil
+	if a.allNamespaces {
+		return keys.Prefix(segment, ""), nil
+	}
+	return keys.Prefix(segment, a.namespaceOf(r)), nil
 }
 
 // resource resolves a type name through discovery.
@@ -72,6 +85,22 @@ func (a etcdArgs) resource(ctx context.Context, typ string) (restmapper.APIResou
 		return restmapper.APIResource{}, err
 	}
 	return m.ResourceFor(typ)
+}
+
+// segment is r's part of its keys: the plural for a built-in resource,
+// group/plural for a custom one.
+func (a etcdArgs) segment(ctx context.Context, r restmapper.APIResource) (string, error) {
+	if r.Group == "" || a.isCustom == nil {
+		return r.Name, nil // the core group has no CRDs
+	}
+	custom, err := a.isCustom(ctx, r)
+	if err != nil {
+		return "", err
+	}
+	if custom {
+		return keys.CustomResource(r.Group, r.Name), nil
+	}
+	return r.Name, nil
 }
 
 // namespaceOf is the namespace part of r's keys: none for a

@@ -172,3 +172,39 @@ func TestRecordDetailLeavesOutWhatTheActorColumnSays(t *testing.T) {
 		}
 	}
 }
+
+// TestFollowedSetFollowsACustomResource: a Website is followed like a
+// built-in kind — the apiserver's etcd write and watch fan-out, its own
+// controller's informer, queue and decision (a process of its own with its
+// debug API), and down the ownership chain to what that controller
+// created and what the built-in controllers made of it.
+func TestFollowedSetFollowsACustomResource(t *testing.T) {
+	s := newFollowedSet("websites.examples.kplane.dev", "default", "hello", "")
+	records := []struct {
+		r    debug.Record
+		want bool
+		why  string
+	}{
+		{debug.Record{Component: "apiserver", Type: debug.TypeWrite, Stage: "create", Resource: "websites.examples.kplane.dev", Key: "default/hello", UID: "u-web"}, true,
+			"the apiserver's etcd write of the Website; its uid is learnt"},
+		{debug.Record{Component: "apiserver", Type: debug.TypeTrace, Stage: "fanout", Resource: "websites.examples.kplane.dev", Key: "default/hello"}, true,
+			"the watch cache's fan-out"},
+		{debug.Record{Component: "website-controller", Type: debug.TypeTrace, Stage: "store", Resource: "websites.examples.kplane.dev", Key: "default/hello"}, true,
+			"the Website controller's informer"},
+		{debug.Record{Component: "website-controller", Type: debug.TypeTrace, Stage: "enqueue", Actor: "website", Key: "default/hello"}, true,
+			"its workqueue, which knows only the key"},
+		{debug.Record{Component: "website-controller", Type: debug.TypeWrite, Stage: "create", Actor: "website", Resource: "deployments.apps", Key: "default/hello", UID: "u-dep", Owners: []string{"u-web"}}, true,
+			"the Deployment the sync created, owned by the Website"},
+		{debug.Record{Component: "website-controller", Type: debug.TypeDecision, Actor: "website", Resource: "websites.examples.kplane.dev", Key: "default/hello", UID: "u-web"}, true,
+			"the sync's decision"},
+		{debug.Record{Component: "controller-manager", Type: debug.TypeWrite, Stage: "create", Actor: "deployment", Resource: "replicasets.apps", Key: "default/hello-5d8", UID: "u-rs", Owners: []string{"u-dep"}}, true,
+			"the ReplicaSet the deployment controller made of it"},
+		{debug.Record{Component: "apiserver", Type: debug.TypeWrite, Stage: "create", Resource: "websites.examples.kplane.dev", Key: "default/other", UID: "u-other"}, false,
+			"another Website"},
+	}
+	for _, tc := range records {
+		if got := s.observe(&tc.r); got != tc.want {
+			t.Errorf("%s: observe(%s %s %s) = %v, want %v", tc.why, tc.r.Stage, tc.r.Resource, tc.r.Key, got, tc.want)
+		}
+	}
+}

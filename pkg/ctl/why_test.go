@@ -46,6 +46,9 @@ func (w *whyWorld) why(arg string, all bool, output string) error {
 		{Version: "v1", Name: "pods", SingularName: "pod", Kind: "Pod", ShortNames: []string{"po"}, Namespaced: true, Preferred: true},
 		{Group: "apps", Version: "v1", Name: "deployments", SingularName: "deployment", Kind: "Deployment", ShortNames: []string{"deploy"}, Namespaced: true, Preferred: true},
 		{Version: "v1", Name: "nodes", SingularName: "node", Kind: "Node", ShortNames: []string{"no"}, Preferred: true},
+		// A kind a CustomResourceDefinition added: discovery lists it like
+		// the built-in ones.
+		{Group: "examples.kplane.dev", Version: "v1alpha1", Name: "websites", SingularName: "website", Kind: "Website", ShortNames: []string{"ws"}, Namespaced: true, Preferred: true},
 	})
 	f.namespaceFlag = "default"
 	o := &whyOptions{f: f, all: all, output: output, dataDir: "/nowhere", now: w.clock.Now,
@@ -173,5 +176,37 @@ func TestWhyWarnsAboutASilentComponentAndGoesOn(t *testing.T) {
 	w.endpoints = w.endpoints[2:]
 	if err := w.why("deploy/web", false, ""); err == nil || !strings.Contains(err.Error(), "kubelet-gone") {
 		t.Errorf("error %v, want kubelet-gone's", err)
+	}
+}
+
+// TestWhyResolvesCustomKindsThroughDiscovery: a custom kind is named as
+// discovery lists it (singular, plural, short name, resource.group), and
+// the decisions of a controller in a process of its own — the Website
+// controller with its own debug API — are read like the controller-manager's.
+func TestWhyResolvesCustomKindsThroughDiscovery(t *testing.T) {
+	w := newWhyWorld(t)
+	website := debug.NewJournal("website-controller", 100, w.clock)
+	srv := httptest.NewServer(website.Handler(nil, false))
+	t.Cleanup(srv.Close)
+	w.endpoints = append(w.endpoints, debug.Endpoint{Component: website.Component(), URL: srv.URL})
+	website.Decision(debug.Decision{Actor: "website", Resource: "websites.examples.kplane.dev", Key: "default/hello", ResourceVersion: "42",
+		Message: "replicas 2, image nginx:1.27, port 80: Deployment created, Service created", Source: "staging/src/k8s.io/sample-controller/controller.go"})
+	w.decide(w.cm, "deployment", "deployments.apps", "default/hello", "the Deployment of the same name: not asked about")
+	w.clock.Step(4 * time.Second)
+
+	want := `website in website-controller, 5s ago, rv=42:
+  replicas 2, image nginx:1.27, port 80: Deployment created, Service created
+  mirrors upstream staging/src/k8s.io/sample-controller/controller.go
+`
+	for _, arg := range []string{"website/hello", "websites/hello", "ws/hello", "websites.examples.kplane.dev/hello", "Website/hello"} {
+		if err := w.why(arg, false, ""); err != nil {
+			t.Fatalf("why %s: %v", arg, err)
+		}
+		if got := w.out.String(); got != want {
+			t.Errorf("why %s printed\n%s\nwant\n%s", arg, got, want)
+		}
+	}
+	if err := w.why("gadget/hello", false, ""); err == nil || !strings.Contains(err.Error(), "gadget") {
+		t.Errorf("why gadget/hello (no such kind) = %v, want discovery's error naming it", err)
 	}
 }

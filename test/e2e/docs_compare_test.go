@@ -60,10 +60,11 @@ var normalisers = []struct {
 	// NodePorts are allocated at random from 30000-32767.
 	{regexp.MustCompile(`:3\d{4}/(TCP|UDP|SCTP)`), ":<nodeport>/$1"},
 	// Ages and durations: 3s, 2m18s, 6d3h, 457ms, 1.5s. Only as a word of
-	// their own (after a space, a parenthesis or the line's start): a
-	// generated name suffix such as the "88d7s" of ng-rs-88d7s also reads
-	// as a duration.
-	{regexp.MustCompile(`(^|[\s(])(\d+(\.\d+)?(ms|µs|us|ns|s|m|h|d|y))+\b`), "${1}<age>"},
+	// their own (after a space, a parenthesis or the line's start), a
+	// value (took=9.5ms) or a trace line's offset (+0.021s): a generated
+	// name suffix such as the "88d7s" of ng-rs-88d7s also reads as a
+	// duration.
+	{regexp.MustCompile(`(^|[\s(=+])(\d+(\.\d+)?(ms|µs|us|ns|s|m|h|d|y))+\b`), "${1}<age>"},
 	{regexp.MustCompile(`<invalid>`), "<age>"},
 }
 

@@ -39,7 +39,7 @@ func TestWebsiteController(t *testing.T) {
 	c.MustKubectl(t, "wait", "--for=condition=Established", "crd/websites.examples.kplane.dev", "--timeout=60s")
 
 	out := &framework.SyncBuffer{}
-	cmd := exec.Command(bin, "--kubeconfig", c.KubeconfigPath(), "--leader-elect", "--workers", "2")
+	cmd := exec.Command(bin, "--kubeconfig", c.KubeconfigPath(), "--leader-elect", "--workers", "2", "--debug-data-dir", c.Dir)
 	cmd.Stdout, cmd.Stderr = out, out
 	framework.StartProcess(t, "website-controller", cmd, func() {
 		if t.Failed() {
@@ -86,6 +86,7 @@ func TestWebsiteController(t *testing.T) {
 	framework.Eventually(t, websiteWait, controllertest.EventSeen(cl, controllertest.EventMatch{
 		Namespace: "default", Component: "website-controller", Kind: "Website", Name: "hello",
 		Reason: "Created", Message: "Created Deployment hello"}))
+	checkWebsiteTeachingLayer(t, c)
 
 	// Deleting the Website deletes what it owned: the garbage collector
 	// follows the ownerReferences.

@@ -8,7 +8,9 @@
 // kinds that share a plural share their keys: events.k8s.io/v1 Events are
 // the core Events under /registry/events/. (Upstream keeps a few resources
 // under other names, such as Services under /registry/services/specs/;
-// kplane has no such exceptions.)
+// kplane has no such exceptions.) Custom resources are the one layout apart:
+// /registry/<group>/<plural>/…, as upstream's apiextensions-apiserver
+// stores them (CustomResource), since two CRDs may share a plural.
 //
 // The package has no dependencies, so ctl can use it without linking etcd.
 package keys
@@ -31,4 +33,12 @@ func Prefix(resource, namespace string) string {
 // resource.
 func Object(resource, namespace, name string) string {
 	return Prefix(resource, namespace) + name
+}
+
+// CustomResource is the <resource> segment of the keys of a custom
+// resource served from a CustomResourceDefinition: "<group>/<plural>"
+// (examples.kplane.dev/websites), whatever version is asked for, as
+// upstream's apiextensions-apiserver lays them out.
+func CustomResource(group, plural string) string {
+	return group + "/" + plural
 }

@@ -22,4 +22,7 @@ func TestObjectKeysFollowUpstreamLayout(t *testing.T) {
 	if got := Prefix("pods", ""); got != "/registry/pods/" {
 		t.Errorf("Prefix(pods, \"\") = %q, want /registry/pods/", got)
 	}
+	if got := Object(CustomResource("examples.kplane.dev", "websites"), "default", "hello"); got != "/registry/examples.kplane.dev/websites/default/hello" {
+		t.Errorf("a custom resource's key = %q, want /registry/examples.kplane.dev/websites/default/hello (upstream's /registry/<group>/<plural>/)", got)
+	}
 }
