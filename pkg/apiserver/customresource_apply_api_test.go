@@ -173,6 +173,10 @@ func TestCustomResourceApplyStatusAndErrors(t *testing.T) {
 	if want := `PatchOptions.meta.k8s.io "" is invalid: fieldManager: Required value: is required for apply patch`; resp.Code != http.StatusUnprocessableEntity || statusMessage(resp.Body) != want {
 		t.Errorf("apply without fieldManager: %d %q, want 422 %q", resp.Code, statusMessage(resp.Body), want)
 	}
+	resp = a.Do(t, http.MethodPatch, crontabs+"/tab?force=true", []byte(`{"spec":{"replicas":2}}`), "Content-Type", "application/merge-patch+json")
+	if want := `PatchOptions.meta.k8s.io "" is invalid: force: Forbidden: may not be specified for non-apply patch`; resp.Code != http.StatusUnprocessableEntity || statusMessage(resp.Body) != want {
+		t.Errorf("merge patch with force: %d %q, want 422 %q", resp.Code, statusMessage(resp.Body), want)
+	}
 	resp = applyCronTab(t, a, "alice", "", "spec:\n  replicas: many\n")
 	if resp.Code != http.StatusUnprocessableEntity {
 		t.Errorf("apply of a string replicas: %d %s, want 422", resp.Code, resp.Body)

@@ -150,12 +150,20 @@ func (s *Server) servePatch(w http.ResponseWriter, r *http.Request, info *reques
 func (s *Server) servePatchMode(w http.ResponseWriter, r *http.Request, info *requestInfo, mode updateMode) {
 	res := info.res
 	pt, err := patchType(r)
+	if err != nil && res.custom != nil {
+		err = errStrategicMergeCustom() // upstream lists the custom resource's patch types
+	}
 	if err != nil {
 		response.WriteError(w, err)
 		return
 	}
 	if res.custom != nil && pt == patch.StrategicMergePatchType {
 		response.WriteError(w, errStrategicMergeCustom())
+		return
+	}
+	if pt != applyPatchType && queryOf(r).has("force") {
+		response.WriteError(w, apierrors.NewInvalid("PatchOptions", "meta.k8s.io", "",
+			apierrors.FieldErrorList{apierrors.Forbidden("force", "may not be specified for non-apply patch")}))
 		return
 	}
 	if pt == applyPatchType {
