@@ -231,3 +231,20 @@ func TestTwoConflictsMessage(t *testing.T) {
 		t.Errorf("message =\n%s\nwant\n%s", got, want)
 	}
 }
+
+// TestUpdateThroughStatus: a status update that sends no spec changes the
+// ownership of status only.
+func TestUpdateThroughStatus(t *testing.T) {
+	old := decode(t, `{"spec":{"replicas":1},"status":{"ready":0}}`)
+	managers := Update(nil, old, nil, request("creator", false))
+	r := request("controller", false)
+	r.Subresource = "status"
+	r.Owns = func(p Path) bool { return len(p) > 0 && p[0] == "f:status" }
+	managers = Update(old, decode(t, `{"status":{"ready":1}}`), managers, r)
+	if got := fieldsOf(t, managers, "creator", OperationUpdate); got != `{"f:spec":{"f:replicas":{}}}` {
+		t.Errorf("creator owns %s, want spec.replicas still", got)
+	}
+	if got := fieldsOf(t, managers, "controller", OperationUpdate); got != `{"f:status":{"f:ready":{}}}` {
+		t.Errorf("controller owns %s", got)
+	}
+}

@@ -80,7 +80,9 @@ func Update(old, updated map[string]any, managers Managers, r Request) Managers 
 	if old == nil {
 		changed, removed = FieldSet(updated, r.Shape), &Set{}
 	}
-	changed = r.ownable(changed)
+	// A write through a subresource neither takes nor drops what it may not
+	// change: a status update without spec leaves spec's owners alone.
+	changed, removed = r.ownable(changed), r.ownable(removed)
 	self := Entry{Manager: r.Manager, Operation: OperationUpdate, Subresource: r.Subresource}
 	out := make(Managers, 0, len(managers)+1)
 	for _, e := range managers {
