@@ -59,10 +59,8 @@ func (s *Server) serveApplyCustom(w http.ResponseWriter, r *http.Request, info *
 	}
 	resetForMode(res, mode, config)
 	request := fieldmanager.Request{Manager: manager, APIVersion: res.groupVersion(), Force: query.bool("force"),
-		Now: s.now(), Shape: structural.ApplyShape(res.custom.schema), Owns: ownsForMode(res, mode)}
-	if mode == updateStatus {
-		request.Subresource = "status"
-	}
+		Subresource: subresourceOf(mode), Now: s.now(), Shape: structural.ApplyShape(res.custom.schema),
+		Owns: ownsForSubresource(res, subresourceOf(mode))}
 	apply := func(live map[string]any, managed []api.ManagedFieldsEntry) (api.Object, error) {
 		managers, err := fieldmanager.Decode(managed)
 		if err != nil {
@@ -188,26 +186,36 @@ func resetForMode(res *resource, mode updateMode, config map[string]any) {
 	}
 }
 
-// ownsForMode is which fields a write through mode may own: with a status
-// subresource, upstream resets status on writes to the main resource and
-// everything else on writes to /status.
-func ownsForMode(res *resource, mode updateMode) func(fieldmanager.Path) bool {
-	if !res.hasStatus {
-		return nil
-	}
-	isStatus := func(p fieldmanager.Path) bool { return len(p) > 0 && p[0] == "f:status" }
+// subresourceOf names the subresource a write in mode goes through, as
+// managedFields records it.
+func subresourceOf(mode updateMode) string {
 	if mode == updateStatus {
-		return isStatus
+		return "status"
 	}
-	return func(p fieldmanager.Path) bool { return !isStatus(p) }
+	return ""
+}
+
+// ownsForSubresource is which fields a write through subresource may own:
+// with a status subresource, upstream resets status on writes to the main
+// resource and everything else on writes to /status. A write to /scale
+// changes only the replicas it maps to.
+func ownsForSubresource(res *resource, subresource string) func(fieldmanager.Path) bool {
+	isStatus := func(p fieldmanager.Path) bool { return len(p) > 0 && p[0] == "f:status" }
+	switch {
+	case subresource == "status":
+		return isStatus
+	case subresource == "" && res.hasStatus:
+		return func(p fieldmanager.Path) bool { return !isStatus(p) }
+	}
+	return nil
 }
 
 // recordManagedFields gives a custom object's non-apply write (create,
-// update, patch) to its writer in managedFields, as upstream's field
+// update, patch, through the object or a subresource) to its writer in managedFields, as upstream's field
 // manager records every write. The writer is the fieldManager parameter,
 // or the first part of the client's user agent. A write that sends
 // managedFields of its own replaces them, as upstream lets it.
-func (s *Server) recordManagedFields(r *http.Request, res *resource, mode updateMode, old, obj api.Object) error {
+func (s *Server) recordManagedFields(r *http.Request, res *resource, subresource string, old, obj api.Object) error {
 	if res.custom == nil {
 		return nil
 	}
@@ -236,11 +244,8 @@ func (s *Server) recordManagedFields(r *http.Request, res *resource, mode update
 	if err != nil {
 		return apierrors.NewBadRequest(fmt.Sprintf("metadata.managedFields: %v", err))
 	}
-	request := fieldmanager.Request{Manager: manager, APIVersion: res.groupVersion(), Now: s.now(),
-		Shape: structural.ApplyShape(res.custom.schema), Owns: ownsForMode(res, mode)}
-	if mode == updateStatus {
-		request.Subresource = "status"
-	}
+	request := fieldmanager.Request{Manager: manager, Subresource: subresource, APIVersion: res.groupVersion(), Now: s.now(),
+		Shape: structural.ApplyShape(res.custom.schema), Owns: ownsForSubresource(res, subresource)}
 	obj.GetObjectMeta().ManagedFields = fieldmanager.Update(previous, updated, managers, request).Encode()
 	return nil
 }

@@ -34,7 +34,7 @@ func (s *Server) serveCreate(w http.ResponseWriter, r *http.Request, info *reque
 		response.WriteError(w, err)
 		return
 	}
-	if err := s.recordManagedFields(r, res, updateMain, nil, obj); err != nil {
+	if err := s.recordManagedFields(r, res, "", nil, obj); err != nil {
 		response.WriteError(w, err)
 		return
 	}
@@ -100,10 +100,10 @@ func (s *Server) serveReplace(w http.ResponseWriter, r *http.Request, info *requ
 		// from what the client sent, as upstream's DeepCopyObject does.
 		func(current *storedObject) (api.Object, error) {
 			next := api.DeepCopy(obj)
-			return next, s.recordManagedFields(r, res, mode, current.obj, next)
+			return next, s.recordManagedFields(r, res, subresourceOf(mode), current.obj, next)
 		})
 	if apierrors.IsNotFound(err) && res.allowCreateOnUpdate && mode == updateMain {
-		if err := s.recordManagedFields(r, res, mode, nil, obj); err != nil {
+		if err := s.recordManagedFields(r, res, subresourceOf(mode), nil, obj); err != nil {
 			response.WriteError(w, err)
 			return
 		}
@@ -197,7 +197,7 @@ func (s *Server) servePatchMode(w http.ResponseWriter, r *http.Request, info *re
 				return nil, err
 			}
 			warnings = warns
-			return obj, s.recordManagedFields(r, res, mode, current.obj, obj)
+			return obj, s.recordManagedFields(r, res, subresourceOf(mode), current.obj, obj)
 		})
 	if err != nil {
 		response.WriteError(w, err)

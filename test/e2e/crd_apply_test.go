@@ -11,7 +11,8 @@ import (
 // custom resource creates it, applies a changed field the second time,
 // refuses a second field manager that changes the same field with
 // upstream's conflict message, and gives the field to that manager with
-// --force-conflicts; --subresource=status applies status only.
+// --force-conflicts; a kubectl scale owns the replicas it set, through
+// /scale; --subresource=status applies status only.
 func TestCRDServerSideApplyWithKubectl(t *testing.T) {
 	t.Parallel()
 	a := framework.StartAPIServer(t)
@@ -47,6 +48,16 @@ func TestCRDServerSideApplyWithKubectl(t *testing.T) {
 	if out := kubectl("", "get", "crontab/ssa", "-o", "jsonpath={.spec.replicas} {.metadata.managedFields[*].manager}"); out != "5 kubectl ops" {
 		t.Errorf("after --force-conflicts: %q, want replicas 5 and both managers", out)
 	}
+
+	// kubectl scale writes replicas through /scale as the manager "kubectl"
+	// (its user agent); ops applying its old value again now conflicts.
+	kubectl("", "scale", "crontab/ssa", "--replicas=7")
+	r = a.Kubectl(t, crontabYAML("ssa", "0 * * * *", 5), "apply", "--server-side", "--field-manager=ops", "-f", "-")
+	if r.Err == nil || !strings.Contains(r.Stderr, `Apply failed with 1 conflict: conflict with "kubectl" with subresource "scale" using stable.example.com/v1 at `) ||
+		!strings.Contains(r.Stderr, ": .spec.replicas") {
+		t.Errorf("apply after kubectl scale: err %v\n%s%s", r.Err, r.Stdout, r.Stderr)
+	}
+	kubectl(crontabYAML("ssa", "0 * * * *", 5), "apply", "--server-side", "--field-manager=ops", "--force-conflicts", "-f", "-")
 
 	status := "apiVersion: stable.example.com/v1\nkind: CronTab\nmetadata:\n  name: ssa\nstatus:\n  replicas: 5\n"
 	kubectl(status, "apply", "--server-side", "--subresource=status", "--field-manager=counter", "-f", "-")
