@@ -80,8 +80,11 @@ func TestCustomResourceServerSideApply(t *testing.T) {
 		t.Errorf("alice's fieldsV1 = %s", got)
 	}
 
-	// Applying the same again changes nothing and answers 200.
-	object(t, applyCronTab(t, a, "alice", "", "spec:\n  cronSpec: \"* * * * */5\"\n  replicas: 1\n  ports: [{name: http, port: 80}]\n  tags: [a]\n  args: [x, y]\n"), http.StatusOK)
+	// Applying the same again answers 200 and writes nothing.
+	again := object(t, applyCronTab(t, a, "alice", "", "spec:\n  cronSpec: \"* * * * */5\"\n  replicas: 1\n  ports: [{name: http, port: 80}]\n  tags: [a]\n  args: [x, y]\n"), http.StatusOK)
+	if rv := field(again, "metadata.resourceVersion"); rv != field(created, "metadata.resourceVersion") {
+		t.Errorf("a no-op apply wrote the object: resourceVersion %v, was %v", rv, field(created, "metadata.resourceVersion"))
+	}
 
 	resp := applyCronTab(t, a, "bob", "", "spec:\n  replicas: 2\n")
 	if resp.Code != http.StatusConflict {

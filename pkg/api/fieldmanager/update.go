@@ -152,6 +152,12 @@ func Apply(live, config map[string]any, managers Managers, r Request) (map[strin
 		out[i].Fields = out[i].Fields.Difference(changed.Intersection(applied))
 	}
 	self.Fields, self.APIVersion, self.Time = applied, r.APIVersion, &r.Now
+	if last.Time != nil && sameJSON(liveValue, merged) {
+		// An apply that changes nothing keeps its time, as upstream's, so
+		// the object is not written again: a controller applying the same
+		// configuration on every pass must not wake itself up.
+		self.Time = last.Time
+	}
 	return merged, append(out, self), nil
 }
 
