@@ -125,8 +125,8 @@ func decodeApplyConfiguration(r *http.Request, res *resource, info *requestInfo,
 	if err != nil {
 		return nil, nil, apierrors.NewBadRequest(fmt.Sprintf("error decoding YAML: %v", err))
 	}
-	var config map[string]any
-	if err := json.Unmarshal(jsonBody, &config); err != nil || config == nil {
+	config, err := api.DecodeObjectMap(jsonBody)
+	if err != nil {
 		return nil, nil, apierrors.NewBadRequest(fmt.Sprintf("error decoding YAML: the applied configuration is not an object: %s", strings.TrimSpace(string(body))))
 	}
 	obj, warnings, err := decodeObject(r, res, jsonBody)
@@ -256,8 +256,10 @@ func objectMap(obj api.Object) (map[string]any, error) {
 	if err != nil {
 		return nil, apierrors.NewInternalError(fmt.Errorf("encode the object: %w", err))
 	}
-	var out map[string]any
-	if err := json.Unmarshal(encoded, &out); err != nil {
+	// Whole numbers stay int64, as in CustomObject: a float64 would round
+	// an integer above 2^53 on its way through the merge.
+	out, err := api.DecodeObjectMap(encoded)
+	if err != nil {
 		return nil, apierrors.NewInternalError(fmt.Errorf("decode the object: %w", err))
 	}
 	if metadata, ok := out["metadata"].(map[string]any); ok {

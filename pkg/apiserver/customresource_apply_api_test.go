@@ -180,6 +180,11 @@ func TestCustomResourceApplyStatusAndErrors(t *testing.T) {
 	if want := `PatchOptions.meta.k8s.io "" is invalid: force: Forbidden: may not be specified for non-apply patch`; resp.Code != http.StatusUnprocessableEntity || statusMessage(resp.Body) != want {
 		t.Errorf("merge patch with force: %d %q, want 422 %q", resp.Code, statusMessage(resp.Body), want)
 	}
+	// An integer above 2^53 goes through the merge unrounded.
+	big := object(t, applyCronTab(t, a, "alice", "", "spec:\n  replicas: 9007199254740993\n"), http.StatusOK)
+	if got := fmt.Sprint(field(big, "spec.replicas")); got != "9007199254740993" {
+		t.Errorf("replicas = %s, want 9007199254740993", got)
+	}
 	resp = applyCronTab(t, a, "alice", "", "spec:\n  replicas: many\n")
 	if resp.Code != http.StatusUnprocessableEntity {
 		t.Errorf("apply of a string replicas: %d %s, want 422", resp.Code, resp.Body)
