@@ -248,3 +248,29 @@ func TestUpdateThroughStatus(t *testing.T) {
 		t.Errorf("controller owns %s", got)
 	}
 }
+
+// TestApplyRemovalLeavesLiveAlone: a manager that stops applying a whole
+// subtree gets its fields removed, and the comparison sees the removal
+// (the live object passed in is not changed).
+func TestApplyRemovalLeavesLiveAlone(t *testing.T) {
+	obj, managers, err := Apply(nil, decode(t, `{"spec":{"tags":["a"]},"data":{"k":"v"}}`), nil, request("alice", false))
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := encode(t, obj)
+	later := request("alice", false)
+	later.Now = api.NewTime(now.Add(time.Hour))
+	next, managers, err := Apply(obj, decode(t, `{"data":{"k":"v"}}`), managers, later)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if encode(t, obj) != before {
+		t.Errorf("Apply changed the live object: %s", encode(t, obj))
+	}
+	if got := encode(t, next); got != `{"data":{"k":"v"},"spec":{}}` {
+		t.Errorf("after dropping spec.tags: %s", got)
+	}
+	if managers[0].Time.Time != later.Now.Time {
+		t.Errorf("an apply that removed a field kept its old time %v", managers[0].Time)
+	}
+}

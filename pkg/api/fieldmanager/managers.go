@@ -89,17 +89,6 @@ func (m Managers) Encode() []api.ManagedFieldsEntry {
 	return out
 }
 
-// set replaces (or adds) the entry named like e.
-func (m Managers) set(e Entry) Managers {
-	for i := range m {
-		if m[i].sameManager(e) {
-			m[i] = e
-			return m
-		}
-	}
-	return append(m, e)
-}
-
 // find is the entry named like e, if any.
 func (m Managers) find(e Entry) (Entry, bool) {
 	for _, other := range m {

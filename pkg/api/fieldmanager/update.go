@@ -72,13 +72,10 @@ func equalPrefix(p, prefix Path) bool {
 // with force): the fields it added or changed become the writer's, taken
 // from any other manager, and the fields it removed leave every manager.
 func Update(old, updated map[string]any, managers Managers, r Request) Managers {
-	var oldValue any
+	// A create (old is nil) sets every field it has.
+	changed, removed := FieldSet(updated, r.Shape), &Set{}
 	if old != nil {
-		oldValue = old
-	}
-	changed, removed := Compare(oldValue, updated, r.Shape)
-	if old == nil {
-		changed, removed = FieldSet(updated, r.Shape), &Set{}
+		changed, removed = Compare(old, updated, r.Shape)
 	}
 	// A write through a subresource neither takes nor drops what it may not
 	// change: a status update without spec leaves spec's owners alone.
@@ -118,7 +115,9 @@ func Apply(live, config map[string]any, managers Managers, r Request) (map[strin
 	if live != nil {
 		liveValue = live
 	}
-	merged, _ := Merge(liveValue, config, r.Shape).(map[string]any)
+	// The merge shares live's untouched subtrees and Remove edits maps in
+	// place: merge a copy, so live stays what the comparison below needs.
+	merged, _ := Merge(deepCopy(liveValue), config, r.Shape).(map[string]any)
 	self := Entry{Manager: r.Manager, Operation: OperationApply, Subresource: r.Subresource}
 	last, _ := managers.find(self)
 	applied := r.ownable(FieldSet(config, r.Shape))
@@ -168,4 +167,23 @@ func ownedByOthers(managers Managers, self Entry, p Path) bool {
 		}
 	}
 	return false
+}
+
+// deepCopy copies decoded JSON: its maps and lists, not its scalars.
+func deepCopy(v any) any {
+	switch v := v.(type) {
+	case map[string]any:
+		out := make(map[string]any, len(v))
+		for k, child := range v {
+			out[k] = deepCopy(child)
+		}
+		return out
+	case []any:
+		out := make([]any, len(v))
+		for i, child := range v {
+			out[i] = deepCopy(child)
+		}
+		return out
+	}
+	return v
 }

@@ -124,6 +124,9 @@ func Remove(value any, path Path, s Shape) any {
 			delete(v, name)
 		} else if child, ok := v[name]; ok {
 			v[name] = Remove(child, rest, fieldShape(s, name))
+			if list, isList := v[name].([]any); isList && len(list) == 0 {
+				delete(v, name) // its last item went: the list goes too
+			}
 		}
 		return v
 	case []any:
