@@ -134,9 +134,9 @@ func decodeRequestObject(r *http.Request, res *resource) (api.Object, []string, 
 	if err != nil {
 		return nil, nil, err
 	}
-	if res.custom != nil && protobuf.IsProtobuf(r.Header.Get("Content-Type")) {
+	if ct := r.Header.Get("Content-Type"); res.custom != nil && (protobuf.IsProtobuf(ct) || strings.Contains(ct, "cbor")) {
 		// Custom resources have no protobuf form, upstream neither.
-		return nil, nil, apierrors.NewUnsupportedMediaType(r.Header.Get("Content-Type"))
+		return nil, nil, errCustomResourceBodyMediaType()
 	}
 	if protobuf.IsProtobuf(r.Header.Get("Content-Type")) {
 		obj, err := decodeProtobuf(r, res, body)

@@ -34,6 +34,10 @@ func (s *Server) serveCreate(w http.ResponseWriter, r *http.Request, info *reque
 		response.WriteError(w, err)
 		return
 	}
+	if err := s.recordManagedFields(r, res, "", nil, obj); err != nil {
+		response.WriteError(w, err)
+		return
+	}
 	created, err := s.create(r.Context(), res, obj, dryRun)
 	if err != nil {
 		response.WriteError(w, err)
@@ -94,8 +98,15 @@ func (s *Server) serveReplace(w http.ResponseWriter, r *http.Request, info *requ
 		// the stored object's resourceVersion and UID, and a retry after a
 		// conflict (say, from a watch-cache copy that lagged) must start
 		// from what the client sent, as upstream's DeepCopyObject does.
-		func(*storedObject) (api.Object, error) { return api.DeepCopy(obj), nil })
+		func(current *storedObject) (api.Object, error) {
+			next := api.DeepCopy(obj)
+			return next, s.recordManagedFields(r, res, subresourceOf(mode), current.obj, next)
+		})
 	if apierrors.IsNotFound(err) && res.allowCreateOnUpdate && mode == updateMain {
+		if err := s.recordManagedFields(r, res, subresourceOf(mode), nil, obj); err != nil {
+			response.WriteError(w, err)
+			return
+		}
 		created, err := s.create(r.Context(), res, obj, dryRun)
 		if err != nil {
 			response.WriteError(w, err)
@@ -122,9 +133,8 @@ func patchType(r *http.Request) (string, error) {
 	switch mediaType {
 	case patch.JSONPatchType, patch.MergePatchType, patch.StrategicMergePatchType:
 		return mediaType, nil
-	case "application/apply-patch+yaml":
-		return "", &apierrors.StatusError{ErrStatus: api.Status{Code: http.StatusUnsupportedMediaType, Reason: apierrors.ReasonUnsupportedMediaType,
-			Message: "server-side apply is not supported yet; use client-side kubectl apply"}}
+	case applyPatchType:
+		return mediaType, nil
 	}
 	return "", apierrors.NewUnsupportedMediaType(mediaType)
 }
@@ -140,12 +150,29 @@ func (s *Server) servePatch(w http.ResponseWriter, r *http.Request, info *reques
 func (s *Server) servePatchMode(w http.ResponseWriter, r *http.Request, info *requestInfo, mode updateMode) {
 	res := info.res
 	pt, err := patchType(r)
+	if err != nil && res.custom != nil {
+		err = errStrategicMergeCustom() // upstream lists the custom resource's patch types
+	}
 	if err != nil {
 		response.WriteError(w, err)
 		return
 	}
 	if res.custom != nil && pt == patch.StrategicMergePatchType {
 		response.WriteError(w, errStrategicMergeCustom())
+		return
+	}
+	if pt != applyPatchType && queryOf(r).has("force") {
+		response.WriteError(w, apierrors.NewInvalid("PatchOptions", "meta.k8s.io", "",
+			apierrors.FieldErrorList{apierrors.Forbidden("force", "may not be specified for non-apply patch")}))
+		return
+	}
+	if pt == applyPatchType {
+		if res.custom == nil {
+			response.WriteError(w, &apierrors.StatusError{ErrStatus: api.Status{Code: http.StatusUnsupportedMediaType, Reason: apierrors.ReasonUnsupportedMediaType,
+				Message: "server-side apply of built-in kinds is not supported yet (custom resources support it); use client-side kubectl apply"}})
+			return
+		}
+		s.serveApplyCustom(w, r, info, mode)
 		return
 	}
 	dryRun, err := isDryRun(r)
@@ -170,7 +197,7 @@ func (s *Server) servePatchMode(w http.ResponseWriter, r *http.Request, info *re
 				return nil, err
 			}
 			warnings = warns
-			return obj, nil
+			return obj, s.recordManagedFields(r, res, subresourceOf(mode), current.obj, obj)
 		})
 	if err != nil {
 		response.WriteError(w, err)

@@ -146,6 +146,12 @@ func (s *Server) serveResource(w http.ResponseWriter, r *http.Request) {
 
 // dispatch sends a parsed request to the handler for its subresource and verb.
 func (s *Server) dispatch(w http.ResponseWriter, r *http.Request, info *requestInfo) {
+	if info.res.custom != nil && info.subresource != "scale" {
+		if err := checkCustomResourceAccept(r); err != nil {
+			response.WriteError(w, err)
+			return
+		}
+	}
 	switch info.subresource {
 	case "":
 		s.serveObjectVerb(w, r, info)

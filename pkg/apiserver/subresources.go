@@ -112,7 +112,7 @@ func (s *Server) serveScale(w http.ResponseWriter, r *http.Request, info *reques
 			}
 			obj.GetObjectMeta().ResourceVersion = ""
 			res.scale.set(obj, scale.Spec.Replicas)
-			return obj, nil
+			return obj, s.recordManagedFields(r, res, "scale", current.obj, obj)
 		})
 	if err != nil {
 		response.WriteError(w, err)

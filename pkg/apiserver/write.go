@@ -365,6 +365,11 @@ func (s *Server) finishUpdate(ctx context.Context, res *resource, current *store
 		} else {
 			copyStatus(next, obj)
 		}
+		if res.custom != nil {
+			// The status writer's fields, recorded by recordManagedFields
+			// or the apply.
+			next.GetObjectMeta().ManagedFields = meta.ManagedFields
+		}
 		obj, meta = next, next.GetObjectMeta()
 	case updateApproval:
 		next, err := copyOf(res, current)

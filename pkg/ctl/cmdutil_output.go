@@ -133,9 +133,9 @@ func (o outputFormat) printObjects(w io.Writer, objects []map[string]any, single
 func (o outputFormat) printDocument(w io.Writer, doc any) error {
 	switch o.name {
 	case "yaml":
-		return printers.PrintYAML(w, doc)
+		return printers.PrintYAML(w, withoutManagedFields(doc))
 	case "json":
-		return printers.PrintJSON(w, doc)
+		return printers.PrintJSON(w, withoutManagedFields(doc))
 	case "jsonpath":
 		if err := o.template.Execute(w, doc); err != nil {
 			return fmt.Errorf("error executing jsonpath %q: Error executing template: %w", o.template.String(), err)
@@ -151,6 +151,46 @@ func (o outputFormat) printDocument(w io.Writer, doc any) error {
 		}
 	}
 	return fmt.Errorf("output format %q cannot print objects", o.name)
+}
+
+// withoutManagedFields is doc (an object or a List) without
+// metadata.managedFields, which kubectl leaves out of -o yaml and -o json
+// unless asked (--show-managed-fields): they are the server's bookkeeping
+// of field owners (server-side apply), long and rarely what the reader
+// wants. The objects are copied where they change, never edited.
+func withoutManagedFields(doc any) any {
+	obj, ok := doc.(map[string]any)
+	if !ok {
+		return doc
+	}
+	if items, isList := obj["items"].([]any); isList {
+		stripped := make([]any, len(items))
+		for i, item := range items {
+			stripped[i] = withoutManagedFields(item)
+		}
+		out := make(map[string]any, len(obj))
+		for k, v := range obj {
+			out[k] = v
+		}
+		out["items"] = stripped
+		return out
+	}
+	meta, ok := obj["metadata"].(map[string]any)
+	if !ok || meta["managedFields"] == nil {
+		return doc
+	}
+	out := make(map[string]any, len(obj))
+	for k, v := range obj {
+		out[k] = v
+	}
+	trimmed := make(map[string]any, len(meta))
+	for k, v := range meta {
+		if k != "managedFields" {
+			trimmed[k] = v
+		}
+	}
+	out["metadata"] = trimmed
+	return out
 }
 
 // printJSONPathResults is -o jsonpath-as-json: every value the template's

@@ -1,0 +1,269 @@
+package apiserver
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+
+	"kplane/pkg/api"
+	apierrors "kplane/pkg/api/errors"
+	"kplane/pkg/api/fieldmanager"
+	"kplane/pkg/apiextensions/structural"
+	"kplane/pkg/apiserver/decode"
+	"kplane/pkg/apiserver/response"
+)
+
+// Server-side apply and field ownership for custom resources. Every write
+// to a custom object records its writer's fields in metadata.managedFields
+// (an Update entry); an apply (PATCH with application/apply-patch+yaml)
+// merges the applied configuration by the CRD's structural schema, owns
+// exactly the fields it sets, and is refused with upstream's 409 when it
+// would change a field another manager owns, unless ?force=true. The
+// merge and the bookkeeping are package fieldmanager's; this file decodes
+// the request and runs them inside the usual write path, so pruning,
+// defaulting and validation (CEL included) apply as on every write.
+
+// applyPatchType is the Content-Type of a server-side apply.
+const applyPatchType = "application/apply-patch+yaml"
+
+// maxFieldManagerLength is upstream's limit on a manager's name.
+const maxFieldManagerLength = 128
+
+// serveApplyCustom handles an apply to a custom object (or its status),
+// creating the object when it does not exist yet.
+func (s *Server) serveApplyCustom(w http.ResponseWriter, r *http.Request, info *requestInfo, mode updateMode) {
+	res := info.res
+	query := queryOf(r)
+	manager := query.string("fieldManager")
+	if manager == "" {
+		response.WriteError(w, apierrors.NewInvalid("PatchOptions", "meta.k8s.io", "",
+			apierrors.FieldErrorList{apierrors.Required("fieldManager", "is required for apply patch")}))
+		return
+	}
+	dryRun, err := isDryRun(r)
+	if err != nil {
+		response.WriteError(w, err)
+		return
+	}
+	body, err := readBody(r)
+	if err != nil {
+		response.WriteError(w, err)
+		return
+	}
+	config, warnings, err := decodeApplyConfiguration(r, res, info, body)
+	if err != nil {
+		response.WriteError(w, err)
+		return
+	}
+	resetForMode(res, mode, config)
+	request := fieldmanager.Request{Manager: manager, APIVersion: res.groupVersion(), Force: query.bool("force"),
+		Subresource: subresourceOf(mode), Now: s.now(), Shape: structural.ApplyShape(res.custom.schema),
+		Owns: ownsForSubresource(res, subresourceOf(mode))}
+	apply := func(live map[string]any, managed []api.ManagedFieldsEntry) (api.Object, error) {
+		managers, err := fieldmanager.Decode(managed)
+		if err != nil {
+			return nil, apierrors.NewInternalError(fmt.Errorf("read managedFields: %w", err))
+		}
+		merged, managers, err := fieldmanager.Apply(live, config, managers, request)
+		var conflicts *fieldmanager.Conflicts
+		if errors.As(err, &conflicts) {
+			return nil, conflicts.StatusError()
+		}
+		if err != nil {
+			return nil, err
+		}
+		encoded, err := json.Marshal(merged)
+		if err != nil {
+			return nil, apierrors.NewInternalError(fmt.Errorf("encode the applied object: %w", err))
+		}
+		obj, _, err := decodeObject(r, res, encoded)
+		if err != nil {
+			return nil, err
+		}
+		obj.GetObjectMeta().ManagedFields = managers.Encode()
+		return obj, nil
+	}
+	updated, err := s.guaranteedUpdate(r.Context(), res, info.namespace, info.name, mode, dryRun,
+		func(current *storedObject) (api.Object, error) {
+			live, err := objectMap(current.obj)
+			if err != nil {
+				return nil, err
+			}
+			return apply(live, current.obj.GetObjectMeta().ManagedFields)
+		})
+	if apierrors.IsNotFound(err) && mode == updateMain {
+		obj, err := apply(nil, nil)
+		if err != nil {
+			response.WriteError(w, err)
+			return
+		}
+		created, err := s.create(r.Context(), res, obj, dryRun)
+		if err != nil {
+			response.WriteError(w, err)
+			return
+		}
+		addWarnings(w, warnings)
+		s.writeObject(w, r, http.StatusCreated, res, created)
+		return
+	}
+	if err != nil {
+		response.WriteError(w, err)
+		return
+	}
+	addWarnings(w, warnings)
+	s.writeObject(w, r, http.StatusOK, res, updated)
+}
+
+// decodeApplyConfiguration reads an applied configuration: YAML or JSON
+// naming the resource's apiVersion and kind, with fields the schema does
+// not know pruned (and reported as the request's fieldValidation says),
+// and no managedFields, as upstream requires.
+func decodeApplyConfiguration(r *http.Request, res *resource, info *requestInfo, body []byte) (map[string]any, []string, error) {
+	jsonBody, err := decode.ToJSON(body, "application/json")
+	if err != nil {
+		return nil, nil, apierrors.NewBadRequest(fmt.Sprintf("error decoding YAML: %v", err))
+	}
+	config, err := api.DecodeObjectMap(jsonBody)
+	if err != nil {
+		return nil, nil, apierrors.NewBadRequest(fmt.Sprintf("error decoding YAML: the applied configuration is not an object: %s", strings.TrimSpace(string(body))))
+	}
+	obj, warnings, err := decodeObject(r, res, jsonBody)
+	if err != nil {
+		return nil, nil, err
+	}
+	meta := obj.GetObjectMeta()
+	if meta.ManagedFields != nil {
+		return nil, nil, apierrors.NewBadRequest("metadata.managedFields must be nil")
+	}
+	if meta.Name != "" && meta.Name != info.name {
+		return nil, nil, apierrors.NewBadRequest(fmt.Sprintf("the name of the object (%s) does not match the name on the URL (%s)", meta.Name, info.name))
+	}
+	if err := checkNamespace(res, obj, info.namespace); err != nil {
+		return nil, nil, err
+	}
+	// Keep what the client sent, but the schema's unknown fields.
+	for k := range config {
+		if k != "apiVersion" && k != "kind" && k != "metadata" {
+			delete(config, k)
+		}
+	}
+	for k, v := range obj.(*api.CustomObject).Content {
+		config[k] = v
+	}
+	metadata, _ := config["metadata"].(map[string]any)
+	if metadata == nil {
+		metadata = map[string]any{}
+		config["metadata"] = metadata
+	}
+	metadata["name"] = info.name
+	if info.namespace != "" {
+		metadata["namespace"] = info.namespace
+	}
+	return config, warnings, nil
+}
+
+// resetForMode drops from an applied configuration what a write through
+// mode does not change, as upstream's strategies reset it before the
+// merge: with a status subresource, status on the main resource, and all
+// but status (and the object's name) on /status.
+func resetForMode(res *resource, mode updateMode, config map[string]any) {
+	if !res.hasStatus {
+		return
+	}
+	if mode != updateStatus {
+		delete(config, "status")
+		return
+	}
+	for k := range config {
+		if k != "apiVersion" && k != "kind" && k != "metadata" && k != "status" {
+			delete(config, k)
+		}
+	}
+	if metadata, ok := config["metadata"].(map[string]any); ok {
+		config["metadata"] = map[string]any{"name": metadata["name"], "namespace": metadata["namespace"]}
+	}
+}
+
+// subresourceOf names the subresource a write in mode goes through, as
+// managedFields records it.
+func subresourceOf(mode updateMode) string {
+	if mode == updateStatus {
+		return "status"
+	}
+	return ""
+}
+
+// ownsForSubresource is which fields a write through subresource may own:
+// with a status subresource, upstream resets status on writes to the main
+// resource and everything else on writes to /status. A write to /scale
+// changes only the replicas it maps to.
+func ownsForSubresource(res *resource, subresource string) func(fieldmanager.Path) bool {
+	isStatus := func(p fieldmanager.Path) bool { return len(p) > 0 && p[0] == "f:status" }
+	switch {
+	case subresource == "status":
+		return isStatus
+	case subresource == "" && res.hasStatus:
+		return func(p fieldmanager.Path) bool { return !isStatus(p) }
+	}
+	return nil
+}
+
+// recordManagedFields gives a custom object's non-apply write (create,
+// update, patch, through the object or a subresource) to its writer in managedFields, as upstream's field
+// manager records every write. The writer is the fieldManager parameter,
+// or the first part of the client's user agent. A write that sends
+// managedFields of its own replaces them, as upstream lets it.
+func (s *Server) recordManagedFields(r *http.Request, res *resource, subresource string, old, obj api.Object) error {
+	if res.custom == nil {
+		return nil
+	}
+	manager := queryOf(r).string("fieldManager")
+	if manager == "" {
+		manager, _, _ = strings.Cut(r.UserAgent(), "/")
+	}
+	if len(manager) > maxFieldManagerLength {
+		manager = manager[:maxFieldManagerLength]
+	}
+	updated, err := objectMap(obj)
+	if err != nil {
+		return err
+	}
+	managed := obj.GetObjectMeta().ManagedFields
+	var previous map[string]any
+	if old != nil {
+		if previous, err = objectMap(old); err != nil {
+			return err
+		}
+		if len(managed) == 0 {
+			managed = old.GetObjectMeta().ManagedFields
+		}
+	}
+	managers, err := fieldmanager.Decode(managed)
+	if err != nil {
+		return apierrors.NewBadRequest(fmt.Sprintf("metadata.managedFields: %v", err))
+	}
+	request := fieldmanager.Request{Manager: manager, Subresource: subresource, APIVersion: res.groupVersion(), Now: s.now(),
+		Shape: structural.ApplyShape(res.custom.schema), Owns: ownsForSubresource(res, subresource)}
+	obj.GetObjectMeta().ManagedFields = fieldmanager.Update(previous, updated, managers, request).Encode()
+	return nil
+}
+
+// objectMap is an object as decoded JSON, without its managedFields.
+func objectMap(obj api.Object) (map[string]any, error) {
+	encoded, err := json.Marshal(obj)
+	if err != nil {
+		return nil, apierrors.NewInternalError(fmt.Errorf("encode the object: %w", err))
+	}
+	// Whole numbers stay int64, as in CustomObject: a float64 would round
+	// an integer above 2^53 on its way through the merge.
+	out, err := api.DecodeObjectMap(encoded)
+	if err != nil {
+		return nil, apierrors.NewInternalError(fmt.Errorf("decode the object: %w", err))
+	}
+	if metadata, ok := out["metadata"].(map[string]any); ok {
+		delete(metadata, "managedFields")
+	}
+	return out, nil
+}
