@@ -113,8 +113,9 @@ func TestOpenAPIPublishesCustomResources(t *testing.T) {
 	patch := jsonAt(doc, "paths", "/apis/stable.example.com/v1/namespaces/{namespace}/crontabs/{name}", "patch")
 	content, _ := jsonAt(patch, "requestBody", "content").(map[string]any)
 	if fmt.Sprint(jsonAt(patch, "x-kubernetes-group-version-kind")) != fmt.Sprint(gvk("CronTab")[0]) ||
-		content["application/merge-patch+json"] == nil || content["application/strategic-merge-patch+json"] != nil {
-		t.Errorf("CronTab PATCH operation = %v; want its kind, merge patch and no strategic merge patch", patch)
+		content["application/merge-patch+json"] == nil || content["application/apply-patch+yaml"] == nil ||
+		content["application/strategic-merge-patch+json"] != nil {
+		t.Errorf("CronTab PATCH operation = %v; want its kind, merge patch, apply patch and no strategic merge patch", patch)
 	}
 
 	// A second kind of the same group-version shares the document.
