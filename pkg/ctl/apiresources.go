@@ -11,7 +11,7 @@ import (
 
 	"kplane/pkg/api"
 	"kplane/pkg/ctl/printers"
-	"kplane/pkg/ctl/restmapper"
+	"kplane/pkg/restmapper"
 )
 
 // apiResourcesOptions are the flags of `ctl api-resources`.

@@ -10,7 +10,7 @@ import (
 	apierrors "kplane/pkg/api/errors"
 	"kplane/pkg/client"
 	"kplane/pkg/ctl/printers"
-	"kplane/pkg/ctl/restmapper"
+	"kplane/pkg/restmapper"
 )
 
 // `ctl apply --prune` deletes what a set of files no longer contains: the

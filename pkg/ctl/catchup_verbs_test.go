@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"kplane/pkg/api"
-	"kplane/pkg/ctl/restmapper"
+	"kplane/pkg/restmapper"
 	"kplane/pkg/version"
 	"kplane/test/framework"
 )

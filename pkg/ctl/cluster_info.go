@@ -10,7 +10,7 @@ import (
 	"kplane/pkg/api"
 	"kplane/pkg/client"
 	"kplane/pkg/ctl/printers"
-	"kplane/pkg/ctl/restmapper"
+	"kplane/pkg/restmapper"
 )
 
 // clusterServiceLabel marks the Services `cluster-info` lists, the cluster

@@ -14,8 +14,8 @@ import (
 	"github.com/spf13/pflag"
 
 	"kplane/pkg/client"
-	"kplane/pkg/ctl/restmapper"
 	"kplane/pkg/kubeconfig"
+	"kplane/pkg/restmapper"
 )
 
 // factory is what the kubectl-like verbs share, after kubectl's

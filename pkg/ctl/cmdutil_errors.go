@@ -8,7 +8,7 @@ import (
 	"strings"
 
 	apierrors "kplane/pkg/api/errors"
-	"kplane/pkg/ctl/restmapper"
+	"kplane/pkg/restmapper"
 )
 
 // errorList is several independent failures of one command — two missing

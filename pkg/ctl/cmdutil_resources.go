@@ -9,7 +9,7 @@ import (
 	"strings"
 
 	"kplane/pkg/ctl/manifest"
-	"kplane/pkg/ctl/restmapper"
+	"kplane/pkg/restmapper"
 )
 
 // target is one resource a verb acts on, with the object names the user

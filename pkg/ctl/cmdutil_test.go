@@ -15,7 +15,7 @@ import (
 
 	"kplane/pkg/api"
 	apierrors "kplane/pkg/api/errors"
-	"kplane/pkg/ctl/restmapper"
+	"kplane/pkg/restmapper"
 )
 
 // The pure parts of the shared plumbing: error wording, -o and --dry-run,

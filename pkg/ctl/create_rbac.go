@@ -8,7 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"kplane/pkg/ctl/restmapper"
+	"kplane/pkg/restmapper"
 )
 
 // rbacGroupVersion is the API version of Roles and RoleBindings.

@@ -11,7 +11,7 @@ import (
 	"kplane/pkg/api"
 	apierrors "kplane/pkg/api/errors"
 	"kplane/pkg/client"
-	"kplane/pkg/ctl/restmapper"
+	"kplane/pkg/restmapper"
 )
 
 // deleteOptions are the flags of `ctl delete`.

@@ -11,7 +11,7 @@ import (
 	apierrors "kplane/pkg/api/errors"
 	"kplane/pkg/client"
 	"kplane/pkg/ctl/describe"
-	"kplane/pkg/ctl/restmapper"
+	"kplane/pkg/restmapper"
 )
 
 // describeOptions are the flags of `ctl describe`.

@@ -9,7 +9,7 @@ import (
 	"kplane/pkg/api/labels"
 	"kplane/pkg/client"
 	"kplane/pkg/ctl/describe"
-	"kplane/pkg/ctl/restmapper"
+	"kplane/pkg/restmapper"
 )
 
 // relatedFetcher reads, for `ctl describe`, the Events about an object and

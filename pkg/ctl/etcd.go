@@ -16,8 +16,8 @@ import (
 
 	apierrors "kplane/pkg/api/errors"
 	"kplane/pkg/client"
-	"kplane/pkg/ctl/restmapper"
 	"kplane/pkg/debug"
+	"kplane/pkg/restmapper"
 )
 
 // `ctl etcd ls|get|history`: what the apiserver keeps in etcd, read from

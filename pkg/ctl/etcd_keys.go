@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"strings"
 
-	"kplane/pkg/ctl/restmapper"
+	"kplane/pkg/restmapper"
 	"kplane/pkg/store/keys"
 )
 

@@ -5,7 +5,7 @@ import (
 	"errors"
 	"testing"
 
-	"kplane/pkg/ctl/restmapper"
+	"kplane/pkg/restmapper"
 )
 
 // TestEtcdArgsMapKindsToTheApiserversKeys: kinds, short names and groups

@@ -10,7 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"kplane/pkg/ctl/restmapper"
+	"kplane/pkg/restmapper"
 )
 
 // explainOptions are the flags of `ctl explain`.

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"kplane/pkg/ctl/restmapper"
+	"kplane/pkg/restmapper"
 )
 
 // explainTestDocument is a small hand-written group-version document in

@@ -8,7 +8,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"kplane/pkg/client"
-	"kplane/pkg/ctl/restmapper"
+	"kplane/pkg/restmapper"
 )
 
 // selection is how the verbs that change existing objects (scale, label,

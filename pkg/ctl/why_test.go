@@ -10,8 +10,8 @@ import (
 	"time"
 
 	"kplane/pkg/clock"
-	"kplane/pkg/ctl/restmapper"
 	"kplane/pkg/debug"
+	"kplane/pkg/restmapper"
 )
 
 // whyWorld is two components' debug APIs (httptest servers over real

@@ -33,10 +33,10 @@ import (
 	"kplane/pkg/client"
 	"kplane/pkg/clock"
 	"kplane/pkg/controllers/controllerutil"
-	"kplane/pkg/ctl/restmapper"
 	"kplane/pkg/events"
 	"kplane/pkg/informer"
 	"kplane/pkg/informer/workqueue"
+	"kplane/pkg/restmapper"
 )
 
 // Name is the controller's name as --controllers spells it; its logs

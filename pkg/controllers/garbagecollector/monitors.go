@@ -8,8 +8,8 @@ import (
 	"sync"
 
 	"kplane/pkg/client"
-	"kplane/pkg/ctl/restmapper"
 	"kplane/pkg/informer"
+	"kplane/pkg/restmapper"
 )
 
 // This file keeps the set of watched resources in step with discovery, as

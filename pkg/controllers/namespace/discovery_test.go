@@ -9,7 +9,7 @@ import (
 	"kplane/pkg/api"
 	apierrors "kplane/pkg/api/errors"
 	"kplane/pkg/client"
-	"kplane/pkg/ctl/restmapper"
+	"kplane/pkg/restmapper"
 	"kplane/test/framework/fakeapi"
 )
 

@@ -1,8 +1,11 @@
 // Package restmapper turns what a user types — `po`, `pods`, `Pod`,
 // `deployments.apps`, `deploy` — and what a YAML file says — `apiVersion:
 // apps/v1, kind: Deployment` — into the REST resource that serves it, from
-// the apiserver's discovery documents. It is ctl's version of kubectl's
-// RESTMapper (k8s.io/client-go/restmapper) and shortcut expander.
+// the apiserver's discovery documents. It is kplane's version of
+// client-go's RESTMapper (k8s.io/client-go/restmapper) and kubectl's
+// shortcut expander, shared by ctl and by the components that work on
+// every resource the server serves (the garbage collector, the namespace
+// controller, the web view).
 //
 // Nothing about resources is hard-coded: the names, short names, kinds,
 // scopes, verbs and categories all come from the server (discovery.go), so
