@@ -39,7 +39,7 @@ bench-events:
 	$(GO) test -run 'TestSchedulerBurstKeepsOneScheduledEventPerPod' -count 1 -v ./pkg/scheduler/ -args -scheduler-burst-pods 5000
 
 test: vet build
-	$(GO) test -race -count=1 -timeout 20m $(PKGS)
+	$(GO) test -race -count=1 -timeout 35m $(PKGS)
 
 # Issue 19's ecosystem judges, from their own Go module (test/ecosystem) so
 # that controller-runtime and client-go never enter kplane's: a
