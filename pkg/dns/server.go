@@ -34,18 +34,30 @@ type Server struct {
 // Listen binds addr (host:port on a loopback address; port 0 picks a
 // free one) for UDP and then TCP on the port UDP got, so that a port in
 // use fails here, at start. flag names the address's flag in errors.
+// With port 0 the kernel picks a UDP port whose TCP twin may belong to
+// someone else; Listen then tries another port, a few times.
 func Listen(flag, addr string, resolver *Resolver, log *slog.Logger, verbosity int) (*Server, error) {
 	if err := debug.CheckLoopback(flag, addr); err != nil {
 		return nil, err
 	}
-	pc, err := net.ListenPacket("udp", addr)
+	_, port, err := net.SplitHostPort(addr)
 	if err != nil {
-		return nil, fmt.Errorf("listen on %s/udp: %w", addr, err)
+		return nil, fmt.Errorf("%s %q: %w", flag, addr, err)
 	}
-	ln, err := net.Listen("tcp", pc.LocalAddr().String())
+	attempts := 1
+	if port == "0" {
+		attempts = 10
+	}
+	var pc net.PacketConn
+	var ln net.Listener
+	for range attempts {
+		pc, ln, err = listenUDPAndTCP(addr)
+		if err == nil {
+			break
+		}
+	}
 	if err != nil {
-		pc.Close()
-		return nil, fmt.Errorf("listen on %s/tcp: %w", pc.LocalAddr(), err)
+		return nil, err
 	}
 	if log == nil {
 		log = slog.Default()
@@ -53,6 +65,20 @@ func Listen(flag, addr string, resolver *Resolver, log *slog.Logger, verbosity i
 	s := &Server{resolver: resolver, log: log, verbosity: verbosity, packetConn: pc, listener: ln}
 	s.label = "dns://" + s.Addr()
 	return s, nil
+}
+
+// listenUDPAndTCP binds addr for UDP, then TCP on the port UDP got.
+func listenUDPAndTCP(addr string) (net.PacketConn, net.Listener, error) {
+	pc, err := net.ListenPacket("udp", addr)
+	if err != nil {
+		return nil, nil, fmt.Errorf("listen on %s/udp: %w", addr, err)
+	}
+	ln, err := net.Listen("tcp", pc.LocalAddr().String())
+	if err != nil {
+		pc.Close()
+		return nil, nil, fmt.Errorf("listen on %s/tcp: %w", pc.LocalAddr(), err)
+	}
+	return pc, ln, nil
 }
 
 // Addr is the address the server listens on, UDP and TCP.
