@@ -64,3 +64,24 @@ func TestDynamicInformerStartsLateAndStopsWhenRemoved(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// One resource has one informer of one Go type: BuiltinInformer hands out
+// the typed accessor's informer, and asking for a typed resource again as
+// a dynamic one panics rather than give a lister that fails on every
+// object.
+func TestOneResourceOneInformerType(t *testing.T) {
+	f := NewSharedInformerFactory(nil, 0, WithLogger(quietLogger))
+	leases, ok := f.BuiltinInformer(client.LeasesResource)
+	if !ok || leases != f.Leases().Informer() {
+		t.Fatalf("BuiltinInformer(leases) = %v, %v; want the Leases() informer", leases, ok)
+	}
+	if _, ok := f.BuiltinInformer(client.APIServicesResource); ok {
+		t.Error("BuiltinInformer(apiservices) found a typed informer; there is no accessor for it")
+	}
+	defer func() {
+		if recover() == nil {
+			t.Error("ForDynamicResource(leases) after Leases() did not panic")
+		}
+	}()
+	f.ForDynamicResource(client.LeasesResource)
+}

@@ -2,6 +2,7 @@ package informer
 
 import (
 	"context"
+	"fmt"
 	"reflect"
 	"slices"
 	"sync"
@@ -29,6 +30,9 @@ type SharedInformerFactory struct {
 
 	mu        sync.Mutex
 	informers map[client.Resource]SharedIndexInformer
+	// types is the Go type of each informer ForResource built, so that
+	// asking for one resource as two types fails loudly (checkType).
+	types map[client.Resource]reflect.Type
 	// started records the informers Start has launched, so a second Start
 	// only launches those requested since.
 	started map[client.Resource]bool
@@ -52,6 +56,7 @@ func NewSharedInformerFactory(c *client.Client, defaultResync time.Duration, opt
 		defaultResync: defaultResync,
 		opts:          buildOptions(opts),
 		informers:     map[client.Resource]SharedIndexInformer{},
+		types:         map[client.Resource]reflect.Type{},
 		started:       map[client.Resource]bool{},
 		stops:         map[client.Resource]context.CancelFunc{},
 	}
@@ -127,6 +132,7 @@ func (f *SharedInformerFactory) RemoveInformer(res client.Resource) {
 	delete(f.stops, res)
 	delete(f.started, res)
 	delete(f.informers, res)
+	delete(f.types, res)
 }
 
 // WaitForCacheSync waits until every started informer has synced, or ctx
@@ -202,7 +208,13 @@ func (t TypedInformer[T]) Lister() *Lister[T] { return t.lister }
 // lists and watches through f's client (in f's namespace, for a namespaced
 // resource), with f's list tweak, object filter and tracer, and carries the namespace
 // index listers use.
+//
+// One resource has one informer, of one type: asking for res as a second
+// type (pods as *api.CustomObject after *api.Pod) panics, since the cache
+// holds objects of the first type and a lister of the second would fail
+// on each of them.
 func ForResource[T api.Object](f *SharedInformerFactory, res client.Resource) TypedInformer[T] {
+	f.checkType(res, reflect.TypeFor[T]())
 	inf := f.InformerFor(res, func() SharedIndexInformer {
 		tc := client.For[T](f.client, res)
 		if res.Namespaced && f.opts.namespace != "" {
@@ -220,6 +232,17 @@ func ForResource[T api.Object](f *SharedInformerFactory, res client.Resource) Ty
 		informer: inf,
 		lister:   NewLister[T](inf.GetIndexer(), errors.Resource{Group: res.Group, Resource: res.Resource}),
 	}
+}
+
+// checkType records t as res's informer type, and panics if res was asked
+// for as another type before.
+func (f *SharedInformerFactory) checkType(res client.Resource, t reflect.Type) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if first, ok := f.types[res]; ok && first != t {
+		panic(fmt.Sprintf("informer: %s was asked for as %v and now as %v; a resource has one informer of one Go type (use BuiltinInformer before a dynamic informer)", res, first, t))
+	}
+	f.types[res] = t
 }
 
 // newExample returns a new zero object of type T (e.g. &api.Pod{}), the

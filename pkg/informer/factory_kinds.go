@@ -184,3 +184,84 @@ func (f *SharedInformerFactory) StorageClasses() TypedInformer[*api.StorageClass
 func (f *SharedInformerFactory) CertificateSigningRequests() TypedInformer[*api.CertificateSigningRequest] {
 	return ForResource[*api.CertificateSigningRequest](f, client.CertificateSigningRequestsResource)
 }
+
+// BuiltinInformer returns f's shared typed informer for res when res is a
+// built-in kind with an accessor above, the informer f.Pods().Informer()
+// returns for pods. A component that discovers resources at run time (the
+// garbage collector) asks here first and takes a dynamic informer only for
+// the rest, so a resource never has two informers of two Go types.
+func (f *SharedInformerFactory) BuiltinInformer(res client.Resource) (SharedIndexInformer, bool) {
+	switch res {
+	case client.NamespacesResource:
+		return f.Namespaces().Informer(), true
+	case client.NodesResource:
+		return f.Nodes().Informer(), true
+	case client.PodsResource:
+		return f.Pods().Informer(), true
+	case client.ServicesResource:
+		return f.Services().Informer(), true
+	case client.EndpointsResource:
+		return f.Endpoints().Informer(), true
+	case client.ConfigMapsResource:
+		return f.ConfigMaps().Informer(), true
+	case client.SecretsResource:
+		return f.Secrets().Informer(), true
+	case client.ServiceAccountsResource:
+		return f.ServiceAccounts().Informer(), true
+	case client.PersistentVolumesResource:
+		return f.PersistentVolumes().Informer(), true
+	case client.PersistentVolumeClaimsResource:
+		return f.PersistentVolumeClaims().Informer(), true
+	case client.ResourceQuotasResource:
+		return f.ResourceQuotas().Informer(), true
+	case client.LimitRangesResource:
+		return f.LimitRanges().Informer(), true
+	case client.EventsResource:
+		return f.Events().Informer(), true
+	case client.ReplicationControllersResource:
+		return f.ReplicationControllers().Informer(), true
+	case client.DeploymentsResource:
+		return f.Deployments().Informer(), true
+	case client.ReplicaSetsResource:
+		return f.ReplicaSets().Informer(), true
+	case client.StatefulSetsResource:
+		return f.StatefulSets().Informer(), true
+	case client.DaemonSetsResource:
+		return f.DaemonSets().Informer(), true
+	case client.ControllerRevisionsResource:
+		return f.ControllerRevisions().Informer(), true
+	case client.JobsResource:
+		return f.Jobs().Informer(), true
+	case client.CronJobsResource:
+		return f.CronJobs().Informer(), true
+	case client.HorizontalPodAutoscalersResource:
+		return f.HorizontalPodAutoscalers().Informer(), true
+	case client.LeasesResource:
+		return f.Leases().Informer(), true
+	case client.EndpointSlicesResource:
+		return f.EndpointSlices().Informer(), true
+	case client.EventsV1EventsResource:
+		return f.EventsV1Events().Informer(), true
+	case client.IngressesResource:
+		return f.Ingresses().Informer(), true
+	case client.IngressClassesResource:
+		return f.IngressClasses().Informer(), true
+	case client.NetworkPoliciesResource:
+		return f.NetworkPolicies().Informer(), true
+	case client.PodDisruptionBudgetsResource:
+		return f.PodDisruptionBudgets().Informer(), true
+	case client.RolesResource:
+		return f.Roles().Informer(), true
+	case client.ClusterRolesResource:
+		return f.ClusterRoles().Informer(), true
+	case client.RoleBindingsResource:
+		return f.RoleBindings().Informer(), true
+	case client.ClusterRoleBindingsResource:
+		return f.ClusterRoleBindings().Informer(), true
+	case client.StorageClassesResource:
+		return f.StorageClasses().Informer(), true
+	case client.CertificateSigningRequestsResource:
+		return f.CertificateSigningRequests().Informer(), true
+	}
+	return nil, false
+}

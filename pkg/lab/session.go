@@ -3,7 +3,6 @@ package lab
 import (
 	"context"
 	"fmt"
-	"slices"
 	"time"
 
 	"kplane/pkg/api"
@@ -91,8 +90,9 @@ func NextHint(ctx context.Context, c *client.Client, l *Lab, p *Progress) (Text,
 // that an owner is gone only once its dependents are — waits up to wait
 // until it is gone, and forgets the progress.
 func Reset(ctx context.Context, c *client.Client, l *Lab, wait time.Duration) error {
+	foreground := api.DeletePropagationForeground
 	for _, o := range l.Cleanup {
-		opts := client.DeleteOptions{PropagationPolicy: o.propagation()}
+		opts := client.DeleteOptions{PropagationPolicy: &foreground}
 		objects := c.Dynamic(o.Resource).Namespace(o.Namespace)
 		var err error
 		if o.Selector != "" {
@@ -125,27 +125,6 @@ func Reset(ctx context.Context, c *client.Client, l *Lab, wait time.Duration) er
 		}
 	}
 	return DeleteProgress(ctx, c)
-}
-
-// propagation is how o's deletion reaches its dependents. A workload is
-// deleted in the foreground, so that the next lab does not meet this
-// one's pods still going away; anything else in the background, as
-// kubectl does. Only owners, because kplane's garbage collector takes the
-// foregroundDeletion finalizer off the objects it tracks as owners, and
-// an object it does not (a namespace, an autoscaler) would stay behind,
-// marked for deletion, for ever.
-func (o Object) propagation() *api.DeletionPropagation {
-	policy := api.DeletePropagationBackground
-	if slices.Contains(workloads, o.Resource) {
-		policy = api.DeletePropagationForeground
-	}
-	return &policy
-}
-
-// workloads are the resources that own pods.
-var workloads = []client.Resource{
-	client.DeploymentsResource, client.ReplicaSetsResource, client.StatefulSetsResource,
-	client.DaemonSetsResource, client.JobsResource,
 }
 
 // describe names o in messages.

@@ -59,9 +59,10 @@ const DefaultWorkers = 20
 // been observed through an informer is checked again. Upstream requeues
 // such a node until an informer reports it, so that a node for an object
 // created and deleted between two watches cannot stay in the graph
-// forever. For the kinds kplane watches the informer reports it within
-// moments; for other kinds (a Node as owner) this is a slow poll that
-// notices the owner's deletion.
+// forever. The informer of a watched kind reports the owner within
+// moments; the recheck matters for a kind nothing watches (one whose
+// resource discovery does not list as deletable, or before the first
+// resync), where it is a slow poll that notices the owner's deletion.
 const virtualNodeRecheckPeriod = time.Minute
 
 // absentOwnerCacheSize bounds the absent-owner cache (upstream: 500).
@@ -95,12 +96,13 @@ type Controller struct {
 	graph        *graphBuilder
 	absentOwners *absentOwnerCache
 
-	// informers builds the dynamic informers of discovered resources.
+	// informers gives the monitors their informers: shared typed ones for
+	// built-in kinds, dynamic ones for custom resources.
 	informers *informer.SharedInformerFactory
 	// mapper resolves ownerReferences to resources, built-in or discovered.
 	mapper *restMapper
-	// monitors are the watched resources: the typed built-in ones from the
-	// start, the discovered ones as each resync finds them.
+	// monitors are the watched resources: the workload kinds from the
+	// start, every other deletable one as each resync finds it.
 	monitors     monitorSet
 	discover     func(ctx context.Context) ([]restmapper.APIResource, error)
 	clock        clock.Clock

@@ -25,8 +25,8 @@ type monitor struct {
 	resource     client.Resource
 	informer     informer.SharedIndexInformer
 	registration informer.ResourceEventHandlerRegistration
-	// dynamic marks a monitor the resync added; only those are ever
-	// removed (the typed built-in monitors stay for the process's life).
+	// dynamic marks the monitor of a custom resource; only those are ever
+	// removed (a built-in resource's monitor stays for the process's life).
 	dynamic bool
 }
 
@@ -56,10 +56,11 @@ var ignoredResources = map[string]bool{
 }
 
 // deletableResources picks from discovery the resources the collector
-// watches through a dynamic informer: the preferred version of each one
-// that supports delete, list and watch (upstream's GetDeletableResources),
-// leaving out the ignored ones and the built-in ones: those it needs have
-// typed monitors, and a dynamic informer would keep a second cache.
+// watches: the preferred version of each one that supports delete, list
+// and watch (upstream's GetDeletableResources), leaving out the ignored
+// ones. Every kind a user can delete in the foreground must be watched,
+// built-in or custom: only the collector removes the foregroundDeletion
+// finalizer, and it does so for the objects it sees.
 func deletableResources(discovered []restmapper.APIResource) []client.Resource {
 	var out []client.Resource
 	for _, r := range discovered {
@@ -67,7 +68,7 @@ func deletableResources(discovered []restmapper.APIResource) []client.Resource {
 			continue
 		}
 		res := r.Client()
-		if ignoredResources[res.String()] || client.IsBuiltin(res) {
+		if ignoredResources[res.String()] {
 			continue
 		}
 		out = append(out, res)
@@ -75,13 +76,25 @@ func deletableResources(discovered []restmapper.APIResource) []client.Resource {
 	return out
 }
 
+// informerFor returns the informer a monitor of res uses: the shared typed
+// one when the factory has an accessor for res (the Namespaces or Leases
+// cache other controllers may keep too), else a dynamic one. dynamic says
+// which; only a dynamic monitor is ever removed again.
+func (c *Controller) informerFor(res client.Resource) (inf informer.SharedIndexInformer, dynamic bool) {
+	if inf, ok := c.informers.BuiltinInformer(res); ok {
+		return inf, false
+	}
+	return c.informers.ForDynamicResource(res).Informer(), !client.IsBuiltin(res)
+}
+
 // resyncResult says what one resync changed.
 type resyncResult struct {
 	added, removed []client.Resource
 }
 
-// resyncMonitors reads discovery, updates the REST mapper, and adds and
-// removes dynamic monitors to match the deletable resources it lists. It
+// resyncMonitors reads discovery, updates the REST mapper, adds a monitor
+// for each deletable resource it lists that has none, and removes the
+// dynamic monitors of custom resources it no longer lists. It
 // does not start the new informers: the caller starts them (Run does,
 // through the factory's Start), so a unit test can feed them by hand. On a
 // discovery failure nothing changes and the error is returned (upstream
@@ -110,12 +123,12 @@ func (c *Controller) resyncMonitors(ctx context.Context) (resyncResult, error) {
 		if _, ok := c.monitors.monitors[res]; ok {
 			continue
 		}
-		inf := c.informers.ForDynamicResource(res).Informer()
+		inf, dynamic := c.informerFor(res)
 		reg, err := inf.AddEventHandler(c.graph.handlerFor(res))
 		if err != nil {
 			return result, fmt.Errorf("monitor %s: %w", res, err)
 		}
-		c.monitors.monitors[res] = &monitor{resource: res, informer: inf, registration: reg, dynamic: true}
+		c.monitors.monitors[res] = &monitor{resource: res, informer: inf, registration: reg, dynamic: dynamic}
 		result.added = append(result.added, res)
 	}
 	for res, m := range c.monitors.monitors {

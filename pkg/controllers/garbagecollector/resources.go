@@ -11,14 +11,14 @@ import (
 	"kplane/pkg/informer"
 )
 
-// typedMonitors returns the built-in resources whose objects become nodes
-// of the graph — the workload kinds and what they own — with the factory's
-// shared typed informers, so the pod or ReplicaSet cache the other
-// controllers already keep is reused rather than duplicated. Every other
-// resource discovery lists as deletable, custom resources first of all, is
-// watched through a dynamic informer (monitors.go). An owner of another
-// built-in kind (a Node, a Namespace) still works: it appears as a virtual
-// node that the attemptToDelete worker checks against the apiserver.
+// typedMonitors returns the built-in resources the collector watches from
+// its construction — the workload kinds and what they own — with the
+// factory's shared typed informers, so the pod or ReplicaSet cache the
+// other controllers already keep is reused rather than duplicated, and the
+// graph holds them before the first discovery. Every other deletable
+// resource discovery lists gets a monitor at the first resync
+// (monitors.go): a typed informer for a built-in kind (Namespaces,
+// Leases), a dynamic one for a custom resource.
 func typedMonitors(f *informer.SharedInformerFactory) []monitor {
 	return []monitor{
 		{resource: client.PodsResource, informer: f.Pods().Informer()},
