@@ -42,7 +42,7 @@ the controller-manager and the scheduler, its leader-election identity.`,
   curl -H "Authorization: Bearer $TOKEN" http://127.0.0.1:PORT/debug/kplane/queues`,
 		Args: cobra.NoArgs,
 		RunE: func(*cobra.Command, []string) error {
-			endpoints, err := debugEndpoints(dataDir)
+			endpoints, err := debug.LocalEndpoints(dataDir)
 			if err != nil {
 				return err
 			}

@@ -44,7 +44,7 @@ type killEnv struct {
 // newFaultKillCommand is `ctl fault kill <component>`.
 func newFaultKillCommand(streams IOStreams) *cobra.Command {
 	o := killOptions{dataDir: cluster.DefaultOptions().DataDir, signal: "TERM", leader: true}
-	env := killEnv{endpoints: debugEndpoints, leaseHolder: leaseHolder, holdDown: cluster.HoldDown, signal: cluster.Signal}
+	env := killEnv{endpoints: debug.LocalEndpoints, leaseHolder: leaseHolder, holdDown: cluster.HoldDown, signal: cluster.Signal}
 	cmd := &cobra.Command{
 		Use:   "kill <component> [--signal KILL|TERM]",
 		Short: "Signal a component's process: the leader, for the controller-manager and the scheduler",

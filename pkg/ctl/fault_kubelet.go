@@ -15,7 +15,7 @@ import (
 
 // newFaultPauseKubeletCommand is `ctl fault pause-kubelet <node>`: stop a
 // node's heartbeat, as a kubelet that died or lost its network would.
-// access finds the cluster's debug APIs (debugAPI, or a fake in tests).
+// access finds the cluster's debug APIs (debug.Connect, or a fake in tests).
 func newFaultPauseKubeletCommand(streams IOStreams, access func(dataDir string) (*debug.Client, []debug.Endpoint, error)) *cobra.Command {
 	dataDir := cluster.DefaultOptions().DataDir
 	cmd := &cobra.Command{

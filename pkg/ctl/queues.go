@@ -19,7 +19,7 @@ import (
 )
 
 // debugAccess reaches the debug APIs of the cluster in a data dir: the
-// client and the endpoints the components announced (debugAPI; tests pass
+// client and the endpoints the components announced (debug.Connect; tests pass
 // their own).
 type debugAccess func(dataDir string) (*debug.Client, []debug.Endpoint, error)
 

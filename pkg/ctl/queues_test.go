@@ -15,7 +15,7 @@ import (
 )
 
 // fakeCluster serves a journal per component over httptest and gives the
-// debugAccess that finds them, as debugAPI finds a real cluster's.
+// debugAccess that finds them, as debug.Connect finds a real cluster's.
 func fakeCluster(t *testing.T, journals ...*debug.Journal) debugAccess {
 	t.Helper()
 	var endpoints []debug.Endpoint

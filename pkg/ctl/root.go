@@ -28,6 +28,8 @@ import (
 	"os"
 
 	"github.com/spf13/cobra"
+
+	"kplane/pkg/debug"
 )
 
 // IOStreams are where a command reads and writes, as in kubectl's
@@ -175,14 +177,14 @@ else ./.kplane/kubeconfig (the cluster ` + "`ctl up`" + ` started here), else
 	// history, faults to inject, and the decisions the controllers and the
 	// scheduler recorded.
 	root.AddCommand(newTraceCommand(f))
-	root.AddCommand(newQueuesCommand(streams, debugAPI))
-	root.AddCommand(newProxyRulesCommand(streams, debugAPI))
+	root.AddCommand(newQueuesCommand(streams, debug.Connect))
+	root.AddCommand(newProxyRulesCommand(streams, debug.Connect))
 	root.AddCommand(newEtcdCommand(f))
-	root.AddCommand(newFaultCommand(f, debugAPI))
+	root.AddCommand(newFaultCommand(f, debug.Connect))
 	root.AddCommand(newWhyCommand(f))
 	root.AddCommand(newTimeCommand(f))
 	root.AddCommand(newLoadCommand(f))
-	root.AddCommand(newCloudCommand(streams, debugAPI))
+	root.AddCommand(newCloudCommand(streams, debug.Connect))
 	root.AddCommand(newUICommand(f))
 	root.AddCommand(newLabCommand(f))
 	return root, f

@@ -119,7 +119,7 @@ func (o *traceOptions) run(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	dc, endpoints, err := debugAPI(o.dataDir)
+	dc, endpoints, err := debug.Connect(o.dataDir)
 	if err != nil {
 		return err
 	}

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"syscall"
 
 	"github.com/spf13/cobra"
@@ -48,6 +49,7 @@ again for a new one. Ctrl-C stops it.`,
 	}
 	cmd.Flags().StringVar(&opts.Address, "address", opts.Address, "loopback address to listen on (127.0.0.1, ::1 or localhost)")
 	cmd.Flags().IntVar(&opts.Port, "port", opts.Port, "port to listen on; 0 picks a free one")
+	cmd.Flags().StringVar(&opts.DataDir, "data-dir", opts.DataDir, "the cluster's data directory, where its components announce their debug APIs (the panels on the machinery read them)")
 	return cmd
 }
 
@@ -85,18 +87,19 @@ type upUIOptions struct {
 	port    int
 }
 
-// startUpUI serves the web view beside a foreground `ctl up`, reading the
-// admin kubeconfig the cluster wrote; the returned func stops it and waits.
+// startUpUI serves the web view beside a foreground `ctl up` of the
+// cluster in dataDir, reading the admin kubeconfig the cluster wrote; the
+// returned func stops it and waits.
 // A failure is reported, not fatal: the cluster runs on without its view.
-func startUpUI(ctx context.Context, kubeconfig string, port int, streams IOStreams) (stop func()) {
+func startUpUI(ctx context.Context, dataDir string, port int, streams IOStreams) (stop func()) {
 	ctx, cancel := context.WithCancel(ctx)
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		cfg, err := client.ConfigFromKubeconfig(kubeconfig, "")
+		cfg, err := client.ConfigFromKubeconfig(filepath.Join(dataDir, "kubeconfig"), "")
 		if err == nil {
 			opts := ui.DefaultOptions()
-			opts.Port = port
+			opts.Port, opts.DataDir = port, dataDir
 			err = runUI(ctx, cfg, opts, streams.Out)
 		}
 		if err != nil {

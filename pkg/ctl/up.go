@@ -113,7 +113,7 @@ func runUp(ctx context.Context, opts cluster.Options, uiOpts upUIOptions, stream
 		return nil
 	}
 	if uiOpts.enabled {
-		stopUI := startUpUI(ctx, c.KubeconfigPath(), uiOpts.port, streams)
+		stopUI := startUpUI(ctx, c.DataDir(), uiOpts.port, streams)
 		defer stopUI()
 	}
 	waited := make(chan struct{})

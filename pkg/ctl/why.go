@@ -34,7 +34,7 @@ type whyOptions struct {
 // newWhyCommand is `ctl why TYPE/NAME`: the latest decision every
 // controller and the scheduler recorded about one object.
 func newWhyCommand(f *factory) *cobra.Command {
-	o := &whyOptions{f: f, dataDir: cluster.DefaultOptions().DataDir, connect: debugAPI, now: time.Now}
+	o := &whyOptions{f: f, dataDir: cluster.DefaultOptions().DataDir, connect: debug.Connect, now: time.Now}
 	cmd := &cobra.Command{
 		Use:   "why TYPE/NAME [-n NAMESPACE] [--all] [-o json]",
 		Short: "Show why the control plane did what it did to an object",

@@ -7,6 +7,7 @@ import (
 	"strconv"
 
 	"kplane/pkg/client"
+	"kplane/pkg/cluster"
 )
 
 // DefaultPort is where `ctl ui` listens unless told otherwise: easy to
@@ -27,13 +28,18 @@ type Options struct {
 	// AdminToken is the cluster administrator's bearer token: requests
 	// carrying it are admitted, as are those with a session cookie.
 	AdminToken string
+	// DataDir is the cluster's data directory, where its components
+	// announce their debug APIs (pkg/debug): the panels on the machinery
+	// — leases, queues, trace, why, etcd, faults — read them through
+	// debug.Connect(DataDir), as ctl's teaching verbs do.
+	DataDir string
 	// Logger receives the server's and its informers' logs.
 	Logger *slog.Logger
 }
 
 // DefaultOptions returns Options listening on 127.0.0.1:DefaultPort.
 func DefaultOptions() Options {
-	return Options{Address: "127.0.0.1", Port: DefaultPort, Logger: slog.New(slog.DiscardHandler)}
+	return Options{Address: "127.0.0.1", Port: DefaultPort, DataDir: cluster.DefaultOptions().DataDir, Logger: slog.New(slog.DiscardHandler)}
 }
 
 // Validate refuses a non-loopback address, a port out of range, and
