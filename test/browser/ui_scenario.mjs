@@ -7,43 +7,12 @@
 //   KPLANE_MANIFEST     the seeds' Deployment ng-dep (4 replicas)
 //   KPLANE_CHROMIUM     the browser (default /usr/bin/chromium)
 // Each wait has a deadline and, when it passes, says what the page showed.
-import { chromium } from "playwright-core";
-import { execFileSync } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { env, kubectl, waitFor, withBrowser } from "./lib.mjs";
 
-const env = (name) => {
-  const value = process.env[name];
-  if (!value) throw new Error(`${name} is not set (ui_test.go sets it)`);
-  return value;
-};
 const loginURL = env("KPLANE_UI_LOGIN");
 const artifacts = env("KPLANE_ARTIFACT_DIR");
 const manifest = env("KPLANE_MANIFEST");
-const waitLimit = 90_000; // a deadline for each wait, not a performance claim
-
-const started = Date.now();
-const elapsed = () => `${((Date.now() - started) / 1000).toFixed(1)}s`;
-
-function kubectl(...args) {
-  const out = execFileSync(env("KPLANE_KUBECTL"), args, { encoding: "utf8" });
-  console.log(`kubectl ${args.join(" ")}: ${out.trim()}`);
-}
-
-// waitFor polls fn in the page until it returns true, or fails with what
-// the nodes and graph panels last showed.
-async function waitFor(page, what, fn, arg) {
-  try {
-    await page.waitForFunction(fn, arg, { timeout: waitLimit, polling: 200 });
-  } catch (err) {
-    const shown = await page.evaluate(() =>
-      ["nodes", "graph", "details"].map((id) => `${id}: ${document.querySelector(`#${id} .body`).innerText}`).join("\n"));
-    await page.screenshot({ path: join(artifacts, "failure.png"), fullPage: true });
-    throw new Error(`waiting for ${what}: ${err.message}\nthe page showed:\n${shown}`);
-  }
-  console.log(`ok after ${elapsed()}: ${what}`);
-}
 
 // ngDepPods counts the ng-dep pods in the nodes view, by phase.
 const ngDepPods = (want) => {
@@ -52,17 +21,7 @@ const ngDepPods = (want) => {
   return pods.length === want.total && running === want.running;
 };
 
-const userDataDir = mkdtempSync(join(tmpdir(), "kplane-chromium-"));
-const context = await chromium.launchPersistentContext(userDataDir, {
-  executablePath: process.env.KPLANE_CHROMIUM || "/usr/bin/chromium",
-  headless: true,
-  viewport: { width: 1500, height: 1000 },
-  args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-    "--disable-background-networking", "--disable-component-update", "--disable-sync"],
-});
-try {
-  const page = context.pages()[0] || (await context.newPage());
-  page.on("pageerror", (err) => console.log(`page error: ${err.message}`));
+await withBrowser(async (page) => {
   let loads = 0;
   page.on("load", () => loads++);
 
@@ -98,7 +57,4 @@ try {
 
   if (loads !== loadsBefore) throw new Error(`the page reloaded ${loads - loadsBefore} times`);
   console.log("ok: no reload");
-} finally {
-  await context.close();
-  rmSync(userDataDir, { recursive: true, force: true });
-}
+});

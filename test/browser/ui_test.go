@@ -56,7 +56,7 @@ var loginLink = regexp.MustCompile(`login link: (http://127\.0\.0\.1:[0-9]+)(/lo
 func startUI(t *testing.T, c *framework.LocalCluster) (base, login string) {
 	t.Helper()
 	out := &framework.SyncBuffer{}
-	cmd := exec.Command(filepath.Join(framework.BuildBinaries(t), "ctl"), "ui", "--kubeconfig", c.KubeconfigPath(), "--port", "0")
+	cmd := exec.Command(filepath.Join(framework.BuildBinaries(t), "ctl"), "ui", "--kubeconfig", c.KubeconfigPath(), "--data-dir", c.Dir, "--port", "0")
 	cmd.Stdout, cmd.Stderr = out, out
 	framework.StartProcess(t, "ctl ui", cmd, func() {
 		if t.Failed() {
