@@ -22,7 +22,10 @@ import (
 //   - the namespace controller deletes every object in it; one ConfigMap
 //     carries a finalizer of the test's own, so the namespace is still
 //     Terminating when everything else is gone — observable;
-//   - once that finalizer is removed, the namespace is NotFound.
+//   - once that finalizer is removed, the namespace is NotFound;
+//   - `kubectl delete ns --cascade=foreground` returns once the namespace
+//     is gone: the garbage collector watches namespaces too, and takes off
+//     the foregroundDeletion finalizer (it once waited for ever).
 func TestControllersNamespaceDeletion(t *testing.T) {
 	t.Parallel()
 	c := startControllersCluster(t, 2)
@@ -76,4 +79,14 @@ data:
 		return r.Err != nil && strings.Contains(r.Stderr, `namespaces "`+ns+`" not found`),
 			fmt.Sprintf("kubectl get ns %s: %v\n%s%s", ns, r.Err, r.Stdout, r.Stderr)
 	})
+
+	const fg = "doomed-foreground"
+	c.MustKubectl(t, "create", "namespace", fg)
+	c.MustKubectl(t, "create", "configmap", "settings", "-n", fg, "--from-literal=color=blue")
+	if r := c.Kubectl(t, "", "delete", "ns", fg, "--cascade=foreground", "--timeout=90s"); r.Err != nil {
+		t.Errorf("kubectl delete ns %s --cascade=foreground: %v\n%s%s", fg, r.Err, r.Stdout, r.Stderr)
+	}
+	if r := c.Kubectl(t, "", "get", "ns", fg); r.Err == nil || !strings.Contains(r.Stderr, `namespaces "`+fg+`" not found`) {
+		t.Errorf("after the foreground delete, kubectl get ns %s: %v\n%s%s", fg, r.Err, r.Stdout, r.Stderr)
+	}
 }
