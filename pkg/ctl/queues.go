@@ -23,15 +23,6 @@ import (
 // their own).
 type debugAccess func(dataDir string) (*debug.Client, []debug.Endpoint, error)
 
-// componentQueues is one component's workqueues, as `ctl queues -o json`
-// prints them.
-type componentQueues struct {
-	Component string             `json:"component"`
-	Queues    []debug.QueueState `json:"queues"`
-	// Error says why the component did not answer (it is restarting).
-	Error string `json:"error,omitempty"`
-}
-
 // queuesOptions are `ctl queues`' flags.
 type queuesOptions struct {
 	dataDir   string
@@ -92,7 +83,7 @@ func runQueues(ctx context.Context, streams IOStreams, access debugAccess, o que
 		}
 	}
 	for {
-		all := readQueues(ctx, dc, endpoints)
+		all := debug.ReadQueues(ctx, dc, endpoints)
 		if o.output == "json" {
 			enc := json.NewEncoder(streams.Out)
 			enc.SetIndent("", "  ")
@@ -119,27 +110,10 @@ func runQueues(ctx context.Context, streams IOStreams, access debugAccess, o que
 	}
 }
 
-// readQueues asks every endpoint for its queues; a component that does
-// not answer is listed with the error.
-func readQueues(ctx context.Context, dc *debug.Client, endpoints []debug.Endpoint) []componentQueues {
-	out := make([]componentQueues, 0, len(endpoints))
-	for _, ep := range endpoints {
-		cq := componentQueues{Component: ep.Component}
-		if err := dc.Get(ctx, ep, debug.PathQueues, &cq.Queues); err != nil {
-			cq.Error = err.Error()
-		}
-		if cq.Queues == nil {
-			cq.Queues = []debug.QueueState{}
-		}
-		out = append(out, cq)
-	}
-	return out
-}
-
 // printQueues writes a table per component that has queues. Components
 // without any (the apiserver, the kubelets) are named at the end, unless
 // one was asked for by name.
-func printQueues(out io.Writer, all []componentQueues, wide, named bool) {
+func printQueues(out io.Writer, all []debug.ComponentQueues, wide, named bool) {
 	var without []string
 	first := true
 	for _, cq := range all {
