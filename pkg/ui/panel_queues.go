@@ -1,0 +1,100 @@
+package ui
+
+import (
+	"context"
+	"net/http"
+	"sync"
+	"time"
+
+	"kplane/pkg/debug"
+)
+
+// The Workqueues panel: every controller's workqueue in every component,
+// as `ctl queues` prints it (depth, dirty, processing, waiting, retries),
+// and the last keys that went through each queue — queue → processing →
+// done — replayed from the components' journals by debug.QueueHistory,
+// because a key a worker handles in a millisecond is never caught by a
+// reading of the live sets.
+//
+// Live by polling, not by the object stream: the queue sets change many
+// times a second, and nobody needs them while the panel is out of sight.
+// The page asks at most once a second, only while the panel is visible;
+// each request reads the journals incrementally, from where the last one
+// stopped.
+
+// queuesPerQueue is how many past passages the panel keeps per queue:
+// enough to find the key a student just touched among a queue's
+// resyncs, few enough to read.
+const queuesPerQueue = 12
+
+// queuesAnswer is the answer of /api/debug/queues.
+type queuesAnswer struct {
+	// Components are the live sets, as `ctl queues -o json` prints them.
+	Components []debug.ComponentQueues `json:"components"`
+	// Passages are the last keys through each queue (of the queue asked
+	// for, or of every queue), oldest first within a queue.
+	Passages []debug.KeyPassage `json:"passages"`
+	// Now is the server's clock, to age the steps against.
+	Now time.Time `json:"now"`
+}
+
+// queueHistoryFeed keeps the passages read so far and, per component, how
+// far it has read its journal.
+type queueHistoryFeed struct {
+	mu      sync.Mutex
+	history *debug.QueueHistory
+	// read is the last record seq read from each component's journal, and
+	// the endpoint it was read from: a component that restarts serves a
+	// new journal (from seq 1) at a new address, with a new PID.
+	read map[string]journalCursor
+}
+
+type journalCursor struct {
+	endpoint debug.Endpoint
+	seq      uint64
+}
+
+func newQueueHistoryFeed() *queueHistoryFeed {
+	return &queueHistoryFeed{history: debug.NewQueueHistory(queuesPerQueue), read: map[string]journalCursor{}}
+}
+
+// serveQueues is /api/debug/queues[?queue=NAME]: the live state of every
+// workqueue and the last passages through each (or through the queues
+// named NAME).
+func (s *Server) serveQueues(w http.ResponseWriter, r *http.Request) {
+	dc, endpoints, err := s.debugAPI()
+	if err != nil {
+		serveDebugUnavailable(w, err)
+		return
+	}
+	ctx, cancel := context.WithTimeout(r.Context(), 5*time.Second)
+	defer cancel()
+	answer := queuesAnswer{Components: debug.ReadQueues(ctx, dc, endpoints), Now: time.Now()}
+	answer.Passages = s.queueHistory.update(ctx, dc, endpoints, r.URL.Query().Get("queue"))
+	if answer.Passages == nil {
+		answer.Passages = []debug.KeyPassage{}
+	}
+	debug.WriteJSON(w, answer)
+}
+
+// update reads the trace records each component added since the last
+// call into the history and returns the passages of queue ("" for all).
+// A component that does not answer keeps the passages read so far.
+func (f *queueHistoryFeed) update(ctx context.Context, dc *debug.Client, endpoints []debug.Endpoint, queue string) []debug.KeyPassage {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for _, ep := range endpoints {
+		cursor := f.read[ep.Component]
+		if cursor.endpoint != ep {
+			f.history.Forget(ep.Component)
+			cursor = journalCursor{endpoint: ep}
+		}
+		_ = dc.Records(ctx, ep, debug.RecordQuery{After: cursor.seq, Types: debug.TypeTrace}, func(r debug.Record) error {
+			f.history.Add(r)
+			cursor.seq = r.Seq
+			return nil
+		})
+		f.read[ep.Component] = cursor
+	}
+	return f.history.Passages(queue)
+}
