@@ -72,8 +72,8 @@ type KeyPassage struct {
 	Key       string `json:"key"`
 	// Steps are the key's moves, oldest first.
 	Steps []QueueStep `json:"steps"`
-	// Deduplicated counts the Adds of the key while it already waited in
-	// the queue: they changed nothing (the queue holds a key once).
+	// Deduplicated counts the Adds of the key while it was already queued,
+	// or already dirty: they changed nothing (the queue holds a key once).
 	Deduplicated int `json:"deduplicated,omitempty"`
 	// Finished is set once the passage ended with Done.
 	Finished bool `json:"finished"`
@@ -142,11 +142,12 @@ func (h *QueueHistory) added(k queuedKey, step QueueStep) {
 	case p == nil:
 		step.State = PassageQueue
 		h.start(k, step)
-	case p.processing:
+	case p.processing && !p.dirty:
 		step.State = PassageDirty
 		p.dirty = true
 		h.append(p, step)
-	case last(p).State == PassageQueue || last(p).State == PassageDirty:
+	case p.processing, last(p).State == PassageQueue:
+		// Already dirty, or already queued: the queue holds a key once.
 		p.Deduplicated++
 	default: // waiting: the delay passed, the key is queued again
 		step.State = PassageQueue

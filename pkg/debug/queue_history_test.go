@@ -93,6 +93,16 @@ func TestQueueHistoryReplaysEachKeysPassage(t *testing.T) {
 		},
 		want: []string{"default/web: queue processing dirty done", "default/web: queue (open)"},
 	}, {
+		name: "a second Add while the key is dirty is deduplicated",
+		run: func(q *workqueue.Queue[string]) {
+			q.Add("default/web")
+			key, _ := q.Get()
+			q.Add("default/web")
+			q.Add("default/web")
+			q.Done(key)
+		},
+		want: []string{"default/web: queue processing dirty done", "default/web: queue (open)"},
+	}, {
 		name: "a failed sync parks the key for a retry before its worker is done",
 		run: func(q *workqueue.Queue[string]) {
 			q.Add("default/web")

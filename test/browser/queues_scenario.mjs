@@ -57,7 +57,7 @@ await withBrowser(async (page) => {
     [...document.querySelectorAll("#queues li.passage[data-queue='deployment'][data-key='default/ng-dep'][data-finished='true']")]
       .some((li) => {
         const steps = [...li.querySelectorAll(".step")];
-        if (Number(steps[0].dataset.seq) <= after) return false;
+        if (steps.length === 0 || Number(steps[0].dataset.seq) <= after) return false;
         const states = steps.map((s) => s.dataset.state);
         const queued = states.indexOf("queue");
         const processing = states.indexOf("processing", queued);

@@ -128,7 +128,7 @@ function passageItem(passage) {
   },
   h("strong", { class: "passage-key" }, passage.key), " ",
   h("span", { class: "muted" }, clockTime(passage.steps[0].time)), " ",
-  passage.steps.map((step, i) => [
+  passage.steps.flatMap((step, i) => [
     i > 0 ? h("span", { class: "arrow", "aria-hidden": "true" }, " → ") : null,
     h("span", { class: `step step-${step.state}`, "data-state": step.state, "data-seq": step.seq, title: step.detail || "" },
       h("span", { class: "step-marker", "aria-hidden": "true" }, stepMarkers[step.state] || "?"), " ", step.state,
