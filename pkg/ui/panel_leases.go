@@ -30,6 +30,12 @@ import (
 // nobody, and the nodes view shows their effect.)
 const leaseNamespace = "kube-system"
 
+// apiserverIdentityLabel marks an apiserver's identity Lease (upstream's
+// label; pkg/apiserver/identitylease.go): a heartbeat each apiserver
+// renews for itself, in kube-system beside the leader-election Leases,
+// that elects nobody.
+const apiserverIdentityLabel = "apiserver.kubernetes.io/identity"
+
 // leasesAnswer is the answer of /api/debug/leases.
 type leasesAnswer struct {
 	Leases []leaseView `json:"leases"`
@@ -54,6 +60,9 @@ type leaseView struct {
 	// Transitions counts the changes of holder (spec.leaseTransitions).
 	Transitions     int32  `json:"transitions"`
 	ResourceVersion string `json:"resourceVersion"`
+	// APIServerIdentity is set on an apiserver's identity Lease: a
+	// heartbeat, not an election.
+	APIServerIdentity bool `json:"apiserverIdentity,omitempty"`
 	// Candidates are the processes taking part in this election, leader
 	// first, as their debug APIs report them.
 	Candidates []leaseCandidate `json:"candidates"`
@@ -92,6 +101,7 @@ func leaseViews(leases []*api.Lease, components []debug.ComponentLeaders) []leas
 	out := make([]leaseView, 0, len(leases))
 	for _, l := range leases {
 		v := leaseView{Namespace: l.Namespace, Name: l.Name, ResourceVersion: l.ResourceVersion, Candidates: []leaseCandidate{}}
+		_, v.APIServerIdentity = l.Labels[apiserverIdentityLabel]
 		spec := l.Spec
 		if spec.HolderIdentity != nil {
 			v.Holder = *spec.HolderIdentity

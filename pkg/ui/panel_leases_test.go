@@ -22,6 +22,8 @@ func TestLeaseViewsJoinTheLeaseWithItsCandidates(t *testing.T) {
 			AcquireTime: &api.MicroTime{Time: acquired}, RenewTime: &api.MicroTime{Time: renewed},
 		}},
 		{ObjectMeta: api.ObjectMeta{Namespace: "kube-system", Name: "kube-controller-manager", ResourceVersion: "7"}},
+		{ObjectMeta: api.ObjectMeta{Namespace: "kube-system", Name: "apiserver-x", ResourceVersion: "9",
+			Labels: map[string]string{"apiserver.kubernetes.io/identity": "kube-apiserver"}}},
 	}
 	components := []debug.ComponentLeaders{
 		{Component: "apiserver", PID: 10, Elections: []debug.LeaderState{}},
@@ -29,6 +31,7 @@ func TestLeaseViewsJoinTheLeaseWithItsCandidates(t *testing.T) {
 		{Component: "scheduler-2", PID: 12, Elections: []debug.LeaderState{{Lease: "kube-system/kube-scheduler", Identity: "scheduler_b", IsLeader: true}}},
 	}
 	want := []leaseView{
+		{Namespace: "kube-system", Name: "apiserver-x", ResourceVersion: "9", APIServerIdentity: true, Candidates: []leaseCandidate{}},
 		{Namespace: "kube-system", Name: "kube-controller-manager", ResourceVersion: "7", Candidates: []leaseCandidate{}},
 		{Namespace: "kube-system", Name: "kube-scheduler", ResourceVersion: "42", Holder: "scheduler_b",
 			AcquireTime: &acquired, RenewTime: &renewed, LeaseDurationSeconds: 15, Transitions: 1,

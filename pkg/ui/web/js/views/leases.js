@@ -62,7 +62,9 @@ function leaseRow(lease, now) {
       h("div", { class: "muted" }, `↻ ${seen.count} renewal${seen.count === 1 ? "" : "s"} seen here`)),
     h("td", {}, `${lease.leaseDurationSeconds}s`),
     h("td", {}, lease.transitions),
-    h("td", {}, lease.candidates.length === 0
+    h("td", {}, lease.apiserverIdentity
+      ? h("span", { class: "muted" }, "none: a heartbeat, not an election — each apiserver renews its own identity Lease")
+      : lease.candidates.length === 0
       ? h("span", { class: "muted" }, "no process reports this election")
       : h("ul", { class: "candidates" }, lease.candidates.map((c) =>
         h("li", { "data-candidate": c.component },

@@ -23,7 +23,7 @@ const stepMarkers = {
   processing: "▶",
   sync: "⚙",
   dirty: "↺",
-  waiting: "⏸",
+  waiting: "◔",
   done: "●",
 };
 
