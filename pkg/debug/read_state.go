@@ -22,16 +22,9 @@ type ComponentQueues struct {
 // ReadQueues asks every endpoint for its workqueues (PathQueues).
 func ReadQueues(ctx context.Context, c *Client, endpoints []Endpoint) []ComponentQueues {
 	out := make([]ComponentQueues, 0, len(endpoints))
-	for _, ep := range endpoints {
-		cq := ComponentQueues{Component: ep.Component}
-		if err := c.Get(ctx, ep, PathQueues, &cq.Queues); err != nil {
-			cq.Error = err.Error()
-		}
-		if cq.Queues == nil {
-			cq.Queues = []QueueState{}
-		}
-		out = append(out, cq)
-	}
+	readEach(ctx, c, endpoints, PathQueues, func(ep Endpoint, queues []QueueState, errText string) {
+		out = append(out, ComponentQueues{Component: ep.Component, Queues: queues, Error: errText})
+	})
 	return out
 }
 
@@ -51,15 +44,25 @@ type ComponentLeaders struct {
 // that take part in none (the apiserver, kubelets) answer an empty list.
 func ReadLeaders(ctx context.Context, c *Client, endpoints []Endpoint) []ComponentLeaders {
 	out := make([]ComponentLeaders, 0, len(endpoints))
-	for _, ep := range endpoints {
-		cl := ComponentLeaders{Component: ep.Component, PID: ep.PID}
-		if err := c.Get(ctx, ep, PathLeader, &cl.Elections); err != nil {
-			cl.Error = err.Error()
-		}
-		if cl.Elections == nil {
-			cl.Elections = []LeaderState{}
-		}
-		out = append(out, cl)
-	}
+	readEach(ctx, c, endpoints, PathLeader, func(ep Endpoint, elections []LeaderState, errText string) {
+		out = append(out, ComponentLeaders{Component: ep.Component, PID: ep.PID, Elections: elections, Error: errText})
+	})
 	return out
+}
+
+// readEach gets the list at path from every endpoint in turn and hands it
+// to add — never nil, so it encodes as [] — with the error, if any, as
+// text.
+func readEach[T any](ctx context.Context, c *Client, endpoints []Endpoint, path string, add func(Endpoint, []T, string)) {
+	for _, ep := range endpoints {
+		var items []T
+		errText := ""
+		if err := c.Get(ctx, ep, path, &items); err != nil {
+			errText = err.Error()
+		}
+		if items == nil {
+			items = []T{}
+		}
+		add(ep, items, errText)
+	}
 }

@@ -1,9 +1,6 @@
 package browser
 
 import (
-	"os"
-	"os/exec"
-	"path/filepath"
 	"testing"
 
 	"kplane/test/framework"
@@ -22,19 +19,5 @@ func TestUIShowsLeasesAndAKeyThroughItsWorkqueue(t *testing.T) {
 	c := framework.StartCluster(t, nil)
 	_, login := startUI(t, c)
 
-	script := exec.Command(node, "queues_scenario.mjs")
-	script.Env = append(os.Environ(),
-		"KPLANE_UI_LOGIN="+login,
-		"KPLANE_ARTIFACT_DIR="+t.ArtifactDir(),
-		"KPLANE_KUBECTL="+kubectl,
-		"KUBECONFIG="+c.KubeconfigPath(),
-		"HOME="+c.Home,
-		"KPLANE_MANIFEST="+filepath.Join(framework.RepoRoot(t), "examples", "nginx-dep.yaml"),
-		"KPLANE_CHROMIUM="+chromium,
-	)
-	out, err := script.CombinedOutput()
-	t.Logf("queues_scenario.mjs:\n%s", out)
-	if err != nil {
-		t.Fatalf("queues_scenario.mjs: %v (screenshots in %s)", err, t.ArtifactDir())
-	}
+	runScenario(t, c, chromium, node, kubectl, login, "queues_scenario.mjs")
 }
