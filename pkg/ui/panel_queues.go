@@ -3,7 +3,6 @@ package ui
 import (
 	"context"
 	"net/http"
-	"sync"
 	"time"
 
 	"kplane/pkg/debug"
@@ -20,7 +19,7 @@ import (
 // times a second, and nobody needs them while the panel is out of sight.
 // The page asks at most once a second, only while the panel is visible;
 // each request reads the journals incrementally, from where the last one
-// stopped.
+// stopped (debug.QueueHistoryReader, as `ctl queues --history` does).
 
 // queuesPerQueue is how many past passages the panel keeps per queue:
 // enough to find the key a student just touched among a queue's
@@ -38,26 +37,6 @@ type queuesAnswer struct {
 	Now time.Time `json:"now"`
 }
 
-// queueHistoryFeed keeps the passages read so far and, per component, how
-// far it has read its journal.
-type queueHistoryFeed struct {
-	mu      sync.Mutex
-	history *debug.QueueHistory
-	// read is the last record seq read from each component's journal, and
-	// the endpoint it was read from: a component that restarts serves a
-	// new journal (from seq 1) at a new address, with a new PID.
-	read map[string]journalCursor
-}
-
-type journalCursor struct {
-	endpoint debug.Endpoint
-	seq      uint64
-}
-
-func newQueueHistoryFeed() *queueHistoryFeed {
-	return &queueHistoryFeed{history: debug.NewQueueHistory(queuesPerQueue), read: map[string]journalCursor{}}
-}
-
 // serveQueues is /api/debug/queues[?queue=NAME]: the live state of every
 // workqueue and the last passages through each (or through the queues
 // named NAME).
@@ -70,31 +49,6 @@ func (s *Server) serveQueues(w http.ResponseWriter, r *http.Request) {
 	ctx, cancel := context.WithTimeout(r.Context(), 5*time.Second)
 	defer cancel()
 	answer := queuesAnswer{Components: debug.ReadQueues(ctx, dc, endpoints), Now: time.Now()}
-	answer.Passages = s.queueHistory.update(ctx, dc, endpoints, r.URL.Query().Get("queue"))
-	if answer.Passages == nil {
-		answer.Passages = []debug.KeyPassage{}
-	}
+	answer.Passages = s.queueHistory.Update(ctx, dc, endpoints, r.URL.Query().Get("queue"))
 	debug.WriteJSON(w, answer)
-}
-
-// update reads the trace records each component added since the last
-// call into the history and returns the passages of queue ("" for all).
-// A component that does not answer keeps the passages read so far.
-func (f *queueHistoryFeed) update(ctx context.Context, dc *debug.Client, endpoints []debug.Endpoint, queue string) []debug.KeyPassage {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	for _, ep := range endpoints {
-		cursor := f.read[ep.Component]
-		if cursor.endpoint != ep {
-			f.history.Forget(ep.Component)
-			cursor = journalCursor{endpoint: ep}
-		}
-		_ = dc.Records(ctx, ep, debug.RecordQuery{After: cursor.seq, Types: debug.TypeTrace}, func(r debug.Record) error {
-			f.history.Add(r)
-			cursor.seq = r.Seq
-			return nil
-		})
-		f.read[ep.Component] = cursor
-	}
-	return f.history.Passages(queue)
 }

@@ -45,7 +45,7 @@ current-context: kplane
 // dataDir.
 func newPanelServer(t *testing.T, dataDir string) *httptest.Server {
 	t.Helper()
-	s := &Server{opts: Options{DataDir: dataDir}, hub: NewHub(), auth: NewAuthenticator(testAdminToken), queueHistory: newQueueHistoryFeed()}
+	s := &Server{opts: Options{DataDir: dataDir}, hub: NewHub(), auth: NewAuthenticator(testAdminToken), queueHistory: debug.NewQueueHistoryReader(queuesPerQueue)}
 	ts := httptest.NewServer(s.Handler())
 	t.Cleanup(ts.Close)
 	return ts

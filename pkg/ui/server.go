@@ -7,6 +7,8 @@ import (
 	"net"
 	"net/http"
 	"time"
+
+	"kplane/pkg/debug"
 )
 
 // Server is the web view: the page's assets, the stream of changes and
@@ -18,7 +20,7 @@ type Server struct {
 	feed *objectFeed
 	// queueHistory is the Workqueues panel's reading of the journals
 	// (panel_queues.go).
-	queueHistory *queueHistoryFeed
+	queueHistory *debug.QueueHistoryReader
 }
 
 // New returns a Server for opts, which must validate.
@@ -33,7 +35,7 @@ func New(opts Options) (*Server, error) {
 		auth: NewAuthenticator(opts.AdminToken),
 		feed: newObjectFeed(opts.Client, hub, opts.Logger),
 
-		queueHistory: newQueueHistoryFeed(),
+		queueHistory: debug.NewQueueHistoryReader(queuesPerQueue),
 	}, nil
 }
 
