@@ -48,7 +48,7 @@ await withBrowser(async (page) => {
     !!document.querySelector("#queues-filter option[value='deployment']"));
   await page.selectOption("#queues-filter", "deployment");
   kubectl("apply", "-f", manifest);
-  await waitFor(page, "the rollout has settled (a first passage of default/ng-dep)", () =>
+  await waitFor(page, "a first passage of default/ng-dep, after its creation", () =>
     document.querySelectorAll("#queues li.passage[data-key='default/ng-dep'][data-finished='true']").length > 0);
   const before = await page.evaluate(() =>
     Math.max(0, ...[...document.querySelectorAll("#queues li.passage[data-key='default/ng-dep'] .step")].map((s) => Number(s.dataset.seq))));

@@ -13,7 +13,7 @@ const explanation = [
   "A controller's event handlers do no work: they put the object's key (namespace/name) into the controller's workqueue. ",
   "A worker takes a key (it moves from queue to processing), runs the controller's sync, and says done. ",
   "The queue holds a key once however often it is added, never gives one key to two workers — a key added while a worker holds it is marked dirty and queued again after done — and parks a key whose sync failed for a back-off retry (waiting). ",
-  "The same from the command line: ", h("code", {}, "ctl queues -w"), " (", h("code", {}, "-o wide"), " for the keys) and ", h("code", {}, "ctl trace"), ".",
+  "The same from the command line: ", h("code", {}, "ctl queues -w"), " (", h("code", {}, "-o wide"), " for the keys) and ", h("code", {}, "ctl queues --history --queue deployment"), ".",
 ];
 
 // Each step of a passage has a word and a shape, so no state is told by
