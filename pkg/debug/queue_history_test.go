@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"net/http/httptest"
 	"slices"
 	"strings"
 	"testing"
@@ -188,5 +189,36 @@ func TestQueueHistoryStartsAtTheFirstRecordItHas(t *testing.T) {
 	}
 	if got, want := states(h.Passages("")), []string{"default/web: processing sync done"}; !slices.Equal(got, want) {
 		t.Errorf("passages = %q, want %q", got, want)
+	}
+}
+
+// The reader reads each journal from where it stopped, and starts over
+// for a component that restarted (a new endpoint, a journal from seq 1).
+func TestQueueHistoryReaderReadsOnFromTheLastRecordAndStartsOverAfterARestart(t *testing.T) {
+	serve := func(j *debug.Journal) debug.Endpoint {
+		srv := httptest.NewServer(j.Handler(nil, false))
+		t.Cleanup(srv.Close)
+		return debug.Endpoint{Component: j.Component(), URL: srv.URL}
+	}
+	ctx := context.Background()
+	c := &debug.Client{}
+	before := debug.NewJournal("controller-manager", 100, nil)
+	q := controllerQueue(t, before, "deployment")
+	ep := serve(before)
+	reader := debug.NewQueueHistoryReader(10)
+
+	q.Add("default/web")
+	if got := states(reader.Update(ctx, c, []debug.Endpoint{ep}, "")); !slices.Equal(got, []string{"default/web: queue (open)"}) {
+		t.Fatalf("first read = %q", got)
+	}
+	process(q, nil)
+	if got := states(reader.Update(ctx, c, []debug.Endpoint{ep}, "")); !slices.Equal(got, []string{"default/web: queue processing sync done"}) {
+		t.Fatalf("second read = %q, want the passage finished by the records added since", got)
+	}
+
+	after := debug.NewJournal("controller-manager", 100, nil)
+	controllerQueue(t, after, "deployment").Add("default/api")
+	if got := states(reader.Update(ctx, c, []debug.Endpoint{serve(after)}, "")); !slices.Equal(got, []string{"default/api: queue (open)"}) {
+		t.Errorf("after a restart = %q, want only the new process's passages", got)
 	}
 }
