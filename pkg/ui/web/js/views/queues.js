@@ -120,6 +120,10 @@ function passagesList(passages, queue) {
   }));
 }
 
+// failed is a sync that returned an error: the key is retried with
+// back-off (its next step is "waiting").
+const failed = (step) => step.state === "sync" && (step.detail || "").startsWith("error");
+
 function passageItem(passage) {
   const start = parseTime(passage.steps[0].time);
   return h("li", {
@@ -130,8 +134,8 @@ function passageItem(passage) {
   h("span", { class: "muted" }, clockTime(passage.steps[0].time)), " ",
   passage.steps.flatMap((step, i) => [
     i > 0 ? h("span", { class: "arrow", "aria-hidden": "true" }, " → ") : null,
-    h("span", { class: `step step-${step.state}`, "data-state": step.state, "data-seq": step.seq, title: step.detail || "" },
-      h("span", { class: "step-marker", "aria-hidden": "true" }, stepMarkers[step.state] || "?"), " ", step.state,
+    h("span", { class: `step step-${step.state}${failed(step) ? " step-failed" : ""}`, "data-state": step.state, "data-seq": step.seq, title: step.detail || "" },
+      h("span", { class: "step-marker", "aria-hidden": "true" }, failed(step) ? "✖" : stepMarkers[step.state] || "?"), " ", step.state,
       step.state === "sync" && step.detail ? ` ${step.detail}` : "",
       i > 0 ? h("span", { class: "muted" }, ` +${formatDuration(parseTime(step.time) - start)}`) : null),
   ]),
