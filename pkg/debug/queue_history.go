@@ -182,6 +182,8 @@ func (h *QueueHistory) done(k queuedKey, step QueueStep) {
 	}
 }
 
+// start opens a new passage of k with its first step, dropping the
+// queue's oldest passage when the queue has perQueue of them.
 func (h *QueueHistory) start(k queuedKey, first QueueStep) *KeyPassage {
 	p := &KeyPassage{Component: k.component, Queue: k.queue, Key: k.key, Steps: []QueueStep{first}}
 	h.open[k] = p
@@ -198,6 +200,7 @@ func (h *QueueHistory) start(k queuedKey, first QueueStep) *KeyPassage {
 	return p
 }
 
+// append adds a step to p, keeping its last maxPassageSteps.
 func (h *QueueHistory) append(p *KeyPassage, step QueueStep) {
 	p.Steps = append(p.Steps, step)
 	if len(p.Steps) > maxPassageSteps {
