@@ -10,6 +10,7 @@ import (
 
 	"kplane/pkg/api"
 	"kplane/pkg/client"
+	"kplane/pkg/clusterclock"
 	"kplane/pkg/debug"
 )
 
@@ -39,7 +40,7 @@ const apiserverIdentityLabel = "apiserver.kubernetes.io/identity"
 // leasesAnswer is the answer of /api/debug/leases.
 type leasesAnswer struct {
 	Leases []leaseView `json:"leases"`
-	// Now is the server's clock, to age the renewals against.
+	// Now is the cluster's clock, to age the renewals against.
 	Now time.Time `json:"now"`
 }
 
@@ -92,7 +93,19 @@ func (s *Server) serveLeases(w http.ResponseWriter, r *http.Request) {
 		debug.WriteStatus(w, http.StatusBadGateway, "InternalError", fmt.Sprintf("list the leases in %s: %v", leaseNamespace, err))
 		return
 	}
-	debug.WriteJSON(w, leasesAnswer{Leases: leaseViews(list.Items, debug.ReadLeaders(ctx, dc, endpoints)), Now: time.Now()})
+	debug.WriteJSON(w, leasesAnswer{Leases: leaseViews(list.Items, debug.ReadLeaders(ctx, dc, endpoints)), Now: s.clusterNow(ctx)})
+}
+
+// clusterNow is the cluster's clock, which the components renew their
+// Leases by: the wall clock, moved forward by `ctl time advance` on a
+// cluster started with --virtual-clock. When the offset cannot be read the
+// wall clock has to do.
+func (s *Server) clusterNow(ctx context.Context) time.Time {
+	offset, err := clusterclock.Read(ctx, s.opts.Client)
+	if err != nil {
+		offset = 0 // ErrWallClock, or the ConfigMap could not be read
+	}
+	return time.Now().Add(offset)
 }
 
 // leaseViews joins the Leases with the elections the components report

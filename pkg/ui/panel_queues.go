@@ -33,8 +33,6 @@ type queuesAnswer struct {
 	// Passages are the last keys through each queue (of the queue asked
 	// for, or of every queue), oldest first within a queue.
 	Passages []debug.KeyPassage `json:"passages"`
-	// Now is the server's clock, to age the steps against.
-	Now time.Time `json:"now"`
 }
 
 // serveQueues is /api/debug/queues[?queue=NAME]: the live state of every
@@ -48,7 +46,7 @@ func (s *Server) serveQueues(w http.ResponseWriter, r *http.Request) {
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), 5*time.Second)
 	defer cancel()
-	answer := queuesAnswer{Components: debug.ReadQueues(ctx, dc, endpoints), Now: time.Now()}
+	answer := queuesAnswer{Components: debug.ReadQueues(ctx, dc, endpoints)}
 	answer.Passages = s.queueHistory.Update(ctx, dc, endpoints, r.URL.Query().Get("queue"))
 	debug.WriteJSON(w, answer)
 }

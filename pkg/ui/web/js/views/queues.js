@@ -48,7 +48,7 @@ export function renderQueues(section) {
       const answer = await fetchJSON(`/api/debug/queues${queue ? `?queue=${encodeURIComponent(queue)}` : ""}`);
       if (queue !== filter.value) return; // the student chose another queue meanwhile
       updateFilter(filter, answer.components);
-      sets.replaceChildren(setsTables(answer.components, queue, Date.parse(answer.now)));
+      sets.replaceChildren(setsTables(answer.components, queue));
       passages.replaceChildren(passagesList(answer.passages, queue));
     } catch (err) {
       sets.replaceChildren(h("p", { class: "muted" }, `✖ ${err.message}`));
@@ -71,17 +71,19 @@ function updateFilter(filter, components) {
   }
 }
 
-function setsTables(components, queue, now) {
+function setsTables(components, queue) {
   const withQueues = components.filter((c) => c.error || c.queues.some((q) => !queue || q.name === queue));
   const without = components.filter((c) => !c.error && c.queues.length === 0).map((c) => c.component);
   return h("div", {},
     withQueues.map((c) => h("div", { class: "queue-component", "data-component": c.component },
       h("h4", {}, c.component),
-      c.error ? h("p", { class: "muted" }, `✖ did not answer: ${c.error}`) : setsTable(c, queue, now))),
+      c.error ? h("p", { class: "muted" }, `✖ did not answer: ${c.error}`) : setsTable(c, queue))),
     !queue && without.length > 0 ? h("p", { class: "muted" }, `No workqueues in: ${without.join(", ")}`) : null);
 }
 
-function setsTable(component, queue, now) {
+// setsTable is one component's queues. A key's age is measured on the
+// component's clock (q.now), which a virtual cluster clock may have moved.
+function setsTable(component, queue) {
   const rows = component.queues.filter((q) => !queue || q.name === queue);
   return h("table", { class: "queue-sets-table" },
     h("tr", {}, ["Queue", "Depth", "Dirty", "Processing", "Waiting", "Retries", "Oldest"].map((title) => h("th", {}, title))),
@@ -89,6 +91,7 @@ function setsTable(component, queue, now) {
       const keys = [...(q.queued || []), ...(q.dirty || []), ...(q.processing || []), ...(q.waiting || [])];
       const retries = keys.reduce((sum, k) => sum + (k.retries || 0), 0);
       const head = (q.queued || [])[0];
+      const now = Date.parse(q.now);
       return h("tr", { "data-queue": q.name, "data-depth": q.depth, class: q.depth + (q.processing || []).length > 0 ? "queue-busy" : "" },
         h("td", {}, q.name), h("td", {}, q.depth),
         h("td", { title: keyNames(q.dirty) }, (q.dirty || []).length),
