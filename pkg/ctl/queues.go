@@ -23,15 +23,6 @@ import (
 // their own).
 type debugAccess func(dataDir string) (*debug.Client, []debug.Endpoint, error)
 
-// componentQueues is one component's workqueues, as `ctl queues -o json`
-// prints them.
-type componentQueues struct {
-	Component string             `json:"component"`
-	Queues    []debug.QueueState `json:"queues"`
-	// Error says why the component did not answer (it is restarting).
-	Error string `json:"error,omitempty"`
-}
-
 // queuesOptions are `ctl queues`' flags.
 type queuesOptions struct {
 	dataDir   string
@@ -39,6 +30,10 @@ type queuesOptions struct {
 	output    string
 	watch     bool
 	interval  time.Duration
+	// history prints the last keys through each queue instead of the
+	// live sets; queue narrows it to the queues of that name.
+	history bool
+	queue   string
 }
 
 // newQueuesCommand is `ctl queues`: every component's workqueues now.
@@ -56,6 +51,13 @@ per component, a row per queue:
   WAITING     keys parked until a delay passes: a rate-limited retry or an AddAfter
   OLDEST      the key that has waited longest for a worker, and for how long
 
+--history prints instead the last keys through each queue and the way each
+went, read from the components' journals: queue → processing → sync → done,
+"dirty" when a key was added again while a worker held it, "waiting" when it
+was parked for a delay or a retry (--queue deployment: only that queue). It
+catches keys a worker handles in a millisecond, which the live sets never
+show; the web view's Workqueues panel (ctl ui) shows the same.
+
 -o wide adds a table of every key with its state, its retries (failures in a
 row; a success resets them) and, for a waiting key, the delay left — the
 controller's exponential back-off, 5ms doubling per retry. -o json prints the
@@ -63,7 +65,8 @@ states as the debug API answers them. -w prints them again every second
 until Ctrl-C. docs/workqueue.md explains the three sets.`,
 		Example: `  ctl queues
   ctl queues --component controller-manager -o wide
-  ctl queues -w`,
+  ctl queues -w
+  ctl queues --history --queue deployment`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return runQueues(cmd.Context(), streams, access, o)
@@ -74,6 +77,8 @@ until Ctrl-C. docs/workqueue.md explains the three sets.`,
 	f.StringVar(&o.component, "component", "", "show only this component's queues (controller-manager, controller-manager-2, scheduler, kubelet-node1, …)")
 	f.StringVarP(&o.output, "output", "o", "", "output format: wide (each key with its retries and delay) or json")
 	f.BoolVarP(&o.watch, "watch", "w", false, "print the queues again every second until Ctrl-C")
+	f.BoolVar(&o.history, "history", false, "print the last keys through each queue, with their passage queue → processing → done, from the journals")
+	f.StringVar(&o.queue, "queue", "", "with --history: only the queues of this name (deployment, replicaset, …)")
 	return cmd
 }
 
@@ -91,19 +96,20 @@ func runQueues(ctx context.Context, streams IOStreams, access debugAccess, o que
 			return fmt.Errorf("no component %q announced a debug API in %s", o.component, o.dataDir)
 		}
 	}
+	if o.queue != "" && !o.history {
+		return fmt.Errorf("--queue goes with --history")
+	}
+	history := debug.NewQueueHistoryReader(queueHistoryPerQueue)
 	for {
-		all := readQueues(ctx, dc, endpoints)
-		if o.output == "json" {
-			enc := json.NewEncoder(streams.Out)
-			enc.SetIndent("", "  ")
-			if err := enc.Encode(all); err != nil {
+		if o.watch && o.output != "json" && isTerminal(streams.Out) {
+			fmt.Fprint(streams.Out, "\033[H\033[2J") // clear the screen, as watch(1) does
+		}
+		if o.history {
+			if err := printQueueHistory(streams.Out, history.Update(ctx, dc, endpoints, o.queue), o.output == "json"); err != nil {
 				return err
 			}
-		} else {
-			if o.watch && isTerminal(streams.Out) {
-				fmt.Fprint(streams.Out, "\033[H\033[2J") // clear the screen, as watch(1) does
-			}
-			printQueues(streams.Out, all, o.output == "wide", o.component != "")
+		} else if err := printQueueStates(streams.Out, debug.ReadQueues(ctx, dc, endpoints), o); err != nil {
+			return err
 		}
 		if !o.watch {
 			return nil
@@ -119,27 +125,21 @@ func runQueues(ctx context.Context, streams IOStreams, access debugAccess, o que
 	}
 }
 
-// readQueues asks every endpoint for its queues; a component that does
-// not answer is listed with the error.
-func readQueues(ctx context.Context, dc *debug.Client, endpoints []debug.Endpoint) []componentQueues {
-	out := make([]componentQueues, 0, len(endpoints))
-	for _, ep := range endpoints {
-		cq := componentQueues{Component: ep.Component}
-		if err := dc.Get(ctx, ep, debug.PathQueues, &cq.Queues); err != nil {
-			cq.Error = err.Error()
-		}
-		if cq.Queues == nil {
-			cq.Queues = []debug.QueueState{}
-		}
-		out = append(out, cq)
+// printQueueStates prints the live sets of every component's queues.
+func printQueueStates(out io.Writer, all []debug.ComponentQueues, o queuesOptions) error {
+	if o.output == "json" {
+		enc := json.NewEncoder(out)
+		enc.SetIndent("", "  ")
+		return enc.Encode(all)
 	}
-	return out
+	printQueues(out, all, o.output == "wide", o.component != "")
+	return nil
 }
 
 // printQueues writes a table per component that has queues. Components
 // without any (the apiserver, the kubelets) are named at the end, unless
 // one was asked for by name.
-func printQueues(out io.Writer, all []componentQueues, wide, named bool) {
+func printQueues(out io.Writer, all []debug.ComponentQueues, wide, named bool) {
 	var without []string
 	first := true
 	for _, cq := range all {

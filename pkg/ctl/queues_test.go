@@ -90,7 +90,7 @@ func TestQueuesJSONIsWhatTheDebugAPIAnswers(t *testing.T) {
 	if err := runQueues(context.Background(), IOStreams{Out: &out}, queuesFixture(t), queuesOptions{output: "json"}); err != nil {
 		t.Fatal(err)
 	}
-	var got []componentQueues
+	var got []debug.ComponentQueues
 	if err := json.Unmarshal(out.Bytes(), &got); err != nil {
 		t.Fatalf("decode %s: %v", out.String(), err)
 	}

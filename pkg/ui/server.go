@@ -7,6 +7,8 @@ import (
 	"net"
 	"net/http"
 	"time"
+
+	"kplane/pkg/debug"
 )
 
 // Server is the web view: the page's assets, the stream of changes and
@@ -16,6 +18,9 @@ type Server struct {
 	hub  *Hub
 	auth *Authenticator
 	feed *objectFeed
+	// queueHistory is the Workqueues panel's reading of the journals
+	// (panel_queues.go).
+	queueHistory *debug.QueueHistoryReader
 }
 
 // New returns a Server for opts, which must validate.
@@ -29,6 +34,8 @@ func New(opts Options) (*Server, error) {
 		hub:  hub,
 		auth: NewAuthenticator(opts.AdminToken),
 		feed: newObjectFeed(opts.Client, hub, opts.Logger),
+
+		queueHistory: debug.NewQueueHistoryReader(queuesPerQueue),
 	}, nil
 }
 
@@ -37,6 +44,8 @@ func New(opts Options) (*Server, error) {
 //	/login?token=T          one-time login link → session cookie
 //	/api/stream             server-sent events: snapshot, upsert, delete
 //	/api/objects/{uid}      an object's YAML and the diff of its last change
+//	/api/debug/leases       every leader-election Lease and its candidates (panel_leases.go)
+//	/api/debug/queues       every workqueue and its last keys' passages (panel_queues.go)
 //	/                       the page (embedded assets)
 //
 // Everything but /login needs credentials.
@@ -45,6 +54,8 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("GET /login", s.auth.ServeLogin)
 	mux.Handle("GET /api/stream", s.auth.Require(http.HandlerFunc(s.serveStream)))
 	mux.Handle("GET /api/objects/{uid}", s.auth.Require(http.HandlerFunc(s.serveObject)))
+	mux.Handle("GET /api/debug/leases", s.auth.Require(http.HandlerFunc(s.serveLeases)))
+	mux.Handle("GET /api/debug/queues", s.auth.Require(http.HandlerFunc(s.serveQueues)))
 	mux.Handle("/api/", s.auth.Require(http.NotFoundHandler()))
 	mux.Handle("/", s.auth.Require(assetHandler()))
 	return mux

@@ -74,6 +74,29 @@ func startUI(t *testing.T, c *framework.LocalCluster) (base, login string) {
 	return base, login
 }
 
+// runScenario runs a browser scenario script with node against cluster
+// c's `ctl ui` (reached through the one-time link login), with the
+// environment every scenario reads (lib.mjs's env), and fails the test
+// when the script does.
+func runScenario(t *testing.T, c *framework.LocalCluster, chromium, node, kubectl, login, script string) {
+	t.Helper()
+	cmd := exec.Command(node, script)
+	cmd.Env = append(os.Environ(),
+		"KPLANE_UI_LOGIN="+login,
+		"KPLANE_ARTIFACT_DIR="+t.ArtifactDir(),
+		"KPLANE_KUBECTL="+kubectl,
+		"KUBECONFIG="+c.KubeconfigPath(),
+		"HOME="+c.Home,
+		"KPLANE_MANIFEST="+filepath.Join(framework.RepoRoot(t), "examples", "nginx-dep.yaml"),
+		"KPLANE_CHROMIUM="+chromium,
+	)
+	out, err := cmd.CombinedOutput()
+	t.Logf("%s:\n%s", script, out)
+	if err != nil {
+		t.Fatalf("%s: %v (screenshots in %s)", script, err, t.ArtifactDir())
+	}
+}
+
 // TestUIShowsTheDeploymentLive is issue 20's Done-when 1: the page sees
 // three nodes; `kubectl apply` of the seeds' ng-dep makes its ReplicaSet
 // and four Running pods appear without a reload; `kubectl scale
@@ -86,21 +109,7 @@ func TestUIShowsTheDeploymentLive(t *testing.T) {
 	c := framework.StartCluster(t, nil)
 	base, login := startUI(t, c)
 
-	script := exec.Command(node, "ui_scenario.mjs")
-	script.Env = append(os.Environ(),
-		"KPLANE_UI_LOGIN="+login,
-		"KPLANE_ARTIFACT_DIR="+t.ArtifactDir(),
-		"KPLANE_KUBECTL="+kubectl,
-		"KUBECONFIG="+c.KubeconfigPath(),
-		"HOME="+c.Home,
-		"KPLANE_MANIFEST="+filepath.Join(framework.RepoRoot(t), "examples", "nginx-dep.yaml"),
-		"KPLANE_CHROMIUM="+chromium,
-	)
-	out, err := script.CombinedOutput()
-	t.Logf("ui_scenario.mjs:\n%s", out)
-	if err != nil {
-		t.Fatalf("ui_scenario.mjs: %v (screenshots in %s)", err, t.ArtifactDir())
-	}
+	runScenario(t, c, chromium, node, kubectl, login, "ui_scenario.mjs")
 
 	// The browser used the link: a second use is refused.
 	assertStatus(t, login, nil, http.StatusUnauthorized)
