@@ -17,7 +17,7 @@ GO      ?= go
 BIN     := bin
 PKGS    := ./...
 
-.PHONY: up build test vet bench bench-events fuzz surge robustness chaos clean bench-scale bench-targets test-ecosystem
+.PHONY: up build test test-docs-sequence vet bench bench-events fuzz surge robustness chaos clean bench-scale bench-targets test-ecosystem
 
 up: build
 	$(BIN)/ctl up
@@ -38,8 +38,16 @@ bench-events:
 	$(GO) test -run 'TestBurstKeepsOneScheduledEventPerPod' -count 1 -v ./pkg/events/ -args -burst-pods 5000
 	$(GO) test -run 'TestSchedulerBurstKeepsOneScheduledEventPerPod' -count 1 -v ./pkg/scheduler/ -args -scheduler-burst-pods 5000
 
+# TestDocsInSequence (every walkthrough again, one after another on one
+# cluster: about seven minutes of test/e2e's twenty on two cores) has its
+# own target, test-docs-sequence, which CI (.ci/run) runs after this one;
+# TestDocs still runs every page, each on a fresh cluster, here.
 test: vet build
-	$(GO) test -race -count=1 -timeout 35m $(PKGS)
+	$(GO) test -race -count=1 -timeout 35m -skip '^TestDocsInSequence$$' $(PKGS)
+
+# The walkthroughs read on, on one cluster (see test above).
+test-docs-sequence: build
+	$(GO) test -race -count=1 -timeout 20m -run '^TestDocsInSequence$$' ./test/e2e
 
 # Issue 19's ecosystem judges, from their own Go module (test/ecosystem) so
 # that controller-runtime and client-go never enter kplane's: a
