@@ -23,7 +23,7 @@ func TestMain(m *testing.M) {
 // requireBrowser returns the chromium and node to drive it, skipping the
 // test when either (or test/browser/node_modules) is missing — or failing
 // it, with KPLANE_REQUIRE_BROWSER=1.
-func requireBrowser(t *testing.T) (chromium, node string) {
+func requireBrowser(t testing.TB) (chromium, node string) {
 	t.Helper()
 	missing := func(what string) {
 		if os.Getenv("KPLANE_REQUIRE_BROWSER") != "" {
@@ -53,7 +53,7 @@ var loginLink = regexp.MustCompile(`login link: (http://127\.0\.0\.1:[0-9]+)(/lo
 
 // startUI runs the built `ctl ui --port 0` against cluster c and returns
 // its base URL and the one-time login link it printed.
-func startUI(t *testing.T, c *framework.LocalCluster) (base, login string) {
+func startUI(t testing.TB, c *framework.LocalCluster) (base, login string) {
 	t.Helper()
 	out := &framework.SyncBuffer{}
 	cmd := exec.Command(filepath.Join(framework.BuildBinaries(t), "ctl"), "ui", "--kubeconfig", c.KubeconfigPath(), "--data-dir", c.Dir, "--port", "0")
