@@ -151,12 +151,24 @@ func watchRunning(b *testing.B, c *client.Client) *runningWatch {
 		b.Fatal(err)
 	}
 	rw := &runningWatch{running: map[string]time.Time{}}
-	go func() {
-		defer w.Stop()
+	go rw.follow(ctx, c, w, list.ResourceVersion)
+	return rw
+}
+
+// follow records the Running pods w delivers; when the server ends the
+// watch (its slow-watcher policy, or a timeout) it watches again from the
+// last resourceVersion seen, as a reflector does, so no transition is
+// missed and each is timed when it arrives.
+func (rw *runningWatch) follow(ctx context.Context, c *client.Client, w client.Watcher, lastRV string) {
+	for {
 		for ev := range w.ResultChan() {
 			now := time.Now()
 			p, ok := ev.Object.(*api.Pod)
-			if !ok || p.Status.Phase != api.PodRunning {
+			if !ok {
+				continue
+			}
+			lastRV = p.ResourceVersion
+			if p.Status.Phase != api.PodRunning {
 				continue
 			}
 			rw.mu.Lock()
@@ -165,8 +177,15 @@ func watchRunning(b *testing.B, c *client.Client) *runningWatch {
 			}
 			rw.mu.Unlock()
 		}
-	}()
-	return rw
+		w.Stop()
+		if ctx.Err() != nil {
+			return
+		}
+		var err error
+		if w, err = c.Pods("default").Watch(ctx, client.ListOptions{ResourceVersion: lastRV}); err != nil {
+			return
+		}
+	}
 }
 
 // snapshot copies what the watch recorded.

@@ -12,7 +12,7 @@
 // unless its persistentVolumeClaimRetentionPolicy says Delete — then they
 // carry an ownerReference too, and the arrow reads "owns".
 import { h, objectButton } from "../dom.js";
-import { objectKey } from "../state.js";
+import { objectKey, compareText } from "../state.js";
 import { phaseOf, phaseLabel } from "./phase.js";
 
 // Kinds that are part of no tree of interest on their own.
@@ -41,7 +41,7 @@ export function renderGraph(state, container) {
     .filter((item) => !hasParent.has(item.uid))
     .filter((item) => !hiddenRoots.has(item.kind) || children.has(item.uid))
     .filter((item) => item.object.metadata.namespace !== "kube-system" || children.has(item.uid))
-    .sort((a, b) => (a.kind + objectKey(a)).localeCompare(b.kind + objectKey(b)));
+    .sort((a, b) => compareText(a.kind + objectKey(a), b.kind + objectKey(b)));
   if (roots.length === 0) {
     container.replaceChildren(h("p", { class: "muted" }, "No workloads yet. Try kubectl apply -f examples/nginx-dep.yaml"));
     return;
@@ -56,7 +56,7 @@ function branch(state, children, item, relation, visiting) {
   const below = [...(children.get(item.uid) || new Map()).values()]
     .map((edge) => ({ edge, child: state.objects.get(edge.uid) }))
     .filter(({ edge, child }) => child && !visiting.has(edge.uid))
-    .sort((a, b) => objectKey(a.child).localeCompare(objectKey(b.child)));
+    .sort((a, b) => compareText(objectKey(a.child), objectKey(b.child)));
   const button = objectButton(state, item, ...label);
   if (item.kind === "Pod") button.classList.add(`phase-${phaseOf(item.object)}`);
   const node = h("li", { "data-graph-kind": item.kind, "data-graph-name": item.object.metadata.name, "data-graph-relation": relation || "" },
