@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"maps"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"sync"
@@ -46,7 +45,6 @@ const (
 //     go test -run '^$' -bench 'UI1000Pods' -benchtime 1x -count 3 ./test/browser/
 func BenchmarkUI1000Pods(b *testing.B) {
 	chromium, node := requireBrowser(b)
-	kubectl := framework.RequireKubectl(b)
 	for range b.N {
 		lc := framework.StartCluster(b, func(o *cluster.Options) { o.Nodes = 0 })
 		framework.StartHollowNodes(b, lc, benchNodes, "kubelet-hollow")
@@ -54,24 +52,11 @@ func BenchmarkUI1000Pods(b *testing.B) {
 		running := watchRunning(b, lc.Client(b))
 
 		results := filepath.Join(b.TempDir(), "results.json")
-		script := exec.Command(node, "bench_scenario.mjs")
-		script.Env = append(os.Environ(),
-			"KPLANE_UI_LOGIN="+login,
+		runScenario(b, node, chromium, "bench_scenario.mjs", lc, login,
 			"KPLANE_UI_BASE="+base,
-			"KPLANE_ARTIFACT_DIR="+b.ArtifactDir(),
-			"KPLANE_KUBECTL="+kubectl,
-			"KUBECONFIG="+lc.KubeconfigPath(),
-			"HOME="+lc.Home,
-			"KPLANE_CHROMIUM="+chromium,
 			fmt.Sprintf("KPLANE_BENCH_PODS=%d", benchPods),
 			fmt.Sprintf("KPLANE_BENCH_NODES=%d", benchNodes),
-			"KPLANE_BENCH_RESULTS="+results,
-		)
-		out, err := script.CombinedOutput()
-		b.Logf("bench_scenario.mjs:\n%s", out)
-		if err != nil {
-			b.Fatalf("bench_scenario.mjs: %v", err)
-		}
+			"KPLANE_BENCH_RESULTS="+results)
 		reportUI(b, results, running.snapshot())
 	}
 }

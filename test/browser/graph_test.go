@@ -1,8 +1,6 @@
 package browser
 
 import (
-	"os"
-	"os/exec"
 	"testing"
 
 	"kplane/test/framework"
@@ -15,23 +13,7 @@ import (
 // (bound), and no claim is drawn as owned (graph_scenario.mjs).
 func TestGraphShowsStatefulSetStorage(t *testing.T) {
 	chromium, node := requireBrowser(t)
-	kubectl := framework.RequireKubectl(t)
 	c := framework.StartCluster(t, nil)
 	_, login := startUI(t, c)
-
-	script := exec.Command(node, "graph_scenario.mjs")
-	script.Env = append(os.Environ(),
-		"KPLANE_UI_LOGIN="+login,
-		"KPLANE_ARTIFACT_DIR="+t.ArtifactDir(),
-		"KPLANE_KUBECTL="+kubectl,
-		"KUBECONFIG="+c.KubeconfigPath(),
-		"HOME="+c.Home,
-		"KPLANE_PV_DIR="+t.TempDir(),
-		"KPLANE_CHROMIUM="+chromium,
-	)
-	out, err := script.CombinedOutput()
-	t.Logf("graph_scenario.mjs:\n%s", out)
-	if err != nil {
-		t.Fatalf("graph_scenario.mjs: %v (screenshots in %s)", err, t.ArtifactDir())
-	}
+	runScenario(t, node, chromium, "graph_scenario.mjs", c, login, "KPLANE_PV_DIR="+t.TempDir())
 }

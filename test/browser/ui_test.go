@@ -82,25 +82,11 @@ func startUI(t testing.TB, c *framework.LocalCluster) (base, login string) {
 // link works once, and no credentials get 401.
 func TestUIShowsTheDeploymentLive(t *testing.T) {
 	chromium, node := requireBrowser(t)
-	kubectl := framework.RequireKubectl(t)
 	c := framework.StartCluster(t, nil)
 	base, login := startUI(t, c)
 
-	script := exec.Command(node, "ui_scenario.mjs")
-	script.Env = append(os.Environ(),
-		"KPLANE_UI_LOGIN="+login,
-		"KPLANE_ARTIFACT_DIR="+t.ArtifactDir(),
-		"KPLANE_KUBECTL="+kubectl,
-		"KUBECONFIG="+c.KubeconfigPath(),
-		"HOME="+c.Home,
-		"KPLANE_MANIFEST="+filepath.Join(framework.RepoRoot(t), "examples", "nginx-dep.yaml"),
-		"KPLANE_CHROMIUM="+chromium,
-	)
-	out, err := script.CombinedOutput()
-	t.Logf("ui_scenario.mjs:\n%s", out)
-	if err != nil {
-		t.Fatalf("ui_scenario.mjs: %v (screenshots in %s)", err, t.ArtifactDir())
-	}
+	runScenario(t, node, chromium, "ui_scenario.mjs", c, login,
+		"KPLANE_MANIFEST="+filepath.Join(framework.RepoRoot(t), "examples", "nginx-dep.yaml"))
 
 	// The browser used the link: a second use is refused.
 	assertStatus(t, login, nil, http.StatusUnauthorized)
