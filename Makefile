@@ -7,6 +7,7 @@
 #   make bench-targets  only the benchmarks of that table, 5 runs each, then the table
 #   make bench-scale  1 000 hollow nodes, 30 000 then 100 000 pods (bench/scale-report.txt)
 #   make test-ecosystem  controller-runtime and Helm (a separate Go module, test/ecosystem) against a cluster
+#   make bench-ui  issue 20's page with 1 000 pods on 100 nodes, in headless Chromium (3 runs)
 #   make bench-events  a 5 000-pod burst of Scheduled events, each kept (the recorder alone, then the real scheduler)
 #   make fuzz    every fuzz target, FUZZTIME (20s) each
 #   make surge   50 rolling updates under CPU contention, checking maxSurge at every pod event
@@ -17,7 +18,7 @@ GO      ?= go
 BIN     := bin
 PKGS    := ./...
 
-.PHONY: up build test test-docs-sequence vet bench bench-events fuzz surge robustness chaos clean bench-scale bench-targets test-ecosystem
+.PHONY: up build test test-docs-sequence vet bench bench-ui bench-events fuzz surge robustness chaos clean bench-scale bench-targets test-ecosystem
 
 up: build
 	$(BIN)/ctl up
@@ -87,7 +88,15 @@ bench: build
 	$(GO) test -run '^$$' -bench '1000Services10Endpoints' -benchtime 5x -count 5 ./pkg/proxy/ | tee -a bench/report.txt
 	$(GO) test -run '^$$' -bench 'ExecStdout' -benchtime 20x -count 3 ./pkg/kubelet/server/ | tee -a bench/report.txt
 	$(GO) test -run '^$$' -bench 'ResourceMetrics110Pods' -benchtime 200x -count 3 -benchmem ./pkg/kubelet/server/ | tee -a bench/report.txt
+	$(MAKE) bench-ui
 	$(GO) run ./bench/summary bench/report.txt
+
+# Issue 20's Done-when 4 (test/browser/bench_test.go; docs/performance.md):
+# first render and Running-to-colour delay of `ctl ui` with 1 000 pods on
+# 100 hollow nodes, in headless Chromium (needs chromium and
+# test/browser/node_modules: cd test/browser && npm ci).
+bench-ui: build
+	KPLANE_REQUIRE_BROWSER=1 $(GO) test -run '^$$' -bench 'UI1000Pods' -benchtime 1x -count 3 -timeout 30m ./test/browser/ | tee -a bench/report.txt
 
 # Issue 18's one-run report: the benchmarks of its targets (W2, W3 with
 # in-process and separate-process clients, W5, W6, W7 in-process and as

@@ -4,8 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -163,8 +161,7 @@ type deploymentCluster struct {
 // kubelet's too).
 func startDeploymentCluster(b *testing.B, mode journalMode) deploymentCluster {
 	b.Helper()
-	bin := framework.BuildBinaries(b)
-	if !framework.HasBinary(bin, "controller-manager") {
+	if !framework.HasBinary(framework.BuildBinaries(b), "controller-manager") {
 		b.Fatal("bin/controller-manager was not built: a Deployment cannot progress without it")
 	}
 	ringSize := 0
@@ -172,37 +169,14 @@ func startDeploymentCluster(b *testing.B, mode journalMode) deploymentCluster {
 		ringSize = debug.DefaultRingSize
 	}
 	lc := framework.StartCluster(b, func(o *cluster.Options) { o.Nodes, o.DebugRingSize = 0, ringSize })
-	args := []string{"--kubeconfig", lc.KubeconfigPath(),
-		"--node-count", fmt.Sprint(hollowNodes), "--node-name-prefix", "hollow-", "--pod-cidr", "10.244.1.0/24"}
+	var args []string
 	if ringSize > 0 {
-		args = append(args, "--debug-ring-size", fmt.Sprint(ringSize), "--debug-component-name", hollowKubelet,
-			"--debug-endpoint-file", debug.EndpointFile(lc.Dir, hollowKubelet), "--debug-address", "127.0.0.1:0")
+		args = []string{"--debug-ring-size", fmt.Sprint(ringSize), "--debug-component-name", hollowKubelet,
+			"--debug-endpoint-file", debug.EndpointFile(lc.Dir, hollowKubelet), "--debug-address", "127.0.0.1:0"}
 	}
-	kubelet := exec.Command(filepath.Join(bin, "kubelet"), args...)
-	out := &framework.SyncBuffer{}
-	kubelet.Stdout, kubelet.Stderr = out, out
-	framework.StartProcess(b, hollowKubelet, kubelet, func() {
-		if b.Failed() {
-			b.Logf("hollow kubelet output:\n%s", out)
-		}
-	})
+	kubeletPID := framework.StartHollowNodes(b, lc, hollowNodes, hollowKubelet, args...)
 	c := benchClient(b, lc.KubeconfigPath())
-	framework.Eventually(b, 2*time.Minute, func() (bool, string) {
-		nodes, err := c.Nodes().List(context.Background(), client.ListOptions{})
-		if err != nil {
-			return false, err.Error()
-		}
-		ready := 0
-		for _, n := range nodes.Items {
-			for _, cond := range n.Status.Conditions {
-				if cond.Type == api.NodeReady && cond.Status == api.ConditionTrue && n.Name != cluster.ControlPlaneNodeName {
-					ready++
-				}
-			}
-		}
-		return ready == hollowNodes, fmt.Sprintf("%d of %d hollow nodes Ready", ready, hollowNodes)
-	})
-	pids := map[string]int{hollowKubelet: kubelet.Process.Pid, "bench": os.Getpid()}
+	pids := map[string]int{hollowKubelet: kubeletPID, "bench": os.Getpid()}
 	if state, err := cluster.ReadState(lc.Dir); err == nil {
 		for name, p := range state.Components {
 			pids[name] = p.PID

@@ -48,6 +48,44 @@ func TestEdgesOf(t *testing.T) {
 				"endpoints": []any{map[string]any{"targetRef": map[string]any{"kind": "Pod", "uid": "x"}}}},
 			want: nil,
 		},
+		{
+			name: "StatefulSet pod uses its claims, owned only by the set",
+			kind: "Pod",
+			obj: map[string]any{
+				"metadata": map[string]any{"uid": "pod-0", "namespace": "default", "ownerReferences": []any{
+					map[string]any{"kind": "StatefulSet", "uid": "sts-1", "controller": true},
+				}},
+				"spec": map[string]any{"volumes": []any{
+					map[string]any{"name": "vol", "persistentVolumeClaim": map[string]any{"claimName": "vol-web-0"}},
+					map[string]any{"name": "again", "persistentVolumeClaim": map[string]any{"claimName": "vol-web-0"}},
+					map[string]any{"name": "tmp", "emptyDir": map[string]any{}},
+				}},
+			},
+			want: []Edge{
+				{From: "sts-1", To: "pod-0", Relation: RelationOwns},
+				{From: "pod-0", ToRef: &ObjectRef{Kind: "PersistentVolumeClaim", Namespace: "default", Name: "vol-web-0"}, Relation: RelationUses},
+			},
+		},
+		{
+			name: "claim owned by its pod (retention policy whenScaled: Delete) and bound to a volume",
+			kind: "PersistentVolumeClaim",
+			obj: map[string]any{
+				"metadata": map[string]any{"uid": "pvc-0", "namespace": "default", "ownerReferences": []any{
+					map[string]any{"kind": "Pod", "uid": "pod-0"},
+				}},
+				"spec": map[string]any{"volumeName": "pv001"},
+			},
+			want: []Edge{
+				{From: "pod-0", To: "pvc-0", Relation: RelationOwns},
+				{From: "pvc-0", ToRef: &ObjectRef{Kind: "PersistentVolume", Name: "pv001"}, Relation: RelationBound},
+			},
+		},
+		{name: "pending claim, no volume yet", kind: "PersistentVolumeClaim",
+			obj: map[string]any{"metadata": map[string]any{"uid": "pvc-1"}, "spec": map[string]any{"resources": map[string]any{}}}},
+		{name: "a volume names nothing", kind: "PersistentVolume",
+			obj: map[string]any{"metadata": map[string]any{"uid": "pv-1"}, "spec": map[string]any{"claimRef": map[string]any{"name": "c"}}}},
+		{name: "malformed volumes are skipped", kind: "Pod",
+			obj: map[string]any{"metadata": map[string]any{"uid": "p"}, "spec": map[string]any{"volumes": []any{"x", map[string]any{"persistentVolumeClaim": "y"}}}}},
 		{name: "no uid, no edges", kind: "Pod", obj: map[string]any{"metadata": map[string]any{"ownerReferences": []any{map[string]any{"uid": "a"}}}}},
 		{name: "malformed ownerReferences are skipped", kind: "Pod",
 			obj: map[string]any{"metadata": map[string]any{"uid": "p", "ownerReferences": []any{"nonsense", map[string]any{"name": "no-uid"}}}}},

@@ -1,6 +1,7 @@
 package browser
 
 import (
+	"path/filepath"
 	"testing"
 
 	"kplane/test/framework"
@@ -15,9 +16,9 @@ import (
 // order. Screenshots of both panels are test artifacts.
 func TestUIShowsLeasesAndAKeyThroughItsWorkqueue(t *testing.T) {
 	chromium, node := requireBrowser(t)
-	kubectl := framework.RequireKubectl(t)
 	c := framework.StartCluster(t, nil)
 	_, login := startUI(t, c)
 
-	runScenario(t, c, chromium, node, kubectl, login, "queues_scenario.mjs")
+	runScenario(t, node, chromium, "queues_scenario.mjs", c, login,
+		"KPLANE_MANIFEST="+filepath.Join(framework.RepoRoot(t), "examples", "nginx-dep.yaml"))
 }

@@ -23,7 +23,7 @@ func TestMain(m *testing.M) {
 // requireBrowser returns the chromium and node to drive it, skipping the
 // test when either (or test/browser/node_modules) is missing — or failing
 // it, with KPLANE_REQUIRE_BROWSER=1.
-func requireBrowser(t *testing.T) (chromium, node string) {
+func requireBrowser(t testing.TB) (chromium, node string) {
 	t.Helper()
 	missing := func(what string) {
 		if os.Getenv("KPLANE_REQUIRE_BROWSER") != "" {
@@ -53,7 +53,7 @@ var loginLink = regexp.MustCompile(`login link: (http://127\.0\.0\.1:[0-9]+)(/lo
 
 // startUI runs the built `ctl ui --port 0` against cluster c and returns
 // its base URL and the one-time login link it printed.
-func startUI(t *testing.T, c *framework.LocalCluster) (base, login string) {
+func startUI(t testing.TB, c *framework.LocalCluster) (base, login string) {
 	t.Helper()
 	out := &framework.SyncBuffer{}
 	cmd := exec.Command(filepath.Join(framework.BuildBinaries(t), "ctl"), "ui", "--kubeconfig", c.KubeconfigPath(), "--data-dir", c.Dir, "--port", "0")
@@ -74,29 +74,6 @@ func startUI(t *testing.T, c *framework.LocalCluster) (base, login string) {
 	return base, login
 }
 
-// runScenario runs a browser scenario script with node against cluster
-// c's `ctl ui` (reached through the one-time link login), with the
-// environment every scenario reads (lib.mjs's env), and fails the test
-// when the script does.
-func runScenario(t *testing.T, c *framework.LocalCluster, chromium, node, kubectl, login, script string) {
-	t.Helper()
-	cmd := exec.Command(node, script)
-	cmd.Env = append(os.Environ(),
-		"KPLANE_UI_LOGIN="+login,
-		"KPLANE_ARTIFACT_DIR="+t.ArtifactDir(),
-		"KPLANE_KUBECTL="+kubectl,
-		"KUBECONFIG="+c.KubeconfigPath(),
-		"HOME="+c.Home,
-		"KPLANE_MANIFEST="+filepath.Join(framework.RepoRoot(t), "examples", "nginx-dep.yaml"),
-		"KPLANE_CHROMIUM="+chromium,
-	)
-	out, err := cmd.CombinedOutput()
-	t.Logf("%s:\n%s", script, out)
-	if err != nil {
-		t.Fatalf("%s: %v (screenshots in %s)", script, err, t.ArtifactDir())
-	}
-}
-
 // TestUIShowsTheDeploymentLive is issue 20's Done-when 1: the page sees
 // three nodes; `kubectl apply` of the seeds' ng-dep makes its ReplicaSet
 // and four Running pods appear without a reload; `kubectl scale
@@ -105,11 +82,11 @@ func runScenario(t *testing.T, c *framework.LocalCluster, chromium, node, kubect
 // link works once, and no credentials get 401.
 func TestUIShowsTheDeploymentLive(t *testing.T) {
 	chromium, node := requireBrowser(t)
-	kubectl := framework.RequireKubectl(t)
 	c := framework.StartCluster(t, nil)
 	base, login := startUI(t, c)
 
-	runScenario(t, c, chromium, node, kubectl, login, "ui_scenario.mjs")
+	runScenario(t, node, chromium, "ui_scenario.mjs", c, login,
+		"KPLANE_MANIFEST="+filepath.Join(framework.RepoRoot(t), "examples", "nginx-dep.yaml"))
 
 	// The browser used the link: a second use is refused.
 	assertStatus(t, login, nil, http.StatusUnauthorized)

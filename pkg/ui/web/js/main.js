@@ -14,9 +14,11 @@ import { renderQueues } from "./views/queues.js";
 const state = new ClusterState();
 const body = (id) => document.querySelector(`#${id} .body`);
 
+// The nodes and the graph draw no Events, so they skip a frame whose
+// changes are all Events (most frames while a thousand pods start).
 const views = [
-  (s) => renderNodes(s, body("nodes")),
-  (s) => renderGraph(s, body("graph")),
+  (s, changed) => ClusterState.onlyEventsChanged(s, changed) || renderNodes(s, body("nodes")),
+  (s, changed) => ClusterState.onlyEventsChanged(s, changed) || renderGraph(s, body("graph")),
   (s, changed) => renderDetails(s, body("details"), changed),
 ];
 state.onChange((s, changed) => {

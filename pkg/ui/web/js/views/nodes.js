@@ -6,6 +6,7 @@ import { parseQuantity, formatCPU, formatBytes } from "../quantity.js";
 import { phaseOf, phaseLabel, legend } from "./phase.js";
 
 export function renderNodes(state, container) {
+  renders++;
   const podsByNode = new Map();
   for (const pod of state.ofKind("Pod")) {
     const nodeName = (pod.object.spec && pod.object.spec.nodeName) || "";
@@ -18,6 +19,7 @@ export function renderNodes(state, container) {
     h("div", { class: "node-head" }, h("span", { class: "node-name" }, "Not scheduled yet")),
     h("div", { class: "pods" }, unscheduled.map((pod) => podChip(state, pod))))];
   container.replaceChildren(legend(), ...cards, ...waiting);
+  forgetGoneChips();
 }
 
 function nodeCard(state, node, pods) {
@@ -66,7 +68,33 @@ function sumRequests(pods) {
   return { cpu, memory };
 }
 
+// chips keeps each pod's chip between renders, keyed by UID, with the
+// object it was drawn from: a render rebuilds only the chips of pods that
+// changed (or whose selection did), not all thousand of them.
+const chips = new Map();
+
 function podChip(state, pod) {
+  const selected = state.selected === pod.uid;
+  const kept = chips.get(pod.uid);
+  if (kept && kept.object === pod.object && kept.selected === selected) {
+    kept.seen = renders;
+    return kept.element;
+  }
+  const element = newPodChip(state, pod);
+  chips.set(pod.uid, { object: pod.object, selected, element, seen: renders });
+  return element;
+}
+
+// forgetGoneChips drops the chips of pods the last render did not draw.
+function forgetGoneChips() {
+  for (const [uid, kept] of chips) {
+    if (kept.seen !== renders) chips.delete(uid);
+  }
+}
+
+let renders = 0;
+
+function newPodChip(state, pod) {
   const phase = phaseOf(pod.object);
   const button = objectButton(state, pod, phaseLabel(phase), " ", pod.object.metadata.name);
   button.classList.add(`phase-${phase}`);
