@@ -37,6 +37,9 @@ func New(opts Options) (*Server, error) {
 //	/login?token=T          one-time login link → session cookie
 //	/api/stream             server-sent events: snapshot, upsert, delete
 //	/api/objects/{uid}      an object's YAML and the diff of its last change
+//	/api/debug/labs         GET: the labs and the progress (panel_labs.go);
+//	                        POST …/labs/{start,check,hint,reset}: `ctl lab`'s verbs;
+//	                        GET …/labs/{lab}/files/{file}: a lab's YAML
 //	/                       the page (embedded assets)
 //
 // Everything but /login needs credentials.
@@ -45,6 +48,9 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("GET /login", s.auth.ServeLogin)
 	mux.Handle("GET /api/stream", s.auth.Require(http.HandlerFunc(s.serveStream)))
 	mux.Handle("GET /api/objects/{uid}", s.auth.Require(http.HandlerFunc(s.serveObject)))
+	mux.Handle("GET /api/debug/labs", s.auth.Require(http.HandlerFunc(s.serveLabs)))
+	mux.Handle("POST /api/debug/labs/{action}", s.auth.Require(http.HandlerFunc(s.serveLabAction)))
+	mux.Handle("GET /api/debug/labs/{lab}/files/{file}", s.auth.Require(http.HandlerFunc(s.serveLabFile)))
 	mux.Handle("/api/", s.auth.Require(http.NotFoundHandler()))
 	mux.Handle("/", s.auth.Require(assetHandler()))
 	return mux
