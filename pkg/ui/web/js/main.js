@@ -8,6 +8,7 @@ import { renderNodes } from "./views/nodes.js";
 import { renderGraph } from "./views/graph.js";
 import { renderDetails } from "./views/details.js";
 import { renderUpcoming } from "./views/upcoming.js";
+import { renderLabs } from "./views/labs.js";
 
 const state = new ClusterState();
 const body = (id) => document.querySelector(`#${id} .body`);
@@ -21,6 +22,7 @@ state.onChange((s, changed) => {
   for (const view of views) view(s, changed);
 });
 renderUpcoming(body("upcoming"));
+renderLabs(state, body("labs"));
 
 const connection = document.getElementById("connection");
 connect(state, (mode, text) => {
