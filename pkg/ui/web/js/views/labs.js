@@ -104,15 +104,17 @@ function draw(state, container) {
     [["en", "English"], ["zh", "中文"]].map(([lang, label]) =>
       h("button", { type: "button", "data-lang": lang, "aria-pressed": String(view.lang === lang),
         onclick: () => { panel.lang = lang; panel.answer = null; load(redraw); } }, label)));
-  container.replaceChildren(explain, languages, error,
+  container.replaceChildren(...[explain, languages, error,
     view.progress ? current(state, view, redraw) : h("p", { class: "muted lab-none" }, view.noLab),
+    panel.answer ? answerBox(state, panel.answer, words) : null,
     h("h3", {}, words.labs),
     h("table", { class: "lab-list" }, view.labs.map((l) =>
       h("tr", { "data-lab": l.name, "aria-current": view.progress && view.progress.lab === l.name ? "true" : null },
         h("td", {}, h("code", {}, l.name)),
         h("td", {}, h("strong", {}, l.title), h("div", { class: "muted" }, l.intro)),
         h("td", {}, h("button", { type: "button", "data-action": "start", disabled: panel.busy ? "" : null,
-          onclick: () => act("start", { lab: l.name }, redraw) }, words.start))))));
+          onclick: () => act("start", { lab: l.name }, redraw) }, words.start))))),
+  ].filter((child) => child !== null));
 }
 
 // current draws the started lab: its steps, the buttons, the last answer.
@@ -140,8 +142,7 @@ function current(state, view, redraw) {
         ]))),
     p.finished ? null : h("div", { class: "lab-buttons" }, button("check"), button("hint"), button("reset")),
     p.finished ? h("div", { class: "lab-buttons" }, button("reset")) : null,
-    panel.busy ? h("p", { class: "muted", role: "status" }, panel.busy === "reset" ? words.resetting : words.checking) : null,
-    panel.answer ? answerBox(state, panel.answer, words) : null);
+    panel.busy ? h("p", { class: "muted", role: "status" }, panel.busy === "reset" ? words.resetting : words.checking) : null);
 }
 
 // answerBox shows what `ctl lab` would have printed for the last action.
