@@ -1,7 +1,6 @@
 package ui
 
 import (
-	"fmt"
 	"regexp"
 	"strings"
 
@@ -96,9 +95,15 @@ var labWords = map[string]lab.Text{
 	"todo":      {En: "to do", Zh: "待完成"},
 	"inside":    {En: "What happened inside", Zh: "控制平面内部发生了什么"},
 	"labs":      {En: "Labs", Zh: "实验列表"},
-	"files":     {En: "The commands use the lab's files in %s/: `ctl lab start %s` in a terminal writes them there (and starts the lab again at step 1). They are also here:", Zh: "这些命令使用 %s/ 下的实验文件：在终端运行 `ctl lab start %s` 会把它们写到那里（并从第 1 步重新开始）。也可以在这里查看："},
 	"openPanel": {En: "open the panel", Zh: "打开面板"},
 	"noPanel":   {En: "not in the page yet: run it in a terminal", Zh: "页面中还没有这个面板：请在终端运行"},
+}
+
+// labFilesNote says where the files of a lab started in the page are:
+// the page writes none (see startLab).
+var labFilesNote = lab.Text{
+	En: "The commands use the lab's files in %s/: `ctl lab start %s` in a terminal writes them there (and starts the lab again at step 1). They are also here:",
+	Zh: "这些命令使用 %s/ 下的实验文件：在终端运行 `ctl lab start %s` 会把它们写到那里（并从第 1 步重新开始）。也可以在这里查看：",
 }
 
 // wordsIn renders labWords in lang.
@@ -130,7 +135,7 @@ func newLabsView(p *lab.Progress, lang lab.Lang) labsView {
 	pv := v.Progress
 	pv.Title, pv.Intro, pv.Files = l.Title.In(lang), l.Intro.In(lang), l.Files
 	if len(l.Files) > 0 {
-		pv.FilesNote = fmt.Sprintf(labWords["files"].In(lang), p.Dir, l.Name)
+		pv.FilesNote = lab.Textf(labFilesNote, p.Dir, l.Name).In(lang)
 	}
 	if _, more := l.Current(p); !more {
 		pv.Finished = true
