@@ -83,7 +83,7 @@ func newLabListCommand(o *labOptions) *cobra.Command {
 
 // newLabStartCommand is `ctl lab start NAME`.
 func newLabStartCommand(o *labOptions) *cobra.Command {
-	dir := "kplane-lab"
+	dir := lab.DefaultDir
 	cmd := &cobra.Command{
 		Use:   "start NAME [--dir kplane-lab]",
 		Short: "Start a lab: write its files and show the first step",
@@ -148,10 +148,9 @@ next step; when it is not, it says what it saw, gives a hint and exits 1.`,
 			}
 			if u, notYet := lab.AsUnmet(err); notYet {
 				fmt.Fprintln(out, lab.Textf(lab.Messages.NotYet, number, u.Reason.In(s.lang)).In(s.lang))
-				if len(step.Hints) > 0 {
-					hint := lab.ExpandDir(step.Hints[0].In(s.lang), s.progress.Dir)
+				if hint, more := lab.FirstHint(step, s.progress.Dir, s.lang); hint != "" {
 					fmt.Fprintln(out, lab.Textf(lab.Messages.Hint, hint).In(s.lang))
-					if len(step.Hints) > 1 {
+					if more {
 						fmt.Fprintln(out, lab.Messages.NoHint.In(s.lang))
 					}
 				}

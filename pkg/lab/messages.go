@@ -25,3 +25,18 @@ var Messages = struct {
 func ExpandDir(s, dir string) string {
 	return strings.ReplaceAll(s, "{dir}", dir)
 }
+
+// DefaultDir is where `ctl lab start` writes a lab's files unless told
+// otherwise (--dir), and what "{dir}" stands for in a lab started from the
+// web page, which writes no files: the commands read the same either way.
+const DefaultDir = "kplane-lab"
+
+// FirstHint is what a failed check offers: the step's first hint, with
+// dir for "{dir}", and whether `ctl lab hint` has more. `ctl lab check`
+// and the web page both answer a failed check with it.
+func FirstHint(step *Step, dir string, lang Lang) (hint string, more bool) {
+	if step == nil || len(step.Hints) == 0 {
+		return "", false
+	}
+	return ExpandDir(step.Hints[0].In(lang), dir), len(step.Hints) > 1
+}

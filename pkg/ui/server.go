@@ -46,6 +46,9 @@ func New(opts Options) (*Server, error) {
 //	/api/objects/{uid}      an object's YAML and the diff of its last change
 //	/api/debug/leases       every leader-election Lease and its candidates (panel_leases.go)
 //	/api/debug/queues       every workqueue and its last keys' passages (panel_queues.go)
+//	/api/debug/labs         GET: the labs and the progress (panel_labs.go);
+//	                        POST …/labs/{start,check,hint,reset}: `ctl lab`'s verbs;
+//	                        GET …/labs/{lab}/files/{file}: a lab's YAML
 //	/                       the page (embedded assets)
 //
 // Everything but /login needs credentials.
@@ -56,6 +59,9 @@ func (s *Server) Handler() http.Handler {
 	mux.Handle("GET /api/objects/{uid}", s.auth.Require(http.HandlerFunc(s.serveObject)))
 	mux.Handle("GET /api/debug/leases", s.auth.Require(http.HandlerFunc(s.serveLeases)))
 	mux.Handle("GET /api/debug/queues", s.auth.Require(http.HandlerFunc(s.serveQueues)))
+	mux.Handle("GET /api/debug/labs", s.auth.Require(http.HandlerFunc(s.serveLabs)))
+	mux.Handle("POST /api/debug/labs/{action}", s.auth.Require(http.HandlerFunc(s.serveLabAction)))
+	mux.Handle("GET /api/debug/labs/{lab}/files/{file}", s.auth.Require(http.HandlerFunc(s.serveLabFile)))
 	mux.Handle("/api/", s.auth.Require(http.NotFoundHandler()))
 	mux.Handle("/", s.auth.Require(assetHandler()))
 	return mux

@@ -10,6 +10,7 @@ import { renderDetails } from "./views/details.js";
 import { renderUpcoming } from "./views/upcoming.js";
 import { renderLeases } from "./views/leases.js";
 import { renderQueues } from "./views/queues.js";
+import { renderLabs } from "./views/labs.js";
 
 const state = new ClusterState();
 const body = (id) => document.querySelector(`#${id} .body`);
@@ -27,6 +28,7 @@ state.onChange((s, changed) => {
 renderUpcoming(body("upcoming"));
 renderLeases(document.getElementById("leases"));
 renderQueues(document.getElementById("queues"));
+renderLabs(state, body("labs"));
 
 const connection = document.getElementById("connection");
 connect(state, (mode, text) => {
