@@ -37,6 +37,8 @@ func New(opts Options) (*Server, error) {
 //	/login?token=T          one-time login link → session cookie
 //	/api/stream             server-sent events: snapshot, upsert, delete
 //	/api/objects/{uid}      an object's YAML and the diff of its last change
+//	/api/debug/faults/…     the fault buttons: ctl fault's actions (panel_faults.go)
+//	/api/debug/clock        the cluster clock; POST …/advance moves it (panel_clock.go)
 //	/                       the page (embedded assets)
 //
 // Everything but /login needs credentials.
@@ -45,6 +47,9 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("GET /login", s.auth.ServeLogin)
 	mux.Handle("GET /api/stream", s.auth.Require(http.HandlerFunc(s.serveStream)))
 	mux.Handle("GET /api/objects/{uid}", s.auth.Require(http.HandlerFunc(s.serveObject)))
+	mux.Handle("/api/debug/faults/", s.auth.Require(s.faultsHandler()))
+	mux.Handle("GET /api/debug/clock", s.auth.Require(http.HandlerFunc(s.serveClock)))
+	mux.Handle("POST /api/debug/clock/advance", s.auth.Require(requireSameOrigin(http.HandlerFunc(s.serveClockAdvance))))
 	mux.Handle("/api/", s.auth.Require(http.NotFoundHandler()))
 	mux.Handle("/", s.auth.Require(assetHandler()))
 	return mux
