@@ -8,6 +8,8 @@ import { renderNodes } from "./views/nodes.js";
 import { renderGraph } from "./views/graph.js";
 import { renderDetails } from "./views/details.js";
 import { renderUpcoming } from "./views/upcoming.js";
+import { renderFaults } from "./views/faults.js";
+import { renderClock } from "./views/clock.js";
 
 const state = new ClusterState();
 const body = (id) => document.querySelector(`#${id} .body`);
@@ -21,6 +23,8 @@ state.onChange((s, changed) => {
   for (const view of views) view(s, changed);
 });
 renderUpcoming(body("upcoming"));
+renderFaults(body("faults"));
+renderClock(body("clock"));
 
 const connection = document.getElementById("connection");
 connect(state, (mode, text) => {
