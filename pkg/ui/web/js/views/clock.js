@@ -23,7 +23,7 @@ export function renderClock(container) {
       try {
         const answer = await postJSON(`/api/debug/clock/advance?by=${by}`);
         result.textContent = `✔ ${answer.text}`;
-        show(answer);
+        await poll(); // the reading shows what ctl time prints, at once
       } catch (error) {
         result.textContent = `✘ ${error.message}`;
       } finally {
