@@ -2,11 +2,10 @@ package ctl
 
 import (
 	"fmt"
-	"net/http"
 
 	"github.com/spf13/cobra"
 
-	"kplane/pkg/debug"
+	"kplane/pkg/fault"
 )
 
 // newFaultCompactCommand is `ctl fault compact`: compact etcd to now and
@@ -24,13 +23,15 @@ lists everything again before it watches anew. ` + "`ctl etcd history`" + ` then
 shows the compaction point.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			var result debug.CompactResult
-			if err := callAPIServerDebug(cmd.Context(), f, http.MethodPost, debug.PathFaultCompact, nil, &result); err != nil {
+			c, err := f.Client()
+			if err != nil {
 				return err
 			}
-			fmt.Fprintf(f.out(), "etcd compacted at revision %d; every watch was dropped (%d watches).\n", result.Revision, result.DroppedWatches)
-			fmt.Fprintln(f.out(), "Watch the informers relist: `ctl trace <kind>/<name> --since 1m` shows list records after a 410 Gone,")
-			fmt.Fprintln(f.out(), "and `ctl etcd history <kind>/<name>` shows the compaction point.")
+			_, text, err := fault.Compact(cmd.Context(), c)
+			if err != nil {
+				return err
+			}
+			fmt.Fprint(f.out(), text)
 			return nil
 		},
 	}

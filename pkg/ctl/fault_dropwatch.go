@@ -4,12 +4,11 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"strings"
 
 	"github.com/spf13/cobra"
 
 	"kplane/pkg/cluster"
-	"kplane/pkg/debug"
+	"kplane/pkg/fault"
 )
 
 // newFaultDropWatchCommand is `ctl fault drop-watch <component>`: end a
@@ -44,34 +43,10 @@ func runFaultDropWatch(ctx context.Context, out io.Writer, access debugAccess, d
 	if err != nil {
 		return err
 	}
-	var result debug.DropWatchResult
-	if err := dc.Post(ctx, ep, debug.PathFaultDropWatch, struct{}{}, &result); err != nil {
+	_, text, err := fault.DropWatch(ctx, dc, ep)
+	if err != nil {
 		return err
 	}
-	if len(result.Resources) == 0 {
-		fmt.Fprintf(out, "%s has no informer watching, so there was nothing to drop.\n", component)
-		if component == cluster.APIServerComponent {
-			fmt.Fprintln(out, "The apiserver serves watches rather than making them; `ctl fault compact` ends the watches it serves.")
-		}
-		return nil
-	}
-	fmt.Fprintf(out, "fault injected: dropped the watches of %s's %s (%s).\n\n", component, plural(len(result.Resources), "informer"), strings.Join(result.Resources, ", "))
-	fmt.Fprintf(out, `Watch for:
-  ctl trace <kind>/<name>
-      a "rewatch" step from each of %s's reflectors, with the resourceVersion it watches
-      from: the last one it saw. No "list" step follows: a watch resumed from a
-      resourceVersion the apiserver still has replays every change since, so no relist.
-`, component)
-	if strings.HasPrefix(component, cluster.ControllerManagerComponent) {
-		fmt.Fprintf(out, "  ctl queues --component %s\n      nothing is enqueued by the drop itself: the caches did not change.\n", component)
-	}
+	fmt.Fprint(out, text)
 	return nil
-}
-
-// plural renders "1 informer", "3 informers".
-func plural(n int, noun string) string {
-	if n == 1 {
-		return "1 " + noun
-	}
-	return fmt.Sprintf("%d %ss", n, noun)
 }

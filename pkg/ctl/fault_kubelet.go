@@ -4,13 +4,12 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"strings"
 
 	"github.com/spf13/cobra"
 
 	"kplane/pkg/cluster"
 	"kplane/pkg/debug"
-	"kplane/pkg/kubelet"
+	"kplane/pkg/fault"
 )
 
 // newFaultPauseKubeletCommand is `ctl fault pause-kubelet <node>`: stop a
@@ -65,7 +64,7 @@ evicted do not come back; their replacements stay where they run.`,
 }
 
 // runFaultPauseKubelet pauses (or resumes) node's heartbeat through its
-// kubelet's debug API and says what to watch for next.
+// kubelet's debug API (fault.PauseKubelet) and says what to watch for next.
 func runFaultPauseKubelet(ctx context.Context, out io.Writer, access func(string) (*debug.Client, []debug.Endpoint, error),
 	dataDir, node string, pause bool) error {
 	dc, endpoints, err := access(dataDir)
@@ -76,67 +75,14 @@ func runFaultPauseKubelet(ctx context.Context, out io.Writer, access func(string
 	if err != nil {
 		return err
 	}
-	path := kubelet.PathResume
-	if pause {
-		path = kubelet.PathPause
-	}
-	var states []kubelet.HeartbeatState
-	if err := dc.Post(ctx, ep, path+"?node="+node, struct{}{}, &states); err != nil {
+	text, err := fault.PauseKubelet(ctx, dc, ep, node, pause)
+	if err != nil {
 		return err
 	}
-	if len(states) != 1 || states[0].Node != node || states[0].Paused != pause {
-		return fmt.Errorf("%s answered %+v, not node %s with its heartbeat paused=%v", ep.Component, states, node, pause)
-	}
-	if pause {
-		printPausedKubelet(out, node)
-	} else {
-		printResumedKubelet(out, node)
-	}
+	fmt.Fprint(out, text)
 	return nil
 }
 
-// kubeletEndpoint finds the debug endpoint of node's kubelet.
-func kubeletEndpoint(endpoints []debug.Endpoint, node, dataDir string) (debug.Endpoint, error) {
-	want := cluster.KubeletComponent(node)
-	var nodes []string
-	for _, ep := range endpoints {
-		if ep.Component == want {
-			return ep, nil
-		}
-		if name, ok := strings.CutPrefix(ep.Component, "kubelet-"); ok {
-			nodes = append(nodes, name)
-		}
-	}
-	return debug.Endpoint{}, fmt.Errorf("no kubelet of node %q announced a debug API in %s (nodes found: %s)",
-		node, dataDir, strings.Join(nodes, ", "))
-}
-
-// printPausedKubelet says what a paused heartbeat leads to, and where to
-// see it happen.
-func printPausedKubelet(out io.Writer, node string) {
-	fmt.Fprintf(out, `fault injected: %[1]s's kubelet stopped its heartbeat. %[1]s stops renewing its Lease
-(kube-node-lease/%[1]s) and posting node status; its pods keep running.
-
-Watch for:
-  after 50 s of cluster time without a heartbeat (--node-monitor-grace-period), the
-  node-lifecycle controller marks %[1]s Unknown (NotReady) and taints it
-  node.kubernetes.io/unreachable:NoExecute; 300 s later (the pods' default
-  tolerationSeconds) the taint-eviction controller evicts its pods, and their
-  controllers create replacements on other nodes.
-  kubectl get nodes -w
-  ctl why node/%[1]s
-  ctl time advance 60s      (a cluster started with --virtual-clock: get there now)
-Undo: ctl fault resume-kubelet %[1]s
-`, node)
-}
-
-// printResumedKubelet says what a resumed heartbeat leads to.
-func printResumedKubelet(out io.Writer, node string) {
-	fmt.Fprintf(out, `%[1]s's kubelet resumed its heartbeat: it renews its Lease and posts its node status again.
-
-Watch for:
-  the node-lifecycle controller sees the renewal at its next check (every 5 s), and
-  %[1]s is Ready again without the unreachable taints. Pods already evicted do not come back.
-  kubectl get nodes -w
-`, node)
-}
+// kubeletEndpoint finds the debug endpoint of node's kubelet
+// (fault.KubeletEndpoint).
+var kubeletEndpoint = fault.KubeletEndpoint

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"kplane/pkg/debug"
+	"kplane/pkg/humanize"
 )
 
 // queueHistoryPerQueue is how many past passages `ctl queues --history`
@@ -64,7 +65,7 @@ func passageLine(p debug.KeyPassage) string {
 	}
 	line := strings.Join(words, " → ")
 	if p.Deduplicated > 0 {
-		line += " (" + plural(p.Deduplicated, "more add") + " deduplicated)"
+		line += " (" + humanize.Count(p.Deduplicated, "more add") + " deduplicated)"
 	}
 	if !p.Finished {
 		line += " … in flight"

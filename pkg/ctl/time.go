@@ -91,8 +91,7 @@ Only a cluster started with ` + "`ctl up --virtual-clock`" + ` has a clock to mo
 			if err != nil {
 				return err
 			}
-			now := time.Now()
-			fmt.Fprintf(f.out(), "cluster clock advanced %v to %s (%v ahead of the wall clock)\n", by, formatClock(now.Add(offset)), offset)
+			fmt.Fprint(f.out(), clusterclock.AdvancedText(time.Now(), by, offset))
 			return nil
 		},
 	}
@@ -128,14 +127,5 @@ func clusterOffset(ctx context.Context, c *client.Client) time.Duration {
 
 // printClocks prints the cluster clock (wall + offset) and the wall clock.
 func printClocks(out io.Writer, wall time.Time, offset time.Duration, virtual bool) {
-	note := fmt.Sprintf("virtual, %v ahead of the wall clock", offset)
-	if !virtual {
-		note = "the wall clock: this cluster was started without --virtual-clock"
-	}
-	fmt.Fprintf(out, "cluster clock: %s (%s)\n", formatClock(wall.Add(offset)), note)
-	fmt.Fprintf(out, "wall clock:    %s\n", formatClock(wall))
+	fmt.Fprint(out, clusterclock.Describe(wall, offset, virtual))
 }
-
-// formatClock prints t as the API's timestamps are written: RFC 3339 in
-// UTC, to the second.
-func formatClock(t time.Time) string { return t.UTC().Format(time.RFC3339) }

@@ -32,7 +32,7 @@ func newLabsTestServer(t *testing.T) (*client.Client, *httptest.Server) {
 	return c, ts
 }
 
-// labCall sends one request with the admin's token and decodes the answer
+// labCall sends one request with the admin's token and the page's Origin and decodes the answer
 // into out, checking the status code.
 func labCall(t *testing.T, method, url, body string, wantCode int, out any) {
 	t.Helper()
@@ -41,6 +41,7 @@ func labCall(t *testing.T, method, url, body string, wantCode int, out any) {
 		t.Fatal(err)
 	}
 	req.Header = bearer(testAdminToken)
+	req.Header.Set("Origin", "http://"+req.Host) // as the page's fetch sends it
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)

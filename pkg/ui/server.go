@@ -49,6 +49,8 @@ func New(opts Options) (*Server, error) {
 //	/api/debug/labs         GET: the labs and the progress (panel_labs.go);
 //	                        POST …/labs/{start,check,hint,reset}: `ctl lab`'s verbs;
 //	                        GET …/labs/{lab}/files/{file}: a lab's YAML
+//	/api/debug/faults/…     the fault buttons: ctl fault's actions (panel_faults.go)
+//	/api/debug/clock        the cluster clock; POST …/advance moves it (panel_clock.go)
 //	/                       the page (embedded assets)
 //
 // Everything but /login needs credentials.
@@ -60,8 +62,11 @@ func (s *Server) Handler() http.Handler {
 	mux.Handle("GET /api/debug/leases", s.auth.Require(http.HandlerFunc(s.serveLeases)))
 	mux.Handle("GET /api/debug/queues", s.auth.Require(http.HandlerFunc(s.serveQueues)))
 	mux.Handle("GET /api/debug/labs", s.auth.Require(http.HandlerFunc(s.serveLabs)))
-	mux.Handle("POST /api/debug/labs/{action}", s.auth.Require(http.HandlerFunc(s.serveLabAction)))
+	mux.Handle("POST /api/debug/labs/{action}", s.auth.Require(requireSameOrigin(http.HandlerFunc(s.serveLabAction))))
 	mux.Handle("GET /api/debug/labs/{lab}/files/{file}", s.auth.Require(http.HandlerFunc(s.serveLabFile)))
+	mux.Handle("/api/debug/faults/", s.auth.Require(s.faultsHandler()))
+	mux.Handle("GET /api/debug/clock", s.auth.Require(http.HandlerFunc(s.serveClock)))
+	mux.Handle("POST /api/debug/clock/advance", s.auth.Require(requireSameOrigin(http.HandlerFunc(s.serveClockAdvance))))
 	mux.Handle("/api/", s.auth.Require(http.NotFoundHandler()))
 	mux.Handle("/", s.auth.Require(assetHandler()))
 	return mux

@@ -11,6 +11,8 @@ import { renderUpcoming } from "./views/upcoming.js";
 import { renderLeases } from "./views/leases.js";
 import { renderQueues } from "./views/queues.js";
 import { renderLabs } from "./views/labs.js";
+import { renderFaults } from "./views/faults.js";
+import { renderClock } from "./views/clock.js";
 
 const state = new ClusterState();
 const body = (id) => document.querySelector(`#${id} .body`);
@@ -29,6 +31,8 @@ renderUpcoming(body("upcoming"));
 renderLeases(document.getElementById("leases"));
 renderQueues(document.getElementById("queues"));
 renderLabs(state, body("labs"));
+renderFaults(body("faults"));
+renderClock(body("clock"));
 
 const connection = document.getElementById("connection");
 connect(state, (mode, text) => {
