@@ -37,6 +37,8 @@ func New(opts Options) (*Server, error) {
 //	/login?token=T          one-time login link → session cookie
 //	/api/stream             server-sent events: snapshot, upsert, delete
 //	/api/objects/{uid}      an object's YAML and the diff of its last change
+//	/api/debug/why/{uid}    an object's decision records (ctl why), panel_why.go
+//	/api/debug/trace/{uid}  an object's trace (ctl trace), panel_trace.go
 //	/                       the page (embedded assets)
 //
 // Everything but /login needs credentials.
@@ -45,6 +47,8 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("GET /login", s.auth.ServeLogin)
 	mux.Handle("GET /api/stream", s.auth.Require(http.HandlerFunc(s.serveStream)))
 	mux.Handle("GET /api/objects/{uid}", s.auth.Require(http.HandlerFunc(s.serveObject)))
+	mux.Handle("GET /api/debug/why/{uid}", s.auth.Require(http.HandlerFunc(s.serveWhy)))
+	mux.Handle("GET /api/debug/trace/{uid}", s.auth.Require(http.HandlerFunc(s.serveTrace)))
 	mux.Handle("/api/", s.auth.Require(http.NotFoundHandler()))
 	mux.Handle("/", s.auth.Require(assetHandler()))
 	return mux
