@@ -7,6 +7,8 @@ import { connect } from "./stream.js";
 import { renderNodes } from "./views/nodes.js";
 import { renderGraph } from "./views/graph.js";
 import { renderDetails } from "./views/details.js";
+import { renderWhy } from "./views/why.js";
+import { renderTrace } from "./views/trace.js";
 import { renderUpcoming } from "./views/upcoming.js";
 
 const state = new ClusterState();
@@ -16,6 +18,8 @@ const views = [
   (s) => renderNodes(s, body("nodes")),
   (s) => renderGraph(s, body("graph")),
   (s, changed) => renderDetails(s, body("details"), changed),
+  (s) => renderWhy(s, body("why")),
+  (s) => renderTrace(s, body("trace")),
 ];
 state.onChange((s, changed) => {
   for (const view of views) view(s, changed);
