@@ -38,12 +38,13 @@ function draw(container) {
     return;
   }
   const { steps, omitted, warnings = [] } = latest.answer;
-  container.replaceChildren(intro,
+  // replaceChildren takes nodes, not arrays: h() flattens them.
+  container.replaceChildren(h("div", { class: "trace-body" }, intro,
     warnings.map((w) => h("p", { class: "muted" }, "⚠ ", w)),
     omitted ? h("p", { class: "muted" }, `${omitted} older steps not shown.`) : null,
     steps.length === 0
       ? h("p", { class: "muted trace-empty" }, "No step recorded about this object yet.")
-      : h("ol", { class: "trace" }, steps.map(stepItem)));
+      : h("ol", { class: "trace" }, steps.map(stepItem))));
 }
 
 // stepItem is one line of `ctl trace`: time offset, component, stage,

@@ -38,11 +38,12 @@ function draw(container) {
     return;
   }
   const { decisions, warnings = [] } = latest.answer;
-  container.replaceChildren(intro,
+  // replaceChildren takes nodes, not arrays: h() flattens them.
+  container.replaceChildren(h("div", { class: "why-body" }, intro,
     warnings.map((w) => h("p", { class: "muted" }, "⚠ ", w)),
     decisions.length === 0
       ? h("p", { class: "muted why-empty" }, "No decision recorded about this object yet.")
-      : decisions.map(decisionBlock));
+      : decisions.map(decisionBlock)));
 }
 
 // decisionBlock is one record: who decided, where, what, and the
