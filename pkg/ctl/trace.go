@@ -17,6 +17,7 @@ import (
 	"kplane/pkg/client"
 	"kplane/pkg/cluster"
 	"kplane/pkg/debug"
+	"kplane/pkg/debug/trace"
 )
 
 // traceOptions are the flags of `ctl trace`.
@@ -89,8 +90,8 @@ func (o *traceOptions) run(ctx context.Context, args []string) error {
 		return errors.New("--since and --timeout must not be negative")
 	}
 	for _, stage := range o.stages {
-		if !slices.Contains(traceStages, stage) {
-			return fmt.Errorf("--stages: unknown stage %q; the stages are %s", stage, strings.Join(traceStages, ", "))
+		if !slices.Contains(trace.Stages, stage) {
+			return fmt.Errorf("--stages: unknown stage %q; the stages are %s", stage, strings.Join(trace.Stages, ", "))
 		}
 	}
 	m, err := o.f.Mapper(ctx)
@@ -133,7 +134,7 @@ func (o *traceOptions) run(ctx context.Context, args []string) error {
 	}
 	var warnMu sync.Mutex
 	t := &tracer{
-		followed: newFollowedSet(res.GroupResource(), namespace, name, uid),
+		followed: trace.NewFollowedSet(res.GroupResource(), namespace, name, uid),
 		printer:  &tracePrinter{out: o.f.out(), json: o.output == "json", kinds: kinds, namespace: namespace},
 		stages:   o.stages,
 		warn: func(msg string) {
@@ -177,7 +178,7 @@ func currentUID(ctx context.Context, c *client.Client, res client.Resource, name
 // tracer merges the components' record streams and prints what concerns
 // the followed objects.
 type tracer struct {
-	followed *followedSet
+	followed *trace.FollowedSet
 	printer  *tracePrinter
 	stages   []string
 	warn     func(string)
@@ -185,19 +186,6 @@ type tracer struct {
 	// open: from then on nothing that happens is missed.
 	ready func(components int)
 }
-
-// traceStages are the stages a trace line can show, in the order an object
-// meets them: the apiserver's fan-out, the informers' stages, the workqueue
-// and the sync (package informer, debug.StageSync), a decision, and the
-// writes by verb or subresource (debug.WriteStage).
-var traceStages = []string{
-	"fanout", "list", "watch", "rewatch", "delta", "pop", "store", "handler", "enqueue", "queue", debug.StageSync, debug.TypeDecision,
-	"create", "update", "patch", "delete", "deletecollection", "bind", "status", "scale", "evict", "finalize",
-}
-
-// traceRecordTypes are the records a trace reads: not the components' own
-// events (leadership, faults), which concern no object.
-const traceRecordTypes = debug.TypeTrace + "," + debug.TypeDecision + "," + debug.TypeWrite
 
 // run streams every endpoint's records (those of the last since first,
 // when since is set) until ctx ends, then prints what is still held.
@@ -266,10 +254,10 @@ func (t *tracer) run(ctx context.Context, dc *debug.Client, endpoints []debug.En
 func (t *tracer) emit(records []debug.Record) error {
 	for i := range records {
 		r := &records[i]
-		if !t.followed.observe(r) {
+		if !t.followed.Observe(r) {
 			continue
 		}
-		if len(t.stages) > 0 && !slices.Contains(t.stages, recordStage(r)) {
+		if len(t.stages) > 0 && !slices.Contains(t.stages, trace.Stage(r)) {
 			continue
 		}
 		if err := t.printer.print(r); err != nil {
@@ -285,9 +273,9 @@ func (t *tracer) emit(records []debug.Record) error {
 // received, or from the start of the new process's journal.
 func (t *tracer) stream(ctx context.Context, dc *debug.Client, ep debug.Endpoint, after uint64, since time.Time, out chan<- debug.Record) {
 	for {
-		err := dc.Records(ctx, ep, debug.RecordQuery{After: after, Follow: true, Types: traceRecordTypes}, func(r debug.Record) error {
+		err := dc.Records(ctx, ep, debug.RecordQuery{After: after, Follow: true, Types: trace.RecordTypes}, func(r debug.Record) error {
 			after = r.Seq
-			if r.Time.Before(since) || !t.followed.mayConcern(&r) {
+			if r.Time.Before(since) || !t.followed.MayConcern(&r) {
 				return nil
 			}
 			select {

@@ -13,6 +13,7 @@ import (
 	"kplane/pkg/apiserver"
 	"kplane/pkg/client"
 	"kplane/pkg/debug"
+	"kplane/pkg/debug/trace"
 	"kplane/test/framework"
 )
 
@@ -116,7 +117,7 @@ func TestTraceReopensABrokenStream(t *testing.T) {
 	out, warnings := &framework.SyncBuffer{}, &framework.SyncBuffer{}
 	ready := make(chan struct{})
 	tr := &tracer{
-		followed: newFollowedSet("pods", "default", "web", ""),
+		followed: trace.NewFollowedSet("pods", "default", "web", ""),
 		printer:  &tracePrinter{out: out, json: true},
 		warn:     func(msg string) { _, _ = warnings.Write([]byte(msg + "\n")) },
 		ready:    func(int) { close(ready) },

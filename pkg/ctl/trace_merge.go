@@ -2,10 +2,10 @@ package ctl
 
 import (
 	"container/heap"
-	"strings"
 	"time"
 
 	"kplane/pkg/debug"
+	"kplane/pkg/debug/trace"
 )
 
 // reorderWindow is how long `ctl trace` holds a record before printing it,
@@ -62,11 +62,11 @@ func (b *reorderBuffer) drain() []debug.Record {
 	return out
 }
 
-// pendingHeap is a min-heap of records by recordBefore (container/heap).
+// pendingHeap is a min-heap of records by trace.Before (container/heap).
 type pendingHeap []pending
 
 func (h pendingHeap) Len() int           { return len(h) }
-func (h pendingHeap) Less(i, j int) bool { return recordBefore(&h[i].record, &h[j].record) }
+func (h pendingHeap) Less(i, j int) bool { return trace.Before(&h[i].record, &h[j].record) }
 func (h pendingHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
 func (h *pendingHeap) Push(x any)        { *h = append(*h, x.(pending)) }
 func (h *pendingHeap) Pop() any {
@@ -74,15 +74,4 @@ func (h *pendingHeap) Pop() any {
 	last := old[len(old)-1]
 	*h = old[:len(old)-1]
 	return last
-}
-
-// recordBefore orders records by time, then component, then sequence.
-func recordBefore(a, b *debug.Record) bool {
-	if !a.Time.Equal(b.Time) {
-		return a.Time.Before(b.Time)
-	}
-	if c := strings.Compare(a.Component, b.Component); c != 0 {
-		return c < 0
-	}
-	return a.Seq < b.Seq
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"kplane/pkg/debug"
+	"kplane/pkg/debug/trace"
 )
 
 // tracePrinter prints the records `ctl trace` keeps, one line each: a
@@ -60,8 +61,8 @@ func (p *tracePrinter) print(r *debug.Record) error {
 		}
 	}
 	if err := p.row([]string{
-		formatOffset(r.Time.Sub(p.start)), r.Component, recordStage(r), orDash(r.Actor),
-		p.objectName(r), orDash(r.ResourceVersion), recordDetail(r),
+		formatOffset(r.Time.Sub(p.start)), r.Component, trace.Stage(r), orDash(r.Actor),
+		trace.ObjectName(r, p.kinds, p.namespace), orDash(r.ResourceVersion), trace.Detail(r),
 	}); err != nil {
 		return err
 	}
@@ -92,54 +93,6 @@ func (p *tracePrinter) row(cells []string) error {
 	}
 	_, err := fmt.Fprintln(p.out, strings.TrimRight(b.String(), " "))
 	return err
-}
-
-// objectName is the OBJECT cell: "deployment.apps/web", "pod/web-5d8-x7k2p",
-// with the namespace only when it is not the trace's.
-func (p *tracePrinter) objectName(r *debug.Record) string {
-	kind, ok := p.kinds[r.Resource]
-	if !ok {
-		kind = r.Resource
-	}
-	name := r.Key
-	if ns, n, found := strings.Cut(r.Key, "/"); found && ns == p.namespace {
-		name = n
-	}
-	if kind == "" {
-		return name
-	}
-	return kind + "/" + name
-}
-
-// recordStage is the STAGE cell: the record's stage, or "decision" for a
-// decision (which has none).
-func recordStage(r *debug.Record) string {
-	if r.Stage == "" {
-		return r.Type
-	}
-	return r.Stage
-}
-
-// recordDetail is the DETAIL cell: the message in words first, then the
-// name=value pairs, less the queue= or handler= pair the ACTOR column
-// already shows.
-func recordDetail(r *debug.Record) string {
-	var pairs []string
-	for _, pair := range strings.Fields(r.Detail) {
-		name, value, _ := strings.Cut(pair, "=")
-		if (name == "queue" || name == "handler") && value == r.Actor {
-			continue
-		}
-		pairs = append(pairs, pair)
-	}
-	detail := strings.Join(pairs, " ")
-	switch {
-	case r.Message == "":
-		return detail
-	case detail == "":
-		return r.Message
-	}
-	return r.Message + "  " + detail
 }
 
 // formatOffset prints d as "+1.234s" ("-0.002s" for a record that came

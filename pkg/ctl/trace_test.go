@@ -8,13 +8,14 @@ import (
 	"time"
 
 	"kplane/pkg/debug"
+	"kplane/pkg/debug/trace"
 )
 
 // at is a moment of the hand-made records, ms after a fixed start.
 func at(ms int) time.Time { return time.Unix(1000, 0).Add(time.Duration(ms) * time.Millisecond) }
 
 func TestFollowedSetFollowsTheOwnershipChain(t *testing.T) {
-	s := newFollowedSet("deployments.apps", "default", "web", "")
+	s := trace.NewFollowedSet("deployments.apps", "default", "web", "")
 	records := []struct {
 		r    debug.Record
 		want bool
@@ -46,16 +47,16 @@ func TestFollowedSetFollowsTheOwnershipChain(t *testing.T) {
 			"a component's own event"},
 	}
 	for _, tc := range records {
-		if got := s.observe(&tc.r); got != tc.want {
+		if got := s.Observe(&tc.r); got != tc.want {
 			t.Errorf("%s: observe(%s %s %s) = %v, want %v", tc.why, tc.r.Stage, tc.r.Resource, tc.r.Key, got, tc.want)
 		}
 	}
 }
 
 func TestFollowedSetKnowsAnExistingObjectByUID(t *testing.T) {
-	s := newFollowedSet("replicasets.apps", "default", "web-5d8", "u-rs")
+	s := trace.NewFollowedSet("replicasets.apps", "default", "web-5d8", "u-rs")
 	pod := debug.Record{Type: debug.TypeWrite, Stage: "create", Resource: "pods", Key: "default/web-5d8-abcde", UID: "u-pod", Owners: []string{"u-rs"}}
-	if !s.observe(&pod) {
+	if !s.Observe(&pod) {
 		t.Fatal("a pod owned by the followed ReplicaSet (known by uid from the start) was not followed")
 	}
 }
@@ -98,7 +99,7 @@ func stagesOf(records []debug.Record) string {
 func TestTracerPrintsTheFollowedRecordsInTimeOrder(t *testing.T) {
 	var out bytes.Buffer
 	tr := &tracer{
-		followed: newFollowedSet("deployments.apps", "default", "web", ""),
+		followed: trace.NewFollowedSet("deployments.apps", "default", "web", ""),
 		printer: &tracePrinter{out: &out, namespace: "default",
 			kinds: map[string]string{"deployments.apps": "deployment.apps", "replicasets.apps": "replicaset.apps", "pods": "pod"}},
 	}
@@ -134,7 +135,7 @@ func TestTracerPrintsTheFollowedRecordsInTimeOrder(t *testing.T) {
 func TestTracerJSONAndStageFilter(t *testing.T) {
 	var out bytes.Buffer
 	tr := &tracer{
-		followed: newFollowedSet("pods", "default", "web", "u-pod"),
+		followed: trace.NewFollowedSet("pods", "default", "web", "u-pod"),
 		printer:  &tracePrinter{out: &out, json: true, namespace: "default"},
 		stages:   []string{"bind"},
 	}
@@ -167,7 +168,7 @@ func TestRecordDetailLeavesOutWhatTheActorColumnSays(t *testing.T) {
 		{debug.Record{Message: "phase Running, ready 1/1", Detail: "took=2ms"}, "phase Running, ready 1/1  took=2ms"},
 		{debug.Record{Message: "conflict", Detail: "queue=rs result=error", Actor: "rs"}, "conflict  result=error"},
 	} {
-		if got := recordDetail(&tc.r); got != tc.want {
+		if got := trace.Detail(&tc.r); got != tc.want {
 			t.Errorf("recordDetail(%+v) = %q, want %q", tc.r, got, tc.want)
 		}
 	}
@@ -179,7 +180,7 @@ func TestRecordDetailLeavesOutWhatTheActorColumnSays(t *testing.T) {
 // debug API), and down the ownership chain to what that controller
 // created and what the built-in controllers made of it.
 func TestFollowedSetFollowsACustomResource(t *testing.T) {
-	s := newFollowedSet("websites.examples.kplane.dev", "default", "hello", "")
+	s := trace.NewFollowedSet("websites.examples.kplane.dev", "default", "hello", "")
 	records := []struct {
 		r    debug.Record
 		want bool
@@ -203,7 +204,7 @@ func TestFollowedSetFollowsACustomResource(t *testing.T) {
 			"another Website"},
 	}
 	for _, tc := range records {
-		if got := s.observe(&tc.r); got != tc.want {
+		if got := s.Observe(&tc.r); got != tc.want {
 			t.Errorf("%s: observe(%s %s %s) = %v, want %v", tc.why, tc.r.Stage, tc.r.Resource, tc.r.Key, got, tc.want)
 		}
 	}

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"slices"
 	"strings"
 	"time"
 
@@ -14,6 +13,7 @@ import (
 
 	"kplane/pkg/cluster"
 	"kplane/pkg/debug"
+	"kplane/pkg/debug/trace"
 	"kplane/pkg/humanize"
 )
 
@@ -102,7 +102,7 @@ func (o *whyOptions) run(ctx context.Context, arg string) error {
 	}
 	object := whyObject{Resource: r.GroupResource(), Key: key, Name: r.KindName() + "/" + name}
 
-	records, errs := collectDecisions(ctx, c, endpoints, object)
+	records, errs := trace.Decisions(ctx, c, endpoints, object.Resource, object.Key)
 	if len(errs) == len(endpoints) {
 		return errors.Join(errs...)
 	}
@@ -110,7 +110,7 @@ func (o *whyOptions) run(ctx context.Context, arg string) error {
 		fmt.Fprintf(o.f.errOut(), "warning: %v\n", err)
 	}
 	if !o.all {
-		records = latestPerActor(records)
+		records = trace.LatestPerActor(records)
 	}
 	if o.output == "json" {
 		return writeRecordsJSON(o.f.out(), records)
@@ -142,45 +142,6 @@ func (w whyObject) inNamespace() string {
 		return " in namespace " + ns
 	}
 	return ""
-}
-
-// collectDecisions reads the decision records about object from every
-// endpoint, oldest first. A component that does not answer is an error in
-// the second list; the others' records are still returned.
-func collectDecisions(ctx context.Context, c *debug.Client, endpoints []debug.Endpoint, object whyObject) ([]debug.Record, []error) {
-	var (
-		records []debug.Record
-		errs    []error
-	)
-	query := debug.RecordQuery{Types: debug.TypeDecision, Resource: object.Resource, Key: object.Key}
-	for _, ep := range endpoints {
-		err := c.Records(ctx, ep, query, func(r debug.Record) error {
-			records = append(records, r)
-			return nil
-		})
-		if err != nil {
-			errs = append(errs, err)
-		}
-	}
-	slices.SortStableFunc(records, func(a, b debug.Record) int { return a.Time.Compare(b.Time) })
-	return records, errs
-}
-
-// latestPerActor keeps, of records (oldest first), the newest of each
-// actor in each component, ordered by when that newest one was recorded.
-func latestPerActor(records []debug.Record) []debug.Record {
-	type actor struct{ component, name string }
-	latest := map[actor]int{}
-	for i, r := range records {
-		latest[actor{r.Component, r.Actor}] = i
-	}
-	var out []debug.Record
-	for i, r := range records {
-		if latest[actor{r.Component, r.Actor}] == i {
-			out = append(out, r)
-		}
-	}
-	return out
 }
 
 // printDecisions prints each record as a block:

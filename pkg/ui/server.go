@@ -51,6 +51,8 @@ func New(opts Options) (*Server, error) {
 //	                        GET …/labs/{lab}/files/{file}: a lab's YAML
 //	/api/debug/faults/…     the fault buttons: ctl fault's actions (panel_faults.go)
 //	/api/debug/clock        the cluster clock; POST …/advance moves it (panel_clock.go)
+//	/api/debug/why/{uid}    an object's decision records (ctl why), panel_why.go
+//	/api/debug/trace/{uid}  an object's trace (ctl trace), panel_trace.go
 //	/                       the page (embedded assets)
 //
 // Everything but /login needs credentials.
@@ -67,6 +69,8 @@ func (s *Server) Handler() http.Handler {
 	mux.Handle("/api/debug/faults/", s.auth.Require(s.faultsHandler()))
 	mux.Handle("GET /api/debug/clock", s.auth.Require(http.HandlerFunc(s.serveClock)))
 	mux.Handle("POST /api/debug/clock/advance", s.auth.Require(requireSameOrigin(http.HandlerFunc(s.serveClockAdvance))))
+	mux.Handle("GET /api/debug/why/{uid}", s.auth.Require(http.HandlerFunc(s.serveWhy)))
+	mux.Handle("GET /api/debug/trace/{uid}", s.auth.Require(http.HandlerFunc(s.serveTrace)))
 	mux.Handle("/api/", s.auth.Require(http.NotFoundHandler()))
 	mux.Handle("/", s.auth.Require(assetHandler()))
 	return mux

@@ -7,6 +7,8 @@ import { connect } from "./stream.js";
 import { renderNodes } from "./views/nodes.js";
 import { renderGraph } from "./views/graph.js";
 import { renderDetails } from "./views/details.js";
+import { renderWhy } from "./views/why.js";
+import { renderTrace } from "./views/trace.js";
 import { renderUpcoming } from "./views/upcoming.js";
 import { renderLeases } from "./views/leases.js";
 import { renderQueues } from "./views/queues.js";
@@ -23,6 +25,8 @@ const views = [
   (s, changed) => ClusterState.onlyEventsChanged(s, changed) || renderNodes(s, body("nodes")),
   (s, changed) => ClusterState.onlyEventsChanged(s, changed) || renderGraph(s, body("graph")),
   (s, changed) => renderDetails(s, body("details"), changed),
+  (s) => renderWhy(s, body("why")),
+  (s) => renderTrace(s, body("trace")),
 ];
 state.onChange((s, changed) => {
   for (const view of views) view(s, changed);

@@ -6,8 +6,6 @@
 import { h } from "../dom.js";
 
 export const upcomingPanels = [
-  { id: "trace", title: "Trace", command: "ctl trace deployment/NAME", about: "an object's path from its etcd write through informers and controllers to the kubelet" },
-  { id: "why", title: "Why", command: "ctl why pod/NAME", about: "each controller's and the scheduler's decision, with the scheduler's filter and score table" },
   { id: "etcd", title: "etcd", command: "ctl etcd history /registry/pods/default/NAME", about: "keys, revisions and resourceVersions, and an object's MVCC history" },
   { id: "timeline", title: "Timeline", command: "ctl events -w", about: "Events and writes in order, to scrub back through" },
 ];

@@ -1,4 +1,4 @@
-package ctl
+package trace
 
 import (
 	"slices"
@@ -13,9 +13,10 @@ type objectRef struct {
 	resource, key string
 }
 
-// followedSet is what `ctl trace` follows: the object the user named and
+// FollowedSet is what a trace (`ctl trace`, the web view's trace panel)
+// follows: the object the user named and
 // everything it caused down the ownership chain. It is fed the records of
-// every component in time order (see reorderBuffer) and decides, record by
+// every component in time order (see Before) and decides, record by
 // record, whether each is about a followed object, growing as it goes:
 //
 //   - the named object is followed from the start, by resource and key
@@ -32,7 +33,7 @@ type objectRef struct {
 // The last rule is the one approximation: a workqueue holds keys without
 // their resource, so a sync of a Service named like the followed
 // Deployment shows too.
-type followedSet struct {
+type FollowedSet struct {
 	objects map[objectRef]bool
 	// uids maps each followed uid to its object.
 	uids map[string]objectRef
@@ -44,15 +45,17 @@ type followedSet struct {
 	namespace string
 }
 
-// newFollowedSet follows the object resource/key, whose uid may be ""
+// NewFollowedSet returns a set that follows the object resource/key,
+// whose uid may be ""
 // (not created yet).
-func newFollowedSet(resource, namespace, name, uid string) *followedSet {
-	s := &followedSet{objects: map[objectRef]bool{}, uids: map[string]objectRef{}, keys: map[string]int{}, namespace: namespace}
-	s.add(objectRef{resource, objectKey(namespace, name)}, uid)
+func NewFollowedSet(resource, namespace, name, uid string) *FollowedSet {
+	s := &FollowedSet{objects: map[objectRef]bool{}, uids: map[string]objectRef{}, keys: map[string]int{}, namespace: namespace}
+	s.add(objectRef{resource, ObjectKey(namespace, name)}, uid)
 	return s
 }
 
-func (s *followedSet) add(ref objectRef, uid string) {
+// add follows ref, and learns uid when it is known.
+func (s *FollowedSet) add(ref objectRef, uid string) {
 	if !s.objects[ref] {
 		s.objects[ref] = true
 		s.keys[ref.key]++
@@ -62,10 +65,10 @@ func (s *followedSet) add(ref objectRef, uid string) {
 	}
 }
 
-// mayConcern is a cheap first filter, applied before records are buffered:
+// MayConcern is a cheap first filter, applied before records are buffered:
 // with a namespaced object followed, records about other namespaces (the
 // nodes' Lease renewals, kube-system) can never concern it.
-func (s *followedSet) mayConcern(r *debug.Record) bool {
+func (s *FollowedSet) MayConcern(r *debug.Record) bool {
 	if r.Type == debug.TypeEvent {
 		return false
 	}
@@ -76,10 +79,10 @@ func (s *followedSet) mayConcern(r *debug.Record) bool {
 	return namespaced && ns == s.namespace
 }
 
-// observe reports whether r is about a followed object, after letting r
+// Observe reports whether r is about a followed object, after letting r
 // grow the set (a new dependent, a uid learnt).
-func (s *followedSet) observe(r *debug.Record) bool {
-	if !s.mayConcern(r) {
+func (s *FollowedSet) Observe(r *debug.Record) bool {
+	if !s.MayConcern(r) {
 		return false
 	}
 	ref := objectRef{r.Resource, r.Key}
@@ -100,8 +103,8 @@ func (s *followedSet) observe(r *debug.Record) bool {
 	return r.Resource == "" && s.keys[r.Key] > 0
 }
 
-// objectKey is "namespace/name", or "name" for a cluster-scoped object.
-func objectKey(namespace, name string) string {
+// ObjectKey is "namespace/name", or "name" for a cluster-scoped object.
+func ObjectKey(namespace, name string) string {
 	if namespace == "" {
 		return name
 	}
