@@ -37,6 +37,7 @@ func New(opts Options) (*Server, error) {
 //	/login?token=T          one-time login link → session cookie
 //	/api/stream             server-sent events: snapshot, upsert, delete
 //	/api/objects/{uid}      an object's YAML and the diff of its last change
+//	/api/debug/etcd/…       etcd's keys and a key's history (panel_etcd.go)
 //	/                       the page (embedded assets)
 //
 // Everything but /login needs credentials.
@@ -45,6 +46,8 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("GET /login", s.auth.ServeLogin)
 	mux.Handle("GET /api/stream", s.auth.Require(http.HandlerFunc(s.serveStream)))
 	mux.Handle("GET /api/objects/{uid}", s.auth.Require(http.HandlerFunc(s.serveObject)))
+	mux.Handle("GET /api/debug/etcd/keys", s.auth.Require(http.HandlerFunc(s.serveEtcdKeys)))
+	mux.Handle("GET /api/debug/etcd/history", s.auth.Require(http.HandlerFunc(s.serveEtcdHistory)))
 	mux.Handle("/api/", s.auth.Require(http.NotFoundHandler()))
 	mux.Handle("/", s.auth.Require(assetHandler()))
 	return mux
