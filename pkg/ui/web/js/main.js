@@ -8,6 +8,7 @@ import { renderNodes } from "./views/nodes.js";
 import { renderGraph } from "./views/graph.js";
 import { renderDetails } from "./views/details.js";
 import { renderUpcoming } from "./views/upcoming.js";
+import { renderEtcd } from "./views/etcd.js";
 
 const state = new ClusterState();
 const body = (id) => document.querySelector(`#${id} .body`);
@@ -16,6 +17,7 @@ const views = [
   (s) => renderNodes(s, body("nodes")),
   (s) => renderGraph(s, body("graph")),
   (s, changed) => renderDetails(s, body("details"), changed),
+  (s) => renderEtcd(s, body("etcd")),
 ];
 state.onChange((s, changed) => {
   for (const view of views) view(s, changed);

@@ -10,7 +10,6 @@ export const upcomingPanels = [
   { id: "queues", title: "Workqueues", command: "ctl queues -w", about: "every controller's queue, dirty and processing sets, and retries" },
   { id: "trace", title: "Trace", command: "ctl trace deployment/NAME", about: "an object's path from its etcd write through informers and controllers to the kubelet" },
   { id: "why", title: "Why", command: "ctl why pod/NAME", about: "each controller's and the scheduler's decision, with the scheduler's filter and score table" },
-  { id: "etcd", title: "etcd", command: "ctl etcd history /registry/pods/default/NAME", about: "keys, revisions and resourceVersions, and an object's MVCC history" },
   { id: "timeline", title: "Timeline", command: "ctl events -w", about: "Events and writes in order, to scrub back through" },
   { id: "faults", title: "Faults", command: "ctl fault --help", about: "kill the leader, pause a kubelet, compact etcd, inject API errors" },
 ];
