@@ -17,18 +17,15 @@ import (
 	apierrors "kplane/pkg/api/errors"
 	"kplane/pkg/client"
 	"kplane/pkg/debug"
+	"kplane/pkg/debug/etcdhistory"
 	"kplane/pkg/restmapper"
 )
 
 // `ctl etcd ls|get|history`: what the apiserver keeps in etcd, read from
 // etcd itself through the apiserver's debug API (pkg/apiserver's
 // debug_etcd.go), with the revisions that clients see as resourceVersions.
-// The keys may be given as kinds and names (etcd_keys.go); the history's
-// CHANGE column is etcd_diff.go.
-
-// etcdPageSize is how many keys `ctl etcd ls` asks for at a time: kubectl's
-// --chunk-size default.
-const etcdPageSize = 500
+// The keys may be given as kinds and names (etcd_keys.go); paging and the
+// history's CHANGE column are package etcdhistory, shared with the web view.
 
 // etcdOptions are the flags the etcd verbs share.
 type etcdOptions struct {
@@ -227,24 +224,10 @@ at once); then the history starts with the value the key had at that point
 
 // listEtcdKeys reads every page of keys under prefix into one list.
 func listEtcdKeys(ctx context.Context, f *factory, prefix string) (debug.EtcdKeyList, error) {
-	query := url.Values{"prefix": {prefix}, "limit": {strconv.Itoa(etcdPageSize)}}
-	var all debug.EtcdKeyList
-	for {
-		var page debug.EtcdKeyList
-		if err := callAPIServerDebug(ctx, f, http.MethodGet, debug.PathEtcdKeys, query, &page); err != nil {
-			return debug.EtcdKeyList{}, err
-		}
-		if all.Revision == 0 {
-			all = page
-		} else {
-			all.Keys = append(all.Keys, page.Keys...)
-		}
-		if page.Continue == "" {
-			all.Continue, all.RemainingKeys = "", 0
-			return all, nil
-		}
-		query.Set("continue", page.Continue)
+	get := func(ctx context.Context, path string, query url.Values, v any) error {
+		return callAPIServerDebug(ctx, f, http.MethodGet, path, query, v)
 	}
+	return etcdhistory.ListKeys(ctx, get, prefix)
 }
 
 // callAPIServerDebug calls one of the apiserver's debug routes with the
@@ -328,37 +311,20 @@ func printEtcdHistory(out, errOut io.Writer, h debug.EtcdHistory, output string)
 	}
 	w := tabwriter.NewWriter(out, 0, 8, 3, ' ', 0)
 	fmt.Fprintln(w, "REVISION\tEVENT\tCHANGE")
-	var previous json.RawMessage
 	if at := h.AtCompaction; at != nil {
 		fmt.Fprintf(w, "%d\tkept\tthe value at the compaction point (version %d); its write was compacted away\n", at.Revision, at.Version)
-		previous = at.Value
 	}
 	if h.CompactRevision > 0 {
 		fmt.Fprintf(w, "%d\tcompacted\tetcd forgot every revision before %d\n", h.CompactRevision, h.CompactRevision)
 	}
 	if h.Omitted > 0 {
 		fmt.Fprintf(w, "…\t\t%d older changes left out (--limit)\n", h.Omitted)
-		previous = nil
 	}
-	for _, r := range h.Revisions {
-		fmt.Fprintf(w, "%d\t%s\t%s\n", r.Revision, r.Event, historyChange(r, previous))
-		previous = r.Value
+	changes := etcdhistory.Changes(h)
+	for i, r := range h.Revisions {
+		fmt.Fprintf(w, "%d\t%s\t%s\n", r.Revision, r.Event, changes[i])
 	}
 	return w.Flush()
-}
-
-// historyChange is the CHANGE cell of one revision, given the value
-// before it (nil when unknown: compacted, left out, or deleted).
-func historyChange(r debug.EtcdRevision, previous json.RawMessage) string {
-	switch {
-	case r.Event == debug.EtcdDelete:
-		return "(deleted)"
-	case r.Event == debug.EtcdCreate:
-		return fmt.Sprintf("(created, %d bytes)", r.ValueSize)
-	case previous == nil:
-		return "(the value before is not kept)"
-	}
-	return describeChange(previous, r.Value)
 }
 
 // printJSON writes v as indented JSON.

@@ -53,6 +53,7 @@ func New(opts Options) (*Server, error) {
 //	/api/debug/clock        the cluster clock; POST …/advance moves it (panel_clock.go)
 //	/api/debug/why/{uid}    an object's decision records (ctl why), panel_why.go
 //	/api/debug/trace/{uid}  an object's trace (ctl trace), panel_trace.go
+//	/api/debug/etcd/…       etcd's keys and a key's history (panel_etcd.go)
 //	/                       the page (embedded assets)
 //
 // Everything but /login needs credentials.
@@ -71,6 +72,8 @@ func (s *Server) Handler() http.Handler {
 	mux.Handle("POST /api/debug/clock/advance", s.auth.Require(requireSameOrigin(http.HandlerFunc(s.serveClockAdvance))))
 	mux.Handle("GET /api/debug/why/{uid}", s.auth.Require(http.HandlerFunc(s.serveWhy)))
 	mux.Handle("GET /api/debug/trace/{uid}", s.auth.Require(http.HandlerFunc(s.serveTrace)))
+	mux.Handle("GET /api/debug/etcd/keys", s.auth.Require(http.HandlerFunc(s.serveEtcdKeys)))
+	mux.Handle("GET /api/debug/etcd/history", s.auth.Require(http.HandlerFunc(s.serveEtcdHistory)))
 	mux.Handle("/api/", s.auth.Require(http.NotFoundHandler()))
 	mux.Handle("/", s.auth.Require(assetHandler()))
 	return mux

@@ -15,6 +15,7 @@ import { renderQueues } from "./views/queues.js";
 import { renderLabs } from "./views/labs.js";
 import { renderFaults } from "./views/faults.js";
 import { renderClock } from "./views/clock.js";
+import { renderEtcd } from "./views/etcd.js";
 
 const state = new ClusterState();
 const body = (id) => document.querySelector(`#${id} .body`);
@@ -27,6 +28,7 @@ const views = [
   (s, changed) => renderDetails(s, body("details"), changed),
   (s) => renderWhy(s, body("why")),
   (s) => renderTrace(s, body("trace")),
+  (s) => renderEtcd(s, body("etcd")),
 ];
 state.onChange((s, changed) => {
   for (const view of views) view(s, changed);

@@ -6,7 +6,6 @@
 import { h } from "../dom.js";
 
 export const upcomingPanels = [
-  { id: "etcd", title: "etcd", command: "ctl etcd history /registry/pods/default/NAME", about: "keys, revisions and resourceVersions, and an object's MVCC history" },
   { id: "timeline", title: "Timeline", command: "ctl events -w", about: "Events and writes in order, to scrub back through" },
 ];
 

@@ -1,4 +1,4 @@
-package ctl
+package etcdhistory
 
 import (
 	"strings"
@@ -18,11 +18,11 @@ func TestDescribeChangeNamesEachChangedField(t *testing.T) {
 		{"more than three fields", `{"a":1,"b":1,"c":1,"d":1,"e":1}`, `{"a":2,"b":2,"c":2,"d":2,"e":2}`, `a: 1 → 2, b: 1 → 2, c: 1 → 2 and 2 more`},
 	}
 	for _, tt := range tests {
-		if got := describeChange([]byte(tt.before), []byte(tt.after)); got != tt.want {
+		if got := DescribeChange([]byte(tt.before), []byte(tt.after)); got != tt.want {
 			t.Errorf("%s: describeChange = %q, want %q", tt.name, got, tt.want)
 		}
 	}
-	long := describeChange([]byte(`{"a":"x"}`), []byte(`{"a":"`+strings.Repeat("y", 100)+`"}`))
+	long := DescribeChange([]byte(`{"a":"x"}`), []byte(`{"a":"`+strings.Repeat("y", 100)+`"}`))
 	if !strings.HasSuffix(long, "…") || len([]rune(long)) > len(`a: "x" → `)+maxChangeValueLen {
 		t.Errorf("a long value is not cut short: %q", long)
 	}

@@ -1,4 +1,4 @@
-package ctl
+package etcdhistory
 
 import (
 	"encoding/json"
@@ -8,8 +8,8 @@ import (
 	"strings"
 )
 
-// The CHANGE column of `ctl etcd history`: what one revision changed in
-// the stored JSON, field by field, in a line a student can read —
+// The CHANGE column of `ctl etcd history` and of the web view's etcd panel:
+// what one revision changed in the stored JSON, field by field, in a line a student can read —
 // `data.color: "blue" → "green"`, `+metadata.labels.tier="web"`,
 // `-data.old`. Fields are named by their path (keys joined with ".", list
 // items as [i]); values are compact JSON, cut short when long.
@@ -21,9 +21,9 @@ const (
 	maxChangeValueLen = 40
 )
 
-// describeChange summarizes how after differs from before, two stored
+// DescribeChange summarizes how after differs from before, two stored
 // values. Values that are not JSON objects are compared whole.
-func describeChange(before, after []byte) string {
+func DescribeChange(before, after []byte) string {
 	oldFields, newFields := flattenJSON(before), flattenJSON(after)
 	var changes []string
 	for _, path := range fieldPaths(oldFields, newFields) {

@@ -1,0 +1,110 @@
+// The etcd panel: what the apiserver keeps in etcd, read through its debug
+// API — the same routes and the same CHANGE column as `ctl etcd ls` and
+// `ctl etcd history KEY` (pkg/ui/panel_etcd.go, pkg/debug/etcdhistory).
+// It polls its routes, at most once a second, only while it is on screen
+// and only after the stream reported a change.
+import { h } from "../dom.js";
+
+const explanation =
+  "Every object is one etcd key, /registry/<resource>/<namespace>/<name>, and etcd numbers each write " +
+  "with a revision that counts every write in the whole store. An object's resourceVersion is simply the " +
+  "revision of its key's last write (MOD-REV), so kubectl's resourceVersion and etcd's revision are the same number.";
+
+let lastFetch = 0;
+let busy = false;
+let dirty = true;
+let keysView = null;
+let historyView = null;
+let historyKey = null;
+let problem = null;
+
+// keyOf is the etcd key of a streamed object: every kind the page streams
+// is built in, stored under its plural (its kind, lower-cased, plus "s").
+export function keyOf(item) {
+  const meta = item.object.metadata || {};
+  const resource = item.kind.toLowerCase() + "s";
+  return meta.namespace ? `/registry/${resource}/${meta.namespace}/${meta.name}` : `/registry/${resource}/${meta.name}`;
+}
+
+async function getJSON(url) {
+  const response = await fetch(url);
+  const body = await response.json();
+  if (!response.ok) throw new Error(body.message || `${response.status}`);
+  return body;
+}
+
+async function refresh(state, container) {
+  busy = true;
+  lastFetch = Date.now();
+  dirty = false;
+  const item = state.selected && state.objects.get(state.selected);
+  historyKey = item ? keyOf(item) : null;
+  try {
+    keysView = await getJSON("/api/debug/etcd/keys");
+    historyView = historyKey ? await getJSON(`/api/debug/etcd/history?key=${encodeURIComponent(historyKey)}`) : null;
+    problem = null;
+  } catch (err) {
+    problem = err.message;
+  } finally {
+    busy = false;
+  }
+  draw(state, container);
+}
+
+// renderEtcd notes that the cluster changed and fetches again when the
+// panel is on screen and the last fetch is a second old; otherwise it
+// looks again in a second, until the change has been fetched.
+export function renderEtcd(state, container) {
+  dirty = true;
+  if (!container.firstChild) draw(state, container);
+  poll(state, container);
+}
+
+function poll(state, container) {
+  if (busy || !dirty) return;
+  const box = container.getBoundingClientRect();
+  const visible = box.bottom > 0 && box.top < innerHeight;
+  if (visible && Date.now() - lastFetch >= 1000) {
+    refresh(state, container).then(() => setTimeout(() => poll(state, container), 1000));
+  } else {
+    setTimeout(() => poll(state, container), 1000);
+  }
+}
+
+function draw(state, container) {
+  const item = state.selected && state.objects.get(state.selected);
+  const children = [
+    h("p", { class: "explain" }, explanation),
+    h("p", { class: "muted" }, "The same, in a terminal: ", h("code", {}, "ctl etcd ls"), " and ", h("code", {}, "ctl etcd history KEY"), "."),
+  ];
+  if (problem) children.push(h("p", { class: "error", role: "alert" }, "⚠ ", problem));
+  if (keysView) {
+    children.push(h("p", { class: "etcd-revision" }, "Current revision: ", h("strong", { "data-revision": keysView.revision }, String(keysView.revision)),
+      ` — ${keysView.keys.length} keys under ${keysView.prefix}`));
+    children.push(h("table", { class: "etcd-prefixes" },
+      h("thead", {}, h("tr", {}, h("th", {}, "prefix"), h("th", {}, "keys"))),
+      h("tbody", {}, keysView.prefixes.map((p) => h("tr", {}, h("td", {}, h("code", {}, p.prefix)), h("td", {}, String(p.count)))))));
+  }
+  if (!item) {
+    children.push(h("p", { class: "muted" }, "Select an object to see its key and its MVCC history."));
+  } else if (historyView && historyView.key === keyOf(item)) {
+    children.push(renderHistory(historyView, item));
+  }
+  container.replaceChildren(...children);
+}
+
+function renderHistory(view, item) {
+  const rv = (item.object.metadata || {}).resourceVersion;
+  const rows = view.revisions.map((r, i) => h("tr", { "data-revision": r.revision, class: r.resourceVersion === rv ? "current" : null },
+    h("td", {}, String(r.revision)),
+    h("td", {}, r.resourceVersion, r.resourceVersion === rv ? " ◀ kubectl's resourceVersion now" : ""),
+    h("td", {}, r.event),
+    h("td", {}, String(r.version || "")),
+    h("td", {}, view.changes[i])));
+  return h("div", { class: "etcd-history" },
+    h("h3", {}, "Key ", h("code", { class: "etcd-key" }, view.key)),
+    view.compactRevision ? h("p", { class: "muted" }, `etcd forgot every revision before ${view.compactRevision} (compaction).`) : null,
+    h("table", {},
+      h("thead", {}, h("tr", {}, ["revision", "resourceVersion", "event", "version", "change"].map((c) => h("th", {}, c)))),
+      h("tbody", {}, rows)));
+}
