@@ -59,9 +59,23 @@ func itemElement(s Shape, item any) (string, bool) {
 	case ListSet:
 		return valueElement(item), true
 	case ListMap:
-		return keyElement(item, s.ListMapKeys())
+		return keyElement(item, s.ListMapKeys(), keyDefaults(s))
 	}
 	return "", false
+}
+
+// keyDefaulter is a Shape whose map list keys have defaults, as upstream's
+// OpenAPI gives a port's protocol: an item leaving such a key out is the
+// item with the default.
+type keyDefaulter interface {
+	ListMapKeyDefaults() map[string]any
+}
+
+func keyDefaults(s Shape) map[string]any {
+	if d, ok := s.(keyDefaulter); ok {
+		return d.ListMapKeyDefaults()
+	}
+	return nil
 }
 
 // metadataShape is how the root's metadata merges (upstream's ObjectMeta
