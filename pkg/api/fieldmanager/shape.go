@@ -1,15 +1,17 @@
 package fieldmanager
 
+import "kplane/pkg/api/schema"
+
 // List types a Shape can give an array, as x-kubernetes-list-type names
 // them.
 const (
 	// ListAtomic lists are owned and replaced whole.
-	ListAtomic = "atomic"
+	ListAtomic = schema.ListAtomic
 	// ListSet lists of scalars merge item by item, an item being its value.
-	ListSet = "set"
+	ListSet = schema.ListSet
 	// ListMap lists of objects merge item by item, an item being named by
 	// the values of its map keys.
-	ListMap = "map"
+	ListMap = schema.ListMap
 )
 
 // Shape is what the merge needs to know of a schema node: how its lists
