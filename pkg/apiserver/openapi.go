@@ -178,7 +178,7 @@ func patchContentTypesOf(res *resource) []string {
 }
 
 // customPatchContentTypes are the PATCH bodies a custom resource accepts:
-// server-side apply (apply.go), but no strategic merge patch.
+// server-side apply (customresource_apply.go), but no strategic merge patch.
 var customPatchContentTypes = []string{
 	"application/json-patch+json",
 	"application/merge-patch+json",
@@ -186,7 +186,7 @@ var customPatchContentTypes = []string{
 }
 
 // patchContentTypes are the PATCH bodies a built-in kind accepts, server-
-// side apply (apply.go) among them, as upstream lists them. kubectl apply
+// side apply (customresource_apply.go) among them, as upstream lists them. kubectl apply
 // computes its patch from the kind's schema only when the strategic merge
 // patch type is listed here.
 var patchContentTypes = []string{

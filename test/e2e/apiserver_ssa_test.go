@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -17,52 +18,52 @@ import (
 func TestBuiltinServerSideApplyWithKubectl(t *testing.T) {
 	t.Parallel()
 	a := framework.StartAPIServer(t)
-	kubectl := func(stdin string, args ...string) string {
+	dir := t.TempDir()
+	manifest := func(name, yaml string) string {
 		t.Helper()
-		r := a.Kubectl(t, stdin, args...)
-		if r.Err != nil {
-			t.Fatalf("kubectl %s: %v\n%s%s", strings.Join(args, " "), r.Err, r.Stdout, r.Stderr)
+		path := filepath.Join(dir, name)
+		if err := os.WriteFile(path, []byte(yaml), 0o600); err != nil {
+			t.Fatal(err)
 		}
-		return r.Stdout
+		return path
 	}
 	raw, err := os.ReadFile("../../examples/nginx-dep.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
-	deployment := string(raw)
 	for range 2 {
-		if out := kubectl(deployment, "apply", "--server-side", "-f", "-"); out != "deployment.apps/ng-dep serverside-applied\n" {
+		if out := a.MustKubectl(t, "apply", "--server-side", "-f", "../../examples/nginx-dep.yaml"); out != "deployment.apps/ng-dep serverside-applied\n" {
 			t.Errorf("apply: %q", out)
 		}
 	}
-	shown := kubectl("", "get", "deployment/ng-dep", "-o", "yaml", "--show-managed-fields")
+	shown := a.MustKubectl(t, "get", "deployment/ng-dep", "-o", "yaml", "--show-managed-fields")
 	for _, want := range []string{"manager: kubectl", "operation: Apply", "f:replicas: {}", `k:{"name":"ng-c-dep"}:`} {
 		if !strings.Contains(shown, want) {
 			t.Errorf("get --show-managed-fields lacks %q:\n%s", want, shown)
 		}
 	}
 
-	kubectl("", "scale", "deployment/ng-dep", "--replicas=2")
-	five := strings.Replace(deployment, "replicas: 4", "replicas: 5", 1)
-	r := a.Kubectl(t, five, "apply", "--server-side", "-f", "-")
+	a.MustKubectl(t, "scale", "deployment/ng-dep", "--replicas=2")
+	five := manifest("five.yaml", strings.Replace(string(raw), "replicas: 4", "replicas: 5", 1))
+	r := a.Kubectl(t, "", "apply", "--server-side", "-f", five)
 	if r.Err == nil || !strings.Contains(r.Stderr, `error: Apply failed with 1 conflict: conflict with "kubectl" with subresource "scale" using apps/v1 at `) ||
 		!strings.Contains(r.Stderr, ": .spec.replicas") || !strings.Contains(r.Stderr, "--force-conflicts") {
 		t.Errorf("re-apply after kubectl scale: err %v\n%s%s", r.Err, r.Stdout, r.Stderr)
 	}
-	kubectl(five, "apply", "--server-side", "--force-conflicts", "-f", "-")
-	if out := kubectl("", "get", "deployment/ng-dep", "-o", "jsonpath={.spec.replicas}"); out != "5" {
+	a.MustKubectl(t, "apply", "--server-side", "--force-conflicts", "-f", five)
+	if out := a.MustKubectl(t, "get", "deployment/ng-dep", "-o", "jsonpath={.spec.replicas}"); out != "5" {
 		t.Errorf("replicas after --force-conflicts = %q, want 5", out)
 	}
 
-	configMap := "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: settings\ndata:\n  mode: fast\n"
-	if out := kubectl(configMap, "apply", "--server-side", "-f", "-"); out != "configmap/settings serverside-applied\n" {
+	configMap := manifest("configmap.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: settings\ndata:\n  mode: fast\n")
+	if out := a.MustKubectl(t, "apply", "--server-side", "-f", configMap); out != "configmap/settings serverside-applied\n" {
 		t.Errorf("configmap apply: %q", out)
 	}
-	service := "apiVersion: v1\nkind: Service\nmetadata:\n  name: web\nspec:\n  selector: {dep: ng-dep-pod}\n  ports:\n  - port: 80\n    targetPort: 80\n"
-	if out := kubectl(service, "apply", "--server-side", "-f", "-"); out != "service/web serverside-applied\n" {
+	service := manifest("service.yaml", "apiVersion: v1\nkind: Service\nmetadata:\n  name: web\nspec:\n  selector: {dep: ng-dep-pod}\n  ports:\n  - port: 80\n    targetPort: 80\n")
+	if out := a.MustKubectl(t, "apply", "--server-side", "-f", service); out != "service/web serverside-applied\n" {
 		t.Errorf("service apply: %q", out)
 	}
-	if out := kubectl("", "get", "configmap/settings", "service/web", "-o", "jsonpath={.items[*].metadata.managedFields[0].manager}"); out != "kubectl kubectl" {
+	if out := a.MustKubectl(t, "get", "configmap/settings", "service/web", "-o", "jsonpath={.items[*].metadata.managedFields[0].manager}"); out != "kubectl kubectl" {
 		t.Errorf("managers of the configmap and service: %q", out)
 	}
 }

@@ -16,7 +16,8 @@ import (
 	"kplane/pkg/apiserver/response"
 )
 
-// Server-side apply and field ownership, for custom and built-in kinds.
+// Server-side apply and field ownership, for custom and (since the same
+// flow serves them) built-in kinds.
 // An apply (PATCH with application/apply-patch+yaml) merges the applied
 // configuration by the kind's shape (a CRD's structural schema, or a
 // built-in Go type's tags: fieldmanager.TypedShape), owns exactly the
