@@ -51,8 +51,8 @@ func containerNames(deployment map[string]any) []string {
 // changing replicas gets upstream's 409, and takes them with force; a
 // second manager's container merges by name beside the first's; a field
 // left out of the next apply is removed; a merge patch on an applied
-// object is recorded as an Update; invalid applied objects are refused
-// as invalid.
+// object is recorded as an Update; an apply to /status owns status only;
+// invalid applied objects are refused as invalid.
 func TestBuiltinServerSideApply(t *testing.T) {
 	a := framework.StartAPIServer(t)
 
@@ -115,6 +115,17 @@ func TestBuiltinServerSideApply(t *testing.T) {
 		[]byte(`{"spec":{"paused":true}}`), "Content-Type", "application/merge-patch+json"), http.StatusOK)
 	if entry := managerEntry(patched, "dave", "Update"); !strings.Contains(fieldsOf(t, entry), `"f:paused"`) {
 		t.Errorf("managedFields = %v, want dave's Update owning paused", field(patched, "metadata.managedFields"))
+	}
+
+	// An apply to /status changes and owns status only.
+	status := object(t, a.Do(t, http.MethodPatch, "/apis/apps/v1/namespaces/default/deployments/web/status?fieldManager=counter",
+		[]byte("apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nspec:\n  replicas: 9\nstatus:\n  readyReplicas: 1\n"),
+		"Content-Type", "application/apply-patch+yaml"), http.StatusOK)
+	if field(status, "status.readyReplicas") != int64(1) || field(status, "spec.replicas") != int64(3) {
+		t.Errorf("after the status apply: status %v, replicas %v; want readyReplicas 1 and replicas 3", field(status, "status"), field(status, "spec.replicas"))
+	}
+	if entry := managerEntry(status, "counter", "Apply"); entry == nil || entry["subresource"] != "status" || strings.Contains(fieldsOf(t, entry), "f:spec") {
+		t.Errorf("counter's entry = %v, want an Apply through status owning status only", entry)
 	}
 
 	resp = applyDeployment(t, a, "alice", "&force=true", webSpec("-1", ""))
