@@ -10,20 +10,25 @@ import (
 	"kplane/pkg/api"
 	apierrors "kplane/pkg/api/errors"
 	"kplane/pkg/api/fieldmanager"
+	"kplane/pkg/api/schema"
 	"kplane/pkg/apiextensions/structural"
 	"kplane/pkg/apiserver/decode"
 	"kplane/pkg/apiserver/response"
 )
 
-// Server-side apply and field ownership for custom resources. Every write
-// to a custom object records its writer's fields in metadata.managedFields
-// (an Update entry); an apply (PATCH with application/apply-patch+yaml)
-// merges the applied configuration by the CRD's structural schema, owns
-// exactly the fields it sets, and is refused with upstream's 409 when it
-// would change a field another manager owns, unless ?force=true. The
-// merge and the bookkeeping are package fieldmanager's; this file decodes
-// the request and runs them inside the usual write path, so pruning,
-// defaulting and validation (CEL included) apply as on every write.
+// Server-side apply and field ownership, for custom and (since the same
+// flow serves them) built-in kinds.
+// An apply (PATCH with application/apply-patch+yaml) merges the applied
+// configuration by the kind's shape (a CRD's structural schema, or a
+// built-in Go type's tags: fieldmanager.TypedShape), owns exactly the
+// fields it sets, and is refused with upstream's 409 when it would change
+// a field another manager owns, unless ?force=true. Every write to a
+// custom object records its writer's fields in metadata.managedFields (an
+// Update entry); a built-in object's writes do so once it has
+// managedFields (see recordManagedFields). The merge and the bookkeeping
+// are package fieldmanager's; this file decodes the request and runs them
+// inside the usual write path, so pruning, defaulting, admission and
+// validation apply as on every write.
 
 // applyPatchType is the Content-Type of a server-side apply.
 const applyPatchType = "application/apply-patch+yaml"
@@ -31,9 +36,9 @@ const applyPatchType = "application/apply-patch+yaml"
 // maxFieldManagerLength is upstream's limit on a manager's name.
 const maxFieldManagerLength = 128
 
-// serveApplyCustom handles an apply to a custom object (or its status),
-// creating the object when it does not exist yet.
-func (s *Server) serveApplyCustom(w http.ResponseWriter, r *http.Request, info *requestInfo, mode updateMode) {
+// serveApply handles an apply to an object (or its status), creating the
+// object when it does not exist yet.
+func (s *Server) serveApply(w http.ResponseWriter, r *http.Request, info *requestInfo, mode updateMode) {
 	res := info.res
 	query := queryOf(r)
 	manager := query.string("fieldManager")
@@ -59,7 +64,7 @@ func (s *Server) serveApplyCustom(w http.ResponseWriter, r *http.Request, info *
 	}
 	resetForMode(res, mode, config)
 	request := fieldmanager.Request{Manager: manager, APIVersion: res.groupVersion(), Force: query.bool("force"),
-		Subresource: subresourceOf(mode), Now: s.now(), Shape: structural.ApplyShape(res.custom.schema),
+		Subresource: subresourceOf(mode), Now: s.now(), Shape: applyShapeOf(res),
 		Owns: ownsForSubresource(res, subresourceOf(mode))}
 	apply := func(live map[string]any, managed []api.ManagedFieldsEntry) (api.Object, error) {
 		managers, err := fieldmanager.Decode(managed)
@@ -144,13 +149,17 @@ func decodeApplyConfiguration(r *http.Request, res *resource, info *requestInfo,
 		return nil, nil, err
 	}
 	// Keep what the client sent, but the schema's unknown fields.
-	for k := range config {
-		if k != "apiVersion" && k != "kind" && k != "metadata" {
-			delete(config, k)
+	if custom, ok := obj.(*api.CustomObject); ok {
+		for k := range config {
+			if k != "apiVersion" && k != "kind" && k != "metadata" {
+				delete(config, k)
+			}
 		}
-	}
-	for k, v := range obj.(*api.CustomObject).Content {
-		config[k] = v
+		for k, v := range custom.Content {
+			config[k] = v
+		}
+	} else {
+		pruneUnknownFields(config, schema.Of(res.goType()))
 	}
 	metadata, _ := config["metadata"].(map[string]any)
 	if metadata == nil {
@@ -162,6 +171,50 @@ func decodeApplyConfiguration(r *http.Request, res *resource, info *requestInfo,
 		metadata["namespace"] = info.namespace
 	}
 	return config, warnings, nil
+}
+
+// applyShapeOf is how res's objects merge in an apply.
+func applyShapeOf(res *resource) fieldmanager.Shape {
+	if res.custom != nil {
+		return structural.ApplyShape(res.custom.schema)
+	}
+	return fieldmanager.TypedShape(res.goType())
+}
+
+// pruneUnknownFields drops from decoded JSON v the fields type t does not
+// have, as decoding into the Go type drops them: an apply must not own
+// what the object cannot hold.
+func pruneUnknownFields(v any, t *schema.Type) {
+	if t == nil {
+		return
+	}
+	switch t.Kind {
+	case schema.Object:
+		object, ok := v.(map[string]any)
+		if !ok {
+			return
+		}
+		for name, value := range object {
+			field := t.Field(name)
+			if field == nil {
+				delete(object, name)
+				continue
+			}
+			pruneUnknownFields(value, field.Type)
+		}
+	case schema.Map:
+		if object, ok := v.(map[string]any); ok {
+			for _, value := range object {
+				pruneUnknownFields(value, t.Elem)
+			}
+		}
+	case schema.List:
+		if items, ok := v.([]any); ok {
+			for _, item := range items {
+				pruneUnknownFields(item, t.Elem)
+			}
+		}
+	}
 }
 
 // resetForMode drops from an applied configuration what a write through
@@ -210,13 +263,18 @@ func ownsForSubresource(res *resource, subresource string) func(fieldmanager.Pat
 	return nil
 }
 
-// recordManagedFields gives a custom object's non-apply write (create,
-// update, patch, through the object or a subresource) to its writer in managedFields, as upstream's field
-// manager records every write. The writer is the fieldManager parameter,
-// or the first part of the client's user agent. A write that sends
-// managedFields of its own replaces them, as upstream lets it.
+// recordManagedFields gives an object's non-apply write (create, update,
+// patch, through the object or a subresource) to its writer in
+// managedFields, as upstream's field manager records every write. The
+// writer is the fieldManager parameter, or the first part of the client's
+// user agent. A write that sends managedFields of its own replaces them,
+// as upstream lets it. A built-in object's writes are recorded only once
+// it has managedFields (it was applied, or a client sent some): the
+// common write of an object nobody applies stays as cheap as before, and
+// an applier still meets the later writers of its fields as conflicts.
 func (s *Server) recordManagedFields(r *http.Request, res *resource, subresource string, old, obj api.Object) error {
-	if res.custom == nil {
+	if res.custom == nil && len(obj.GetObjectMeta().ManagedFields) == 0 &&
+		(old == nil || len(old.GetObjectMeta().ManagedFields) == 0) {
 		return nil
 	}
 	manager := queryOf(r).string("fieldManager")
@@ -245,7 +303,7 @@ func (s *Server) recordManagedFields(r *http.Request, res *resource, subresource
 		return apierrors.NewBadRequest(fmt.Sprintf("metadata.managedFields: %v", err))
 	}
 	request := fieldmanager.Request{Manager: manager, Subresource: subresource, APIVersion: res.groupVersion(), Now: s.now(),
-		Shape: structural.ApplyShape(res.custom.schema), Owns: ownsForSubresource(res, subresource)}
+		Shape: applyShapeOf(res), Owns: ownsForSubresource(res, subresource)}
 	obj.GetObjectMeta().ManagedFields = fieldmanager.Update(previous, updated, managers, request).Encode()
 	return nil
 }

@@ -167,12 +167,7 @@ func (s *Server) servePatchMode(w http.ResponseWriter, r *http.Request, info *re
 		return
 	}
 	if pt == applyPatchType {
-		if res.custom == nil {
-			response.WriteError(w, &apierrors.StatusError{ErrStatus: api.Status{Code: http.StatusUnsupportedMediaType, Reason: apierrors.ReasonUnsupportedMediaType,
-				Message: "server-side apply of built-in kinds is not supported yet (custom resources support it); use client-side kubectl apply"}})
-			return
-		}
-		s.serveApplyCustom(w, r, info, mode)
+		s.serveApply(w, r, info, mode)
 		return
 	}
 	dryRun, err := isDryRun(r)

@@ -178,21 +178,22 @@ func patchContentTypesOf(res *resource) []string {
 }
 
 // customPatchContentTypes are the PATCH bodies a custom resource accepts:
-// server-side apply too (customresource_apply.go), which built-in kinds
-// do not take yet.
+// server-side apply (customresource_apply.go), but no strategic merge patch.
 var customPatchContentTypes = []string{
 	"application/json-patch+json",
 	"application/merge-patch+json",
 	"application/apply-patch+yaml",
 }
 
-// patchContentTypes are the PATCH bodies the server accepts. kubectl apply
+// patchContentTypes are the PATCH bodies a built-in kind accepts, server-
+// side apply (customresource_apply.go) among them, as upstream lists them. kubectl apply
 // computes its patch from the kind's schema only when the strategic merge
 // patch type is listed here.
 var patchContentTypes = []string{
 	"application/json-patch+json",
 	"application/merge-patch+json",
 	"application/strategic-merge-patch+json",
+	"application/apply-patch+yaml",
 }
 
 // writeQueryParameters are the query parameters of PUT and PATCH, by name

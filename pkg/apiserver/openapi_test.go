@@ -135,12 +135,13 @@ func TestOpenAPIDocumentShapes(t *testing.T) {
 	}
 
 	// The item path's operations name the kind; PATCH takes a strategic
-	// merge patch and checks fields itself.
+	// merge patch and a server-side apply, and checks fields itself.
 	patch := at(t, apps, "paths", "/apis/apps/v1/namespaces/{namespace}/deployments/{name}", "patch")
 	if !reflect.DeepEqual(at(t, patch, "x-kubernetes-group-version-kind"), map[string]any{"group": "apps", "version": "v1", "kind": "Deployment"}) {
 		t.Errorf("patch GVK = %v", at(t, patch, "x-kubernetes-group-version-kind"))
 	}
 	at(t, patch, "requestBody", "content", "application/strategic-merge-patch+json")
+	at(t, patch, "requestBody", "content", "application/apply-patch+yaml")
 	var params []string
 	for _, p := range at(t, patch, "parameters").([]any) {
 		params = append(params, p.(map[string]any)["name"].(string))

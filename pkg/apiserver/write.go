@@ -365,9 +365,9 @@ func (s *Server) finishUpdate(ctx context.Context, res *resource, current *store
 		} else {
 			copyStatus(next, obj)
 		}
-		if res.custom != nil {
+		if res.custom != nil || len(meta.ManagedFields) > 0 {
 			// The status writer's fields, recorded by recordManagedFields
-			// or the apply.
+			// or the apply (for a built-in object, once it has any).
 			next.GetObjectMeta().ManagedFields = meta.ManagedFields
 		}
 		obj, meta = next, next.GetObjectMeta()

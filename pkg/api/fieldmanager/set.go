@@ -246,9 +246,10 @@ func valueElement(v any) string {
 }
 
 // keyElement is the path element of a keyed list's item: its key fields,
-// in sorted order as encoding/json writes a map; ok is false when the item
+// in sorted order as encoding/json writes a map, a key the item leaves out
+// taking its default, if it has one; ok is false when the item
 // is not an object.
-func keyElement(item any, keys []string) (string, bool) {
+func keyElement(item any, keys []string, defaults map[string]any) (string, bool) {
 	object, ok := item.(map[string]any)
 	if !ok {
 		return "", false
@@ -256,6 +257,8 @@ func keyElement(item any, keys []string) (string, bool) {
 	values := make(map[string]any, len(keys))
 	for _, k := range keys {
 		if v, ok := object[k]; ok {
+			values[k] = v
+		} else if v, ok := defaults[k]; ok {
 			values[k] = v
 		}
 	}

@@ -1,15 +1,17 @@
 package fieldmanager
 
+import "kplane/pkg/api/schema"
+
 // List types a Shape can give an array, as x-kubernetes-list-type names
 // them.
 const (
 	// ListAtomic lists are owned and replaced whole.
-	ListAtomic = "atomic"
+	ListAtomic = schema.ListAtomic
 	// ListSet lists of scalars merge item by item, an item being its value.
-	ListSet = "set"
+	ListSet = schema.ListSet
 	// ListMap lists of objects merge item by item, an item being named by
 	// the values of its map keys.
-	ListMap = "map"
+	ListMap = schema.ListMap
 )
 
 // Shape is what the merge needs to know of a schema node: how its lists
@@ -59,9 +61,23 @@ func itemElement(s Shape, item any) (string, bool) {
 	case ListSet:
 		return valueElement(item), true
 	case ListMap:
-		return keyElement(item, s.ListMapKeys())
+		return keyElement(item, s.ListMapKeys(), keyDefaults(s))
 	}
 	return "", false
+}
+
+// keyDefaulter is a Shape whose map list keys have defaults, as upstream's
+// OpenAPI gives a port's protocol: an item leaving such a key out is the
+// item with the default.
+type keyDefaulter interface {
+	ListMapKeyDefaults() map[string]any
+}
+
+func keyDefaults(s Shape) map[string]any {
+	if d, ok := s.(keyDefaulter); ok {
+		return d.ListMapKeyDefaults()
+	}
+	return nil
 }
 
 // metadataShape is how the root's metadata merges (upstream's ObjectMeta

@@ -48,6 +48,9 @@ func (b *builder) leafComponent(leaf leafComponent) string {
 // field and the fields without omitempty as required.
 func (b *builder) describeObject(s *Schema, t *schema.Type) {
 	s.Type = "object"
+	if schema.AtomicStruct(t) {
+		s.MapType = "atomic"
+	}
 	if len(t.Fields) > 0 {
 		s.Properties = make(map[string]*Schema, len(t.Fields))
 	}
@@ -71,15 +74,11 @@ func (b *builder) field(owner *schema.Type, f *schema.Field) *Schema {
 	s.Description = fieldDoc(owner.Go, f)
 	s.PatchStrategy = f.PatchStrategy
 	s.PatchMergeKey = f.PatchMergeKey
-	if f.Type.Kind == schema.List && f.HasPatchStrategy(schema.StrategyMerge) {
-		// A list merged by key is what server-side apply calls a map
-		// list; a merged list of primitives is a set.
-		switch {
-		case f.PatchMergeKey != "":
-			s.ListType, s.ListMapKeys = "map", []string{f.PatchMergeKey}
-		case f.Type.Elem.Kind == schema.Leaf:
-			s.ListType = "set"
-		}
+	// A list merged by key is what server-side apply calls a map list; a
+	// merged list of primitives is a set (and a port is keyed by its
+	// protocol too, as upstream marks it).
+	if merge := schema.ListMergeOf(owner, f); merge.Type != schema.ListAtomic {
+		s.ListType, s.ListMapKeys = merge.Type, merge.Keys
 	}
 	return s
 }
