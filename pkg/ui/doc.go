@@ -16,9 +16,11 @@
 //	                           ▼
 //	          /api/stream (stream.go, sse.go) ─▶ the page (web/js/stream.js)
 //
-// One file per data feed on the server (feed_*.go) and one file per view
-// on the page (web/js/views/*.js): the next panels — leases, workqueues,
-// trace, why, etcd, timeline, faults — each add a feed and a view.
+// One file per data feed on the server (feed_*.go: the object stream) or
+// per panel on the machinery (panel_*.go: leases, queues, why, trace,
+// etcd, clock, faults, labs — each reads the components' debug APIs, as
+// the ctl verb of the same name does, through debug_api.go), and one file
+// per view on the page (web/js/views/*.js).
 //
 // Authentication (auth.go): a request carries the cluster admin's bearer
 // token, or a session cookie that a one-time login link printed by

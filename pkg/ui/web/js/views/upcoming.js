@@ -1,8 +1,8 @@
 // The panels still to come, each built on the components' debug API (the
 // same one the ctl verbs named here read). Until a panel exists, the page
 // says which command shows the same thing today, rather than showing made-up
-// data. To add a panel: write views/<name>.js with a render function, a feed
-// on the server (pkg/ui/feed_<name>.go), and replace its entry here.
+// data. To add a panel: write views/<name>.js with a render function, its
+// route on the server (pkg/ui/panel_<name>.go), and replace its entry here.
 import { h } from "../dom.js";
 
 export const upcomingPanels = [
