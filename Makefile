@@ -40,7 +40,7 @@ bench-events:
 	$(GO) test -run 'TestSchedulerBurstKeepsOneScheduledEventPerPod' -count 1 -v ./pkg/scheduler/ -args -scheduler-burst-pods 5000
 
 # TestDocsInSequence (every walkthrough again, one after another on one
-# cluster: about seven minutes of test/e2e's twenty on two cores) has its
+# cluster: five to seven minutes of test/e2e's twenty on two cores) has its
 # own target, test-docs-sequence, which CI (.ci/run) runs after this one;
 # TestDocs still runs every page, each on a fresh cluster, here.
 test: vet build
