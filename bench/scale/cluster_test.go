@@ -3,7 +3,6 @@
 package scale
 
 import (
-	"context"
 	"fmt"
 	"log/slog"
 	"os"
@@ -12,7 +11,6 @@ import (
 	"testing"
 	"time"
 
-	"kplane/pkg/api"
 	"kplane/pkg/client"
 	"kplane/pkg/cluster"
 	"kplane/test/framework"
@@ -113,21 +111,7 @@ func startHollowKubelet(t *testing.T, bin string, lc *framework.LocalCluster, na
 func waitNodesReady(t *testing.T, c *client.Client, want int, timeout time.Duration) {
 	t.Helper()
 	start := time.Now()
-	framework.Eventually(t, timeout, func() (bool, string) {
-		nodes, err := c.Nodes().List(context.Background(), client.ListOptions{})
-		if err != nil {
-			return false, err.Error()
-		}
-		ready := 0
-		for _, n := range nodes.Items {
-			for _, cond := range n.Status.Conditions {
-				if cond.Type == api.NodeReady && cond.Status == api.ConditionTrue && n.Name != cluster.ControlPlaneNodeName {
-					ready++
-				}
-			}
-		}
-		return ready == want, fmt.Sprintf("%d of %d hollow nodes Ready", ready, want)
-	})
+	framework.WaitHollowNodesReady(t, c, want, timeout)
 	t.Logf("%d hollow nodes Ready %.1fs after the kubelets started", want, time.Since(start).Seconds())
 }
 

@@ -1,8 +1,6 @@
 package browser
 
 import (
-	"os"
-	"os/exec"
 	"testing"
 
 	"kplane/pkg/cluster"
@@ -18,22 +16,8 @@ import (
 // each state are artifacts.
 func TestFaultButtonsAndTheClock(t *testing.T) {
 	chromium, node := requireBrowser(t)
-	kubectl := framework.RequireKubectl(t)
 	c := framework.StartCluster(t, func(o *cluster.Options) { o.VirtualClock = true })
 	_, login := startUI(t, c)
 
-	script := exec.Command(node, "faults_scenario.mjs")
-	script.Env = append(os.Environ(),
-		"KPLANE_UI_LOGIN="+login,
-		"KPLANE_ARTIFACT_DIR="+t.ArtifactDir(),
-		"KPLANE_KUBECTL="+kubectl,
-		"KUBECONFIG="+c.KubeconfigPath(),
-		"HOME="+c.Home,
-		"KPLANE_CHROMIUM="+chromium,
-	)
-	out, err := script.CombinedOutput()
-	t.Logf("faults_scenario.mjs:\n%s", out)
-	if err != nil {
-		t.Fatalf("faults_scenario.mjs: %v (screenshots in %s)", err, t.ArtifactDir())
-	}
+	runScenario(t, node, chromium, "faults_scenario.mjs", c, login)
 }

@@ -30,8 +30,15 @@ func StartHollowNodes(t testing.TB, lc *LocalCluster, count int, name string, ex
 			t.Logf("%s output:\n%s", name, out)
 		}
 	})
-	c := lc.Client(t)
-	Eventually(t, 2*time.Minute, func() (bool, string) {
+	WaitHollowNodesReady(t, lc.Client(t), count, 2*time.Minute)
+	return kubelet.Process.Pid
+}
+
+// WaitHollowNodesReady polls until want nodes other than the control
+// plane's are Ready, and fails after timeout saying how many were.
+func WaitHollowNodesReady(t testing.TB, c *client.Client, want int, timeout time.Duration) {
+	t.Helper()
+	Eventually(t, timeout, func() (bool, string) {
 		nodes, err := c.Nodes().List(context.Background(), client.ListOptions{})
 		if err != nil {
 			return false, err.Error()
@@ -44,7 +51,6 @@ func StartHollowNodes(t testing.TB, lc *LocalCluster, count int, name string, ex
 				}
 			}
 		}
-		return ready == count, fmt.Sprintf("%d of %d hollow nodes Ready", ready, count)
+		return ready == want, fmt.Sprintf("%d of %d hollow nodes Ready", ready, want)
 	})
-	return kubelet.Process.Pid
 }
