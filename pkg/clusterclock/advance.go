@@ -53,7 +53,9 @@ type AdvanceOptions struct {
 }
 
 // Advance moves the cluster clock forward by d, in steps of at most
-// opts.Step with opts.Pause between them, and returns the new offset. d
+// opts.Step with opts.Pause between them, and returns the new offset.
+// After each step it also waits until the leaders have renewed their
+// Leases at the new time (pace.go). d
 // must be positive: time never goes back. Each step is a compare-and-swap
 // on the ConfigMap, so two concurrent advances add up. A cancelled ctx
 // stops between steps; the clock keeps the steps already made.
@@ -67,6 +69,7 @@ func Advance(ctx context.Context, c *client.Client, d time.Duration, opts Advanc
 	if opts.Pause <= 0 {
 		opts.Pause = DefaultStepPause
 	}
+	pacer := newLeasePacer(c)
 	var offset time.Duration
 	for left := d; left > 0; {
 		step := min(left, opts.Step)
@@ -75,8 +78,14 @@ func Advance(ctx context.Context, c *client.Client, d time.Duration, opts Advanc
 		if offset, err = addToOffset(ctx, c, step); err != nil {
 			return offset, err
 		}
+		wrote := time.Now()
 		if opts.Progress != nil {
 			opts.Progress(offset)
+		}
+		// The leaders first (pace.go): a step must not carry one past its
+		// renew deadline.
+		if err := pacer.waitForRenewals(ctx, began.Add(offset), step); err != nil {
+			return offset, fmt.Errorf("advance the cluster clock: stopped %v short: %w", left-step, err)
 		}
 		if left -= step; left == 0 {
 			break
@@ -86,7 +95,7 @@ func Advance(ctx context.Context, c *client.Client, d time.Duration, opts Advanc
 		select {
 		case <-ctx.Done():
 			return offset, fmt.Errorf("advance the cluster clock: stopped %v short: %w", left, ctx.Err())
-		case <-time.After(max(opts.Pause, 4*time.Since(began))):
+		case <-time.After(max(opts.Pause, 4*wrote.Sub(began)) - time.Since(wrote)):
 		}
 	}
 	return offset, nil

@@ -13,6 +13,7 @@ import (
 	"kplane/pkg/client"
 	"kplane/pkg/clock"
 	"kplane/pkg/clusterclock"
+	"kplane/pkg/leaderelection"
 	"kplane/test/framework"
 )
 
@@ -161,5 +162,63 @@ func TestAPIServerStampsTheClusterClock(t *testing.T) {
 	c = framework.StartAPIServerIn(t, dir).Client(t, nil)
 	if _, err := clusterclock.Read(ctx, c); !errors.Is(err, clusterclock.ErrWallClock) {
 		t.Fatalf("after a restart without --virtual-clock, Read: %v, want ErrWallClock", err)
+	}
+}
+
+// A leader slower than the steps (each of its writes returns 300 ms late,
+// as on a busy machine) keeps leading through an advance of 30 s: after
+// each step Advance waits for its renewal. Without that wait the steps
+// would carry its last renewal past the 10 s renew deadline and it would
+// give up leading.
+func TestAdvanceWaitsForASlowLeader(t *testing.T) {
+	server := virtualAPIServer(t, t.TempDir())
+	c := server.Client(t, nil)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+
+	v := clock.NewVirtual(0)
+	f := clusterclock.NewFollower(c, v, slog.New(slog.DiscardHandler))
+	if err := f.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	defer f.Stop()
+	slow := server.Client(t, func(cfg *client.Config) {
+		cfg.OnWrite = func(client.WriteInfo) { time.Sleep(300 * time.Millisecond) }
+	})
+	leading, stopped := make(chan struct{}), make(chan struct{})
+	le, err := leaderelection.New(leaderelection.Config{
+		Leases: slow.Leases(clusterclock.Namespace), Namespace: clusterclock.Namespace, Name: "slow-leader",
+		Identity: "slow", Clock: v, Logger: slog.New(slog.DiscardHandler), RetryPeriod: time.Second,
+		Callbacks: leaderelection.Callbacks{
+			OnStartedLeading: func(ctx context.Context) { close(leading); <-ctx.Done() },
+			OnStoppedLeading: func() { close(stopped) },
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	go func() { defer close(done); le.Run(ctx) }()
+	defer func() { cancel(); <-done }()
+	select {
+	case <-leading:
+	case <-time.After(30 * time.Second):
+		t.Fatal("the candidate did not become leader")
+	}
+
+	if _, err := clusterclock.Advance(ctx, c, 30*time.Second, quickly); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-stopped:
+		t.Fatal("the slow leader gave up leading during the advance")
+	default:
+	}
+	got, err := c.Leases(clusterclock.Namespace).Get(ctx, "slow-leader", client.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if holder := got.Spec.HolderIdentity; holder == nil || *holder != "slow" || v.Since(got.Spec.RenewTime.Time) > 10*time.Second {
+		t.Fatalf("after the advance the Lease is held by %v, renewed %v ago; want slow, within its renew deadline", holder, v.Since(got.Spec.RenewTime.Time))
 	}
 }

@@ -396,8 +396,10 @@ func (s *autoscalingSession) rescaledTo(uid string, replicas int, reason string)
 		if err != nil {
 			return false, err.Error()
 		}
-		return found && deployment.Spec.Replicas != nil,
-			fmt.Sprintf("want event %q; web has %v replicas, the HPA's events: %q", want, deployment.Spec.Replicas, seen)
+		if deployment.Spec.Replicas == nil {
+			return false, "web has no spec.replicas"
+		}
+		return found, fmt.Sprintf("want event %q; web has %d replicas, the HPA's events: %q", want, *deployment.Spec.Replicas, seen)
 	}
 }
 
