@@ -6,6 +6,13 @@ export class ClusterState {
   constructor() {
     /** @type {Map<string, {kind: string, uid: string, object: object, edges?: object[]}>} */
     this.objects = new Map();
+    /** The same objects by kind: kind → (uid → item), so a view that
+     *  draws pods never walks the thousands of Events. */
+    this.byKind = new Map();
+    /** Each object's Events: involvedObject.uid → Set of Event UIDs, kept
+     *  as Events come and go (what `kubectl describe` matches on), so the
+     *  details view never scans every Event. */
+    this.eventsByObject = new Map();
     /** UID of the object the student selected, or null. */
     this.selected = null;
     this.listeners = new Set();
@@ -14,20 +21,55 @@ export class ClusterState {
 
   // reset replaces every object (a snapshot).
   reset(items) {
-    this.objects = new Map(items.map((item) => [item.uid, item]));
+    this.objects = new Map();
+    this.byKind = new Map();
+    this.eventsByObject = new Map();
+    for (const item of items) this.store(item);
     this.changed();
   }
 
   // upsert adds or replaces one object.
   upsert(item) {
-    this.objects.set(item.uid, item);
+    this.forget(item.uid);
+    this.store(item);
     this.changed(item.uid);
   }
 
   // remove forgets one object.
   remove(uid) {
-    this.objects.delete(uid);
+    this.forget(uid);
     this.changed(uid);
+  }
+
+  // store files an object in the map and the indexes.
+  store(item) {
+    this.objects.set(item.uid, item);
+    if (!this.byKind.has(item.kind)) this.byKind.set(item.kind, new Map());
+    this.byKind.get(item.kind).set(item.uid, item);
+    const involved = involvedUID(item);
+    if (involved) {
+      if (!this.eventsByObject.has(involved)) this.eventsByObject.set(involved, new Set());
+      this.eventsByObject.get(involved).add(item.uid);
+    }
+  }
+
+  // forget removes an object from the map and the indexes.
+  forget(uid) {
+    const item = this.objects.get(uid);
+    if (!item) return;
+    this.objects.delete(uid);
+    this.byKind.get(item.kind).delete(uid);
+    const involved = involvedUID(item);
+    const events = involved && this.eventsByObject.get(involved);
+    if (events) {
+      events.delete(uid);
+      if (events.size === 0) this.eventsByObject.delete(involved);
+    }
+  }
+
+  // eventsOf returns the Events whose involvedObject is the object uid.
+  eventsOf(uid) {
+    return [...(this.eventsByObject.get(uid) || [])].map((eventUID) => this.objects.get(eventUID));
   }
 
   select(uid) {
@@ -37,10 +79,7 @@ export class ClusterState {
 
   // ofKind returns the objects of one kind, sorted by namespace and name.
   ofKind(kind) {
-    const found = [];
-    for (const item of this.objects.values()) {
-      if (item.kind === kind) found.push(item);
-    }
+    const found = [...(this.byKind.get(kind) || new Map()).values()];
     return found.sort((a, b) => compareText(objectKey(a), objectKey(b)));
   }
 
@@ -76,6 +115,11 @@ export class ClusterState {
       for (const fn of this.listeners) fn(this, changedUIDs);
     });
   }
+}
+
+// involvedUID is, for an Event, the UID of the object it is about.
+function involvedUID(item) {
+  return item.kind === "Event" && item.object.involvedObject ? item.object.involvedObject.uid : null;
 }
 
 // everything stands, among a render's changed UIDs, for a change that is

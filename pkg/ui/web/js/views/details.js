@@ -7,16 +7,20 @@ import { objectKey } from "../state.js";
 
 // shown is the object whose YAML the panel holds, and that YAML's element.
 let shown = { uid: null, yaml: null };
+// drawn is what the panel last drew: the selection and its object.
+let drawn = { selected: undefined, item: undefined };
 
 export function renderDetails(state, container, changedUIDs) {
   const item = state.selected && state.objects.get(state.selected);
+  if (!concernsShown(state, item, changedUIDs)) return; // a frame of other pods' changes
+  drawn = { selected: state.selected, item };
   if (!item) {
     container.replaceChildren(h("p", { class: "muted" },
       state.selected ? "The selected object was deleted." : "Select a node, a pod or any object in the graph."));
     return;
   }
-  const events = state.ofKind("Event")
-    .filter((event) => event.object.involvedObject && event.object.involvedObject.uid === item.uid)
+  // The state keeps each object's Events indexed by involvedObject.uid.
+  const events = state.eventsOf(item.uid)
     .sort((a, b) => eventTime(a.object).localeCompare(eventTime(b.object)));
   // The YAML and diff are fetched only for the object shown, and again
   // when it changes; other renders reuse the element already loaded.
@@ -31,6 +35,21 @@ export function renderDetails(state, container, changedUIDs) {
     h("h3", {}, "Events"), eventsTable(events),
     shown.yaml,
   );
+}
+
+// concernsShown says whether this frame's changes touch what the panel
+// shows: another selection, the selected object itself, or one of its
+// Events (a changed UID the state no longer holds may have been one).
+// While a thousand pods start, most frames concern none of it.
+function concernsShown(state, item, changedUIDs) {
+  if (state.selected !== drawn.selected || item !== drawn.item) return true;
+  if (!item) return false;
+  for (const uid of changedUIDs) {
+    const changed = state.objects.get(uid);
+    if (!changed || (changed.kind === "Event" && changed.object.involvedObject &&
+        changed.object.involvedObject.uid === item.uid)) return true;
+  }
+  return false;
 }
 
 function conditionsTable(object) {
