@@ -2,8 +2,19 @@
 // involve it (matched by involvedObject.uid, as `kubectl describe` does),
 // its YAML, and the diff of its last change. The server keeps the previous
 // version of every object it has seen; /api/objects/{uid} renders both.
+// The stream carries no Events (a thousand pods write thousands): the
+// panel asks /api/events/{uid} for the selected object's, when it is
+// selected and every 2 s after, as the why and trace panels poll theirs.
 import { h } from "../dom.js";
 import { objectKey } from "../state.js";
+import { SelectedPoller } from "../poll.js";
+
+// eventsBox holds the selected object's Events table; the poller fills it.
+const eventsBox = h("div", { class: "events-box" });
+const eventsPoller = new SelectedPoller("/api/events", (uid, answer, error) => {
+  if (error) eventsBox.replaceChildren(h("p", { class: "muted" }, `could not load the Events: ${error}`));
+  else eventsBox.replaceChildren(eventsTable(answer.events.sort((a, b) => eventTime(a.object).localeCompare(eventTime(b.object)))));
+});
 
 // shown is the object whose YAML the panel holds, and that YAML's element.
 let shown = { uid: null, yaml: null };
@@ -12,16 +23,15 @@ let drawn = { selected: undefined, item: undefined };
 
 export function renderDetails(state, container, changedUIDs) {
   const item = state.selected && state.objects.get(state.selected);
-  if (!concernsShown(state, item, changedUIDs)) return; // a frame of other pods' changes
+  if (!concernsShown(state, item)) return; // a frame of other pods' changes
   drawn = { selected: state.selected, item };
+  if (item && eventsPoller.uid !== item.uid) eventsBox.replaceChildren(h("p", { class: "muted" }, "loading…"));
+  eventsPoller.follow(item ? item.uid : null);
   if (!item) {
     container.replaceChildren(h("p", { class: "muted" },
       state.selected ? "The selected object was deleted." : "Select a node, a pod or any object in the graph."));
     return;
   }
-  // The state keeps each object's Events indexed by involvedObject.uid.
-  const events = state.eventsOf(item.uid)
-    .sort((a, b) => eventTime(a.object).localeCompare(eventTime(b.object)));
   // The YAML and diff are fetched only for the object shown, and again
   // when it changes; other renders reuse the element already loaded.
   if (shown.uid !== item.uid || changedUIDs.has(item.uid)) {
@@ -32,24 +42,16 @@ export function renderDetails(state, container, changedUIDs) {
     h("p", {}, h("span", { class: "kind" }, item.kind), " ", h("strong", {}, objectKey(item)),
       h("span", { class: "muted" }, ` resourceVersion ${item.object.metadata.resourceVersion}`)),
     h("h3", {}, "Conditions"), conditionsTable(item.object),
-    h("h3", {}, "Events"), eventsTable(events),
+    h("h3", {}, "Events"), eventsBox,
     shown.yaml,
   );
 }
 
 // concernsShown says whether this frame's changes touch what the panel
-// shows: another selection, the selected object itself, or one of its
-// Events (a changed UID the state no longer holds may have been one).
-// While a thousand pods start, most frames concern none of it.
-function concernsShown(state, item, changedUIDs) {
-  if (state.selected !== drawn.selected || item !== drawn.item) return true;
-  if (!item) return false;
-  for (const uid of changedUIDs) {
-    const changed = state.objects.get(uid);
-    if (!changed || (changed.kind === "Event" && changed.object.involvedObject &&
-        changed.object.involvedObject.uid === item.uid)) return true;
-  }
-  return false;
+// shows: another selection, or the selected object itself. While a
+// thousand pods start, most frames concern neither.
+function concernsShown(state, item) {
+  return state.selected !== drawn.selected || item !== drawn.item;
 }
 
 function conditionsTable(object) {
