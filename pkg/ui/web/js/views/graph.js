@@ -23,7 +23,7 @@
 //   colours — that expands to the pods on click.
 
 import { h, objectButton, syncChildren } from "../dom.js";
-import { objectKey, compareText } from "../state.js";
+import { objectKey, compareText, sortedByKey } from "../state.js";
 import { phaseOf, phaseLabel, phases } from "./phase.js";
 
 // Kinds that are part of no tree of interest on their own.
@@ -116,16 +116,17 @@ function row(state, children, item, relation, parentPath, visiting) {
   visiting.add(item.uid);
   const below = [...(children.get(item.uid) || new Map()).values()]
     .map((edge) => ({ edge, child: state.objects.get(edge.uid) }))
-    .filter(({ edge, child }) => child && !visiting.has(edge.uid))
-    .sort((a, b) => compareText(objectKey(a.child), objectKey(b.child)));
+    .filter(({ edge, child }) => child && !visiting.has(edge.uid));
   const pods = below.filter(({ child }) => child.kind === "Pod");
   const many = pods.length > podsBeforeSummary;
   const open = !many || expanded.has(item.uid);
+  // Only the children drawn are sorted: a summary line needs no order.
+  const drawnBelow = open ? below : below.filter(({ child }) => child.kind !== "Pod");
+  const relationOf = new Map(drawnBelow.map(({ edge, child }) => [child, edge.relation]));
   const childRows = [];
   if (many) childRows.push(podSummary(state, item, pods.map(({ child }) => child), path));
-  for (const { edge, child } of below) {
-    if (child.kind === "Pod" && !open) continue;
-    childRows.push(row(state, children, child, edge.relation, path, visiting));
+  for (const child of sortedByKey(drawnBelow.map(({ child }) => child))) {
+    childRows.push(row(state, children, child, relationOf.get(child), path, visiting));
   }
   visiting.delete(item.uid);
 

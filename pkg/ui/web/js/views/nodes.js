@@ -7,6 +7,8 @@ import { phaseOf, phaseLabel, legend } from "./phase.js";
 
 export function renderNodes(state, container) {
   renders++;
+  budget = newChipsPerRender;
+  deferred = false;
   const podsByNode = new Map();
   for (const pod of state.ofKind("Pod")) {
     const nodeName = (pod.object.spec && pod.object.spec.nodeName) || "";
@@ -15,11 +17,47 @@ export function renderNodes(state, container) {
   }
   const drawn = state.ofKind("Node").map((node) => nodeCard(state, node, podsByNode.get(node.object.metadata.name) || []));
   const unscheduled = podsByNode.get("") || [];
-  const waiting = unscheduled.length === 0 ? [] : [waitingCard(state, unscheduled)];
+  if (unscheduled.length > 0) drawn.push(waitingCard(state, unscheduled));
   if (!container.querySelector(":scope > .legend")) container.replaceChildren(legend());
-  syncChildren(container, [container.querySelector(":scope > .legend"), ...drawn, ...waiting]);
+  syncChildren(container, [container.querySelector(":scope > .legend"), ...drawn.filter(Boolean)]);
   forgetGone(chips);
   forgetGone(cards);
+  // Cards left for later (see newChipsPerRender) are drawn next frame.
+  if (deferred) state.changed();
+}
+
+// newChipsPerRender bounds the pod chips one render builds. The first
+// render of 1 000 pods, or a burst of 1 000 new ones, would otherwise
+// build them all in one task of several hundred milliseconds, during
+// which the page answers no click. A card whose new chips do not fit
+// keeps its last drawing (or waits, if it has none) until the next
+// frame, a few milliseconds later.
+const newChipsPerRender = 200;
+let budget = 0;
+let deferred = false;
+
+// fitsBudget says whether this render may build the card's missing
+// chips; the first card of a render always may, so every render advances.
+function fitsBudget(state, pods) {
+  const missing = pods.filter((pod) => !chipIsCurrent(state, pod)).length;
+  if (missing === 0) return true;
+  const fits = budget === newChipsPerRender || missing <= budget;
+  if (fits) budget -= missing;
+  else deferred = true;
+  return fits;
+}
+
+// keptCard returns a card's last drawing, to show while it waits its
+// turn, or null when there is none yet.
+function keptCard(key) {
+  const kept = cards.get(key);
+  if (!kept) return null;
+  kept.seen = renders;
+  for (const chip of kept.chipBox.children) {
+    const entry = chips.get(chip.dataset.uid);
+    if (entry) entry.seen = renders;
+  }
+  return kept.element;
 }
 
 // cards keeps each node's card between renders, keyed by node name, with
@@ -32,6 +70,7 @@ function nodeCard(state, node, pods) {
   const requested = sumRequests(pods.filter((pod) => !["Succeeded", "Failed"].includes(phaseOf(pod.object))));
   const selected = state.selected === node.uid;
   const name = node.object.metadata.name;
+  if (!fitsBudget(state, pods)) return keptCard(name);
   let kept = cards.get(name);
   if (!kept || kept.object !== node.object || kept.selected !== selected ||
       kept.cpu !== requested.cpu || kept.memory !== requested.memory) {
@@ -56,6 +95,7 @@ function nodeCard(state, node, pods) {
 
 // waitingCard holds the pods no node has yet.
 function waitingCard(state, pods) {
+  if (!fitsBudget(state, pods)) return keptCard("");
   let kept = cards.get("");
   if (!kept) {
     const chipBox = h("div", { class: "pods" });
@@ -105,10 +145,16 @@ function sumRequests(pods) {
 // changed (or whose selection did), not all thousand of them.
 const chips = new Map();
 
+// chipIsCurrent says whether the pod's kept chip shows it as it is now.
+function chipIsCurrent(state, pod) {
+  const kept = chips.get(pod.uid);
+  return Boolean(kept) && kept.object === pod.object && kept.selected === (state.selected === pod.uid);
+}
+
 function podChip(state, pod) {
   const selected = state.selected === pod.uid;
   const kept = chips.get(pod.uid);
-  if (kept && kept.object === pod.object && kept.selected === selected) {
+  if (chipIsCurrent(state, pod)) {
     kept.seen = renders;
     return kept.element;
   }
