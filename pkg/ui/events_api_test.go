@@ -1,12 +1,9 @@
 package ui
 
 import (
-	"bufio"
-	"context"
 	"encoding/json"
 	"net/http"
 	"testing"
-	"time"
 )
 
 // event returns an Event about the object with UID about.
@@ -21,17 +18,7 @@ func TestStreamLeavesEventsOut(t *testing.T) {
 	s.hub.Upsert("Pod", pod("u1", "web-1", "Pending"))
 	s.hub.Upsert("Event", event("e1", "u1", "Scheduled"))
 
-	// The deadline only keeps a broken stream from hanging the test.
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, ts.URL+"/api/stream", nil)
-	req.Header = bearer(testAdminToken)
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	events := sseReader{bufio.NewReader(resp.Body)}
+	events := openStream(t, ts.URL)
 
 	_, data := events.next(t)
 	var snapshot snapshotEvent
