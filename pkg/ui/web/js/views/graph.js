@@ -33,7 +33,7 @@ const hiddenRoots = new Set(["Node", "Event", "Pod", "EndpointSlice", "Persisten
 const relationWords = { targets: "targets → ", uses: "uses → ", bound: "bound to → " };
 
 // A parent with more pods than this draws a summary line until expanded.
-export const podsBeforeSummary = 20;
+const podsBeforeSummary = 20;
 
 // expanded holds the UIDs of the parents whose pods the student opened.
 const expanded = new Set();
@@ -58,6 +58,7 @@ export function renderGraph(state, container) {
     }
   }
   roots.sort((a, b) => compareText(a.kind + objectKey(a), b.kind + objectKey(b)));
+  // Forget the rows the last render did not draw (objects gone, folded).
   for (const [key, kept] of rows) if (kept.seen < renders - 1) rows.delete(key);
   if (roots.length === 0) {
     container.replaceChildren(h("p", { class: "muted" }, "No workloads yet. Try kubectl apply -f examples/nginx-dep.yaml"));
@@ -131,8 +132,9 @@ function row(state, children, item, relation, parentPath, visiting) {
   visiting.delete(item.uid);
 
   syncChildren(kept.list, childRows);
-  if (childRows.length > 0 && !kept.list.isConnected) kept.element.append(kept.list);
-  if (childRows.length === 0 && kept.list.isConnected) kept.list.remove();
+  const listShown = kept.list.parentNode === kept.element;
+  if (childRows.length > 0 && !listShown) kept.element.append(kept.list);
+  if (childRows.length === 0 && listShown) kept.list.remove();
   return kept.element;
 }
 
@@ -146,7 +148,8 @@ function podSummary(state, parent, pods, parentPath) {
     counts.set(phase, (counts.get(phase) || 0) + 1);
   }
   const open = expanded.has(parent.uid);
-  const text = `${open}:${[...counts].join(",")}`;
+  const shownPhases = Object.keys(phases).filter((phase) => counts.has(phase));
+  const text = `${open}:${shownPhases.map((phase) => `${phase}=${counts.get(phase)}`).join(",")}`;
   const path = `${parentPath}#pods`;
   let kept = rows.get(path);
   if (!kept || kept.text !== text) {
@@ -158,7 +161,7 @@ function podSummary(state, parent, pods, parentPath) {
         state.changed(); // redraw now, with or without the pods
       },
     }, `${open ? "▾ hide" : "▸ show"} ${pods.length} pods`);
-    const perPhase = Object.keys(phases).filter((phase) => counts.has(phase)).map((phase) =>
+    const perPhase = shownPhases.map((phase) =>
       h("span", { class: `pod-count phase-${phase}`, "data-phase": phase, "data-count": counts.get(phase) },
         phaseLabel(phase), ` ${counts.get(phase)}`));
     kept = { text, element: h("li", { class: "pod-summary", "data-graph-summary": parent.object.metadata.name, "data-pods": pods.length }, toggle, " ", perPhase) };
