@@ -19,46 +19,21 @@ export function renderNodes(state, container) {
   const unscheduled = podsByNode.get("") || [];
   if (unscheduled.length > 0) drawn.push(waitingCard(state, unscheduled));
   if (!container.querySelector(":scope > .legend")) container.replaceChildren(legend());
-  syncChildren(container, [container.querySelector(":scope > .legend"), ...drawn.filter(Boolean)]);
+  syncChildren(container, [container.querySelector(":scope > .legend"), ...drawn]);
   forgetGone(chips);
   forgetGone(cards);
-  // Cards left for later (see newChipsPerRender) are drawn next frame.
+  // Chips left for later (see newChipsPerRender) are drawn next frame.
   if (deferred) state.changed();
 }
 
 // newChipsPerRender bounds the pod chips one render builds. The first
 // render of 1 000 pods, or a burst of 1 000 new ones, would otherwise
 // build them all in one task of several hundred milliseconds, during
-// which the page answers no click. A card whose new chips do not fit
-// keeps its last drawing (or waits, if it has none) until the next
-// frame, a few milliseconds later.
+// which the page answers no click. Past the bound, a pod keeps its last
+// chip (or has none yet) until the next frame, a few milliseconds later.
 const newChipsPerRender = 200;
 let budget = 0;
 let deferred = false;
-
-// fitsBudget says whether this render may build the card's missing
-// chips; the first card of a render always may, so every render advances.
-function fitsBudget(state, pods) {
-  const missing = pods.filter((pod) => !chipIsCurrent(state, pod)).length;
-  if (missing === 0) return true;
-  const fits = budget === newChipsPerRender || missing <= budget;
-  if (fits) budget -= missing;
-  else deferred = true;
-  return fits;
-}
-
-// keptCard returns a card's last drawing, to show while it waits its
-// turn, or null when there is none yet.
-function keptCard(key) {
-  const kept = cards.get(key);
-  if (!kept) return null;
-  kept.seen = renders;
-  for (const chip of kept.chipBox.children) {
-    const entry = chips.get(chip.dataset.uid);
-    if (entry) entry.seen = renders;
-  }
-  return kept.element;
-}
 
 // cards keeps each node's card between renders, keyed by node name, with
 // the node object and the numbers it was drawn from: a card whose node and
@@ -70,7 +45,6 @@ function nodeCard(state, node, pods) {
   const requested = sumRequests(pods.filter((pod) => !["Succeeded", "Failed"].includes(phaseOf(pod.object))));
   const selected = state.selected === node.uid;
   const name = node.object.metadata.name;
-  if (!fitsBudget(state, pods)) return keptCard(name);
   let kept = cards.get(name);
   if (!kept || kept.object !== node.object || kept.selected !== selected ||
       kept.cpu !== requested.cpu || kept.memory !== requested.memory) {
@@ -89,13 +63,12 @@ function nodeCard(state, node, pods) {
     cards.set(name, kept);
   }
   kept.seen = renders;
-  syncChildren(kept.chipBox, pods.map((pod) => podChip(state, pod)));
+  syncChildren(kept.chipBox, pods.map((pod) => podChip(state, pod)).filter(Boolean));
   return kept.element;
 }
 
 // waitingCard holds the pods no node has yet.
 function waitingCard(state, pods) {
-  if (!fitsBudget(state, pods)) return keptCard("");
   let kept = cards.get("");
   if (!kept) {
     const chipBox = h("div", { class: "pods" });
@@ -105,7 +78,7 @@ function waitingCard(state, pods) {
     cards.set("", kept);
   }
   kept.seen = renders;
-  syncChildren(kept.chipBox, pods.map((pod) => podChip(state, pod)));
+  syncChildren(kept.chipBox, pods.map((pod) => podChip(state, pod)).filter(Boolean));
   return kept.element;
 }
 
@@ -151,15 +124,24 @@ function chipIsCurrent(state, pod) {
   return Boolean(kept) && kept.object === pod.object && kept.selected === (state.selected === pod.uid);
 }
 
+// podChip returns the pod's chip: the kept one if it shows the pod as it
+// is, a new one while the render's budget lasts, else — until the next
+// frame — the last one, or none if the pod has never been drawn.
 function podChip(state, pod) {
-  const selected = state.selected === pod.uid;
   const kept = chips.get(pod.uid);
-  if (chipIsCurrent(state, pod)) {
+  if (kept && chipIsCurrent(state, pod)) {
     kept.seen = renders;
     return kept.element;
   }
+  if (budget === 0) {
+    deferred = true;
+    if (!kept) return null;
+    kept.seen = renders;
+    return kept.element;
+  }
+  budget--;
   const element = newPodChip(state, pod);
-  chips.set(pod.uid, { object: pod.object, selected, element, seen: renders });
+  chips.set(pod.uid, { object: pod.object, selected: state.selected === pod.uid, element, seen: renders });
   return element;
 }
 
