@@ -42,8 +42,9 @@ func New(opts Options) (*Server, error) {
 // Handler routes the server's paths:
 //
 //	/login?token=T          one-time login link → session cookie
-//	/api/stream             server-sent events: snapshot, upsert, delete
+//	/api/stream             server-sent events: snapshot, upsert, delete (Events left out)
 //	/api/objects/{uid}      an object's YAML and the diff of its last change
+//	/api/events/{uid}       the Events about an object (events_api.go)
 //	/api/debug/leases       every leader-election Lease and its candidates (panel_leases.go)
 //	/api/debug/queues       every workqueue and its last keys' passages (panel_queues.go)
 //	/api/debug/labs         GET: the labs and the progress (panel_labs.go);
@@ -62,6 +63,7 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("GET /login", s.auth.ServeLogin)
 	mux.Handle("GET /api/stream", s.auth.Require(http.HandlerFunc(s.serveStream)))
 	mux.Handle("GET /api/objects/{uid}", s.auth.Require(http.HandlerFunc(s.serveObject)))
+	mux.Handle("GET /api/events/{uid}", s.auth.Require(http.HandlerFunc(s.serveObjectEvents)))
 	mux.Handle("GET /api/debug/leases", s.auth.Require(http.HandlerFunc(s.serveLeases)))
 	mux.Handle("GET /api/debug/queues", s.auth.Require(http.HandlerFunc(s.serveQueues)))
 	mux.Handle("GET /api/debug/labs", s.auth.Require(http.HandlerFunc(s.serveLabs)))

@@ -143,24 +143,31 @@ func pod(uid, name, phase string) map[string]any {
 		"status": map[string]any{"phase": phase}}
 }
 
-func TestStreamSendsSnapshotThenChanges(t *testing.T) {
-	s, ts := newTestServer(t)
-	s.hub.Upsert("Pod", pod("u1", "web-1", "Pending"))
-
+// openStream opens /api/stream as the admin and checks its Content-Type;
+// the stream closes when the test ends.
+func openStream(t *testing.T, baseURL string) sseReader {
+	t.Helper()
 	// The deadline only keeps a broken stream from hanging the test.
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, ts.URL+"/api/stream", nil)
+	t.Cleanup(cancel)
+	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, baseURL+"/api/stream", nil)
 	req.Header = bearer(testAdminToken)
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer resp.Body.Close()
+	t.Cleanup(func() { resp.Body.Close() })
 	if ct := resp.Header.Get("Content-Type"); ct != "text/event-stream" {
 		t.Fatalf("Content-Type %q", ct)
 	}
-	events := sseReader{bufio.NewReader(resp.Body)}
+	return sseReader{bufio.NewReader(resp.Body)}
+}
+
+func TestStreamSendsSnapshotThenChanges(t *testing.T) {
+	s, ts := newTestServer(t)
+	s.hub.Upsert("Pod", pod("u1", "web-1", "Pending"))
+
+	events := openStream(t, ts.URL)
 
 	event, data := events.next(t)
 	var snapshot snapshotEvent

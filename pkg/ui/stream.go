@@ -3,6 +3,7 @@ package ui
 import (
 	"encoding/json"
 	"net/http"
+	"slices"
 	"time"
 )
 
@@ -22,8 +23,9 @@ type deleteEvent struct {
 }
 
 // serveStream is /api/stream: one server-sent-events stream per page. It
-// starts with a "snapshot" event (every object the Hub holds) and goes on
-// with "upsert" and "delete" events as the informers report changes. A
+// starts with a "snapshot" event (every object the Hub holds but Events,
+// which events_api.go serves on demand) and goes on with "upsert" and
+// "delete" events as the informers report changes. A
 // page that reconnects — EventSource does so by itself — gets a fresh
 // snapshot rather than a replay: the Hub keeps the latest state, not a
 // history, as an informer's cache does.
@@ -39,7 +41,7 @@ func (s *Server) serveStream(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Cache-Control", "no-store")
 	w.WriteHeader(http.StatusOK)
 
-	data, err := json.Marshal(snapshotEvent{Objects: snapshot})
+	data, err := json.Marshal(snapshotEvent{Objects: slices.DeleteFunc(snapshot, func(item Item) bool { return !streamed(item) })})
 	if err != nil || writeEvent(w, seq, "snapshot", data) != nil {
 		return
 	}
@@ -57,6 +59,9 @@ func (s *Server) serveStream(w http.ResponseWriter, r *http.Request) {
 		case change, open := <-changes:
 			if !open {
 				return // fell behind, or the server stops: the page reconnects
+			}
+			if !streamed(change.Item) {
+				continue // events_api.go serves Events on demand
 			}
 			var payload any = change.Item
 			if change.Type == ChangeDelete {

@@ -9,16 +9,19 @@
 // 1. With the page open, a Deployment of the pods is created; the page
 //    records, per pod, the wall-clock time its chip in the nodes view first
 //    shows Running (the Go side compares it with its watch's).
+//    The graph shows the pods as a summary line that expands on click.
 // 2. A fresh navigation with every pod Running: the time from navigation
 //    start to all pods drawn (every view renders in the same frame).
 // Both phases record the main thread's long tasks (over 50 ms).
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { env, kubectl, waitFor, withBrowser } from "./lib.mjs";
+import { startProfile } from "./profile.mjs";
 
 const pods = Number(env("KPLANE_BENCH_PODS"));
 const nodes = Number(env("KPLANE_BENCH_NODES"));
 const artifacts = env("KPLANE_ARTIFACT_DIR");
+const profiling = Boolean(process.env.KPLANE_BENCH_PROFILE); // see profile.mjs
 const benchLimit = 10 * 60_000; // a deadline for the whole rollout, not a performance claim
 
 // probe runs in the page before its own scripts, at every navigation: a
@@ -53,15 +56,31 @@ await withBrowser(async (page) => {
 
   // 1. Update delay: the pods appear and turn Running with the page open.
   await page.evaluate(() => { window.__bench.longTasks = []; });
+  const stopUpdateProfile = profiling && (await startProfile(page));
   kubectl("create", "deployment", "ui-bench", "--image=registry.k8s.io/pause:3.10", `--replicas=${pods}`);
   await page.waitForFunction((n) => Object.keys(window.__bench.runningAt).length >= n, pods, { timeout: benchLimit, polling: 1000 });
   const update = await page.evaluate(() => window.__bench);
   console.log(`all ${pods} pods Running in the page; ${update.longTasks.length} long tasks`);
   await page.screenshot({ path: join(artifacts, "bench-1000-running.png") });
+  if (stopUpdateProfile) console.log(`profile while the pods start, self time:\n${(await stopUpdateProfile(join(artifacts, "update.cpuprofile"))).join("\n")}`);
+
+  // The graph draws the ReplicaSet's 1 000 pods as one summary line (the
+  // count per phase) that expands to the pods on click and folds back.
+  const summary = "#graph li.pod-summary[data-graph-summary^='ui-bench-']";
+  await waitFor(page, `the graph's summary line: ${pods} pods Running`, ({ sel, n }) =>
+    !!document.querySelector(`${sel} .pod-count[data-phase='Running'][data-count='${n}']`), { sel: summary, n: pods });
+  await page.click(`${summary} button.pod-summary-toggle`);
+  await waitFor(page, `the expanded summary lists the ${pods} pods`, (n) =>
+    document.querySelectorAll("#graph li[data-graph-kind='ReplicaSet'] li[data-graph-kind='Pod']").length === n, pods);
+  await page.click(`${summary} button.pod-summary-toggle`);
+  await waitFor(page, "the folded summary lists none", () =>
+    document.querySelectorAll("#graph li[data-graph-kind='Pod']").length === 0);
 
   // 2. First render: a new navigation with every pod Running.
+  const stopLoadProfile = profiling && (await startProfile(page));
   await page.goto(env("KPLANE_UI_BASE") + "/");
   await page.waitForFunction(() => window.__bench.allDrawnMs !== null, null, { timeout: benchLimit, polling: 200 });
+  if (stopLoadProfile) console.log(`profile of the first render, self time:\n${(await stopLoadProfile(join(artifacts, "load.cpuprofile"))).join("\n")}`);
   const load = await page.evaluate(() => window.__bench);
   const longest = (tasks) => Math.max(0, ...tasks).toFixed(0);
   console.log(`update: longest long task ${longest(update.longTasks)} ms`);

@@ -43,6 +43,11 @@ const (
 //
 //     make bench-ui
 //     go test -run '^$' -bench 'UI1000Pods' -benchtime 1x -count 3 ./test/browser/
+//
+// With KPLANE_BENCH_PROFILE=1 the scenario also records a CPU profile of
+// the page in each phase (profile.mjs): the top functions by self time in
+// the log, the .cpuprofile files among the test artifacts (go test
+// -artifacts). Profiling slows the page: do not quote those runs' numbers.
 func BenchmarkUI1000Pods(b *testing.B) {
 	chromium, node := requireBrowser(b)
 	for range b.N {

@@ -31,3 +31,22 @@ export function objectButton(state, item, ...content) {
     onclick: () => state.select(item.uid),
   }, ...content);
 }
+
+// syncChildren makes parent's child elements exactly `wanted`, in order,
+// touching the DOM only where they differ: a view that keeps its elements
+// between renders (keyed by UID) calls it so that one changed pod costs one
+// replaced element, not a thousand re-attached ones, and the browser lays
+// out only what moved.
+export function syncChildren(parent, wanted) {
+  const current = parent.children;
+  const sameLength = current.length === wanted.length;
+  if (sameLength && wanted.every((element, i) => current[i] === element)) return;
+  // The common case: some elements were rebuilt, none added or moved.
+  if (sameLength && wanted.every((element, i) => current[i] === element || !element.isConnected)) {
+    wanted.forEach((element, i) => {
+      if (current[i] !== element) current[i].replaceWith(element);
+    });
+    return;
+  }
+  parent.replaceChildren(...wanted);
+}

@@ -20,11 +20,9 @@ import { renderEtcd } from "./views/etcd.js";
 const state = new ClusterState();
 const body = (id) => document.querySelector(`#${id} .body`);
 
-// The nodes and the graph draw no Events, so they skip a frame whose
-// changes are all Events (most frames while a thousand pods start).
 const views = [
-  (s, changed) => ClusterState.onlyEventsChanged(s, changed) || renderNodes(s, body("nodes")),
-  (s, changed) => ClusterState.onlyEventsChanged(s, changed) || renderGraph(s, body("graph")),
+  (s) => renderNodes(s, body("nodes")),
+  (s) => renderGraph(s, body("graph")),
   (s, changed) => renderDetails(s, body("details"), changed),
   (s) => renderWhy(s, body("why")),
   (s) => renderTrace(s, body("trace")),

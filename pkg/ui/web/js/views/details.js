@@ -2,22 +2,36 @@
 // involve it (matched by involvedObject.uid, as `kubectl describe` does),
 // its YAML, and the diff of its last change. The server keeps the previous
 // version of every object it has seen; /api/objects/{uid} renders both.
+// The stream carries no Events (a thousand pods write thousands): the
+// panel asks /api/events/{uid} for the selected object's, when it is
+// selected and every 2 s after, as the why and trace panels poll theirs.
 import { h } from "../dom.js";
 import { objectKey } from "../state.js";
+import { SelectedPoller } from "../poll.js";
+
+// eventsBox holds the selected object's Events table; the poller fills it.
+const eventsBox = h("div", { class: "events-box" });
+const eventsPoller = new SelectedPoller("/api/events", (uid, answer, error) => {
+  if (error) eventsBox.replaceChildren(h("p", { class: "muted" }, `could not load the Events: ${error}`));
+  else eventsBox.replaceChildren(eventsTable(answer.events.sort((a, b) => eventTime(a.object).localeCompare(eventTime(b.object)))));
+});
 
 // shown is the object whose YAML the panel holds, and that YAML's element.
 let shown = { uid: null, yaml: null };
+// drawn is what the panel last drew: the selection and its object.
+let drawn = { selected: undefined, item: undefined };
 
 export function renderDetails(state, container, changedUIDs) {
   const item = state.selected && state.objects.get(state.selected);
+  if (!concernsShown(state, item)) return; // a frame of other pods' changes
+  drawn = { selected: state.selected, item };
+  if (item && eventsPoller.uid !== item.uid) eventsBox.replaceChildren(h("p", { class: "muted" }, "loading…"));
+  eventsPoller.follow(item ? item.uid : null);
   if (!item) {
     container.replaceChildren(h("p", { class: "muted" },
       state.selected ? "The selected object was deleted." : "Select a node, a pod or any object in the graph."));
     return;
   }
-  const events = state.ofKind("Event")
-    .filter((event) => event.object.involvedObject && event.object.involvedObject.uid === item.uid)
-    .sort((a, b) => eventTime(a.object).localeCompare(eventTime(b.object)));
   // The YAML and diff are fetched only for the object shown, and again
   // when it changes; other renders reuse the element already loaded.
   if (shown.uid !== item.uid || changedUIDs.has(item.uid)) {
@@ -28,9 +42,16 @@ export function renderDetails(state, container, changedUIDs) {
     h("p", {}, h("span", { class: "kind" }, item.kind), " ", h("strong", {}, objectKey(item)),
       h("span", { class: "muted" }, ` resourceVersion ${item.object.metadata.resourceVersion}`)),
     h("h3", {}, "Conditions"), conditionsTable(item.object),
-    h("h3", {}, "Events"), eventsTable(events),
+    h("h3", {}, "Events"), eventsBox,
     shown.yaml,
   );
+}
+
+// concernsShown says whether this frame's changes touch what the panel
+// shows: another selection, or the selected object itself. While a
+// thousand pods start, most frames concern neither.
+function concernsShown(state, item) {
+  return state.selected !== drawn.selected || item !== drawn.item;
 }
 
 function conditionsTable(object) {

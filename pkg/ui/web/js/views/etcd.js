@@ -51,24 +51,37 @@ async function refresh(state, container) {
   draw(state, container);
 }
 
-// renderEtcd notes that the cluster changed and fetches again when the
-// panel is on screen and the last fetch is a second old; otherwise it
-// looks again in a second, until the change has been fetched.
+// renderEtcd notes that the cluster changed and, while the panel is on
+// screen, fetches again once the last fetch is a second old. Whether the
+// panel is on screen comes from an IntersectionObserver: asking the layout
+// (getBoundingClientRect) at every render would force the browser to lay
+// out the whole page — a thousand pod chips — once per frame.
 export function renderEtcd(state, container) {
   dirty = true;
   if (!container.firstChild) draw(state, container);
+  if (!observed) {
+    observed = true;
+    new IntersectionObserver((entries) => {
+      onScreen = entries.some((entry) => entry.isIntersecting);
+      poll(state, container);
+    }).observe(container);
+  }
   poll(state, container);
 }
 
+let observed = false;
+let onScreen = false;
+let timer = null;
+
+// poll keeps at most one timer: it fires a second after the last fetch and
+// fetches if the cluster changed meanwhile and the panel is still on screen.
 function poll(state, container) {
-  if (busy || !dirty) return;
-  const box = container.getBoundingClientRect();
-  const visible = box.bottom > 0 && box.top < innerHeight;
-  if (visible && Date.now() - lastFetch >= 1000) {
-    refresh(state, container).then(() => setTimeout(() => poll(state, container), 1000));
-  } else {
-    setTimeout(() => poll(state, container), 1000);
-  }
+  if (busy || !dirty || !onScreen || timer !== null) return;
+  timer = setTimeout(() => {
+    timer = null;
+    if (busy || !dirty || !onScreen) return;
+    refresh(state, container).then(() => poll(state, container));
+  }, Math.max(0, lastFetch + 1000 - Date.now()));
 }
 
 function draw(state, container) {

@@ -1,40 +1,85 @@
 // The nodes view: every Node with the pods bound to it (spec.nodeName, set
 // by the scheduler's Binding), the sum of their requests against the
 // node's allocatable, and the pods no node has yet.
-import { h, objectButton } from "../dom.js";
+import { h, objectButton, syncChildren } from "../dom.js";
 import { parseQuantity, formatCPU, formatBytes } from "../quantity.js";
 import { phaseOf, phaseLabel, legend } from "./phase.js";
 
 export function renderNodes(state, container) {
   renders++;
+  budget = newChipsPerRender;
+  deferred = false;
   const podsByNode = new Map();
   for (const pod of state.ofKind("Pod")) {
     const nodeName = (pod.object.spec && pod.object.spec.nodeName) || "";
     if (!podsByNode.has(nodeName)) podsByNode.set(nodeName, []);
     podsByNode.get(nodeName).push(pod);
   }
-  const cards = state.ofKind("Node").map((node) => nodeCard(state, node, podsByNode.get(node.object.metadata.name) || []));
+  const drawn = state.ofKind("Node").map((node) => nodeCard(state, node, podsByNode.get(node.object.metadata.name) || []));
   const unscheduled = podsByNode.get("") || [];
-  const waiting = unscheduled.length === 0 ? [] : [h("div", { class: "node", "data-node": "" },
-    h("div", { class: "node-head" }, h("span", { class: "node-name" }, "Not scheduled yet")),
-    h("div", { class: "pods" }, unscheduled.map((pod) => podChip(state, pod))))];
-  container.replaceChildren(legend(), ...cards, ...waiting);
-  forgetGoneChips();
+  if (unscheduled.length > 0) drawn.push(waitingCard(state, unscheduled));
+  if (!container.querySelector(":scope > .legend")) container.replaceChildren(legend());
+  syncChildren(container, [container.querySelector(":scope > .legend"), ...drawn]);
+  forgetGone(chips);
+  forgetGone(cards);
+  // Chips left for later (see newChipsPerRender) are drawn next frame.
+  if (deferred) state.changed();
 }
+
+// newChipsPerRender bounds the pod chips one render builds. The first
+// render of 1 000 pods, or a burst of 1 000 new ones, would otherwise
+// build them all in one task of several hundred milliseconds, during
+// which the page answers no click. Past the bound, a pod keeps its last
+// chip (or has none yet) until the next frame, a few milliseconds later.
+const newChipsPerRender = 200;
+let budget = 0;
+let deferred = false;
+
+// cards keeps each node's card between renders, keyed by node name, with
+// the node object and the numbers it was drawn from: a card whose node and
+// requests did not change is kept, and only its pod chips are synced.
+const cards = new Map();
 
 function nodeCard(state, node, pods) {
   const allocatable = (node.object.status && node.object.status.allocatable) || {};
   const requested = sumRequests(pods.filter((pod) => !["Succeeded", "Failed"].includes(phaseOf(pod.object))));
-  const cpu = { used: requested.cpu, total: parseQuantity(allocatable.cpu) };
-  const memory = { used: requested.memory, total: parseQuantity(allocatable.memory) };
-  return h("div", { class: "node", "data-node": node.object.metadata.name },
-    h("div", { class: "node-head" },
-      objectButton(state, node, h("span", { class: "node-name" }, node.object.metadata.name)),
-      h("span", {}, readiness(node.object))),
-    usage("cpu requested", formatCPU(cpu.used), formatCPU(cpu.total), cpu),
-    usage("memory requested", formatBytes(memory.used), formatBytes(memory.total), memory),
-    h("div", { class: "pods" }, pods.map((pod) => podChip(state, pod))),
-  );
+  const selected = state.selected === node.uid;
+  const name = node.object.metadata.name;
+  let kept = cards.get(name);
+  if (!kept || kept.object !== node.object || kept.selected !== selected ||
+      kept.cpu !== requested.cpu || kept.memory !== requested.memory) {
+    const cpu = { used: requested.cpu, total: parseQuantity(allocatable.cpu) };
+    const memory = { used: requested.memory, total: parseQuantity(allocatable.memory) };
+    const chipBox = h("div", { class: "pods" });
+    const element = h("div", { class: "node", "data-node": name },
+      h("div", { class: "node-head" },
+        objectButton(state, node, h("span", { class: "node-name" }, name)),
+        h("span", {}, readiness(node.object))),
+      usage("cpu requested", formatCPU(cpu.used), formatCPU(cpu.total), cpu),
+      usage("memory requested", formatBytes(memory.used), formatBytes(memory.total), memory),
+      chipBox,
+    );
+    kept = { object: node.object, selected, cpu: requested.cpu, memory: requested.memory, element, chipBox };
+    cards.set(name, kept);
+  }
+  kept.seen = renders;
+  syncChildren(kept.chipBox, pods.map((pod) => podChip(state, pod)).filter(Boolean));
+  return kept.element;
+}
+
+// waitingCard holds the pods no node has yet.
+function waitingCard(state, pods) {
+  let kept = cards.get("");
+  if (!kept) {
+    const chipBox = h("div", { class: "pods" });
+    const element = h("div", { class: "node", "data-node": "" },
+      h("div", { class: "node-head" }, h("span", { class: "node-name" }, "Not scheduled yet")), chipBox);
+    kept = { element, chipBox };
+    cards.set("", kept);
+  }
+  kept.seen = renders;
+  syncChildren(kept.chipBox, pods.map((pod) => podChip(state, pod)).filter(Boolean));
+  return kept.element;
 }
 
 // readiness is the node's Ready condition in words, as `kubectl get nodes`.
@@ -73,22 +118,37 @@ function sumRequests(pods) {
 // changed (or whose selection did), not all thousand of them.
 const chips = new Map();
 
-function podChip(state, pod) {
-  const selected = state.selected === pod.uid;
+// chipIsCurrent says whether the pod's kept chip shows it as it is now.
+function chipIsCurrent(state, pod) {
   const kept = chips.get(pod.uid);
-  if (kept && kept.object === pod.object && kept.selected === selected) {
+  return Boolean(kept) && kept.object === pod.object && kept.selected === (state.selected === pod.uid);
+}
+
+// podChip returns the pod's chip: the kept one if it shows the pod as it
+// is, a new one while the render's budget lasts, else — until the next
+// frame — the last one, or none if the pod has never been drawn.
+function podChip(state, pod) {
+  const kept = chips.get(pod.uid);
+  if (kept && chipIsCurrent(state, pod)) {
     kept.seen = renders;
     return kept.element;
   }
+  if (budget === 0) {
+    deferred = true;
+    if (!kept) return null;
+    kept.seen = renders;
+    return kept.element;
+  }
+  budget--;
   const element = newPodChip(state, pod);
-  chips.set(pod.uid, { object: pod.object, selected, element, seen: renders });
+  chips.set(pod.uid, { object: pod.object, selected: state.selected === pod.uid, element, seen: renders });
   return element;
 }
 
-// forgetGoneChips drops the chips of pods the last render did not draw.
-function forgetGoneChips() {
-  for (const [uid, kept] of chips) {
-    if (kept.seen !== renders) chips.delete(uid);
+// forgetGone drops the kept chips or cards the last render did not draw.
+function forgetGone(kept) {
+  for (const [key, entry] of kept) {
+    if (entry.seen !== renders) kept.delete(key);
   }
 }
 
