@@ -7,6 +7,7 @@ import (
 	"kplane/pkg/api"
 	"kplane/pkg/client"
 	"kplane/pkg/informer"
+	"kplane/pkg/store/keys"
 )
 
 // customResourceDefinitions is the resource the custom-resource discovery
@@ -39,7 +40,7 @@ func (f *objectFeed) watchCustomResources(ctx context.Context) error {
 		if known.watched[res] {
 			return
 		}
-		if err := f.watch(res); err != nil {
+		if err := f.watch(res, keys.CustomResource(res.Group, res.Resource)); err != nil {
 			f.logger.Warn("watch custom resource", "resource", res.String(), "err", err)
 			return
 		}

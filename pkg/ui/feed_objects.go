@@ -4,10 +4,12 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"sync"
 
 	"kplane/pkg/api"
 	"kplane/pkg/client"
 	"kplane/pkg/informer"
+	"kplane/pkg/store/keys"
 )
 
 // watchedResources are the kinds the page draws: nodes and their pods, the
@@ -38,6 +40,10 @@ type objectFeed struct {
 	factory *informer.SharedInformerFactory
 	hub     *Hub
 	logger  *slog.Logger
+	// segments is each watched kind's part of its etcd keys (package
+	// keys): its plural, or group/plural for a custom resource, by
+	// apiVersion and kind ("apps/v1 Deployment").
+	segments sync.Map
 }
 
 // newObjectFeed returns a feed of the cluster behind c into hub. Its
@@ -49,8 +55,9 @@ func newObjectFeed(c *client.Client, hub *Hub, logger *slog.Logger) *objectFeed 
 }
 
 // watch registers the informer of res with handlers feeding the Hub. The
-// next factory.Start runs it.
-func (f *objectFeed) watch(res client.Resource) error {
+// next factory.Start runs it. segment is res's part of its etcd keys.
+func (f *objectFeed) watch(res client.Resource, segment string) error {
+	f.segments.Store(res.GroupVersion()+" "+res.Kind, segment)
 	inf := f.factory.ForDynamicResource(res)
 	_, err := inf.Informer().AddEventHandler(informer.ResourceEventHandlerFuncs{
 		AddFunc:    func(obj api.Object) { f.upsert(res, obj) },
@@ -80,12 +87,24 @@ func (f *objectFeed) upsert(res client.Resource, obj api.Object) {
 	f.hub.Upsert(res.Kind, m)
 }
 
+// etcdKey is the etcd key of a streamed object, as the apiserver lays
+// keys out (package keys): the page cannot tell a custom resource's
+// /registry/<group>/<plural>/ from a built-in's /registry/<plural>/.
+func (f *objectFeed) etcdKey(item Item) (string, bool) {
+	apiVersion, _ := item.Object["apiVersion"].(string)
+	segment, ok := f.segments.Load(apiVersion + " " + item.Kind)
+	if !ok {
+		return "", false
+	}
+	return keys.Object(segment.(string), stringAt(item.Object, "metadata", "namespace"), stringAt(item.Object, "metadata", "name")), true
+}
+
 // Run starts the built-in kinds' informers and the custom-resource
 // discovery, then blocks until ctx ends and shuts the informers down.
 func (f *objectFeed) Run(ctx context.Context) error {
 	defer f.factory.Shutdown()
 	for _, res := range watchedResources {
-		if err := f.watch(res); err != nil {
+		if err := f.watch(res, res.Resource); err != nil {
 			return err
 		}
 	}

@@ -27,6 +27,11 @@ import (
 //	                                       resource prefix
 //	GET /api/debug/etcd/history?key=K      K's MVCC history with each
 //	                                       revision's change
+//	GET /api/debug/etcd/history?uid=U      the same for the key of the
+//	                                       object the page shows as U (the
+//	                                       server knows which kinds are
+//	                                       custom resources, stored under
+//	                                       /registry/<group>/<plural>/)
 //
 // Live data: the panel polls its routes (once a second at most, only while
 // it is visible and only when the stream reported a change): etcd's
@@ -75,6 +80,16 @@ func (s *Server) serveEtcdKeys(w http.ResponseWriter, r *http.Request) {
 // serveEtcdHistory answers GET /api/debug/etcd/history.
 func (s *Server) serveEtcdHistory(w http.ResponseWriter, r *http.Request) {
 	key := r.URL.Query().Get("key")
+	if uid := r.URL.Query().Get("uid"); uid != "" {
+		item, _, _, ok := s.hub.Versions(uid)
+		if ok {
+			key, ok = s.feed.etcdKey(item)
+		}
+		if !ok {
+			debug.WriteStatus(w, http.StatusNotFound, "NotFound", fmt.Sprintf("the page shows no object with uid %q", uid))
+			return
+		}
+	}
 	if !strings.HasPrefix(key, keys.Root) {
 		debug.WriteStatus(w, http.StatusBadRequest, "BadRequest", fmt.Sprintf("key %q is not under %s: give key=/registry/<resource>/<namespace>/<name>", key, keys.Root))
 		return

@@ -14,6 +14,14 @@ import (
 // etcd debug routes from fixed data, the keys in two pages.
 func newEtcdPanelServer(t *testing.T) *httptest.Server {
 	t.Helper()
+	ts, _ := newEtcdPanelServerAndHub(t)
+	return ts
+}
+
+// newEtcdPanelServerAndHub is newEtcdPanelServer, with the Server whose Hub
+// and feed a test fills.
+func newEtcdPanelServerAndHub(t *testing.T) (*httptest.Server, *Server) {
+	t.Helper()
 	fake := http.NewServeMux()
 	fake.HandleFunc(debug.PathEtcdKeys, func(w http.ResponseWriter, r *http.Request) {
 		page := debug.EtcdKeyList{Prefix: r.URL.Query().Get("prefix"), Revision: 42}
@@ -26,7 +34,13 @@ func newEtcdPanelServer(t *testing.T) *httptest.Server {
 		writeJSON(w, page)
 	})
 	fake.HandleFunc(debug.PathEtcdHistory, func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Query().Get("key") != "/registry/deployments/default/ng-dep" {
+		switch key := r.URL.Query().Get("key"); key {
+		case "/registry/deployments/default/ng-dep":
+		case "/registry/examples.kplane.dev/websites/default/hello":
+			writeJSON(w, debug.EtcdHistory{Key: key, Revision: 42, Revisions: []debug.EtcdRevision{
+				{Revision: 41, ResourceVersion: "41", Event: debug.EtcdCreate, Version: 1, Value: json.RawMessage(`{}`), ValueSize: 2}}})
+			return
+		default:
 			debug.WriteStatus(w, http.StatusNotFound, "NotFound", "no such key")
 			return
 		}
@@ -41,10 +55,34 @@ func newEtcdPanelServer(t *testing.T) *httptest.Server {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := &Server{hub: NewHub(), auth: NewAuthenticator(testAdminToken), opts: Options{Client: c}}
+	hub := NewHub()
+	s := &Server{hub: hub, feed: &objectFeed{hub: hub}, auth: NewAuthenticator(testAdminToken), opts: Options{Client: c}}
 	ts := httptest.NewServer(s.Handler())
 	t.Cleanup(ts.Close)
-	return ts
+	return ts, s
+}
+
+// The page asks for a selected object's history by uid: the server knows
+// its key, and for a custom resource that key has the group in it.
+func TestEtcdHistoryOfACustomResourceByUID(t *testing.T) {
+	ts, s := newEtcdPanelServerAndHub(t)
+	s.feed.segments.Store("examples.kplane.dev/v1 Website", "examples.kplane.dev/websites")
+	s.hub.Upsert("Website", map[string]any{"apiVersion": "examples.kplane.dev/v1",
+		"metadata": map[string]any{"uid": "u-site", "namespace": "default", "name": "hello"}})
+	resp := get(t, ts.URL+"/api/debug/etcd/history?uid=u-site", bearer(testAdminToken))
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("status %d", resp.StatusCode)
+	}
+	var view etcdHistoryView
+	if err := json.NewDecoder(resp.Body).Decode(&view); err != nil {
+		t.Fatal(err)
+	}
+	if view.Key != "/registry/examples.kplane.dev/websites/default/hello" || len(view.Revisions) != 1 {
+		t.Fatalf("history of key %q with %d revisions; want the custom resource's key, with its group, and 1", view.Key, len(view.Revisions))
+	}
+	if resp := get(t, ts.URL+"/api/debug/etcd/history?uid=unknown", bearer(testAdminToken)); resp.StatusCode != http.StatusNotFound {
+		t.Fatalf("an unknown uid answered %d, want 404", resp.StatusCode)
+	}
 }
 
 func TestEtcdKeysListsEveryPageWithCountsPerResource(t *testing.T) {

@@ -15,16 +15,8 @@ let busy = false;
 let dirty = true;
 let keysView = null;
 let historyView = null;
-let historyKey = null;
+let historyUID = null;
 let problem = null;
-
-// keyOf is the etcd key of a streamed object: every kind the page streams
-// is built in, stored under its plural (its kind, lower-cased, plus "s").
-export function keyOf(item) {
-  const meta = item.object.metadata || {};
-  const resource = item.kind.toLowerCase() + "s";
-  return meta.namespace ? `/registry/${resource}/${meta.namespace}/${meta.name}` : `/registry/${resource}/${meta.name}`;
-}
 
 async function getJSON(url) {
   const response = await fetch(url);
@@ -38,10 +30,13 @@ async function refresh(state, container) {
   lastFetch = Date.now();
   dirty = false;
   const item = state.selected && state.objects.get(state.selected);
-  historyKey = item ? keyOf(item) : null;
+  // The server turns the uid into the key: only it knows whether a kind
+  // is a custom resource, kept under /registry/<group>/<plural>/.
+  historyUID = item ? item.uid : null;
   try {
     keysView = await getJSON("/api/debug/etcd/keys");
-    historyView = historyKey ? await getJSON(`/api/debug/etcd/history?key=${encodeURIComponent(historyKey)}`) : null;
+    historyView = historyUID ? await getJSON(`/api/debug/etcd/history?uid=${encodeURIComponent(historyUID)}`) : null;
+    if (historyView) historyView.uid = historyUID;
     problem = null;
   } catch (err) {
     problem = err.message;
@@ -100,7 +95,7 @@ function draw(state, container) {
   }
   if (!item) {
     children.push(h("p", { class: "muted" }, "Select an object to see its key and its MVCC history."));
-  } else if (historyView && historyView.key === keyOf(item)) {
+  } else if (historyView && historyView.uid === item.uid) {
     children.push(renderHistory(historyView, item));
   }
   container.replaceChildren(...children);
