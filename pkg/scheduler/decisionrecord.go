@@ -21,6 +21,7 @@ import (
 
 	"kplane/pkg/api"
 	"kplane/pkg/debug"
+	"kplane/pkg/debug/trace"
 	"kplane/pkg/scheduler/framework"
 	"kplane/pkg/scheduler/plugins"
 )
@@ -79,11 +80,16 @@ func tiedWith(totals []int64, i int) int {
 // scoreTerms prints feasible node i's weighted scores, "TaintToleration
 // 100×3" joined by sep.
 func (d *decision) scoreTerms(i int, sep string) string {
-	parts := make([]string, len(d.plugins))
+	return trace.ScoreTerms(d.scores(i), sep)
+}
+
+// scores are feasible node i's terms, in plugin order.
+func (d *decision) scores(i int) []trace.NodeScore {
+	scores := make([]trace.NodeScore, len(d.plugins))
 	for p, plugin := range d.plugins {
-		parts[p] = fmt.Sprintf("%s %d×%d", plugin.name, plugin.scores[i], plugin.weight)
+		scores[p] = trace.NodeScore{Plugin: plugin.name, Score: plugin.scores[i], Weight: plugin.weight}
 	}
-	return strings.Join(parts, sep)
+	return scores
 }
 
 // values are the outcome's numbers by name; "total/<node>" is each scored
@@ -246,19 +252,19 @@ func (d *decision) tableRows(result scheduleResult) (shown []tableRow, omitted [
 	return shown, omitted
 }
 
-// rowLine prints one row of the table.
+// rowLine prints one row of the table, in the format `ctl why` and the
+// web view read back (trace.NodeRow).
 func (d *decision) rowLine(r tableRow, result scheduleResult) string {
+	row := trace.NodeRow{Node: r.node, Feasible: r.status == nil, Chosen: r.node == result.node}
 	switch {
 	case r.status != nil:
-		return fmt.Sprintf("%s: filtered out by %s: %s", r.node, r.status.Plugin(), r.status.Message())
-	case r.score < 0 && r.node == result.node:
-		return r.node + ": feasible, chosen (the only feasible node: not scored)"
+		row.FilteredBy, row.Reason, row.Chosen = r.status.Plugin(), r.status.Message(), false
+	case r.score < 0 && row.Chosen:
+		row.Note = "the only feasible node: not scored"
 	case r.score < 0:
-		return r.node + ": feasible"
+		row.Chosen = false
+	default:
+		row.Scores, row.Total = d.scores(r.score), d.totals[r.score]
 	}
-	line := fmt.Sprintf("%s: feasible: %s = %d", r.node, d.scoreTerms(r.score, " + "), d.totals[r.score])
-	if r.node == result.node {
-		line += ", chosen"
-	}
-	return line
+	return row.Line()
 }

@@ -1,14 +1,17 @@
 package trace
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 )
 
-// NodeRow is one node's row of the scheduler's filter and score table, as
-// the scheduler writes it in the lines of its decision record
-// (pkg/scheduler/decisionrecord.go, rowLine): rejected by a filter plugin,
-// or feasible with each score plugin's normalized score and weight.
+// NodeRow is one node's row of the scheduler's filter and score table:
+// rejected by a filter plugin, or feasible with each score plugin's
+// normalized score and weight. The scheduler writes each row of its
+// decision record as Line prints it (pkg/scheduler/decisionrecord.go), and
+// NodeTable reads the lines back, so the text and the table are one format
+// kept in this file.
 type NodeRow struct {
 	// Node is the node's name.
 	Node string `json:"node"`
@@ -36,6 +39,42 @@ type NodeScore struct {
 	Weight int64  `json:"weight"`
 }
 
+// Line is the row as the decision record's text has it:
+//
+//	node1: filtered out by TaintToleration: node(s) had untolerated taint {dedicated: db}
+//	node2: feasible: TaintToleration 100×3 + NodeResourcesFit 90×1 = 390, chosen
+//	node4: feasible, chosen (the only feasible node: not scored)
+//	node5: feasible
+func (r NodeRow) Line() string {
+	switch {
+	case !r.Feasible:
+		return fmt.Sprintf("%s: filtered out by %s: %s", r.Node, r.FilteredBy, r.Reason)
+	case r.Scores == nil && r.Chosen:
+		return fmt.Sprintf("%s: feasible, chosen (%s)", r.Node, r.Note)
+	case r.Scores == nil:
+		return r.Node + ": feasible"
+	}
+	line := fmt.Sprintf("%s: feasible: %s = %d", r.Node, ScoreTerms(r.Scores, " + "), r.Total)
+	if r.Chosen {
+		line += ", chosen"
+	}
+	return line
+}
+
+// String is the term as the record prints it: "TaintToleration 100×3".
+func (s NodeScore) String() string {
+	return fmt.Sprintf("%s %d×%d", s.Plugin, s.Score, s.Weight)
+}
+
+// ScoreTerms joins a node's terms with sep.
+func ScoreTerms(scores []NodeScore, sep string) string {
+	parts := make([]string, len(scores))
+	for i, s := range scores {
+		parts[i] = s.String()
+	}
+	return strings.Join(parts, sep)
+}
+
 // NodeTable splits a scheduler decision's lines into the per-node rows and
 // the other lines (a PreFilter rejection, the nodes not shown or not looked
 // at, the upstream file of each plugin), each kept in its order.
@@ -50,7 +89,8 @@ func NodeTable(lines []string) (rows []NodeRow, notes []string) {
 	return rows, notes
 }
 
-// parseNodeRow reads one row line; ok is false for any other line. A node's
+// parseNodeRow reads one row line, the inverse of Line; ok is false for
+// any other line. A node's
 // name never holds a space, which tells a row ("node1: …") from a note
 // ("PreFilter NodeAffinity: …").
 func parseNodeRow(line string) (NodeRow, bool) {
@@ -95,7 +135,8 @@ func parseNodeRow(line string) (NodeRow, bool) {
 	return NodeRow{}, false
 }
 
-// parseScoreTerm reads "TaintToleration 100×3".
+// parseScoreTerm reads "TaintToleration 100×3", the inverse of
+// NodeScore.String.
 func parseScoreTerm(term string) (NodeScore, bool) {
 	plugin, product, ok := strings.Cut(term, " ")
 	if !ok {

@@ -40,3 +40,21 @@ func TestNodeTableKeepsAMalformedRowAsANote(t *testing.T) {
 		t.Errorf("got rows %+v notes %q, want the line as a note", rows, notes)
 	}
 }
+
+// Line and NodeTable are one format: every kind of row reads back as
+// written.
+func TestNodeRowLineReadsBack(t *testing.T) {
+	rows := []NodeRow{
+		{Node: "node1", FilteredBy: "NodeResourcesFit", Reason: "Insufficient cpu"},
+		{Node: "node2", Feasible: true, Chosen: true, Total: 390, Scores: []NodeScore{{"TaintToleration", 100, 3}, {"NodeResourcesFit", 90, 1}}},
+		{Node: "node3", Feasible: true, Total: 0, Scores: []NodeScore{{"ImageLocality", 0, 1}}},
+		{Node: "node4", Feasible: true, Chosen: true, Note: "the only feasible node: not scored"},
+		{Node: "node5", Feasible: true},
+	}
+	for _, row := range rows {
+		got, notes := NodeTable([]string{row.Line()})
+		if len(notes) != 0 || len(got) != 1 || !reflect.DeepEqual(got[0], row) {
+			t.Errorf("%q read back as rows %+v, notes %q; want %+v", row.Line(), got, notes, row)
+		}
+	}
+}
