@@ -120,7 +120,9 @@ type writeRef struct {
 }
 
 // writeEntries pairs the write records (in trace.Sort order) into
-// entries, growing f.Followed as it goes.
+// entries, growing f.Followed as it goes. The pairs are found first: two
+// records of one instant sort by component, which may put the
+// apiserver's before the sender's.
 func writeEntries(records []debug.Record, f Filter) []Entry {
 	stored := map[writeRef]*debug.Record{}
 	for i := range records {
@@ -129,27 +131,37 @@ func writeEntries(records []debug.Record, f Filter) []Entry {
 			stored[writeRef{r.Resource, r.Key, r.ResourceVersion}] = r
 		}
 	}
+	// storedOf maps a component's write to the apiserver's record of it.
+	storedOf := map[*debug.Record]*debug.Record{}
 	paired := map[*debug.Record]bool{}
+	for i := range records {
+		r := &records[i]
+		if r.Type != debug.TypeWrite || r.Component == "apiserver" {
+			continue
+		}
+		if s, ok := stored[writeRef{r.Resource, r.Key, r.ResourceVersion}]; ok && !paired[s] {
+			storedOf[r], paired[s] = s, true
+		}
+	}
 	var entries []Entry
 	for i := range records {
 		r := &records[i]
-		if r.Type != debug.TypeWrite || paired[r] {
+		if r.Type != debug.TypeWrite {
 			continue
 		}
+		// Every record teaches the followed set, even one shown as part
+		// of its pair.
 		if f.Followed != nil && !f.Followed.Observe(r) {
 			continue
 		}
-		if (f.Followed == nil && noise(r.Resource)) || isEvent(r.Resource) {
+		if paired[r] || (f.Followed == nil && noise(r.Resource)) || isEvent(r.Resource) {
 			continue
 		}
 		entry := writeEntry(r)
-		if r.Component != "apiserver" {
-			if s, ok := stored[writeRef{r.Resource, r.Key, r.ResourceVersion}]; ok {
-				paired[s] = true
-				entry.Stored, entry.User = true, s.Actor
-				if entry.UID == "" {
-					entry.UID = s.UID
-				}
+		if s, ok := storedOf[r]; ok {
+			entry.Stored, entry.User = true, s.Actor
+			if entry.UID == "" {
+				entry.UID = s.UID
 			}
 		}
 		entries = append(entries, entry)
