@@ -69,12 +69,17 @@ func Merge(records []debug.Record, events []api.Event, f Filter) Timeline {
 		entries = nil
 	}
 	if f.wants(KindEvent) {
+		written := eventWriteTimes(records)
 		for i := range events {
 			e := &events[i]
 			if f.Followed != nil && !f.Followed.FollowsUID(e.InvolvedObject.UID) {
 				continue
 			}
-			entries = append(entries, eventEntry(e))
+			entry := eventEntry(e)
+			if t, ok := written[writeRef{key: e.Namespace + "/" + e.Name, resourceVersion: e.ResourceVersion}]; ok {
+				entry.Time = t
+			}
+			entries = append(entries, entry)
 		}
 	}
 	if !f.Since.IsZero() {
@@ -208,6 +213,24 @@ func eventEntry(e *api.Event) Entry {
 		ObjectKind: e.InvolvedObject.Kind, Type: e.Type, Reason: e.Reason, Message: strings.TrimSpace(e.Message),
 		Count: max(count, 1), FirstTime: first,
 	}
+}
+
+// eventWriteTimes maps each Event's write (by key and the
+// resourceVersion it produced) to when it was sent. An Event's own times
+// have whole seconds (lastTimestamp), which would put it before the write
+// that caused it in the same second; the journal of the component that
+// recorded it knows the instant.
+func eventWriteTimes(records []debug.Record) map[writeRef]time.Time {
+	times := map[writeRef]time.Time{}
+	for _, r := range records {
+		if r.Type == debug.TypeWrite && isEvent(r.Resource) && r.ResourceVersion != "" {
+			ref := writeRef{key: r.Key, resourceVersion: r.ResourceVersion}
+			if t, ok := times[ref]; !ok || r.Time.Before(t) {
+				times[ref] = r.Time
+			}
+		}
+	}
+	return times
 }
 
 // isEvent reports whether resource is the Events' (core or

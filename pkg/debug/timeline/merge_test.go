@@ -34,7 +34,7 @@ func rolloutRecords() []debug.Record {
 			Resource: "replicasets.apps", Key: "default/web-5d8", UID: "r1", ResourceVersion: "101", Owners: []string{"d1"}},
 		{Seq: 8, Time: at(20), Component: "controller-manager", Type: debug.TypeWrite, Stage: "create", Actor: "replicaset",
 			Resource: "pods", Key: "default/web-5d8-a", UID: "p1", ResourceVersion: "102", Owners: []string{"r1"}},
-		{Seq: 9, Time: at(21), Component: "controller-manager", Type: debug.TypeWrite, Stage: "create", Actor: "event-recorder",
+		{Seq: 9, Time: at(11), Component: "controller-manager", Type: debug.TypeWrite, Stage: "create", Actor: "event-recorder",
 			Resource: "events", Key: "default/web.1", UID: "e1", ResourceVersion: "104"},
 		{Seq: 3, Time: at(29), Component: "scheduler", Type: debug.TypeWrite, Stage: "bind", Actor: "scheduler",
 			Resource: "pods", Key: "default/web-5d8-a", UID: "p1", ResourceVersion: "103"},
@@ -55,7 +55,7 @@ func rolloutEvents() []api.Event {
 		InvolvedObject: api.ObjectReference{Kind: "Deployment", Namespace: "default", Name: "web", UID: "d1"},
 		Reason:         "ScalingReplicaSet", Message: "Scaled up replica set web-5d8 to 1", Type: api.EventTypeNormal,
 		Source: api.EventSource{Component: "deployment-controller"}, Count: 1,
-		FirstTimestamp: api.Time{Time: at(11)}, LastTimestamp: api.Time{Time: at(11)},
+		FirstTimestamp: api.Time{Time: t0}, LastTimestamp: api.Time{Time: t0},
 	}
 	other := api.Event{
 		ObjectMeta:     api.ObjectMeta{Name: "db.1", Namespace: "default", UID: "e2", ResourceVersion: "106"},
@@ -101,6 +101,9 @@ func TestMergePairsEachWriteWithItsStoringAndOrdersEverythingByTime(t *testing.T
 	}
 	if pod := tl.Entries[3]; pod.Stored {
 		t.Errorf("the pod's create has no apiserver record in the journals, yet is marked stored: %+v", pod)
+	}
+	if scaled := tl.Entries[2]; scaled.Time != at(11) {
+		t.Errorf("the ScalingReplicaSet Event is dated %v, want %v (its write's time, not its whole-second lastTimestamp)", scaled.Time, at(11))
 	}
 	if db := tl.Entries[6]; db.Count != 3 || db.FirstTime != at(1) || db.Time != at(45) {
 		t.Errorf("a series event = count %d first %v last %v; want 3 over its series", db.Count, db.FirstTime, db.Time)
@@ -154,4 +157,27 @@ func TestMergeOrdersWritesOfOneInstantByRevision(t *testing.T) {
 	assertLines(t, Merge(records, nil, Filter{}).Entries,
 		"write a/x update pods/b 11",
 		"write b/x update pods/a 12")
+}
+
+func TestMergeDatesAnEventByItsWriteInTheJournal(t *testing.T) {
+	records := []debug.Record{
+		{Seq: 1, Time: at(300), Component: "controller-manager", Type: debug.TypeWrite, Stage: "create", Actor: "deployment",
+			Resource: "replicasets.apps", Key: "default/web-5d8", ResourceVersion: "101"},
+		{Seq: 2, Time: at(310), Component: "controller-manager", Type: debug.TypeWrite, Stage: "create", Actor: "event-recorder",
+			Resource: "events", Key: "default/web.1", ResourceVersion: "102"},
+	}
+	event := api.Event{
+		ObjectMeta:     api.ObjectMeta{Name: "web.1", Namespace: "default", UID: "e1", ResourceVersion: "102"},
+		InvolvedObject: api.ObjectReference{Kind: "Deployment", Namespace: "default", Name: "web", UID: "d1"},
+		Reason:         "ScalingReplicaSet", Type: api.EventTypeNormal, Source: api.EventSource{Component: "deployment-controller"},
+		// Whole seconds: before the ReplicaSet's create at 300 ms.
+		LastTimestamp: api.Time{Time: t0},
+	}
+	tl := Merge(records, []api.Event{event}, Filter{})
+	assertLines(t, tl.Entries,
+		"write controller-manager/deployment create replicasets.apps/web-5d8 101",
+		"event deployment-controller Normal ScalingReplicaSet Deployment/web ")
+	if tl.Entries[1].Time != at(310) {
+		t.Errorf("the Event is dated %v, want its write's %v", tl.Entries[1].Time, at(310))
+	}
 }
