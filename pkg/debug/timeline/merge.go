@@ -144,7 +144,11 @@ func writeEntries(records []debug.Record, f Filter) []Entry {
 		if r.Type != debug.TypeWrite || r.Component == "apiserver" {
 			continue
 		}
-		if s, ok := stored[writeRef{r.Resource, r.Key, r.ResourceVersion}]; ok && !paired[s] {
+		s, ok := stored[writeRef{r.Resource, r.Key, r.ResourceVersion}]
+		if r.ResourceVersion == "" {
+			s, ok = storingWithoutVersion(records, r, paired)
+		}
+		if ok && !paired[s] {
 			storedOf[r], paired[s] = s, true
 		}
 	}
@@ -168,10 +172,29 @@ func writeEntries(records []debug.Record, f Filter) []Entry {
 			if entry.UID == "" {
 				entry.UID = s.UID
 			}
+			if entry.ResourceVersion == "" {
+				entry.ResourceVersion, entry.EtcdKey = s.ResourceVersion, etcdKey(s.Resource, s.Key)
+			}
 		}
 		entries = append(entries, entry)
 	}
 	return entries
+}
+
+// storingWithoutVersion finds the apiserver's record of a write whose
+// answer carried no resourceVersion: a binding or an eviction answers a
+// Status, not the object. It is the first unpaired storing of the same
+// object by the same verb at or after the write was sent (records are in
+// time order).
+func storingWithoutVersion(records []debug.Record, w *debug.Record, paired map[*debug.Record]bool) (*debug.Record, bool) {
+	for i := range records {
+		s := &records[i]
+		if s.Type == debug.TypeWrite && s.Component == "apiserver" && !paired[s] && !s.Time.Before(w.Time) &&
+			s.Resource == w.Resource && s.Key == w.Key && s.Stage == w.Stage {
+			return s, true
+		}
+	}
+	return nil, false
 }
 
 // writeEntry is the entry of one write record.

@@ -36,8 +36,10 @@ func rolloutRecords() []debug.Record {
 			Resource: "pods", Key: "default/web-5d8-a", UID: "p1", ResourceVersion: "102", Owners: []string{"r1"}},
 		{Seq: 9, Time: at(11), Component: "controller-manager", Type: debug.TypeWrite, Stage: "create", Actor: "event-recorder",
 			Resource: "events", Key: "default/web.1", UID: "e1", ResourceVersion: "104"},
+		// A binding answers a Status: the scheduler's record has no
+		// resourceVersion, and pairs with the storing of the same bind.
 		{Seq: 3, Time: at(29), Component: "scheduler", Type: debug.TypeWrite, Stage: "bind", Actor: "scheduler",
-			Resource: "pods", Key: "default/web-5d8-a", UID: "p1", ResourceVersion: "103"},
+			Resource: "pods", Key: "default/web-5d8-a", UID: "p1"},
 		{Seq: 5, Time: at(50), Component: "kubelet-node1", Type: debug.TypeWrite, Stage: "status", Actor: "kubelet",
 			Resource: "pods", Key: "default/web-5d8-a", UID: "p1", ResourceVersion: "105"},
 		// Another deployment's write.
