@@ -1,5 +1,7 @@
 package api
 
+import "time"
+
 // This file holds the core/v1 Event, the record components write when
 // something happens to an object ("Scheduled", "Pulled", "ScalingReplicaSet"),
 // which kubectl describe lists under Events.
@@ -42,4 +44,18 @@ type EventSource struct {
 type EventSeries struct {
 	Count            int32     `json:"count,omitempty" protobuf:"varint,1,name=count"`
 	LastObservedTime MicroTime `json:"lastObservedTime,omitempty" protobuf:"bytes,2,name=lastObservedTime"`
+}
+
+// LastObserved is when the event last happened, the time kubectl events
+// sorts by: the series' last observation, else lastTimestamp, else
+// eventTime (an events.k8s.io/v1 event seen through core/v1 has no
+// lastTimestamp).
+func (e *Event) LastObserved() time.Time {
+	if e.Series != nil {
+		return e.Series.LastObservedTime.Time
+	}
+	if !e.LastTimestamp.IsZero() {
+		return e.LastTimestamp.Time
+	}
+	return e.EventTime.Time
 }

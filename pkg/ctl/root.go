@@ -182,6 +182,7 @@ else ./.kplane/kubeconfig (the cluster ` + "`ctl up`" + ` started here), else
 	root.AddCommand(newEtcdCommand(f))
 	root.AddCommand(newFaultCommand(f, debug.Connect))
 	root.AddCommand(newWhyCommand(f))
+	root.AddCommand(newTimelineCommand(f))
 	root.AddCommand(newTimeCommand(f))
 	root.AddCommand(newLoadCommand(f))
 	root.AddCommand(newCloudCommand(streams, debug.Connect))

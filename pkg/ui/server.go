@@ -55,6 +55,8 @@ func New(opts Options) (*Server, error) {
 //	/api/debug/why/{uid}    an object's decision records (ctl why), panel_why.go
 //	/api/debug/trace/{uid}  an object's trace (ctl trace), panel_trace.go
 //	/api/debug/etcd/…       etcd's keys and a key's history (panel_etcd.go)
+//	/api/debug/timeline     Events and writes in order (ctl timeline); …/state: an
+//	                        object as of one write, from etcd (panel_timeline.go)
 //	/                       the page (embedded assets)
 //
 // Everything but /login needs credentials.
@@ -76,6 +78,8 @@ func (s *Server) Handler() http.Handler {
 	mux.Handle("GET /api/debug/trace/{uid}", s.auth.Require(http.HandlerFunc(s.serveTrace)))
 	mux.Handle("GET /api/debug/etcd/keys", s.auth.Require(http.HandlerFunc(s.serveEtcdKeys)))
 	mux.Handle("GET /api/debug/etcd/history", s.auth.Require(http.HandlerFunc(s.serveEtcdHistory)))
+	mux.Handle("GET /api/debug/timeline", s.auth.Require(http.HandlerFunc(s.serveTimeline)))
+	mux.Handle("GET /api/debug/timeline/state", s.auth.Require(http.HandlerFunc(s.serveObjectState)))
 	mux.Handle("/api/", s.auth.Require(http.NotFoundHandler()))
 	mux.Handle("/", s.auth.Require(assetHandler()))
 	return mux

@@ -83,12 +83,4 @@ func (l byEventTime) Len() int           { return len(l) }
 func (l byEventTime) Swap(i, j int)      { l[i], l[j] = l[j], l[i] }
 func (l byEventTime) Less(i, j int) bool { return eventTime(l[i]).Before(eventTime(l[j])) }
 
-func eventTime(e api.Event) time.Time {
-	if e.Series != nil {
-		return e.Series.LastObservedTime.Time
-	}
-	if !e.LastTimestamp.IsZero() {
-		return e.LastTimestamp.Time
-	}
-	return e.EventTime.Time
-}
+func eventTime(e api.Event) time.Time { return e.LastObserved() }

@@ -110,3 +110,11 @@ func ObjectKey(namespace, name string) string {
 	}
 	return namespace + "/" + name
 }
+
+// FollowsUID reports whether the object with uid is followed, as far as
+// the records observed so far taught the set: an Event about it (whose
+// involvedObject names its uid) belongs to the trace.
+func (s *FollowedSet) FollowsUID(uid string) bool {
+	_, ok := s.uids[uid]
+	return uid != "" && ok
+}

@@ -16,6 +16,7 @@ import { renderLabs } from "./views/labs.js";
 import { renderFaults } from "./views/faults.js";
 import { renderClock } from "./views/clock.js";
 import { renderEtcd } from "./views/etcd.js";
+import { renderTimeline } from "./views/timeline.js";
 
 const state = new ClusterState();
 const body = (id) => document.querySelector(`#${id} .body`);
@@ -27,6 +28,7 @@ const views = [
   (s) => renderWhy(s, body("why")),
   (s) => renderTrace(s, body("trace")),
   (s) => renderEtcd(s, body("etcd")),
+  (s) => renderTimeline(s, body("timeline")),
 ];
 state.onChange((s, changed) => {
   for (const view of views) view(s, changed);

@@ -5,11 +5,13 @@
 // route on the server (pkg/ui/panel_<name>.go), and replace its entry here.
 import { h } from "../dom.js";
 
-export const upcomingPanels = [
-  { id: "timeline", title: "Timeline", command: "ctl events -w", about: "Events and writes in order, to scrub back through" },
-];
+// Every panel planned so far is built; the list stays as the place the
+// next one starts from. Each entry: { id, title, command, about }.
+export const upcomingPanels = [];
 
 export function renderUpcoming(container) {
+  // With nothing to come, the section is not shown at all.
+  container.closest("section").hidden = upcomingPanels.length === 0;
   container.replaceChildren(h("div", { class: "upcoming" }, upcomingPanels.map((panel) =>
     h("article", { id: `panel-${panel.id}`, "data-panel": panel.id },
       h("h3", {}, panel.title),
