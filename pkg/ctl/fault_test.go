@@ -12,6 +12,7 @@ import (
 	"kplane/pkg/apiserver"
 	"kplane/pkg/cluster"
 	"kplane/pkg/debug"
+	"kplane/pkg/fault"
 	"kplane/test/framework"
 )
 
@@ -90,7 +91,7 @@ type staticDropper []string
 
 func (d staticDropper) DropWatches() []string { return d }
 
-// killRecorder is a killEnv that records what would be signalled.
+// killRecorder is a fault.KillEnv that records what would be signalled.
 type killRecorder struct {
 	holder   string
 	held     string
@@ -98,22 +99,22 @@ type killRecorder struct {
 	sig      syscall.Signal
 }
 
-func (k *killRecorder) env() killEnv {
+func (k *killRecorder) env() fault.KillEnv {
 	endpoints := []debug.Endpoint{
 		{Component: "apiserver"},
 		{Component: "controller-manager", Identity: "host_aaa"},
 		{Component: "controller-manager-2", Identity: "host_bbb"},
 	}
-	return killEnv{
-		endpoints: func(string) ([]debug.Endpoint, error) { return endpoints, nil },
-		leaseHolder: func(_ context.Context, _, lease string) (string, error) {
+	return fault.KillEnv{
+		Endpoints: func(string) ([]debug.Endpoint, error) { return endpoints, nil },
+		LeaseHolder: func(_ context.Context, lease string) (string, error) {
 			if lease != "kube-system/kube-controller-manager" {
 				return "", errors.New("unexpected lease " + lease)
 			}
 			return k.holder, nil
 		},
-		holdDown: func(_, component string, _ time.Time) error { k.held = component; return nil },
-		signal: func(_, component string, sig syscall.Signal) (cluster.ProcessRecord, bool, error) {
+		HoldDown: func(_, component string, _ time.Time) error { k.held = component; return nil },
+		Signal: func(_, component string, sig syscall.Signal) (cluster.ProcessRecord, bool, error) {
 			k.signaled, k.sig = component, sig
 			return cluster.ProcessRecord{PID: 4242}, true, nil
 		},

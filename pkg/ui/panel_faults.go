@@ -24,6 +24,7 @@ import (
 //	POST /api/debug/faults/drop-watch?component=C
 //	POST /api/debug/faults/pause-kubelet?node=N
 //	POST /api/debug/faults/resume-kubelet?node=N
+//	POST /api/debug/faults/kill-leader?component=C&signal=TERM|KILL
 
 // faultAnswer is what a fault route answers: the command's text and its
 // structured result.
@@ -55,6 +56,7 @@ func (s *Server) faultsHandler() http.Handler {
 	mux.Handle("POST /api/debug/faults/drop-watch", requireSameOrigin(http.HandlerFunc(s.serveFaultDropWatch)))
 	mux.Handle("POST /api/debug/faults/pause-kubelet", requireSameOrigin(s.serveFaultKubelet(true)))
 	mux.Handle("POST /api/debug/faults/resume-kubelet", requireSameOrigin(s.serveFaultKubelet(false)))
+	mux.Handle("POST /api/debug/faults/kill-leader", requireSameOrigin(http.HandlerFunc(s.serveFaultKillLeader)))
 	mux.Handle("/api/debug/faults/", http.NotFoundHandler())
 	return mux
 }
@@ -202,4 +204,45 @@ func (s *Server) serveFaultKubelet(pause bool) http.Handler {
 func writeFaultAnswer(w http.ResponseWriter, answer faultAnswer) {
 	w.Header().Set("Content-Type", "application/json")
 	_ = json.NewEncoder(w).Encode(answer)
+}
+
+// killEnv is what the kill-leader route does to the world; tests replace
+// it (nil: fault.NewKillEnv with the server's client).
+func (s *Server) killEnv() fault.KillEnv {
+	if s.faultKillEnv != nil {
+		return *s.faultKillEnv
+	}
+	return fault.NewKillEnv(s.opts.Client)
+}
+
+// serveFaultKillLeader signals the process leading the controller-manager
+// or the scheduler (`ctl fault kill C [--signal KILL]`), found by its
+// election Lease's holder among the processes ctl up recorded.
+func (s *Server) serveFaultKillLeader(w http.ResponseWriter, r *http.Request) {
+	component := r.URL.Query().Get("component")
+	if fault.ElectionLeases[component] == "" {
+		debug.WriteStatus(w, http.StatusBadRequest, "BadRequest",
+			fmt.Sprintf("component %q has no leader election: give controller-manager or scheduler", component))
+		return
+	}
+	signal := r.URL.Query().Get("signal")
+	if signal == "" {
+		signal = "TERM"
+	}
+	sig, err := fault.ParseSignal(signal)
+	if err != nil {
+		debug.WriteStatus(w, http.StatusBadRequest, "BadRequest", err.Error())
+		return
+	}
+	if s.opts.DataDir == "" {
+		debug.WriteStatus(w, http.StatusServiceUnavailable, "ServiceUnavailable",
+			"the web view was started without the cluster's data directory (ctl ui --data-dir), where ctl up records its processes")
+		return
+	}
+	result, text, err := fault.KillComponent(r.Context(), s.killEnv(), fault.Kill{DataDir: s.opts.DataDir, Component: component, Signal: sig, Leader: true})
+	if err != nil {
+		debug.WriteStatus(w, http.StatusConflict, "Conflict", "kill the leader: "+err.Error())
+		return
+	}
+	writeFaultAnswer(w, faultAnswer{Text: text, Result: result})
 }

@@ -1,15 +1,21 @@
 package ui
 
 import (
+	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
+	"kplane/pkg/cluster"
 	"kplane/pkg/debug"
+	"kplane/pkg/fault"
 )
 
 // faultsTestServer is a Server over a data dir in which a scheduler (a
@@ -118,6 +124,52 @@ func TestClockAdvanceRejectsABadDuration(t *testing.T) {
 		resp, body := post(t, ts.URL+"/api/debug/clock/advance?by="+by, ts.URL)
 		if resp.StatusCode != http.StatusBadRequest || body["reason"] != "BadRequest" {
 			t.Errorf("by=%q: got %d %v, want 400 BadRequest", by, resp.StatusCode, body)
+		}
+	}
+}
+
+// Kill the leader runs fault.KillComponent, `ctl fault kill`'s code: the
+// process signalled is the one whose identity holds the Lease.
+func TestFaultKillLeaderSignalsTheLeaseHolder(t *testing.T) {
+	var signaled string
+	var sent syscall.Signal
+	env := fault.KillEnv{
+		Endpoints: func(string) ([]debug.Endpoint, error) {
+			return []debug.Endpoint{{Component: "scheduler", Identity: "host_a"}, {Component: "scheduler-2", Identity: "host_b"}}, nil
+		},
+		LeaseHolder: func(_ context.Context, lease string) (string, error) {
+			if lease != "kube-system/kube-scheduler" {
+				return "", fmt.Errorf("unexpected lease %s", lease)
+			}
+			return "host_b", nil
+		},
+		HoldDown: func(string, string, time.Time) error { return nil },
+		Signal: func(_, component string, sig syscall.Signal) (cluster.ProcessRecord, bool, error) {
+			signaled, sent = component, sig
+			return cluster.ProcessRecord{PID: 77}, true, nil
+		},
+	}
+	s := &Server{opts: Options{DataDir: t.TempDir()}, hub: NewHub(), auth: NewAuthenticator(testAdminToken), faultKillEnv: &env}
+	ts := httptest.NewServer(s.Handler())
+	t.Cleanup(ts.Close)
+
+	resp, body := post(t, ts.URL+"/api/debug/faults/kill-leader?component=scheduler&signal=KILL", ts.URL)
+	if resp.StatusCode != http.StatusOK || signaled != "scheduler-2" || sent != syscall.SIGKILL {
+		t.Fatalf("got %d %v, signalled %q with %v; want 200 and SIGKILL to scheduler-2, the Lease's holder", resp.StatusCode, body, signaled, sent)
+	}
+	text, _ := body["text"].(string)
+	if !strings.HasPrefix(text, "fault injected: sent SIGKILL to scheduler-2, the leader of the Lease kube-system/kube-scheduler (pid 77).") ||
+		!strings.Contains(text, "takes over only once it\n  expires") {
+		t.Errorf("text = %q; want ctl fault kill's words", text)
+	}
+
+	for query, want := range map[string]int{
+		"component=kubelet-node1":                  http.StatusBadRequest,
+		"component=scheduler&signal=HUP":           http.StatusBadRequest,
+		"component=controller-manager&signal=KILL": http.StatusConflict, // its Lease cannot be read
+	} {
+		if resp, body := post(t, ts.URL+"/api/debug/faults/kill-leader?"+query, ts.URL); resp.StatusCode != want || body["kind"] != "Status" {
+			t.Errorf("%s: got %d %v, want a %d Status", query, resp.StatusCode, body, want)
 		}
 	}
 }

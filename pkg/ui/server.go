@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"kplane/pkg/debug"
+	"kplane/pkg/fault"
 )
 
 // Server is the web view: the page's assets, the stream of changes and
@@ -21,6 +22,9 @@ type Server struct {
 	// queueHistory is the Workqueues panel's reading of the journals
 	// (panel_queues.go).
 	queueHistory *debug.QueueHistoryReader
+	// faultKillEnv, when set, replaces the real world for the kill-leader
+	// fault (panel_faults.go's tests).
+	faultKillEnv *fault.KillEnv
 }
 
 // New returns a Server for opts, which must validate.

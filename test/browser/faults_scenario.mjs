@@ -1,4 +1,5 @@
-// The faults and cluster-clock panels, driven as a student would: advance
+// The faults and cluster-clock panels, driven as a student would: kill the
+// controller-manager's leader and watch the standby take the Lease, advance
 // the virtual clock, compact etcd, inject an API error and clear it, pause
 // a kubelet and watch its node go NotReady. Run by faults_test.go.
 import { env, kubectl, waitFor, withBrowser } from "./lib.mjs";
@@ -28,6 +29,23 @@ async function clickFault(page, id, wanted) {
 await withBrowser(async (page) => {
   page.on("dialog", (dialog) => dialog.accept()); // the confirmation each button asks
   await page.goto(env("KPLANE_UI_LOGIN"));
+
+  // Kill the controller-manager's leader (SIGTERM: it releases the Lease):
+  // the Leader election panel shows the standby holding it.
+  const lease = "#leases tr[data-lease='kube-controller-manager']";
+  await page.locator("#leases").scrollIntoViewIfNeeded();
+  await waitFor(page, "the controller-manager's Lease held", (sel) => !!document.querySelector(sel)?.dataset.holder, lease);
+  const leader = await page.getAttribute(lease, "data-holder");
+  await page.locator("#faults").scrollIntoViewIfNeeded();
+  await page.selectOption('select[name="signal"]', "TERM");
+  await clickFault(page, "kill-controller-manager", "the leader of the Lease kube-system/kube-controller-manager");
+  await page.locator("#leases").scrollIntoViewIfNeeded();
+  await waitFor(page, "another controller-manager holding the Lease", ([sel, old]) => {
+    const holder = document.querySelector(sel)?.dataset.holder;
+    return !!holder && holder !== old;
+  }, [lease, leader]);
+  console.log(`the Lease went from ${leader} to ${await page.getAttribute(lease, "data-holder")}`);
+  await shot(page, "leader-killed.png");
 
   // The clock: virtual, and +1 min moves it at least a minute.
   await page.locator("#clock").scrollIntoViewIfNeeded();

@@ -40,6 +40,18 @@ const faults = [
     request: (inputs) => [`/api/debug/faults/drop-watch?component=${encodeURIComponent(inputs.component.value)}`],
   },
   {
+    id: "kill-controller-manager", label: "Kill the controller-manager's leader", command: "ctl fault kill controller-manager [--signal KILL]",
+    what: "the controller-manager process that holds the Lease kube-system/kube-controller-manager (the leader: only it runs the controllers) gets the signal chosen below; ctl up's supervisor starts it again about a second later.",
+    watch: "with SIGTERM the leader releases its Lease as it stops and a standby (ctl up --controller-managers 2) takes it within its 2 s retry; with SIGKILL the Lease stays in the dead leader's name until it expires, 15 s after its last renewal. Without a standby, the restarted process takes the Lease back. The Leader election panel shows the holder change; the Workqueues panel the new leader's queues starting.",
+    request: (inputs) => [`/api/debug/faults/kill-leader?component=controller-manager&signal=${inputs.signal.value}`],
+  },
+  {
+    id: "kill-scheduler", label: "Kill the scheduler's leader", command: "ctl fault kill scheduler [--signal KILL]",
+    what: "the scheduler process that holds the Lease kube-system/kube-scheduler gets the signal chosen below, and is started again.",
+    watch: "pods created meanwhile stay Pending until a scheduler leads again (after the Lease is released, or has expired with SIGKILL); then they are bound.",
+    request: (inputs) => [`/api/debug/faults/kill-leader?component=scheduler&signal=${inputs.signal.value}`],
+  },
+  {
     id: "pause-kubelet", label: "Pause kubelet", command: "ctl fault pause-kubelet NODE",
     what: "the node's kubelet stops renewing its Lease and posting node status; its pods keep running.",
     watch: "after 50 s of cluster time the node goes NotReady (Unknown) and is tainted unreachable; 300 s later its pods are evicted. On the virtual clock, advance it to get there now.",
@@ -66,6 +78,9 @@ export function renderFaults(container) {
     for: h("input", { name: "for", value: "60s", size: 5, "aria-label": "for how long" }),
     component: h("input", { name: "component", value: "controller-manager", size: 18, "aria-label": "component" }),
     node: h("input", { name: "node", value: "node1", size: 10, "aria-label": "node" }),
+    signal: h("select", { name: "signal", "aria-label": "signal" },
+      h("option", { value: "TERM" }, "SIGTERM (stop cleanly)"),
+      h("option", { value: "KILL" }, "SIGKILL (no clean-up)")),
   };
   const result = h("pre", { class: "fault-result", role: "status", "aria-live": "polite" }, "No fault injected yet.");
   const run = async (fault) => {
@@ -85,14 +100,13 @@ export function renderFaults(container) {
     h("p", {}, explanation),
     h("p", { class: "fault-inputs" },
       "API error: resource ", inputs.resource, " verb ", inputs.verb, " code ", inputs.code, " for ", inputs.for,
-      " · drop the watches of ", inputs.component, " · kubelet of node ", inputs.node),
+      " · drop the watches of ", inputs.component, " · kubelet of node ", inputs.node,
+      " · kill the leader with ", inputs.signal),
     h("div", { class: "faults" }, faults.map((fault) =>
       h("article", { "data-fault": fault.id },
         h("button", { type: "button", "data-fault": fault.id, onclick: () => run(fault) }, fault.label),
         h("p", {}, fault.what),
         h("p", { class: "muted" }, "Watch for: ", fault.watch),
         h("p", { class: "muted" }, "Same as ", h("code", {}, fault.command))))),
-    h("p", { class: "muted" }, "Killing the leader is not a button yet: run ",
-      h("code", {}, "ctl fault kill controller-manager"), " and watch the Lease holder change within ~15 s."),
     result);
 }
