@@ -167,30 +167,13 @@ func (o *timelineOptions) followed(ctx context.Context) (func() *trace.FollowedS
 	if err != nil {
 		return nil, err
 	}
-	targets, err := resolveArgs(m, []string{o.forObject}, "ctl timeline")
-	if err != nil {
-		return nil, err
-	}
-	if len(targets) != 1 || len(targets[0].names) != 1 {
-		return nil, errors.New("--for names one object: give exactly one TYPE/NAME")
-	}
-	res, name := targets[0].resource, targets[0].names[0]
-	namespace := ""
-	if res.Namespaced {
-		if namespace, _, err = o.f.Namespace(); err != nil {
-			return nil, err
-		}
-	}
-	c, err := o.f.Client()
-	if err != nil {
-		return nil, err
-	}
-	uid, err := currentUID(ctx, c, res.Client(), namespace, name)
+	obj, err := resolveFollowed(ctx, o.f, m, []string{o.forObject}, "ctl timeline",
+		"--for names one object: give exactly one TYPE/NAME")
 	if err != nil {
 		return nil, err
 	}
 	return func() *trace.FollowedSet {
-		return trace.NewFollowedSet(res.GroupResource(), namespace, name, uid)
+		return trace.NewFollowedSet(obj.resource.GroupResource(), obj.namespace, obj.name, obj.uid)
 	}, nil
 }
 

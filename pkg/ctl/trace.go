@@ -18,6 +18,7 @@ import (
 	"kplane/pkg/cluster"
 	"kplane/pkg/debug"
 	"kplane/pkg/debug/trace"
+	"kplane/pkg/restmapper"
 )
 
 // traceOptions are the flags of `ctl trace`.
@@ -98,28 +99,11 @@ func (o *traceOptions) run(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	targets, err := resolveArgs(m, args, "ctl trace")
+	obj, err := resolveFollowed(ctx, o.f, m, args, "ctl trace", "trace follows one object: give exactly one TYPE/NAME")
 	if err != nil {
 		return err
 	}
-	if len(targets) != 1 || len(targets[0].names) != 1 {
-		return errors.New("trace follows one object: give exactly one TYPE/NAME")
-	}
-	res, name := targets[0].resource, targets[0].names[0]
-	namespace := ""
-	if res.Namespaced {
-		if namespace, _, err = o.f.Namespace(); err != nil {
-			return err
-		}
-	}
-	c, err := o.f.Client()
-	if err != nil {
-		return err
-	}
-	uid, err := currentUID(ctx, c, res.Client(), namespace, name)
-	if err != nil {
-		return err
-	}
+	res, namespace, name, uid := obj.resource, obj.namespace, obj.name, obj.uid
 	dc, endpoints, err := debug.Connect(o.dataDir)
 	if err != nil {
 		return err
@@ -159,6 +143,38 @@ func (o *traceOptions) run(ctx context.Context, args []string) error {
 		since = time.Now().Add(-o.since)
 	}
 	return t.run(ctx, dc, endpoints, since)
+}
+
+// followedObject is the one object `ctl trace` and `ctl timeline --for`
+// follow: its resource, namespace ("" when cluster-scoped), name, and
+// uid ("" while it does not exist).
+type followedObject struct {
+	resource             restmapper.APIResource
+	namespace, name, uid string
+}
+
+// resolveFollowed resolves args, which must name exactly one TYPE/NAME
+// (else the error says notOne), into the object to follow.
+func resolveFollowed(ctx context.Context, f *factory, m *restmapper.Mapper, args []string, commandPath, notOne string) (followedObject, error) {
+	targets, err := resolveArgs(m, args, commandPath)
+	if err != nil {
+		return followedObject{}, err
+	}
+	if len(targets) != 1 || len(targets[0].names) != 1 {
+		return followedObject{}, errors.New(notOne)
+	}
+	obj := followedObject{resource: targets[0].resource, name: targets[0].names[0]}
+	if obj.resource.Namespaced {
+		if obj.namespace, _, err = f.Namespace(); err != nil {
+			return followedObject{}, err
+		}
+	}
+	c, err := f.Client()
+	if err != nil {
+		return followedObject{}, err
+	}
+	obj.uid, err = currentUID(ctx, c, obj.resource.Client(), obj.namespace, obj.name)
+	return obj, err
 }
 
 // currentUID is the uid of the object if it exists, "" if not (yet).

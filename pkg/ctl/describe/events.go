@@ -81,6 +81,4 @@ type byEventTime []api.Event
 
 func (l byEventTime) Len() int           { return len(l) }
 func (l byEventTime) Swap(i, j int)      { l[i], l[j] = l[j], l[i] }
-func (l byEventTime) Less(i, j int) bool { return eventTime(l[i]).Before(eventTime(l[j])) }
-
-func eventTime(e api.Event) time.Time { return e.LastObserved() }
+func (l byEventTime) Less(i, j int) bool { return l[i].LastObserved().Before(l[j].LastObserved()) }
