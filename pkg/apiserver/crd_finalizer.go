@@ -22,15 +22,17 @@ import (
 func (c *crdController) finalize(ctx context.Context, crd *api.CustomResourceDefinition) error {
 	res := c.s.storageResourceOf(crd)
 	if res != nil && api.IsCRDConditionTrue(crd, api.Established) {
+		// As upstream, the condition says so before the first delete, so
+		// a client that sees an object being deleted sees it too.
+		if err := c.setTerminating(ctx, crd, api.ConditionTrue, "InstanceDeletionInProgress", "CustomResource deletion is in progress"); err != nil {
+			return err
+		}
 		remaining, err := c.deleteInstances(ctx, res)
 		if err != nil {
 			_ = c.setTerminating(ctx, crd, api.ConditionTrue, "InstanceDeletionFailed", fmt.Sprintf("could not issue all deletes: %v", err))
 			return err
 		}
 		if remaining > 0 {
-			if err := c.setTerminating(ctx, crd, api.ConditionTrue, "InstanceDeletionInProgress", "CustomResource deletion is in progress"); err != nil {
-				return err
-			}
 			c.queue.AddAfter(crd.Name, crdResyncDelay)
 			return nil
 		}
