@@ -533,8 +533,15 @@ func (r *objvRunner) twinsEnv(t *testing.T, env string, args ...string) {
 		}
 		return out
 	}
+	// The twins are separate objects, so the two tools run side by side.
+	var want objvResult
+	kubectlDone := make(chan struct{})
+	go func() {
+		defer close(kubectlDone)
+		want = r.run(t, "kubectl", env, "", with("twin-kubectl")...)
+	}()
 	got := r.run(t, "ctl", env, "", with("twin-ctl")...)
-	want := r.run(t, "kubectl", env, "", with("twin-kubectl")...)
+	<-kubectlDone
 	for _, res := range []*objvResult{&got, &want} {
 		for _, n := range objvNormalisers {
 			res.stdout = n.re.ReplaceAllString(res.stdout, n.with)

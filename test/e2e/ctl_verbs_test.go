@@ -38,6 +38,19 @@ func TestCtlVerbs(t *testing.T) {
 		r := c.Kubectl(t, "", args...)
 		return ctlvResult{stdout: r.Stdout, stderr: r.Stderr, code: ctlvExitCode(r.Err)}
 	}
+	// both runs one read (or dry run) with ctl and kubectl side by side:
+	// neither changes what the other sees.
+	both := func(args ...string) (got, want ctlvResult) {
+		t.Helper()
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			want = kubectl(args...)
+		}()
+		got = run("", args...)
+		<-done
+		return got, want
+	}
 
 	t.Run("apply the examples twice, as kubectl would", func(t *testing.T) {
 		// A client dry run prints what the real apply will print.
@@ -83,7 +96,8 @@ func TestCtlVerbs(t *testing.T) {
 			{"create", "--recursive", "-f", dir, "--dry-run=client", "-o", "name"},
 			{"get", "-R", "-f", dir, "--ignore-not-found"},
 		} {
-			ctlvSame(t, strings.Join(args, " "), run("", args...), kubectl(args...))
+			got, want := both(args...)
+			ctlvSame(t, strings.Join(args, " "), got, want)
 		}
 	})
 
@@ -110,7 +124,7 @@ func TestCtlVerbs(t *testing.T) {
 			{"get", "cm"},
 			{"get", "clusterroles"},
 		} {
-			ctlvEventuallySameTable(t, strings.Join(args, " "), func() (ctlvResult, ctlvResult) { return run("", args...), kubectl(args...) })
+			ctlvEventuallySameTable(t, strings.Join(args, " "), func() (ctlvResult, ctlvResult) { return both(args...) })
 		}
 		for _, args := range [][]string{
 			{"get", "svc", "nginx", "-o", "yaml"},
@@ -137,7 +151,8 @@ func TestCtlVerbs(t *testing.T) {
 			{"get", "svc", "-o", "jsonpath-as-json={.items[*].metadata.name}"},
 			{"get", "svc", "-o", "go-template"},
 		} {
-			ctlvSame(t, strings.Join(args, " "), run("", args...), kubectl(args...))
+			got, want := both(args...)
+			ctlvSame(t, strings.Join(args, " "), got, want)
 		}
 	})
 
@@ -192,7 +207,8 @@ func TestCtlVerbs(t *testing.T) {
 			{"delete", "-f", examples, "--dry-run=server"},
 			{"delete", "deploy/ng-dep", "svc/nginx", "--dry-run=client"},
 		} {
-			ctlvSame(t, strings.Join(args, " "), run("", args...), kubectl(args...))
+			got, want := both(args...)
+			ctlvSame(t, strings.Join(args, " "), got, want)
 		}
 		got := run("", "create", "configmap", "settings", "--from-literal=mode=lesson")
 		if got.code != 0 || got.stdout != "configmap/settings created\n" {
