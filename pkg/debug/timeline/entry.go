@@ -2,8 +2,10 @@ package timeline
 
 import (
 	"strings"
+	"sync"
 	"time"
 
+	"kplane/pkg/client"
 	"kplane/pkg/store/keys"
 )
 
@@ -110,16 +112,28 @@ func (e *Entry) Key() string {
 	return e.Namespace + "/" + e.Name
 }
 
-// etcdKey is where the apiserver stores the object resource/key: built-in
-// kinds under their plural without the group. A custom resource is stored
-// under <group>/<plural> (keys.CustomResource), which its resource name
-// alone cannot tell from a built-in group's: its state lookup answers
-// NotFound, honestly.
+// etcdKey is where the apiserver stores the object resource/key: a
+// built-in kind under its plural without the group; a custom resource (a
+// group no built-in kind has), and a CustomResourceDefinition itself,
+// under <group>/<plural>, as package keys lays them out.
 func etcdKey(resource, key string) string {
-	plural, _, _ := strings.Cut(resource, ".")
+	plural, group, _ := strings.Cut(resource, ".")
+	segment := plural
+	if group != "" && !builtinGroups()[group] {
+		segment = keys.CustomResource(group, plural)
+	}
 	namespace, name, namespaced := strings.Cut(key, "/")
 	if !namespaced {
-		return keys.Object(plural, "", namespace)
+		return keys.Object(segment, "", namespace)
 	}
-	return keys.Object(plural, namespace, name)
+	return keys.Object(segment, namespace, name)
 }
+
+// builtinGroups are the API groups of kplane's built-in kinds.
+var builtinGroups = sync.OnceValue(func() map[string]bool {
+	groups := map[string]bool{}
+	for _, r := range client.BuiltinResources() {
+		groups[r.Group] = true
+	}
+	return groups
+})
