@@ -58,7 +58,7 @@ func twoControllerManagers() *fakeWorld {
 		},
 		holders: map[string]string{
 			"kube-system/kube-controller-manager": "cm-b",
-			"kube-system/kube-scheduler":           "sched-a",
+			"kube-system/kube-scheduler":          "sched-a",
 		},
 	}
 }
