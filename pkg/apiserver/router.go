@@ -28,11 +28,7 @@ func (s *Server) router() http.Handler {
 	r.Use(recoverPanics, prettyJSON, s.limitBody, s.parseRequestInfo, s.timeoutRequests, s.auditInit, s.authenticate, s.auditRequests,
 		s.impersonate, s.limitInFlight, s.authorize, s.aggregator.proxyAggregated)
 
-	for _, p := range []string{"/healthz", "/livez", "/readyz"} {
-		r.Get(p, func(w http.ResponseWriter, _ *http.Request) {
-			response.WriteRaw(w, http.StatusOK, "text/plain", []byte("ok"))
-		})
-	}
+	s.routeHealth(r)
 	r.Method(http.MethodGet, "/metrics", s.metrics.handler())
 	r.Handle("/debug/*", s.debugHandler())
 

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"kplane/pkg/api"
+	"kplane/pkg/kubelet/runtime/simshell"
 	"kplane/pkg/kubelet/simload"
 )
 
@@ -167,6 +168,9 @@ func simPlanFor(pod *api.Pod, container *api.Container, attempt int) (plan simPl
 		plan.forever = true
 	} else if d, ok := duration(SimRunSeconds); ok {
 		plan.runFor = d
+	} else if d, forever, ok := simshell.SleepRun(simshell.CommandLine(container)); ok {
+		// `sleep 3600` lasts an hour, whatever the restartPolicy.
+		plan.runFor, plan.forever = d, forever
 	} else if runsToCompletion(pod, container) && !isInteractiveShell(container) {
 		plan.runFor = DefaultSimRunDuration
 	} else {

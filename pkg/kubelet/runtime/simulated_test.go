@@ -255,3 +255,36 @@ func TestSimulatedUsageNoise(t *testing.T) {
 		}
 	})
 }
+
+// TestSimPlanForASleepCommand: a container whose command only sleeps runs
+// as long as the sleep, under any restartPolicy (`kubectl run --restart=Never
+// -- sleep 3600` stays Running for an hour, as on a real node); an
+// annotation still wins, and any other command keeps the defaults.
+func TestSimPlanForASleepCommand(t *testing.T) {
+	tests := []struct {
+		name        string
+		policy      api.RestartPolicy
+		annotations map[string]string
+		container   api.Container
+		want        simPlan
+	}{
+		{"sleep 3600 under Never", api.RestartPolicyNever, nil,
+			api.Container{Name: "app", Image: "busybox", Args: []string{"sleep", "3600"}}, simPlan{runFor: time.Hour, reason: "Completed"}},
+		{"sh -c sleep under Always exits", api.RestartPolicyAlways, nil,
+			api.Container{Name: "app", Command: []string{"/bin/sh", "-c", "exec sleep 2m"}}, simPlan{runFor: 2 * time.Minute, reason: "Completed"}},
+		{"sleep infinity", api.RestartPolicyNever, nil,
+			api.Container{Name: "app", Command: []string{"sleep", "infinity"}}, simPlan{forever: true, reason: "Completed"}},
+		{"run-seconds wins", api.RestartPolicyNever, map[string]string{"sim.kplane.io/run-seconds": "5s"},
+			api.Container{Name: "app", Command: []string{"sleep", "3600"}}, simPlan{runFor: 5 * time.Second, reason: "Completed"}},
+		{"any other command: the default", api.RestartPolicyNever, nil,
+			api.Container{Name: "app", Command: []string{"sh", "-c", "echo hi; sleep 3600"}}, simPlan{runFor: time.Second, reason: "Completed"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, _ := simPlanFor(simTestPod(tt.policy, tt.annotations), &tt.container, 0)
+			if got != tt.want {
+				t.Errorf("plan = %+v, want %+v", got, tt.want)
+			}
+		})
+	}
+}

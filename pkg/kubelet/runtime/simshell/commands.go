@@ -290,15 +290,19 @@ func cmdSleep(ctx context.Context, _ *Shell, args []string, std stdio) int {
 	if len(args) < 2 {
 		return usage(std, "sleep", "missing operand")
 	}
-	secs, err := strconv.ParseFloat(strings.TrimSuffix(args[1], "s"), 64)
-	if err != nil || secs < 0 {
+	d, forever, ok := parseSleep(args[1])
+	if !ok {
 		fmt.Fprintf(std.err, "sleep: invalid number '%s'\n", args[1])
 		return 1
 	}
-	t := time.NewTimer(time.Duration(secs * float64(time.Second)))
-	defer t.Stop()
+	var done <-chan time.Time // nil: sleep infinity waits for ctx only
+	if !forever {
+		t := time.NewTimer(d)
+		defer t.Stop()
+		done = t.C
+	}
 	select {
-	case <-t.C:
+	case <-done:
 		return 0
 	case <-ctx.Done():
 		return 130
