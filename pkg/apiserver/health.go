@@ -21,6 +21,9 @@ import (
 // "[-]etcd failed: reason withheld" (the reason goes to the log).
 // ?exclude=NAME skips a check, and /readyz/NAME runs one alone.
 
+// healthContentType is the type of every health answer.
+const healthContentType = "text/plain; charset=utf-8"
+
 // healthCheckTimeout bounds one check, so a probe never hangs on a dead
 // etcd.
 const healthCheckTimeout = 2 * time.Second
@@ -57,9 +60,10 @@ func (s *Server) routeHealth(r chi.Router) {
 func (s *Server) serveHealth(w http.ResponseWriter, r *http.Request, endpoint string) {
 	query := r.URL.Query()
 	excluded := query["exclude"]
+	checks := s.healthChecks()
 	var b strings.Builder
 	failed := false
-	for _, c := range s.healthChecks() {
+	for _, c := range checks {
 		if slices.Contains(excluded, c.name) {
 			fmt.Fprintf(&b, "[+]%s excluded: ok\n", c.name)
 			continue
@@ -73,21 +77,21 @@ func (s *Server) serveHealth(w http.ResponseWriter, r *http.Request, endpoint st
 		fmt.Fprintf(&b, "[+]%s ok\n", c.name)
 	}
 	for _, name := range excluded {
-		if !slices.ContainsFunc(s.healthChecks(), func(c healthCheck) bool { return c.name == name }) {
+		if !slices.ContainsFunc(checks, func(c healthCheck) bool { return c.name == name }) {
 			fmt.Fprintf(&b, "warn: some health checks cannot be excluded: no matches for %q\n", name)
 		}
 	}
 	if failed {
 		fmt.Fprintf(&b, "%s check failed\n", endpoint)
-		response.WriteRaw(w, http.StatusInternalServerError, "text/plain; charset=utf-8", []byte(b.String()))
+		response.WriteRaw(w, http.StatusInternalServerError, healthContentType, []byte(b.String()))
 		return
 	}
 	if !query.Has("verbose") {
-		response.WriteRaw(w, http.StatusOK, "text/plain; charset=utf-8", []byte("ok"))
+		response.WriteRaw(w, http.StatusOK, healthContentType, []byte("ok"))
 		return
 	}
 	fmt.Fprintf(&b, "%s check passed\n", endpoint)
-	response.WriteRaw(w, http.StatusOK, "text/plain; charset=utf-8", []byte(b.String()))
+	response.WriteRaw(w, http.StatusOK, healthContentType, []byte(b.String()))
 }
 
 // serveOneHealthCheck runs the check named name alone (/readyz/etcd).
@@ -97,10 +101,10 @@ func (s *Server) serveOneHealthCheck(w http.ResponseWriter, r *http.Request, nam
 			continue
 		}
 		if err := runHealthCheck(r.Context(), c); err != nil {
-			response.WriteRaw(w, http.StatusInternalServerError, "text/plain; charset=utf-8", []byte("internal server error: "+err.Error()+"\n"))
+			response.WriteRaw(w, http.StatusInternalServerError, healthContentType, []byte("internal server error: "+err.Error()+"\n"))
 			return
 		}
-		response.WriteRaw(w, http.StatusOK, "text/plain; charset=utf-8", []byte("ok"))
+		response.WriteRaw(w, http.StatusOK, healthContentType, []byte("ok"))
 		return
 	}
 	http.NotFound(w, r)

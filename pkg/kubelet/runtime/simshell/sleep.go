@@ -33,15 +33,8 @@ func parseSleep(operand string) (d time.Duration, forever, ok bool) {
 	}
 	unit := time.Second
 	if n := len(operand); n > 1 {
-		switch operand[n-1] {
-		case 's':
-			operand = operand[:n-1]
-		case 'm':
-			unit, operand = time.Minute, operand[:n-1]
-		case 'h':
-			unit, operand = time.Hour, operand[:n-1]
-		case 'd':
-			unit, operand = 24*time.Hour, operand[:n-1]
+		if u, ok := sleepUnits[operand[n-1]]; ok {
+			unit, operand = u, operand[:n-1]
 		}
 	}
 	n, err := strconv.ParseFloat(operand, 64)
@@ -50,3 +43,6 @@ func parseSleep(operand string) (d time.Duration, forever, ok bool) {
 	}
 	return time.Duration(n * float64(unit)), false, true
 }
+
+// sleepUnits are the suffixes busybox's sleep accepts.
+var sleepUnits = map[byte]time.Duration{'s': time.Second, 'm': time.Minute, 'h': time.Hour, 'd': 24 * time.Hour}
