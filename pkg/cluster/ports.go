@@ -8,6 +8,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // The DNS and the kube-proxies listen on ports the launcher picks before
@@ -17,7 +18,11 @@ import (
 // connection may be handed the same port (the kernel draws those from the
 // ephemeral range). So the launcher picks below the ephemeral range, where
 // only a process naming the port explicitly could take it, and checks that
-// TCP and UDP are both free there (the DNS listens on both).
+// TCP and UDP are both free there (the DNS listens on both). It also never
+// hands out the same port twice: a port it picked for one component is
+// still free until that component starts, so without that memory two
+// components of one plan (or of two clusters a test process starts) could
+// draw it both.
 
 // ephemeralRangeFile holds the kernel's ephemeral port range, "low high".
 const ephemeralRangeFile = "/proc/sys/net/ipv4/ip_local_port_range"
@@ -30,8 +35,15 @@ const defaultEphemeralLow = 32768
 // once) rarely draw the same port before either has bound it.
 const fixedPortSpan = 30000
 
-// freeLoopbackPort returns a port of 127.0.0.1 that is free for TCP and UDP
-// and lies below the kernel's ephemeral range.
+// handedOut holds every port freeLoopbackPort has returned in this process.
+var handedOut = struct {
+	sync.Mutex
+	ports map[int]bool
+}{ports: map[int]bool{}}
+
+// freeLoopbackPort returns a port of 127.0.0.1 that is free for TCP and UDP,
+// lies below the kernel's ephemeral range, and was not returned before in
+// this process.
 func freeLoopbackPort() (int, error) {
 	high := ephemeralLow() - 1
 	low := max(high-fixedPortSpan, 1024)
@@ -40,11 +52,23 @@ func freeLoopbackPort() (int, error) {
 	}
 	for range 100 {
 		port := low + rand.IntN(high-low+1)
-		if portFree(port) {
+		if claim(port) {
 			return port, nil
 		}
 	}
 	return 0, errors.New("pick a free port: 100 random ports below the ephemeral range were all taken")
+}
+
+// claim reports whether port is free and never handed out, and if so
+// remembers it as handed out.
+func claim(port int) bool {
+	handedOut.Lock()
+	defer handedOut.Unlock()
+	if handedOut.ports[port] || !portFree(port) {
+		return false
+	}
+	handedOut.ports[port] = true
+	return true
 }
 
 // ephemeralLow is the first port of the kernel's ephemeral range.

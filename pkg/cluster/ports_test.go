@@ -26,3 +26,20 @@ func TestFreeLoopbackPortIsBelowTheEphemeralRange(t *testing.T) {
 		t.Errorf("portFree(%d) = true while a listener holds it", port)
 	}
 }
+
+// TestFreeLoopbackPortNeverRepeats: ports handed out are not bound until
+// their components start, so the launcher must remember them; a thousand
+// picks in one process are all different.
+func TestFreeLoopbackPortNeverRepeats(t *testing.T) {
+	seen := map[int]bool{}
+	for range 1000 {
+		port, err := freeLoopbackPort()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if seen[port] {
+			t.Fatalf("port %d handed out twice", port)
+		}
+		seen[port] = true
+	}
+}
