@@ -44,7 +44,10 @@ func (s *Server) routeAccessReviews(r chi.Router) {
 	r.Post("/apis/authorization.k8s.io/v1/namespaces/{namespace}/localsubjectaccessreviews", s.serveLocalSubjectAccessReview)
 	r.Post("/apis/authorization.k8s.io/v1/selfsubjectaccessreviews", s.serveSelfSubjectAccessReview)
 	r.Post("/apis/authorization.k8s.io/v1/selfsubjectrulesreviews", s.serveSelfSubjectRulesReview)
-	for _, res := range s.reg.createOnly {
+	for _, res := range s.reg.virtual {
+		if !res.createOnly {
+			continue
+		}
 		for _, method := range []string{http.MethodGet, http.MethodPut, http.MethodPatch, http.MethodDelete} {
 			r.MethodFunc(method, createOnlyPath(res), serveMethodNotAllowed)
 		}

@@ -158,6 +158,11 @@ func builtinResources() []*resource {
 			shortNames: []string{"pdb"}, namespaced: true, newObject: func() api.Object { return &api.PodDisruptionBudget{} },
 			hasStatus: true, tracksGeneration: true, clearStatusOnCreate: true},
 
+		// core/v1 ComponentStatus: read-only, probed on every read, never
+		// stored (componentstatus.go).
+		{version: "v1", kind: "ComponentStatus", plural: "componentstatuses", singular: "componentstatus", shortNames: []string{"cs"},
+			newObject: func() api.Object { return &api.ComponentStatus{} }, probed: true},
+
 		// authentication.k8s.io/v1 and authorization.k8s.io/v1: the reviews,
 		// questions answered at once and never stored (tokenreview.go,
 		// accessreview.go).

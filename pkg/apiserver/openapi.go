@@ -206,7 +206,8 @@ var writeQueryParameters = []struct{ name, description string }{
 }
 
 // itemPathOperations are the GET, PUT and PATCH operations of a kind's item
-// path, each tagged with the kind, as kubectl looks them up.
+// path (GET alone for a probed one), each tagged with the kind, as kubectl
+// looks them up.
 func itemPathOperations(res *resource) map[string]any {
 	gvk := map[string]string{"group": res.group, "version": res.version, "kind": res.kind}
 	kindSchema := map[string]string{"$ref": openapi.Ref(kindSchemaName(res))}
@@ -235,7 +236,7 @@ func itemPathOperations(res *resource) map[string]any {
 			"responses":                       ok,
 		}
 	}
-	return map[string]any{
+	ops := map[string]any{
 		"get": map[string]any{
 			"operationId":                     "read" + res.kind,
 			"x-kubernetes-action":             "get",
@@ -245,6 +246,11 @@ func itemPathOperations(res *resource) map[string]any {
 		"put":   write("put", []string{"application/json"}, kindSchema),
 		"patch": write("patch", patchContentTypesOf(res), map[string]string{"type": "object"}),
 	}
+	if res.probed {
+		delete(ops, "put")
+		delete(ops, "patch")
+	}
+	return ops
 }
 
 // createOperation is the POST of a create-only resource (a review): the

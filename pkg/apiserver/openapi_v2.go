@@ -132,7 +132,8 @@ func (p swaggerParts) document() map[string]any {
 }
 
 // swaggerItemPath is a kind's item path in Swagger 2.0: the path
-// parameters, and GET, PUT and PATCH each tagged with the kind. Where v3
+// parameters, and GET, PUT and PATCH (GET alone for a probed kind) each
+// tagged with the kind. Where v3
 // has a requestBody, v2 has a parameter "in": "body".
 func swaggerItemPath(res *resource) map[string]any {
 	gvk := map[string]string{"group": res.group, "version": res.version, "kind": res.kind}
@@ -159,7 +160,7 @@ func swaggerItemPath(res *resource) map[string]any {
 		pathParams = append(pathParams, map[string]any{"name": "namespace", "in": "path", "required": true, "type": "string",
 			"uniqueItems": true, "description": "object name and auth scope, such as for teams and projects"})
 	}
-	return map[string]any{
+	ops := map[string]any{
 		"parameters": pathParams,
 		"get": map[string]any{
 			"operationId":                     "read" + res.kind,
@@ -171,6 +172,11 @@ func swaggerItemPath(res *resource) map[string]any {
 		"put":   write("put", []string{response.ContentTypeJSON}, kindSchema),
 		"patch": write("patch", patchContentTypesOf(res), map[string]string{"type": "object"}),
 	}
+	if res.probed {
+		delete(ops, "put")
+		delete(ops, "patch")
+	}
+	return ops
 }
 
 // swaggerCreatePath is a create-only resource's path in Swagger 2.0: one

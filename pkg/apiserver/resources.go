@@ -60,6 +60,11 @@ type resource struct {
 	// (upstream's storage-less "virtual" resources). It is listed in
 	// discovery only; its handlers are routed by name (router.go).
 	createOnly bool
+	// probed marks componentstatuses: a read-only resource whose get and
+	// list probe the components there and then (componentstatus.go).
+	// Nothing is stored; like createOnly it is in discovery and routed by
+	// name.
+	probed bool
 	// custom is set on the resources CustomResourceDefinitions add
 	// (customresource_resource.go); they hold api.CustomObjects.
 	custom *customResourceInfo
@@ -114,6 +119,9 @@ func (r *resource) verbs() []string {
 	if r.createOnly {
 		return []string{"create"}
 	}
+	if r.probed {
+		return []string{"get", "list"}
+	}
 	return []string{"create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"}
 }
 
@@ -154,24 +162,24 @@ func createOnlyPath(r *resource) string {
 // registry is the set of resources, indexed the ways requests look them up.
 type registry struct {
 	all         []*resource          // the stored resources
-	createOnly  []*resource          // the storage-less reviews, for discovery
+	virtual     []*resource          // the storage-less ones (reviews, componentstatuses), for discovery
 	byPath      map[string]*resource // "apps/v1/deployments"
 	byKind      map[string]*resource // "apps/v1/Deployment"
 	byGoType    map[reflect.Type]*resource
 	byPluralAny map[string]*resource // "deployments", for keys in etcd
-	// discovery is all and createOnly in discovery order, and servedGVs
+	// discovery is all and virtual in discovery order, and servedGVs
 	// their group/versions: computed once, as the registry never changes.
 	discovery []*resource
 	servedGVs []string
 }
 
 // servedGroupVersions returns every group/version discovery lists: those
-// of the stored resources and of the create-only reviews. The slice is
+// of the stored resources and of the storage-less ones. The slice is
 // shared: callers must not change it.
 func (reg *registry) servedGroupVersions() []string { return reg.servedGVs }
 
-// discoverable returns every resource discovery lists, stored or
-// create-only, in discovery order. The slice is shared: callers must not
+// discoverable returns every resource discovery lists, stored or not, in
+// discovery order. The slice is shared: callers must not
 // change it.
 func (reg *registry) discoverable() []*resource { return reg.discovery }
 
@@ -207,8 +215,8 @@ func newRegistry(resources []*resource) *registry {
 		byPluralAny: map[string]*resource{},
 	}
 	for _, r := range resources {
-		if r.createOnly {
-			reg.createOnly = append(reg.createOnly, r)
+		if r.createOnly || r.probed {
+			reg.virtual = append(reg.virtual, r)
 			continue
 		}
 		reg.all = append(reg.all, r)
@@ -222,7 +230,7 @@ func newRegistry(resources []*resource) *registry {
 		}
 	}
 	sort.SliceStable(reg.all, func(i, j int) bool { return groupOrder(reg.all[i].group) < groupOrder(reg.all[j].group) })
-	reg.discovery = append(slices.Clone(reg.all), reg.createOnly...)
+	reg.discovery = append(slices.Clone(reg.all), reg.virtual...)
 	sort.SliceStable(reg.discovery, func(i, j int) bool { return groupOrder(reg.discovery[i].group) < groupOrder(reg.discovery[j].group) })
 	reg.servedGVs = groupVersionsOf(reg.discovery)
 	return reg

@@ -55,6 +55,7 @@ func (s *Server) router() http.Handler {
 	r.Get("/openapi/v3", s.serveOpenAPIIndex)
 	r.Get("/openapi/v3/*", s.serveOpenAPIDocument)
 	s.routeAccessReviews(r)
+	s.routeComponentStatuses(r)
 
 	r.Post("/apis/authentication.k8s.io/{version}/selfsubjectreviews", s.serveSelfSubjectReview)
 	r.Post("/apis/authentication.k8s.io/v1/tokenreviews", s.serveTokenReview)

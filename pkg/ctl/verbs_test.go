@@ -277,7 +277,7 @@ func TestAPIResources(t *testing.T) {
 			t.Errorf("api-resources lacks %q:\n%s", want, out)
 		}
 	}
-	if lines[1] != "configmaps                   cm           v1                             true         ConfigMap" {
+	if lines[1] != "componentstatuses            cs           v1                             false        ComponentStatus" {
 		t.Errorf("first row = %q (core group first, by name)", lines[1])
 	}
 	if out := mustRun(t, a, "api-resources", "--api-group=apps", "-o", "name"); out != "controllerrevisions.apps\ndaemonsets.apps\ndeployments.apps\nreplicasets.apps\nstatefulsets.apps\n" {
@@ -285,7 +285,7 @@ func TestAPIResources(t *testing.T) {
 	}
 	out = mustRun(t, a, "api-resources", "--namespaced=false", "-o", "wide", "--no-headers")
 	first := strings.Fields(strings.SplitN(out, "\n", 2)[0])
-	if strings.Join(first, " ") != "namespaces ns v1 false Namespace create,delete,deletecollection,get,list,patch,update,watch" {
+	if strings.Join(first, " ") != "componentstatuses cs v1 false ComponentStatus get,list" {
 		t.Errorf("-o wide:\n%s", out)
 	}
 	if strings.Contains(out, "pods") {

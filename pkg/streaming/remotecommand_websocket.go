@@ -76,6 +76,10 @@ const websocketFinishTimeout = 15 * time.Second
 // a test can shorten it.
 var clientWriteTimeout = time.Minute
 
+// clientStreamSetupGrace is how long the server waits after the upgrade
+// before it writes, for the client to register its streams.
+const clientStreamSetupGrace = 20 * time.Millisecond
+
 // negotiateWebSocketProtocol picks the first of the client's subprotocols,
 // in the client's order of preference, that the server supports.
 func negotiateWebSocketProtocol(r *http.Request) (string, error) {
@@ -135,7 +139,14 @@ func acceptWebSocket(w http.ResponseWriter, r *http.Request, opts RemoteCommandO
 	go c.readLoop()
 
 	// An empty message on the first channel the server writes tells the
-	// client the session is established, as upstream's kubelet does.
+	// client the session is established, as upstream's kubelet does. It
+	// waits a moment first: client-go starts reading the connection before
+	// it has registered its streams, and drops a message that arrives in
+	// between ("Unknown stream id 1, discarding message" on kubectl's
+	// stderr, or lost output). Upstream's own latency (a SPDY dial to the
+	// kubelet, a CRI exec) hides that race; kplane's simulated runtime
+	// answers at once.
+	time.Sleep(clientStreamSetupGrace)
 	first := byte(channelError)
 	switch {
 	case opts.Stdout:

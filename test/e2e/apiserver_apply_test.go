@@ -107,6 +107,7 @@ func TestAPIResources(t *testing.T) {
 		`(?m)^pods\s+po\s+v1\s+true\s+Pod$`,
 		`(?m)^namespaces\s+ns\s+v1\s+false\s+Namespace$`,
 		`(?m)^nodes\s+no\s+v1\s+false\s+Node$`,
+		`(?m)^componentstatuses\s+cs\s+v1\s+false\s+ComponentStatus$`,
 		`(?m)^services\s+svc\s+v1\s+true\s+Service$`,
 		`(?m)^endpoints\s+ep\s+v1\s+true\s+Endpoints$`,
 		`(?m)^configmaps\s+cm\s+v1\s+true\s+ConfigMap$`,

@@ -109,6 +109,23 @@ func TestFailoverToTheStandbyControllerManager(t *testing.T) {
 	if !strings.Contains(out, want) || !strings.Contains(out, "a standby takes over only once it\n  expires") {
 		t.Errorf("ctl fault kill printed:\n%s\nwant %q and the lease expiry hint", out, want)
 	}
+	// The real kubectl's `get componentstatuses` probes them now: the
+	// killed leader's port refuses, the standby and the scheduler answer.
+	r := c.Kubectl(t, "", "get", "componentstatuses")
+	if r.Err != nil || !strings.Contains(r.Stderr, "Warning: v1 ComponentStatus is deprecated in v1.19+") {
+		t.Errorf("kubectl get componentstatuses: %v\n%s%s", r.Err, r.Stdout, r.Stderr)
+	}
+	rows := map[string]string{}
+	for _, line := range strings.Split(strings.TrimSpace(r.Stdout), "\n")[1:] {
+		name, rest, _ := strings.Cut(line, " ")
+		rows[name] = strings.Join(strings.Fields(rest), " ")
+	}
+	for name, want := range map[string]string{"scheduler": "Healthy ok", standby.Component: "Healthy ok", "etcd-0": "Healthy ok",
+		leader.Component: "Unhealthy Get \"" + leader.URL + "/healthz\": dial tcp"} {
+		if !strings.HasPrefix(rows[name], want) {
+			t.Errorf("kubectl get componentstatuses: %s is %q, want %q…; all:\n%s", name, rows[name], want, r.Stdout)
+		}
+	}
 	if _, err := c.Client(t).Deployments("default").Create(ctx, queuesDeployment("after-kill"), client.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}

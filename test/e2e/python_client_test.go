@@ -42,6 +42,7 @@ func TestPythonClient(t *testing.T) {
 
 	want := strings.Join([]string{
 		"version: 1.32 v1.32.0",
+		"component statuses: scheduler=True controller-manager=True etcd-0=True",
 		"list namespaces: default=True python-client=True",
 		"create deployment: web replicas=1",
 		"strategic-merge patch: app=nginx:1.26,sidecar=busybox:1.36",

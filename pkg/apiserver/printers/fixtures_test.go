@@ -150,6 +150,17 @@ func fixtures() []fixture {
 					Containers: []api.Container{{Name: "backup", Image: "restic/restic"}}}}}}}},
 		}},
 		{"horizontalpodautoscalers", "HorizontalPodAutoscaler", hpaFixtures()},
+		{"componentstatuses", "ComponentStatus", []api.Object{
+			&api.ComponentStatus{ObjectMeta: api.ObjectMeta{Name: "scheduler"},
+				Conditions: []api.ComponentCondition{{Type: api.ComponentHealthy, Status: api.ConditionTrue, Message: "ok"}}},
+			&api.ComponentStatus{ObjectMeta: api.ObjectMeta{Name: "controller-manager"},
+				Conditions: []api.ComponentCondition{{Type: api.ComponentHealthy, Status: api.ConditionFalse,
+					Message: `Get "http://127.0.0.1:10257/healthz": dial tcp 127.0.0.1:10257: connect: connection refused`}}},
+			&api.ComponentStatus{ObjectMeta: api.ObjectMeta{Name: "etcd-0"},
+				Conditions: []api.ComponentCondition{{Type: api.ComponentHealthy, Status: api.ConditionFalse,
+					Error: "context deadline exceeded"}}},
+			&api.ComponentStatus{ObjectMeta: api.ObjectMeta{Name: "never-probed"}},
+		}},
 		{"leases", "Lease", []api.Object{
 			&api.Lease{ObjectMeta: meta("apiserver-oodnacusc5bcuykzhczyk7a7zq", 6*hour+minute),
 				Spec: api.LeaseSpec{HolderIdentity: ptr("apiserver-oodnacusc5bcuykzhczyk7a7zq_87f43bb3-b50d-45c9-9801-c300b01e19a0")}},

@@ -31,6 +31,8 @@ func Cells(obj api.Object, now time.Time) []any {
 		return podCells(o, now)
 	case *api.Namespace:
 		return namespaceCells(o, now)
+	case *api.ComponentStatus:
+		return componentStatusCells(o)
 	case *api.Node:
 		return nodeCells(o, now)
 	case *api.Service:
@@ -122,6 +124,7 @@ var columnsByKind = map[string][]api.TableColumnDefinition{
 	"Pod":                       podColumns,
 	"CertificateSigningRequest": certificateSigningRequestColumns,
 	"Namespace":                 namespaceColumns,
+	"ComponentStatus":           componentStatusColumns,
 	"Node":                      nodeColumns,
 	"Service":                   serviceColumns,
 	"Endpoints":                 endpointsColumns,

@@ -11,6 +11,7 @@ import (
 var zeroObjects = map[string]api.Object{
 	"Pod":                       &api.Pod{},
 	"Namespace":                 &api.Namespace{},
+	"ComponentStatus":           &api.ComponentStatus{},
 	"Node":                      &api.Node{},
 	"Service":                   &api.Service{},
 	"Endpoints":                 &api.Endpoints{},

@@ -50,6 +50,14 @@ def main():
     version = client.VersionApi().get_code()
     step("version", f"{version.major}.{version.minor} {version.git_version.split('-')[0]}")
 
+    # componentstatuses: probed at the request, the scheduler, the
+    # controller-manager and etcd each with one Healthy condition (waited
+    # for: a component announces itself a moment after the cluster is up).
+    wait_for(lambda: all(cs.conditions[0].status == "True" for cs in core.list_component_status().items),
+             "every component Healthy")
+    statuses = core.list_component_status().items
+    step("component statuses", " ".join(f"{cs.metadata.name}={cs.conditions[0].status}" for cs in statuses))
+
     core.create_namespace(client.V1Namespace(metadata=client.V1ObjectMeta(name=ns)))
     names = [n.metadata.name for n in core.list_namespace().items]
     step("list namespaces", f"default={'default' in names} {ns}={ns in names}")
