@@ -148,7 +148,12 @@ func newSimContainer(ctx context.Context, s *Simulated, pod *api.Pod, name strin
 
 func (c *simContainer) live(ctx context.Context) {
 	var exited <-chan time.Time
-	if !c.plan.forever {
+	var commandExit <-chan int
+	if c.plan.runsCommand {
+		commandCtx, cancel := context.WithCancel(ctx)
+		defer cancel() // a stop ends the command too
+		commandExit = c.runCommand(commandCtx)
+	} else if !c.plan.forever {
 		t := c.clock.NewTimer(c.startedAt.Add(c.plan.runFor).Sub(c.clock.Now()))
 		defer t.Stop()
 		exited = t.C()
@@ -156,6 +161,8 @@ func (c *simContainer) live(ctx context.Context) {
 	select {
 	case <-exited:
 		c.exit(c.plan.exitCode, c.plan.reason)
+	case code := <-commandExit:
+		c.exit(code, ExitReason(code))
 	case grace := <-c.stop:
 		c.exit(c.terminate(ctx, grace))
 	case code := <-c.shellExit:
@@ -312,6 +319,9 @@ func newSimLog() *simLog { return &simLog{changed: make(chan struct{})} }
 func (l *simLog) write(p []byte) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	if l.closed {
+		return // a command still printing as its container is stopped
+	}
 	l.buf = append(l.buf, p...)
 	close(l.changed)
 	l.changed = make(chan struct{})

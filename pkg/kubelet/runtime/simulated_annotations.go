@@ -108,6 +108,10 @@ type simPlan struct {
 	stopAfter time.Duration
 	// logs is printed when the run starts.
 	logs string
+	// runsCommand says the run is the container's command, run by the
+	// simulated shell (simulated_command.go): it prints to the log and
+	// exits with the command's status when the command ends.
+	runsCommand bool
 }
 
 // simPlanFor reads the plan of run number attempt of container. Annotations
@@ -171,6 +175,9 @@ func simPlanFor(pod *api.Pod, container *api.Container, attempt int) (plan simPl
 	} else if d, forever, ok := simshell.SleepRun(simshell.CommandLine(container)); ok {
 		// `sleep 3600` lasts an hour, whatever the restartPolicy.
 		plan.runFor, plan.forever = d, forever
+	} else if !hasExitCode && simshell.RunsAsMainProcess(simshell.CommandLine(container)) {
+		// `echo hello`, `nslookup kubernetes.default`: the shell runs it.
+		plan.runsCommand = true
 	} else if runsToCompletion(pod, container) && !isInteractiveShell(container) {
 		plan.runFor = DefaultSimRunDuration
 	} else {
