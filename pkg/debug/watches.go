@@ -1,10 +1,8 @@
 package debug
 
 import (
-	"fmt"
 	"net/http"
 	"slices"
-	"strings"
 )
 
 // PathFaultDropWatch is the fault route every component serves: a POST
@@ -40,9 +38,11 @@ func (j *Journal) RegisterWatches(d WatchDropper) {
 	j.watches = append(j.watches, d)
 }
 
-// DropWatches ends the watch of every informer registered with
-// RegisterWatches, records it as an event, and returns the resources
-// whose watch it ended, sorted.
+// DropWatches records the fault as an event, then ends the watch of every
+// informer registered with RegisterWatches, and returns the resources
+// whose watch it ended, sorted. The event comes first so that in the
+// journal it precedes every rewatch it causes: an informer may watch
+// again before DropWatches returns.
 func (j *Journal) DropWatches() []string {
 	if j == nil {
 		return nil
@@ -50,19 +50,17 @@ func (j *Journal) DropWatches() []string {
 	j.mu.Lock()
 	droppers := slices.Clone(j.watches)
 	j.mu.Unlock()
+	message := "no informer was watching: nothing to drop"
+	if len(droppers) > 0 {
+		message = "fault injected: ending the watch of every informer; each watches again from its last resourceVersion"
+	}
+	j.Add(Record{Type: TypeEvent, Stage: "drop-watch", Message: message})
 	var resources []string
 	for _, d := range droppers {
 		resources = append(resources, d.DropWatches()...)
 	}
 	slices.Sort(resources)
-	resources = slices.Compact(resources)
-	message := "no informer was watching: nothing to drop"
-	if len(resources) > 0 {
-		message = fmt.Sprintf("fault injected: dropped the watches of %d informers (%s); each watches again from its last resourceVersion",
-			len(resources), strings.Join(resources, ", "))
-	}
-	j.Add(Record{Type: TypeEvent, Stage: "drop-watch", Message: message})
-	return resources
+	return slices.Compact(resources)
 }
 
 // serveDropWatch answers PathFaultDropWatch.

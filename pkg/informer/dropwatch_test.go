@@ -74,7 +74,7 @@ func TestDropWatchRouteMakesTheFactoryInformersWatchAgain(t *testing.T) {
 			listsAfterDrop++
 		case r.Type == debug.TypeTrace && r.Stage == StageRewatch && r.Resource == "pods" && r.ResourceVersion != "":
 			rewatches++
-		case r.Type == debug.TypeEvent && r.Stage == "drop-watch" && strings.Contains(r.Message, "(pods)"):
+		case r.Type == debug.TypeEvent && r.Stage == "drop-watch" && strings.HasPrefix(r.Message, "fault injected: "):
 			events++
 		}
 	}
