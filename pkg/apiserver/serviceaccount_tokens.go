@@ -102,12 +102,18 @@ func (g tokenObjectGetter) Pod(ctx context.Context, namespace, name string) (*ap
 	return obj.(*api.Pod), nil
 }
 
+// Secret reads a legacy token's Secret from etcd, not from the watch
+// cache: a client may use the token the moment the token controller has
+// written it, when the cache can still hold the Secret without it (and the
+// token would be refused as "no longer held"). Secret-based tokens are
+// rare, so the read costs little.
 func (g tokenObjectGetter) Secret(ctx context.Context, namespace, name string) (*api.Secret, error) {
-	obj, err := g.s.cachedObject(ctx, "secrets", namespace, name)
+	res := g.s.reg.byPluralAny["secrets"]
+	so, err := g.s.getStored(ctx, res, namespace, name)
 	if err != nil {
 		return nil, err
 	}
-	return obj.(*api.Secret), nil
+	return so.obj.(*api.Secret), nil
 }
 
 func (g tokenObjectGetter) Node(ctx context.Context, name string) (*api.Node, error) {
