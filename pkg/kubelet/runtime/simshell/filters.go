@@ -24,13 +24,13 @@ func (sh *Shell) inputLines(name string, files []string, std stdio) ([]string, i
 		text.Write(b)
 	}
 	for _, f := range files {
-		content, ok := sh.fs.files[sh.abs(f)]
-		if !ok {
-			fmt.Fprintf(std.err, "%s: %s: No such file or directory\n", name, f)
+		content, err := sh.fs.readFile(sh.abs(f))
+		if err != nil {
+			fmt.Fprintf(std.err, "%s: %s: %v\n", name, f, err)
 			status = 2
 			continue
 		}
-		text.WriteString(content)
+		text.Write(content)
 	}
 	var lines []string
 	sc := bufio.NewScanner(strings.NewReader(text.String()))
