@@ -37,7 +37,7 @@ func init() {
 		"[": cmdTest, "cat": cmdCat, "cd": cmdCd, "curl": cmdCurl, "date": cmdDate, "echo": cmdEcho, "env": cmdEnv,
 		"exit": cmdExit, "false": cmdFalse, "getent": cmdGetent, "grep": cmdGrep, "head": cmdHead,
 		"hostname": cmdHostname, "id": cmdID, "ls": cmdLs, "mkdir": cmdMkdir, "nslookup": cmdNslookup,
-		"printenv": cmdPrintenv, "ps": cmdPs, "pwd": cmdPwd, "rm": cmdRm, "sleep": cmdSleep,
+		"printenv": cmdPrintenv, "ps": cmdPs, "pwd": cmdPwd, "rm": cmdRm, "sleep": cmdSleep, "tar": cmdTar,
 		"test": cmdTest, "touch": cmdTouch, "true": cmdTrue, "wc": cmdWc, "wget": cmdWget, "whoami": cmdWhoami,
 	}
 }
