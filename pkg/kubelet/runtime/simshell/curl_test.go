@@ -114,7 +114,7 @@ func TestCurlMessagesAndExitCodes(t *testing.T) {
 		{"curl -sS -o /nope/page web", "", "Warning: Failed to open the file /nope/page: No such file or directory\ncurl: (23) Failure writing output to destination\n", 23},
 		{"cd /tmp && wget -q web && cat index.html", "Welcome to nginx! Served by pod web-1\n", "", 0},
 		{"cd /tmp && wget -q web && wget -q web", "", "wget: can't open 'index.html': File exists\n", 1},
-		{"wget -O /tmp/p web && wc -c /tmp/p", "38\n", "Connecting to web (10.96.0.20:80)\nsaving to '/tmp/p'\np                    100% |********************************|    38  0:00:00 ETA\n'/tmp/p' saved\n", 0},
+		{"wget -O /tmp/p web && wc -c /tmp/p", "38 /tmp/p\n", "Connecting to web (10.96.0.20:80)\nsaving to '/tmp/p'\np                    100% |********************************|    38  0:00:00 ETA\n'/tmp/p' saved\n", 0},
 		{"wget -qO- nope", "", "wget: bad address 'nope'\n", 1},
 		{"wget -qO- empty", "", "wget: can't connect to remote host (10.96.0.40): Connection refused\n", 1},
 		{"wget -qO- web/missing", "", "wget: server returned error: HTTP/1.1 404 Not Found\n", 1},

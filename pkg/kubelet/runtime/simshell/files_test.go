@@ -59,7 +59,8 @@ func TestWritableFiles(t *testing.T) {
 		{`echo hi > /etc/hostname; cat /etc/hostname; hostname`, "hi\nnginx-ss-0\n", "", 0},
 
 		// Reading what was written: cat, head, wc, grep, ls, sh FILE.
-		{`echo one > /tmp/f; echo two >> /tmp/f; head -n 1 /tmp/f; wc -l /tmp/f; grep tw /tmp/f; ls /tmp`, "one\n2\ntwo\nf\n", "", 0},
+		{`echo a b > /tmp/a; echo c > /tmp/b; wc /tmp/a /tmp/b /tmp/nope`, "        1         2         4 /tmp/a\n        1         1         2 /tmp/b\n        2         3         6 total\n", "wc: /tmp/nope: No such file or directory\n", 1},
+		{`echo one > /tmp/f; echo two >> /tmp/f; head -n 1 /tmp/f; wc -l /tmp/f; grep tw /tmp/f; ls /tmp`, "one\n2 /tmp/f\ntwo\nf\n", "", 0},
 		{`echo 'echo from a script; exit 4' > /tmp/s.sh; sh /tmp/s.sh`, "from a script\n", "", 4},
 		{`echo hello > /tmp/f; ls -l /tmp/f /tmp`, "-rw-r--r--    1 root     root             6 Nov 27 14:44 /tmp/f\n\n/tmp:\n-rw-r--r--    1 root     root             6 Nov 27 14:44 f\n", "", 0},
 
@@ -159,7 +160,7 @@ func TestStorageQuota(t *testing.T) {
 	if used := storage.Used(); used > 3*1024 {
 		t.Errorf("used %d bytes of a 3072-byte quota", used)
 	}
-	if r := script(t, env, fmt.Sprintf(`rm /data/one /data/three && echo %s > /data/three && wc -c /data/three`, big)); r.stdout != "1001\n" || r.code != 0 {
+	if r := script(t, env, fmt.Sprintf(`rm /data/one /data/three && echo %s > /data/three && wc -c /data/three`, big)); r.stdout != "1001 /data/three\n" || r.code != 0 {
 		t.Errorf("after rm the bytes should be free again: %+v", r)
 	}
 	if r := script(t, env, `rm /data/two /data/three`); r.code != 0 || storage.Used() != entryCost /* /data/logs */ {
@@ -198,7 +199,7 @@ func TestConcurrentSessionsShareVolume(t *testing.T) {
 	}
 	wg.Wait()
 	r := script(t, volumeEnv(storage), `ls /data | wc -l; wc -l /data/all`)
-	if r.stdout != "10\n8\n" {
+	if r.stdout != "10\n8 /data/all\n" {
 		t.Errorf("stdout %q, want 8 files, logs and all, and 8 lines", r.stdout)
 	}
 }
