@@ -107,6 +107,12 @@ func startWorker(t *testing.T, pod *api.Pod) *harness {
 
 func startWorkerWith(t *testing.T, pod *api.Pod, sink *fakeSink, a *ipam) *harness {
 	t.Helper()
+	return startWorkerOn(t, pod, sink, a, nil)
+}
+
+// startWorkerOn is startWorkerWith on runtime rt (nil: the simulated one).
+func startWorkerOn(t *testing.T, pod *api.Pod, sink *fakeSink, a *ipam, rt runtime.Runtime) *harness {
+	t.Helper()
 	if a == nil {
 		var err error
 		if a, err = newIPAM(netip.MustParsePrefix("10.244.1.0/24")); err != nil {
@@ -115,7 +121,10 @@ func startWorkerWith(t *testing.T, pod *api.Pod, sink *fakeSink, a *ipam) *harne
 	}
 	rec := &fakeRecorder{}
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	env := &podEnv{nodeIP: "127.0.0.1", runtime: runtime.NewSimulated(log, clock.Real{}), recorder: rec, status: sink,
+	if rt == nil {
+		rt = runtime.NewSimulated(log, clock.Real{})
+	}
+	env := &podEnv{nodeIP: "127.0.0.1", runtime: rt, recorder: rec, status: sink,
 		ipam: func() *ipam { return a }, images: &imageCache{},
 		backOffInitial: defaultBackOffInitial, backOffMax: defaultBackOffMax, clock: clock.Real{}, log: log,
 		journal: debug.NewJournal("kubelet", 1000, clock.Real{})}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"kplane/pkg/api"
+	"kplane/pkg/kubelet/runtime"
 )
 
 // stopRun asks a run to stop, recording a Killing event with message.
@@ -124,6 +125,9 @@ func (w *podWorker) terminate(pod *api.Pod, removed bool) (time.Duration, bool) 
 	case removed:
 		w.env.status.Forget(w.uid)
 		w.env.ipam().Release(w.uid)
+		if f, ok := w.env.runtime.(runtime.PodForgetter); ok {
+			f.ForgetPod(w.uid) // the pod's volumes go with it
+		}
 		return 0, true
 	case pod.DeletionTimestamp != nil && !w.static && !w.deleteRequested:
 		// The final status goes out, then the object is deleted for good.

@@ -13,7 +13,8 @@ import (
 // TestSimulatedShell drives the simulated runtime's shell with the real
 // kubectl on one cluster (which `ctl up` starts with the cluster DNS and a
 // kube-proxy per node): exec, `kubectl run -i` attaching to a shell
-// container. Each part uses its own pods. (Names and Services reached from
+// container, files written and copied in and out with `kubectl cp`. Each
+// part uses its own pods. (Names and Services reached from
 // a simulated pod, `getent hosts` and `curl -s web`, are issue 14's
 // Done-when 1 and 5: TestServicesStatefulSetDNS and
 // TestProxyRulesFollowReadiness.)
@@ -25,6 +26,7 @@ func TestSimulatedShell(t *testing.T) {
 	t.Run("run attaches", func(t *testing.T) { simShellRunAttaches(t, c) })
 	t.Run("projected token", func(t *testing.T) { simShellProjectedToken(t, c) })
 	t.Run("kubectl create token", func(t *testing.T) { serviceAccountTokens(t, c) })
+	t.Run("files", func(t *testing.T) { simShellFiles(t, c) })
 }
 
 // simShellExec execs into a pod of the simulated runtime, as the seeds do

@@ -123,6 +123,16 @@ type PodObserver interface {
 	ObservePod(pod *api.Pod)
 }
 
+// PodForgetter is implemented by a Runtime that keeps something for a pod
+// beyond its containers' runs: the simulated runtime keeps each pod's
+// writable files (its emptyDir volumes) in memory. The kubelet calls
+// ForgetPod once the pod object is gone and its containers have stopped,
+// where upstream's kubelet removes the pod's volume directories from the
+// node (cleanupOrphanedPodDirs).
+type PodForgetter interface {
+	ForgetPod(uid string)
+}
+
 // Config is what a Factory gets to build a runtime for one node.
 type Config struct {
 	// NodeName is the node the runtime's containers run on.

@@ -12,6 +12,7 @@ import (
 
 	"kplane/pkg/api"
 	"kplane/pkg/clock"
+	"kplane/pkg/kubelet/runtime/simshell"
 	"kplane/pkg/kubelet/simload"
 )
 
@@ -44,6 +45,11 @@ type Simulated struct {
 	// noise draws the load model's noise, a number in [0, 1)
 	// (rand.Float64; tests fix it).
 	noise func() float64
+
+	// storage holds each pod's writable files by pod UID, from its first
+	// container's start until ForgetPod (simulated_storage.go).
+	storageMu sync.Mutex
+	storage   map[string]*simshell.PodStorage
 }
 
 // NewSimulated returns a simulated runtime whose runs live on clk (nil:
@@ -56,7 +62,7 @@ func NewSimulated(logger *slog.Logger, clk clock.Clock) *Simulated {
 	if clk == nil {
 		clk = clock.Real{}
 	}
-	return &Simulated{log: logger, clock: clk, noise: rand.Float64}
+	return &Simulated{log: logger, clock: clk, noise: rand.Float64, storage: map[string]*simshell.PodStorage{}}
 }
 
 // Name returns "simulated".
@@ -115,6 +121,10 @@ type simContainer struct {
 	shell     *shellSettings
 	session   sync.Mutex
 	shellExit chan int
+	// storage is the pod's writable storage; layer is this run's writable
+	// layer in it, released when the run exits.
+	storage *simshell.PodStorage
+	layer   *simshell.Tree
 
 	// noise draws the load model's noise (Simulated.noise).
 	noise func() float64
@@ -132,7 +142,8 @@ type simContainer struct {
 func newSimContainer(ctx context.Context, s *Simulated, pod *api.Pod, name string, plan simPlan, startedAt time.Time) *simContainer {
 	c := &simContainer{name: name, plan: plan, clock: s.clock, startedAt: startedAt, pod: pod,
 		done: make(chan struct{}), stop: make(chan time.Duration, 1), logs: newSimLog(),
-		shell: &s.shell, shellExit: make(chan int, 1), noise: s.noise}
+		shell: &s.shell, shellExit: make(chan int, 1), noise: s.noise, storage: s.podStorage(pod.UID)}
+	c.layer = c.storage.NewLayer()
 	c.load, _ = simload.ContainerLoad(pod.Annotations, name)
 	c.cpu = simload.NewCPUCounter(startedAt, c.load.NanoCores(c.noise()))
 	if plan.logs != "" {
@@ -196,6 +207,7 @@ func (c *simContainer) exit(code int, reason string) {
 	c.mu.Lock()
 	c.exitCode, c.reason = code, reason
 	c.mu.Unlock()
+	c.layer.Release() // a container's writable layer goes with the run
 	c.logs.close()
 	close(c.done)
 }

@@ -67,7 +67,7 @@ func (e *commandNotFoundError) Unwrap() error { return ErrCommandNotFound }
 
 // Attach joins the container's own streams. For an interactive shell
 // container the client gets the shell session (a fresh one: the simulated
-// shell keeps no state between attaches); its exit, or the end of its
+// shell keeps no state between attaches but the files it wrote); its exit, or the end of its
 // input, ends the container with the shell's status. A client that
 // detaches (ctx ends) leaves the container running unless its spec has
 // stdinOnce, whose stdin closes with the first client. For any other
@@ -165,6 +165,7 @@ func (c *simContainer) shellEnv(ctx context.Context, pid int) simshell.Env {
 		NodeIP: s.nodeIP, ClusterDNS: s.clusterDNS, ClusterDomain: s.clusterDomain,
 		DNSAddress: s.dnsAddress, KubeProxyAddress: s.kubeProxyAddress,
 		Cluster: s.cluster, HTTP: simulatedHTTP, Now: c.clock.Now, PID: pid,
+		Storage: c.storage, Layer: c.layer,
 	}
 }
 

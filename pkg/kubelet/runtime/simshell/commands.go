@@ -13,6 +13,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"kplane/pkg/kubelet/podfiles"
 )
 
 // stdio are one command's standard streams.
@@ -32,11 +34,11 @@ var commands map[string]command
 
 func init() {
 	commands = map[string]command{
-		"cat": cmdCat, "cd": cmdCd, "curl": cmdCurl, "date": cmdDate, "echo": cmdEcho, "env": cmdEnv,
+		"[": cmdTest, "cat": cmdCat, "cd": cmdCd, "curl": cmdCurl, "date": cmdDate, "echo": cmdEcho, "env": cmdEnv,
 		"exit": cmdExit, "false": cmdFalse, "getent": cmdGetent, "grep": cmdGrep, "head": cmdHead,
-		"hostname": cmdHostname, "id": cmdID, "ls": cmdLs, "nslookup": cmdNslookup, "printenv": cmdPrintenv,
-		"ps": cmdPs, "pwd": cmdPwd, "sleep": cmdSleep, "true": cmdTrue, "wc": cmdWc, "wget": cmdWget,
-		"whoami": cmdWhoami,
+		"hostname": cmdHostname, "id": cmdID, "ls": cmdLs, "mkdir": cmdMkdir, "nslookup": cmdNslookup,
+		"printenv": cmdPrintenv, "ps": cmdPs, "pwd": cmdPwd, "rm": cmdRm, "sleep": cmdSleep, "tar": cmdTar,
+		"test": cmdTest, "touch": cmdTouch, "true": cmdTrue, "wc": cmdWc, "wget": cmdWget, "whoami": cmdWhoami,
 	}
 }
 
@@ -92,29 +94,12 @@ func (sh *Shell) runSimple(ctx context.Context, cmd simpleCommand, std stdio) in
 	for i, w := range cmd.words {
 		args[i] = w.expand(sh.lookupVar, func(line string) string { return sh.substitute(ctx, line, std) })
 	}
-	out, errOut := std.out, std.err
-	for _, r := range cmd.redirects {
-		target := r.target.expand(sh.lookupVar, func(line string) string { return sh.substitute(ctx, line, std) })
-		var w io.Writer
-		switch target {
-		case "/dev/null":
-			w = io.Discard
-		case "&1":
-			w = out
-		case "&2":
-			w = errOut
-		default:
-			fmt.Fprintf(std.err, "sh: can't create %s: Read-only file system (kplane's simulated runtime has no writable files)\n", target)
-			return 1
-		}
-		if r.fd == 1 {
-			out = w
-		} else {
-			errOut = w
-		}
+	std, files, ok := sh.openRedirects(ctx, cmd, std)
+	if !ok {
+		return 1
 	}
-	std.out, std.err = out, errOut
-	return sh.runCommand(ctx, args, std)
+	status := sh.runCommand(ctx, args, std)
+	return writeErrors(args[0], files, std, status)
 }
 
 // substitute runs a command substitution's line in a subshell and returns
@@ -202,7 +187,7 @@ func cmdEcho(_ context.Context, _ *Shell, args []string, std stdio) int {
 
 // cmdHostname prints the pod's hostname, as /etc/hostname holds it.
 func cmdHostname(_ context.Context, sh *Shell, args []string, std stdio) int {
-	name := strings.TrimSuffix(sh.fs.hostname(), "\n")
+	name := strings.TrimSuffix(podfiles.HostnameFile(sh.env.Pod, sh.env.ClusterDomain), "\n")
 	if len(args) > 1 {
 		switch args[1] {
 		case "-f", "--fqdn":

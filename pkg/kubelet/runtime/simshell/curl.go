@@ -12,6 +12,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"path"
 	"slices"
 	"strconv"
 	"strings"
@@ -144,11 +145,11 @@ func statusText(resp *http.Response) string {
 }
 
 // cmdCurl is curl [-s] [-S] [-I] [-i] [-v] [-f] [-L] [-X METHOD]
-// [-H header] [-o /dev/null] [-m secs] URL.
-func cmdCurl(ctx context.Context, sh *Shell, args []string, std stdio) int {
+// [-H header] [-o FILE] [-m secs] URL.
+func cmdCurl(ctx context.Context, sh *Shell, args []string, std stdio) (status int) {
 	var silent, showErrors, head, include, verbose, failOnError bool
 	fr := &fetchRequest{method: http.MethodGet, headers: http.Header{}}
-	out := std.out
+	out, outFile := std.out, "-"
 	for i := 1; i < len(args); i++ {
 		a := args[i]
 		needValue := func() (string, bool) {
@@ -174,13 +175,7 @@ func cmdCurl(ctx context.Context, sh *Shell, args []string, std stdio) int {
 			case "-A", "--user-agent":
 				fr.headers.Set("User-Agent", v)
 			case "-o", "--output":
-				if v != "/dev/null" && v != "-" {
-					fmt.Fprintf(std.err, "curl: (23) Failure writing output to destination (kplane's simulated runtime has no writable files)\n")
-					return 23
-				}
-				if v == "/dev/null" {
-					out = io.Discard
-				}
+				outFile = v
 			}
 			continue
 		case "--silent":
@@ -287,6 +282,25 @@ func cmdCurl(ctx context.Context, sh *Shell, args []string, std stdio) int {
 	if failOnError && res.resp.StatusCode >= 400 {
 		return failure(22, fmt.Sprintf("The requested URL returned error: %d", res.resp.StatusCode))
 	}
+	switch outFile {
+	case "-":
+	case "/dev/null":
+		out = io.Discard
+	default:
+		f, err := sh.fs.create(sh.abs(outFile), true)
+		if err != nil {
+			if !silent || showErrors {
+				fmt.Fprintf(std.err, "Warning: Failed to open the file %s: %v\n", outFile, err)
+			}
+			return failure(23, "Failure writing output to destination")
+		}
+		out = f
+		defer func() {
+			if f.err != nil {
+				status = failure(23, "Failure writing output to destination")
+			}
+		}()
+	}
 	if head || include {
 		writeHeaders(out, res.resp, "")
 	}
@@ -335,7 +349,8 @@ func podAddress(dest destination) string {
 }
 
 // cmdWget is busybox wget [-q] [-O file] [-S] [-T secs] URL: with -O-
-// the body goes to standard output.
+// the body goes to standard output, otherwise to the file (index.html by
+// default).
 func cmdWget(ctx context.Context, sh *Shell, args []string, std stdio) int {
 	quiet, output := false, ""
 	fr := &fetchRequest{method: http.MethodGet, headers: http.Header{"User-Agent": {"Wget"}}}
@@ -375,14 +390,6 @@ func cmdWget(ctx context.Context, sh *Shell, args []string, std stdio) int {
 		fmt.Fprintln(std.err, "Usage: wget [-cqS] [--spider] [-O FILE] [-o LOGFILE] [--header STR]\n\t[--post-data STR | --post-file FILE] [-Y on/off]\n\t[-P DIR] [-U AGENT] [-T SEC] URL...")
 		return 1
 	}
-	if output != "-" && output != "/dev/null" {
-		name := output
-		if name == "" {
-			name = "index.html"
-		}
-		fmt.Fprintf(std.err, "wget: can't open '%s': Read-only file system (kplane's simulated runtime has no writable files; use -O- or -qO-)\n", name)
-		return 1
-	}
 	u, port, err := parseTarget(fr.rawURL)
 	if err != nil {
 		fmt.Fprintf(std.err, "wget: not an http or ftp url: %s\n", fr.rawURL)
@@ -405,14 +412,48 @@ func cmdWget(ctx context.Context, sh *Shell, args []string, std stdio) int {
 		fmt.Fprintf(std.err, "wget: server returned error: HTTP/1.1 %s\n", statusText(res.resp))
 		return 1
 	}
-	if !quiet && output == "-" {
-		fmt.Fprintln(std.err, "writing to stdout")
-	}
-	if output == "-" {
+	switch output {
+	case "-":
+		if !quiet {
+			fmt.Fprintln(std.err, "writing to stdout")
+		}
 		std.out.Write(res.body)
+		if !quiet {
+			fmt.Fprintln(std.err, "written to stdout")
+		}
+	case "/dev/null":
+	default:
+		return sh.wgetSave(std, output, res.body, quiet)
 	}
-	if !quiet && output == "-" {
-		fmt.Fprintln(std.err, "written to stdout")
+	return 0
+}
+
+// wgetSave writes a download to a file as busybox wget does: the file
+// named by -O, emptied first, or else the URL's index.html, which must not
+// exist yet.
+func (sh *Shell) wgetSave(std stdio, output string, body []byte, quiet bool) int {
+	name, truncate := output, true
+	if name == "" {
+		name, truncate = "index.html", false
+		if _, err := sh.fs.stat(sh.abs(name)); err == nil {
+			fmt.Fprintf(std.err, "wget: can't open '%s': %v\n", name, errExist)
+			return 1
+		}
+	}
+	f, err := sh.fs.create(sh.abs(name), truncate)
+	if err != nil {
+		fmt.Fprintf(std.err, "wget: can't open '%s': %v\n", name, err)
+		return 1
+	}
+	if !quiet {
+		fmt.Fprintf(std.err, "saving to '%s'\n", name)
+	}
+	if _, err := f.Write(body); err != nil {
+		fmt.Fprintf(std.err, "wget: write error: %v\n", err)
+		return 1
+	}
+	if !quiet {
+		fmt.Fprintf(std.err, "%-20.20s 100%% |%s| %5d  0:00:00 ETA\n'%s' saved\n", path.Base(name), strings.Repeat("*", 32), len(body), name)
 	}
 	return 0
 }

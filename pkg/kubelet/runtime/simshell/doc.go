@@ -12,7 +12,12 @@
 //   - the files the kubelet manages in every container (/etc/hosts,
 //     /etc/resolv.conf, /etc/hostname; package podfiles computes them as
 //     upstream's kubelet does), and the pod's ConfigMap and Secret volumes
-//     read from the API;
+//     read from the API, read-only as upstream mounts them;
+//   - what the student writes (`echo hi > /tmp/a`, `kubectl cp`, which
+//     runs tar): in the container's writable layer, which lasts as long as
+//     the container's run, or in an emptyDir volume, which the pod's
+//     containers share and which lasts as long as the pod — all in the
+//     kubelet's memory, bounded per pod (storage.go);
 //   - names, resolved like glibc and busybox do with that resolv.conf
 //     (the search list, ndots:5) by real DNS queries — sent to the
 //     loopback address where kplane's cluster DNS answers, because the

@@ -5,7 +5,6 @@ package simshell
 // it keeps.
 
 import (
-	"bufio"
 	"context"
 	"fmt"
 	"io"
@@ -14,9 +13,9 @@ import (
 	"strings"
 )
 
-// inputLines reads the lines of the named files, or of standard input when
-// none is named.
-func (sh *Shell) inputLines(name string, files []string, std stdio) ([]string, int) {
+// inputText reads the named files, or standard input when none is named,
+// as one text.
+func (sh *Shell) inputText(name string, files []string, std stdio) (string, int) {
 	var text strings.Builder
 	status := 0
 	if len(files) == 0 {
@@ -24,20 +23,26 @@ func (sh *Shell) inputLines(name string, files []string, std stdio) ([]string, i
 		text.Write(b)
 	}
 	for _, f := range files {
-		content, ok := sh.fs.files[sh.abs(f)]
-		if !ok {
-			fmt.Fprintf(std.err, "%s: %s: No such file or directory\n", name, f)
+		content, err := sh.fs.readFile(sh.abs(f))
+		if err != nil {
+			fmt.Fprintf(std.err, "%s: %s: %v\n", name, f, err)
 			status = 2
 			continue
 		}
-		text.WriteString(content)
+		text.Write(content)
 	}
-	var lines []string
-	sc := bufio.NewScanner(strings.NewReader(text.String()))
-	for sc.Scan() {
-		lines = append(lines, sc.Text())
+	return text.String(), status
+}
+
+// inputLines reads the lines of the named files, or of standard input when
+// none is named; a last line without a newline is a line too. Lines may be
+// of any length (a copied-in binary file has long ones).
+func (sh *Shell) inputLines(name string, files []string, std stdio) ([]string, int) {
+	text, status := sh.inputText(name, files, std)
+	if text == "" {
+		return nil, status
 	}
-	return lines, status
+	return strings.Split(strings.TrimSuffix(text, "\n"), "\n"), status
 }
 
 // cmdGrep prints the lines that match a pattern (an extended regular
@@ -139,7 +144,8 @@ func cmdHead(_ context.Context, sh *Shell, args []string, std stdio) int {
 }
 
 // cmdWc counts lines (-l), words (-w) or bytes (-c) of its input; with no
-// flag all three, in busybox's columns.
+// flag all three, in busybox's columns. Counting files, it prints each
+// one's counts with its name, and a total when there are several.
 func cmdWc(_ context.Context, sh *Shell, args []string, std stdio) int {
 	var files []string
 	var flags string
@@ -150,21 +156,39 @@ func cmdWc(_ context.Context, sh *Shell, args []string, std stdio) int {
 			files = append(files, a)
 		}
 	}
-	lines, status := sh.inputLines("wc", files, std)
-	words, bytes := 0, 0
-	for _, l := range lines {
-		words += len(strings.Fields(l))
-		bytes += len(l) + 1
+	if len(files) == 0 {
+		text, _ := sh.inputText("wc", nil, std)
+		fmt.Fprintln(std.out, wcCounts(text, flags))
+		return 0
 	}
+	status := 0
+	var total strings.Builder
+	for _, f := range files {
+		text, st := sh.inputText("wc", []string{f}, std)
+		if st != 0 {
+			status = 1
+			continue
+		}
+		total.WriteString(text)
+		fmt.Fprintf(std.out, "%s %s\n", wcCounts(text, flags), f)
+	}
+	if len(files) > 1 {
+		fmt.Fprintf(std.out, "%s total\n", wcCounts(total.String(), flags))
+	}
+	return status
+}
+
+// wcCounts is what wc prints for text: the one count a flag asks for, or
+// lines, words and bytes in columns.
+func wcCounts(text, flags string) string {
+	lines, words, bytes := strings.Count(text, "\n"), len(strings.Fields(text)), len(text)
 	switch flags {
 	case "l":
-		fmt.Fprintln(std.out, len(lines))
+		return strconv.Itoa(lines)
 	case "w":
-		fmt.Fprintln(std.out, words)
+		return strconv.Itoa(words)
 	case "c":
-		fmt.Fprintln(std.out, bytes)
-	default:
-		fmt.Fprintf(std.out, "%9d %9d %9d\n", len(lines), words, bytes)
+		return strconv.Itoa(bytes)
 	}
-	return min(status, 1)
+	return fmt.Sprintf("%9d %9d %9d", lines, words, bytes)
 }

@@ -5,8 +5,8 @@ package simshell
 // joined by "&&" and "||", each pipeline one or more simple commands
 // joined by "|". It is a small subset of the POSIX shell grammar: quoting
 // ('…', "…", \x), parameter expansion ($VAR, ${VAR}, $?, $$), comments,
-// and the redirections a student types to silence a command (>/dev/null,
-// 2>/dev/null, 2>&1, >&2). There is no globbing, no subshell, no
+// and output redirections (> file, >> file, 2> file, 2>> file, 2>&1,
+// >&2). There is no globbing, no input redirection, no subshell, no
 // variable assignment and no control flow (if, for, while).
 
 import (
@@ -28,11 +28,12 @@ type segment struct {
 type word []segment
 
 // redirect is one redirection of a simple command: fd (1 or 2) goes to
-// target, which is "/dev/null", "&1" or "&2" (anything else is refused
-// when the command runs, since the simulated file system is read-only).
+// target, a file or "&1" or "&2" (the other stream); appendTo is set for
+// ">>", which appends to the file rather than emptying it first.
 type redirect struct {
-	fd     int
-	target word
+	fd       int
+	target   word
+	appendTo bool
 }
 
 // simpleCommand is a command name with its arguments and redirections.
@@ -96,8 +97,8 @@ func parse(line string) ([]andOr, error) {
 		switch t.op {
 		case "":
 			cmd.words = append(cmd.words, t.word)
-		case ">", "2>", ">&2", "2>&1":
-			r := redirect{fd: 1}
+		case ">", ">>", "2>", "2>>", ">&2", "2>&1":
+			r := redirect{fd: 1, appendTo: strings.HasSuffix(t.op, ">>")}
 			if strings.HasPrefix(t.op, "2") {
 				r.fd = 2
 			}
@@ -209,7 +210,7 @@ func lex(line string) ([]token, error) {
 				}
 			}
 			i += len(op) - 1
-			tokens = append(tokens, token{op: strings.Replace(op, ">>", ">", 1)})
+			tokens = append(tokens, token{op: op})
 		case c == '<':
 			return nil, &syntaxError{"input redirection (<) is not supported by kplane's simulated shell"}
 		case c == '\\':

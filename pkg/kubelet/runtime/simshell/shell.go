@@ -63,6 +63,14 @@ type Env struct {
 	// PID is the shell's process ID: 1 when the shell is the container's
 	// own process (kubectl attach), otherwise a later one.
 	PID int
+	// Storage is the pod's writable storage: its emptyDir volumes and the
+	// quota of every file the pod writes. nil: storage of this session's
+	// own, so volumes start empty.
+	Storage *PodStorage
+	// Layer is the container's writable layer, from Storage.NewLayer,
+	// kept by the runtime as long as the container runs. nil: a layer of
+	// this session's own, gone when it ends.
+	Layer *Tree
 }
 
 // Streams are the shell's standard streams. With TTY the shell prompts,
@@ -92,8 +100,9 @@ type Shell struct {
 	nextPID int
 	// tty is set when the session has a terminal (ls then prints in a row).
 	tty bool
-	// resolv and hostsFile are the pod's /etc/resolv.conf and /etc/hosts;
-	// fs and resolver read them.
+	// resolv and hostsFile are the pod's /etc/resolv.conf and /etc/hosts
+	// as the kubelet writes them; the resolver reads them, and a new
+	// container layer gets them as files.
 	resolv    podfiles.ResolvConf
 	hostsFile string
 	fs        *fileSystem
@@ -134,7 +143,7 @@ func New(ctx context.Context, env Env) *Shell {
 	sh.resolv = podfiles.PodResolvConf(env.Pod, podfiles.DNSSettings{ClusterDNS: env.ClusterDNS, ClusterDomain: env.ClusterDomain})
 	sh.hostsFile = podfiles.HostsFile(env.Pod, env.ClusterDomain, env.NodeIP)
 	sh.fs = newFileSystem(ctx, sh)
-	sh.fs.addDir(sh.cwd)
+	sh.fs.ensureDir(sh.cwd) // the runtime makes the working directory
 	sh.resolver = newResolver(sh.resolv, sh.hostsFile, env.ClusterDNS, env.DNSAddress)
 	return sh
 }
@@ -256,8 +265,13 @@ func (sh *Shell) runShell(ctx context.Context, args []string, std stdio, streams
 		}
 	}
 	if len(args) > 0 {
-		fmt.Fprintf(std.err, "sh: can't open '%s': No such file or directory\n", args[0])
-		return 2
+		script, err := sh.fs.readFile(sh.abs(args[0]))
+		if err != nil {
+			fmt.Fprintf(std.err, "sh: can't open '%s': %v\n", args[0], err)
+			return 2
+		}
+		sh.runLine(ctx, string(script), std)
+		return sh.status
 	}
 	return sh.interact(ctx, std, streams)
 }
