@@ -23,6 +23,7 @@ func TestSimulatedContainerRunsAKnownCommand(t *testing.T) {
 		{"echo", []string{"echo", "hello"}, api.RestartPolicyNever, "hello\n", 0},
 		{"script", []string{"sh", "-c", "echo start; hostname; exit 3"}, api.RestartPolicyNever, "start\nt\n", 3},
 		{"always", []string{"sh", "-c", "echo once"}, api.RestartPolicyAlways, "once\n", 0},
+		{"files", []string{"sh", "-c", "mkdir -p /data && echo hi > /data/x; cat /data/x"}, api.RestartPolicyNever, "hi\n", 0},
 		{"stderr", []string{"sh", "-c", "printenv NOPE || echo missing >&2"}, api.RestartPolicyOnFailure, "missing\n", 0},
 	} {
 		t.Run(c.name, func(t *testing.T) {
