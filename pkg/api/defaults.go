@@ -2,8 +2,8 @@ package api
 
 // This file holds defaulting: the values the apiserver fills into fields a
 // client left empty, before validation and storage. They mirror Kubernetes
-// v1.32 (pkg/apis/<group>/v1/defaults.go plus the pod priority admission
-// plugin), so that `kubectl get -o yaml` shows what a real cluster shows.
+// v1.32 (pkg/apis/<group>/v1/defaults.go), so that `kubectl get -o yaml`
+// shows what a real cluster shows.
 //
 // Defaulting is idempotent: applying it twice changes nothing the second time.
 
@@ -85,6 +85,12 @@ func SetDefaults(obj Object) {
 		setDefaultsSubjects(o.Subjects)
 	case *StorageClass:
 		setDefaultsStorageClass(o)
+	case *PriorityClass:
+		// Upstream's SetDefaults_PriorityClass: the class's pods may
+		// preempt unless it says Never.
+		if o.PreemptionPolicy == nil {
+			o.PreemptionPolicy = ptrTo(PreemptLowerPriority)
+		}
 	}
 }
 
@@ -114,8 +120,9 @@ func ptrTo[T any](v T) *T { return &v }
 
 // setDefaultsPod applies the PodSpec defaults plus those upstream applies
 // only to pods, never to templates: enableServiceLinks, requests copied from
-// limits, hostNetwork host ports, and the priority admission plugin's
-// priority and preemptionPolicy.
+// limits, and hostNetwork host ports. A pod's priority and preemptionPolicy
+// are not defaults: the apiserver's Priority admission plugin resolves them
+// from the pod's PriorityClass (pkg/apiserver/admission_priority.go).
 func setDefaultsPod(pod *Pod) {
 	setDefaultsPodSpec(&pod.Spec)
 	for _, containers := range [][]Container{pod.Spec.Containers, pod.Spec.InitContainers} {
@@ -127,12 +134,6 @@ func setDefaultsPod(pod *Pod) {
 	if pod.Spec.HostNetwork {
 		defaultHostNetworkPorts(pod.Spec.Containers)
 		defaultHostNetworkPorts(pod.Spec.InitContainers)
-	}
-	// Without a PriorityClass (kplane has none) the priority admission
-	// plugin gives every pod priority 0 and the default preemption policy.
-	defaultInt32(&pod.Spec.Priority, 0)
-	if pod.Spec.PreemptionPolicy == nil {
-		pod.Spec.PreemptionPolicy = ptrTo(PreemptLowerPriority)
 	}
 }
 

@@ -93,9 +93,7 @@ func TestSetDefaultsPod(t *testing.T) {
 			"dnsPolicy": "ClusterFirst",
 			"securityContext": {},
 			"schedulerName": "default-scheduler",
-			"enableServiceLinks": true,
-			"priority": 0,
-			"preemptionPolicy": "PreemptLowerPriority"
+			"enableServiceLinks": true
 		},
 		"status": {}}`)
 	assertIdempotent(t, pod)
@@ -445,5 +443,30 @@ func TestSecretStringDataMergedIntoData(t *testing.T) {
 		if string(s.Data[k]) != v {
 			t.Errorf("data[%s] = %q, want %q", k, s.Data[k], v)
 		}
+	}
+}
+
+// A PriorityClass's pods may preempt unless the class says Never.
+func TestSetDefaultsPriorityClass(t *testing.T) {
+	class := decodeJSON[PriorityClass](t, `{"metadata": {"name": "high"}, "value": 1000}`)
+	SetDefaults(class)
+	assertJSON(t, "priority class", class, `{"metadata": {"name": "high", "creationTimestamp": null},
+		"value": 1000, "preemptionPolicy": "PreemptLowerPriority"}`)
+	assertIdempotent(t, class)
+
+	never := decodeJSON[PriorityClass](t, `{"metadata": {"name": "batch"}, "value": 10, "preemptionPolicy": "Never"}`)
+	SetDefaults(never)
+	if *never.PreemptionPolicy != PreemptNever {
+		t.Errorf("preemptionPolicy = %s, want Never kept", *never.PreemptionPolicy)
+	}
+}
+
+// A pod's priority comes from its PriorityClass at admission, so
+// defaulting leaves it, and the preemption policy, unset.
+func TestSetDefaultsLeavesPodPriorityToAdmission(t *testing.T) {
+	pod := decodeJSON[Pod](t, `{"spec": {"priorityClassName": "high", "containers": [{"name": "c", "image": "x"}]}}`)
+	SetDefaults(pod)
+	if pod.Spec.Priority != nil || pod.Spec.PreemptionPolicy != nil {
+		t.Errorf("priority %v, preemptionPolicy %v; want both unset", pod.Spec.Priority, pod.Spec.PreemptionPolicy)
 	}
 }

@@ -26,6 +26,7 @@ func newObjectForKind(kind string) any {
 		"RoleBinding": &RoleBinding{}, "ClusterRoleBinding": &ClusterRoleBinding{}, "Eviction": &Eviction{},
 		"EndpointSlice": &EndpointSlice{},
 		"StorageClass":  &StorageClass{},
+		"PriorityClass": &PriorityClass{},
 	}[kind]
 }
 
@@ -221,7 +222,7 @@ func TestTopLevelTypesAreObjects(t *testing.T) {
 		"ReplicationController", "Binding", "Deployment", "ReplicaSet", "StatefulSet", "DaemonSet",
 		"ControllerRevision", "Job", "CronJob", "HorizontalPodAutoscaler", "Scale", "Lease", "Role",
 		"ClusterRole", "RoleBinding", "ClusterRoleBinding", "Eviction", "EndpointSlice",
-		"StorageClass",
+		"StorageClass", "PriorityClass",
 	} {
 		obj, ok := newObjectForKind(kind).(Object)
 		if !ok {

@@ -24,8 +24,10 @@ import (
 //     label, an Ingress without a class the default IngressClass
 //     (admission_ingressclass.go), a PersistentVolumeClaim without a class the
 //     default StorageClass (admission_storageclass.go), a DaemonSet its template
-//     generation (admission_daemonset.go).
-//  4. LimitRange defaults — a new Pod's containers get the default requests
+//     generation (admission_daemonset.go), a PriorityClass its generation.
+//  4. Priority — a new Pod gets spec.priority and spec.preemptionPolicy from
+//     its PriorityClass or the global default one (admission_priority.go).
+//  5. LimitRange defaults — a new Pod's containers get the default requests
 //     and limits of the namespace's LimitRanges (admission_limitrange.go),
 //     before its QoS class is computed from them.
 //
@@ -84,6 +86,12 @@ func (s *Server) admit(ctx context.Context, res *resource, obj, old api.Object, 
 		if err := s.admitCSR(ctx, o, old); err != nil {
 			return release, namespaceRevision, err
 		}
+	case *api.PriorityClass:
+		if old == nil {
+			// Upstream's strategy starts a class at generation 1 and,
+			// its value being fixed, never counts further.
+			o.Generation = 1
+		}
 	case *api.CustomResourceDefinition:
 		admitCustomResourceDefinition(o)
 	case *api.CustomObject:
@@ -97,11 +105,16 @@ func (s *Server) admit(ctx context.Context, res *resource, obj, old api.Object, 
 	switch o := obj.(type) {
 	case *api.Pod:
 		if old == nil {
+			if err := s.admitPodPriority(ctx, res, o); err != nil {
+				return release, namespaceRevision, err
+			}
 			// LimitRange defaults before the QoS class, which they can change.
 			if err := s.admitLimitRangeDefaults(ctx, res, o); err != nil {
 				return release, namespaceRevision, err
 			}
 			o.Status.QOSClass = resourcehelper.QOSClass(&o.Spec)
+		} else {
+			keepPodPriority(o, old.(*api.Pod))
 		}
 	case *api.DaemonSet:
 		oldDS, _ := old.(*api.DaemonSet)

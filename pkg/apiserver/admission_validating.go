@@ -32,6 +32,13 @@ func (s *Server) validatingAdmission(ctx context.Context, res *resource, obj, ol
 	if err := s.validateLimitRanges(ctx, res, obj, old); err != nil {
 		return noGiveBack, err
 	}
+	// Priority: at most one PriorityClass is the global default
+	// (admission_priority.go).
+	if class, ok := obj.(*api.PriorityClass); ok {
+		if err := s.admitPriorityClass(ctx, res, class, old); err != nil {
+			return noGiveBack, err
+		}
+	}
 	// ResourceQuota comes last: it charges (admission_quota.go).
 	return s.admitQuota(ctx, res, obj, old, dryRun)
 }

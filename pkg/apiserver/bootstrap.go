@@ -13,8 +13,9 @@ import (
 var systemNamespaces = []string{"default", "kube-system", "kube-public", "kube-node-lease"}
 
 // bootstrap creates what a fresh cluster has before anyone asks: the system
-// namespaces, the `kubernetes` Service (10.96.0.1:443) in default and the
-// bootstrap RBAC policy (bootstrap_rbac.go). It runs at every start and
+// namespaces, the `kubernetes` Service (10.96.0.1:443) in default, the
+// system PriorityClasses (priorityclass.go) and the bootstrap RBAC policy
+// (bootstrap_rbac.go). It runs at every start and
 // only creates what is missing. The Service's Endpoints and EndpointSlice,
 // which list the live apiservers, are the endpoint reconciler's
 // (endpoint_reconciler.go).
@@ -51,6 +52,9 @@ func (s *Server) bootstrap(ctx context.Context) error {
 		return err
 	}
 
+	if err := s.bootstrapSystemPriorityClasses(ctx); err != nil {
+		return err
+	}
 	return s.reconcileBootstrapPolicy(ctx)
 }
 

@@ -187,6 +187,12 @@ func builtinResources() []*resource {
 		{group: "storage.k8s.io", version: "v1", kind: "StorageClass", plural: "storageclasses", singular: "storageclass",
 			shortNames: []string{"sc"}, newObject: func() api.Object { return &api.StorageClass{} }},
 
+		// scheduling.k8s.io/v1. The apiserver creates the system classes at
+		// start and refuses to delete them (priorityclass.go); the Priority
+		// admission plugin resolves pods' classes (admission_priority.go).
+		{group: "scheduling.k8s.io", version: "v1", kind: "PriorityClass", plural: "priorityclasses", singular: "priorityclass",
+			shortNames: []string{"pc"}, newObject: func() api.Object { return &api.PriorityClass{} }},
+
 		// apiregistration.k8s.io/v1: the aggregation layer's registrations
 		// (aggregator.go).
 		{group: "apiregistration.k8s.io", version: "v1", kind: "APIService", plural: "apiservices", singular: "apiservice",

@@ -88,6 +88,10 @@ func (s *Server) serveDelete(w http.ResponseWriter, r *http.Request, info *reque
 		response.WriteError(w, err)
 		return
 	}
+	if err := refuseSystemPriorityClassDelete(info.res, info.name); err != nil {
+		response.WriteError(w, err)
+		return
+	}
 	so, removed, err := s.delete(r.Context(), info.res, info.namespace, info.name, opts)
 	if err != nil {
 		response.WriteError(w, err)

@@ -177,6 +177,11 @@ func (c *Client) StorageClasses() *TypedClient[*api.StorageClass] {
 	return For[*api.StorageClass](c, StorageClassesResource)
 }
 
+// PriorityClasses returns a typed client for PriorityClass objects (cluster-scoped).
+func (c *Client) PriorityClasses() *TypedClient[*api.PriorityClass] {
+	return For[*api.PriorityClass](c, PriorityClassesResource)
+}
+
 // CertificateSigningRequests returns a typed client for
 // CertificateSigningRequest objects (cluster-scoped).
 func (c *Client) CertificateSigningRequests() *TypedClient[*api.CertificateSigningRequest] {

@@ -79,6 +79,7 @@ func TestResourceForKind(t *testing.T) {
 		{"v1", "Pod", PodsResource, true},
 		{"autoscaling/v2", "HorizontalPodAutoscaler", HorizontalPodAutoscalersResource, true},
 		{"storage.k8s.io/v1", "StorageClass", StorageClassesResource, true},
+		{"scheduling.k8s.io/v1", "PriorityClass", PriorityClassesResource, true},
 		{"apps/v1beta1", "Deployment", Resource{}, false},
 		{"v1", "Widget", Resource{}, false},
 	}
@@ -88,7 +89,7 @@ func TestResourceForKind(t *testing.T) {
 			t.Errorf("ResourceForKind(%q, %q) = %v, %v", tt.apiVersion, tt.kind, got, ok)
 		}
 	}
-	if n := len(BuiltinResources()); n != 35 {
-		t.Errorf("BuiltinResources has %d entries, want 35 (14 core, 5 apps, 2 batch, HPA, Lease, EndpointSlice, 3 networking, PDB, 4 RBAC, StorageClass, APIService, CSR)", n)
+	if n := len(BuiltinResources()); n != 36 {
+		t.Errorf("BuiltinResources has %d entries, want 36 (14 core, 5 apps, 2 batch, HPA, Lease, EndpointSlice, 3 networking, PDB, 4 RBAC, StorageClass, PriorityClass, APIService, CSR)", n)
 	}
 }

@@ -87,6 +87,9 @@ var (
 	// storage.k8s.io/v1
 	StorageClassesResource = Resource{Group: "storage.k8s.io", Version: "v1", Resource: "storageclasses", Kind: "StorageClass"}
 
+	// scheduling.k8s.io/v1
+	PriorityClassesResource = Resource{Group: "scheduling.k8s.io", Version: "v1", Resource: "priorityclasses", Kind: "PriorityClass"}
+
 	// certificates.k8s.io/v1
 	CertificateSigningRequestsResource = Resource{Group: "certificates.k8s.io", Version: "v1", Resource: "certificatesigningrequests", Kind: "CertificateSigningRequest"}
 
@@ -125,6 +128,7 @@ func BuiltinResources() []Resource {
 		PodDisruptionBudgetsResource,
 		RolesResource, ClusterRolesResource, RoleBindingsResource, ClusterRoleBindingsResource,
 		StorageClassesResource,
+		PriorityClassesResource,
 		APIServicesResource,
 		CertificateSigningRequestsResource,
 	}

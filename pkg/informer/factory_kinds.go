@@ -179,6 +179,11 @@ func (f *SharedInformerFactory) StorageClasses() TypedInformer[*api.StorageClass
 	return ForResource[*api.StorageClass](f, client.StorageClassesResource)
 }
 
+// PriorityClasses returns the shared informer and lister for PriorityClass objects.
+func (f *SharedInformerFactory) PriorityClasses() TypedInformer[*api.PriorityClass] {
+	return ForResource[*api.PriorityClass](f, client.PriorityClassesResource)
+}
+
 // CertificateSigningRequests returns the shared informer and lister for
 // CertificateSigningRequest objects.
 func (f *SharedInformerFactory) CertificateSigningRequests() TypedInformer[*api.CertificateSigningRequest] {
@@ -260,6 +265,8 @@ func (f *SharedInformerFactory) BuiltinInformer(res client.Resource) (SharedInde
 		return f.ClusterRoleBindings().Informer(), true
 	case client.StorageClassesResource:
 		return f.StorageClasses().Informer(), true
+	case client.PriorityClassesResource:
+		return f.PriorityClasses().Informer(), true
 	case client.CertificateSigningRequestsResource:
 		return f.CertificateSigningRequests().Informer(), true
 	}

@@ -134,6 +134,7 @@ func TestAPIResources(t *testing.T) {
 		`(?m)^rolebindings\s+rbac.authorization.k8s.io/v1\s+true\s+RoleBinding$`,
 		`(?m)^clusterrolebindings\s+rbac.authorization.k8s.io/v1\s+false\s+ClusterRoleBinding$`,
 		`(?m)^storageclasses\s+sc\s+storage.k8s.io/v1\s+false\s+StorageClass$`,
+		`(?m)^priorityclasses\s+pc\s+scheduling.k8s.io/v1\s+false\s+PriorityClass$`,
 	} {
 		if !regexp.MustCompile(want).MatchString(out) {
 			t.Errorf("api-resources does not match %s:\n%s", want, out)

@@ -47,6 +47,7 @@ func newObjectForKind(kind string) (api.Object, bool) {
 		"RoleBinding":             func() api.Object { return &api.RoleBinding{} },
 		"ClusterRoleBinding":      func() api.Object { return &api.ClusterRoleBinding{} },
 		"StorageClass":            func() api.Object { return &api.StorageClass{} },
+		"PriorityClass":           func() api.Object { return &api.PriorityClass{} },
 	}
 	newObj, ok := objects[kind]
 	if !ok {
@@ -59,7 +60,7 @@ func newObjectForKind(kind string) (api.Object, bool) {
 var clusterScoped = map[string]bool{
 	"Namespace": true, "Node": true, "PersistentVolume": true, "ClusterRole": true, "ClusterRoleBinding": true,
 	"IngressClass": true,
-	"StorageClass": true,
+	"StorageClass": true, "PriorityClass": true,
 }
 
 // decodeDocument turns one YAML document into its typed object, the way the

@@ -72,6 +72,9 @@ func validatePodSpec(spec *api.PodSpec, fldPath string, extraVolumes []string) e
 	allErrs = append(allErrs, validateDNS1123SubdomainIfSet(spec.ServiceAccountName, child(fldPath, "serviceAccountName"))...)
 	allErrs = append(allErrs, validateDNS1123SubdomainIfSet(spec.NodeName, child(fldPath, "nodeName"))...)
 	allErrs = append(allErrs, validateDNS1123SubdomainIfSet(spec.PriorityClassName, child(fldPath, "priorityClassName"))...)
+	if spec.PreemptionPolicy != nil {
+		allErrs = append(allErrs, validatePreemptionPolicy(*spec.PreemptionPolicy, child(fldPath, "preemptionPolicy"))...)
+	}
 	allErrs = append(allErrs, validateDNS1123LabelIfSet(spec.Hostname, child(fldPath, "hostname"))...)
 	allErrs = append(allErrs, validateDNS1123LabelIfSet(spec.Subdomain, child(fldPath, "subdomain"))...)
 	if spec.ActiveDeadlineSeconds != nil {

@@ -67,6 +67,8 @@ func ValidateCreate(obj api.Object) errors.FieldErrorList {
 		return validateLease(o)
 	case *api.StorageClass:
 		return validateStorageClass(o)
+	case *api.PriorityClass:
+		return validatePriorityClass(o)
 	case *api.EndpointSlice:
 		return validateEndpointSlice(o)
 	case *api.Ingress:
@@ -160,6 +162,8 @@ func ValidateUpdate(obj, old api.Object) errors.FieldErrorList {
 		return validateLeaseUpdate(o, old.(*api.Lease))
 	case *api.StorageClass:
 		return validateStorageClassUpdate(o, old.(*api.StorageClass))
+	case *api.PriorityClass:
+		return validatePriorityClassUpdate(o, old.(*api.PriorityClass))
 	case *api.EndpointSlice:
 		return validateEndpointSliceUpdate(o, old.(*api.EndpointSlice))
 	case *api.Ingress:

@@ -197,7 +197,25 @@ func fixtures() []fixture {
 			&api.StorageClass{ObjectMeta: meta("fast", 2*hour), Provisioner: "ebs.csi.aws.com",
 				ReclaimPolicy: ptr(api.PersistentVolumeReclaimRetain), AllowVolumeExpansion: ptr(true)},
 		}},
+		{"priorityclasses", "PriorityClass", priorityClassFixtures()},
 	}
+}
+
+// priorityClassFixtures are the two system classes of a cluster 32 days
+// old, a user's default class and one whose pods never preempt.
+func priorityClassFixtures() []api.Object {
+	var objects []api.Object
+	for _, class := range api.SystemPriorityClasses() {
+		class.ObjectMeta = meta(class.Name, 32*day)
+		class.PreemptionPolicy = ptr(api.PreemptLowerPriority)
+		objects = append(objects, class)
+	}
+	return append(objects,
+		&api.PriorityClass{ObjectMeta: meta("normal", 5*hour), Value: 1000, GlobalDefault: true,
+			PreemptionPolicy: ptr(api.PreemptLowerPriority)},
+		&api.PriorityClass{ObjectMeta: meta("batch-low", 90*second), Value: -10,
+			PreemptionPolicy: ptr(api.PreemptNever)},
+	)
 }
 
 func withAnnotation(m api.ObjectMeta, key, value string) api.ObjectMeta {

@@ -96,6 +96,8 @@ func Cells(obj api.Object, now time.Time) []any {
 		return roleBindingCells(&o.ObjectMeta, o.RoleRef, o.Subjects, now)
 	case *api.StorageClass:
 		return storageClassCells(o, now)
+	case *api.PriorityClass:
+		return priorityClassCells(o, now)
 	case *api.APIService:
 		return apiServiceCells(o, now)
 	case *api.CertificateSigningRequest:
@@ -154,6 +156,7 @@ var columnsByKind = map[string][]api.TableColumnDefinition{
 	"RoleBinding":               roleBindingColumns,
 	"ClusterRoleBinding":        roleBindingColumns,
 	"StorageClass":              storageClassColumns,
+	"PriorityClass":             priorityClassColumns,
 }
 
 // defaultColumns is upstream's default table (rest.NewDefaultTableConvertor),

@@ -40,6 +40,7 @@ var zeroObjects = map[string]api.Object{
 	"RoleBinding":               &api.RoleBinding{},
 	"ClusterRoleBinding":        &api.ClusterRoleBinding{},
 	"StorageClass":              &api.StorageClass{},
+	"PriorityClass":             &api.PriorityClass{},
 	"APIService":                &api.APIService{},
 	"CertificateSigningRequest": &api.CertificateSigningRequest{},
 }

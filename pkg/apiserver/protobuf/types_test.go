@@ -17,7 +17,7 @@ var requestKinds = []any{
 	api.ConfigMap{}, api.Secret{}, api.ServiceAccount{}, api.Event{}, api.Namespace{}, api.Node{},
 	api.ResourceQuota{}, api.LimitRange{}, api.ReplicationController{}, api.Service{}, api.Endpoints{},
 	api.PersistentVolume{}, api.PersistentVolumeClaim{},
-	api.StorageClass{},
+	api.StorageClass{}, api.PriorityClass{},
 }
 
 // TestEveryFieldIsTagged walks every struct reachable from requestKinds and

@@ -44,6 +44,7 @@ var kinds = map[string]func() api.Object{
 	"rolebindings":               func() api.Object { return &api.RoleBinding{} },
 	"clusterrolebindings":        func() api.Object { return &api.ClusterRoleBinding{} },
 	"storageclasses":             func() api.Object { return &api.StorageClass{} },
+	"priorityclasses":            func() api.Object { return &api.PriorityClass{} },
 	"apiservices":                func() api.Object { return &api.APIService{} },
 	"certificatesigningrequests": func() api.Object { return &api.CertificateSigningRequest{} },
 }
