@@ -36,8 +36,10 @@ const (
 	// SimulatedNetworkRole is what the simulated runtime's network
 	// (kubelet --network-kubeconfig, user auth.SimulatedNetworkUserName)
 	// reads: the pod behind an address, on any node (GetPod, and PodByIP's
-	// cluster-wide list by status.podIP in pkg/kubelet/shellcluster.go).
-	// Services, ConfigMaps and Secrets the shell reads through the
+	// cluster-wide list by status.podIP in pkg/kubelet/shellcluster.go),
+	// and the NetworkPolicies and namespace labels that judge a connection
+	// (what a network plugin such as kindnet or Calico reads with its own
+	// role). Services, ConfigMaps and Secrets the shell reads through the
 	// kubelet's own client, under the Node authorizer.
 	SimulatedNetworkRole = "kplane:simulated-network"
 	// KubeDNSServiceRole lets kplane's DNS create the kube-dns Service in
@@ -56,7 +58,8 @@ func kplaneClusterRoles() []api.ClusterRole {
 		clusterRole(CloudControllerManagerRole, nil,
 			rule("update").groups(legacyGroup).resources("nodes/status").build()),
 		clusterRole(SimulatedNetworkRole, nil,
-			rule("get", "list", "watch").groups(legacyGroup).resources("pods").build()),
+			rule("get", "list", "watch").groups(legacyGroup).resources("pods", "namespaces").build(),
+			rule("get", "list", "watch").groups(networkingGroup).resources("networkpolicies").build()),
 	}
 }
 

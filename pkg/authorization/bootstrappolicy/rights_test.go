@@ -178,12 +178,15 @@ func TestComponentAndControllerRights(t *testing.T) {
 				coreEvent, clock("watch")},
 			[]request{req("delete", "", "pods", "", "default", "p"), req("create", "apps", "deployments", "", "default", ""), req("update", "", "nodes", "", "", "node1")}},
 		// The simulated runtime's network: the pod behind an address, on any
-		// node, and nothing else (it once was in system:masters).
+		// node, the NetworkPolicies and namespaces that judge a connection,
+		// and nothing else (it once was in system:masters).
 		{"simulated network", user(auth.SimulatedNetworkUserName),
-			[]request{req("get", "", "pods", "", "default", "web"), req("list", "", "pods", "", "", ""), req("watch", "", "pods", "", "", "")},
+			[]request{req("get", "", "pods", "", "default", "web"), req("list", "", "pods", "", "", ""), req("watch", "", "pods", "", "", ""),
+				req("list", "networking.k8s.io", "networkpolicies", "", "default", ""), req("get", "", "namespaces", "", "", "default")},
 			[]request{req("get", "", "services", "", "default", "web"), req("list", "discovery.k8s.io", "endpointslices", "", "", ""),
 				req("get", "", "secrets", "", "default", "s"), req("update", "", "pods", "status", "default", "web"), req("delete", "", "pods", "", "default", "web"),
-				req("get", "", "nodes", "", "", "node1")}},
+				req("get", "", "nodes", "", "", "node1"), req("create", "networking.k8s.io", "networkpolicies", "", "default", ""),
+				req("update", "", "namespaces", "", "", "default")}},
 		{"apiserver's kubelet client", auth.User{Name: pki.KubeletClientCommonName, Groups: []string{pki.KubeletClientOrganization, auth.AuthenticatedGroup}},
 			[]request{req("get", "", "nodes", "proxy", "", "node1"), req("create", "", "nodes", "proxy", "", "node1"), req("get", "", "nodes", "log", "", "node1")}, nil},
 
