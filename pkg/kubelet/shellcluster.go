@@ -2,10 +2,10 @@ package kubelet
 
 // This file gives the simulated runtime's shell (package
 // pkg/kubelet/runtime/simshell) its view of the API, through the
-// kubelet's own client: the pod behind an address for curl, the
-// ConfigMaps and Secrets of a pod's volumes for cat and ls, and the
-// Services whose variables `env` shows, and the ServiceAccount tokens of
-// projected volumes.
+// kubelet's own client: the pod behind an address for curl and the
+// NetworkPolicies that judge the connection, the ConfigMaps and Secrets of
+// a pod's volumes for cat and ls, and the Services whose variables `env`
+// shows, and the ServiceAccount tokens of projected volumes.
 
 import (
 	"context"
@@ -20,10 +20,11 @@ import (
 
 // shellCluster implements simshell.Cluster with the kubelet's client. A
 // missing object is (nil, nil), as the interface asks. The pods behind
-// an address may run on any node, which the kubelet's own credentials
-// cannot read (the Node authorizer), so they are read through network,
-// the simulated network's client (Options.NetworkKubeconfig). With tokens
-// it also issues the pods' ServiceAccount tokens (tokens.go).
+// an address may run on any node, and NetworkPolicies and namespaces are
+// nothing a node may read (the Node authorizer), so those are read through
+// network, the simulated network's client (Options.NetworkKubeconfig), as
+// a network plugin reads them with its own ServiceAccount. With tokens it
+// also issues the pods' ServiceAccount tokens (tokens.go).
 type shellCluster struct {
 	client, network *client.Client
 	tokens          *token.Manager
@@ -51,6 +52,22 @@ func (s shellCluster) PodByIP(ctx context.Context, ip string) (*api.Pod, error) 
 		}
 	}
 	return nil, nil
+}
+
+// ListNetworkPolicies lists the NetworkPolicies of a namespace, which
+// judge the connections from and to its pods.
+func (s shellCluster) ListNetworkPolicies(ctx context.Context, namespace string) ([]*api.NetworkPolicy, error) {
+	list, err := s.network.NetworkPolicies(namespace).List(ctx, client.ListOptions{})
+	if err != nil {
+		return nil, fmt.Errorf("list networkpolicies in %s: %w", namespace, err)
+	}
+	return list.Items, nil
+}
+
+// GetNamespace reads a namespace, whose labels NetworkPolicies'
+// namespaceSelectors match.
+func (s shellCluster) GetNamespace(ctx context.Context, name string) (*api.Namespace, error) {
+	return getOrNil(s.network.Namespaces().Get(ctx, name, client.GetOptions{}))
 }
 
 // ListServices lists the Services of a namespace (their variables are in

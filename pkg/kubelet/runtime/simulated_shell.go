@@ -164,7 +164,7 @@ func (c *simContainer) shellEnv(ctx context.Context, pid int) simshell.Env {
 		Pod: pod, Container: spec, Environ: simContainerEnv(ctx, s.cluster, pod, spec),
 		NodeIP: s.nodeIP, ClusterDNS: s.clusterDNS, ClusterDomain: s.clusterDomain,
 		DNSAddress: s.dnsAddress, KubeProxyAddress: s.kubeProxyAddress,
-		Cluster: s.cluster, HTTP: simulatedHTTP, Now: c.clock.Now, PID: pid,
+		Cluster: s.cluster, HTTP: simulatedHTTP, Now: c.clock.Now, After: c.clock.After, PID: pid,
 		Storage: c.storage, Layer: c.layer,
 	}
 }

@@ -1,9 +1,11 @@
 package simshell
 
 // This file holds curl and wget. Both resolve the URL's host like the
-// pod would (resolver.go), find where the connection lands (connect.go)
-// and print the answer of the pod there, with curl's and busybox wget's
-// own messages and exit codes when there is none.
+// pod would (resolver.go), find where the connection lands (connect.go),
+// ask the NetworkPolicies whether it gets there (policy.go) and print the
+// answer of the pod there, with curl's and busybox wget's own messages
+// and exit codes when there is none — after their own timeout when a
+// policy dropped the packets (timeout.go).
 
 import (
 	"context"
@@ -16,6 +18,10 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
+
+	"kplane/pkg/api"
+	"kplane/pkg/networkpolicy"
 )
 
 // curlVersion is the curl the simulated image claims to be (User-Agent).
@@ -38,9 +44,15 @@ type fetchResult struct {
 	resp *http.Response
 	body []byte
 	dest destination
-	// resolveErr: the host did not resolve; connectErr: nothing accepted
-	// the connection.
+	// resolveErr: the host did not resolve (a *droppedError when a
+	// NetworkPolicy dropped the DNS queries); connectErr: nothing accepted
+	// the connection (a *droppedError when a NetworkPolicy dropped it).
 	resolveErr, connectErr error
+	// judged is set once the NetworkPolicies were asked about the
+	// connection: their verdict, or the error that kept them from one.
+	judged    bool
+	verdict   networkpolicy.Verdict
+	policyErr error
 }
 
 // parseTarget reads a URL as curl does: no scheme means http, no port
@@ -74,12 +86,23 @@ func parseTarget(raw string) (*url.URL, int32, error) {
 func (sh *Shell) fetch(ctx context.Context, fr *fetchRequest) fetchResult {
 	res, err := sh.resolver.lookupHost(ctx, fr.host)
 	if err != nil || len(res.addrs) == 0 {
+		if _, dropped := asDropped(err); dropped {
+			return fetchResult{resolveErr: err}
+		}
 		return fetchResult{resolveErr: errNotFound}
 	}
 	fr.ip = res.addrs[0]
 	dest, err := sh.destinationOf(ctx, fr.ip, fr.port)
 	if err != nil {
 		return fetchResult{dest: dest, connectErr: err}
+	}
+	// The policies judge the connection kube-proxy's DNAT made: to the
+	// endpoint pod, on its port.
+	verdict, policyErr := sh.judge(ctx, destinationEndpoint(dest), dest.port, api.ProtocolTCP)
+	judged := fetchResult{dest: dest, judged: true, verdict: verdict, policyErr: policyErr}
+	if policyErr == nil && !verdict.Allowed() {
+		judged.connectErr = &droppedError{what: fmt.Sprintf("connection to %s port %d", fr.host, fr.port), verdict: verdict}
+		return judged
 	}
 	target := "http://" + net.JoinHostPort(fr.host, strconv.Itoa(int(fr.port))) + fr.path
 	req, err := http.NewRequestWithContext(ctx, fr.method, target, nil)
@@ -93,11 +116,13 @@ func (sh *Shell) fetch(ctx context.Context, fr *fetchRequest) fetchResult {
 	}
 	resp, err := sh.serve(dest, req)
 	if err != nil {
-		return fetchResult{dest: dest, connectErr: err}
+		judged.connectErr = err
+		return judged
 	}
 	defer resp.Body.Close()
-	body, _ := io.ReadAll(resp.Body)
-	return fetchResult{resp: resp, body: body, dest: dest}
+	judged.resp = resp
+	judged.body, _ = io.ReadAll(resp.Body)
+	return judged
 }
 
 // headerOrder is the order nginx writes its response headers in; others
@@ -145,9 +170,11 @@ func statusText(resp *http.Response) string {
 }
 
 // cmdCurl is curl [-s] [-S] [-I] [-i] [-v] [-f] [-L] [-X METHOD]
-// [-H header] [-o FILE] [-m secs] URL.
+// [-H header] [-o FILE] [-m secs] [--connect-timeout secs] URL.
 func cmdCurl(ctx context.Context, sh *Shell, args []string, std stdio) (status int) {
 	var silent, showErrors, head, include, verbose, failOnError bool
+	// maxTime and connectTimeout are -m and --connect-timeout; zero: none.
+	var maxTime, connectTimeout time.Duration
 	fr := &fetchRequest{method: http.MethodGet, headers: http.Header{}}
 	out, outFile := std.out, "-"
 	for i := 1; i < len(args); i++ {
@@ -174,6 +201,17 @@ func cmdCurl(ctx context.Context, sh *Shell, args []string, std stdio) (status i
 				fr.headers.Add(strings.TrimSpace(name), strings.TrimSpace(value))
 			case "-A", "--user-agent":
 				fr.headers.Set("User-Agent", v)
+			case "-m", "--max-time", "--connect-timeout":
+				seconds, err := strconv.ParseFloat(v, 64)
+				if err != nil || seconds < 0 || seconds > 1e9 {
+					fmt.Fprintf(std.err, "curl: option %s: expected a proper numerical parameter\ncurl: try 'curl --help' or 'curl --manual' for more information\n", a)
+					return 2
+				}
+				if a == "--connect-timeout" {
+					connectTimeout = time.Duration(seconds * float64(time.Second))
+				} else {
+					maxTime = time.Duration(seconds * float64(time.Second))
+				}
 			case "-o", "--output":
 				outFile = v
 			}
@@ -253,8 +291,27 @@ func cmdCurl(ctx context.Context, sh *Shell, args []string, std stdio) (status i
 	}
 	fr.host, fr.port, fr.path = u.Hostname(), port, u.RequestURI()
 
+	// Both limits cover resolving and connecting; the shorter one ends a
+	// wait for packets that get no answer.
+	limit := maxTime
+	if connectTimeout > 0 && (limit == 0 || connectTimeout < limit) {
+		limit = connectTimeout
+	}
 	res := sh.fetch(ctx, fr)
 	if res.resolveErr != nil {
+		if dropped, ok := asDropped(res.resolveErr); ok {
+			if verbose {
+				fmt.Fprintf(std.err, "* kplane: %v\n", dropped)
+			}
+			wait, timedOut := clientTimeout(limit, resolverTimeout)
+			waited, ok := sh.waitDropped(ctx, wait)
+			if !ok {
+				return 130
+			}
+			if timedOut {
+				return failure(28, fmt.Sprintf("Resolving timed out after %d milliseconds", waited.Milliseconds()))
+			}
+		}
 		if verbose {
 			fmt.Fprintf(std.err, "* Could not resolve host: %s\n", fr.host)
 		}
@@ -263,6 +320,27 @@ func cmdCurl(ctx context.Context, sh *Shell, args []string, std stdio) (status i
 	if verbose {
 		fmt.Fprintf(std.err, "*   Trying %s...\n", net.JoinHostPort(fr.ip, strconv.Itoa(int(fr.port))))
 		explainRoute(std, res.dest)
+		if res.judged {
+			explainPolicies(std, res.verdict, res.policyErr)
+		}
+	}
+	if _, ok := asDropped(res.connectErr); ok {
+		// No SYN-ACK comes back: the kernel retries until curl's limit
+		// or its own ends the wait.
+		wait, timedOut := clientTimeout(limit, synTimeout)
+		waited, ok := sh.waitDropped(ctx, wait)
+		if !ok {
+			return 130
+		}
+		reason := "Couldn't connect to server"
+		if timedOut {
+			reason = "Timeout was reached"
+		}
+		text := fmt.Sprintf("Failed to connect to %s port %d after %d ms: %s", fr.host, fr.port, waited.Milliseconds(), reason)
+		if verbose {
+			fmt.Fprintf(std.err, "* %s\n* Closing connection\n", text)
+		}
+		return failure(28, text)
 	}
 	if res.connectErr != nil {
 		if verbose {
@@ -353,6 +431,7 @@ func podAddress(dest destination) string {
 // default).
 func cmdWget(ctx context.Context, sh *Shell, args []string, std stdio) int {
 	quiet, output := false, ""
+	var timeout time.Duration // -T; zero: busybox's 900 s, longer than the kernel's
 	fr := &fetchRequest{method: http.MethodGet, headers: http.Header{"User-Agent": {"Wget"}}}
 	for i := 1; i < len(args); i++ {
 		a := args[i]
@@ -363,8 +442,16 @@ func cmdWget(ctx context.Context, sh *Shell, args []string, std stdio) int {
 				return 1
 			}
 			i++
-			if a == "-O" {
+			switch a {
+			case "-O":
 				output = args[i]
+			case "-T":
+				seconds, err := strconv.ParseUint(args[i], 10, 31)
+				if err != nil {
+					fmt.Fprintf(std.err, "wget: invalid number '%s'\n", args[i])
+					return 1
+				}
+				timeout = time.Duration(seconds) * time.Second
 			}
 		case strings.HasPrefix(a, "-O"):
 			output = a[2:]
@@ -398,11 +485,30 @@ func cmdWget(ctx context.Context, sh *Shell, args []string, std stdio) int {
 	fr.host, fr.port, fr.path = u.Hostname(), port, u.RequestURI()
 	res := sh.fetch(ctx, fr)
 	if res.resolveErr != nil {
+		// busybox's -T covers the connection and the reads, not the
+		// look-up: dropped queries last the resolver's own timeout.
+		if _, ok := asDropped(res.resolveErr); ok {
+			if _, ok := sh.waitDropped(ctx, resolverTimeout); !ok {
+				return 130
+			}
+		}
 		fmt.Fprintf(std.err, "wget: bad address '%s'\n", fr.host)
 		return 1
 	}
 	if !quiet {
 		fmt.Fprintf(std.err, "Connecting to %s (%s)\n", hostHeader(fr), net.JoinHostPort(fr.ip, strconv.Itoa(int(fr.port))))
+	}
+	if _, ok := asDropped(res.connectErr); ok {
+		wait, timedOut := clientTimeout(timeout, synTimeout)
+		if _, ok := sh.waitDropped(ctx, wait); !ok {
+			return 130
+		}
+		if timedOut {
+			fmt.Fprintln(std.err, "wget: download timed out")
+		} else {
+			fmt.Fprintf(std.err, "wget: can't connect to remote host (%s): Connection timed out\n", fr.ip)
+		}
+		return 1
 	}
 	if res.connectErr != nil {
 		fmt.Fprintf(std.err, "wget: can't connect to remote host (%s): Connection refused\n", fr.ip)

@@ -25,7 +25,11 @@
 //   - connections: `curl web` resolves web to its ClusterIP and asks the
 //     node's kube-proxy which endpoint its rules would pick (package
 //     pkg/proxy/route), then answers as that pod (nginx's welcome page
-//     naming it). No connection to a pod or Service IP is ever opened.
+//     naming it). No connection to a pod or Service IP is ever opened;
+//   - NetworkPolicies: before the pod answers, the policies of both ends
+//     judge the connection (package pkg/networkpolicy); one they drop gets
+//     no answer, and curl or wget waits for its timeout as it would on a
+//     node whose network plugin enforces them.
 //
 // Anything outside that set answers "sh: <cmd>: not found" (exit 127), and
 // the first time in a session it also says that this is kplane's

@@ -114,10 +114,37 @@ func (f *fakeDNS) questions() []string {
 	return q
 }
 
-// fakeCluster is a Cluster over a list of pods and ConfigMaps.
+// fakeCluster is a Cluster over lists of pods, ConfigMaps,
+// NetworkPolicies and namespaces; with policyErr set, listing
+// NetworkPolicies fails.
 type fakeCluster struct {
 	pods       []*api.Pod
 	configMaps []*api.ConfigMap
+	policies   []*api.NetworkPolicy
+	namespaces []*api.Namespace
+	policyErr  error
+}
+
+func (f *fakeCluster) ListNetworkPolicies(_ context.Context, ns string) ([]*api.NetworkPolicy, error) {
+	if f.policyErr != nil {
+		return nil, f.policyErr
+	}
+	var list []*api.NetworkPolicy
+	for _, p := range f.policies {
+		if p.Namespace == ns {
+			list = append(list, p)
+		}
+	}
+	return list, nil
+}
+
+func (f *fakeCluster) GetNamespace(_ context.Context, name string) (*api.Namespace, error) {
+	for _, ns := range f.namespaces {
+		if ns.Name == name {
+			return ns, nil
+		}
+	}
+	return nil, nil
 }
 
 func (f *fakeCluster) GetPod(_ context.Context, ns, name string) (*api.Pod, error) {

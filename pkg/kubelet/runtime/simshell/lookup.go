@@ -16,7 +16,9 @@ import (
 // cmdGetent answers `getent hosts [name…]` as glibc's getent does: one
 // line per address, "%-15s %s" with the canonical name and aliases; an
 // address is looked up the other way (hosts file, then PTR); with no
-// name, every hosts-file line; exit 2 when a key is not found.
+// name, every hosts-file line; exit 2 when a key is not found, which is
+// also what a look-up whose queries a NetworkPolicy drops ends in, after
+// the resolver's timeout.
 func cmdGetent(ctx context.Context, sh *Shell, args []string, std stdio) int {
 	if len(args) < 2 {
 		fmt.Fprintln(std.err, "Usage: getent [OPTION...] database [key ...]")
@@ -38,10 +40,16 @@ func cmdGetent(ctx context.Context, sh *Shell, args []string, std stdio) int {
 			if !sh.getentAddress(ctx, name, std) {
 				status = 2
 			}
+			if ctx.Err() != nil {
+				return 130
+			}
 			continue
 		}
 		res, err := sh.resolver.lookupHost(ctx, name)
 		if err != nil {
+			if !sh.waitOutDropped(ctx, err, resolverTimeout) {
+				return 130
+			}
 			status = 2
 			continue
 		}
@@ -67,7 +75,11 @@ func (sh *Shell) getentAddress(ctx context.Context, ip string, std stdio) bool {
 		return false
 	}
 	in, err := sh.resolver.query(ctx, reverse, dns.TypePTR)
-	if err != nil || in.Rcode != dns.RcodeSuccess {
+	if err != nil {
+		sh.waitOutDropped(ctx, err, resolverTimeout)
+		return false
+	}
+	if in.Rcode != dns.RcodeSuccess {
 		return false
 	}
 	for _, rr := range in.Answer {
@@ -84,7 +96,8 @@ func (sh *Shell) getentAddress(ctx context.Context, ip string, std stdio) bool {
 // -type= given) for the name with each search domain when the name has no
 // dot, or PTR for an address — printing "Name:\t…\nAddress: …" per answer or
 // "** server can't find …: NXDOMAIN". It exits 1 when any question failed,
-// which busybox does even when another one found the name.
+// which busybox does even when another one found the name. When a
+// NetworkPolicy drops its queries it times out as with no server.
 func cmdNslookup(ctx context.Context, sh *Shell, args []string, std stdio) int {
 	var operands []string
 	var qtypes []uint16 // -type=SRV; none: A and AAAA (or PTR for an address)
@@ -161,7 +174,10 @@ func cmdNslookup(ctx context.Context, sh *Shell, args []string, std stdio) int {
 	status, printedServer := 0, false
 	for _, q := range questions {
 		in, err := asked.query(ctx, q.name, q.qtype)
-		if errors.Is(err, errNoServer) {
+		if !sh.waitOutDropped(ctx, err, nslookupTimeout) {
+			return 130
+		}
+		if _, dropped := asDropped(err); dropped || errors.Is(err, errNoServer) {
 			fmt.Fprintf(std.out, ";; connection timed out; no servers could be reached\n\n")
 			return 1
 		}

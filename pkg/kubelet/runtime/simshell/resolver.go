@@ -6,7 +6,9 @@ package simshell
 // queries (github.com/miekg/dns), but they go to the loopback address
 // where kplane's cluster DNS answers instead of the nameserver the file
 // names: 10.96.0.10 is the kube-dns Service's ClusterIP, a label that
-// nothing dials. A nameserver other than the cluster DNS is unreachable.
+// nothing dials. A nameserver other than the cluster DNS is unreachable,
+// and so is the cluster DNS when a NetworkPolicy drops the pod's queries
+// (policy.go).
 
 import (
 	"context"
@@ -36,6 +38,10 @@ type resolver struct {
 	// clusterDNS is the nameserver label that leads to dnsAddress.
 	clusterDNS, dnsAddress string
 	client                 *dns.Client
+	// egress asks whether the pod's NetworkPolicies let a query out to
+	// the cluster DNS: a *droppedError when they drop it. nil: nothing
+	// is checked.
+	egress func(ctx context.Context) error
 }
 
 // hostsEntry is one line of /etc/hosts: an address and its names, the
@@ -118,11 +124,18 @@ func (r *resolver) server() (string, error) {
 	return r.dnsAddress, nil
 }
 
-// query sends one question for name and type qtype.
+// query sends one question for name and type qtype. A query a
+// NetworkPolicy drops is not sent: the error is a *droppedError, and the
+// command waits for its own timeout.
 func (r *resolver) query(ctx context.Context, name string, qtype uint16) (*dns.Msg, error) {
 	server, err := r.server()
 	if err != nil {
 		return nil, err
+	}
+	if r.egress != nil {
+		if err := r.egress(ctx); err != nil {
+			return nil, err
+		}
 	}
 	m := new(dns.Msg)
 	m.SetQuestion(dns.Fqdn(name), qtype)

@@ -14,9 +14,10 @@ import (
 )
 
 // Cluster is how the shell reads the API: the pods behind an address for
-// curl, the ConfigMaps and Secrets of the pod's volumes for cat and ls,
-// and the Services whose variables are in the environment. The kubelet
-// implements it with its client. A missing object is (nil, nil).
+// curl, the NetworkPolicies that may drop its connections and the labels
+// of their namespaces, the ConfigMaps and Secrets of the pod's volumes for
+// cat and ls, and the Services whose variables are in the environment.
+// The kubelet implements it with its client. A missing object is (nil, nil).
 type Cluster interface {
 	ListServices(ctx context.Context, namespace string) ([]*api.Service, error)
 	GetService(ctx context.Context, namespace, name string) (*api.Service, error)
@@ -25,6 +26,11 @@ type Cluster interface {
 	PodByIP(ctx context.Context, ip string) (*api.Pod, error)
 	GetConfigMap(ctx context.Context, namespace, name string) (*api.ConfigMap, error)
 	GetSecret(ctx context.Context, namespace, name string) (*api.Secret, error)
+	// ListNetworkPolicies lists the NetworkPolicies of a namespace.
+	ListNetworkPolicies(ctx context.Context, namespace string) ([]*api.NetworkPolicy, error)
+	// GetNamespace reads a namespace, whose labels namespaceSelector
+	// peers of NetworkPolicies match.
+	GetNamespace(ctx context.Context, name string) (*api.Namespace, error)
 }
 
 // HTTPResponder answers an HTTP request sent to port of a container of a
@@ -60,6 +66,10 @@ type Env struct {
 	HTTP HTTPResponder
 	// Now is the time `date` prints (nil: time.Now).
 	Now func() time.Time
+	// After returns a channel that receives once d has passed on the
+	// clock Now reads (nil: time.After). A client whose packets a
+	// NetworkPolicy drops waits on it for its timeout.
+	After func(d time.Duration) <-chan time.Time
 	// PID is the shell's process ID: 1 when the shell is the container's
 	// own process (kubectl attach), otherwise a later one.
 	PID int
@@ -119,6 +129,9 @@ func New(ctx context.Context, env Env) *Shell {
 	if env.Now == nil {
 		env.Now = time.Now
 	}
+	if env.After == nil {
+		env.After = time.After
+	}
 	if env.PID == 0 {
 		env.PID = defaultPID
 	}
@@ -145,6 +158,7 @@ func New(ctx context.Context, env Env) *Shell {
 	sh.fs = newFileSystem(ctx, sh)
 	sh.fs.ensureDir(sh.cwd) // the runtime makes the working directory
 	sh.resolver = newResolver(sh.resolv, sh.hostsFile, env.ClusterDNS, env.DNSAddress)
+	sh.resolver.egress = sh.dnsEgress
 	return sh
 }
 
