@@ -15,14 +15,7 @@ import (
 // (and delete) a class of their own with `kubectl create priorityclass`.
 func TestKubectlGetPriorityClasses(t *testing.T) {
 	a := framework.StartAPIServer(t)
-	minors := framework.InstalledKubectlMinors(t)
-	if len(minors) == 0 {
-		t.Fatal("no versioned kubectl installed beside kubectl")
-	}
-	if len(minors) > 1 {
-		minors = []framework.KubectlMinor{minors[0], minors[len(minors)-1]}
-	}
-	for _, k := range minors {
+	for _, k := range framework.OldestAndNewestKubectl(t) {
 		t.Run(fmt.Sprintf("1.%d", k.Minor), func(t *testing.T) {
 			kubectl := func(args ...string) framework.KubectlResult {
 				return framework.RunKubectl(t, k.Path, a.KubeconfigPath(), t.TempDir(), "", args...)

@@ -23,13 +23,7 @@ func TestKubectlCreateToken(t *testing.T) {
 	createObject(t, a, "/api/v1/namespaces/default/pods",
 		`{"metadata":{"name":"web"},"spec":{"containers":[{"name":"c","image":"nginx"}]}}`, &pod)
 
-	minors := framework.InstalledKubectlMinors(t)
-	if len(minors) == 0 {
-		t.Fatal("no versioned kubectl installed beside kubectl")
-	}
-	if len(minors) > 1 {
-		minors = []framework.KubectlMinor{minors[0], minors[len(minors)-1]}
-	}
+	minors := framework.OldestAndNewestKubectl(t)
 	for _, k := range minors {
 		t.Run(fmt.Sprintf("1.%d", k.Minor), func(t *testing.T) {
 			kubectl := func(args ...string) framework.KubectlResult {

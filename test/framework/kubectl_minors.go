@@ -60,6 +60,21 @@ func InstalledKubectlMinors(t testing.TB) []KubectlMinor {
 	return found
 }
 
+// OldestAndNewestKubectl returns the oldest and the newest installed
+// kubectl minors (one when only one is installed), the pair that judges
+// a behaviour across the supported range; it fails the test when none is.
+func OldestAndNewestKubectl(t testing.TB) []KubectlMinor {
+	t.Helper()
+	minors := InstalledKubectlMinors(t)
+	if len(minors) == 0 {
+		t.Fatal("no versioned kubectl installed beside kubectl")
+	}
+	if len(minors) > 1 {
+		minors = []KubectlMinor{minors[0], minors[len(minors)-1]}
+	}
+	return minors
+}
+
 // RunKubectl runs the kubectl binary at path with a kubeconfig and a
 // private HOME (for its discovery and HTTP caches), and a minute to finish.
 func RunKubectl(t testing.TB, path, kubeconfigPath, home, stdin string, args ...string) KubectlResult {
